@@ -1,0 +1,19 @@
+/**
+ * Typed domain errors. The HTTP layer maps `code` to a status in one place; the domain knows no HTTP.
+ */
+export type DomainErrorCode =
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'VALIDATION_ERROR'
+  | 'FORBIDDEN'
+  | 'INVALID_STATE';
+
+export class DomainError extends Error {
+  override readonly name = 'DomainError';
+  constructor(
+    readonly code: DomainErrorCode | (string & {}),
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,95 @@
+import type { EventEmitter } from 'node:events';
+import type {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  RecordedEvent,
+  SubscribeOptions,
+  Subscription,
+} from '../ports/eventStore.js';
+import { WrongExpectedRevisionError } from '../ports/errors.js';
+
+/** Shared by the adapters that implement revision checks themselves (memory, SQLite). */
+export function checkExpectedRevision(stream: string, expected: ExpectedRevision, current: bigint | null): void {
+  const actual = current === null ? 'no_stream' : String(current);
+  const ok =
+    expected === 'any' ||
+    (expected === 'no_stream' && current === null) ||
+    (expected === 'stream_exists' && current !== null) ||
+    (typeof expected === 'bigint' && current === expected);
+  if (!ok) throw new WrongExpectedRevisionError(stream, String(expected), actual);
+}
+
+/**
+ * A retried append (same event ids, in order, already at the end or anywhere in the stream) is a no-op
+ * that answers like the original append did. Returns null when the events are new.
+ */
+export function findIdempotentRetry(existing: RecordedEvent[], events: NewEvent[]): AppendResult | null {
+  if (events.length === 0) return null;
+  const start = existing.findIndex((e) => e.id === events[0]!.id);
+  if (start < 0) return null;
+  for (let i = 0; i < events.length; i++) {
+    if (existing[start + i]?.id !== events[i]!.id) return null;
+  }
+  const last = existing[start + events.length - 1]!;
+  return { nextRevision: last.revision, position: last.position };
+}
+
+/**
+ * Catch-up subscription over readAll: drains in batches, then waits for an in-process "appended" signal
+ * or a poll tick (another process may append to the same SQLite file).
+ */
+export function pollingSubscription(
+  store: Pick<EventStore, 'readAll'>,
+  appended: EventEmitter,
+  options: SubscribeOptions,
+  handler: (events: RecordedEvent[]) => Promise<void>,
+  pollMs = 250,
+): Subscription {
+  let stopped = false;
+  let wake: (() => void) | null = null;
+  const onAppended = () => wake?.();
+  appended.on('appended', onAppended);
+  let after = options.after ?? null;
+  const batchSize = options.batchSize ?? 500;
+
+  const loop = (async () => {
+    while (!stopped) {
+      let batch: RecordedEvent[];
+      try {
+        batch = await store.readAll({ after, maxCount: batchSize, filter: options.filter });
+      } catch (err) {
+        options.onError?.(err);
+        return;
+      }
+      if (batch.length > 0) {
+        try {
+          await handler(batch);
+        } catch (err) {
+          options.onError?.(err);
+          return;
+        }
+        after = batch.at(-1)!.position;
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pollMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = null;
+    }
+  })();
+
+  return {
+    async stop() {
+      stopped = true;
+      wake?.();
+      appended.off('appended', onAppended);
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * The event store port. Revisions (per stream, from 0) and positions (global, strictly increasing,
+ * never reused) are bigint so EventStoreDB's 64-bit values survive; they cross JSON as strings.
+ */
+export type ExpectedRevision = 'no_stream' | 'stream_exists' | 'any' | bigint;
+
+export interface EventMetadata {
+  companyId?: string;
+  correlationId?: string;
+  causationId?: string;
+  actor?: string;
+}
+
+export interface NewEvent<T extends string = string, D = unknown> {
+  /** UUID; deterministic when derived from a dedupe key, so a redelivery appends nothing. */
+  id: string;
+  type: T;
+  data: D;
+  metadata?: EventMetadata;
+}
+
+export interface RecordedEvent<T extends string = string, D = unknown> {
+  id: string;
+  stream: string;
+  type: T;
+  data: D;
+  metadata: EventMetadata;
+  revision: bigint;
+  position: bigint;
+  /** ISO 8601 UTC with milliseconds, set by the store at commit. */
+  createdAt: string;
+}
+
+export interface AppendResult {
+  /** Revision of the last event now in the stream. */
+  nextRevision: bigint;
+  /** Global position of the last event appended (or of the already-stored copy on an idempotent retry). */
+  position: bigint;
+}
+
+export interface EventFilter {
+  streamPrefixes?: string[];
+  eventTypes?: string[];
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: only events with position > after. Omitted = from the beginning. */
+  after?: bigint | null;
+  maxCount?: number;
+  filter?: EventFilter;
+}
+
+export interface Subscription {
+  stop(): Promise<void>;
+}
+
+export interface SubscribeOptions {
+  after?: bigint | null;
+  filter?: EventFilter;
+  /** Upper bound on events per handler call. */
+  batchSize?: number;
+  /** Called when the subscription fails for good (after the adapter's own retries). */
+  onError?: (err: unknown) => void;
+}
+
+export interface EventStore {
+  /**
+   * Appends atomically. Throws WrongExpectedRevisionError on a mismatch. Appending events whose ids
+   * are already stored in this stream (a retry) stores nothing and returns the original result.
+   */
+  append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** Events of one stream in revision order; [] when the stream does not exist. */
+  readStream(stream: string, options?: { fromRevision?: bigint }): Promise<RecordedEvent[]>;
+  /** Events of all streams in commit order. */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Catch up from `after`, then keep delivering new events, in order, each once, in batches. */
+  subscribe(options: SubscribeOptions, handler: (events: RecordedEvent[]) => Promise<void>): Subscription;
+  /** Position of the newest event, null when empty. */
+  headPosition(): Promise<bigint | null>;
+  close(): Promise<void>;
+}
+
+export function matchesFilter(event: { stream: string; type: string }, filter?: EventFilter): boolean {
+  if (!filter) return true;
+  if (filter.eventTypes && !filter.eventTypes.includes(event.type)) return false;
+  if (filter.streamPrefixes && !filter.streamPrefixes.some((p) => event.stream.startsWith(p))) return false;
+  return true;
+}
