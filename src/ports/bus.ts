@@ -48,3 +48,58 @@ export interface Bus {
 }
 
 export const deadLetterSubject = (subject: string) => `dead.${subject}`;
+
+/**
+ * What lands on `deadLetterSubject(subject)` when a durable gives up on a message. Its BusMessage.dedupeId is
+ * `<durable>:<original dedupeId>`, so the same message dead-lettered by two durables is kept twice and a
+ * repeated dead-lettering by one durable is deduped.
+ */
+export interface DeadLetter<T = unknown> {
+  /** The subject the message was published on. */
+  subject: string;
+  /** The durable consumer that gave up. */
+  durable: string;
+  data: T;
+  /** The original message's dedupeId. */
+  dedupeId: string;
+  /** The last handler error's message. */
+  error: string;
+  /** Deliveries made before giving up. */
+  deliveryCount: number;
+  /** ISO timestamp. */
+  deadAt: string;
+}
+
+export const DEFAULT_MAX_DELIVER = 5;
+/** Default redelivery delays after a failure: 1st failure waits 1 s, 2nd 5 s, later ones 30 s. */
+export const DEFAULT_BACKOFF_MS: readonly number[] = [1_000, 5_000, 30_000];
+
+/** The delay before redelivering a message whose `deliveryCount`-th delivery failed (the last entry repeats). */
+export function redeliveryDelayMs(backoffMs: readonly number[], deliveryCount: number): number {
+  if (backoffMs.length === 0) return 0;
+  const index = Math.min(Math.max(deliveryCount - 1, 0), backoffMs.length - 1);
+  return Math.max(0, backoffMs[index] ?? 0);
+}
+
+/**
+ * Subjects are dot-separated tokens of letters, digits, `_` and `-` (no wildcards): adapters map them onto
+ * their own namespaces (e.g. NATS `mas.jobs.<subject>`). Dedupe is per subject.
+ */
+export function assertValidSubject(subject: string): void {
+  if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(subject)) throw new InvalidBusSubjectError(subject);
+}
+
+export class InvalidBusSubjectError extends Error {
+  override readonly name = 'InvalidBusSubjectError';
+  constructor(readonly subject: string) {
+    super(`invalid bus subject ${JSON.stringify(subject)}: use dot-separated tokens of [A-Za-z0-9_-]`);
+  }
+}
+
+/** publish/subscribe/broadcast/listen on a bus after close(). */
+export class BusClosedError extends Error {
+  override readonly name = 'BusClosedError';
+  constructor() {
+    super('the bus is closed');
+  }
+}

@@ -1,0 +1,112 @@
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', ''])
+  .transform((v) => v === 'true' || v === '1');
+const optionalUrl = (protocols: string[]) =>
+  z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(
+      z
+        .string()
+        .refine((v) => {
+          try {
+            return protocols.includes(new URL(v).protocol);
+          } catch {
+            return false;
+          }
+        }, `must be a URL starting with ${protocols.join(' or ')}`)
+        .optional(),
+    )
+    .optional();
+
+/** Every environment variable the service reads. README.md documents each one. */
+export const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  PUBLIC_BASE_URL: optionalUrl(['http:', 'https:']),
+  DASHBOARD_URL: optionalUrl(['http:', 'https:']),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  EVENTSTORE_URL: optionalUrl(['esdb:', 'esdb+discover:']),
+  MONGODB_URI: optionalUrl(['mongodb:', 'mongodb+srv:']),
+  MONGODB_DB: z.string().min(1).default('messaging_agent'),
+  NATS_URL: optionalUrl(['nats:', 'tls:', 'ws:', 'wss:']),
+  /** Trust X-Forwarded-* from these proxies (fastify trustProxy: true, a hop count, or comma-separated IPs/CIDRs). */
+  TRUST_PROXY: z.string().default(''),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  MASTER_KEY: z.string().optional(),
+  SUPERADMIN_EMAILS: z.string().default(''),
+  ALLOW_PRIVATE_PLATFORM_URLS: bool.default(false),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+});
+
+export type Env = z.input<typeof configSchema>;
+
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  port: number;
+  host: string;
+  dataDir: string;
+  publicBaseUrl: string;
+  dashboardUrl: string | undefined;
+  logLevel: string;
+  eventStoreUrl: string | undefined;
+  mongodbUri: string | undefined;
+  mongodbDb: string;
+  natsUrl: string | undefined;
+  trustProxy: boolean | number | string[];
+  jwtSecret: string | undefined;
+  masterKey: string | undefined;
+  superadminEmails: string[];
+  allowPrivatePlatformUrls: boolean;
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Parses the environment; a bad value throws one line naming the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const result = configSchema.safeParse(
+    Object.fromEntries(Object.keys(configSchema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]])),
+  );
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new ConfigError(`invalid environment variable ${String(issue.path[0])}: ${issue.message}`);
+  }
+  const c = result.data;
+  return {
+    env: c.NODE_ENV,
+    port: c.PORT,
+    host: c.HOST,
+    dataDir: c.DATA_DIR,
+    publicBaseUrl: (c.PUBLIC_BASE_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, ''),
+    dashboardUrl: c.DASHBOARD_URL,
+    logLevel: c.LOG_LEVEL,
+    eventStoreUrl: c.EVENTSTORE_URL,
+    mongodbUri: c.MONGODB_URI,
+    mongodbDb: c.MONGODB_DB,
+    natsUrl: c.NATS_URL,
+    trustProxy: parseTrustProxy(c.TRUST_PROXY),
+    jwtSecret: c.JWT_SECRET,
+    masterKey: c.MASTER_KEY,
+    superadminEmails: c.SUPERADMIN_EMAILS.split(',')
+      .map((e) => e.trim().toLowerCase())
+      .filter(Boolean),
+    allowPrivatePlatformUrls: c.ALLOW_PRIVATE_PLATFORM_URLS,
+    shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,
+  };
+}
+
+function parseTrustProxy(v: string): boolean | number | string[] {
+  const t = v.trim();
+  if (t === '' || t === 'false') return false;
+  if (t === 'true') return true;
+  if (/^\d+$/.test(t)) return Number(t);
+  return t.split(',').map((s) => s.trim()).filter(Boolean);
+}

@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyPluginAsync } from 'fastify';
+import type { Logger as PinoLogger } from 'pino';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Config } from '../config.js';
+import { installErrorHandler } from './errorHandler.js';
+
+export interface AppDeps {
+  config: Config;
+  logger: PinoLogger;
+  /** Readiness of each external dependency (event store, read store, bus). */
+  readiness: () => Promise<Record<string, boolean>>;
+  /** Route plugins of the features, registered after the shell. */
+  features?: FastifyPluginAsync[];
+}
+
+export const BODY_LIMIT = 1024 * 1024;
+
+export async function buildApp(deps: AppDeps) {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    bodyLimit: BODY_LIMIT,
+    // A hop count is valid at run time though fastify's types omit it.
+    trustProxy: deps.config.trustProxy as boolean | string[],
+    // A slow client cannot hold a connection open indefinitely.
+    requestTimeout: 30_000,
+    connectionTimeout: 30_000,
+    return503OnClosing: true,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandler(app);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'Messaging Agent Service', version: '0.1.0', description: 'AI agents answering customers.' },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Session JWT or company API token' } },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+
+  const ok = z.object({ ok: z.boolean() });
+  app.get('/healthz', { schema: { tags: ['health'], response: { 200: ok } } }, async () => ({ ok: true }));
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        tags: ['health'],
+        response: { 200: ok.extend({ checks: z.record(z.string(), z.boolean()) }), 503: ok.extend({ checks: z.record(z.string(), z.boolean()) }) },
+      },
+    },
+    async (_request, reply) => {
+      const checks = await deps.readiness().catch(() => ({ readiness: false }));
+      const ready = Object.values(checks).every(Boolean);
+      return reply.status(ready ? 200 : 503).send({ ok: ready, checks });
+    },
+  );
+
+  for (const feature of deps.features ?? []) await app.register(feature);
+  return app;
+}
+
+export type App = Awaited<ReturnType<typeof buildApp>>;

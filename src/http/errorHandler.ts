@@ -1,0 +1,59 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { DomainError } from '../domain/errors.js';
+import { domainStatus, HttpError } from './errors.js';
+
+interface ErrorBody {
+  error: { code: string; message: string };
+}
+
+const body = (code: string, message: string): ErrorBody => ({ error: { code, message } });
+
+/**
+ * The one place errors become responses. Anything unexpected is logged with its stack and answered
+ * 500 INTERNAL_ERROR with a generic message, so no stack or internal detail reaches a client.
+ */
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (err instanceof HttpError) {
+      if (err.statusCode === 429 && !reply.getHeader('retry-after')) reply.header('retry-after', '60');
+      return reply.status(err.statusCode).send(body(err.code, err.message));
+    }
+    if (err instanceof DomainError) {
+      return reply.status(domainStatus[err.code] ?? 400).send(body(err.code, err.message));
+    }
+    if (hasZodFastifySchemaValidationErrors(err)) {
+      const first = err.validation[0];
+      const path = first?.instancePath ? first.instancePath.replace(/^\//, '').replaceAll('/', '.') : '';
+      const where = err.validationContext ?? 'body';
+      const field = path ? `${where}.${path}` : where;
+      return reply.status(400).send(body('VALIDATION_ERROR', `${field}: ${first?.message ?? 'invalid'}`));
+    }
+    switch (err.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return reply.status(413).send(body('PAYLOAD_TOO_LARGE', 'Request body is too large'));
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return reply.status(415).send(body('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json'));
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return reply.status(400).send(body('VALIDATION_ERROR', 'Request body is empty'));
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return reply.status(400).send(body('VALIDATION_ERROR', 'Content-Length does not match the body'));
+    }
+    if (err.statusCode === 429) {
+      return reply.status(429).send(body('RATE_LIMITED', 'Too many requests, try again later'));
+    }
+    // JSON.parse failures and __proto__ poisoning from fastify's JSON parser arrive as 400s.
+    if (err.statusCode === 400 && (err instanceof SyntaxError || /JSON|prototype|constructor/i.test(err.message))) {
+      return reply.status(400).send(body('VALIDATION_ERROR', 'Request body is not valid JSON'));
+    }
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      return reply.status(err.statusCode).send(body('BAD_REQUEST', 'The request could not be processed'));
+    }
+    request.log.error({ err }, 'unhandled error');
+    return reply.status(500).send(body('INTERNAL_ERROR', 'Internal server error'));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send(body('NOT_FOUND', `Route ${request.method} ${request.url.split('?')[0]} not found`));
+  });
+}

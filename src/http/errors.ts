@@ -1,0 +1,25 @@
+/** An error the HTTP layer answers with its own status and code, in the spec's `{error:{code,message}}` shape. */
+export class HttpError extends Error {
+  override readonly name = 'HttpError';
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (what = 'Resource') => new HttpError(404, 'NOT_FOUND', `${what} not found`);
+export const unauthorized = (message = 'Missing or invalid bearer token') => new HttpError(401, 'UNAUTHORIZED', message);
+export const forbidden = (message = 'Forbidden') => new HttpError(403, 'FORBIDDEN', message);
+export const validationError = (message: string) => new HttpError(400, 'VALIDATION_ERROR', message);
+
+/** Domain error codes → HTTP statuses, in one place. */
+export const domainStatus: Record<string, number> = {
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  VALIDATION_ERROR: 400,
+  FORBIDDEN: 403,
+  INVALID_STATE: 409,
+};

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('configuration from the environment', () => {
+  it('uses the documented defaults when nothing is set', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      dataDir: './data',
+      env: 'development',
+      logLevel: 'info',
+      publicBaseUrl: 'http://localhost:3000',
+      eventStoreUrl: undefined,
+      mongodbUri: undefined,
+      natsUrl: undefined,
+      allowPrivatePlatformUrls: false,
+      trustProxy: false,
+    });
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['LOG_LEVEL', 'loud'],
+    ['NODE_ENV', 'staging'],
+    ['EVENTSTORE_URL', 'http://localhost:2113'],
+    ['MONGODB_URI', 'not a uri'],
+    ['NATS_URL', 'localhost:4222'],
+    ['PUBLIC_BASE_URL', 'ftp://example.com'],
+    ['JWT_SECRET', 'short'],
+    ['ALLOW_PRIVATE_PLATFORM_URLS', 'maybe'],
+  ])('a bad %s=%s stops start-up with one line naming the variable', (name, value) => {
+    let error: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    expect(message).toContain(name);
+    expect(message.split('\n')).toHaveLength(1);
+    expect(message).not.toContain(value === 'short' ? 'short' : '\u0000');
+  });
+
+  it('reads the engines, lists and flags', () => {
+    const c = loadConfig({
+      EVENTSTORE_URL: 'esdb://localhost:2113?tls=false',
+      MONGODB_URI: 'mongodb://localhost:27017',
+      NATS_URL: 'nats://localhost:4222',
+      SUPERADMIN_EMAILS: ' Admin@Example.com, ops@example.com ',
+      ALLOW_PRIVATE_PLATFORM_URLS: 'true',
+      TRUST_PROXY: '10.0.0.0/8,127.0.0.1',
+      PUBLIC_BASE_URL: 'https://agents.example.com/',
+    });
+    expect(c.eventStoreUrl).toBe('esdb://localhost:2113?tls=false');
+    expect(c.superadminEmails).toEqual(['admin@example.com', 'ops@example.com']);
+    expect(c.allowPrivatePlatformUrls).toBe(true);
+    expect(c.trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1']);
+    expect(c.publicBaseUrl).toBe('https://agents.example.com');
+  });
+});
