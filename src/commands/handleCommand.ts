@@ -59,3 +59,16 @@ export async function handleCommand<C, E extends DomainEvent, S>(
 }
 
 export const toDomainEvent = <E extends DomainEvent>(e: RecordedEvent): E => ({ type: e.type, data: e.data, id: e.id }) as E;
+
+/** The current state of one stream, for decisions and strongly consistent reads (login, auth checks). */
+export async function loadState<E extends DomainEvent, S>(
+  store: EventStore,
+  stream: string,
+  decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>,
+): Promise<{ state: S; revision: bigint }> {
+  const history = await store.readStream(stream);
+  return {
+    state: history.reduce((s, e) => decider.evolve(s, toDomainEvent<E>(e)), decider.initialState),
+    revision: history.length === 0 ? -1n : history.at(-1)!.revision,
+  };
+}

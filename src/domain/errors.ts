@@ -6,7 +6,8 @@ export type DomainErrorCode =
   | 'CONFLICT'
   | 'VALIDATION_ERROR'
   | 'FORBIDDEN'
-  | 'INVALID_STATE';
+  | 'INVALID_STATE'
+  | 'RATE_LIMITED';
 
 export class DomainError extends Error {
   override readonly name = 'DomainError';

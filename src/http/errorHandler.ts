@@ -20,6 +20,7 @@ export function installErrorHandler(app: FastifyInstance): void {
       return reply.status(err.statusCode).send(body(err.code, err.message));
     }
     if (err instanceof DomainError) {
+      if (err.code === 'RATE_LIMITED') reply.header('retry-after', '5');
       return reply.status(domainStatus[err.code] ?? 400).send(body(err.code, err.message));
     }
     if (hasZodFastifySchemaValidationErrors(err)) {

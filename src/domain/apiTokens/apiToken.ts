@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import type { Decider } from '../decider.js';
+import { DomainError } from '../errors.js';
+
+/**
+ * A company API token lives in its own stream so that authenticating it reads a short, strongly
+ * consistent history: a revocation is effective on the very next request. Only a hash is stored.
+ */
+export const apiTokenEvents = {
+  ApiTokenIssued: z.object({
+    tokenId: z.uuid(),
+    companyId: z.uuid(),
+    name: z.string().min(1).max(100),
+    prefix: z.string().max(16),
+    secretHash: z.string().length(64),
+    createdAt: z.iso.datetime(),
+    createdBy: z.uuid(),
+  }),
+  ApiTokenUsed: z.object({ at: z.iso.datetime() }),
+  ApiTokenRevoked: z.object({ at: z.iso.datetime(), revokedBy: z.uuid() }),
+};
+type Events = typeof apiTokenEvents;
+export type ApiTokenEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];
+
+export type ApiTokenState =
+  | { status: 'none' }
+  | ({ status: 'active' | 'revoked'; lastUsedAt: string | null } & z.infer<typeof apiTokenEvents.ApiTokenIssued>);
+
+export type ApiTokenCommand =
+  | ({ type: 'IssueApiToken' } & z.infer<typeof apiTokenEvents.ApiTokenIssued>)
+  | { type: 'RecordApiTokenUse'; now: string }
+  | { type: 'RevokeApiToken'; companyId: string; revokedBy: string; now: string };
+
+/** Recording every request would make the stream hot; a minute's precision is enough for "last used". */
+export const LAST_USED_PRECISION_MS = 60_000;
+
+export const apiTokenDecider: Decider<ApiTokenCommand, ApiTokenEvent, ApiTokenState> = {
+  initialState: { status: 'none' },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'ApiTokenIssued':
+        return { status: 'active', lastUsedAt: null, ...event.data };
+      case 'ApiTokenUsed':
+        return state.status === 'none' ? state : { ...state, lastUsedAt: event.data.at };
+      case 'ApiTokenRevoked':
+        return state.status === 'none' ? state : { ...state, status: 'revoked' };
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'IssueApiToken': {
+        if (state.status !== 'none') throw new DomainError('CONFLICT', 'API token already exists');
+        const { type: _type, ...data } = command;
+        return [{ type: 'ApiTokenIssued', data }];
+      }
+      case 'RecordApiTokenUse':
+        if (state.status !== 'active') return [];
+        if (state.lastUsedAt && Date.parse(command.now) - Date.parse(state.lastUsedAt) < LAST_USED_PRECISION_MS) return [];
+        return [{ type: 'ApiTokenUsed', data: { at: command.now } }];
+      case 'RevokeApiToken':
+        if (state.status === 'none' || state.companyId !== command.companyId) throw new DomainError('NOT_FOUND', 'API token not found');
+        if (state.status === 'revoked') return [];
+        return [{ type: 'ApiTokenRevoked', data: { at: command.now, revokedBy: command.revokedBy } }];
+    }
+  },
+};
+
+export const apiTokenStream = (tokenId: string) => `apitoken-${tokenId}`;

@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import type { Decider } from '../decider.js';
+import { DomainError } from '../errors.js';
+
+/** Money is integer micro-dollars; $5.00 of free credits at sign-up. */
+export const SIGNUP_CREDITS_MICROS = 5_000_000;
+
+export const creditEvents = {
+  CreditsGranted: z.object({
+    amountMicros: z.number().int().positive(),
+    reason: z.string().min(1).max(200),
+    grantedBy: z.uuid().nullable(),
+    at: z.iso.datetime(),
+  }),
+  CreditsConsumed: z.object({
+    amountMicros: z.number().int().min(0),
+    model: z.string(),
+    inputTokens: z.number().int().min(0),
+    outputTokens: z.number().int().min(0),
+    conversationId: z.string(),
+    replyId: z.string(),
+    at: z.iso.datetime(),
+  }),
+};
+type Events = typeof creditEvents;
+export type CreditEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];
+export type CreditState = { balanceMicros: number; chargedReplies: string[] };
+
+export type CreditCommand =
+  | { type: 'GrantCredits'; amountMicros: number; reason: string; grantedBy: string | null; now: string }
+  | {
+      type: 'ConsumeCredits';
+      costMicros: number;
+      model: string;
+      inputTokens: number;
+      outputTokens: number;
+      conversationId: string;
+      replyId: string;
+      now: string;
+    };
+
+export const creditsDecider: Decider<CreditCommand, CreditEvent, CreditState> = {
+  initialState: { balanceMicros: 0, chargedReplies: [] },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'CreditsGranted':
+        return { ...state, balanceMicros: state.balanceMicros + event.data.amountMicros };
+      case 'CreditsConsumed':
+        return {
+          balanceMicros: state.balanceMicros - event.data.amountMicros,
+          // Bounded memory of charged replies: enough to make a redelivered charge a no-op.
+          chargedReplies: [...state.chargedReplies.slice(-999), event.data.replyId],
+        };
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'GrantCredits':
+        if (!Number.isSafeInteger(command.amountMicros) || command.amountMicros <= 0) {
+          throw new DomainError('VALIDATION_ERROR', 'amountMicros must be a positive integer');
+        }
+        return [
+          { type: 'CreditsGranted', data: { amountMicros: command.amountMicros, reason: command.reason, grantedBy: command.grantedBy, at: command.now } },
+        ];
+      case 'ConsumeCredits': {
+        if (state.chargedReplies.includes(command.replyId)) return [];
+        // The balance never goes below zero: the last reply is charged what is left.
+        const amount = Math.min(command.costMicros, Math.max(0, state.balanceMicros));
+        return [
+          {
+            type: 'CreditsConsumed',
+            data: {
+              amountMicros: amount,
+              model: command.model,
+              inputTokens: command.inputTokens,
+              outputTokens: command.outputTokens,
+              conversationId: command.conversationId,
+              replyId: command.replyId,
+              at: command.now,
+            },
+          },
+        ];
+      }
+    }
+  },
+};
+
+export const creditsStream = (companyId: string) => `credits-${companyId}`;
