@@ -42,6 +42,10 @@ export const configSchema = z.object({
   SUPERADMIN_EMAILS: z.string().default(''),
   ALLOW_PRIVATE_PLATFORM_URLS: bool.default(false),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(900),
+  REFRESH_TOKEN_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  AUTH_EMAIL_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
 });
 
 export type Env = z.input<typeof configSchema>;
@@ -64,6 +68,10 @@ export interface Config {
   superadminEmails: string[];
   allowPrivatePlatformUrls: boolean;
   shutdownTimeoutMs: number;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlMs: number;
+  authRateLimitPerMinute: number;
+  authEmailRateLimitPerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -100,6 +108,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .filter(Boolean),
     allowPrivatePlatformUrls: c.ALLOW_PRIVATE_PLATFORM_URLS,
     shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,
+    accessTokenTtlSeconds: c.ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTtlMs: c.REFRESH_TOKEN_TTL_DAYS * 86_400_000,
+    authRateLimitPerMinute: c.AUTH_RATE_LIMIT_PER_MINUTE,
+    authEmailRateLimitPerMinute: c.AUTH_EMAIL_RATE_LIMIT_PER_MINUTE,
   };
 }
 

@@ -16,7 +16,7 @@ const body = (code: string, message: string): ErrorBody => ({ error: { code, mes
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof HttpError) {
-      if (err.statusCode === 429 && !reply.getHeader('retry-after')) reply.header('retry-after', '60');
+      if (err.statusCode === 429 && !reply.getHeader('retry-after')) reply.header('retry-after', String(err.retryAfterSeconds ?? 60));
       return reply.status(err.statusCode).send(body(err.code, err.message));
     }
     if (err instanceof DomainError) {

@@ -1,0 +1,19 @@
+import { emailReservationEvents } from './accounts/emailReservation.js';
+import { userEvents } from './accounts/user.js';
+import { apiTokenEvents } from './apiTokens/apiToken.js';
+import { companyEvents } from './company/company.js';
+import { creditEvents } from './credits/credits.js';
+import { mergeCatalogs } from './eventCatalog.js';
+import { sequenceEvents } from './sequence/sequence.js';
+import { sessionEvents } from './sessions/session.js';
+
+/** Every event type the service stores, with the schema its data is validated against on write and read. */
+export const eventCatalog = mergeCatalogs(
+  sequenceEvents,
+  emailReservationEvents,
+  userEvents,
+  companyEvents,
+  sessionEvents,
+  apiTokenEvents,
+  creditEvents,
+);

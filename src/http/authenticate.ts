@@ -1,0 +1,62 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isSessionActive } from '../commands/accounts/sessions.js';
+import { isApiTokenShaped, verifyApiToken } from '../commands/apiTokens/apiTokens.js';
+import { forbidden, unauthorized } from './errors.js';
+import type { HttpServices } from './services.js';
+
+export interface AuthContext {
+  kind: 'session' | 'api_token';
+  companyId: string;
+  userId: string;
+  sessionId?: string;
+  tokenId?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth?: AuthContext;
+  }
+}
+
+const BEARER = /^Bearer ([\x21-\x7e]{1,4096})$/;
+
+/**
+ * The one authentication step for both token types. It yields the caller's company and user; every
+ * command and query takes them from here, never from the request body.
+ */
+export function authenticator(services: HttpServices) {
+  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    const header = request.headers.authorization;
+    const token = typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
+    request.auth = await resolveToken(services, token);
+  };
+}
+
+export async function resolveToken(services: HttpServices, token: string | undefined): Promise<AuthContext> {
+  if (!token) throw unauthorized();
+  if (isApiTokenShaped(token)) {
+    const found = await verifyApiToken(services.commands, token);
+    if (!found) throw unauthorized('Invalid or revoked API token');
+    return { kind: 'api_token', companyId: found.companyId, userId: found.createdBy, tokenId: found.tokenId };
+  }
+  let claims;
+  try {
+    claims = await services.auth.tokens.verify(token);
+  } catch {
+    throw unauthorized('Invalid or expired access token');
+  }
+  if (!(await isSessionActive(services.auth, claims.sessionId))) throw unauthorized('Session has ended');
+  return { kind: 'session', companyId: claims.companyId, userId: claims.userId, sessionId: claims.sessionId };
+}
+
+export function authOf(request: FastifyRequest): AuthContext {
+  if (!request.auth) throw unauthorized();
+  return request.auth;
+}
+
+/** Creating or revoking API tokens needs a person's session, not another API token. */
+export function requireSession(request: FastifyRequest): AuthContext & { sessionId: string } {
+  const auth = authOf(request);
+  if (auth.kind !== 'session' || !auth.sessionId) throw forbidden('This action needs a signed-in user, not an API token');
+  return auth as AuthContext & { sessionId: string };
+}

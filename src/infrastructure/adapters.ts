@@ -1,0 +1,63 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from '../config.js';
+import { eventCatalog } from '../domain/catalog.js';
+import type { Bus } from '../ports/bus.js';
+import type { EventStore } from '../ports/eventStore.js';
+import type { Logger } from '../ports/logger.js';
+import type { ReadStore } from '../ports/readStore.js';
+import { openEsdbEventStore } from './eventstoredb/esdbEventStore.js';
+import { createInProcessBus } from './memory/inProcessBus.js';
+import { MongoReadStore } from './mongodb/mongoReadStore.js';
+import { connectNatsBus } from './nats/natsBus.js';
+import { openSqliteEventStore } from './sqlite/sqliteEventStore.js';
+import { SqliteReadStore } from './sqlite/sqliteReadStore.js';
+import { validatingEventStore } from './validatingEventStore.js';
+
+export interface Adapters {
+  eventStore: EventStore;
+  readStore: ReadStore;
+  bus: Bus;
+  /** Which engine backs each port, for the start-up log line and /readyz. */
+  engines: { eventStore: 'sqlite' | 'eventstoredb'; readStore: 'sqlite' | 'mongodb'; bus: 'in-process' | 'nats' };
+  close(): Promise<void>;
+}
+
+/**
+ * Chooses each port's adapter from the configuration: the embedded default (SQLite files in DATA_DIR,
+ * an in-process bus) unless the production engine's URL is set.
+ */
+export async function openAdapters(config: Config, logger: Logger): Promise<Adapters> {
+  const needsDataDir = !config.eventStoreUrl || !config.mongodbUri;
+  if (needsDataDir) mkdirSync(config.dataDir, { recursive: true });
+
+  const rawEventStore = config.eventStoreUrl
+    ? openEsdbEventStore(config.eventStoreUrl, { logger: logger.child({ adapter: 'eventstoredb' }) })
+    : openSqliteEventStore(join(config.dataDir, 'events.sqlite'));
+  const eventStore = validatingEventStore(rawEventStore, eventCatalog);
+
+  const readStore: ReadStore = config.mongodbUri
+    ? await MongoReadStore.connect({ uri: config.mongodbUri, dbName: config.mongodbDb, logger: logger.child({ adapter: 'mongodb' }) })
+    : SqliteReadStore.open({ path: join(config.dataDir, 'readmodels.sqlite'), logger: logger.child({ adapter: 'sqlite-read' }) });
+
+  const bus: Bus = config.natsUrl
+    ? await connectNatsBus({ servers: config.natsUrl, logger: logger.child({ adapter: 'nats' }), name: 'messaging-agent-service' })
+    : createInProcessBus({ logger: logger.child({ adapter: 'in-process-bus' }) });
+
+  return {
+    eventStore,
+    readStore,
+    bus,
+    engines: {
+      eventStore: config.eventStoreUrl ? 'eventstoredb' : 'sqlite',
+      readStore: config.mongodbUri ? 'mongodb' : 'sqlite',
+      bus: config.natsUrl ? 'nats' : 'in-process',
+    },
+    async close() {
+      // Reverse order of dependency: nothing publishes once the bus is gone, nothing projects once stores close.
+      await bus.close().catch((err) => logger.error({ err }, 'closing the bus failed'));
+      await readStore.close().catch((err) => logger.error({ err }, 'closing the read store failed'));
+      await eventStore.close().catch((err) => logger.error({ err }, 'closing the event store failed'));
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createLogger } from './infrastructure/logger.js';
+import { createServer } from './server.js';
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(1);
+  }
+  throw err;
+}
+
+const logger = createLogger({ level: config.logLevel });
+const server = await createServer(config, logger);
+await server.listen();
+logger.info({ engines: server.adapters.engines, publicBaseUrl: config.publicBaseUrl }, 'messaging agent service started');
+
+let shuttingDown = false;
+async function shutdown(signal: string) {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  logger.info({ signal }, 'shutting down: finishing in-flight requests');
+  const force = setTimeout(() => {
+    logger.error('shutdown took too long; exiting');
+    process.exit(1);
+  }, config.shutdownTimeoutMs);
+  force.unref();
+  try {
+    await server.stop();
+    logger.info('shutdown complete');
+    process.exit(0);
+  } catch (err) {
+    logger.error({ err }, 'shutdown failed');
+    process.exit(1);
+  }
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled promise rejection'));

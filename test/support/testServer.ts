@@ -1,0 +1,35 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/infrastructure/logger.js';
+import { createServer, type Server } from '../../src/server.js';
+
+export interface TestServer extends Server {
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+/** A real server on embedded defaults (SQLite files in a fresh temp dir, in-process bus). */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mas-test-'));
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DATA_DIR: dataDir,
+    AUTH_RATE_LIMIT_PER_MINUTE: '10000',
+    AUTH_EMAIL_RATE_LIMIT_PER_MINUTE: '10000',
+    ...env,
+  });
+  const server = await createServer(config, createLogger({ level: config.logLevel }));
+  return Object.assign(server, {
+    dataDir,
+    async close() {
+      await server.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  });
+}
+
+let counter = 0;
+export const uniqueEmail = (tag = 'user') => `${tag}-${process.pid}-${Date.now()}-${counter++}@example.com`;
