@@ -1,0 +1,211 @@
+import MiniSearch, { type SearchResult } from 'minisearch';
+import { normalizeTerm, searchTerms, stripHeadingContext, tokenize } from '../../domain/knowledge/chunking.js';
+
+/**
+ * In-memory BM25 knowledge-base index (minisearch), one separate index per company so that a search
+ * can never return another company's passage. One indexed entry per chunk; fields `title` (boosted)
+ * and `text`. Terms are English-tokenised without stop words (see domain/knowledge/chunking.ts);
+ * query terms of 4+ characters also match by prefix and with fuzziness 0.2 (1 edit per 5 chars).
+ *
+ * It is a disposable cache: it is rebuilt from the knowledge-base events (addDocument per document)
+ * at start-up, and kept current by the projector that handles document added/removed events.
+ */
+
+export interface KnowledgeDocument {
+  id: string;
+  title: string;
+  /** Passages as produced by `chunkTexts` (heading context line + body). */
+  chunks: string[];
+}
+
+export interface KnowledgeSearchResult {
+  documentId: string;
+  title: string;
+  chunkIndex: number;
+  /** The whole chunk as indexed (heading context line included). */
+  text: string;
+  /** ~200 characters of the chunk's body around the densest cluster of matched terms. */
+  snippet: string;
+  /** BM25 score: unbounded, only comparable within one query. */
+  score: number;
+  /** Fraction (0..1) of the query's distinct terms that matched this chunk (prefix/fuzzy included). */
+  coverage: number;
+}
+
+export interface KnowledgeSearchOptions {
+  /** Default 5, at most 50. */
+  limit?: number;
+}
+
+export interface KnowledgeIndex {
+  /** Adds (or replaces, when the id is already indexed) a document's chunks in the company's index. */
+  addDocument(companyId: string, document: KnowledgeDocument): void;
+  /** No-op when the document is not indexed. */
+  removeDocument(companyId: string, documentId: string): void;
+  /** Best first; [] for an empty query or one made only of stop words. */
+  search(companyId: string, query: string, options?: KnowledgeSearchOptions): KnowledgeSearchResult[];
+  /** Number of chunks indexed for the company (0 for an unknown company). */
+  chunkCount(companyId: string): number;
+}
+
+interface IndexedChunk {
+  id: string;
+  documentId: string;
+  title: string;
+  chunkIndex: number;
+  text: string;
+}
+
+interface CompanyIndex {
+  mini: MiniSearch<IndexedChunk>;
+  /** documentId → ids of its indexed chunks. */
+  documents: Map<string, string[]>;
+}
+
+export const SNIPPET_CHARS = 200;
+const TITLE_BOOST = 2;
+const MAX_LIMIT = 50;
+
+const fuzzyAndPrefix = (term: string): boolean => term.length >= 4;
+
+function createCompanyIndex(): CompanyIndex {
+  const mini = new MiniSearch<IndexedChunk>({
+    idField: 'id',
+    fields: ['title', 'text'],
+    storeFields: ['documentId', 'title', 'chunkIndex', 'text'],
+    tokenize: (text) => tokenize(text),
+    processTerm: (term) => normalizeTerm(term),
+    searchOptions: {
+      boost: { title: TITLE_BOOST },
+      prefix: fuzzyAndPrefix,
+      fuzzy: (term) => (fuzzyAndPrefix(term) ? 0.2 : false),
+      combineWith: 'OR',
+    },
+    logger: () => {},
+  });
+  return { mini, documents: new Map() };
+}
+
+export function createKnowledgeIndex(): KnowledgeIndex {
+  const companies = new Map<string, CompanyIndex>();
+
+  const remove = (company: CompanyIndex, documentId: string) => {
+    const ids = company.documents.get(documentId);
+    if (ids === undefined) return;
+    for (const id of ids) company.mini.discard(id);
+    company.documents.delete(documentId);
+  };
+
+  return {
+    addDocument(companyId, document) {
+      let company = companies.get(companyId);
+      if (company === undefined) {
+        company = createCompanyIndex();
+        companies.set(companyId, company);
+      }
+      remove(company, document.id);
+      const entries: IndexedChunk[] = document.chunks.map((text, chunkIndex) => ({
+        id: `${document.id}#${chunkIndex}`,
+        documentId: document.id,
+        title: document.title,
+        chunkIndex,
+        text,
+      }));
+      company.mini.addAll(entries);
+      company.documents.set(
+        document.id,
+        entries.map((e) => e.id),
+      );
+    },
+
+    removeDocument(companyId, documentId) {
+      const company = companies.get(companyId);
+      if (company !== undefined) remove(company, documentId);
+    },
+
+    search(companyId, query, options = {}) {
+      const company = companies.get(companyId);
+      if (company === undefined) return [];
+      const queryTerms = new Set(searchTerms(query));
+      if (queryTerms.size === 0) return [];
+      const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(options.limit ?? 5)));
+      return company.mini
+        .search(query)
+        .slice(0, limit)
+        .map((hit) => toResult(hit, queryTerms.size));
+    },
+
+    chunkCount(companyId) {
+      const company = companies.get(companyId);
+      if (company === undefined) return 0;
+      let count = 0;
+      for (const ids of company.documents.values()) count += ids.length;
+      return count;
+    },
+  };
+}
+
+function toResult(hit: SearchResult, queryTermCount: number): KnowledgeSearchResult {
+  const text = String(hit['text']);
+  const matchedQueryTerms = new Set(hit.queryTerms);
+  return {
+    documentId: String(hit['documentId']),
+    title: String(hit['title']),
+    chunkIndex: Number(hit['chunkIndex']),
+    text,
+    snippet: makeSnippet(stripHeadingContext(text), hit.terms),
+    score: hit.score,
+    coverage: Math.min(1, matchedQueryTerms.size / queryTermCount),
+  };
+}
+
+/**
+ * About SNIPPET_CHARS of `body` around the window holding the most distinct matched terms (ties: the
+ * earliest), cut on word boundaries, with "…" where text was cut. No match in the body (the title
+ * matched) → the body's beginning.
+ */
+export function makeSnippet(body: string, matchedTerms: readonly string[], size = SNIPPET_CHARS): string {
+  const flat = body.replace(/\s+/g, ' ').trim();
+  if (flat.length <= size) return flat;
+
+  const wanted = new Set(matchedTerms);
+  const hits: { pos: number; term: string }[] = [];
+  for (const match of flat.matchAll(/[\p{L}\p{M}\p{N}]+/gu)) {
+    const term = normalizeTerm(match[0]);
+    if (term !== null && wanted.has(term)) hits.push({ pos: match.index, term });
+  }
+
+  let start = 0;
+  if (hits.length > 0) {
+    let best = -1;
+    let bestStart = 0;
+    for (let i = 0; i < hits.length; i++) {
+      const first = hits[i];
+      if (first === undefined) continue;
+      const distinct = new Set<string>();
+      for (let j = i; j < hits.length; j++) {
+        const h = hits[j];
+        if (h === undefined || h.pos >= first.pos + size * 0.8) break;
+        distinct.add(h.term);
+      }
+      if (distinct.size > best) {
+        best = distinct.size;
+        bestStart = first.pos;
+      }
+    }
+    // A little leading context before the first matched term.
+    start = Math.max(0, bestStart - Math.floor(size * 0.2));
+  }
+  let end = Math.min(flat.length, start + size);
+  if (end === flat.length) start = Math.max(0, end - size);
+
+  if (start > 0) {
+    const space = flat.indexOf(' ', start);
+    if (space >= 0 && space < end) start = space + 1;
+  }
+  if (end < flat.length) {
+    const space = flat.lastIndexOf(' ', end);
+    if (space > start) end = space;
+  }
+  return `${start > 0 ? '…' : ''}${flat.slice(start, end).trim()}${end < flat.length ? '…' : ''}`;
+}

@@ -1,0 +1,100 @@
+/**
+ * The LLM port: one chat completion per call. Adapters: `builtin` (answers from the knowledge base alone,
+ * free) and `openai` (any OpenAI-compatible Chat Completions API). Adapters throw only `LlmError`.
+ */
+
+export type LlmRole = 'system' | 'user' | 'assistant';
+
+export interface LlmMessage {
+  role: LlmRole;
+  content: string;
+}
+
+/** A knowledge-base passage already retrieved for this request, best first. */
+export interface LlmPassage {
+  title: string;
+  text: string;
+  /** Search engine score (BM25, unbounded: only comparable within one query). */
+  score: number;
+  /**
+   * Fraction (0..1) of the query's distinct search terms that matched this passage, when the search
+   * reports it (the knowledge index does). The builtin provider computes it itself when absent.
+   */
+  coverage?: number;
+}
+
+export interface LlmRequest {
+  model: string;
+  messages: LlmMessage[];
+  temperature?: number;
+  maxTokens?: number;
+  /** Cancels the call (e.g. the session was taken over by a human); surfaces as LlmError kind `aborted`. */
+  signal?: AbortSignal;
+  /** Retrieved knowledge-base passages (the builtin provider answers from these; others may ignore them). */
+  passages?: LlmPassage[];
+  /** What to answer when the provider has nothing to say (the agent's handoff message). */
+  handoffMessage?: string;
+}
+
+export interface LlmUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface LlmResponse {
+  text: string;
+  usage: LlmUsage;
+  /** The model that answered (as reported by the provider; may carry a version suffix). */
+  model: string;
+  /** True when `text` is the handoff message: nothing matched, a human should take over. */
+  handoff?: boolean;
+  /** True when `usage` was estimated (~4 chars/token) because the provider did not report it. */
+  usageEstimated?: boolean;
+}
+
+export type LlmConnectionTest =
+  | { ok: true; latencyMs: number; models?: string[] }
+  | { ok: false; latencyMs: number; error: LlmError };
+
+export interface LlmProvider {
+  /** Throws `LlmError` only. */
+  complete(request: LlmRequest): Promise<LlmResponse>;
+  /** For the dashboard's "test connection": never throws, reports the failure instead. */
+  testConnection(options?: { model?: string; signal?: AbortSignal }): Promise<LlmConnectionTest>;
+}
+
+export type LlmErrorKind =
+  | 'timeout'
+  | 'rate_limited'
+  | 'server_error'
+  | 'bad_response'
+  | 'auth'
+  | 'unreachable'
+  /** The provider rejected the request itself (400/404/422: unknown model, bad parameter). Not retryable. */
+  | 'invalid_request'
+  /** Cancelled through `LlmRequest.signal`. Not retryable. */
+  | 'aborted';
+
+/**
+ * A typed LLM failure. `message` is safe to log and to show to an operator: adapters scrub the API key
+ * (and anything that looks like a bearer token) from it, and never attach the SDK error as `cause`.
+ */
+export class LlmError extends Error {
+  override readonly name = 'LlmError';
+  constructor(
+    readonly kind: LlmErrorKind,
+    message: string,
+    readonly retryable: boolean,
+    /** HTTP status from the provider, when there was one. */
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+export function isLlmError(value: unknown): value is LlmError {
+  return value instanceof LlmError;
+}
+
+/** The model name the builtin provider reports; it costs nothing. */
+export const BUILTIN_MODEL = 'builtin';
