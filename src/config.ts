@@ -38,7 +38,11 @@ export const configSchema = z.object({
   /** Trust X-Forwarded-* from these proxies (fastify trustProxy: true, a hop count, or comma-separated IPs/CIDRs). */
   TRUST_PROXY: z.string().default(''),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  MASTER_KEY: z.string().optional(),
+  MASTER_KEY: z
+    .string()
+    .trim()
+    .refine((v) => /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64 or hex encoded')
+    .optional(),
   SUPERADMIN_EMAILS: z.string().default(''),
   ALLOW_PRIVATE_PLATFORM_URLS: bool.default(false),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),

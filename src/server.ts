@@ -12,6 +12,12 @@ import { openAdapters, type Adapters } from './infrastructure/adapters.js';
 import { createArgonHasher } from './infrastructure/auth/argonHasher.js';
 import { createJwtAccessTokens } from './infrastructure/auth/jwtAccessTokens.js';
 import { loadOrCreateKeyFile } from './infrastructure/keyFile.js';
+import { createSecretBox, parseMasterKey } from './infrastructure/crypto/secretBox.js';
+import { createPlatformClient } from './infrastructure/platform/platformClient.js';
+import { checkPlatformUrl } from './infrastructure/platform/ssrfGuard.js';
+import { integrationRoutes } from './http/routes/integrations.js';
+import { webhookLogRoutes } from './http/routes/webhookLogs.js';
+import { webhookRoutes } from './http/routes/webhooks.js';
 import { allProjections } from './projections/index.js';
 import { startProjections } from './projections/projectionRunner.js';
 
@@ -44,11 +50,16 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     superadminEmails: config.superadminEmails,
     refreshTokenTtlMs: config.refreshTokenTtlMs,
   };
+  const masterKey = config.masterKey ? parseMasterKey(config.masterKey) : loadOrCreateKeyFile(join(config.dataDir, 'master.key'));
+  const requireHttps = config.env === 'production';
   const services: HttpServices = {
     config,
     commands,
     auth,
     readStore: adapters.readStore,
+    secretBox: createSecretBox(masterKey),
+    platform: createPlatformClient({ allowPrivate: config.allowPrivatePlatformUrls, requireHttps, logger: logger.child({ component: 'platform' }) }),
+    checkPlatformUrl: (url) => checkPlatformUrl(url, { allowPrivate: config.allowPrivatePlatformUrls, requireHttps }),
     waitForProjections: (position) => (position === null ? Promise.resolve() : projections.waitForPosition(position)),
   };
 
@@ -66,7 +77,15 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       ),
       bus: adapters.bus.isConnected(),
     }),
-    features: [authRoutes(services), apiTokenRoutes(services), billingRoutes(services), adminRoutes(services)],
+    features: [
+      authRoutes(services),
+      apiTokenRoutes(services),
+      billingRoutes(services),
+      adminRoutes(services),
+      integrationRoutes(services),
+      webhookRoutes(services),
+      webhookLogRoutes(services),
+    ],
   });
 
   let stopped = false;

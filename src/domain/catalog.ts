@@ -2,6 +2,9 @@ import { emailReservationEvents } from './accounts/emailReservation.js';
 import { userEvents } from './accounts/user.js';
 import { apiTokenEvents } from './apiTokens/apiToken.js';
 import { companyEvents } from './company/company.js';
+import { conversationEvents } from './conversations/events.js';
+import { integrationEvents } from './integrations/integration.js';
+import { webhookLogEvents } from './webhooks/webhookLog.js';
 import { creditEvents } from './credits/credits.js';
 import { mergeCatalogs } from './eventCatalog.js';
 import { sequenceEvents } from './sequence/sequence.js';
@@ -16,4 +19,7 @@ export const eventCatalog = mergeCatalogs(
   sessionEvents,
   apiTokenEvents,
   creditEvents,
+  integrationEvents,
+  webhookLogEvents,
+  conversationEvents,
 );

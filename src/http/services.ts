@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
-import type { AuthDeps, CommandDeps } from '../commands/ports.js';
+import type { AuthDeps, CommandDeps, SecretBox } from '../commands/ports.js';
+import type { PlatformClient } from '../ports/platform.js';
 import type { ReadStore } from '../ports/readStore.js';
 
 /** What route plugins need from the composition root. */
@@ -8,6 +9,12 @@ export interface HttpServices {
   commands: CommandDeps;
   auth: AuthDeps;
   readStore: ReadStore;
+  secretBox: SecretBox;
+  platform: PlatformClient;
+  /** Static SSRF check of a platform apiUrl (scheme, literal addresses); DNS is checked again at call time. */
+  checkPlatformUrl(url: string): { ok: true } | { ok: false; reason: string };
   /** Read-your-writes: resolves once every projector has applied the event at `position`. */
   waitForProjections(position: bigint | null): Promise<void>;
+  /** Called once a webhook's events are stored (the reply pipeline listens here). */
+  onWebhookStored?: (outcome: { conversationId: string | null; events: { type: string }[] }) => void;
 }

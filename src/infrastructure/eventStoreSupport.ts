@@ -49,30 +49,44 @@ export function pollingSubscription(
 ): Subscription {
   let stopped = false;
   let wake: (() => void) | null = null;
-  const onAppended = () => wake?.();
+  // Set by every "appended" signal; cleared before each read. An append that lands between a read that came
+  // back empty and the start of the wait would otherwise only be seen at the next poll tick.
+  let signaled = false;
+  const onAppended = () => {
+    signaled = true;
+    wake?.();
+  };
   appended.on('appended', onAppended);
   let after = options.after ?? null;
   const batchSize = options.batchSize ?? 500;
+  const fail = (err: unknown) => {
+    if (options.onError) options.onError(err);
+    // Never lose a subscription silently: without an onError the failure still leaves a line.
+    else console.error('event store subscription stopped after an error; events after position', String(after), 'were not delivered:', err);
+  };
 
   const loop = (async () => {
     while (!stopped) {
+      signaled = false;
       let batch: RecordedEvent[];
       try {
         batch = await store.readAll({ after, maxCount: batchSize, filter: options.filter });
       } catch (err) {
-        options.onError?.(err);
+        if (!stopped) fail(err);
         return;
       }
+      if (stopped) return;
       if (batch.length > 0) {
         try {
           await handler(batch);
         } catch (err) {
-          options.onError?.(err);
+          fail(err);
           return;
         }
         after = batch.at(-1)!.position;
         continue;
       }
+      if (signaled) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pollMs);
         wake = () => {

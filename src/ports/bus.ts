@@ -20,7 +20,10 @@ export interface SubscribeOptions {
   durable: string;
   /** Max deliveries before the message goes to the dead-letter subject. Default 5. */
   maxDeliver?: number;
-  /** Delays between redeliveries after a failure (ms). */
+  /**
+   * Delays between redeliveries after a failure (ms): entry i after the (i+1)-th failed delivery, the last entry
+   * repeating. Default DEFAULT_BACKOFF_MS. Shared by all subscribers of a durable (the latest subscribe() wins).
+   */
   backoffMs?: number[];
   /** Parallel handler calls per instance. Default 1. */
   concurrency?: number;
@@ -86,13 +89,25 @@ export function redeliveryDelayMs(backoffMs: readonly number[], deliveryCount: n
  * their own namespaces (e.g. NATS `mas.jobs.<subject>`). Dedupe is per subject.
  */
 export function assertValidSubject(subject: string): void {
-  if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(subject)) throw new InvalidBusSubjectError(subject);
+  if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(subject)) throw new InvalidBusNameError('subject', subject);
 }
 
-export class InvalidBusSubjectError extends Error {
-  override readonly name = 'InvalidBusSubjectError';
-  constructor(readonly subject: string) {
-    super(`invalid bus subject ${JSON.stringify(subject)}: use dot-separated tokens of [A-Za-z0-9_-]`);
+/** Durable names are one token of 1-64 characters of [A-Za-z0-9_-] (NATS consumer names derive from them). */
+export function assertValidDurable(durable: string): void {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(durable)) throw new InvalidBusNameError('durable', durable);
+}
+
+export class InvalidBusNameError extends Error {
+  override readonly name = 'InvalidBusNameError';
+  constructor(
+    readonly kind: 'subject' | 'durable',
+    readonly value: string,
+  ) {
+    super(
+      kind === 'subject'
+        ? `invalid bus subject ${JSON.stringify(value)}: use dot-separated tokens of [A-Za-z0-9_-]`
+        : `invalid durable name ${JSON.stringify(value)}: use 1-64 characters of [A-Za-z0-9_-]`,
+    );
   }
 }
 
@@ -101,5 +116,36 @@ export class BusClosedError extends Error {
   override readonly name = 'BusClosedError';
   constructor() {
     super('the bus is closed');
+  }
+}
+
+/** SubscribeOptions with defaults applied and validated; shared by the adapters so they agree. */
+export interface ResolvedSubscribeOptions {
+  durable: string;
+  maxDeliver: number;
+  backoffMs: readonly number[];
+  concurrency: number;
+}
+
+export function resolveSubscribeOptions(subject: string, options: SubscribeOptions): ResolvedSubscribeOptions {
+  assertValidSubject(subject);
+  assertValidDurable(options.durable);
+  const maxDeliver = options.maxDeliver ?? DEFAULT_MAX_DELIVER;
+  const concurrency = options.concurrency ?? 1;
+  const backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+  if (!Number.isInteger(maxDeliver) || maxDeliver < 1) throw new RangeError(`maxDeliver must be an integer >= 1, got ${maxDeliver}`);
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be an integer >= 1, got ${concurrency}`);
+  if (backoffMs.some((ms) => !Number.isFinite(ms) || ms < 0)) throw new RangeError('backoffMs entries must be finite numbers >= 0');
+  return { durable: options.durable, maxDeliver, backoffMs: [...backoffMs], concurrency };
+}
+
+/** The text recorded as a dead letter's `error` for whatever a handler threw. */
+export function handlerErrorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message || err.name;
+  if (typeof err === 'string') return err;
+  try {
+    return JSON.stringify(err) ?? String(err);
+  } catch {
+    return String(err);
   }
 }

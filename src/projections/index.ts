@@ -2,7 +2,10 @@ import { apiTokensProjection } from './apiTokens/apiTokensProjection.js';
 import { companiesProjection } from './companies/companiesProjection.js';
 import { creditsProjection } from './credits/creditsProjection.js';
 import { pipelinesProjection } from './pipelines/pipelinesProjection.js';
+import { conversationRefsProjection } from './conversationRefs/conversationRefsProjection.js';
+import { integrationsProjection } from './integrations/integrationsProjection.js';
 import type { Projection } from './projection.js';
+import { webhookLogsProjection } from './webhookLogs/webhookLogsProjection.js';
 
 /** Every read model the dashboard and API query. */
-export const allProjections: Projection[] = [companiesProjection, pipelinesProjection, creditsProjection, apiTokensProjection];
+export const allProjections: Projection[] = [companiesProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection];

@@ -21,7 +21,8 @@ async function registerAndLogin(email = uniqueEmail(), companyName = 'Acme') {
   expect(reg.statusCode).toBe(201);
   const login = await post('/api/auth/login', { email, password: 'correct horse' });
   expect(login.statusCode).toBe(200);
-  return { email, reg: reg.json(), ...login.json() } as { email: string; reg: any; session: any; user: any };
+  const { session, user } = login.json();
+  return { email, reg: reg.json(), session, user } as { email: string; reg: any; session: any; user: any };
 }
 
 describe('POST /api/auth/register', () => {

@@ -1,5 +1,5 @@
 /**
- * Starts a throwaway `nats-server -js` (Debian's /usr/bin/nats-server) on a free loopback port with a fresh
+ * Starts a throwaway `nats-server -js` (Debian's /usr/sbin/nats-server) on a free loopback port with a fresh
  * store directory, for the NATS bus contract suite. The suite is never skipped: when the binary is missing,
  * startNatsServer() throws and says how to install it.
  */
@@ -8,24 +8,31 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 
 export interface NatsServerHandle {
   /** e.g. `nats://127.0.0.1:41234` */
   url: string;
   port: number;
   storeDir: string;
-  /** Kills the server (SIGKILL, like a crash) and starts it again on the same port and store directory. */
-  restart(): Promise<void>;
+  /**
+   * Kills the server (SIGKILL, like a crash) and starts it again on the same port and store directory,
+   * after `downForMs` (default 0) without a server.
+   */
+  restart(options?: { downForMs?: number }): Promise<void>;
   /** Kills the server and removes its store directory. */
   stop(): Promise<void>;
 }
 
-const DEFAULT_BINARY = '/usr/bin/nats-server';
+/** Debian's package installs /usr/sbin/nats-server; other installs use /usr/bin or /usr/local/bin. */
+const CANDIDATES = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
 const READY_TIMEOUT_MS = 15_000;
 
-export function natsServerBinary(): string {
-  return process.env.NATS_SERVER_BIN ?? DEFAULT_BINARY;
+/** NATS_SERVER_BIN, else the usual install paths, else `nats-server` on PATH; undefined when none exists. */
+export function natsServerBinary(): string | undefined {
+  if (process.env.NATS_SERVER_BIN) return existsSync(process.env.NATS_SERVER_BIN) ? process.env.NATS_SERVER_BIN : undefined;
+  const onPath = (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'nats-server'));
+  return [...CANDIDATES, ...onPath].find((candidate) => existsSync(candidate));
 }
 
 async function freeLoopbackPort(): Promise<number> {
@@ -108,10 +115,11 @@ async function kill(running: Running): Promise<void> {
 
 export async function startNatsServer(): Promise<NatsServerHandle> {
   const binary = natsServerBinary();
-  if (!existsSync(binary)) {
+  if (!binary) {
     throw new Error(
-      `nats-server binary not found at ${binary}. Install Debian's nats-server (\`sudo apt-get install nats-server\`) ` +
-        'or set NATS_SERVER_BIN; the NATS bus contract suite does not skip itself.',
+      `nats-server not found (looked at NATS_SERVER_BIN, ${CANDIDATES.join(', ')} and PATH). ` +
+        "Install Debian's nats-server (`sudo apt-get install nats-server`) or set NATS_SERVER_BIN; " +
+        'the NATS bus contract suite does not skip itself.',
     );
   }
   const storeDir = await mkdtemp(join(tmpdir(), 'mas-nats-'));
@@ -128,9 +136,10 @@ export async function startNatsServer(): Promise<NatsServerHandle> {
     url: `nats://127.0.0.1:${port}`,
     port,
     storeDir,
-    async restart() {
+    async restart(options = {}) {
       if (stopped) throw new Error('nats-server already stopped');
       await kill(running);
+      if (options.downForMs) await new Promise((r) => setTimeout(r, options.downForMs));
       running = await launch(binary, port, storeDir);
     },
     async stop() {

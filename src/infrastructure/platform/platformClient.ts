@@ -3,6 +3,7 @@ import https from 'node:https';
 import { z } from 'zod';
 import type { PlatformId } from '../../domain/webhooks/payload.js';
 import { silentLogger, type Logger } from '../../ports/logger.js';
+import { PlatformError, WEBHOOK_EVENTS, type PlatformClient, type RegisterWebhookInput, type SendMessageInput } from '../../ports/platform.js';
 import { BlockedAddressError, checkPlatformUrl, guardedLookup, type Resolver } from './ssrfGuard.js';
 
 /**
@@ -12,46 +13,8 @@ import { BlockedAddressError, checkPlatformUrl, guardedLookup, type Resolver } f
  * API token or the URL's query, since bodies may echo tokens or customer data.
  */
 
-export type PlatformErrorKind = 'refused' | 'timeout' | 'unreachable' | 'blocked' | 'bad_response';
-
-export class PlatformError extends Error {
-  override readonly name = 'PlatformError';
-  constructor(
-    readonly kind: PlatformErrorKind,
-    message: string,
-    readonly status?: number,
-  ) {
-    super(message);
-  }
-}
-
-export const WEBHOOK_EVENTS = ['inbox', 'outbox', 'close_dialog', 'close_request', 'dialog_transferred'] as const;
-
-export interface RegisterWebhookInput {
-  apiUrl: string;
-  apiToken: string;
-  /** Our webhook URL; an existing registration with this URL is updated instead of duplicated. */
-  url: string;
-  name: string;
-}
-
-export interface SendMessageInput {
-  apiUrl: string;
-  apiToken: string;
-  clientId: PlatformId;
-  channelId: PlatformId;
-  transport: string;
-  text: string;
-}
-
-export interface PlatformClient {
-  registerWebhook(input: RegisterWebhookInput): Promise<{ webhookId: PlatformId; created: boolean }>;
-  /**
-   * `messageId` is null when the platform accepted the message but named no id: the message
-   * was sent, so this is not an error (an error would invite a retry and a second send).
-   */
-  sendMessage(input: SendMessageInput): Promise<{ messageId: PlatformId | null }>;
-}
+export { PlatformError, WEBHOOK_EVENTS } from '../../ports/platform.js';
+export type { PlatformClient, PlatformErrorKind, RegisterWebhookInput, SendMessageInput } from '../../ports/platform.js';
 
 export interface PlatformClientOptions {
   /** ALLOW_PRIVATE_PLATFORM_URLS: permits loopback/private targets (tests, local platforms). */

@@ -1,0 +1,35 @@
+import { integrationDecider, integrationStream, type ConnectorType } from '../../domain/integrations/integration.js';
+import { sequenceDecider, sequenceStream } from '../../domain/sequence/sequence.js';
+import { handleCommand } from '../handleCommand.js';
+import type { CommandDeps, SecretBox } from '../ports.js';
+import { toSettings, type IntegrationInput } from './integrationInput.js';
+
+export async function createIntegration(
+  deps: CommandDeps & { secretBox: SecretBox },
+  input: { companyId: string; userId: string; connectorType: ConnectorType; name: string } & IntegrationInput,
+) {
+  const metadata = { companyId: input.companyId, actor: `user:${input.userId}` };
+  const seq = await handleCommand(deps.eventStore, sequenceStream('integrations'), sequenceDecider, { reservedFor: input.companyId }, { maxRetries: 20, metadata });
+  const integrationId = seq.state.last;
+  const settings = toSettings(input, deps.secretBox);
+  return handleCommand(
+    deps.eventStore,
+    integrationStream(integrationId),
+    integrationDecider,
+    {
+      type: 'CreateIntegration',
+      integrationId,
+      companyId: input.companyId,
+      connectorType: input.connectorType,
+      now: deps.clock.now().toISOString(),
+      name: input.name,
+      apiUrl: settings.apiUrl ?? null,
+      apiToken: settings.apiToken ?? null,
+      webhookSecret: settings.webhookSecret ?? null,
+      active: settings.active ?? true,
+      agentId: settings.agentId ?? null,
+      allowedOrigins: settings.allowedOrigins ?? [],
+    },
+    { metadata },
+  );
+}

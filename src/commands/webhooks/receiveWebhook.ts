@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { companyDecider, companyStream } from '../../domain/company/company.js';
+import { conversationDecider, conversationStream } from '../../domain/conversations/decider.js';
+import type { ConversationEvent } from '../../domain/conversations/events.js';
+import { DomainError } from '../../domain/errors.js';
+import type { IntegrationState } from '../../domain/integrations/integration.js';
+import type { PlatformMessage, WebhookPayload } from '../../domain/webhooks/payload.js';
+import { conversationIdFor } from '../conversations/conversationIds.js';
+import { handleCommand, loadState } from '../handleCommand.js';
+import { deterministicId, sha256Hex } from '../hashing.js';
+import type { CommandDeps } from '../ports.js';
+
+export const BODY_DEDUPE_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+export type WebhookOutcome = {
+  outcome: 'processed' | 'duplicate' | 'ignored';
+  kind: 'message' | 'status_event' | 'other';
+  reason: string | null;
+  conversationId: string | null;
+  position: bigint | null;
+  events: ConversationEvent[];
+};
+
+export interface ReceiveWebhookDeps extends CommandDeps {
+  /** Conversation of a platform request or dialog id learnt from earlier messages (read model). */
+  findConversationByRef(integrationId: number, ref: { requestId?: string | number; dialogId?: string | number }): Promise<string | null>;
+}
+
+export type LiveIntegration = Exclude<IntegrationState, { status: 'none' }>;
+
+/**
+ * Dedupe key of a delivery: the platform's message id when it has one (forever), else a hash of the
+ * exact body (for 24 hours). Event ids derive from it, so a redelivery racing the original appends nothing.
+ */
+function dedupeOf(integrationId: number, rawBody: Buffer, message: PlatformMessage, now: Date) {
+  if (message.messageId !== undefined) return { key: `msg:${String(message.messageId)}`, until: null };
+  return { key: `body:${sha256Hex(Buffer.concat([Buffer.from(`${integrationId}:`), rawBody]))}`, until: new Date(now.getTime() + BODY_DEDUPE_WINDOW_MS).toISOString() };
+}
+
+async function defaultStage(deps: CommandDeps, companyId: string, conversationId: string) {
+  const { state } = await loadState(deps.eventStore, conversationStream(conversationId), conversationDecider);
+  if (state.exists) return state.stageId;
+  const { state: company } = await loadState(deps.eventStore, companyStream(companyId), companyDecider);
+  return company.exists ? (company.pipeline?.stages[0]?.id ?? null) : null;
+}
+
+export async function receiveWebhook(
+  deps: ReceiveWebhookDeps,
+  integration: LiveIntegration,
+  payload: Exclude<WebhookPayload, { kind: 'invalid' }>,
+  rawBody: Buffer,
+): Promise<WebhookOutcome> {
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const metadata = { companyId: integration.companyId, actor: 'platform', correlationId: randomUUID() };
+
+  if (payload.kind === 'ignored') {
+    return { outcome: 'ignored', kind: 'other', reason: payload.reason, conversationId: null, position: null, events: [] };
+  }
+
+  if (payload.kind === 'customer_message' || payload.kind === 'operator_message') {
+    const m = payload.message;
+    const conversationId = conversationIdFor(integration.integrationId, m.clientId);
+    const dedupe = dedupeOf(integration.integrationId, rawBody, m, now);
+    const messageId = deterministicId(`message:${integration.integrationId}:${dedupe.key}`);
+    const start = {
+      conversationId,
+      companyId: integration.companyId,
+      integrationId: integration.integrationId,
+      connectorType: integration.connectorType,
+      customer: { clientId: m.clientId, channelId: m.channelId, transport: m.transport, ...(m.client?.name ? { name: m.client.name } : {}) },
+      defaultStageId: await defaultStage(deps, integration.companyId, conversationId),
+    };
+    const platform = {
+      ...(m.messageId !== undefined ? { messageId: m.messageId } : {}),
+      ...(m.requestId !== undefined ? { requestId: m.requestId } : {}),
+      ...(m.dialogId !== undefined ? { dialogId: m.dialogId } : {}),
+      ...(m.eventTime !== undefined ? { eventTime: m.eventTime } : {}),
+    };
+    const delivery = { messageId, dedupeKey: dedupe.key, dedupeUntil: dedupe.until, text: m.text, attachments: m.attachments, platform };
+    const result = await handleCommand(
+      deps.eventStore,
+      conversationStream(conversationId),
+      withDeterministicIds(conversationDecider, messageId),
+      payload.kind === 'customer_message'
+        ? { type: 'ReceiveCustomerMessage', start, sessionId: randomUUID(), client: m.client as Record<string, unknown> | undefined, now: at, ...delivery }
+        : { type: 'RecordOperatorMessage', start, now: at, ...delivery },
+      { metadata, maxRetries: 10 },
+    );
+    const duplicate = result.events.length === 0;
+    return {
+      outcome: duplicate ? 'duplicate' : 'processed',
+      kind: 'message',
+      reason: duplicate ? (payload.kind === 'operator_message' && !(dedupe.key in result.state.dedupe) ? 'echo of a message this service sent' : 'already received') : null,
+      conversationId,
+      position: result.position,
+      events: result.events,
+    };
+  }
+
+  // Status event: find the conversation by the request or dialog id its messages carried.
+  const conversationId = await deps.findConversationByRef(integration.integrationId, {
+    requestId: payload.requestId,
+    ...(payload.dialogId !== undefined ? { dialogId: payload.dialogId } : {}),
+  });
+  if (!conversationId) {
+    deps.logger.info({ integrationId: integration.integrationId, hookType: payload.hookType }, 'status event ignored: no conversation knows this request or dialog id');
+    return { outcome: 'ignored', kind: 'status_event', reason: `no conversation for request_id ${String(payload.requestId)}`, conversationId: null, position: null, events: [] };
+  }
+  const eventKey = `status:${payload.hookType}:${String(payload.requestId)}:${String(payload.dialogId ?? '')}:${String(payload.eventTime ?? '')}`;
+  try {
+    const result = await handleCommand(
+      deps.eventStore,
+      conversationStream(conversationId),
+      withDeterministicIds(conversationDecider, deterministicId(eventKey)),
+      payload.action === 'session_close'
+        ? { type: 'CloseSession', reason: payload.hookType as 'close_dialog' | 'close_request', by: 'platform', now: at }
+        : { type: 'TransferDialog', dialogId: payload.dialogId ?? null, requestId: payload.requestId, now: at },
+      { metadata, maxRetries: 10 },
+    );
+    return {
+      outcome: result.events.length ? 'processed' : 'duplicate',
+      kind: 'status_event',
+      reason: result.events.length ? null : 'the session is already closed',
+      conversationId,
+      position: result.position,
+      events: result.events,
+    };
+  } catch (err) {
+    if (err instanceof DomainError && err.code === 'INVALID_STATE') {
+      deps.logger.info({ conversationId, hookType: payload.hookType }, `status event ignored: ${err.message}`);
+      return { outcome: 'ignored', kind: 'status_event', reason: err.message, conversationId, position: null, events: [] };
+    }
+    throw err;
+  }
+}
+
+/** Gives the events of one delivery ids derived from its dedupe key: a racing redelivery appends the same ids. */
+function withDeterministicIds(decider: typeof conversationDecider, seed: string): typeof conversationDecider {
+  return {
+    ...decider,
+    decide: (command, state) => decider.decide(command, state).map((e, i) => ({ ...e, id: deterministicId(`${seed}:${i}:${e.type}`) })),
+  };
+}

@@ -1,0 +1,331 @@
+import type { Decider } from '../decider.js';
+import { DomainError } from '../errors.js';
+import type { ConversationEvent, Customer, PausedReason, PlatformIdValue, PlatformRefs } from './events.js';
+
+export type SessionState = 'active' | 'paused' | 'closed';
+
+export interface ConversationState {
+  exists: boolean;
+  conversationId: string | null;
+  companyId: string | null;
+  integrationId: number | null;
+  connectorType: 'msgplatform' | 'webchat' | null;
+  customer: Customer | null;
+  stageId: string | null;
+  session: { id: string; state: SessionState; pausedReason: PausedReason | null } | null;
+  /** Dedupe keys of accepted deliveries → until when they count (null: forever). Bounded. */
+  dedupe: Record<string, string | null>;
+  /** Customer messages received since the last answer: a burst is answered once, together. */
+  unanswered: string[];
+  /** Delivery state of the messages we send (agent replies, operator messages). */
+  outbound: Record<string, 'pending' | 'sent' | 'failed'>;
+  /** Agent reply ids already appended, so a redelivered reply job appends nothing. */
+  replies: string[];
+  /** What we sent recently, to recognise the platform echoing our own messages back as "outbox". */
+  sentPlatformIds: PlatformIdValue[];
+  recentSentTexts: string[];
+  messageCount: number;
+}
+
+export const initialConversationState: ConversationState = {
+  exists: false,
+  conversationId: null,
+  companyId: null,
+  integrationId: null,
+  connectorType: null,
+  customer: null,
+  stageId: null,
+  session: null,
+  dedupe: {},
+  unanswered: [],
+  outbound: {},
+  replies: [],
+  sentPlatformIds: [],
+  recentSentTexts: [],
+  messageCount: 0,
+};
+
+interface Start {
+  conversationId: string;
+  companyId: string;
+  integrationId: number;
+  connectorType: 'msgplatform' | 'webchat';
+  customer: Customer;
+  defaultStageId: string | null;
+}
+
+interface Delivery {
+  messageId: string;
+  dedupeKey: string;
+  dedupeUntil: string | null;
+  text: string;
+  attachments?: unknown[];
+  platform: PlatformRefs;
+}
+
+export type ConversationCommand =
+  | ({ type: 'ReceiveCustomerMessage'; start: Start; sessionId: string; client?: Record<string, unknown>; clientMessageId?: string; now: string } & Delivery)
+  | ({ type: 'RecordOperatorMessage'; start: Start; now: string } & Delivery)
+  | { type: 'PauseSession'; reason: PausedReason; by: string | null; now: string }
+  | { type: 'ResumeSession'; by: string | null; now: string }
+  | { type: 'CloseSession'; reason: 'close_dialog' | 'close_request' | 'api'; by: string | null; now: string }
+  | { type: 'TransferDialog'; dialogId: PlatformIdValue | null; requestId: PlatformIdValue | null; now: string }
+  | { type: 'ChangeStage'; stageId: string; validStageIds: string[]; by: string | null; now: string }
+  | {
+      type: 'AppendAgentReply';
+      messageId: string;
+      sessionId: string;
+      agentId: string | null;
+      text: string;
+      inReplyTo: string[];
+      model: string;
+      inputTokens: number;
+      outputTokens: number;
+      handoff: boolean;
+      now: string;
+    }
+  | { type: 'SendOperatorMessage'; messageId: string; text: string; by: string; now: string }
+  | { type: 'RecordDelivery'; messageId: string; platformMessageId: PlatformIdValue | null; now: string }
+  | { type: 'RecordDeliveryFailure'; messageId: string; reason: string; attempts: number; now: string }
+  | { type: 'MarkUnanswered'; messageIds: string[]; reason: string; handoff: boolean; now: string };
+
+const DEDUPE_KEYS_KEPT = 2000;
+const RECENT_SENT_KEPT = 50;
+
+const keepLast = <T>(list: T[], item: T, max: number) => [...list.slice(-(max - 1)), item];
+
+function remember(dedupe: Record<string, string | null>, key: string, until: string | null) {
+  const keys = Object.keys(dedupe);
+  const next = keys.length >= DEDUPE_KEYS_KEPT ? Object.fromEntries(keys.slice(-DEDUPE_KEYS_KEPT + 1).map((k) => [k, dedupe[k]!])) : { ...dedupe };
+  next[key] = until;
+  return next;
+}
+
+export function isDuplicate(state: ConversationState, key: string, now: string): boolean {
+  if (!(key in state.dedupe)) return false;
+  const until = state.dedupe[key];
+  return until === null || until === undefined || Date.parse(until) > Date.parse(now);
+}
+
+function evolve(state: ConversationState, event: ConversationEvent): ConversationState {
+  switch (event.type) {
+    case 'ConversationStarted':
+      return {
+        ...state,
+        exists: true,
+        conversationId: event.data.conversationId,
+        companyId: event.data.companyId,
+        integrationId: event.data.integrationId,
+        connectorType: event.data.connectorType,
+        customer: event.data.customer,
+        stageId: event.data.stageId,
+      };
+    case 'MessageReceived':
+      return {
+        ...state,
+        dedupe: remember(state.dedupe, event.data.dedupeKey, event.data.dedupeUntil),
+        unanswered: [...state.unanswered, event.data.messageId],
+        messageCount: state.messageCount + 1,
+      };
+    case 'OperatorMessageRecorded':
+      return { ...state, dedupe: remember(state.dedupe, event.data.dedupeKey, event.data.dedupeUntil), messageCount: state.messageCount + 1 };
+    case 'AiSessionOpened':
+      return { ...state, session: { id: event.data.sessionId, state: 'active', pausedReason: null } };
+    case 'AiSessionPaused':
+      return state.session ? { ...state, session: { ...state.session, state: 'paused', pausedReason: event.data.reason } } : state;
+    case 'AiSessionResumed':
+      return state.session ? { ...state, session: { ...state.session, state: 'active', pausedReason: null } } : state;
+    case 'AiSessionClosed':
+      return state.session ? { ...state, session: { ...state.session, state: 'closed', pausedReason: null }, unanswered: [] } : state;
+    case 'DialogTransferred':
+      return state;
+    case 'StageChanged':
+      return { ...state, stageId: event.data.stageId };
+    case 'AgentReplied':
+      return {
+        ...state,
+        unanswered: state.unanswered.filter((id) => !event.data.inReplyTo.includes(id)),
+        outbound: { ...state.outbound, [event.data.messageId]: 'pending' },
+        replies: keepLast(state.replies, event.data.messageId, 1000),
+        recentSentTexts: keepLast(state.recentSentTexts, event.data.text, RECENT_SENT_KEPT),
+        messageCount: state.messageCount + 1,
+      };
+    case 'OperatorMessageSent':
+      return {
+        ...state,
+        outbound: { ...state.outbound, [event.data.messageId]: 'pending' },
+        recentSentTexts: keepLast(state.recentSentTexts, event.data.text, RECENT_SENT_KEPT),
+        messageCount: state.messageCount + 1,
+      };
+    case 'MessageDelivered':
+      return {
+        ...state,
+        outbound: { ...state.outbound, [event.data.messageId]: 'sent' },
+        sentPlatformIds: event.data.platformMessageId === null ? state.sentPlatformIds : keepLast(state.sentPlatformIds, event.data.platformMessageId, RECENT_SENT_KEPT),
+      };
+    case 'MessageDeliveryFailed':
+      return { ...state, outbound: { ...state.outbound, [event.data.messageId]: 'failed' } };
+    case 'MessagesUnanswered':
+      return { ...state, unanswered: state.unanswered.filter((id) => !event.data.messageIds.includes(id)) };
+  }
+}
+
+const startEvents = (state: ConversationState, start: Start, now: string): ConversationEvent[] =>
+  state.exists
+    ? []
+    : [
+        {
+          type: 'ConversationStarted',
+          data: {
+            conversationId: start.conversationId,
+            companyId: start.companyId,
+            integrationId: start.integrationId,
+            connectorType: start.connectorType,
+            customer: start.customer,
+            stageId: start.defaultStageId,
+            at: now,
+          },
+        },
+      ];
+
+const invalidState = (message: string) => new DomainError('INVALID_STATE', message);
+
+/** The AI session lifecycle and the conversation's messages, as a pure decision. README has the state table. */
+function decide(command: ConversationCommand, state: ConversationState): ConversationEvent[] {
+  const session = state.session;
+  switch (command.type) {
+    case 'ReceiveCustomerMessage': {
+      if (isDuplicate(state, command.dedupeKey, command.now)) return [];
+      const events = startEvents(state, command.start, command.now);
+      // A first message, or the first after a close, opens a new active AI session.
+      if (!session || session.state === 'closed') events.push({ type: 'AiSessionOpened', data: { sessionId: command.sessionId, at: command.now } });
+      events.push({
+        type: 'MessageReceived',
+        data: {
+          messageId: command.messageId,
+          dedupeKey: command.dedupeKey,
+          dedupeUntil: command.dedupeUntil,
+          text: command.text,
+          ...(command.attachments?.length ? { attachments: command.attachments as never } : {}),
+          ...(command.client ? { client: command.client as never } : {}),
+          ...(command.clientMessageId ? { clientMessageId: command.clientMessageId } : {}),
+          platform: command.platform,
+          at: command.now,
+        },
+      });
+      return events;
+    }
+    case 'RecordOperatorMessage': {
+      if (isDuplicate(state, command.dedupeKey, command.now)) return [];
+      // The platform reports our own sends as "outbox" too: those are not a human taking over.
+      const echo =
+        (command.platform.messageId !== undefined && state.sentPlatformIds.some((id) => String(id) === String(command.platform.messageId))) ||
+        (command.text !== '' && state.recentSentTexts.includes(command.text));
+      if (echo) return [];
+      const events = startEvents(state, command.start, command.now);
+      events.push({
+        type: 'OperatorMessageRecorded',
+        data: {
+          messageId: command.messageId,
+          dedupeKey: command.dedupeKey,
+          dedupeUntil: command.dedupeUntil,
+          text: command.text,
+          ...(command.attachments?.length ? { attachments: command.attachments as never } : {}),
+          platform: command.platform,
+          at: command.now,
+        },
+      });
+      if (session?.state === 'active') {
+        events.push({ type: 'AiSessionPaused', data: { sessionId: session.id, reason: 'operator_message', by: null, at: command.now } });
+      }
+      return events;
+    }
+    case 'PauseSession':
+      if (!session || session.state === 'closed') throw invalidState('There is no open AI session to pause');
+      if (session.state === 'paused') return [];
+      return [{ type: 'AiSessionPaused', data: { sessionId: session.id, reason: command.reason, by: command.by, at: command.now } }];
+    case 'ResumeSession':
+      if (!session || session.state === 'closed') throw invalidState('A closed AI session cannot be resumed; the next customer message opens a new one');
+      if (session.state === 'active') return [];
+      return [{ type: 'AiSessionResumed', data: { sessionId: session.id, by: command.by, at: command.now } }];
+    case 'CloseSession':
+      if (!session) throw invalidState('There is no AI session to close');
+      if (session.state === 'closed') return [];
+      return [{ type: 'AiSessionClosed', data: { sessionId: session.id, reason: command.reason, action: 'session_close', by: command.by, at: command.now } }];
+    case 'TransferDialog': {
+      if (!state.exists) throw new DomainError('NOT_FOUND', 'Conversation not found');
+      const events: ConversationEvent[] = [
+        { type: 'DialogTransferred', data: { action: 'session_transfer_external', dialogId: command.dialogId, requestId: command.requestId, at: command.now } },
+      ];
+      // A transfer hands the dialog to people: an active AI steps back; a paused one stays paused.
+      if (session?.state === 'active') {
+        events.push({ type: 'AiSessionPaused', data: { sessionId: session.id, reason: 'dialog_transferred', by: null, at: command.now } });
+      }
+      return events;
+    }
+    case 'ChangeStage':
+      if (!state.exists) throw new DomainError('NOT_FOUND', 'Conversation not found');
+      if (!command.validStageIds.includes(command.stageId)) throw new DomainError('VALIDATION_ERROR', "stageId is not a stage of this company's pipeline");
+      if (state.stageId === command.stageId) return [];
+      return [{ type: 'StageChanged', data: { stageId: command.stageId, by: command.by, at: command.now } }];
+    case 'AppendAgentReply': {
+      if (state.replies.includes(command.messageId)) return [];
+      // Generated against a session that a human paused or closed meanwhile: dropped, never sent.
+      if (!session || session.id !== command.sessionId || session.state !== 'active') {
+        throw new DomainError('REPLY_DROPPED', `The AI session is ${session?.state ?? 'missing'}; the reply is dropped`);
+      }
+      const inReplyTo = command.inReplyTo.filter((id) => state.unanswered.includes(id));
+      if (inReplyTo.length === 0) throw new DomainError('REPLY_DROPPED', 'The messages were already answered');
+      return [
+        {
+          type: 'AgentReplied',
+          data: {
+            messageId: command.messageId,
+            sessionId: command.sessionId,
+            agentId: command.agentId,
+            text: command.text,
+            inReplyTo,
+            model: command.model,
+            inputTokens: command.inputTokens,
+            outputTokens: command.outputTokens,
+            handoff: command.handoff,
+            at: command.now,
+          },
+        },
+        ...(command.handoff ? [{ type: 'AiSessionPaused' as const, data: { sessionId: session.id, reason: 'handoff' as const, by: null, at: command.now } }] : []),
+      ];
+    }
+    case 'SendOperatorMessage': {
+      if (!state.exists) throw new DomainError('NOT_FOUND', 'Conversation not found');
+      if (command.messageId in state.outbound) return [];
+      const events: ConversationEvent[] = [{ type: 'OperatorMessageSent', data: { messageId: command.messageId, text: command.text, by: command.by, at: command.now } }];
+      // An operator writing to the customer takes over: the AI must not answer over them.
+      if (session?.state === 'active') events.push({ type: 'AiSessionPaused', data: { sessionId: session.id, reason: 'operator_message', by: command.by, at: command.now } });
+      return events;
+    }
+    case 'RecordDelivery':
+      if (state.outbound[command.messageId] === 'sent') return [];
+      if (!(command.messageId in state.outbound)) throw new DomainError('NOT_FOUND', 'Message not found');
+      return [{ type: 'MessageDelivered', data: { messageId: command.messageId, platformMessageId: command.platformMessageId, at: command.now } }];
+    case 'RecordDeliveryFailure':
+      if (state.outbound[command.messageId] !== 'pending') return [];
+      return [{ type: 'MessageDeliveryFailed', data: { messageId: command.messageId, reason: command.reason, attempts: command.attempts, at: command.now } }];
+    case 'MarkUnanswered': {
+      const ids = command.messageIds.filter((id) => state.unanswered.includes(id));
+      if (ids.length === 0) return [];
+      const events: ConversationEvent[] = [{ type: 'MessagesUnanswered', data: { messageIds: ids, reason: command.reason, at: command.now } }];
+      if (command.handoff && session?.state === 'active') {
+        events.push({ type: 'AiSessionPaused', data: { sessionId: session.id, reason: 'handoff', by: null, at: command.now } });
+      }
+      return events;
+    }
+  }
+}
+
+export const conversationDecider: Decider<ConversationCommand, ConversationEvent, ConversationState> = {
+  initialState: initialConversationState,
+  evolve,
+  decide,
+};
+
+export const conversationStream = (conversationId: string) => `conversation-${conversationId}`;

@@ -1,0 +1,102 @@
+import { z } from 'zod';
+
+/** Platform ids arrive as numbers or strings and are sent back exactly as given. */
+export const platformId = z.union([z.string().min(1).max(256), z.number().int()]);
+const at = z.iso.datetime();
+const json = z.json();
+
+export const customerSchema = z.object({
+  clientId: platformId,
+  channelId: platformId.nullable(),
+  transport: z.string().max(64),
+  name: z.string().max(1024).optional(),
+});
+
+export const pausedReason = z.enum([
+  'api',
+  'operator_message',
+  'credits_exhausted',
+  'dialog_transferred',
+  'handoff',
+]);
+export type PausedReason = z.infer<typeof pausedReason>;
+
+export const platformRefs = z.object({
+  messageId: platformId.optional(),
+  requestId: platformId.optional(),
+  dialogId: platformId.optional(),
+  eventTime: z.union([z.string(), z.number()]).optional(),
+});
+
+export const conversationEvents = {
+  ConversationStarted: z.object({
+    conversationId: z.uuid(),
+    companyId: z.uuid(),
+    integrationId: z.number().int().positive(),
+    connectorType: z.enum(['msgplatform', 'webchat']),
+    customer: customerSchema,
+    stageId: z.uuid().nullable(),
+    at,
+  }),
+  MessageReceived: z.object({
+    messageId: z.uuid(),
+    /** Dedupe key of the delivery (platform message id or body hash) and until when it counts; null = forever. */
+    dedupeKey: z.string().max(200),
+    dedupeUntil: at.nullable(),
+    text: z.string().max(65_536),
+    attachments: z.array(json).max(50).optional(),
+    client: z.record(z.string(), json).optional(),
+    platform: platformRefs,
+    clientMessageId: z.string().max(100).optional(),
+    at,
+  }),
+  OperatorMessageRecorded: z.object({
+    messageId: z.uuid(),
+    dedupeKey: z.string().max(200),
+    dedupeUntil: at.nullable(),
+    text: z.string().max(65_536),
+    attachments: z.array(json).max(50).optional(),
+    platform: platformRefs,
+    at,
+  }),
+  AiSessionOpened: z.object({ sessionId: z.uuid(), at }),
+  AiSessionPaused: z.object({ sessionId: z.uuid(), reason: pausedReason, by: z.string().max(100).nullable(), at }),
+  AiSessionResumed: z.object({ sessionId: z.uuid(), by: z.string().max(100).nullable(), at }),
+  AiSessionClosed: z.object({
+    sessionId: z.uuid(),
+    reason: z.enum(['close_dialog', 'close_request', 'api']),
+    action: z.literal('session_close'),
+    by: z.string().max(100).nullable(),
+    at,
+  }),
+  DialogTransferred: z.object({
+    action: z.literal('session_transfer_external'),
+    dialogId: platformId.nullable(),
+    requestId: platformId.nullable(),
+    at,
+  }),
+  StageChanged: z.object({ stageId: z.uuid(), by: z.string().max(100).nullable(), at }),
+  AgentReplied: z.object({
+    messageId: z.uuid(),
+    sessionId: z.uuid(),
+    agentId: z.uuid().nullable(),
+    text: z.string().max(65_536),
+    inReplyTo: z.array(z.uuid()).min(1),
+    model: z.string().max(200),
+    inputTokens: z.number().int().min(0),
+    outputTokens: z.number().int().min(0),
+    handoff: z.boolean(),
+    at,
+  }),
+  OperatorMessageSent: z.object({ messageId: z.uuid(), text: z.string().min(1).max(65_536), by: z.string().max(100), at }),
+  MessageDelivered: z.object({ messageId: z.uuid(), platformMessageId: platformId.nullable(), at }),
+  MessageDeliveryFailed: z.object({ messageId: z.uuid(), reason: z.string().max(500), attempts: z.number().int().min(1), at }),
+  MessagesUnanswered: z.object({ messageIds: z.array(z.uuid()).min(1), reason: z.string().max(500), at }),
+};
+
+type Events = typeof conversationEvents;
+export type ConversationEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]>; id?: string } }[keyof Events];
+export type ConversationEventType = ConversationEvent['type'];
+export type Customer = z.infer<typeof customerSchema>;
+export type PlatformRefs = z.infer<typeof platformRefs>;
+export type PlatformIdValue = z.infer<typeof platformId>;

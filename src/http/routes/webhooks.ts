@@ -1,0 +1,118 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { loadState } from '../../commands/handleCommand.js';
+import { logWebhook } from '../../commands/webhooks/logWebhook.js';
+import { receiveWebhook, type ReceiveWebhookDeps } from '../../commands/webhooks/receiveWebhook.js';
+import { integrationDecider, integrationStream } from '../../domain/integrations/integration.js';
+import { classifyWebhookJson } from '../../domain/webhooks/payload.js';
+import type { WebhookLogEntry } from '../../domain/webhooks/webhookLog.js';
+import { CONVERSATION_REFS, refId } from '../../projections/conversationRefs/conversationRefsProjection.js';
+import { BODY_LIMIT } from '../app.js';
+import { HttpError, notFound } from '../errors.js';
+import type { HttpServices } from '../services.js';
+import { verifyWebhookSignature } from '../webhookSignature.js';
+import { errorResponses } from './schemas.js';
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/** Hooks fired after the webhook is stored (the reply pipeline subscribes here). */
+export type WebhookListener = (outcome: Awaited<ReturnType<typeof receiveWebhook>>) => void;
+
+/**
+ * The platform's webhook endpoint. The signature is checked over the exact raw bytes before any
+ * parsing, so this scope reads every body as a Buffer. Checks run in API.md's order.
+ */
+export function webhookRoutes(services: HttpServices): FastifyPluginAsyncZod {
+  const deps: ReceiveWebhookDeps = {
+    ...services.commands,
+    async findConversationByRef(integrationId, ref) {
+      // The index is a read model: let it catch up with everything stored before this event arrived.
+      const head = await services.commands.eventStore.headPosition();
+      await services.waitForProjections(head);
+      for (const [kind, id] of [
+        ['request', ref.requestId],
+        ['dialog', ref.dialogId],
+      ] as const) {
+        if (id === undefined) continue;
+        const doc = await services.readStore.get<{ id: string; conversationId: string }>(CONVERSATION_REFS, refId(integrationId, kind, id));
+        if (doc) return doc.conversationId;
+      }
+      return null;
+    },
+  };
+
+  return async (app) => {
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body));
+
+    const params = z.object({ connectorType: z.string().max(40), integrationId: z.string().max(40) });
+
+    app.get(
+      '/api/webhook/:connectorType/:integrationId',
+      { schema: { tags: ['webhooks'], params, response: { 200: z.object({ ok: z.literal(true), verified: z.literal(true) }), ...errorResponses } } },
+      async () => ({ ok: true as const, verified: true as const }),
+    );
+
+    app.post(
+      '/api/webhook/:connectorType/:integrationId',
+      {
+        schema: {
+          tags: ['webhooks'],
+          description: 'Signed with HMAC-SHA256 of the raw body: header x-webhook-signature or x-hub-signature-256, value sha256=<hex>.',
+          params,
+          response: { 200: z.object({ ok: z.literal(true) }), 415: errorResponses[400], ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const receivedAt = services.commands.clock.now().toISOString();
+        const { connectorType, integrationId: rawId } = request.params;
+        if (services.config.env === 'production' && request.protocol !== 'https') {
+          throw new HttpError(403, 'HTTPS_REQUIRED', 'Webhooks are accepted over HTTPS only');
+        }
+        // webchat integrations use the WebSocket, never this URL.
+        if (connectorType !== 'msgplatform' || !/^\d{1,15}$/.test(rawId)) throw notFound('Integration');
+        const integrationId = Number(rawId);
+        const { state: integration } = await loadState(services.commands.eventStore, integrationStream(integrationId), integrationDecider);
+        if (integration.status !== 'active_record' || integration.connectorType !== connectorType) throw notFound('Integration');
+
+        const log = (entry: Pick<WebhookLogEntry, 'httpStatus' | 'outcome' | 'kind' | 'reason'> & { conversationId?: string | null }) =>
+          logWebhook(services.commands, {
+            integrationId,
+            companyId: integration.companyId,
+            receivedAt,
+            conversationId: null,
+            ...entry,
+          }).catch((err) => request.log.error({ err, integrationId }, 'webhook log entry lost'));
+        const reject = async (status: number, code: string, message: string): Promise<never> => {
+          await log({ httpStatus: status, outcome: 'rejected', kind: 'other', reason: `${code}: ${message}` });
+          throw new HttpError(status, code, message);
+        };
+
+        const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        if (!integration.webhookSecret) {
+          return reject(401, 'WEBHOOK_SECRET_NOT_CONFIGURED', 'This integration has no webhook secret; set one in the dashboard');
+        }
+        const verdict = verifyWebhookSignature(
+          body,
+          { 'x-webhook-signature': request.headers['x-webhook-signature'], 'x-hub-signature-256': request.headers['x-hub-signature-256'] },
+          services.secretBox.open(integration.webhookSecret));
+        if (!verdict.ok) return reject(401, 'INVALID_SIGNATURE', `Webhook signature is ${verdict.reason === 'missing' ? 'missing' : 'invalid'}`);
+        if (!integration.active) return reject(403, 'INTEGRATION_INACTIVE', 'This integration is not active');
+
+        const contentType = request.headers['content-type'];
+        // Some platforms omit the content type: a missing one is read as JSON.
+        if (contentType !== undefined && !JSON_TYPE.test(contentType)) return reject(415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
+        const payload = classifyWebhookJson(body.toString('utf8'));
+        if (payload.kind === 'invalid') {
+          request.log.warn({ integrationId, issues: payload.issues }, 'signed webhook body is invalid');
+          return reject(400, 'VALIDATION_ERROR', payload.issues);
+        }
+
+        const outcome = await receiveWebhook(deps, integration, payload, body);
+        await log({ httpStatus: 200, outcome: outcome.outcome, kind: outcome.kind, reason: outcome.reason, conversationId: outcome.conversationId });
+        services.onWebhookStored?.(outcome);
+        return reply.status(200).send({ ok: true as const });
+      },
+    );
+  };
+}

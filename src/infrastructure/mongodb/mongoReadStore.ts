@@ -1,0 +1,469 @@
+import {
+  MongoBulkWriteError,
+  MongoClient,
+  MongoServerError,
+  type AnyBulkWriteOperation,
+  type ClientSession,
+  type Collection,
+  type Db,
+  type Document,
+} from 'mongodb';
+import type { Logger } from '../../ports/logger.js';
+import { silentLogger } from '../../ports/logger.js';
+import {
+  StaleGenerationError,
+  checkCollectionName,
+  checkDoc,
+  collapseOps,
+  encodeCursor,
+  indexKeys,
+  normalizeFind,
+  positionKey,
+  type CollectionSpec,
+  type Doc,
+  type FindQuery,
+  type NormalizedFind,
+  type Page,
+  type ReadStore,
+  type ReadStoreRebuild,
+  type Scalar,
+  type SortKey,
+  type WriteOp,
+} from '../../ports/readStore.js';
+
+export interface MongoReadStoreOptions {
+  /** Connection string; the client is created, connected and closed by the store. */
+  uri?: string;
+  /** Or an existing client, left open by close(). */
+  client?: MongoClient;
+  /** Database name; default: the one in the URI, else the driver's default. */
+  dbName?: string;
+  /**
+   * 'auto' (default): a commit is one transaction (documents + checkpoint) when the deployment supports them
+   * (replica set, sharded cluster); otherwise, and with 'never', documents are written with per-document
+   * position guards and the checkpoint after them.
+   */
+  transactions?: 'auto' | 'always' | 'never';
+  logger?: Logger;
+}
+
+interface MetaDoc {
+  _id: string;
+  active: number;
+  last: number;
+}
+
+interface CheckpointDoc {
+  _id: string;
+  projector: string;
+  generation: number;
+  position: string;
+}
+
+interface RegistryDoc {
+  _id: string;
+  name: string;
+  generation: number;
+  indexes: CollectionSpec['indexes'];
+}
+
+/** A read model document as stored: `{_id, ...doc, _pos}`, or a tombstone `{_id, _pos, _del: true}`. */
+type StoredDoc = Document & { _id: string };
+
+interface Shared {
+  client: MongoClient;
+  ownsClient: boolean;
+  db: Db;
+  meta: Collection<MetaDoc>;
+  checkpoints: Collection<CheckpointDoc>;
+  registry: Collection<RegistryDoc>;
+  specs: Map<string, CollectionSpec>;
+  /** Physical collections whose indexes this instance created. */
+  ensured: Set<string>;
+  transactions: boolean;
+  logger: Logger;
+}
+
+const META_ID = 'generation';
+const DUPLICATE_KEY = 11000;
+const NAMESPACE_NOT_FOUND = 26;
+
+/**
+ * The production read store. Each collection of each generation is a MongoDB collection `<name>_g<generation>`
+ * holding `{_id: id, ...doc, _pos}` where `_pos` is the position that wrote it as a fixed-width decimal string
+ * (compared as a string, never a lossy number). A delete leaves a tombstone `{_id, _pos, _del: true}` so that a
+ * replayed older put cannot resurrect the document (tombstones stay until the next rebuild). Every write applies
+ * only over an older version.
+ *
+ * On a replica set (or sharded cluster) a commit is one transaction: documents and checkpoint together, as in
+ * SQLite. On a standalone server the checkpoint follows the documents; a crash between them replays the batch,
+ * which the guards make harmless when the replayed batch ends at the same position, but a projection that
+ * accumulates (a counter) could count a replayed event twice if the replay ends later. Production runs a
+ * replica set.
+ *
+ * Checkpoints are documents `{_id: projector@g<generation>}` in `readstore_checkpoints`, only ever moved
+ * forward; `readstore_meta` holds the active generation and `readstore_collections` the declared collections of
+ * every generation.
+ */
+export class MongoReadStore implements ReadStore {
+  static async connect(options: MongoReadStoreOptions): Promise<MongoReadStore> {
+    let client = options.client;
+    const ownsClient = !client;
+    if (!client) {
+      if (!options.uri) throw new Error('MongoReadStore needs a uri or a client');
+      client = new MongoClient(options.uri);
+      await client.connect();
+    }
+    try {
+      const db = client.db(options.dbName);
+      const meta = db.collection<MetaDoc>('readstore_meta');
+      try {
+        await meta.updateOne({ _id: META_ID }, { $setOnInsert: { active: 1, last: 1 } }, { upsert: true });
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err; // another instance created it at the same moment
+      }
+      const registry = db.collection<RegistryDoc>('readstore_collections');
+      await registry.createIndex({ generation: 1 });
+      const mode = options.transactions ?? 'auto';
+      let transactions = mode === 'always';
+      if (mode === 'auto') {
+        const hello = await db.admin().command({ hello: 1 });
+        transactions = Boolean(hello.setName) || hello.msg === 'isdbgrid';
+      }
+      const shared: Shared = {
+        client,
+        ownsClient,
+        db,
+        meta,
+        checkpoints: db.collection<CheckpointDoc>('readstore_checkpoints'),
+        registry,
+        specs: new Map(),
+        ensured: new Set(),
+        transactions,
+        logger: options.logger ?? silentLogger,
+      };
+      return new MongoReadStore(shared, null);
+    } catch (err) {
+      if (ownsClient) await client.close();
+      throw err;
+    }
+  }
+
+  private aborted = false;
+
+  private constructor(
+    private readonly s: Shared,
+    /** null: follows the active generation. */
+    private readonly bound: number | null,
+  ) {}
+
+  /** Whether commits run as transactions (for logs and tests). */
+  get usesTransactions(): boolean {
+    return this.s.transactions;
+  }
+
+  atGeneration(generation: number): ReadStore {
+    if (!Number.isInteger(generation) || generation < 1) throw new Error(`invalid generation ${generation}`);
+    return new MongoReadStore(this.s, generation);
+  }
+
+  async ensureCollections(specs: CollectionSpec[]): Promise<void> {
+    for (const spec of specs) indexKeys(spec); // validates
+    const generation = await this.writableGeneration();
+    for (const spec of specs) {
+      this.s.specs.set(spec.name, spec);
+      await this.createIndexes(spec, generation);
+    }
+  }
+
+  async get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null> {
+    checkCollectionName(collection);
+    const coll = this.collection(collection, await this.generation());
+    const stored = await coll.findOne({ _id: id, _del: { $ne: true } }, { projection: { _pos: 0, _del: 0 } });
+    return stored ? (fromStored(stored) as T) : null;
+  }
+
+  async find<T extends Doc = Doc>(collection: string, query?: FindQuery): Promise<Page<T>> {
+    checkCollectionName(collection);
+    const q = normalizeFind(collection, query, await this.spec(collection));
+    const filter = whereFilter(q.where);
+    if (q.after) filter.$and = [keysetFilter(q.sort, q.after)];
+    const sort: Record<string, 1 | -1> = {};
+    for (const key of q.sort) sort[mongoField(key.field)] = key.direction === 'asc' ? 1 : -1;
+    const rows = await this.collection(collection, await this.generation())
+      .find(filter, { projection: { _pos: 0, _del: 0 } })
+      .sort(sort)
+      .limit(q.limit + 1)
+      .toArray();
+    const items = rows.slice(0, q.limit).map((r) => fromStored(r) as T);
+    return { items, nextCursor: rows.length > q.limit ? encodeCursor(q, items.at(-1)!) : null };
+  }
+
+  async count(collection: string, where?: Record<string, Scalar>): Promise<number> {
+    checkCollectionName(collection);
+    const q = normalizeFind(collection, { where }, await this.spec(collection));
+    return this.collection(collection, await this.generation()).countDocuments(whereFilter(q.where));
+  }
+
+  async commit(projector: string, ops: WriteOp[], position: bigint): Promise<void> {
+    const pos = positionKey(position);
+    const collapsed = collapseOps(ops);
+    const replacements = new Map<WriteOp, Document>();
+    for (const op of collapsed) {
+      checkCollectionName(op.collection);
+      if (!this.s.specs.has(op.collection)) {
+        throw new Error(`read model collection ${op.collection} is not declared (ensureCollections first)`);
+      }
+      if (op.kind === 'put') {
+        checkDoc(op.collection, op.doc);
+        replacements.set(op, toStored(op.doc, pos));
+      }
+    }
+    const generation = await this.writableGeneration();
+    for (const name of new Set(collapsed.map((op) => op.collection))) {
+      await this.createIndexes(this.s.specs.get(name)!, generation);
+    }
+    const checkpointId = `${projector}@g${generation}`;
+    const groups = new Map<string, WriteOp[]>();
+    for (const op of collapsed) groups.set(op.collection, [...(groups.get(op.collection) ?? []), op]);
+
+    if (this.s.transactions) {
+      await this.s.client.withSession((session) =>
+        session.withTransaction(async () => {
+          await this.checkNotStale(generation, session);
+          const current = await this.s.checkpoints.findOne({ _id: checkpointId }, { session });
+          if (current && current.position >= pos) return; // a replay: already applied
+          for (const [name, group] of groups) {
+            // The same per-document guard as without transactions (a write conflict inside a transaction would
+            // abort it, so the versions are read first and older writes dropped).
+            const coll = this.collection(name, generation);
+            const ids = group.map(opId);
+            const newer = new Set(
+              (await coll.find({ _id: { $in: ids }, _pos: { $gte: pos } }, { projection: { _id: 1 }, session }).toArray()).map((d) => d._id),
+            );
+            const writes: AnyBulkWriteOperation<StoredDoc>[] = group
+              .filter((op) => !newer.has(opId(op)))
+              .map((op) => ({
+                replaceOne: {
+                  filter: { _id: opId(op) },
+                  replacement: op.kind === 'put' ? replacements.get(op)! : { _pos: pos, _del: true },
+                  upsert: true,
+                },
+              }));
+            if (writes.length > 0) await coll.bulkWrite(writes, { session, ordered: true });
+          }
+          await this.s.checkpoints.updateOne(
+            { _id: checkpointId },
+            { $set: { projector, generation, position: pos } },
+            { upsert: true, session },
+          );
+        }),
+      );
+      return;
+    }
+
+    const current = await this.s.checkpoints.findOne({ _id: checkpointId });
+    if (current && current.position >= pos) return; // a replay: already applied
+    for (const [name, group] of groups) {
+      // Each write applies only over an older version; when a newer one exists the upsert's insert collides
+      // with it (duplicate key), which is the expected outcome of a replay.
+      const writes: AnyBulkWriteOperation<StoredDoc>[] = group.map((op) => ({
+        replaceOne: {
+          filter: { _id: opId(op), _pos: { $lt: pos } },
+          replacement: op.kind === 'put' ? replacements.get(op)! : { _pos: pos, _del: true },
+          upsert: true,
+        },
+      }));
+      try {
+        await this.collection(name, generation).bulkWrite(writes, { ordered: false });
+      } catch (err) {
+        if (!(err instanceof MongoBulkWriteError)) throw err;
+        const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+        if (errors.length === 0 || errors.some((e) => e.code !== DUPLICATE_KEY) || err.writeConcernError) throw err;
+      }
+    }
+    try {
+      await this.s.checkpoints.updateOne(
+        { _id: checkpointId, position: { $lt: pos } },
+        { $set: { projector, generation, position: pos } },
+        { upsert: true },
+      );
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err; // already further: checkpoints only move forward
+    }
+  }
+
+  async checkpoint(projector: string): Promise<bigint | null> {
+    const generation = await this.generation();
+    const doc = await this.s.checkpoints.findOne({ _id: `${projector}@g${generation}` });
+    return doc ? BigInt(doc.position) : null;
+  }
+
+  async startRebuild(): Promise<ReadStoreRebuild> {
+    const meta = await this.s.meta.findOneAndUpdate({ _id: META_ID }, { $inc: { last: 1 } }, { returnDocument: 'after' });
+    if (!meta) throw new Error('readstore_meta is missing');
+    const generation = Math.max(meta.last, meta.active + 1);
+    if (generation !== meta.last) await this.s.meta.updateOne({ _id: META_ID }, { $max: { last: generation } });
+    const store = new MongoReadStore(this.s, generation);
+    this.s.logger.info({ generation }, 'read store rebuild started');
+    return {
+      generation,
+      store,
+      switchOver: async () => {
+        if (store.aborted) throw new Error(`read store generation ${generation} was aborted`);
+        const res = await this.s.meta.updateOne({ _id: META_ID, active: { $lt: generation } }, { $set: { active: generation } });
+        if (res.matchedCount === 0) {
+          const active = await this.readActive();
+          throw new Error(`cannot switch to read store generation ${generation}: generation ${active} is active`);
+        }
+        const dropped = await this.dropGenerations((g) => g < generation);
+        this.s.logger.info({ generation, droppedCollections: dropped }, 'read store switched to the rebuilt generation');
+      },
+      abort: async () => {
+        if (store.aborted) return;
+        if ((await this.readActive()) === generation) throw new Error(`read store generation ${generation} is already active`);
+        store.aborted = true;
+        await this.dropGenerations((g) => g === generation);
+        this.s.logger.warn({ generation }, 'read store rebuild aborted; its generation was dropped');
+      },
+    };
+  }
+
+  async activeGeneration(): Promise<number> {
+    return this.bound ?? this.readActive();
+  }
+
+  async close(): Promise<void> {
+    if (this.bound !== null) return; // views share the client of their store
+    if (this.s.ownsClient) await this.s.client.close();
+  }
+
+  // --- internals -------------------------------------------------------------------------------------------
+
+  private async readActive(session?: ClientSession): Promise<number> {
+    const meta = await this.s.meta.findOne({ _id: META_ID }, session ? { session } : {});
+    if (!meta) throw new Error('readstore_meta is missing');
+    return meta.active;
+  }
+
+  private async generation(): Promise<number> {
+    return this.bound ?? this.readActive();
+  }
+
+  private async checkNotStale(generation: number, session?: ClientSession): Promise<void> {
+    const active = await this.readActive(session);
+    if (generation < active) throw new StaleGenerationError(generation, active);
+  }
+
+  private async writableGeneration(): Promise<number> {
+    if (this.aborted) throw new Error(`read store generation ${this.bound} was aborted`);
+    const active = await this.readActive();
+    if (this.bound === null) return active;
+    if (this.bound < active) throw new StaleGenerationError(this.bound, active);
+    return this.bound;
+  }
+
+  private collection(name: string, generation: number): Collection<StoredDoc> {
+    return this.s.db.collection<StoredDoc>(`${name}_g${generation}`);
+  }
+
+  private async spec(collection: string): Promise<CollectionSpec | undefined> {
+    const known = this.s.specs.get(collection);
+    if (known) return known;
+    const row = await this.s.registry.findOne({ name: collection }, { sort: { generation: -1 } });
+    return row ? { name: collection, indexes: row.indexes } : undefined;
+  }
+
+  private async createIndexes(spec: CollectionSpec, generation: number): Promise<void> {
+    const name = `${spec.name}_g${generation}`;
+    const key = `${name}\u0000${JSON.stringify(spec.indexes)}`;
+    if (this.s.ensured.has(key)) return;
+    const coll = this.s.db.collection(name);
+    for (const fields of indexKeys(spec)) {
+      const keys: Record<string, 1> = {};
+      for (const f of fields) keys[f] = 1;
+      keys._id = 1;
+      await coll.createIndex(keys);
+    }
+    await this.s.registry.updateOne(
+      { _id: name },
+      { $set: { name: spec.name, generation, indexes: spec.indexes } },
+      { upsert: true },
+    );
+    this.s.ensured.add(key);
+  }
+
+  /**
+   * Drops the collections and checkpoints of the matching generations: those in the registry, and any
+   * `<declared name>_g<n>` left behind (e.g. recreated by a write racing the switch-over).
+   */
+  private async dropGenerations(match: (generation: number) => boolean): Promise<string[]> {
+    const registered = await this.s.registry.find({}).toArray();
+    const names = new Set(registered.map((r) => r.name));
+    const targets = new Set(registered.filter((r) => match(r.generation)).map((r) => r._id));
+    for (const c of await this.s.db.listCollections({}, { nameOnly: true }).toArray()) {
+      const m = /^(.+)_g(\d+)$/.exec(c.name);
+      if (m && names.has(m[1]!) && match(Number(m[2]))) targets.add(c.name);
+    }
+    for (const name of targets) {
+      try {
+        await this.s.db.collection(name).drop();
+      } catch (err) {
+        if (!(err instanceof MongoServerError && err.code === NAMESPACE_NOT_FOUND)) throw err;
+      }
+      for (const key of [...this.s.ensured]) if (key.startsWith(`${name}\u0000`)) this.s.ensured.delete(key);
+    }
+    const generations = [...new Set(registered.map((r) => r.generation))].filter(match);
+    await this.s.registry.deleteMany({ _id: { $in: [...targets] } });
+    const checkpointGenerations = (await this.s.checkpoints.distinct('generation')).filter(match);
+    await this.s.checkpoints.deleteMany({ generation: { $in: [...new Set([...generations, ...checkpointGenerations])] } });
+    return [...targets];
+  }
+}
+
+function isDuplicateKey(err: unknown): boolean {
+  return err instanceof MongoServerError && err.code === DUPLICATE_KEY;
+}
+
+function opId(op: WriteOp): string {
+  return op.kind === 'put' ? op.doc.id : op.id;
+}
+
+function mongoField(field: string): string {
+  return field === 'id' ? '_id' : field;
+}
+
+/** Plain JSON semantics on every engine (undefined fields dropped, no class instances), plus the position. */
+function toStored(doc: Doc, pos: string): Document {
+  const { id: _id, ...rest } = JSON.parse(JSON.stringify(doc)) as Doc;
+  return { ...rest, _pos: pos };
+}
+
+function fromStored(stored: Document): Doc {
+  const { _id, _pos, _del, ...rest } = stored;
+  return { id: _id as string, ...rest };
+}
+
+function whereFilter(where: NormalizedFind['where']): Document {
+  const filter: Document = { _del: { $ne: true } };
+  for (const [field, value] of where) filter[mongoField(field)] = value;
+  return filter;
+}
+
+/** Rows strictly after `after` in the given order, null sorting lowest (as MongoDB sorts null and missing). */
+function keysetFilter(sort: SortKey[], after: Scalar[]): Document {
+  const branches: Document[] = [];
+  for (let i = 0; i < sort.length; i++) {
+    const key = sort[i]!;
+    const field = mongoField(key.field);
+    const value = after[i] ?? null;
+    let beyond: Document;
+    if (key.direction === 'asc') beyond = value === null ? { [field]: { $ne: null } } : { [field]: { $gt: value } };
+    else if (value === null) continue; // nothing sorts below null
+    else beyond = { $or: [{ [field]: { $lt: value } }, { [field]: null }] };
+    const equal: Document[] = [];
+    for (let j = 0; j < i; j++) equal.push({ [mongoField(sort[j]!.field)]: after[j] ?? null });
+    branches.push({ $and: [...equal, beyond] });
+  }
+  return branches.length ? { $or: branches } : { _id: { $exists: false } };
+}

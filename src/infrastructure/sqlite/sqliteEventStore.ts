@@ -1,0 +1,364 @@
+import { EventEmitter } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type {
+  AppendResult,
+  EventMetadata,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  RecordedEvent,
+  SubscribeOptions,
+  Subscription,
+} from '../../ports/eventStore.js';
+import { WrongExpectedRevisionError } from '../../ports/errors.js';
+import { checkExpectedRevision, pollingSubscription } from '../eventStoreSupport.js';
+
+export interface SqliteEventStoreOptions {
+  /** How often a subscription looks for events appended by another process (same file). Default 250 ms. */
+  pollMs?: number;
+  /** Most appends committed together in one transaction (group commit). Default 512. */
+  maxAppendsPerCommit?: number;
+  /** How long a write waits for another process holding the write lock. Default 5000 ms. */
+  busyTimeoutMs?: number;
+}
+
+/** One append waiting for the next group commit. */
+interface PendingAppend {
+  stream: string;
+  rows: EncodedEvent[];
+  expected: ExpectedRevision;
+  resolve(result: AppendResult): void;
+  reject(err: unknown): void;
+}
+
+interface EncodedEvent {
+  id: string;
+  type: string;
+  data: string;
+  metadata: string;
+}
+
+type Outcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
+type StoredId = { stream: string; revision: bigint };
+
+/** An append failed after writing part of its rows: the transaction must not commit. */
+class CommitAborted extends Error {
+  constructor(override readonly cause: unknown) {
+    super('append failed half-way; commit aborted');
+  }
+}
+
+/** Column order of every event SELECT, read with .raw() (arrays are cheaper than row objects). */
+const COLUMNS = 'position, id, stream, revision, type, data, metadata, created_at';
+type EventRow = [bigint, string, string, bigint, string, string, string, string];
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  -- AUTOINCREMENT: a position is never handed out twice, even after the newest rows are deleted.
+  position   INTEGER PRIMARY KEY AUTOINCREMENT,
+  id         TEXT    NOT NULL UNIQUE,
+  stream     TEXT    NOT NULL,
+  revision   INTEGER NOT NULL,
+  type       TEXT    NOT NULL,
+  data       TEXT    NOT NULL,  -- JSON
+  metadata   TEXT    NOT NULL,  -- JSON
+  created_at TEXT    NOT NULL,  -- ISO 8601 UTC with milliseconds
+  UNIQUE (stream, revision)
+);
+`;
+
+/**
+ * The embedded event store: one SQLite file (better-sqlite3), WAL, synchronous=FULL.
+ *
+ * Durability: in WAL mode synchronous=NORMAL only syncs at checkpoints, so a power loss can drop the last
+ * committed transactions; an append that resolved must survive, hence FULL (the WAL is fsynced at every
+ * commit). To keep throughput with one fsync per commit, appends are group-committed: every append issued
+ * in the same event-loop turn (e.g. while the previous commit was running) joins one transaction, in order,
+ * each with its own expected-revision check and its own result or error. A promise resolves only after the
+ * transaction that holds its events has committed.
+ *
+ * Several processes may open the same file: writes take the write lock up front (BEGIN IMMEDIATE, waiting
+ * up to busyTimeoutMs), positions come from AUTOINCREMENT under that lock, so commit order = position
+ * order; subscriptions are woken in-process by an emitter and otherwise poll.
+ */
+export class SqliteEventStore implements EventStore {
+  private readonly db: Database.Database;
+  private readonly appended = new EventEmitter().setMaxListeners(0);
+  private readonly subscriptions = new Set<Subscription>();
+  private readonly queue: PendingAppend[] = [];
+  private flushScheduled = false;
+  private closed = false;
+  private readonly pollMs: number;
+  private readonly maxAppendsPerCommit: number;
+  /** Group-commit counters (for benchmarks and metrics): transactions committed, appends they carried. */
+  readonly commitStats = { commits: 0, appends: 0 };
+
+  private readonly stmt: {
+    byId: Database.Statement<[string]>;
+    streamRange: Database.Statement<[string, bigint, bigint]>;
+    lastRevision: Database.Statement<[string]>;
+    head: Database.Statement<[]>;
+    insert: Database.Statement<[string, string, bigint, string, string, string, string]>;
+    readStream: Database.Statement<[string, bigint]>;
+  };
+  private readonly readAllStatements = new Map<string, Database.Statement<unknown[]>>();
+  private readonly commitBatch: Database.Transaction<(batch: PendingAppend[], createdAt: string) => Outcome[]>;
+
+  constructor(
+    readonly path: string,
+    options: SqliteEventStoreOptions = {},
+  ) {
+    this.pollMs = options.pollMs ?? 250;
+    this.maxAppendsPerCommit = options.maxAppendsPerCommit ?? 512;
+    if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.defaultSafeIntegers(true); // every INTEGER comes back as bigint: revisions and positions stay exact
+    this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.exec(SCHEMA);
+
+    const db = this.db;
+    this.stmt = {
+      byId: db.prepare('SELECT stream, revision FROM events WHERE id = ?'),
+      streamRange: db
+        .prepare(`SELECT id, revision, position FROM events WHERE stream = ? AND revision BETWEEN ? AND ? ORDER BY revision`)
+        .raw(true),
+      lastRevision: db.prepare('SELECT max(revision) FROM events WHERE stream = ?').pluck(true),
+      head: db.prepare('SELECT max(position) FROM events').pluck(true),
+      insert: db.prepare(
+        'INSERT INTO events (id, stream, revision, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      readStream: db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision`).raw(true),
+    };
+
+    this.commitBatch = db.transaction((batch: PendingAppend[], createdAt: string) => {
+      const outcomes: Outcome[] = [];
+      for (const p of batch) {
+        try {
+          outcomes.push({ ok: true, result: this.appendInTransaction(p, createdAt) });
+        } catch (error) {
+          // I/O errors, a full disk, a half-written append: the whole commit fails (and rolls back).
+          if (!isAppendLocalError(error)) throw error instanceof CommitAborted ? error.cause : error;
+          outcomes.push({ ok: false, error });
+        }
+      }
+      return outcomes;
+    });
+  }
+
+  append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (this.closed) return Promise.reject(new Error(`event store ${this.path} is closed`));
+    let rows: EncodedEvent[];
+    try {
+      rows = events.map(encode);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.queue.push({ stream, rows, expected, resolve, reject });
+      this.scheduleFlush();
+    });
+  }
+
+  async readStream(stream: string, options?: { fromRevision?: bigint }): Promise<RecordedEvent[]> {
+    this.assertOpen();
+    const rows = this.stmt.readStream.all(stream, options?.fromRevision ?? 0n) as EventRow[];
+    return rows.map(decode);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    this.assertOpen();
+    const prefixes = options.filter?.streamPrefixes;
+    const types = options.filter?.eventTypes;
+    if (prefixes?.length === 0 || types?.length === 0 || options.maxCount === 0) return [];
+    const statement = this.readAllStatement(prefixes?.length ?? 0, types?.length ?? 0);
+    const params: unknown[] = [options.after ?? -1n];
+    for (const p of prefixes ?? []) params.push(p, p);
+    for (const t of types ?? []) params.push(t);
+    params.push(options.maxCount ?? -1); // LIMIT -1 = no limit
+    return (statement.all(...params) as EventRow[]).map(decode);
+  }
+
+  subscribe(options: SubscribeOptions, handler: (events: RecordedEvent[]) => Promise<void>): Subscription {
+    this.assertOpen();
+    const inner = pollingSubscription(this, this.appended, options, handler, this.pollMs);
+    const subscription: Subscription = {
+      stop: async () => {
+        this.subscriptions.delete(subscription);
+        await inner.stop();
+      },
+    };
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async headPosition(): Promise<bigint | null> {
+    this.assertOpen();
+    return (this.stmt.head.get() as bigint | null) ?? null;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    while (this.queue.length > 0) this.flushOnce(); // appends already accepted are committed, not dropped
+    this.closed = true;
+    this.db.close();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error(`event store ${this.path} is closed`);
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    // setImmediate, not a microtask: every append issued in this turn (and I/O callbacks due now) joins.
+    setImmediate(() => {
+      this.flushScheduled = false;
+      if (this.closed) return;
+      this.flushOnce();
+      if (this.queue.length > 0) this.scheduleFlush(); // let reads interleave between big batches
+    });
+  }
+
+  /** Commits up to maxAppendsPerCommit queued appends in one transaction, then settles their promises. */
+  private flushOnce(): void {
+    const batch = this.queue.splice(0, this.maxAppendsPerCommit);
+    if (batch.length === 0) return;
+    let outcomes: Outcome[];
+    try {
+      outcomes = this.commitBatch.immediate(batch, new Date().toISOString());
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    this.commitStats.commits += 1;
+    this.commitStats.appends += batch.length;
+    let wrote = false;
+    outcomes.forEach((o, i) => {
+      const p = batch[i]!;
+      if (o.ok) {
+        wrote ||= p.rows.length > 0;
+        p.resolve(o.result);
+      } else {
+        p.reject(o.error);
+      }
+    });
+    if (wrote) this.appended.emit('appended');
+  }
+
+  /**
+   * Runs inside the commit transaction. Every check comes before the first INSERT, so an append refused by
+   * a check has written nothing and fails alone (no savepoint needed). An error after an INSERT (not
+   * expected: the checks cover the constraints) is wrapped as fatal and fails the whole commit.
+   */
+  private appendInTransaction(p: PendingAppend, createdAt: string): AppendResult {
+    const { stream, rows, expected } = p;
+    const first = rows[0];
+    const firstHit = first ? (this.stmt.byId.get(first.id) as StoredId | undefined) : undefined;
+    if (firstHit && firstHit.stream === stream) {
+      const retry = this.findRetry(stream, rows, firstHit.revision);
+      if (retry) return retry;
+    }
+
+    const current = (this.stmt.lastRevision.get(stream) as bigint | null) ?? null;
+    checkExpectedRevision(stream, expected, current);
+    if (rows.length === 0) {
+      return { nextRevision: current ?? -1n, position: (this.stmt.head.get() as bigint | null) ?? -1n };
+    }
+    const seen = new Set<string>();
+    for (const [i, row] of rows.entries()) {
+      const existing = i === 0 ? firstHit : (this.stmt.byId.get(row.id) as StoredId | undefined);
+      if (existing || seen.has(row.id)) {
+        const where = existing ? `already stored in stream ${existing.stream}` : 'given twice in one append';
+        throw new WrongExpectedRevisionError(stream, String(expected), `event id ${row.id} ${where}`);
+      }
+      seen.add(row.id);
+    }
+    let revision = current ?? -1n;
+    let position = -1n;
+    for (const [i, row] of rows.entries()) {
+      revision += 1n;
+      try {
+        const info = this.stmt.insert.run(row.id, stream, revision, row.type, row.data, row.metadata, createdAt);
+        position = BigInt(info.lastInsertRowid);
+      } catch (err) {
+        if (i === 0) throw err; // nothing of this append written yet: it fails alone
+        throw new CommitAborted(err);
+      }
+    }
+    return { nextRevision: revision, position };
+  }
+
+  /**
+   * A retried append (the same ids, in order, already stored consecutively in this stream, wherever) answers
+   * like the original did and stores nothing: the rule of findIdempotentRetry, answered by the indexes.
+   */
+  private findRetry(stream: string, rows: EncodedEvent[], fromRevision: bigint): AppendResult | null {
+    const stored = this.stmt.streamRange.all(stream, fromRevision, fromRevision + BigInt(rows.length - 1)) as [
+      string,
+      bigint,
+      bigint,
+    ][];
+    if (stored.length !== rows.length || stored.some((s, i) => s[0] !== rows[i]!.id)) return null;
+    const last = stored.at(-1)!;
+    return { nextRevision: last[1], position: last[2] };
+  }
+
+  private readAllStatement(prefixCount: number, typeCount: number): Database.Statement<unknown[]> {
+    const key = `${prefixCount}:${typeCount}`;
+    let statement = this.readAllStatements.get(key);
+    if (!statement) {
+      const where = ['position > ?'];
+      // A prefix test by substr: exact and case-sensitive, and no LIKE wildcards to escape (SQLite's LIKE is
+      // case-insensitive for ASCII). No index serves it anyway: the scan walks the rowid from `after`.
+      if (prefixCount > 0) where.push(`(${Array(prefixCount).fill('substr(stream, 1, length(?)) = ?').join(' OR ')})`);
+      if (typeCount > 0) where.push(`type IN (${Array(typeCount).fill('?').join(', ')})`);
+      statement = this.db
+        .prepare<unknown[]>(`SELECT ${COLUMNS} FROM events WHERE ${where.join(' AND ')} ORDER BY position LIMIT ?`)
+        .raw(true);
+      this.readAllStatements.set(key, statement);
+    }
+    return statement;
+  }
+}
+
+export function openSqliteEventStore(path: string, options?: SqliteEventStoreOptions): SqliteEventStore {
+  return new SqliteEventStore(path, options);
+}
+
+/** Errors that concern one append only; anything else (I/O, disk full, closed db) fails the whole commit. */
+function isAppendLocalError(err: unknown): boolean {
+  if (err instanceof WrongExpectedRevisionError) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT');
+}
+
+function encode(e: NewEvent): EncodedEvent {
+  // Checked before queueing, so a malformed event fails its own append and never a shared commit.
+  if (typeof e.id !== 'string' || e.id === '') throw new TypeError('event id must be a non-empty string');
+  if (typeof e.type !== 'string' || e.type === '') throw new TypeError(`event ${e.id}: type must be a non-empty string`);
+  return {
+    id: e.id,
+    type: e.type,
+    data: JSON.stringify(e.data ?? null),
+    metadata: JSON.stringify(e.metadata ?? {}),
+  };
+}
+
+function decode(row: EventRow): RecordedEvent {
+  return {
+    position: row[0],
+    id: row[1],
+    stream: row[2],
+    revision: row[3],
+    type: row[4],
+    data: JSON.parse(row[5]) as unknown,
+    metadata: JSON.parse(row[6]) as EventMetadata,
+    createdAt: row[7],
+  };
+}

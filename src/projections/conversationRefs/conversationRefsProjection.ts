@@ -1,0 +1,39 @@
+import type { ConversationEvent } from '../../domain/conversations/events.js';
+import type { Doc } from '../../ports/readStore.js';
+import type { Projection } from '../projection.js';
+
+/**
+ * Status events name a platform request or dialog, not a customer: this index maps the ids that
+ * earlier messages carried to their conversation.
+ */
+export const CONVERSATION_REFS = 'conversationRefs';
+const OWNERS = 'conversationRefOwners';
+
+export const refId = (integrationId: number, kind: 'request' | 'dialog', id: string | number) => `${integrationId}:${kind}:${String(id)}`;
+
+export const conversationRefsProjection: Projection = {
+  name: 'conversationRefs',
+  collections: [
+    { name: CONVERSATION_REFS, indexes: [] },
+    { name: OWNERS, indexes: [] },
+  ],
+  eventTypes: ['ConversationStarted', 'MessageReceived', 'OperatorMessageRecorded', 'DialogTransferred'],
+  async apply(event, ctx) {
+    const e = event as unknown as ConversationEvent;
+    const conversationId = event.stream.slice('conversation-'.length);
+    if (e.type === 'ConversationStarted') {
+      ctx.put(OWNERS, { id: conversationId, integrationId: e.data.integrationId });
+      return;
+    }
+    const owner = await ctx.get<Doc & { integrationId: number }>(OWNERS, conversationId);
+    if (!owner) return;
+    const refs =
+      e.type === 'DialogTransferred'
+        ? { requestId: e.data.requestId ?? undefined, dialogId: e.data.dialogId ?? undefined }
+        : e.type === 'MessageReceived' || e.type === 'OperatorMessageRecorded'
+          ? e.data.platform
+          : {};
+    if (refs.requestId !== undefined) ctx.put(CONVERSATION_REFS, { id: refId(owner.integrationId, 'request', refs.requestId), conversationId });
+    if (refs.dialogId !== undefined) ctx.put(CONVERSATION_REFS, { id: refId(owner.integrationId, 'dialog', refs.dialogId), conversationId });
+  },
+};

@@ -1,0 +1,74 @@
+import type { IntegrationEvent } from '../../domain/integrations/integration.js';
+import type { Doc } from '../../ports/readStore.js';
+import type { Projection } from '../projection.js';
+
+/** The dashboard's integration list. Secrets are reduced to has* flags: no ciphertext leaves the event store. */
+export interface IntegrationDoc extends Doc {
+  integrationId: number;
+  companyId: string;
+  name: string;
+  connectorType: 'msgplatform' | 'webchat';
+  apiUrl: string | null;
+  active: boolean;
+  agentId: string | null;
+  hasWebhookSecret: boolean;
+  hasApiToken: boolean;
+  webhookRegisteredAt: string | null;
+  allowedOrigins: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const INTEGRATIONS = 'integrations';
+
+export const integrationsProjection: Projection = {
+  name: 'integrations',
+  collections: [{ name: INTEGRATIONS, indexes: ['companyId', 'integrationId', 'agentId'] }],
+  eventTypes: ['IntegrationCreated', 'IntegrationUpdated', 'IntegrationDeleted', 'WebhookRegistered'],
+  async apply(event, ctx) {
+    const e = event as unknown as IntegrationEvent;
+    const id = event.stream.slice('integration-'.length);
+    if (e.type === 'IntegrationCreated') {
+      const d = e.data;
+      ctx.put(INTEGRATIONS, {
+        id,
+        integrationId: d.integrationId,
+        companyId: d.companyId,
+        name: d.name,
+        connectorType: d.connectorType,
+        apiUrl: d.apiUrl,
+        active: d.active,
+        agentId: d.agentId,
+        hasWebhookSecret: d.webhookSecret !== null,
+        hasApiToken: d.apiToken !== null,
+        webhookRegisteredAt: null,
+        allowedOrigins: d.allowedOrigins,
+        createdAt: d.at,
+        updatedAt: d.at,
+      } satisfies IntegrationDoc);
+      return;
+    }
+    const doc = await ctx.get<IntegrationDoc>(INTEGRATIONS, id);
+    if (!doc) return;
+    switch (e.type) {
+      case 'IntegrationUpdated': {
+        const { webhookSecret, apiToken, ...plain } = e.data.changes;
+        const apiUrlChanged = plain.apiUrl !== undefined && plain.apiUrl !== doc.apiUrl;
+        ctx.put(INTEGRATIONS, {
+          ...doc,
+          ...plain,
+          ...(webhookSecret !== undefined ? { hasWebhookSecret: webhookSecret !== null } : {}),
+          ...(apiToken !== undefined ? { hasApiToken: apiToken !== null } : {}),
+          ...(apiUrlChanged ? { webhookRegisteredAt: null } : {}),
+          updatedAt: e.data.at,
+        });
+        return;
+      }
+      case 'IntegrationDeleted':
+        ctx.delete(INTEGRATIONS, id);
+        return;
+      case 'WebhookRegistered':
+        ctx.put(INTEGRATIONS, { ...doc, webhookRegisteredAt: e.data.at });
+    }
+  },
+};

@@ -1,0 +1,549 @@
+import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
+import type { Logger } from '../ports/logger.js';
+import {
+  StaleGenerationError,
+  checkDoc,
+  type Doc,
+  type FindQuery,
+  type Page,
+  type ReadStore,
+  type WriteOp,
+} from '../ports/readStore.js';
+import type { Projection, ProjectionContext } from './projection.js';
+
+/** A projection threw while applying an event: it stopped there (the event is never skipped). */
+export class ProjectionFailedError extends Error {
+  override readonly name = 'ProjectionFailedError';
+  constructor(
+    readonly projection: string,
+    readonly event: Pick<RecordedEvent, 'id' | 'type' | 'stream' | 'position'>,
+    cause: unknown,
+  ) {
+    super(
+      `projection ${projection} stopped at event ${event.type} (stream ${event.stream}, position ${event.position}): ${
+        cause instanceof Error ? cause.message : String(cause)
+      }`,
+      { cause },
+    );
+  }
+}
+
+/** waitForPosition gave up: some projections had not reached the position in time. */
+export class ProjectionWaitTimeoutError extends Error {
+  override readonly name = 'ProjectionWaitTimeoutError';
+  constructor(
+    readonly position: bigint,
+    readonly lagging: string[],
+    timeoutMs: number,
+  ) {
+    super(`projections ${lagging.join(', ') || '(none)'} did not reach position ${position} within ${timeoutMs} ms`);
+  }
+}
+
+export class ProjectionRunnerStoppedError extends Error {
+  override readonly name = 'ProjectionRunnerStoppedError';
+  constructor() {
+    super('the projection runner is stopped');
+  }
+}
+
+export interface ProjectionStatus {
+  name: string;
+  state: 'starting' | 'running' | 'retrying' | 'failed' | 'stopped';
+  /** Read store generation it writes to. */
+  generation: number | null;
+  /** Last event position processed (decimal string), null before the first. */
+  position: string | null;
+  error?: string;
+}
+
+export interface ProjectionRunner {
+  /**
+   * Resolves once every projection has processed every event up to `position` (whether or not it applies
+   * them) into the active generation. Rejects with ProjectionFailedError when a projection stopped before it,
+   * with ProjectionWaitTimeoutError after `timeoutMs` (default 5000).
+   */
+  waitForPosition(position: bigint, timeoutMs?: number): Promise<void>;
+  status(): ProjectionStatus[];
+  /** Stops every subscription, saves the checkpoints, rejects pending waits. */
+  stop(): Promise<void>;
+}
+
+export interface StartProjectionsOptions {
+  eventStore: EventStore;
+  readStore: ReadStore;
+  projections: Projection[];
+  logger: Logger;
+  /** Events per subscription batch (one read store commit per batch). Default 500. */
+  batchSize?: number;
+  /** How often to look for a generation switched by another process (rebuild CLI). Default 1000 ms. */
+  generationPollMs?: number;
+  /**
+   * A batch without events of the projection's types commits no documents; its checkpoint is saved at the
+   * latest after this many such events (and at stop), so a restart re-reads at most that many. Default 1000.
+   */
+  checkpointEvery?: number;
+}
+
+/**
+ * Runs each projection on its own catch-up subscription (unfiltered, so its position tracks every event and
+ * waitForPosition works for events it does not apply), one unit of work and one read store commit per batch.
+ * Each projection writes to the generation that was active when it started (a bound view); when another
+ * generation becomes active it restarts there from that generation's checkpoint.
+ */
+export function startProjections(options: StartProjectionsOptions): ProjectionRunner {
+  checkNames(options.projections);
+  return new Runner(options);
+}
+
+export interface RebuildProjectionsOptions {
+  eventStore: EventStore;
+  readStore: ReadStore;
+  projections: Projection[];
+  logger: Logger;
+  /** Events read and committed per step. Default 500. */
+  batchSize?: number;
+}
+
+export interface RebuildResult {
+  /** The generation now active. */
+  generation: number;
+  /** Position of the last event replayed, null for an empty event store. */
+  position: bigint | null;
+  /** Events read. */
+  events: number;
+  /** Events applied, per projection. */
+  applied: Record<string, number>;
+  durationMs: number;
+}
+
+/**
+ * Replays every event from the beginning through every projection into a fresh generation, then makes it the
+ * active one (every ReadStore instance, and every runner, follows). On failure the new generation is dropped
+ * and the active one is untouched.
+ */
+export async function rebuildProjections(options: RebuildProjectionsOptions): Promise<RebuildResult> {
+  const { eventStore, readStore, projections } = options;
+  checkNames(projections);
+  const batchSize = options.batchSize ?? 500;
+  const started = Date.now();
+  const rebuild = await readStore.startRebuild();
+  const log = options.logger.child({ generation: rebuild.generation });
+  log.info({ projections: projections.map((p) => p.name) }, 'projection rebuild started');
+  try {
+    for (const p of projections) await rebuild.store.ensureCollections(p.collections);
+    const applied: Record<string, number> = Object.fromEntries(projections.map((p) => [p.name, 0]));
+    const types = new Map(projections.map((p) => [p.name, new Set(p.eventTypes)]));
+    let after: bigint | null = null;
+    let events = 0;
+    let nextProgress = 50_000;
+    for (;;) {
+      const batch = await eventStore.readAll({ after, maxCount: batchSize });
+      if (batch.length === 0) break;
+      const last = batch.at(-1)!.position;
+      for (const p of projections) {
+        const result = await applyBatch(p, types.get(p.name)!, rebuild.store, batch, log.child({ projection: p.name }));
+        applied[p.name]! += result.applied;
+        await rebuild.store.commit(p.name, result.ops, last);
+      }
+      events += batch.length;
+      after = last;
+      if (events >= nextProgress) {
+        log.info({ events, position: String(last) }, 'projection rebuild progress');
+        nextProgress += 50_000;
+      }
+    }
+    await rebuild.switchOver();
+    const result: RebuildResult = { generation: rebuild.generation, position: after, events, applied, durationMs: Date.now() - started };
+    log.info({ events, applied, position: after === null ? null : String(after), durationMs: result.durationMs }, 'projection rebuild finished');
+    return result;
+  } catch (err) {
+    log.error({ err }, 'projection rebuild failed; dropping the new generation, the active one is unchanged');
+    try {
+      await rebuild.abort();
+    } catch (abortErr) {
+      log.error({ err: abortErr }, 'could not drop the failed rebuild generation');
+    }
+    throw err;
+  }
+}
+
+// --- internals ---------------------------------------------------------------------------------------------
+
+function checkNames(projections: Projection[]): void {
+  const seen = new Set<string>();
+  for (const p of projections) {
+    if (seen.has(p.name)) throw new Error(`two projections are named ${p.name}`);
+    seen.add(p.name);
+  }
+}
+
+/** Pending writes over the store: `get` sees them, `find` does not. */
+class UnitOfWork implements ProjectionContext {
+  private readonly pending = new Map<string, Map<string, Doc | null>>();
+  private readonly writable: Set<string>;
+
+  constructor(
+    private readonly store: ReadStore,
+    private readonly projection: Projection,
+  ) {
+    this.writable = new Set(projection.collections.map((c) => c.name));
+  }
+
+  async get<T extends Doc>(collection: string, id: string): Promise<T | null> {
+    const pending = this.pending.get(collection);
+    if (pending?.has(id)) {
+      const doc = pending.get(id);
+      return doc ? (structuredClone(doc) as T) : null;
+    }
+    return this.store.get<T>(collection, id);
+  }
+
+  find<T extends Doc>(collection: string, query: FindQuery): Promise<Page<T>> {
+    return this.store.find<T>(collection, query);
+  }
+
+  put(collection: string, doc: Doc): void {
+    this.checkWritable(collection);
+    checkDoc(collection, doc);
+    this.collection(collection).set(doc.id, structuredClone(doc));
+  }
+
+  delete(collection: string, id: string): void {
+    this.checkWritable(collection);
+    this.collection(collection).set(id, null);
+  }
+
+  ops(): WriteOp[] {
+    const ops: WriteOp[] = [];
+    for (const [collection, docs] of this.pending) {
+      for (const [id, doc] of docs) ops.push(doc ? { kind: 'put', collection, doc } : { kind: 'delete', collection, id });
+    }
+    return ops;
+  }
+
+  private collection(name: string): Map<string, Doc | null> {
+    let docs = this.pending.get(name);
+    if (!docs) {
+      docs = new Map();
+      this.pending.set(name, docs);
+    }
+    return docs;
+  }
+
+  private checkWritable(collection: string): void {
+    if (!this.writable.has(collection)) {
+      throw new Error(`projection ${this.projection.name} writes to ${collection}, which it does not declare`);
+    }
+  }
+}
+
+async function applyBatch(
+  projection: Projection,
+  types: Set<string>,
+  store: ReadStore,
+  events: RecordedEvent[],
+  log: Logger,
+): Promise<{ ops: WriteOp[]; applied: number }> {
+  const uow = new UnitOfWork(store, projection);
+  let applied = 0;
+  for (const event of events) {
+    if (!types.has(event.type)) continue;
+    try {
+      await projection.apply(event, uow);
+    } catch (err) {
+      log.error(
+        { err, eventId: event.id, eventType: event.type, stream: event.stream, position: String(event.position) },
+        'projection failed to apply an event; it stops here',
+      );
+      throw new ProjectionFailedError(projection.name, event, err);
+    }
+    applied++;
+  }
+  return { ops: uow.ops(), applied };
+}
+
+interface Worker {
+  projection: Projection;
+  types: Set<string>;
+  log: Logger;
+  state: ProjectionStatus['state'];
+  generation: number | null;
+  /** Highest position processed (applied or skipped) in `generation`. */
+  lastSeen: bigint | null;
+  /** Highest position whose checkpoint is saved. */
+  committed: bigint | null;
+  uncommittedEvents: number;
+  failure: ProjectionFailedError | null;
+  /** Ends the current subscription (set while one runs). */
+  interrupt: ((reason: 'restart' | 'stop') => void) | null;
+  done: Promise<void>;
+}
+
+interface Waiter {
+  position: bigint;
+  resolve(): void;
+  reject(err: unknown): void;
+  timer: NodeJS.Timeout | undefined;
+  checking: boolean;
+}
+
+class Runner implements ProjectionRunner {
+  private stopped = false;
+  private stopping: Promise<void> | null = null;
+  private readonly workers: Worker[];
+  private readonly waiters = new Set<Waiter>();
+  private readonly sleepers = new Set<() => void>();
+  private readonly timer: NodeJS.Timeout;
+  private checkingGeneration = false;
+  private readonly batchSize: number;
+  private readonly checkpointEvery: number;
+
+  constructor(private readonly options: StartProjectionsOptions) {
+    this.batchSize = options.batchSize ?? 500;
+    this.checkpointEvery = options.checkpointEvery ?? 1000;
+    this.workers = options.projections.map((projection) => ({
+      projection,
+      types: new Set(projection.eventTypes),
+      log: options.logger.child({ projection: projection.name }),
+      state: 'starting',
+      generation: null,
+      lastSeen: null,
+      committed: null,
+      uncommittedEvents: 0,
+      failure: null,
+      interrupt: null,
+      done: Promise.resolve(),
+    }));
+    for (const w of this.workers) w.done = this.run(w);
+    this.timer = setInterval(() => void this.checkGeneration(), options.generationPollMs ?? 1000);
+    this.timer.unref();
+  }
+
+  waitForPosition(position: bigint, timeoutMs = 5000): Promise<void> {
+    if (this.stopped) return Promise.reject(new ProjectionRunnerStoppedError());
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = { position, resolve, reject, timer: undefined, checking: false };
+      waiter.timer = setTimeout(() => {
+        this.settle(waiter, new ProjectionWaitTimeoutError(position, this.lagging(position), timeoutMs));
+      }, timeoutMs);
+      this.waiters.add(waiter);
+      this.evaluate(waiter);
+    });
+  }
+
+  status(): ProjectionStatus[] {
+    return this.workers.map((w) => ({
+      name: w.projection.name,
+      state: w.state,
+      generation: w.generation,
+      position: w.lastSeen === null ? null : String(w.lastSeen),
+      ...(w.failure ? { error: w.failure.message } : {}),
+    }));
+  }
+
+  stop(): Promise<void> {
+    if (this.stopping) return this.stopping;
+    this.stopped = true;
+    clearInterval(this.timer);
+    for (const w of this.workers) w.interrupt?.('stop');
+    for (const wake of this.sleepers) wake();
+    this.stopping = (async () => {
+      await Promise.all(this.workers.map((w) => w.done));
+      for (const waiter of [...this.waiters]) this.settle(waiter, new ProjectionRunnerStoppedError());
+    })();
+    return this.stopping;
+  }
+
+  // --- one projection ----------------------------------------------------------------------------------------
+
+  private async run(w: Worker): Promise<void> {
+    const { readStore } = this.options;
+    let delay = 0;
+    while (!this.stopped) {
+      try {
+        const generation = await readStore.activeGeneration();
+        const store = readStore.atGeneration(generation);
+        await store.ensureCollections(w.projection.collections);
+        const checkpoint = await store.checkpoint(w.projection.name);
+        if (this.stopped) break;
+        w.generation = generation;
+        w.lastSeen = checkpoint;
+        w.committed = checkpoint;
+        w.uncommittedEvents = 0;
+        w.state = 'running';
+        w.log.info({ generation, checkpoint: checkpoint === null ? null : String(checkpoint) }, 'projection started');
+        this.notify();
+        const reason = await this.follow(w, store, checkpoint);
+        delay = 0;
+        if (reason === 'stop') break;
+        w.state = 'starting';
+        w.log.info({ generation }, 'another read store generation became active; projection restarts there');
+      } catch (err) {
+        if (err instanceof ProjectionFailedError) {
+          w.state = 'failed';
+          w.failure = err;
+          this.notify();
+          return;
+        }
+        if (this.stopped) break;
+        if (err instanceof StaleGenerationError) {
+          w.state = 'starting';
+          w.log.info({ generation: err.generation, active: err.active }, 'read store generation switched; projection restarts there');
+          continue;
+        }
+        delay = Math.min(Math.max(delay * 2, 500), 30_000);
+        w.state = 'retrying';
+        w.log.error({ err, retryInMs: delay }, 'projection interrupted by an error; it resumes from its checkpoint');
+        this.notify();
+        await this.sleep(delay);
+      }
+    }
+    w.state = 'stopped';
+  }
+
+  /** Follows the event store from `after` until stopped, restarted, or failed (rejects). */
+  private follow(w: Worker, store: ReadStore, after: bigint | null): Promise<'stop' | 'restart'> {
+    return new Promise((resolve, reject) => {
+      let finished = false;
+      let subscription: Subscription | null = null;
+      const finish = (outcome: { reason: 'stop' | 'restart' } | { error: unknown }) => {
+        if (finished) return;
+        finished = true;
+        w.interrupt = null;
+        void (async () => {
+          try {
+            await subscription?.stop();
+          } catch (err) {
+            w.log.warn({ err }, 'error while stopping the subscription');
+          }
+          if ('error' in outcome) return reject(outcome.error);
+          if (outcome.reason === 'stop') await this.flush(w, store);
+          resolve(outcome.reason);
+        })();
+      };
+      w.interrupt = (reason) => finish({ reason });
+      subscription = this.options.eventStore.subscribe(
+        { after, batchSize: this.batchSize, onError: (error) => finish({ error }) },
+        async (events) => {
+          if (finished || events.length === 0) return;
+          try {
+            await this.handle(w, store, events);
+          } catch (error) {
+            finish({ error });
+            throw error;
+          }
+        },
+      );
+      if (this.stopped) finish({ reason: 'stop' });
+    });
+  }
+
+  private async handle(w: Worker, store: ReadStore, events: RecordedEvent[]): Promise<void> {
+    const { ops, applied } = await applyBatch(w.projection, w.types, store, events, w.log);
+    const last = events.at(-1)!.position;
+    w.uncommittedEvents += events.length;
+    if (applied > 0 || ops.length > 0 || w.uncommittedEvents >= this.checkpointEvery) {
+      await store.commit(w.projection.name, ops, last);
+      w.committed = last;
+      w.uncommittedEvents = 0;
+    }
+    w.lastSeen = last;
+    this.notify();
+  }
+
+  /** Saves the checkpoint of skipped events at stop, so a restart does not read them again. */
+  private async flush(w: Worker, store: ReadStore): Promise<void> {
+    if (w.lastSeen === null || (w.committed !== null && w.lastSeen <= w.committed)) return;
+    try {
+      await store.commit(w.projection.name, [], w.lastSeen);
+      w.committed = w.lastSeen;
+    } catch (err) {
+      if (!(err instanceof StaleGenerationError)) {
+        w.log.warn({ err }, 'could not save the checkpoint at stop; the skipped events will be read again');
+      }
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.sleepers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.sleepers.add(wake);
+    });
+  }
+
+  /** Restarts projections that are not on the active generation (switched by a rebuild, maybe elsewhere). */
+  private async checkGeneration(): Promise<void> {
+    if (this.checkingGeneration || this.stopped) return;
+    this.checkingGeneration = true;
+    try {
+      this.followGeneration(await this.options.readStore.activeGeneration());
+    } catch (err) {
+      this.options.logger.warn({ err }, 'could not read the active read store generation');
+    } finally {
+      this.checkingGeneration = false;
+    }
+  }
+
+  private followGeneration(active: number): void {
+    if (this.stopped) return;
+    for (const w of this.workers) {
+      if (w.generation === null || w.generation === active) continue;
+      if (w.state === 'running') w.interrupt?.('restart');
+      else if (w.state === 'failed') {
+        // The rebuilt generation got past the event this projection failed on: try again from there.
+        w.log.info({ generation: active }, 'a new read store generation is active; restarting the failed projection there');
+        w.failure = null;
+        w.state = 'starting';
+        w.done = this.run(w);
+      }
+    }
+  }
+
+  // --- waiting for positions ------------------------------------------------------------------------------
+
+  private notify(): void {
+    for (const waiter of [...this.waiters]) this.evaluate(waiter);
+  }
+
+  private evaluate(waiter: Waiter): void {
+    const reached = (w: Worker) => w.lastSeen !== null && w.lastSeen >= waiter.position;
+    const failedBefore = () => this.workers.find((w) => w.state === 'failed' && !reached(w));
+    if ((!failedBefore() && !this.workers.every(reached)) || waiter.checking) return;
+    // Settled against the active generation: a rebuild may have switched, and its generation may lack the last
+    // events (or be past the event a projection failed on) until the projections restart there.
+    waiter.checking = true;
+    this.options.readStore.activeGeneration().then(
+      (active) => {
+        waiter.checking = false;
+        if (!this.waiters.has(waiter)) return;
+        const failed = failedBefore();
+        if (failed && failed.generation === active) {
+          return this.settle(waiter, failed.failure ?? new Error(`projection ${failed.projection.name} failed`));
+        }
+        if (!failed && this.workers.every((w) => reached(w) && w.generation === active)) return this.settle(waiter, null);
+        this.followGeneration(active); // the restarted projections notify again
+      },
+      (err: unknown) => {
+        waiter.checking = false;
+        this.options.logger.warn({ err }, 'could not read the active read store generation');
+      },
+    );
+  }
+
+  private settle(waiter: Waiter, error: unknown): void {
+    if (!this.waiters.delete(waiter)) return;
+    clearTimeout(waiter.timer);
+    if (error === null) waiter.resolve();
+    else waiter.reject(error);
+  }
+
+  private lagging(position: bigint): string[] {
+    return this.workers.filter((w) => w.lastSeen === null || w.lastSeen < position).map((w) => w.projection.name);
+  }
+}

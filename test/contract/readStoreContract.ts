@@ -1,0 +1,392 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  InvalidCursorError,
+  StaleGenerationError,
+  type CollectionSpec,
+  type Doc,
+  type FindQuery,
+  type Page,
+  type ReadStore,
+  type Scalar,
+} from '../../src/ports/readStore.js';
+
+/** A fresh, empty database per test, and more instances on that same database (as another process would open). */
+export interface ReadStoreFixture {
+  store: ReadStore;
+  openAnother(): Promise<ReadStore>;
+  cleanup(): Promise<void>;
+}
+
+export type ReadStoreFactory = () => Promise<ReadStoreFixture>;
+
+const items: CollectionSpec = { name: 'items', indexes: ['group', 'rank', ['group', 'rank'], 'active', 'name'] };
+const other: CollectionSpec = { name: 'other', indexes: [] };
+
+type Item = Doc & { group: string; rank: number | null; name: string; active: boolean; tags?: string[] };
+
+/** 120 items: two groups, ranks with many ties (and some null or missing), names with ties. */
+function makeItems(n = 120): Item[] {
+  return Array.from({ length: n }, (_, i) => {
+    const doc: Item = {
+      id: `item-${String((i * 37) % n).padStart(3, '0')}`,
+      group: i % 3 === 0 ? 'a' : 'b',
+      rank: i % 11 === 0 ? null : i % 7,
+      name: `n${i % 5}`,
+      active: i % 2 === 0,
+      tags: [`t${i % 4}`],
+    };
+    if (i % 13 === 0) delete (doc as { rank?: unknown }).rank;
+    return doc;
+  });
+}
+
+/** The order the port promises: null/missing lowest, id tie-breaker in the direction of the last key. */
+function expectedOrder(docs: Item[], orderBy: NonNullable<FindQuery['orderBy']>): Item[] {
+  const keys = [...orderBy, { field: 'id', direction: orderBy.at(-1)?.direction ?? 'asc' } as const];
+  const value = (d: Item, f: string): Scalar => ((d as Record<string, unknown>)[f] ?? null) as Scalar;
+  const cmp = (a: Scalar, b: Scalar): number => {
+    if (a === b) return 0;
+    if (a === null) return -1;
+    if (b === null) return 1;
+    return a < b ? -1 : 1;
+  };
+  return [...docs].sort((x, y) => {
+    for (const k of keys) {
+      const c = cmp(value(x, k.field), value(y, k.field));
+      if (c !== 0) return k.direction === 'asc' ? c : -c;
+    }
+    return 0;
+  });
+}
+
+async function findAll<T extends Doc>(store: ReadStore, collection: string, query: FindQuery): Promise<{ items: T[]; pages: number }> {
+  const out: T[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const page: Page<T> = await store.find<T>(collection, { ...query, cursor });
+    out.push(...page.items);
+    cursor = page.nextCursor;
+    pages++;
+    if (pages > 1000) throw new Error('pagination does not end');
+  } while (cursor);
+  return { items: out, pages };
+}
+
+const put = (collection: string, doc: Doc) => ({ kind: 'put' as const, collection, doc });
+const del = (collection: string, id: string) => ({ kind: 'delete' as const, collection, id });
+
+export interface ReadStoreContractOptions {
+  /** Documents and checkpoint are written in one transaction (SQLite; MongoDB with transactions). */
+  atomicCommit: boolean | ((store: ReadStore) => boolean);
+  /** A delete is remembered with its position, so an older put cannot bring the document back (MongoDB). */
+  deletesGuarded: boolean;
+}
+
+/** The behaviour every ReadStore adapter must show. */
+export function readStoreContract(name: string, factory: ReadStoreFactory, options: ReadStoreContractOptions): void {
+  describe(`ReadStore contract: ${name}`, () => {
+    let fx: ReadStoreFixture;
+    let store: ReadStore;
+
+    beforeEach(async () => {
+      fx = await factory();
+      store = fx.store;
+      await store.ensureCollections([items, other]);
+    });
+    afterEach(async () => {
+      await fx.cleanup();
+    });
+
+    describe('documents', () => {
+      it('puts, gets and deletes documents through commits', async () => {
+        const doc = { id: 'd1', group: 'a', rank: 1, name: 'x', active: true, nested: { list: [1, 'two', null], ok: false } };
+        await store.commit('p', [put('items', doc)], 1n);
+        expect(await store.get('items', 'd1')).toEqual(doc);
+        expect(await store.get('items', 'missing')).toBeNull();
+        expect(await store.get('other', 'd1')).toBeNull();
+
+        const fetched = (await store.get<typeof doc>('items', 'd1'))!;
+        fetched.name = 'changed';
+        expect((await store.get<typeof doc>('items', 'd1'))!.name).toBe('x');
+
+        await store.commit('p', [put('items', { ...doc, name: 'y' })], 2n);
+        expect((await store.get<typeof doc>('items', 'd1'))!.name).toBe('y');
+        await store.commit('p', [del('items', 'd1'), del('items', 'never-existed')], 3n);
+        expect(await store.get('items', 'd1')).toBeNull();
+        expect(await store.count('items')).toBe(0);
+        expect(await store.find('items')).toEqual({ items: [], nextCursor: null });
+      });
+
+      it('applies the last of several ops on one document in a commit', async () => {
+        await store.commit('p', [put('items', { id: 'a', v: 1 }), put('items', { id: 'a', v: 2 }), put('items', { id: 'b', v: 1 })], 1n);
+        expect(await store.get('items', 'a')).toEqual({ id: 'a', v: 2 });
+        await store.commit('p', [put('items', { id: 'b', v: 2 }), del('items', 'b'), del('items', 'a'), put('items', { id: 'a', v: 3 })], 2n);
+        expect(await store.get('items', 'a')).toEqual({ id: 'a', v: 3 });
+        expect(await store.get('items', 'b')).toBeNull();
+      });
+
+      it('stores plain JSON: undefined fields are dropped', async () => {
+        await store.commit('p', [put('items', { id: 'u', a: undefined, b: 1 })], 1n);
+        expect(await store.get('items', 'u')).toEqual({ id: 'u', b: 1 });
+        expect(Object.keys((await store.get('items', 'u'))!)).not.toContain('a');
+      });
+
+      it('refuses documents without an id, with reserved fields, or in undeclared collections', async () => {
+        await expect(store.commit('p', [put('items', { id: '' })], 1n)).rejects.toThrow();
+        await expect(store.commit('p', [put('items', { id: 'x', _pos: 1 })], 1n)).rejects.toThrow();
+        await expect(store.commit('p', [put('nope', { id: 'x' })], 1n)).rejects.toThrow(/not declared/);
+        expect(await store.checkpoint('p')).toBeNull();
+      });
+
+      it('shows one instance the commits of another', async () => {
+        const second = await fx.openAnother();
+        await store.commit('p', [put('items', { id: 'shared', group: 'a' })], 5n);
+        expect(await second.get('items', 'shared')).toEqual({ id: 'shared', group: 'a' });
+        expect(await second.checkpoint('p')).toBe(5n);
+      });
+    });
+
+    describe('find and count', () => {
+      let docs: Item[];
+      beforeEach(async () => {
+        docs = makeItems();
+        await store.commit('p', docs.map((d) => put('items', d)), 10n);
+      });
+
+      it('filters by equality on strings, booleans and null, and counts', async () => {
+        const a = docs.filter((d) => d.group === 'a');
+        expect(await store.count('items')).toBe(120);
+        expect(await store.count('items', { group: 'a' })).toBe(a.length);
+        expect(await store.count('items', { active: true })).toBe(docs.filter((d) => d.active).length);
+        expect(await store.count('items', { group: 'a', active: false })).toBe(a.filter((d) => !d.active).length);
+        expect(await store.count('items', { rank: null })).toBe(docs.filter((d) => (d.rank ?? null) === null).length);
+        expect(await store.count('items', { rank: 3 })).toBe(docs.filter((d) => d.rank === 3).length);
+        expect(await store.count('items', { group: 'zzz' })).toBe(0);
+        expect(await store.count('items', { id: 'item-005' })).toBe(1);
+
+        const { items: found } = await findAll<Item>(store, 'items', { where: { group: 'a', active: true }, limit: 200 });
+        expect(found.map((d) => d.id)).toEqual(
+          expectedOrder(a.filter((d) => d.active), []).map((d) => d.id),
+        );
+      });
+
+      it('defaults to 50 per page ordered by id, caps the limit at 1000', async () => {
+        const page = await store.find<Item>('items');
+        expect(page.items).toHaveLength(50);
+        expect(page.items.map((d) => d.id)).toEqual(expectedOrder(docs, []).slice(0, 50).map((d) => d.id));
+        expect(page.nextCursor).toEqual(expect.any(String));
+        expect((await store.find('items', { limit: 500 })).items).toHaveLength(120);
+
+        const many = Array.from({ length: 1001 }, (_, i) => put('other', { id: `o${String(i).padStart(4, '0')}` }));
+        await store.commit('p', many, 11n);
+        const capped = await store.find('other', { limit: 5000 });
+        expect(capped.items).toHaveLength(1000);
+        expect(capped.nextCursor).not.toBeNull();
+        const rest = await store.find('other', { limit: 5000, cursor: capped.nextCursor });
+        expect(rest.items.map((d) => d.id)).toEqual(['o1000']);
+        expect(rest.nextCursor).toBeNull();
+      });
+
+      const orders: NonNullable<FindQuery['orderBy']>[] = [
+        [{ field: 'rank', direction: 'asc' }],
+        [{ field: 'rank', direction: 'desc' }],
+        [
+          { field: 'name', direction: 'asc' },
+          { field: 'rank', direction: 'desc' },
+        ],
+        [
+          { field: 'rank', direction: 'desc' },
+          { field: 'name', direction: 'asc' },
+        ],
+        [{ field: 'id', direction: 'desc' }],
+      ];
+      for (const orderBy of orders) {
+        const label = orderBy.map((k) => `${k.field} ${k.direction}`).join(', ');
+        it(`pages through every document exactly once, in order: ${label}`, async () => {
+          const { items: all, pages } = await findAll<Item>(store, 'items', { orderBy, limit: 50 });
+          expect(pages).toBe(3);
+          expect(all.map((d) => d.id)).toEqual(expectedOrder(docs, orderBy).map((d) => d.id));
+          expect(new Set(all.map((d) => d.id)).size).toBe(120);
+        });
+      }
+
+      it('pages with a where and a small limit, ending with a null cursor on the last page', async () => {
+        const orderBy = [{ field: 'rank', direction: 'desc' }] as const;
+        const expected = expectedOrder(docs.filter((d) => d.group === 'b'), [...orderBy]);
+        const { items: all, pages } = await findAll<Item>(store, 'items', { where: { group: 'b' }, orderBy: [...orderBy], limit: 7 });
+        expect(all.map((d) => d.id)).toEqual(expected.map((d) => d.id));
+        expect(pages).toBe(Math.ceil(expected.length / 7));
+        const exact = await store.find('items', { where: { group: 'b' }, limit: expected.length });
+        expect(exact.nextCursor).toBeNull();
+      });
+
+      it('keeps a cursor stable when documents are added before it', async () => {
+        const orderBy = [{ field: 'rank', direction: 'asc' }] as const;
+        const first = await store.find<Item>('items', { orderBy: [...orderBy], limit: 50 });
+        await store.commit('p', [put('items', { id: 'aaa-new', group: 'a', rank: null, name: 'n', active: true })], 11n);
+        const second = await store.find<Item>('items', { orderBy: [...orderBy], limit: 50, cursor: first.nextCursor });
+        const expected = expectedOrder(docs, [...orderBy]).slice(50, 100);
+        expect(second.items.map((d) => d.id)).toEqual(expected.map((d) => d.id));
+      });
+
+      it('rejects malformed cursors and cursors of another query', async () => {
+        const page = await store.find('items', { orderBy: [{ field: 'rank', direction: 'asc' }], limit: 10 });
+        await expect(store.find('items', { cursor: 'garbage!' })).rejects.toBeInstanceOf(InvalidCursorError);
+        await expect(store.find('items', { cursor: page.nextCursor })).rejects.toBeInstanceOf(InvalidCursorError);
+        await expect(
+          store.find('items', { orderBy: [{ field: 'rank', direction: 'desc' }], cursor: page.nextCursor }),
+        ).rejects.toBeInstanceOf(InvalidCursorError);
+        await expect(
+          store.find('items', { where: { group: 'a' }, orderBy: [{ field: 'rank', direction: 'asc' }], cursor: page.nextCursor }),
+        ).rejects.toBeInstanceOf(InvalidCursorError);
+      });
+
+      it('refuses fields that are not declared as indexes', async () => {
+        await expect(store.find('items', { where: { color: 'red' } })).rejects.toThrow(/not declared/);
+        await expect(store.find('items', { orderBy: [{ field: 'color', direction: 'asc' }] })).rejects.toThrow(/not declared/);
+        await expect(store.count('items', { color: 'red' })).rejects.toThrow(/not declared/);
+      });
+    });
+
+    describe('commits, replays and checkpoints', () => {
+      it('keeps a checkpoint per projector, as bigint, without precision loss', async () => {
+        expect(await store.checkpoint('p1')).toBeNull();
+        const big = 18_446_744_073_709_551_610n; // beyond 2^63 and far beyond 2^53
+        await store.commit('p1', [], 9_007_199_254_740_993n);
+        await store.commit('p2', [put('other', { id: 'x' })], 7n);
+        expect(await store.checkpoint('p1')).toBe(9_007_199_254_740_993n);
+        expect(await store.checkpoint('p2')).toBe(7n);
+        await store.commit('p1', [], big);
+        expect(await store.checkpoint('p1')).toBe(big);
+        expect(await store.checkpoint('p2')).toBe(7n);
+      });
+
+      it('treats a commit at or below the checkpoint as a replay: no document changes', async () => {
+        await store.commit('p', [put('items', { id: 'a', v: 'new' })], 10n);
+        await store.commit('p', [put('items', { id: 'a', v: 'old' }), put('items', { id: 'b', v: 'old' })], 5n);
+        await store.commit('p', [put('items', { id: 'a', v: 'same' })], 10n);
+        expect(await store.get('items', 'a')).toEqual({ id: 'a', v: 'new' });
+        expect(await store.get('items', 'b')).toBeNull();
+        expect(await store.checkpoint('p')).toBe(10n);
+      });
+
+      it('never lets an older position overwrite a newer document, whoever commits it', async () => {
+        await store.commit('p1', [put('items', { id: 'a', v: 'new' })], 20n);
+        // Another projector (its checkpoint is behind) replays an older write of the same document.
+        await store.commit('p2', [put('items', { id: 'a', v: 'old' }), put('items', { id: 'c', v: 'p2' })], 15n);
+        expect(await store.get('items', 'a')).toEqual({ id: 'a', v: 'new' });
+        expect(await store.get('items', 'c')).toEqual({ id: 'c', v: 'p2' });
+        expect(await store.checkpoint('p1')).toBe(20n);
+        expect(await store.checkpoint('p2')).toBe(15n);
+        // A newer write still applies.
+        await store.commit('p2', [put('items', { id: 'a', v: 'newer' })], 30n);
+        expect(await store.get('items', 'a')).toEqual({ id: 'a', v: 'newer' });
+      });
+
+      if (options.deletesGuarded) {
+        // Where a crash between the documents and the checkpoint can replay a batch, the per-document guard
+        // (with tombstones for deletes) must make that harmless.
+        it('never lets an older position resurrect a deleted document', async () => {
+          await store.commit('p1', [put('items', { id: 'b', v: 1 })], 19n);
+          await store.commit('p1', [del('items', 'b'), del('items', 'never')], 21n);
+          await store.commit('p2', [put('items', { id: 'b', v: 'old' }), put('items', { id: 'never', v: 'old' })], 15n);
+          expect(await store.get('items', 'b')).toBeNull();
+          expect(await store.get('items', 'never')).toBeNull();
+          expect(await store.count('items')).toBe(0);
+          expect((await store.find('items')).items).toEqual([]);
+          await store.commit('p2', [put('items', { id: 'b', v: 'again' })], 22n);
+          expect(await store.get('items', 'b')).toEqual({ id: 'b', v: 'again' });
+        });
+      }
+
+      if (options.atomicCommit) {
+        it('writes documents and checkpoint atomically: a failing commit leaves neither', async (ctx) => {
+          if (typeof options.atomicCommit === 'function' && !options.atomicCommit(store)) ctx.skip();
+          await store.commit('p', [put('items', { id: 'keep', v: 1 })], 1n);
+          // The last op fails (an undeclared collection) after the others may have been written.
+          await expect(
+            store.commit('p', [put('items', { id: 'keep', v: 2 }), put('items', { id: 'new' }), put('undeclared', { id: 'x' })], 2n),
+          ).rejects.toThrow(/not declared/);
+          const poison = { id: 'bad', big: 1n } as unknown as Doc; // not JSON
+          await expect(store.commit('p', [put('items', { id: 'keep', v: 3 }), put('other', poison)], 2n)).rejects.toThrow();
+          expect(await store.get('items', 'keep')).toEqual({ id: 'keep', v: 1 });
+          expect(await store.get('items', 'new')).toBeNull();
+          expect(await store.checkpoint('p')).toBe(1n);
+        });
+      }
+    });
+
+    describe('generations', () => {
+      it('rebuilds into a fresh generation and switches every instance over', async () => {
+        const before = await fx.openAnother(); // opened before the switch: must follow it
+        await store.commit('live', [put('items', { id: 'old-only', group: 'a' }), put('items', { id: 'both', v: 'old' })], 10n);
+        const g1 = await store.activeGeneration();
+
+        const rebuild = await store.startRebuild();
+        expect(rebuild.generation).toBeGreaterThan(g1);
+        const next = rebuild.store;
+        await next.ensureCollections([items, other]);
+        expect(await next.get('items', 'both')).toBeNull();
+        expect(await next.count('items')).toBe(0);
+        expect((await next.find('items')).items).toEqual([]);
+        expect(await next.checkpoint('live')).toBeNull();
+        expect(await next.activeGeneration()).toBe(rebuild.generation);
+
+        await next.commit('live', [put('items', { id: 'both', v: 'new' }), put('items', { id: 'new-only', group: 'b' })], 12n);
+        // Until the switch, everyone reads the old generation.
+        expect(await store.activeGeneration()).toBe(g1);
+        expect(await store.get('items', 'both')).toEqual({ id: 'both', v: 'old' });
+        expect(await store.get('items', 'new-only')).toBeNull();
+        expect(await before.get('items', 'old-only')).toEqual({ id: 'old-only', group: 'a' });
+        expect(await store.checkpoint('live')).toBe(10n);
+
+        const oldView = store.atGeneration(g1);
+        await rebuild.switchOver();
+
+        for (const s of [store, before, await fx.openAnother()]) {
+          expect(await s.activeGeneration()).toBe(rebuild.generation);
+          expect(await s.get('items', 'both')).toEqual({ id: 'both', v: 'new' });
+          expect(await s.get('items', 'old-only')).toBeNull();
+          expect(await s.count('items', { group: 'b' })).toBe(1);
+          expect(await s.checkpoint('live')).toBe(12n);
+        }
+        // A writer still bound to the old generation is told, rather than writing into a dropped generation.
+        await expect(oldView.commit('live', [put('items', { id: 'late' })], 13n)).rejects.toBeInstanceOf(StaleGenerationError);
+        await expect(oldView.ensureCollections([items])).rejects.toBeInstanceOf(StaleGenerationError);
+        await expect(rebuild.switchOver()).rejects.toThrow();
+        // The rebuilt generation is the live one now: plain commits go there.
+        await store.commit('live', [put('items', { id: 'after', v: 1 })], 13n);
+        expect(await before.get('items', 'after')).toEqual({ id: 'after', v: 1 });
+      });
+
+      it('aborts a rebuild without touching the active generation', async () => {
+        await store.commit('live', [put('items', { id: 'a', v: 1 })], 1n);
+        const g1 = await store.activeGeneration();
+        const rebuild = await store.startRebuild();
+        await rebuild.store.ensureCollections([items]);
+        await rebuild.store.commit('live', [put('items', { id: 'a', v: 2 })], 1n);
+        await rebuild.abort();
+        expect(await store.activeGeneration()).toBe(g1);
+        expect(await store.get('items', 'a')).toEqual({ id: 'a', v: 1 });
+        await expect(rebuild.switchOver()).rejects.toThrow();
+
+        const again = await store.startRebuild();
+        expect(again.generation).toBeGreaterThan(rebuild.generation);
+        await again.store.ensureCollections([items]);
+        expect(await again.store.get('items', 'a')).toBeNull();
+        await again.switchOver();
+        expect(await store.get('items', 'a')).toBeNull();
+        expect(await store.checkpoint('live')).toBeNull();
+      });
+
+      it('binds a view to a generation', async () => {
+        const g1 = await store.activeGeneration();
+        const view = store.atGeneration(g1);
+        await view.commit('p', [put('items', { id: 'v' })], 1n);
+        expect(await store.get('items', 'v')).toEqual({ id: 'v' });
+        expect(await view.activeGeneration()).toBe(g1);
+      });
+    });
+  });
+}
