@@ -43,6 +43,9 @@ export const companyDecider: Decider<CompanyCommand, CompanyEvent, CompanyState>
         return { exists: true, ...event.data, pipeline: null };
       case 'PipelineCreated':
         return state.exists ? { ...state, pipeline: { id: event.data.pipelineId, stages: event.data.stages } } : state;
+      default:
+        // The company stream also carries other deciders' events (LLM configuration).
+        return state;
     }
   },
   decide(command, state) {

@@ -195,24 +195,25 @@ export class EsdbEventStore implements EventStore {
             this.giveUp(options, err, lastDelivered);
             break;
           }
-          const delay = Math.min(5000, 100 * 2 ** (failures - 1));
           this.logger.warn(
-            { err, attempt: failures, delayMs: delay, after: String(lastDelivered) },
-            'event store subscription dropped; resubscribing',
+            { err, attempt: failures, after: String(lastDelivered) },
+            'event store subscription dropped; resubscribing from the last delivered position',
           );
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, delay);
-            wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
-          wake = null;
         } finally {
           current = null;
           await sub.unsubscribe().catch(() => undefined);
           sub.destroy();
         }
+        if (stopped) break;
+        // Exponential backoff before resubscribing: 100 ms, 200 ms, … capped at 5 s.
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(5000, 100 * 2 ** (failures - 1)));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = null;
       }
     })();
 
