@@ -22,7 +22,7 @@ export function validatingEventStore(inner: EventStore, catalog: EventCatalog): 
     return { ...e, data: parsed.data };
   };
   return {
-    append: (stream, events, expected) => inner.append(stream, events.map((e) => encode(stream, e)), expected),
+    append: async (stream, events, expected) => inner.append(stream, events.map((e) => encode(stream, e)), expected),
     readStream: async (stream, options) => (await inner.readStream(stream, options)).map(decode),
     readAll: async (options) => (await inner.readAll(options)).map(decode),
     subscribe: (options, handler) => inner.subscribe(options, (events) => handler(events.map(decode))),

@@ -1,0 +1,277 @@
+/**
+ * Event store benchmark: the SQLite adapter against plain better-sqlite3 on the same machine, in the same run.
+ *
+ *   npm run bench:store                    (tsx bench/store.ts)
+ *   BENCH_SCALE=0.25 npm run bench:store   a quicker, smaller run
+ *
+ * All files: WAL, synchronous=FULL (durable at commit). fsync latency on a shared disk moves a lot from one
+ * second to the next, so adapter and baselines are measured alternately (rounds / interleaved samples) and
+ * medians are reported.
+ *
+ * (a) append throughput: 8 concurrent writers (async loops), each appending one event at a time to its own
+ *     stream with an exact expected revision; an event counts once its append has resolved (committed).
+ *     Baselines, same rows: bare table (same columns, rowid key only) with (a1) one commit per row and
+ *     (a2) as many rows per commit as the adapter's group commit averaged; (a3) the adapter's own schema
+ *     (UNIQUE id, UNIQUE(stream, revision), AUTOINCREMENT) with plain grouped INSERTs, no checks.
+ * (b) single-append latency, one writer; each adapter append is followed by one bare INSERT+commit.
+ * (c) replay: readAll in pages of 1000 over the whole file, decoded events; baseline: one plain SELECT of
+ *     the same columns over the same table, rows not decoded.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { NewEvent } from '../src/ports/eventStore.js';
+import { SqliteEventStore } from '../src/infrastructure/sqlite/sqliteEventStore.js';
+
+const scale = Number(process.env.BENCH_SCALE ?? 1);
+const WRITERS = 8;
+const ROUNDS = 7;
+const APPENDS_PER_WRITER = Math.round(1500 * scale);
+const BASELINE_ROW_COMMITS = Math.round(800 * scale);
+const LATENCY_SAMPLES = Math.round(3000 * scale);
+const REPLAY_TARGET = Math.round(200_000 * scale);
+const REPLAY_ROUNDS = 3;
+const COLUMNS = 'position, id, stream, revision, type, data, metadata, created_at';
+
+const dir = mkdtempSync(join(tmpdir(), 'bench-store-'));
+const storeFile = join(dir, 'events.sqlite');
+
+const text = 'Hello, I would like to know whether my order has shipped and when it will arrive. Thanks! '.repeat(2);
+function makeEvent(stream: string, i: number): NewEvent {
+  return {
+    id: randomUUID(),
+    type: 'MessageReceived',
+    data: { conversationId: stream, messageId: `m-${i}`, platform: 'telegram', text, receivedAt: new Date().toISOString() },
+    metadata: { companyId: 'company-1', correlationId: randomUUID(), causationId: randomUUID(), actor: 'platform' },
+  };
+}
+type Row = [string, string, bigint, string, string, string, string];
+const toRow = (stream: string, revision: bigint, e: NewEvent): Row => [
+  e.id,
+  stream,
+  revision,
+  e.type,
+  JSON.stringify(e.data),
+  JSON.stringify(e.metadata ?? {}),
+  new Date().toISOString(),
+];
+
+const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+function openDurable(file: string, ddl: string): { db: Database.Database; insert: Database.Statement<Row> } {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec(ddl);
+  return {
+    db,
+    insert: db.prepare('INSERT INTO t (id, stream, revision, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+  };
+}
+const openBare = () =>
+  openDurable(
+    join(dir, 'bare.sqlite'),
+    `CREATE TABLE t (position INTEGER PRIMARY KEY, id TEXT, stream TEXT, revision INTEGER, type TEXT,
+                     data TEXT, metadata TEXT, created_at TEXT)`,
+  );
+const openSchemaTwin = () =>
+  openDurable(
+    join(dir, 'schema.sqlite'),
+    `CREATE TABLE t (position INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, stream TEXT NOT NULL,
+                     revision INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL,
+                     created_at TEXT NOT NULL, UNIQUE (stream, revision))`,
+  );
+
+async function main() {
+  console.log(`event store bench: ${storeFile} (scale ${scale}, node ${process.version})`);
+  const store = new SqliteEventStore(storeFile);
+  const bare = openBare();
+  const schema = openSchemaTwin();
+  const grouped = (target: { db: Database.Database; insert: Database.Statement<Row> }) =>
+    target.db.transaction((rows: Row[]) => {
+      for (const row of rows) target.insert.run(...row);
+    });
+  const bareMany = grouped(bare);
+  const schemaMany = grouped(schema);
+
+  // (a)
+  const rounds: { rate: number; perCommit: number; bareRow: number; bareGroup: number; schemaGroup: number }[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const before = { ...store.commitStats };
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: WRITERS }, async (_, w) => {
+        const stream = `conversation-bench-r${round}-${w}`;
+        for (let i = 0; i < APPENDS_PER_WRITER; i++) {
+          await store.append(stream, [makeEvent(stream, i)], i === 0 ? 'no_stream' : BigInt(i - 1));
+        }
+      }),
+    );
+    const rate = (WRITERS * APPENDS_PER_WRITER) / ((performance.now() - t0) / 1000);
+    const perCommit = (store.commitStats.appends - before.appends) / (store.commitStats.commits - before.commits);
+    const group = Math.max(1, Math.round(perCommit));
+    const rowsFor = (n: number, tag: string) =>
+      Array.from({ length: n }, (_, i) => {
+        const stream = `${tag}-r${round}-${i % WRITERS}`;
+        return toRow(stream, BigInt(Math.floor(i / WRITERS)), makeEvent(stream, i));
+      });
+
+    const rowsA = rowsFor(BASELINE_ROW_COMMITS, 'row');
+    let t = performance.now();
+    for (const row of rowsA) bare.insert.run(...row);
+    const bareRow = rowsA.length / ((performance.now() - t) / 1000);
+
+    const rowsB = rowsFor(WRITERS * APPENDS_PER_WRITER, 'bare');
+    t = performance.now();
+    for (let i = 0; i < rowsB.length; i += group) bareMany.immediate(rowsB.slice(i, i + group));
+    const bareGroup = rowsB.length / ((performance.now() - t) / 1000);
+
+    const rowsC = rowsFor(WRITERS * APPENDS_PER_WRITER, 'schema');
+    t = performance.now();
+    for (let i = 0; i < rowsC.length; i += group) schemaMany.immediate(rowsC.slice(i, i + group));
+    const schemaGroup = rowsC.length / ((performance.now() - t) / 1000);
+
+    rounds.push({ rate, perCommit, bareRow, bareGroup, schemaGroup });
+    console.log(
+      `(a) round ${round + 1}/${ROUNDS}: adapter ${fmt(rate)} events/s (${fmt(perCommit, 1)} appends/commit); ` +
+        `bare 1 row/commit ${fmt(bareRow)}/s; bare ${group} rows/commit ${fmt(bareGroup)}/s; ` +
+        `same schema ${group} rows/commit ${fmt(schemaGroup)}/s`,
+    );
+  }
+  const a = {
+    rate: median(rounds.map((r) => r.rate)),
+    perCommit: median(rounds.map((r) => r.perCommit)),
+    bareRow: median(rounds.map((r) => r.bareRow)),
+    bareGroup: median(rounds.map((r) => r.bareGroup)),
+    schemaGroup: median(rounds.map((r) => r.schemaGroup)),
+    // Ratios per round (same disk weather), then their median.
+    vsRow: median(rounds.map((r) => r.rate / r.bareRow)),
+    vsGroup: median(rounds.map((r) => r.rate / r.bareGroup)),
+    vsSchema: median(rounds.map((r) => r.rate / r.schemaGroup)),
+  };
+  const group = Math.max(1, Math.round(a.perCommit));
+
+  // (b) interleaved: adapter append, then bare insert+commit, LATENCY_SAMPLES times.
+  const latencies: number[] = [];
+  const bareLatencies: number[] = [];
+  const latencyStream = 'conversation-bench-latency';
+  for (let i = 0; i < LATENCY_SAMPLES; i++) {
+    const event = makeEvent(latencyStream, i);
+    let s = performance.now();
+    await store.append(latencyStream, [event], i === 0 ? 'no_stream' : BigInt(i - 1));
+    latencies.push(performance.now() - s);
+    const row = toRow('latency', BigInt(i), makeEvent('latency', i));
+    s = performance.now();
+    bare.insert.run(...row);
+    bareLatencies.push(performance.now() - s);
+  }
+  latencies.sort((x, y) => x - y);
+  bareLatencies.sort((x, y) => x - y);
+  bare.db.close();
+  schema.db.close();
+
+  // (c) fill up to REPLAY_TARGET events (100 per append, to get there fast), then replay, alternating with
+  // the plain scan.
+  let count = Number((await store.headPosition()) ?? 0n);
+  for (let s = 0; count < REPLAY_TARGET; s++) {
+    const stream = `conversation-fill-${s}`;
+    const n = Math.min(100, REPLAY_TARGET - count);
+    await store.append(stream, Array.from({ length: n }, (_, i) => makeEvent(stream, i)), 'no_stream');
+    count += n;
+  }
+  await store.close();
+
+  const reader = new SqliteEventStore(storeFile);
+  const raw = new Database(storeFile, { readonly: true });
+  raw.defaultSafeIntegers(true);
+  const scan = raw.prepare(`SELECT ${COLUMNS} FROM events ORDER BY position`).raw(true);
+  const replays: { replay: number; scan: number }[] = [];
+  let replayed = 0;
+  for (let k = 0; k < REPLAY_ROUNDS; k++) {
+    let t = performance.now();
+    replayed = 0;
+    let after: bigint | null = null;
+    for (;;) {
+      const page = await reader.readAll({ after, maxCount: 1000 });
+      if (page.length === 0) break;
+      replayed += page.length;
+      after = page.at(-1)!.position;
+    }
+    const replay = replayed / ((performance.now() - t) / 1000);
+    t = performance.now();
+    let scanned = 0;
+    for (const _row of scan.iterate()) scanned++;
+    replays.push({ replay, scan: scanned / ((performance.now() - t) / 1000) });
+  }
+  raw.close();
+  await reader.close();
+  const c = {
+    replay: median(replays.map((r) => r.replay)),
+    scan: median(replays.map((r) => r.scan)),
+    ratio: median(replays.map((r) => r.replay / r.scan)),
+  };
+
+  const p = (xs: number[], q: number) => fmt(percentile(xs, q), 3);
+  const table = [
+    {
+      metric: '(a) append, 8 writers, events/s committed',
+      adapter: fmt(a.rate),
+      baseline: `${fmt(a.bareRow)} bare, 1 commit/row`,
+      ratio: `${fmt(a.vsRow, 2)}x`,
+      goal: '≥ 10,000/s',
+      ok: a.rate >= 10_000,
+    },
+    {
+      metric: `(a) group commit: ${fmt(a.perCommit, 1)} appends/commit`,
+      adapter: fmt(a.rate),
+      baseline: `${fmt(a.bareGroup)} bare, ${group} rows/commit`,
+      ratio: `${fmt(a.vsGroup, 2)}x`,
+      goal: '',
+      ok: true,
+    },
+    {
+      metric: '(a) vs same schema, plain inserts',
+      adapter: fmt(a.rate),
+      baseline: `${fmt(a.schemaGroup)} schema, ${group} rows/commit`,
+      ratio: `${fmt(a.vsSchema, 2)}x`,
+      goal: '',
+      ok: true,
+    },
+    {
+      metric: '(b) 1 append latency p50 / p99 ms',
+      adapter: `${p(latencies, 50)} / ${p(latencies, 99)}`,
+      baseline: `${p(bareLatencies, 50)} / ${p(bareLatencies, 99)} bare insert+commit`,
+      ratio: `${fmt(percentile(latencies, 99) / percentile(bareLatencies, 99), 2)}x p99`,
+      goal: 'p99 ≤ 5 ms',
+      ok: percentile(latencies, 99) <= 5,
+    },
+    {
+      metric: `(c) replay ${fmt(replayed)} events, events/s`,
+      adapter: fmt(c.replay),
+      baseline: `${fmt(c.scan)} plain SELECT, undecoded`,
+      ratio: `${fmt(c.ratio, 2)}x`,
+      goal: '≥ 100,000/s',
+      ok: c.replay >= 100_000,
+    },
+  ];
+  console.table(table);
+  console.log(
+    `(a) medians of ${ROUNDS} rounds of ${fmt(WRITERS * APPENDS_PER_WRITER)} appends; ` +
+      `(b) ${fmt(LATENCY_SAMPLES)} samples, max ${fmt(latencies.at(-1)!, 2)} ms (bare max ${fmt(bareLatencies.at(-1)!, 2)} ms); ` +
+      `(c) medians of ${REPLAY_ROUNDS} replays; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${cpus().length} cores`,
+  );
+  rmSync(dir, { recursive: true, force: true });
+  if (table.some((r) => !r.ok)) process.exitCode = 1;
+}
+
+main().catch((err) => {
+  console.error(err);
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(1);
+});
