@@ -1,0 +1,177 @@
+import type { ConversationEvent, Customer, PausedReason } from '../../domain/conversations/events.js';
+import type { Doc } from '../../ports/readStore.js';
+import type { Projection } from '../projection.js';
+
+export interface ConversationDoc extends Doc {
+  companyId: string;
+  integrationId: number;
+  connectorType: 'msgplatform' | 'webchat';
+  customer: Customer;
+  session: { id: string; state: 'active' | 'paused' | 'closed'; pausedReason?: PausedReason } | null;
+  /** Flattened for filtering. */
+  sessionState: 'active' | 'paused' | 'closed' | 'none';
+  stageId: string | null;
+  lastMessageAt: string;
+  messageCount: number;
+  createdAt: string;
+  /** Why the latest customer messages got no AI answer (no agent, LLM failure…), until the next answer. */
+  unansweredReason: string | null;
+  context: { transfers: { dialogId: string | number | null; requestId: string | number | null; at: string }[]; notes: string[] };
+}
+
+export type MessageDoc = {
+  id: string;
+  conversationId: string;
+  companyId: string;
+  seq: number;
+  author: 'customer' | 'agent' | 'operator' | 'system';
+  text: string;
+  createdAt: string;
+  delivery: 'received' | 'pending' | 'sent' | 'failed';
+  deliveryError: string | null;
+  clientMessageId: string | null;
+  attachments: unknown[];
+};
+
+export const CONVERSATIONS = 'conversations';
+export const MESSAGES = 'messages';
+
+const systemNote = (conversationId: string, companyId: string, eventId: string, seq: number, text: string, at: string): MessageDoc => ({
+  id: eventId,
+  conversationId,
+  companyId,
+  seq,
+  author: 'system',
+  text,
+  createdAt: at,
+  delivery: 'received',
+  deliveryError: null,
+  clientMessageId: null,
+  attachments: [],
+});
+
+/** Conversation list and detail, with their messages (customer, agent, operator, and system notes). */
+export const conversationsProjection: Projection = {
+  name: 'conversations',
+  collections: [
+    {
+      name: CONVERSATIONS,
+      indexes: [
+        ['companyId', 'lastMessageAt'],
+        'sessionState',
+        'integrationId',
+        'stageId',
+        'lastMessageAt',
+        'companyId',
+      ],
+    },
+    { name: MESSAGES, indexes: [['conversationId', 'seq'], 'conversationId', 'seq'] },
+  ],
+  eventTypes: [
+    'ConversationStarted',
+    'MessageReceived',
+    'OperatorMessageRecorded',
+    'AiSessionOpened',
+    'AiSessionPaused',
+    'AiSessionResumed',
+    'AiSessionClosed',
+    'DialogTransferred',
+    'StageChanged',
+    'AgentReplied',
+    'OperatorMessageSent',
+    'MessageDelivered',
+    'MessageDeliveryFailed',
+    'MessagesUnanswered',
+  ],
+  async apply(event, ctx) {
+    const e = event as unknown as ConversationEvent;
+    const id = event.stream.slice('conversation-'.length);
+    if (e.type === 'ConversationStarted') {
+      ctx.put(CONVERSATIONS, {
+        id,
+        companyId: e.data.companyId,
+        integrationId: e.data.integrationId,
+        connectorType: e.data.connectorType,
+        customer: e.data.customer,
+        session: null,
+        sessionState: 'none',
+        stageId: e.data.stageId,
+        lastMessageAt: e.data.at,
+        messageCount: 0,
+        createdAt: e.data.at,
+        unansweredReason: null,
+        context: { transfers: [], notes: [] },
+      } satisfies ConversationDoc);
+      return;
+    }
+    const doc = await ctx.get<ConversationDoc>(CONVERSATIONS, id);
+    if (!doc) return;
+    const next: ConversationDoc = { ...doc };
+    const addMessage = (m: Omit<MessageDoc, 'conversationId' | 'companyId' | 'seq'>) => {
+      next.messageCount += 1;
+      next.lastMessageAt = m.createdAt;
+      ctx.put(MESSAGES, { ...m, conversationId: id, companyId: doc.companyId, seq: Number(event.position) } satisfies MessageDoc);
+    };
+    const setDelivery = async (messageId: string, delivery: MessageDoc['delivery'], error: string | null) => {
+      const m = await ctx.get<MessageDoc>(MESSAGES, messageId);
+      if (m) ctx.put(MESSAGES, { ...m, delivery, deliveryError: error });
+    };
+    switch (e.type) {
+      case 'MessageReceived':
+        addMessage({
+          id: e.data.messageId,
+          author: 'customer',
+          text: e.data.text,
+          createdAt: e.data.at,
+          delivery: 'received',
+          deliveryError: null,
+          clientMessageId: e.data.clientMessageId ?? null,
+          attachments: e.data.attachments ?? [],
+        });
+        break;
+      case 'OperatorMessageRecorded':
+        addMessage({ id: e.data.messageId, author: 'operator', text: e.data.text, createdAt: e.data.at, delivery: 'sent', deliveryError: null, clientMessageId: null, attachments: e.data.attachments ?? [] });
+        break;
+      case 'AgentReplied':
+        next.unansweredReason = null;
+        addMessage({ id: e.data.messageId, author: 'agent', text: e.data.text, createdAt: e.data.at, delivery: 'pending', deliveryError: null, clientMessageId: null, attachments: [] });
+        break;
+      case 'OperatorMessageSent':
+        addMessage({ id: e.data.messageId, author: 'operator', text: e.data.text, createdAt: e.data.at, delivery: 'pending', deliveryError: null, clientMessageId: null, attachments: [] });
+        break;
+      case 'MessageDelivered':
+        await setDelivery(e.data.messageId, 'sent', null);
+        break;
+      case 'MessageDeliveryFailed':
+        await setDelivery(e.data.messageId, 'failed', e.data.reason);
+        break;
+      case 'MessagesUnanswered':
+        next.unansweredReason = e.data.reason;
+        ctx.put(MESSAGES, systemNote(id, doc.companyId, event.id, Number(event.position), `Not answered by the AI agent: ${e.data.reason}`, e.data.at));
+        break;
+      case 'AiSessionOpened':
+        next.session = { id: e.data.sessionId, state: 'active' };
+        next.sessionState = 'active';
+        break;
+      case 'AiSessionPaused':
+        next.session = { id: e.data.sessionId, state: 'paused', pausedReason: e.data.reason };
+        next.sessionState = 'paused';
+        break;
+      case 'AiSessionResumed':
+        next.session = { id: e.data.sessionId, state: 'active' };
+        next.sessionState = 'active';
+        break;
+      case 'AiSessionClosed':
+        next.session = { id: e.data.sessionId, state: 'closed' };
+        next.sessionState = 'closed';
+        break;
+      case 'DialogTransferred':
+        next.context = { ...doc.context, transfers: [...doc.context.transfers, { dialogId: e.data.dialogId, requestId: e.data.requestId, at: e.data.at }] };
+        break;
+      case 'StageChanged':
+        next.stageId = e.data.stageId;
+        break;
+    }
+    ctx.put(CONVERSATIONS, next);
+  },
+};
