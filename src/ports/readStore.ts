@@ -58,6 +58,12 @@ export interface ReadStore {
   commit(projector: string, ops: WriteOp[], position: bigint): Promise<void>;
   /** Last position the projector committed; null when it never ran. */
   checkpoint(projector: string): Promise<bigint | null>;
+  /**
+   * Checkpoints of reactors (event → bus job). Unlike projector checkpoints they belong to no generation:
+   * a rebuild of the read models must not make a reactor publish every old job again. Only moves forward.
+   */
+  reactorCheckpoint(reactor: string): Promise<bigint | null>;
+  saveReactorCheckpoint(reactor: string, position: bigint): Promise<void>;
   /** A view of the same store writing to a fresh, empty generation of every collection (for rebuilds). */
   startRebuild(): Promise<ReadStoreRebuild>;
   /** The generation queries currently read from (for a view from atGeneration: that generation). */

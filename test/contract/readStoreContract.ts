@@ -317,6 +317,21 @@ export function readStoreContract(name: string, factory: ReadStoreFactory, optio
       }
     });
 
+    describe('reactor checkpoints', () => {
+      it('only move forward and survive a rebuild of the read models', async () => {
+        expect(await store.reactorCheckpoint('replies')).toBeNull();
+        await store.saveReactorCheckpoint('replies', 41n);
+        await store.saveReactorCheckpoint('replies', 7n);
+        expect(await store.reactorCheckpoint('replies')).toBe(41n);
+        expect(await store.reactorCheckpoint('other')).toBeNull();
+        const rebuild = await store.startRebuild();
+        await rebuild.store.ensureCollections([items, other]);
+        await rebuild.switchOver();
+        expect(await store.reactorCheckpoint('replies')).toBe(41n);
+        expect(await (await fx.openAnother()).reactorCheckpoint('replies')).toBe(41n);
+      });
+    });
+
     describe('generations', () => {
       it('rebuilds into a fresh generation and switches every instance over', async () => {
         const before = await fx.openAnother(); // opened before the switch: must follow it

@@ -293,6 +293,22 @@ export class MongoReadStore implements ReadStore {
     }
   }
 
+  async reactorCheckpoint(reactor: string): Promise<bigint | null> {
+    const doc = await this.s.db.collection<{ _id: string; position: string }>('reactor_checkpoints').findOne({ _id: reactor });
+    return doc ? BigInt(doc.position) : null;
+  }
+
+  async saveReactorCheckpoint(reactor: string, position: bigint): Promise<void> {
+    const key = positionKey(position);
+    try {
+      await this.s.db
+        .collection<{ _id: string; position: string }>('reactor_checkpoints')
+        .updateOne({ _id: reactor, position: { $lt: key } }, { $set: { position: key } }, { upsert: true });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err; // already further: reactor checkpoints only move forward
+    }
+  }
+
   async checkpoint(projector: string): Promise<bigint | null> {
     const generation = await this.generation();
     const doc = await this.s.checkpoints.findOne({ _id: `${projector}@g${generation}` });

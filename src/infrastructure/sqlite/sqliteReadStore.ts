@@ -68,6 +68,7 @@ export class SqliteReadStore implements ReadStore {
         name TEXT NOT NULL, generation INTEGER NOT NULL, indexes TEXT NOT NULL, PRIMARY KEY (name, generation));
       CREATE TABLE IF NOT EXISTS readstore_checkpoints (
         projector TEXT NOT NULL, generation INTEGER NOT NULL, position TEXT NOT NULL, PRIMARY KEY (projector, generation));
+      CREATE TABLE IF NOT EXISTS reactor_checkpoints (reactor TEXT PRIMARY KEY, position TEXT NOT NULL);
     `);
     const shared: Shared = {
       db,
@@ -178,6 +179,18 @@ export class SqliteReadStore implements ReadStore {
          ON CONFLICT (projector, generation) DO UPDATE SET position = excluded.position`,
       ).run(projector, generation, pos);
     }).immediate();
+  }
+
+  async reactorCheckpoint(reactor: string): Promise<bigint | null> {
+    const row = this.statement('SELECT position FROM reactor_checkpoints WHERE reactor = ?').get(reactor) as { position: string } | undefined;
+    return row ? BigInt(row.position) : null;
+  }
+
+  async saveReactorCheckpoint(reactor: string, position: bigint): Promise<void> {
+    this.statement(
+      `INSERT INTO reactor_checkpoints (reactor, position) VALUES (?, ?)
+       ON CONFLICT (reactor) DO UPDATE SET position = excluded.position WHERE excluded.position > reactor_checkpoints.position`,
+    ).run(reactor, positionKey(position));
   }
 
   async checkpoint(projector: string): Promise<bigint | null> {

@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import { companyDecider, companyStream } from '../../domain/company/company.js';
+import { conversationDecider, conversationStream, type ConversationCommand } from '../../domain/conversations/decider.js';
+import { DomainError } from '../../domain/errors.js';
+import { handleCommand, loadState } from '../handleCommand.js';
+import type { CommandDeps } from '../ports.js';
+
+type Actor = { companyId: string; userId: string };
+
+/** Runs a dashboard/API command on a conversation of the caller's company (another company's is NOT_FOUND). */
+async function onConversation(deps: CommandDeps, actor: Actor, conversationId: string, command: ConversationCommand) {
+  const stream = conversationStream(conversationId);
+  const { state } = await loadState(deps.eventStore, stream, conversationDecider);
+  if (!state.exists || state.companyId !== actor.companyId) throw new DomainError('NOT_FOUND', 'Conversation not found');
+  return handleCommand(deps.eventStore, stream, conversationDecider, command, { metadata: { companyId: actor.companyId, actor: `user:${actor.userId}` } });
+}
+
+const now = (deps: CommandDeps) => deps.clock.now().toISOString();
+
+export const pauseConversation = (deps: CommandDeps, actor: Actor, conversationId: string) =>
+  onConversation(deps, actor, conversationId, { type: 'PauseSession', reason: 'api', by: `user:${actor.userId}`, now: now(deps) });
+
+export const resumeConversation = (deps: CommandDeps, actor: Actor, conversationId: string) =>
+  onConversation(deps, actor, conversationId, { type: 'ResumeSession', by: `user:${actor.userId}`, now: now(deps) });
+
+export const closeConversation = (deps: CommandDeps, actor: Actor, conversationId: string) =>
+  onConversation(deps, actor, conversationId, { type: 'CloseSession', reason: 'api', by: `user:${actor.userId}`, now: now(deps) });
+
+export async function sendOperatorMessage(deps: CommandDeps, actor: Actor, conversationId: string, text: string) {
+  const messageId = randomUUID();
+  const result = await onConversation(deps, actor, conversationId, { type: 'SendOperatorMessage', messageId, text, by: `user:${actor.userId}`, now: now(deps) });
+  return { ...result, messageId };
+}
+
+export async function changeStage(deps: CommandDeps, actor: Actor, conversationId: string, stageId: string) {
+  const { state: company } = await loadState(deps.eventStore, companyStream(actor.companyId), companyDecider);
+  const validStageIds = company.exists ? (company.pipeline?.stages.map((s) => s.id) ?? []) : [];
+  return onConversation(deps, actor, conversationId, { type: 'ChangeStage', stageId, validStageIds, by: `user:${actor.userId}`, now: now(deps) });
+}

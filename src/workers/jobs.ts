@@ -1,0 +1,12 @@
+import { z } from 'zod';
+
+/** Bus subjects and job payloads of the reply pipeline. */
+export const GENERATE_REPLY = 'replies.generate';
+export const SEND_MESSAGE = 'messages.send';
+export const webchatSubject = (conversationId: string) => `webchat.${conversationId}`;
+
+export const generateReplyJob = z.object({ conversationId: z.uuid(), messageId: z.uuid(), companyId: z.uuid() });
+export type GenerateReplyJob = z.infer<typeof generateReplyJob>;
+
+export const sendMessageJob = z.object({ conversationId: z.uuid(), messageId: z.uuid() });
+export type SendMessageJob = z.infer<typeof sendMessageJob>;
