@@ -1,0 +1,79 @@
+import { useEffect } from 'react';
+import { AuthProvider, useAuth } from './auth.js';
+import { Layout } from './components/Layout.js';
+import { ToastProvider } from './components/Toasts.js';
+import { EmptyState } from './components/ui.js';
+import { Link, navigate, useRoute, type Route } from './lib/router.js';
+import { AgentFormPage, AgentsPage } from './pages/Agents.js';
+import { LoginPage, RegisterPage } from './pages/Auth.js';
+import { ConversationsPage } from './pages/Conversations.js';
+import { CreditsPage } from './pages/Credits.js';
+import { IntegrationFormPage, IntegrationsPage } from './pages/Integrations.js';
+import { KnowledgeBasePage } from './pages/KnowledgeBase.js';
+import { LlmSettingsPage } from './pages/LlmSettings.js';
+import { PipelinePage } from './pages/Pipeline.js';
+import { SettingsPage } from './pages/Settings.js';
+import { WebhookLogsPage } from './pages/WebhookLogs.js';
+
+const PUBLIC = new Set(['', 'login', 'register']);
+
+function Page({ route }: { route: Route }) {
+  const [section = '', sub] = route.segments;
+  switch (section) {
+    case 'conversations':
+      return <ConversationsPage id={sub ?? null} />;
+    case 'pipeline':
+      return <PipelinePage />;
+    case 'integrations':
+      if (!sub) return <IntegrationsPage />;
+      if (sub === 'new') return <IntegrationFormPage id={null} />;
+      if (/^\d+$/.test(sub)) return <IntegrationFormPage key={sub} id={Number(sub)} />;
+      break;
+    case 'webhook-logs':
+      return <WebhookLogsPage />;
+    case 'agents':
+      if (!sub) return <AgentsPage />;
+      return <AgentFormPage key={sub} id={sub === 'new' ? null : sub} />;
+    case 'knowledge-base':
+      return <KnowledgeBasePage />;
+    case 'llm-settings':
+      return <LlmSettingsPage />;
+    case 'credits':
+      return <CreditsPage />;
+    case 'settings':
+      return <SettingsPage />;
+  }
+  return (
+    <EmptyState title="Page not found">
+      There is nothing at <code className="code-inline">{route.path}</code>. <Link to="/conversations">Go to Conversations</Link>.
+    </EmptyState>
+  );
+}
+
+function Routes() {
+  const { loggedIn } = useAuth();
+  const route = useRoute();
+  const section = route.segments[0] ?? '';
+
+  useEffect(() => {
+    if (loggedIn && PUBLIC.has(section)) navigate('/conversations', { replace: true });
+  }, [loggedIn, section]);
+
+  if (!loggedIn) return section === 'register' ? <RegisterPage /> : <LoginPage />;
+  if (PUBLIC.has(section)) return null;
+  return (
+    <Layout route={route}>
+      <Page route={route} />
+    </Layout>
+  );
+}
+
+export function App() {
+  return (
+    <ToastProvider>
+      <AuthProvider>
+        <Routes />
+      </AuthProvider>
+    </ToastProvider>
+  );
+}

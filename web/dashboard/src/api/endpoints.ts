@@ -1,0 +1,128 @@
+// One typed function per API call the dashboard makes.
+import { publicRequest, query, request, setSession, type RequestOptions } from './client.js';
+import type {
+  Agent,
+  AgentInput,
+  ApiToken,
+  Conversation,
+  ConversationDetail,
+  ConversationEvent,
+  Credits,
+  Integration,
+  IntegrationInput,
+  KbDocument,
+  KbSearchResult,
+  LlmConfig,
+  LlmConfigInput,
+  Me,
+  Page,
+  Pipeline,
+  Session,
+  SessionState,
+  User,
+  WebhookLog,
+} from './types.js';
+
+type Opts = RequestOptions;
+
+// --- auth ---------------------------------------------------------------------------------
+export async function login(email: string, password: string): Promise<User> {
+  const result = await publicRequest<{ session: Session; user: User }>('POST', '/api/auth/login', { email, password });
+  setSession(result.session);
+  return result.user;
+}
+
+export function register(email: string, password: string, companyName: string) {
+  return publicRequest<{ user: { id: string; email: string }; company: { id: number; companyId: string; companyName: string } }>(
+    'POST',
+    '/api/auth/register',
+    { email, password, companyName },
+  );
+}
+
+export const getMe = (o?: Opts) => request<Me>('GET', '/api/auth/me', undefined, o);
+
+// --- integrations -----------------------------------------------------------------------
+export const listIntegrations = async (o?: Opts) =>
+  (await request<{ integrations: Integration[] }>('GET', '/api/integrations', undefined, o)).integrations;
+export const getIntegration = async (id: number, o?: Opts) =>
+  (await request<{ integration: Integration }>('GET', `/api/integrations/${id}`, undefined, o)).integration;
+export const createIntegration = async (input: IntegrationInput) =>
+  (await request<{ integration: Integration }>('POST', '/api/integrations', input)).integration;
+export const updateIntegration = async (id: number, input: IntegrationInput) =>
+  (await request<{ integration: Integration }>('PATCH', `/api/integrations/${id}`, input)).integration;
+export const deleteIntegration = (id: number) => request<void>('DELETE', `/api/integrations/${id}`);
+export const registerWebhook = (id: number) =>
+  request<{ ok: boolean; webhookRegisteredAt: string }>('POST', `/api/integrations/${id}/register-webhook`);
+
+export async function listWebhookLogs(integrationId: number, cursor: string | null, o?: Opts): Promise<Page<WebhookLog>> {
+  const result = await request<{ logs: WebhookLog[]; nextCursor?: string | null }>(
+    'GET',
+    `/api/webhook-logs${query({ integrationId, limit: 50, cursor })}`,
+    undefined,
+    o,
+  );
+  return { items: result.logs, nextCursor: result.nextCursor ?? null };
+}
+
+// --- agents -------------------------------------------------------------------------------
+export const listAgents = async (o?: Opts) => (await request<{ agents: Agent[] }>('GET', '/api/agents', undefined, o)).agents;
+export const getAgent = async (id: string, o?: Opts) =>
+  (await request<{ agent: Agent }>('GET', `/api/agents/${encodeURIComponent(id)}`, undefined, o)).agent;
+export const createAgent = async (input: AgentInput) => (await request<{ agent: Agent }>('POST', '/api/agents', input)).agent;
+export const updateAgent = async (id: string, input: Partial<AgentInput>) =>
+  (await request<{ agent: Agent }>('PATCH', `/api/agents/${encodeURIComponent(id)}`, input)).agent;
+export const deleteAgent = (id: string) => request<void>('DELETE', `/api/agents/${encodeURIComponent(id)}`);
+
+// --- LLM ----------------------------------------------------------------------------------
+export const getLlmConfig = async (o?: Opts) => (await request<{ llmConfig: LlmConfig }>('GET', '/api/llm-config', undefined, o)).llmConfig;
+export const saveLlmConfig = async (input: LlmConfigInput) =>
+  (await request<{ llmConfig: LlmConfig }>('PUT', '/api/llm-config', input)).llmConfig;
+/** Not in API.md: tests the saved configuration with a tiny completion. */
+export const testLlmConfig = () => request<{ ok: boolean; model?: string }>('POST', '/api/llm-config/test');
+
+// --- knowledge base -----------------------------------------------------------------------
+export const listDocuments = async (o?: Opts) =>
+  (await request<{ documents: KbDocument[] }>('GET', '/api/knowledge-base/documents', undefined, o)).documents;
+export const createDocument = async (title: string, content: string) =>
+  (await request<{ document: KbDocument }>('POST', '/api/knowledge-base/documents', { title, content })).document;
+export const deleteDocument = (id: string) => request<void>('DELETE', `/api/knowledge-base/documents/${encodeURIComponent(id)}`);
+export const searchKnowledgeBase = async (q: string, o?: Opts) =>
+  (await request<{ results: KbSearchResult[] }>('GET', `/api/knowledge-base/search${query({ q })}`, undefined, o)).results;
+
+// --- conversations ------------------------------------------------------------------------
+export interface ConversationFilters {
+  state?: SessionState | '';
+  integrationId?: number | '';
+  stageId?: string;
+}
+
+export async function listConversations(filters: ConversationFilters, cursor: string | null, limit = 50, o?: Opts): Promise<Page<Conversation>> {
+  const result = await request<{ conversations: Conversation[]; nextCursor?: string | null }>(
+    'GET',
+    `/api/conversations${query({ state: filters.state, integrationId: filters.integrationId, stageId: filters.stageId, limit, cursor })}`,
+    undefined,
+    o,
+  );
+  return { items: result.conversations, nextCursor: result.nextCursor ?? null };
+}
+
+export const getConversation = (id: string, o?: Opts) =>
+  request<ConversationDetail>('GET', `/api/conversations/${encodeURIComponent(id)}`, undefined, o);
+export const getConversationEvents = async (id: string, o?: Opts) =>
+  (await request<{ events: ConversationEvent[] }>('GET', `/api/conversations/${encodeURIComponent(id)}/events`, undefined, o)).events;
+export const sessionAction = async (id: string, action: 'pause' | 'resume' | 'close') =>
+  (await request<{ conversation: Conversation }>('POST', `/api/conversations/${encodeURIComponent(id)}/${action}`)).conversation;
+export const sendOperatorMessage = (id: string, text: string) =>
+  request<{ message: unknown }>('POST', `/api/conversations/${encodeURIComponent(id)}/messages`, { text });
+export const setConversationStage = async (id: string, stageId: string) =>
+  (await request<{ conversation: Conversation }>('PUT', `/api/conversations/${encodeURIComponent(id)}/stage`, { stageId })).conversation;
+
+export const getPipeline = async (o?: Opts) => (await request<{ pipeline: Pipeline }>('GET', '/api/pipeline', undefined, o)).pipeline;
+export const getCredits = async (o?: Opts) => (await request<{ credits: Credits }>('GET', '/api/credits', undefined, o)).credits;
+
+// --- settings -----------------------------------------------------------------------------
+export const listApiTokens = async (o?: Opts) =>
+  (await request<{ apiTokens: ApiToken[] }>('GET', '/api/settings/api-tokens', undefined, o)).apiTokens;
+export const createApiToken = (name: string) => request<{ token: string; apiToken: ApiToken }>('POST', '/api/settings/api-tokens', { name });
+export const revokeApiToken = (id: string) => request<void>('DELETE', `/api/settings/api-tokens/${encodeURIComponent(id)}`);

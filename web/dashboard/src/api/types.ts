@@ -1,0 +1,210 @@
+// Resource shapes of the public API (see /work/shared/API.md).
+
+export interface Session {
+  access_token: string;
+  refresh_token: string;
+  /** Expiry of the access token, seconds since the epoch. */
+  expires_at: number;
+}
+
+export interface User {
+  id: string;
+  email: string;
+  companyId: number;
+  isSuperadmin?: boolean;
+}
+
+export interface Company {
+  id: number;
+  companyId: string;
+  companyName: string;
+  createdAt?: string;
+}
+
+export interface Me {
+  user: User;
+  company: Company;
+}
+
+export type ConnectorType = 'msgplatform' | 'webchat';
+
+export interface Integration {
+  id: number;
+  name: string;
+  connectorType: ConnectorType;
+  apiUrl: string | null;
+  active: boolean;
+  agentId: string | null;
+  hasWebhookSecret: boolean;
+  hasApiToken: boolean;
+  webhookUrl: string;
+  webhookRegistered: boolean;
+  webhookRegisteredAt: string | null;
+  allowedOrigins?: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface IntegrationInput {
+  name?: string;
+  connectorType?: ConnectorType;
+  apiUrl?: string | null;
+  apiToken?: string;
+  webhookSecret?: string;
+  active?: boolean;
+  agentId?: string | null;
+  allowedOrigins?: string[];
+}
+
+export type WebhookOutcome = 'processed' | 'duplicate' | 'ignored' | 'rejected';
+
+export interface WebhookLog {
+  id: string;
+  integrationId: number;
+  receivedAt: string;
+  httpStatus: number;
+  outcome: WebhookOutcome;
+  kind: 'message' | 'status_event' | 'other';
+  reason: string | null;
+}
+
+export interface Agent {
+  id: string;
+  name: string;
+  systemPrompt?: string | null;
+  model?: string | null;
+  temperature?: number | null;
+  useKnowledgeBase: boolean;
+  active: boolean;
+  handoffMessage?: string | null;
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+export interface AgentInput {
+  name: string;
+  systemPrompt?: string;
+  model?: string;
+  temperature?: number;
+  useKnowledgeBase: boolean;
+  active: boolean;
+  handoffMessage?: string;
+}
+
+export type LlmProvider = 'builtin' | 'openai';
+
+export interface LlmConfig {
+  provider: LlmProvider;
+  baseUrl: string | null;
+  model: string | null;
+  hasApiKey: boolean;
+}
+
+export interface LlmConfigInput {
+  provider: LlmProvider;
+  baseUrl?: string;
+  apiKey?: string;
+  model?: string;
+}
+
+export interface KbDocument {
+  id: string;
+  title: string;
+  chunkCount: number;
+  createdAt: string;
+}
+
+export interface KbSearchResult {
+  documentId: string;
+  title: string;
+  snippet: string;
+  score: number;
+}
+
+export type SessionState = 'active' | 'paused' | 'closed';
+
+export interface Conversation {
+  id: string;
+  integrationId: number;
+  connectorType: ConnectorType;
+  customer: { clientId: string | number; channelId?: string | number | null; transport?: string | null; name?: string | null };
+  session: { id: string; state: SessionState; pausedReason?: string | null };
+  stageId: string | null;
+  lastMessageAt: string | null;
+  messageCount: number;
+  createdAt: string;
+}
+
+export type MessageAuthor = 'customer' | 'agent' | 'operator' | 'system';
+export type Delivery = 'received' | 'pending' | 'sent' | 'failed';
+
+export interface Message {
+  id: string;
+  author: MessageAuthor;
+  text: string;
+  createdAt: string;
+  delivery: Delivery;
+}
+
+export interface Transfer {
+  dialogId: string | number | null;
+  requestId: string | number | null;
+  at: string;
+}
+
+export interface ConversationContext {
+  transfers: Transfer[];
+  notes: unknown[];
+}
+
+export interface ConversationDetail {
+  conversation: Conversation;
+  messages: Message[];
+  context: ConversationContext;
+}
+
+export interface ConversationEvent {
+  position: string | number;
+  revision: string | number;
+  type: string;
+  data: unknown;
+  createdAt: string;
+}
+
+export interface Stage {
+  id: string;
+  name: string;
+  position: number;
+}
+
+export interface Pipeline {
+  id: string;
+  stages: Stage[];
+}
+
+export interface LedgerEntry {
+  at: string;
+  deltaMicros: number | string;
+  reason: string;
+  conversationId?: string | null;
+}
+
+export interface Credits {
+  balanceMicros: number | string;
+  balance: string;
+  currency: string;
+  ledger: LedgerEntry[];
+}
+
+export interface ApiToken {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}

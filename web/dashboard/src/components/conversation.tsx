@@ -1,0 +1,45 @@
+import type { Conversation, SessionState } from '../api/types.js';
+import { describePausedReason } from '../lib/format.js';
+import { Badge, type Tone } from './ui.js';
+
+export const STATE_TONE: Record<SessionState, Tone> = {
+  active: 'success',
+  paused: 'warning',
+  closed: 'neutral',
+};
+
+export function customerLabel(conversation: Conversation): string {
+  const name = conversation.customer.name?.trim();
+  if (name) return name;
+  return `Client ${String(conversation.customer.clientId)}`;
+}
+
+/** The AI session state: text is the raw state (active / paused / closed), capitalised by CSS. */
+export function SessionStateBadge({ conversation, testId }: { conversation: Conversation; testId?: string }) {
+  const { state, pausedReason } = conversation.session;
+  return (
+    <Badge
+      tone={STATE_TONE[state] ?? 'neutral'}
+      className="badge-state"
+      data-testid={testId}
+      data-state={state}
+      title={state === 'paused' ? describePausedReason(pausedReason) : `AI session ${state}`}
+    >
+      {state}
+    </Badge>
+  );
+}
+
+/** Does a conversation match the list filters? (Used to place live updates.) */
+export function matchesFilters(conversation: Conversation, filters: { state?: string; integrationId?: number | ''; stageId?: string }): boolean {
+  if (filters.state && conversation.session.state !== filters.state) return false;
+  if (filters.integrationId !== undefined && filters.integrationId !== '' && conversation.integrationId !== filters.integrationId) return false;
+  if (filters.stageId && conversation.stageId !== filters.stageId) return false;
+  return true;
+}
+
+export function byLastActivity(a: Conversation, b: Conversation): number {
+  const ta = Date.parse(a.lastMessageAt ?? a.createdAt) || 0;
+  const tb = Date.parse(b.lastMessageAt ?? b.createdAt) || 0;
+  return tb - ta;
+}

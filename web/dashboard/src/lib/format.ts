@@ -1,0 +1,107 @@
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const dateTimeLong = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'long' });
+const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+const timeOnly = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+
+function toDate(iso: string | null | undefined): Date | null {
+  if (!iso) return null;
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+export function formatDateTime(iso: string | null | undefined, fallback = '—'): string {
+  const date = toDate(iso);
+  return date ? dateTime.format(date) : fallback;
+}
+
+export function formatDateTimeLong(iso: string | null | undefined): string {
+  const date = toDate(iso);
+  return date ? dateTimeLong.format(date) : '';
+}
+
+export function formatDate(iso: string | null | undefined, fallback = '—'): string {
+  const date = toDate(iso);
+  return date ? dateOnly.format(date) : fallback;
+}
+
+/** Time today, otherwise date and time. */
+export function formatShort(iso: string | null | undefined, fallback = '—'): string {
+  const date = toDate(iso);
+  if (!date) return fallback;
+  const now = new Date();
+  return date.toDateString() === now.toDateString() ? timeOnly.format(date) : dateTime.format(date);
+}
+
+export function formatRelative(iso: string | null | undefined, fallback = '—'): string {
+  const date = toDate(iso);
+  if (!date) return fallback;
+  const seconds = Math.round((date.getTime() - Date.now()) / 1000);
+  const abs = Math.abs(seconds);
+  if (abs < 45) return 'just now';
+  if (abs < 3600) return relative.format(Math.round(seconds / 60), 'minute');
+  if (abs < 86400) return relative.format(Math.round(seconds / 3600), 'hour');
+  if (abs < 86400 * 7) return relative.format(Math.round(seconds / 86400), 'day');
+  return dateOnly.format(date);
+}
+
+/**
+ * Integer micro-dollars as dollars: "$5.00", "-$0.25". Amounts below a cent keep their
+ * significant digits ("-$0.00042") so tiny LLM charges don't read as "$0.00".
+ */
+export function formatMicros(micros: number | string | null | undefined, options: { sign?: boolean } = {}): string {
+  let value: bigint;
+  try {
+    value = BigInt(typeof micros === 'number' ? Math.trunc(micros) : String(micros ?? '0'));
+  } catch {
+    return '—';
+  }
+  const negative = value < 0n;
+  const abs = negative ? -value : value;
+  const dollars = abs / 1_000_000n;
+  const fraction = (abs % 1_000_000n).toString().padStart(6, '0');
+  // Keep at least 2 decimals, more only when they carry a non-zero digit.
+  const decimals = fraction.replace(/0+$/, '').length <= 2 ? fraction.slice(0, 2) : fraction.replace(/0+$/, '');
+  const body = `$${dollars.toLocaleString('en-US')}.${decimals}`;
+  if (negative) return `-${body}`;
+  return options.sign && abs > 0n ? `+${body}` : body;
+}
+
+export function humanize(value: string): string {
+  const spaced = String(value ?? '')
+    .replace(/[_-]+/g, ' ')
+    .trim()
+    .replace(/\b(llm|ai|api|url|kb)\b/gi, (word) => word.toUpperCase());
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+}
+
+/** Why an AI session is paused, in words. */
+export function describePausedReason(reason: string | null | undefined): string {
+  switch (reason) {
+    case undefined:
+    case null:
+    case '':
+      return 'Paused';
+    case 'credits_exhausted':
+      return 'Paused: out of credits';
+    case 'operator':
+    case 'manual':
+    case 'paused_by_operator':
+    case 'user':
+      return 'Paused by an operator';
+    case 'human_takeover':
+    case 'operator_reply':
+    case 'operator_message':
+      return 'Paused: a human operator took over';
+    case 'dialog_transferred':
+    case 'transferred':
+    case 'transfer':
+      return 'Paused: transferred to a human operator';
+    case 'llm_error':
+      return 'Paused: the AI provider failed';
+    case 'handoff':
+      return 'Paused: handed off to a human';
+    default:
+      return `Paused: ${humanize(reason).toLowerCase()}`;
+  }
+}

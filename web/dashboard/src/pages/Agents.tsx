@@ -1,0 +1,249 @@
+import { useState, type FormEvent } from 'react';
+import { describeError } from '../api/client.js';
+import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from '../api/endpoints.js';
+import type { Agent, AgentInput } from '../api/types.js';
+import { useToast } from '../components/Toasts.js';
+import { Badge, Button, ConfirmDialog, EmptyState, ErrorState, InlineError, PageHeader, Skeleton, Switch, TextAreaField, TextField } from '../components/ui.js';
+import { Link, navigate } from '../lib/router.js';
+import { useAsync } from '../lib/useAsync.js';
+
+export function AgentsPage() {
+  const toast = useToast();
+  const agents = useAsync((signal) => listAgents({ signal }), []);
+  const [toDelete, setToDelete] = useState<Agent | null>(null);
+  const [deleting, setDeleting] = useState(false);
+
+  async function confirmDelete() {
+    if (!toDelete) return;
+    setDeleting(true);
+    try {
+      await deleteAgent(toDelete.id);
+      agents.setData((list) => list?.filter((a) => a.id !== toDelete.id));
+      toast.success(`Agent “${toDelete.name}” deleted`);
+      setToDelete(null);
+    } catch (error) {
+      toast.error(describeError(error));
+    } finally {
+      setDeleting(false);
+    }
+  }
+
+  return (
+    <>
+      <PageHeader
+        title="Agents"
+        description="AI agents answer your customers. Attach an agent to an integration to put it to work."
+        actions={
+          <Button variant="primary" onClick={() => navigate('/agents/new')}>
+            New agent
+          </Button>
+        }
+      />
+      {agents.loading && !agents.data ? (
+        <div className="card">
+          <Skeleton rows={4} />
+        </div>
+      ) : agents.error && !agents.data ? (
+        <ErrorState error={agents.error} onRetry={agents.reload} title="Could not load the agents" />
+      ) : agents.data && agents.data.length === 0 ? (
+        <EmptyState title="No agents yet — create one, then attach it to an integration">
+          Click <strong>New agent</strong> to write its instructions. Without an agent, an integration receives messages but nobody answers.
+        </EmptyState>
+      ) : (
+        <div className="card-grid">
+          {agents.data?.map((agent) => (
+            <article key={agent.id} className="card agent-card" data-testid={`agent-card-${agent.id}`}>
+              <div className="card-head">
+                <div className="card-title-block">
+                  <h2 className="card-title">{agent.name}</h2>
+                  <div className="card-meta">
+                    <Badge tone={agent.active ? 'success' : 'neutral'}>{agent.active ? 'Active' : 'Inactive'}</Badge>
+                    {agent.useKnowledgeBase && <Badge tone="info">Knowledge base</Badge>}
+                  </div>
+                </div>
+              </div>
+              <dl className="kv">
+                <dt>Model</dt>
+                <dd>{agent.model ? <code className="code-inline">{agent.model}</code> : <span className="muted">Company default</span>}</dd>
+                <dt>Temperature</dt>
+                <dd>{agent.temperature ?? <span className="muted">Default</span>}</dd>
+              </dl>
+              {agent.systemPrompt && <p className="prompt-preview">{agent.systemPrompt}</p>}
+              <div className="card-foot">
+                <Link to={`/agents/${encodeURIComponent(agent.id)}`} className="btn btn-secondary btn-sm">
+                  Edit
+                </Link>
+                <Button size="sm" variant="ghost" className="danger-text" onClick={() => setToDelete(agent)}>
+                  Delete
+                </Button>
+              </div>
+            </article>
+          ))}
+        </div>
+      )}
+      <ConfirmDialog
+        open={toDelete !== null}
+        title="Delete this agent?"
+        message={<p>“{toDelete?.name}” will stop answering. Integrations using it will have no agent until you choose another.</p>}
+        confirmLabel="Delete"
+        busy={deleting}
+        onConfirm={confirmDelete}
+        onCancel={() => setToDelete(null)}
+      />
+    </>
+  );
+}
+
+export function AgentFormPage({ id }: { id: string | null }) {
+  const existing = useAsync((signal) => (id === null ? Promise.resolve(null) : getAgent(id, { signal })), [id]);
+  return (
+    <>
+      <PageHeader
+        title={id === null ? 'New agent' : 'Edit agent'}
+        description={
+          <Link to="/agents" className="back-link">
+            ← All agents
+          </Link>
+        }
+      />
+      {existing.loading && existing.data === undefined ? (
+        <div className="card">
+          <Skeleton rows={6} />
+        </div>
+      ) : existing.error ? (
+        <ErrorState error={existing.error} onRetry={existing.reload} title="Could not load the agent" />
+      ) : (
+        <AgentForm key={existing.data?.id ?? 'new'} agent={existing.data ?? null} />
+      )}
+    </>
+  );
+}
+
+function AgentForm({ agent }: { agent: Agent | null }) {
+  const toast = useToast();
+  const [name, setName] = useState(agent?.name ?? '');
+  const [systemPrompt, setSystemPrompt] = useState(agent?.systemPrompt ?? '');
+  const [model, setModel] = useState(agent?.model ?? '');
+  const [temperature, setTemperature] = useState(agent?.temperature === null || agent?.temperature === undefined ? '' : String(agent.temperature));
+  const [useKnowledgeBase, setUseKnowledgeBase] = useState(agent?.useKnowledgeBase ?? true);
+  const [active, setActive] = useState(agent?.active ?? true);
+  const [handoffMessage, setHandoffMessage] = useState(agent?.handoffMessage ?? '');
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+
+  const temperatureValue = temperature.trim() === '' ? undefined : Number(temperature);
+  const temperatureError =
+    temperatureValue !== undefined && (!Number.isFinite(temperatureValue) || temperatureValue < 0 || temperatureValue > 2) ? 'Use a number from 0 to 2' : null;
+
+  async function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    if (temperatureError) return;
+    setSaving(true);
+    setError(null);
+    const input: AgentInput = { name: name.trim(), useKnowledgeBase, active };
+    // Optional texts: send what is filled in; on edit also send empties so a field can be cleared.
+    if (systemPrompt.trim() || agent?.systemPrompt) input.systemPrompt = systemPrompt;
+    if (model.trim() || agent?.model) input.model = model.trim();
+    if (temperatureValue !== undefined) input.temperature = temperatureValue;
+    if (handoffMessage.trim() || agent?.handoffMessage) input.handoffMessage = handoffMessage;
+    try {
+      if (agent) {
+        await updateAgent(agent.id, input);
+        toast.success('Agent saved');
+      } else {
+        const created = await createAgent(input);
+        toast.success(`Agent “${created.name}” created`);
+      }
+      navigate('/agents');
+    } catch (err) {
+      setError(err);
+      setSaving(false);
+    }
+  }
+
+  async function onDelete() {
+    if (!agent) return;
+    setDeleting(true);
+    try {
+      await deleteAgent(agent.id);
+      toast.success(`Agent “${agent.name}” deleted`);
+      setConfirmDelete(false);
+      navigate('/agents');
+    } catch (err) {
+      toast.error(describeError(err));
+      setDeleting(false);
+    }
+  }
+
+  return (
+    <form className="card form form-card" onSubmit={onSubmit}>
+      <TextField label="Name" required maxLength={200} value={name} onValueChange={setName} placeholder="e.g. Sales assistant" />
+      <TextAreaField
+        label="System prompt"
+        rows={8}
+        value={systemPrompt}
+        onValueChange={setSystemPrompt}
+        placeholder="You are a friendly sales assistant for Acme. Answer briefly and suggest the right product…"
+        hint="Instructions the AI follows in every reply."
+      />
+      <div className="form-row">
+        <TextField
+          label="Model"
+          value={model}
+          onValueChange={setModel}
+          placeholder="e.g. gpt-4o-mini"
+          hint="Leave blank to use the model from LLM settings."
+        />
+        <TextField
+          label="Temperature"
+          type="number"
+          inputMode="decimal"
+          min={0}
+          max={2}
+          step={0.1}
+          value={temperature}
+          onValueChange={setTemperature}
+          error={temperatureError}
+          hint="0 = focused, 2 = creative. Blank = default."
+        />
+      </div>
+      <TextAreaField
+        label="Handoff message"
+        rows={2}
+        value={handoffMessage}
+        onValueChange={setHandoffMessage}
+        placeholder="Let me connect you with a colleague who can help."
+        hint="Sent when the agent cannot answer and hands the conversation to a human."
+      />
+      <Switch label="Use the knowledge base" checked={useKnowledgeBase} onChange={setUseKnowledgeBase} hint="Ground replies in your documents." />
+      <Switch label="Active" checked={active} onChange={setActive} hint="Inactive agents do not answer." />
+      <InlineError error={error} />
+      <div className="form-actions">
+        {agent && (
+          <Button variant="danger" className="push-left" onClick={() => setConfirmDelete(true)}>
+            Delete
+          </Button>
+        )}
+        <Link to="/agents" className="btn btn-ghost">
+          Cancel
+        </Link>
+        <Button type="submit" variant="primary" busy={saving}>
+          Save
+        </Button>
+      </div>
+      {agent && (
+        <ConfirmDialog
+          open={confirmDelete}
+          title="Delete this agent?"
+          message={<p>“{agent.name}” will stop answering. Integrations using it will have no agent until you choose another.</p>}
+          confirmLabel="Delete"
+          busy={deleting}
+          onConfirm={onDelete}
+          onCancel={() => setConfirmDelete(false)}
+        />
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,123 @@
+import { useState, type FormEvent, type ReactNode } from 'react';
+import { describeError } from '../api/client.js';
+import { login, register } from '../api/endpoints.js';
+import { Button, InlineError, TextField } from '../components/ui.js';
+import { Link, navigate, useRoute } from '../lib/router.js';
+
+function AuthCard({ title, subtitle, children, footer }: { title: string; subtitle: string; children: ReactNode; footer: ReactNode }) {
+  return (
+    <div className="auth-page">
+      <main className="auth-card" id="main">
+        <div className="auth-brand" aria-hidden="true">
+          <span className="brand-mark">
+            <svg width="18" height="18" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round">
+              <path d="M21 15a2 2 0 0 1-2 2H7l-4 4V5a2 2 0 0 1 2-2h14a2 2 0 0 1 2 2z" />
+            </svg>
+          </span>
+          Messaging Agent Service
+        </div>
+        <h1 className="auth-title">{title}</h1>
+        <p className="auth-subtitle">{subtitle}</p>
+        {children}
+        <p className="auth-footer">{footer}</p>
+      </main>
+    </div>
+  );
+}
+
+/** After logging in: stay on a deep link, otherwise go to Conversations. */
+function afterLogin(path: string) {
+  if (path === '/' || path === '/login' || path === '/register') navigate('/conversations', { replace: true });
+}
+
+export function LoginPage() {
+  const route = useRoute();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await login(email.trim(), password);
+      afterLogin(route.path);
+    } catch (err) {
+      setError(describeError(err));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <AuthCard
+      title="Log in"
+      subtitle="Welcome back. Log in to manage your agents and conversations."
+      footer={
+        <>
+          New here? <Link to="/register">Create an account</Link>
+        </>
+      }
+    >
+      <form className="form" onSubmit={onSubmit} noValidate={false}>
+        <TextField label="Email" type="email" autoComplete="username" required value={email} onValueChange={setEmail} autoFocus />
+        <TextField label="Password" type="password" autoComplete="current-password" required value={password} onValueChange={setPassword} />
+        <InlineError error={error} />
+        <Button type="submit" variant="primary" busy={busy} className="btn-block">
+          Log in
+        </Button>
+      </form>
+    </AuthCard>
+  );
+}
+
+export function RegisterPage() {
+  const [companyName, setCompanyName] = useState('');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await register(email.trim(), password, companyName.trim());
+    } catch (err) {
+      setError(describeError(err));
+      setBusy(false);
+      return;
+    }
+    try {
+      await login(email.trim(), password);
+      navigate('/conversations', { replace: true });
+    } catch (err) {
+      setError(`Your account was created, but logging in failed: ${describeError(err)}`);
+      setBusy(false);
+    }
+  }
+
+  return (
+    <AuthCard
+      title="Create your account"
+      subtitle="Sign up to get a company workspace with $5 in free credits and a ready-made sales pipeline."
+      footer={
+        <>
+          Already have an account? <Link to="/login">Log in instead</Link>
+        </>
+      }
+    >
+      <form className="form" onSubmit={onSubmit}>
+        <TextField label="Company name" autoComplete="organization" required value={companyName} onValueChange={setCompanyName} autoFocus />
+        <TextField label="Email" type="email" autoComplete="email" required value={email} onValueChange={setEmail} />
+        <TextField label="Password" type="password" autoComplete="new-password" required value={password} onValueChange={setPassword} />
+        <InlineError error={error} />
+        <Button type="submit" variant="primary" busy={busy} className="btn-block">
+          Sign up
+        </Button>
+      </form>
+    </AuthCard>
+  );
+}

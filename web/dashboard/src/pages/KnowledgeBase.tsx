@@ -1,0 +1,219 @@
+import { useState, type FormEvent } from 'react';
+import { ApiError, describeError } from '../api/client.js';
+import { createDocument, deleteDocument, listDocuments, searchKnowledgeBase } from '../api/endpoints.js';
+import type { KbDocument, KbSearchResult } from '../api/types.js';
+import { useToast } from '../components/Toasts.js';
+import { Button, ConfirmDialog, EmptyState, ErrorState, InlineError, PageHeader, Skeleton, TextAreaField, TextField, Time } from '../components/ui.js';
+import { useAsync } from '../lib/useAsync.js';
+
+const MAX_BYTES = 1024 * 1024;
+
+function describeDocumentError(error: unknown): string {
+  if (error instanceof ApiError && (error.status === 413 || error.code === 'PAYLOAD_TOO_LARGE')) return 'Document too large (max 1 MiB)';
+  return describeError(error);
+}
+
+export function KnowledgeBasePage() {
+  const toast = useToast();
+  const documents = useAsync((signal) => listDocuments({ signal }), []);
+  const [toDelete, setToDelete] = useState<KbDocument | null>(null);
+  const [deleting, setDeleting] = useState(false);
+
+  async function confirmDelete() {
+    if (!toDelete) return;
+    setDeleting(true);
+    try {
+      await deleteDocument(toDelete.id);
+      documents.setData((list) => list?.filter((d) => d.id !== toDelete.id));
+      toast.success(`“${toDelete.title}” deleted`);
+      setToDelete(null);
+    } catch (error) {
+      toast.error(describeError(error));
+    } finally {
+      setDeleting(false);
+    }
+  }
+
+  return (
+    <>
+      <PageHeader title="Knowledge base" description="Documents your agents use to answer. Each document is split into searchable chunks." />
+      <div className="two-col">
+        <section className="card" aria-labelledby="kb-docs-title">
+          <h2 className="section-title" id="kb-docs-title">
+            Documents
+          </h2>
+          {documents.loading && !documents.data ? (
+            <Skeleton rows={4} label="Loading documents…" />
+          ) : documents.error && !documents.data ? (
+            <ErrorState error={documents.error} onRetry={documents.reload} title="Could not load the documents" />
+          ) : documents.data && documents.data.length === 0 ? (
+            <EmptyState title="No documents yet — add your FAQ, prices or policies so agents can answer from them" />
+          ) : (
+            <div className="table-wrap">
+              <table className="table">
+                <thead>
+                  <tr>
+                    <th scope="col">Title</th>
+                    <th scope="col" className="num">
+                      Chunks
+                    </th>
+                    <th scope="col">Added</th>
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {documents.data?.map((doc) => (
+                    <tr key={doc.id} data-testid="kb-document-row">
+                      <td className="wrap">{doc.title}</td>
+                      <td className="num">{doc.chunkCount}</td>
+                      <td className="nowrap">
+                        <Time iso={doc.createdAt} />
+                      </td>
+                      <td className="actions">
+                        <Button size="sm" variant="ghost" className="danger-text" onClick={() => setToDelete(doc)} aria-label={`Delete ${doc.title}`}>
+                          Delete
+                        </Button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
+        <div className="stack">
+          <AddDocument onAdded={(doc) => documents.setData((list) => [doc, ...(list ?? []).filter((d) => d.id !== doc.id)])} />
+          <SearchBox />
+        </div>
+      </div>
+      <ConfirmDialog
+        open={toDelete !== null}
+        title="Delete this document?"
+        message={<p>Agents will no longer use “{toDelete?.title}”.</p>}
+        confirmLabel="Delete"
+        busy={deleting}
+        onConfirm={confirmDelete}
+        onCancel={() => setToDelete(null)}
+      />
+    </>
+  );
+}
+
+function AddDocument({ onAdded }: { onAdded: (doc: KbDocument) => void }) {
+  const toast = useToast();
+  const [title, setTitle] = useState('');
+  const [content, setContent] = useState('');
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const bytes = new TextEncoder().encode(content).length;
+  const tooLarge = bytes > MAX_BYTES;
+
+  async function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    if (tooLarge) {
+      setError('Document too large (max 1 MiB)');
+      return;
+    }
+    setSaving(true);
+    setError(null);
+    try {
+      const doc = await createDocument(title.trim(), content);
+      onAdded(doc);
+      setTitle('');
+      setContent('');
+      toast.success(`“${doc.title}” added (${doc.chunkCount} chunk${doc.chunkCount === 1 ? '' : 's'})`);
+    } catch (err) {
+      setError(describeDocumentError(err));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  return (
+    <section className="card" aria-labelledby="kb-add-title">
+      <h2 className="section-title" id="kb-add-title">
+        Add a document
+      </h2>
+      <form className="form" onSubmit={onSubmit}>
+        <TextField label="Title" required value={title} onValueChange={setTitle} placeholder="e.g. Delivery and returns" />
+        <TextAreaField
+          label="Content"
+          required
+          rows={8}
+          value={content}
+          onValueChange={setContent}
+          placeholder="Paste plain text or Markdown…"
+          hint={`${(bytes / 1024).toFixed(bytes < 10240 ? 1 : 0)} KiB of 1024 KiB`}
+          error={tooLarge ? 'Document too large (max 1 MiB)' : null}
+        />
+        <InlineError error={error} />
+        <div className="form-actions">
+          <Button type="submit" variant="primary" busy={saving} disabled={!title.trim() || !content.trim()}>
+            Add document
+          </Button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function SearchBox() {
+  const [q, setQ] = useState('');
+  const [results, setResults] = useState<KbSearchResult[] | null>(null);
+  const [searched, setSearched] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+
+  async function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    const query = q.trim();
+    if (!query) return;
+    setBusy(true);
+    setError(null);
+    try {
+      setResults(await searchKnowledgeBase(query));
+      setSearched(query);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section className="card" aria-labelledby="kb-search-title">
+      <h2 className="section-title" id="kb-search-title">
+        Try a search
+      </h2>
+      <form className="search-row" onSubmit={onSubmit} role="search">
+        <TextField label="Search the knowledge base" type="search" value={q} onValueChange={setQ} placeholder="What would a customer ask?" />
+        <Button type="submit" busy={busy} disabled={!q.trim()}>
+          Search
+        </Button>
+      </form>
+      <InlineError error={error} />
+      <div aria-live="polite">
+        {results &&
+          (results.length === 0 ? (
+            <p className="muted">No passages match “{searched}”. The builtin provider would answer with the agent’s handoff message.</p>
+          ) : (
+            <ol className="search-results" aria-label={`Results for ${searched}`}>
+              {results.map((result, index) => (
+                <li key={`${result.documentId}-${index}`} className="search-result" data-testid="kb-search-result">
+                  <div className="search-result-head">
+                    <strong>{result.title}</strong>
+                    <span className="score" title="Relevance score">
+                      score {Number.isFinite(result.score) ? result.score.toFixed(2) : String(result.score)}
+                    </span>
+                  </div>
+                  <p className="snippet">{result.snippet}</p>
+                </li>
+              ))}
+            </ol>
+          ))}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,154 @@
+import { useState, type FormEvent } from 'react';
+import { describeError } from '../api/client.js';
+import { getLlmConfig, saveLlmConfig, testLlmConfig } from '../api/endpoints.js';
+import type { LlmConfig, LlmConfigInput, LlmProvider } from '../api/types.js';
+import { useToast } from '../components/Toasts.js';
+import { Button, ErrorState, InlineError, PageHeader, SetBadge, Skeleton, TextField } from '../components/ui.js';
+import { useAsync } from '../lib/useAsync.js';
+
+const BASE_URL_PRESETS = [
+  { label: 'OpenAI (https://api.openai.com/v1)', url: 'https://api.openai.com/v1' },
+  { label: 'Ollama (http://localhost:11434/v1)', url: 'http://localhost:11434/v1' },
+];
+
+export function LlmSettingsPage() {
+  const config = useAsync((signal) => getLlmConfig({ signal }), []);
+  return (
+    <>
+      <PageHeader title="LLM settings" description="The language model your agents use to write replies." />
+      {config.loading && !config.data ? (
+        <div className="card">
+          <Skeleton rows={5} />
+        </div>
+      ) : config.error && !config.data ? (
+        <ErrorState error={config.error} onRetry={config.reload} title="Could not load the LLM settings" />
+      ) : config.data ? (
+        <LlmForm key={JSON.stringify(config.data)} config={config.data} onSaved={(next) => config.setData(next)} />
+      ) : null}
+    </>
+  );
+}
+
+type TestResult = { ok: true; model?: string } | { ok: false; message: string };
+
+function LlmForm({ config, onSaved }: { config: LlmConfig; onSaved: (config: LlmConfig) => void }) {
+  const toast = useToast();
+  const [provider, setProvider] = useState<LlmProvider>(config.provider);
+  const [baseUrl, setBaseUrl] = useState(config.baseUrl ?? '');
+  const [model, setModel] = useState(config.model ?? '');
+  const [apiKey, setApiKey] = useState('');
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [testing, setTesting] = useState(false);
+  const [test, setTest] = useState<TestResult | null>(null);
+
+  const dirty = provider !== config.provider || baseUrl !== (config.baseUrl ?? '') || model !== (config.model ?? '') || apiKey !== '';
+
+  async function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    setSaving(true);
+    setError(null);
+    const input: LlmConfigInput = { provider };
+    if (provider === 'openai') {
+      if (baseUrl.trim()) input.baseUrl = baseUrl.trim();
+      if (model.trim()) input.model = model.trim();
+      if (apiKey) input.apiKey = apiKey;
+    }
+    try {
+      const saved = await saveLlmConfig(input);
+      toast.success('LLM settings saved');
+      setTest(null);
+      setApiKey('');
+      setSaving(false);
+      onSaved(saved);
+    } catch (err) {
+      setError(err);
+      setSaving(false);
+    }
+  }
+
+  async function runTest() {
+    setTesting(true);
+    setTest(null);
+    try {
+      const result = await testLlmConfig();
+      setTest(result.ok === false ? { ok: false, message: 'The provider did not answer as expected' } : { ok: true, model: result.model });
+    } catch (err) {
+      setTest({ ok: false, message: describeError(err) });
+    } finally {
+      setTesting(false);
+    }
+  }
+
+  return (
+    <form className="card form form-card" onSubmit={onSubmit}>
+      <fieldset className="fieldset radio-cards">
+        <legend>Provider</legend>
+        <label className={`radio-card${provider === 'builtin' ? ' checked' : ''}`}>
+          <input type="radio" name="provider" value="builtin" checked={provider === 'builtin'} onChange={() => setProvider('builtin')} />
+          <span>
+            <strong>Builtin</strong>
+            <span className="muted small">Free. Answers with the best-matching knowledge base passage, or the agent’s handoff message.</span>
+          </span>
+        </label>
+        <label className={`radio-card${provider === 'openai' ? ' checked' : ''}`}>
+          <input type="radio" name="provider" value="openai" checked={provider === 'openai'} onChange={() => setProvider('openai')} />
+          <span>
+            <strong>OpenAI-compatible</strong>
+            <span className="muted small">OpenAI, Ollama, vLLM or any Chat Completions API. Replies are charged from your credits.</span>
+          </span>
+        </label>
+      </fieldset>
+
+      {provider === 'openai' && (
+        <>
+          <TextField
+            label="Base URL"
+            type="url"
+            value={baseUrl}
+            onValueChange={setBaseUrl}
+            placeholder="https://api.openai.com/v1"
+            hint="The address of the Chat Completions API, ending in /v1."
+          />
+          <div className="preset-row" role="group" aria-label="Known providers">
+            {BASE_URL_PRESETS.map((preset) => (
+              <Button key={preset.url} size="sm" variant={baseUrl === preset.url ? 'primary' : 'secondary'} aria-pressed={baseUrl === preset.url} onClick={() => setBaseUrl(preset.url)}>
+                {preset.label}
+              </Button>
+            ))}
+          </div>
+          <TextField label="Model" value={model} onValueChange={setModel} placeholder="e.g. gpt-4o-mini or llama3.1" />
+          <TextField
+            label="API key"
+            type="password"
+            autoComplete="off"
+            value={apiKey}
+            onValueChange={setApiKey}
+            aside={<SetBadge set={config.hasApiKey} />}
+            placeholder={config.hasApiKey ? 'set — leave blank to keep it' : 'sk-…'}
+            hint="Write-only: it is never shown again. Leave blank to keep the current key."
+          />
+        </>
+      )}
+
+      <InlineError error={error} />
+      <div className="form-actions">
+        <Button onClick={runTest} busy={testing} className="push-left" disabled={saving}>
+          Test connection
+        </Button>
+        <Button type="submit" variant="primary" busy={saving}>
+          Save
+        </Button>
+      </div>
+      {dirty && <p className="field-hint">“Test connection” tests the saved settings — save your changes first.</p>}
+      <div role="status" data-testid="llm-test-result">
+        {test &&
+          (test.ok ? (
+            <p className="notice notice-success">Connection works{test.model ? ` — model ${test.model} answered` : ''}.</p>
+          ) : (
+            <p className="notice notice-error">Connection failed: {test.message}</p>
+          ))}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,190 @@
+import { useId, useState, type FormEvent } from 'react';
+import { describeError } from '../api/client.js';
+import { createApiToken, listApiTokens, revokeApiToken } from '../api/endpoints.js';
+import type { ApiToken } from '../api/types.js';
+import { useAuth } from '../auth.js';
+import { useToast } from '../components/Toasts.js';
+import { Badge, Button, ConfirmDialog, CopyButton, EmptyState, ErrorState, InlineError, Modal, PageHeader, Skeleton, TextField, Time } from '../components/ui.js';
+import { useAsync } from '../lib/useAsync.js';
+
+export function SettingsPage() {
+  const { me, meError, reloadMe } = useAuth();
+  return (
+    <>
+      <PageHeader title="Settings" description="Your company and the API tokens for server-to-server access." />
+      <section className="card" aria-labelledby="company-title">
+        <h2 className="section-title" id="company-title">
+          Company
+        </h2>
+        {me ? (
+          <dl className="kv">
+            <dt>Company name</dt>
+            <dd data-testid="settings-company-name">{me.company.companyName}</dd>
+            <dt>Company ID</dt>
+            <dd>
+              <code className="code-inline">{me.company.companyId}</code>
+            </dd>
+            <dt>Created</dt>
+            <dd>
+              <Time iso={me.company.createdAt} />
+            </dd>
+            <dt>Signed in as</dt>
+            <dd>
+              {me.user.email} {me.user.isSuperadmin && <Badge tone="accent">Superadmin</Badge>}
+            </dd>
+          </dl>
+        ) : meError ? (
+          <ErrorState error={meError} onRetry={reloadMe} title="Could not load the company" />
+        ) : (
+          <Skeleton rows={3} />
+        )}
+      </section>
+      <ApiTokens />
+    </>
+  );
+}
+
+function ApiTokens() {
+  const toast = useToast();
+  const tokens = useAsync((signal) => listApiTokens({ signal }), []);
+  const [name, setName] = useState('');
+  const [creating, setCreating] = useState(false);
+  const [createError, setCreateError] = useState<unknown>(null);
+  const [created, setCreated] = useState<{ token: string; apiToken: ApiToken } | null>(null);
+  const [toRevoke, setToRevoke] = useState<ApiToken | null>(null);
+  const [revoking, setRevoking] = useState(false);
+  const tokenValueId = useId();
+
+  async function onCreate(event: FormEvent) {
+    event.preventDefault();
+    const value = name.trim();
+    if (!value) return;
+    setCreating(true);
+    setCreateError(null);
+    try {
+      const result = await createApiToken(value);
+      setCreated(result);
+      setName('');
+      tokens.setData((list) => [result.apiToken, ...(list ?? []).filter((t) => t.id !== result.apiToken.id)]);
+    } catch (error) {
+      setCreateError(error);
+    } finally {
+      setCreating(false);
+    }
+  }
+
+  async function onRevoke() {
+    if (!toRevoke) return;
+    setRevoking(true);
+    try {
+      await revokeApiToken(toRevoke.id);
+      tokens.setData((list) => list?.filter((t) => t.id !== toRevoke.id));
+      toast.success(`Token “${toRevoke.name}” revoked`);
+      setToRevoke(null);
+    } catch (error) {
+      toast.error(describeError(error));
+    } finally {
+      setRevoking(false);
+    }
+  }
+
+  return (
+    <section className="card" aria-labelledby="tokens-title">
+      <h2 className="section-title" id="tokens-title">
+        API tokens
+      </h2>
+      <p className="muted small">
+        Use a token as <code className="code-inline">Authorization: Bearer &lt;token&gt;</code> from your own servers and scripts. It acts for this
+        company only.
+      </p>
+      <form className="inline-form" onSubmit={onCreate}>
+        <TextField label="Token name" required maxLength={100} value={name} onValueChange={setName} placeholder="e.g. CRM sync" />
+        <Button type="submit" variant="primary" busy={creating} disabled={!name.trim()}>
+          Create token
+        </Button>
+      </form>
+      <InlineError error={createError} />
+
+      {tokens.loading && !tokens.data ? (
+        <Skeleton rows={3} label="Loading tokens…" />
+      ) : tokens.error && !tokens.data ? (
+        <ErrorState error={tokens.error} onRetry={tokens.reload} title="Could not load the API tokens" />
+      ) : tokens.data && tokens.data.length === 0 ? (
+        <EmptyState title="No API tokens yet — create one to call the API from your own systems" />
+      ) : (
+        <div className="table-wrap">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Prefix</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {tokens.data?.map((token) => (
+                <tr key={token.id} data-testid="api-token-row" data-token-id={token.id}>
+                  <td className="wrap">{token.name}</td>
+                  <td>
+                    <code className="code-inline">{token.prefix}…</code>
+                  </td>
+                  <td className="nowrap">
+                    <Time iso={token.createdAt} />
+                  </td>
+                  <td className="nowrap">{token.lastUsedAt ? <Time iso={token.lastUsedAt} /> : <span className="muted">Never</span>}</td>
+                  <td className="actions">
+                    <Button size="sm" variant="ghost" className="danger-text" onClick={() => setToRevoke(token)}>
+                      Revoke
+                    </Button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+
+      <Modal
+        open={created !== null}
+        onClose={() => setCreated(null)}
+        title="Your new API token"
+        describedBy={`${tokenValueId}-warning`}
+        footer={
+          <Button variant="primary" onClick={() => setCreated(null)}>
+            Done
+          </Button>
+        }
+      >
+        <p className="notice notice-warning" id={`${tokenValueId}-warning`}>
+          Copy this token now. It won’t be shown again — if you lose it, revoke it and create a new one.
+        </p>
+        <div className="copy-row">
+          <code className="code-box token-value" id={tokenValueId} data-testid="new-token-value">
+            {created?.token}
+          </code>
+          {created && <CopyButton text={created.token} describedBy={tokenValueId} what="API token" size="md" />}
+        </div>
+        <p className="muted small">Name: {created?.apiToken.name}</p>
+      </Modal>
+
+      <ConfirmDialog
+        open={toRevoke !== null}
+        title="Revoke this token?"
+        message={
+          <p>
+            “{toRevoke?.name}” (<code className="code-inline">{toRevoke?.prefix}…</code>) stops working at once. Anything using it will get 401
+            errors.
+          </p>
+        }
+        confirmLabel="Revoke"
+        busy={revoking}
+        onConfirm={onRevoke}
+        onCancel={() => setToRevoke(null)}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,89 @@
+import { ChatClient } from './client.js';
+import { Store } from './store.js';
+import { ChatUi } from './ui.js';
+
+/**
+ * Entry point of widget.js, embedded as
+ *   <script src="{base}/widget.js" data-integration-id="7" async></script>
+ * Optional attributes: data-title, data-accent (any CSS colour), data-greeting.
+ * Exposes window.MessagingAgentWidget = { open(), close(), state() }.
+ */
+
+export interface WidgetApi {
+  open(): void;
+  close(): void;
+  state(): { connected: boolean; conversationId: string | number | null; queued: number };
+}
+
+declare global {
+  interface Window {
+    MessagingAgentWidget?: WidgetApi;
+  }
+}
+
+function findScript(): HTMLScriptElement | null {
+  const cur = document.currentScript;
+  if (cur instanceof HTMLScriptElement && cur.dataset.integrationId) return cur;
+  return document.querySelector<HTMLScriptElement>('script[data-integration-id][src*="widget.js"]');
+}
+
+function init(): void {
+  if (window.MessagingAgentWidget) return; // embedded twice
+  const script = findScript();
+  const integrationId = script?.dataset.integrationId?.trim();
+  if (!script || !integrationId) {
+    console.warn('[widget.js] no <script data-integration-id> found');
+    return;
+  }
+  // The service base is where widget.js came from (a path prefix behind a proxy is kept).
+  const src = new URL(script.src, location.href);
+  const base = new URL('.', src);
+  const ws = new URL(`api/webchat/${encodeURIComponent(integrationId)}`, base);
+  ws.protocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
+  const d = script.dataset;
+
+  let ui: ChatUi | undefined;
+  let client: ChatClient | undefined;
+  let openWhenMounted = false;
+  window.MessagingAgentWidget = {
+    open: () => (ui ? ui.open() : (openWhenMounted = true)),
+    close: () => (ui ? ui.close() : (openWhenMounted = false)),
+    state: () => ({
+      connected: client?.connected ?? false,
+      conversationId: client?.conversationId ?? null,
+      queued: client?.queued ?? 0,
+    }),
+  };
+
+  const mount = () => {
+    const store = new Store(`mas-webchat:${src.origin}:${integrationId}`);
+    const view = new ChatUi({
+      title: d.title?.trim() || 'Chat with us',
+      accent: d.accent?.trim(),
+      greeting: d.greeting?.trim(),
+      onSend: (text) => view.addPending(c.send(text)),
+      onRetry: (item) => c.retry(item),
+    });
+    const c = new ChatClient(ws.href, store, {
+      status: (s) => view.setStatus(s),
+      ready: (history, pending) => view.reset(history, pending),
+      message: (m) => view.add(m),
+      ack: (cid, mid) => view.markSent(cid, mid),
+      typing: (on) => view.setTyping(on),
+      error: (code, message, failed) => {
+        if (failed) view.markFailed(failed, message);
+        view.showError(message || `Something went wrong (${code})`);
+      },
+    });
+    // Own messages typed before a reload and not yet acknowledged show up as pending at once.
+    for (const item of store.outbox()) view.addPending(item);
+    ui = view;
+    client = c;
+    c.start();
+    if (openWhenMounted) view.open();
+  };
+  if (document.body) mount();
+  else document.addEventListener('DOMContentLoaded', mount);
+}
+
+init();

@@ -1,0 +1,116 @@
+/**
+ * Web chat frames (API.md, "Web chat"). The widget sends only `hello` and `message`; everything
+ * else arrives from the server. Incoming frames are validated defensively: a malformed frame is
+ * ignored rather than breaking the widget.
+ */
+
+export type Author = 'customer' | 'agent' | 'operator' | 'system';
+
+export interface ChatMessage {
+  id: string;
+  author: Author;
+  text: string;
+  createdAt?: string;
+  clientMessageId?: string;
+}
+
+export type ServerFrame =
+  | {
+      type: 'ready';
+      conversationId: string | number;
+      visitorId: string;
+      visitorToken: string;
+      history: ChatMessage[];
+    }
+  | { type: 'message'; message: ChatMessage }
+  | { type: 'ack'; clientMessageId: string; messageId: string }
+  | { type: 'typing'; on: boolean }
+  | { type: 'error'; code: string; message: string; clientMessageId?: string };
+
+export type ClientFrame =
+  | { type: 'hello'; visitorId?: string; visitorToken?: string }
+  | { type: 'message'; text: string; clientMessageId: string };
+
+type Obj = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null;
+const str = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
+const AUTHORS: readonly string[] = ['customer', 'agent', 'operator', 'system'];
+
+export function parseMessage(v: unknown): ChatMessage | null {
+  if (!isObj(v)) return null;
+  const id = str(v.id);
+  if (id === undefined || typeof v.text !== 'string') return null;
+  const author = (typeof v.author === 'string' && AUTHORS.includes(v.author) ? v.author : 'agent') as Author;
+  const m: ChatMessage = { id, author, text: v.text };
+  const createdAt = str(v.createdAt);
+  if (createdAt !== undefined) m.createdAt = createdAt;
+  const cid = str(v.clientMessageId);
+  if (cid !== undefined) m.clientMessageId = cid;
+  return m;
+}
+
+/** Parses one text frame; returns null for anything not understood. */
+export function parseFrame(data: unknown): ServerFrame | null {
+  if (typeof data !== 'string') return null;
+  let v: unknown;
+  try {
+    v = JSON.parse(data);
+  } catch {
+    return null;
+  }
+  if (!isObj(v)) return null;
+  switch (v.type) {
+    case 'ready': {
+      const visitorId = str(v.visitorId);
+      const visitorToken = str(v.visitorToken);
+      const conversationId = typeof v.conversationId === 'number' ? v.conversationId : str(v.conversationId);
+      if (visitorId === undefined || visitorToken === undefined || conversationId === undefined) return null;
+      const history: ChatMessage[] = [];
+      if (Array.isArray(v.history)) {
+        for (const h of v.history) {
+          const m = parseMessage(h);
+          if (m) history.push(m);
+        }
+      }
+      return { type: 'ready', conversationId, visitorId, visitorToken, history };
+    }
+    case 'message': {
+      const message = parseMessage(v);
+      return message ? { type: 'message', message } : null;
+    }
+    case 'ack': {
+      const clientMessageId = str(v.clientMessageId);
+      const messageId = str(v.messageId);
+      return clientMessageId !== undefined && messageId !== undefined
+        ? { type: 'ack', clientMessageId, messageId }
+        : null;
+    }
+    case 'typing':
+      return { type: 'typing', on: v.on === true };
+    case 'error': {
+      const f: ServerFrame = {
+        type: 'error',
+        code: str(v.code) ?? 'ERROR',
+        message: str(v.message) ?? '',
+      };
+      const cid = str(v.clientMessageId);
+      if (cid !== undefined) f.clientMessageId = cid;
+      return f;
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * Error codes after which the stored visitor identity is dropped and the widget reconnects as a
+ * new visitor. INVALID_VISITOR_TOKEN is the documented one; the rest are common variants.
+ */
+const AUTH_ERRORS =
+  /^(INVALID_VISITOR_TOKEN|INVALID_VISITOR|VISITOR_NOT_FOUND|VISITOR_TOKEN_(INVALID|EXPIRED)|INVALID_TOKEN|TOKEN_EXPIRED|UNAUTHORI[SZ]ED|UNAUTHENTICATED)$/i;
+
+export function isAuthError(code: string): boolean {
+  return AUTH_ERRORS.test(code);
+}

@@ -1,0 +1,307 @@
+import type { Status } from './client.js';
+import type { ChatMessage } from './protocol.js';
+import type { OutboxItem } from './store.js';
+import { CSS as STYLES } from './styles.js';
+
+export interface UiOptions {
+  title: string;
+  accent?: string;
+  greeting?: string;
+  onSend(text: string): void;
+  onRetry(item: OutboxItem): void;
+}
+
+/**
+ * DOM hooks for tests (all inside the open shadow root of `<mas-webchat>`): messages are
+ * `.m[data-author]`, with `data-id` once the server id is known, `data-client-message-id` for the
+ * visitor's own messages and `data-state` = sending | sent | failed on those.
+ */
+
+const LABEL: Record<string, string> = { customer: 'You', agent: 'Agent', operator: 'Operator', system: 'Notice' };
+const ERROR_SHOWN_MS = 6000;
+
+type Attrs = Record<string, string>;
+
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...kids: Array<Node | string>
+): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const k in attrs) e.setAttribute(k, attrs[k]!);
+  e.append(...kids);
+  return e;
+}
+
+const ICON =
+  '<svg viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path d="M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2H8.4L4 21.5V18a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2zm3 6.5a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zm5 0a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zm5 0a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3z"/></svg>';
+
+export class ChatUi {
+  readonly host: HTMLElement;
+  private readonly bubble: HTMLButtonElement;
+  private readonly badge: HTMLElement;
+  private readonly panel: HTMLElement;
+  private readonly status: HTMLElement;
+  private readonly err: HTMLElement;
+  private readonly log: HTMLElement;
+  private readonly typing: HTMLElement;
+  private readonly input: HTMLTextAreaElement;
+  /** Rendered messages by `id:<server id>` and `c:<clientMessageId>`. */
+  private byKey = new Map<string, HTMLElement>();
+  private unread = 0;
+  private errTimer: ReturnType<typeof setTimeout> | undefined;
+  isOpen = false;
+
+  constructor(private readonly o: UiOptions) {
+    this.host = document.createElement('mas-webchat');
+    const root = this.host.attachShadow({ mode: 'open' });
+    const sheet = typeof CSSStyleSheet === 'function' && 'replaceSync' in CSSStyleSheet.prototype;
+    if (sheet && 'adoptedStyleSheets' in root) {
+      // Constructed sheets are not subject to a page's style-src CSP, unlike <style>.
+      const s = new CSSStyleSheet();
+      s.replaceSync(STYLES);
+      root.adoptedStyleSheets = [s];
+    } else {
+      root.append(el('style', {}, STYLES));
+    }
+
+    this.badge = el('span', { class: 'badge', 'aria-hidden': 'true', hidden: '' });
+    this.bubble = el('button', {
+      type: 'button',
+      class: 'bubble',
+      'aria-label': 'Open chat',
+      'aria-expanded': 'false',
+      'aria-controls': 'mas-panel',
+    });
+    this.bubble.innerHTML = ICON;
+    this.bubble.append(this.badge);
+
+    const close = el('button', { type: 'button', class: 'close', 'aria-label': 'Close chat' }, '\u00d7');
+    this.status = el('div', { class: 'status', role: 'status', hidden: '' });
+    this.err = el('div', { class: 'err', role: 'alert', hidden: '' });
+    this.log = el('div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Messages', tabindex: '0' });
+    this.typing = el('div', { class: 'typing', role: 'status', hidden: '' }, 'Agent is typing\u2026');
+    this.input = el('textarea', { 'aria-label': 'Message', rows: '1', placeholder: 'Type a message\u2026' });
+    const send = el('button', { type: 'submit', class: 'send' }, 'Send');
+    const form = el('form', { class: 'f' }, this.input, send);
+    this.panel = el(
+      'div',
+      { class: 'panel', id: 'mas-panel', role: 'dialog', 'aria-label': o.title, hidden: '' },
+      el('div', { class: 'head' }, el('h2', {}, o.title), close),
+      this.status,
+      this.log,
+      this.typing,
+      this.err,
+      form,
+    );
+    const wrap = el('div', { class: 'w' }, this.bubble, this.panel);
+    root.append(wrap);
+
+    this.bubble.addEventListener('click', () => this.open());
+    close.addEventListener('click', () => this.close(true));
+    this.panel.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') {
+        e.stopPropagation();
+        this.close(true);
+      }
+    });
+    this.input.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && e.keyCode !== 229) {
+        e.preventDefault();
+        this.submit();
+      }
+    });
+    this.input.addEventListener('input', () => this.fit());
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      this.submit();
+      this.input.focus();
+    });
+
+    document.body.append(this.host);
+    if (o.accent) this.setAccent(wrap, o.accent);
+    this.reset([]);
+  }
+
+  private setAccent(wrap: HTMLElement, accent: string): void {
+    if (!isColor(accent)) return;
+    wrap.style.setProperty('--a', accent);
+    // Pick readable text on the accent from its computed rgb() value.
+    const rgb = getComputedStyle(this.bubble).backgroundColor.match(/[\d.]+/g);
+    if (rgb && rgb.length >= 3) {
+      const [r, g, b] = rgb.map(Number) as [number, number, number];
+      const lum = (0.299 * r + 0.587 * g + 0.114 * b) / 255;
+      wrap.style.setProperty('--at', lum > 0.62 ? '#111' : '#fff');
+    }
+  }
+
+  private fit(): void {
+    this.input.style.height = 'auto';
+    this.input.style.height = `${Math.min(this.input.scrollHeight + 2, 120)}px`;
+  }
+
+  private submit(): void {
+    const text = this.input.value.trim();
+    if (!text) return;
+    this.input.value = '';
+    this.fit();
+    this.o.onSend(text);
+  }
+
+  open(): void {
+    if (!this.isOpen) {
+      this.isOpen = true;
+      this.panel.hidden = false;
+      this.bubble.hidden = true;
+      this.bubble.setAttribute('aria-expanded', 'true');
+      this.unread = 0;
+      this.badge.hidden = true;
+      this.toEnd();
+    }
+    this.input.focus();
+  }
+
+  close(returnFocus = false): void {
+    if (!this.isOpen) return;
+    this.isOpen = false;
+    this.panel.hidden = true;
+    this.bubble.hidden = false;
+    this.bubble.setAttribute('aria-expanded', 'false');
+    if (returnFocus) this.bubble.focus();
+  }
+
+  setStatus(s: Status): void {
+    this.status.textContent = s === 'connecting' ? 'Connecting\u2026' : 'Reconnecting\u2026';
+    this.status.hidden = s === 'ready';
+  }
+
+  setTyping(on: boolean): void {
+    this.typing.hidden = !on;
+  }
+
+  showError(text: string): void {
+    this.err.textContent = text;
+    this.err.hidden = false;
+    clearTimeout(this.errTimer);
+    this.errTimer = setTimeout(() => (this.err.hidden = true), ERROR_SHOWN_MS);
+  }
+
+  /** Replaces the list: greeting, then server history, then still-pending own messages. */
+  reset(history: ChatMessage[], pending: OutboxItem[] = []): void {
+    this.byKey.clear();
+    this.log.replaceChildren();
+    if (this.o.greeting) {
+      const g = this.render('agent', this.o.greeting);
+      g.dataset.greeting = '';
+      this.log.append(g);
+    }
+    for (const m of history) this.add(m, false);
+    for (const p of pending) this.addPending(p);
+    this.toEnd();
+  }
+
+  /** A message from the server (history or live); ignored when its id is already shown. */
+  add(m: ChatMessage, live = true): void {
+    if (this.byKey.has(`id:${m.id}`)) return;
+    const mine = m.clientMessageId !== undefined ? this.byKey.get(`c:${m.clientMessageId}`) : undefined;
+    if (mine) {
+      this.markSent(m.clientMessageId!, m.id);
+      return;
+    }
+    const e = this.render(m.author, m.text, m.createdAt);
+    e.dataset.id = m.id;
+    this.byKey.set(`id:${m.id}`, e);
+    if (m.clientMessageId !== undefined) {
+      e.dataset.clientMessageId = m.clientMessageId;
+      this.byKey.set(`c:${m.clientMessageId}`, e);
+    }
+    if (m.author === 'customer') e.dataset.state = 'sent';
+    const stick = this.atBottom();
+    this.log.append(e);
+    if (live && m.author !== 'customer') {
+      this.setTyping(false);
+      if (!this.isOpen) {
+        this.unread++;
+        this.badge.textContent = String(this.unread);
+        this.badge.hidden = false;
+      }
+    }
+    if (stick || m.author === 'customer') this.toEnd();
+  }
+
+  /** The visitor's own message, shown at once in the "sending" state. */
+  addPending(item: OutboxItem): void {
+    let e = this.byKey.get(`c:${item.clientMessageId}`);
+    if (e) {
+      // a retry of a failed message: back to sending
+      e.dataset.state = 'sending';
+      this.meta(e, 'Sending\u2026');
+      return;
+    }
+    e = this.render('customer', item.text, item.createdAt);
+    e.dataset.clientMessageId = item.clientMessageId;
+    e.dataset.state = 'sending';
+    this.meta(e, 'Sending\u2026');
+    this.byKey.set(`c:${item.clientMessageId}`, e);
+    this.log.append(e);
+    this.toEnd();
+  }
+
+  markSent(clientMessageId: string, messageId: string): void {
+    const e = this.byKey.get(`c:${clientMessageId}`);
+    if (!e) return;
+    e.dataset.state = 'sent';
+    e.dataset.id = messageId;
+    this.byKey.set(`id:${messageId}`, e);
+    this.meta(e, '');
+  }
+
+  markFailed(item: OutboxItem, reason: string): void {
+    const e = this.byKey.get(`c:${item.clientMessageId}`);
+    if (!e) return;
+    e.dataset.state = 'failed';
+    const retry = el('button', { type: 'button', class: 'retry' }, 'Retry');
+    retry.addEventListener('click', () => {
+      this.o.onRetry(item);
+      this.addPending(item);
+    });
+    this.meta(e, `Not delivered${reason ? ` (${reason.replace(/\.$/, '')})` : ''}. `, retry);
+  }
+
+  private meta(e: HTMLElement, text: string, ...extra: Node[]): void {
+    e.querySelector('.meta')?.remove();
+    if (text) e.append(el('div', { class: 'meta' }, text, ...extra));
+  }
+
+  private render(author: string, text: string, createdAt?: string): HTMLElement {
+    const e = el(
+      'div',
+      { class: `m m-${author}`, 'data-author': author },
+      el('span', { class: 'sr' }, `${LABEL[author] ?? 'Agent'}: `),
+      el('div', { class: 't' }, text),
+    );
+    if (createdAt) {
+      const d = new Date(createdAt);
+      if (!isNaN(d.getTime())) e.title = d.toLocaleString();
+    }
+    return e;
+  }
+
+  /** New messages keep the list scrolled to the end unless the visitor scrolled up to read. */
+  private atBottom(): boolean {
+    const l = this.log;
+    return l.scrollHeight - l.scrollTop - l.clientHeight < 40;
+  }
+
+  private toEnd(): void {
+    this.log.scrollTop = this.log.scrollHeight;
+  }
+}
+
+function isColor(v: string): boolean {
+  try {
+    return CSS.supports('color', v);
+  } catch {
+    return false;
+  }
+}
