@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { loadPricing, type Pricing } from './domain/credits/pricing.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', ''])
@@ -21,6 +22,11 @@ const optionalUrl = (protocols: string[]) =>
         .optional(),
     )
     .optional();
+
+const msList = z
+  .string()
+  .regex(/^\d+(,\d+)*$/, 'must be comma-separated milliseconds, e.g. 1000,5000')
+  .transform((v) => v.split(',').map(Number));
 
 /** Every environment variable the service reads. README.md documents each one. */
 export const configSchema = z.object({
@@ -50,6 +56,14 @@ export const configSchema = z.object({
   REFRESH_TOKEN_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(30),
   AUTH_EMAIL_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  REPLY_BURST_WINDOW_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
+  LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  LLM_RETRY_DELAYS_MS: msList.default([2000, 8000]),
+  LLM_PRICE_TABLE: z.string().optional(),
+  SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  SEND_RETRY_BACKOFF_MS: msList.default([1000, 5000, 15000, 30000]),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
 });
 
 export type Env = z.input<typeof configSchema>;
@@ -76,6 +90,14 @@ export interface Config {
   refreshTokenTtlMs: number;
   authRateLimitPerMinute: number;
   authEmailRateLimitPerMinute: number;
+  replyBurstWindowMs: number;
+  llmTimeoutMs: number;
+  llmMaxRetries: number;
+  llmRetryDelaysMs: number[];
+  pricing: Pricing;
+  sendMaxAttempts: number;
+  sendRetryBackoffMs: number[];
+  workerConcurrency: number;
 }
 
 export class ConfigError extends Error {
@@ -92,6 +114,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid environment variable ${String(issue.path[0])}: ${issue.message}`);
   }
   const c = result.data;
+  let pricing: Pricing;
+  try {
+    pricing = loadPricing(c.LLM_PRICE_TABLE);
+  } catch (err) {
+    throw new ConfigError(`invalid environment variable LLM_PRICE_TABLE: ${(err as Error).message.split('\n')[0]}`);
+  }
   return {
     env: c.NODE_ENV,
     port: c.PORT,
@@ -116,6 +144,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     refreshTokenTtlMs: c.REFRESH_TOKEN_TTL_DAYS * 86_400_000,
     authRateLimitPerMinute: c.AUTH_RATE_LIMIT_PER_MINUTE,
     authEmailRateLimitPerMinute: c.AUTH_EMAIL_RATE_LIMIT_PER_MINUTE,
+    replyBurstWindowMs: c.REPLY_BURST_WINDOW_MS,
+    llmTimeoutMs: c.LLM_TIMEOUT_MS,
+    llmMaxRetries: c.LLM_MAX_RETRIES,
+    llmRetryDelaysMs: c.LLM_RETRY_DELAYS_MS,
+    pricing,
+    sendMaxAttempts: c.SEND_MAX_ATTEMPTS,
+    sendRetryBackoffMs: c.SEND_RETRY_BACKOFF_MS,
+    workerConcurrency: c.WORKER_CONCURRENCY,
   };
 }
 

@@ -1,3 +1,6 @@
+import { agentEvents } from './agents/agent.js';
+import { knowledgeDocumentEvents } from './knowledge/documents.js';
+import { llmConfigEvents } from './llm/llmConfig.js';
 import { emailReservationEvents } from './accounts/emailReservation.js';
 import { userEvents } from './accounts/user.js';
 import { apiTokenEvents } from './apiTokens/apiToken.js';
@@ -22,4 +25,7 @@ export const eventCatalog = mergeCatalogs(
   integrationEvents,
   webhookLogEvents,
   conversationEvents,
+  agentEvents,
+  llmConfigEvents,
+  knowledgeDocumentEvents,
 );

@@ -30,4 +30,6 @@ export const domainStatus: Record<string, number> = {
   USER_CREATION_FAILED: 500,
   PLATFORM_ERROR: 502,
   not_supported: 400,
+  PAYLOAD_TOO_LARGE: 413,
+  LLM_ERROR: 502,
 };

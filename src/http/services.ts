@@ -2,6 +2,9 @@ import type { Config } from '../config.js';
 import type { AuthDeps, CommandDeps, SecretBox } from '../commands/ports.js';
 import type { PlatformClient } from '../ports/platform.js';
 import type { ReadStore } from '../ports/readStore.js';
+import type { CompanyLlmConfig } from '../domain/llm/llmConfig.js';
+import type { LlmProvider } from '../ports/llm.js';
+import type { KnowledgeSearch } from './routes/knowledgeBase.js';
 
 /** What route plugins need from the composition root. */
 export interface HttpServices {
@@ -15,6 +18,10 @@ export interface HttpServices {
   checkPlatformUrl(url: string): { ok: true } | { ok: false; reason: string };
   /** Read-your-writes: resolves once every projector has applied the event at `position`. */
   waitForProjections(position: bigint | null): Promise<void>;
+  /** A company's LLM configuration → its provider (builtin or OpenAI-compatible). */
+  llmResolver: (config: CompanyLlmConfig) => LlmProvider;
+  /** In-memory knowledge-base search and its progress (read-your-writes). */
+  knowledge: KnowledgeSearch;
   /** Called once a webhook's events are stored (the reply pipeline listens here). */
   onWebhookStored?: (outcome: { conversationId: string | null; events: { type: string }[] }) => void;
 }

@@ -1,3 +1,6 @@
+import { agentsProjection } from './agents/agentsProjection.js';
+import { conversationsProjection } from './conversations/conversationsProjection.js';
+import { knowledgeDocumentsProjection } from './knowledgeDocuments/knowledgeDocumentsProjection.js';
 import { apiTokensProjection } from './apiTokens/apiTokensProjection.js';
 import { companiesProjection } from './companies/companiesProjection.js';
 import { creditsProjection } from './credits/creditsProjection.js';
@@ -8,4 +11,8 @@ import type { Projection } from './projection.js';
 import { webhookLogsProjection } from './webhookLogs/webhookLogsProjection.js';
 
 /** Every read model the dashboard and API query. */
-export const allProjections: Projection[] = [companiesProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection];
+export const allProjections: Projection[] = [companiesProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection,
+  conversationsProjection,
+  agentsProjection,
+  knowledgeDocumentsProjection,
+];

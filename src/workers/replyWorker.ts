@@ -31,7 +31,8 @@ export interface CompanyLlm {
 
 export interface ReplyWorkerDeps extends CommandDeps {
   bus: Bus;
-  loadAgent(agentId: string): Promise<AgentProfile | null>;
+  /** The company's agent, or null when missing, deleted or another company's. */
+  loadAgent(companyId: string, agentId: string): Promise<AgentProfile | null>;
   loadLlm(companyId: string): Promise<CompanyLlm>;
   searchKnowledge(companyId: string, query: string, limit: number): Promise<LlmPassage[]>;
   pricing: Pricing;
@@ -95,8 +96,8 @@ async function answer(deps: ReplyWorkerDeps, job: GenerateReplyJob, state: Conve
     deps.logger.warn({ ...job, integrationId: state.integrationId }, 'reply job dropped: the integration was deleted or deactivated');
     return { result: 'dropped', reason: 'integration deleted or inactive' };
   }
-  const agent = integration.agentId ? await deps.loadAgent(integration.agentId) : null;
-  if (!agent || !agent.active || agent.companyId !== job.companyId) {
+  const agent = integration.agentId ? await deps.loadAgent(job.companyId, integration.agentId) : null;
+  if (!agent || !agent.active) {
     await markUnanswered('no active AI agent is assigned to this integration', false);
     return { result: 'unanswered', reason: 'no active agent' };
   }

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DestinationStream } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/infrastructure/logger.js';
 import { createServer, type Server } from '../../src/server.js';
@@ -11,7 +12,7 @@ export interface TestServer extends Server {
 }
 
 /** A real server on embedded defaults (SQLite files in a fresh temp dir, in-process bus). */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, logDestination?: DestinationStream): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mas-test-'));
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -21,7 +22,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     AUTH_EMAIL_RATE_LIMIT_PER_MINUTE: '10000',
     ...env,
   });
-  const server = await createServer(config, createLogger({ level: config.logLevel }));
+  const server = await createServer(config, createLogger({ level: config.logLevel, ...(logDestination ? { destination: logDestination } : {}) }));
   return Object.assign(server, {
     dataDir,
     async close() {

@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import { agentDecider, agentDefaults, agentStream, type AgentSettings, type LiveAgent } from '../../domain/agents/agent.js';
+import type { EventStore } from '../../ports/eventStore.js';
+import { handleCommand, loadState } from '../handleCommand.js';
+import type { CommandDeps } from '../ports.js';
+
+/** Create, update and delete an agent (`agent-<uuid>`); another company's agent is NOT_FOUND. */
+
+export type AgentInput = Partial<AgentSettings>;
+
+const metadataOf = (input: { companyId: string; userId: string }) => ({ companyId: input.companyId, actor: `user:${input.userId}` });
+
+export async function createAgent(deps: CommandDeps, input: { companyId: string; userId: string; name: string } & AgentInput) {
+  const agentId = randomUUID();
+  const { companyId, userId: _u, ...given } = input;
+  const settings: AgentSettings = {
+    ...agentDefaults,
+    ...(Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Partial<AgentSettings>),
+    name: input.name,
+  };
+  return handleCommand(
+    deps.eventStore,
+    agentStream(agentId),
+    agentDecider,
+    { type: 'CreateAgent', agentId, companyId, now: deps.clock.now().toISOString(), ...settings },
+    { metadata: metadataOf(input) },
+  );
+}
+
+export async function updateAgent(deps: CommandDeps, input: { companyId: string; userId: string; agentId: string; changes: AgentInput }) {
+  return handleCommand(
+    deps.eventStore,
+    agentStream(input.agentId),
+    agentDecider,
+    { type: 'UpdateAgent', companyId: input.companyId, changes: input.changes, now: deps.clock.now().toISOString() },
+    { metadata: metadataOf(input) },
+  );
+}
+
+export async function deleteAgent(deps: CommandDeps, input: { companyId: string; userId: string; agentId: string }) {
+  return handleCommand(
+    deps.eventStore,
+    agentStream(input.agentId),
+    agentDecider,
+    { type: 'DeleteAgent', companyId: input.companyId, now: deps.clock.now().toISOString() },
+    { metadata: metadataOf(input) },
+  );
+}
+
+/**
+ * The agent's current settings straight from its stream (strongly consistent), or null when it does not
+ * exist, was deleted or belongs to another company. For the API and the reply pipeline.
+ */
+export async function loadAgent(eventStore: EventStore, companyId: string, agentId: string): Promise<LiveAgent | null> {
+  const { state } = await loadState(eventStore, agentStream(agentId), agentDecider);
+  return state.status === 'active_record' && state.companyId === companyId ? state : null;
+}

@@ -1,0 +1,46 @@
+import { companyStream } from '../../domain/company/company.js';
+import { llmConfigDecider, type CompanyLlmConfig, type LlmProviderName } from '../../domain/llm/llmConfig.js';
+import type { EventStore } from '../../ports/eventStore.js';
+import { handleCommand, loadState } from '../handleCommand.js';
+import type { CommandDeps, SecretBox } from '../ports.js';
+
+export interface LlmConfigInput {
+  provider: LlmProviderName;
+  baseUrl?: string | null;
+  model?: string | null;
+  /** Plain text, write-only: undefined keeps the current key, null (or "") clears it, a string replaces it. */
+  apiKey?: string | null;
+}
+
+/** Seals the key; an omitted baseUrl or model means none (PUT replaces the whole configuration but the key). */
+export function toLlmCommandFields(input: LlmConfigInput, box: SecretBox) {
+  return {
+    provider: input.provider,
+    baseUrl: input.baseUrl === undefined || input.baseUrl === '' ? null : input.baseUrl,
+    model: input.model === undefined || input.model === '' ? null : input.model,
+    apiKey: input.apiKey === undefined ? undefined : input.apiKey === null || input.apiKey === '' ? null : box.seal(input.apiKey),
+  };
+}
+
+/** PUT /api/llm-config: replaces the company's LLM configuration (an omitted apiKey keeps the stored one). */
+export async function configureLlm(deps: CommandDeps & { secretBox: SecretBox }, input: { companyId: string; userId: string } & LlmConfigInput) {
+  const result = await handleCommand(
+    deps.eventStore,
+    companyStream(input.companyId),
+    llmConfigDecider,
+    { type: 'ConfigureLlm', ...toLlmCommandFields(input, deps.secretBox), now: deps.clock.now().toISOString() },
+    { metadata: { companyId: input.companyId, actor: `user:${input.userId}` } },
+  );
+  const { configuredAt: _c, ...config } = result.state;
+  return { ...result, config: config satisfies CompanyLlmConfig };
+}
+
+/**
+ * The company's current LLM configuration from its stream (strongly consistent: a change applies to the
+ * very next reply); `{provider:'builtin', baseUrl:null, model:null, sealedApiKey:null}` when never configured.
+ */
+export async function loadLlmConfig(eventStore: EventStore, companyId: string): Promise<CompanyLlmConfig> {
+  const { state } = await loadState(eventStore, companyStream(companyId), llmConfigDecider);
+  const { configuredAt: _c, ...config } = state;
+  return config;
+}

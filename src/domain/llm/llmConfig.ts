@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import type { Decider } from '../decider.js';
+import { DomainError } from '../errors.js';
+
+/**
+ * A company's LLM configuration, carried on the company stream (`company-<companyId>`) next to the
+ * company's own events. `builtin` (the default, no key) answers from the knowledge base alone; `openai` is
+ * any OpenAI-compatible Chat Completions API at `baseUrl`. The API key is sealed (AES-256-GCM, `v1:`
+ * envelope) before it enters an event and is never given back: views say `hasApiKey`.
+ */
+
+export const llmProvider = z.enum(['builtin', 'openai']);
+export type LlmProviderName = z.infer<typeof llmProvider>;
+
+export const LLM_CONFIG_LIMITS = { baseUrl: 2048, model: 200, apiKey: 1024 } as const;
+
+const sealed = z.string().startsWith('v1:').max(4096);
+
+export const llmConfigEvents = {
+  LlmConfigured: z.object({
+    provider: llmProvider,
+    baseUrl: z.string().max(LLM_CONFIG_LIMITS.baseUrl).nullable(),
+    model: z.string().min(1).max(LLM_CONFIG_LIMITS.model).nullable(),
+    apiKey: sealed.nullable(),
+    at: z.iso.datetime(),
+  }),
+};
+type Events = typeof llmConfigEvents;
+export type LlmConfigEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];
+
+/** The configuration as commands and the reply pipeline use it (the key still sealed). */
+export interface CompanyLlmConfig {
+  provider: LlmProviderName;
+  baseUrl: string | null;
+  model: string | null;
+  sealedApiKey: string | null;
+}
+
+export const DEFAULT_LLM_CONFIG: CompanyLlmConfig = { provider: 'builtin', baseUrl: null, model: null, sealedApiKey: null };
+
+export type LlmConfigState = CompanyLlmConfig & { configuredAt: string | null };
+
+export type LlmConfigCommand = {
+  type: 'ConfigureLlm';
+  provider: LlmProviderName;
+  baseUrl: string | null;
+  model: string | null;
+  /** Sealed. undefined keeps the current key, null clears it, a string replaces it. */
+  apiKey: string | null | undefined;
+  now: string;
+};
+
+/** An absolute http(s) URL without credentials (a key belongs in apiKey, never in the URL). */
+export function isLlmBaseUrl(value: string): boolean {
+  if (value.length > LLM_CONFIG_LIMITS.baseUrl) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && url.username === '' && url.password === '';
+  } catch {
+    return false;
+  }
+}
+
+const invalid = (message: string) => new DomainError('VALIDATION_ERROR', message);
+
+/** Validates a configuration as the decider will store it (used by the API's "test" before saving, too). */
+export function checkLlmConfig(config: Pick<CompanyLlmConfig, 'provider' | 'baseUrl' | 'model'>): void {
+  if (config.baseUrl !== null && !isLlmBaseUrl(config.baseUrl)) throw invalid('baseUrl: must be an http(s) URL without credentials');
+  if (config.model !== null && (config.model.length === 0 || config.model.length > LLM_CONFIG_LIMITS.model)) {
+    throw invalid(`model: must be 1 to ${LLM_CONFIG_LIMITS.model} characters`);
+  }
+  if (config.provider === 'openai') {
+    if (config.baseUrl === null) throw invalid('baseUrl: required for the openai provider');
+    if (config.model === null) throw invalid('model: required for the openai provider');
+  }
+}
+
+export const llmConfigDecider: Decider<LlmConfigCommand, LlmConfigEvent, LlmConfigState> = {
+  initialState: { ...DEFAULT_LLM_CONFIG, configuredAt: null },
+  evolve(state, event) {
+    switch (event.type) {
+      case 'LlmConfigured': {
+        const { apiKey, at, ...rest } = event.data;
+        return { ...rest, sealedApiKey: apiKey, configuredAt: at };
+      }
+      default:
+        // The company stream carries the company's other events (registration, pipeline).
+        return state;
+    }
+  },
+  decide(command, state) {
+    checkLlmConfig(command);
+    const apiKey = command.apiKey === undefined ? state.sealedApiKey : command.apiKey;
+    const unchanged =
+      state.configuredAt !== null &&
+      state.provider === command.provider &&
+      state.baseUrl === command.baseUrl &&
+      state.model === command.model &&
+      command.apiKey === undefined;
+    // Re-sending the same key seals it anew (random nonce), so only an omitted key counts as "unchanged".
+    if (unchanged) return [];
+    return [{ type: 'LlmConfigured', data: { provider: command.provider, baseUrl: command.baseUrl, model: command.model, apiKey, at: command.now } }];
+  },
+};

@@ -1,0 +1,150 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { addKnowledgeDocument, deleteKnowledgeDocument } from '../../commands/knowledge/knowledgeDocuments.js';
+import { contentBytes, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_TITLE } from '../../domain/knowledge/documents.js';
+import { InvalidCursorError } from '../../ports/readStore.js';
+import { KNOWLEDGE_DOCUMENTS, type KnowledgeDocumentDoc } from '../../projections/knowledgeDocuments/knowledgeDocumentsProjection.js';
+import { BODY_LIMIT } from '../app.js';
+import { authenticator, authOf } from '../authenticate.js';
+import { HttpError, notFound, validationError } from '../errors.js';
+import type { HttpServices } from '../services.js';
+import { errorResponses, listQuery } from './schemas.js';
+
+/** One search hit as the knowledge index reports it (the fields this API uses). */
+export interface KnowledgeHit {
+  documentId: string;
+  title: string;
+  snippet: string;
+  score: number;
+}
+
+/** What the knowledge-base routes need besides HttpServices: the search index and its progress. */
+export interface KnowledgeSearch {
+  search(companyId: string, query: string, options?: { limit?: number }): KnowledgeHit[];
+  /** Resolves once the index holds every knowledge-base event up to `position` (read-your-writes). */
+  waitForPosition(position: bigint): Promise<void>;
+}
+export interface KnowledgeServices {
+  knowledge: KnowledgeSearch;
+}
+
+/**
+ * The route accepts bodies a little over the app-wide 1 MiB limit so that the content limit — 1 MiB
+ * (1,048,576 bytes) of UTF-8 content — is checked here, on the content itself, not on the JSON envelope
+ * (title, quotes, escapes such as \n or \"). Content over it: 413 PAYLOAD_TOO_LARGE from this route; a body
+ * over this route limit: 413 PAYLOAD_TOO_LARGE from fastify, before parsing.
+ */
+export const KNOWLEDGE_DOCUMENT_BODY_LIMIT = BODY_LIMIT + 256 * 1024;
+
+export const documentSchema = z.object({ id: z.uuid(), title: z.string(), chunkCount: z.number().int(), createdAt: z.string() });
+const documentView = (d: KnowledgeDocumentDoc): z.infer<typeof documentSchema> => ({ id: d.id, title: d.title, chunkCount: d.chunkCount, createdAt: d.createdAt });
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const parseId = (raw: string) => {
+  if (!UUID.test(raw)) throw notFound('Document');
+  return raw.toLowerCase();
+};
+
+const tooLarge = () => new HttpError(413, 'PAYLOAD_TOO_LARGE', `content: a document may hold at most ${MAX_DOCUMENT_BYTES} bytes (1 MiB) of UTF-8 text`);
+
+/** GET/POST /api/knowledge-base/documents, DELETE /api/knowledge-base/documents/:id, GET /api/knowledge-base/search. */
+export function knowledgeBaseRoutes(services: HttpServices & KnowledgeServices): FastifyPluginAsyncZod {
+  const deps = services.commands;
+  /** Read-your-writes for both the document list (projections) and search (the in-memory index). */
+  const waitForAll = async (position: bigint | null) => {
+    if (position === null) return;
+    await Promise.all([services.waitForProjections(position), services.knowledge.waitForPosition(position)]);
+  };
+
+  return async (app) => {
+    app.addHook('onRequest', authenticator(services));
+    const security = [{ bearer: [] }];
+    const tags = ['knowledge-base'];
+
+    app.get(
+      '/api/knowledge-base/documents',
+      {
+        schema: {
+          tags,
+          security,
+          querystring: listQuery,
+          response: { 200: z.object({ documents: z.array(documentSchema), nextCursor: z.string().nullable() }), ...errorResponses },
+        },
+      },
+      async (request) => {
+        try {
+          const page = await services.readStore.find<KnowledgeDocumentDoc>(KNOWLEDGE_DOCUMENTS, {
+            where: { companyId: authOf(request).companyId },
+            orderBy: [{ field: 'createdAt', direction: 'desc' }],
+            limit: request.query.limit,
+            cursor: request.query.cursor ?? null,
+          });
+          return { documents: page.items.map(documentView), nextCursor: page.nextCursor };
+        } catch (err) {
+          if (err instanceof InvalidCursorError) throw validationError(`querystring.cursor: ${err.message}`);
+          throw err;
+        }
+      },
+    );
+
+    app.post(
+      '/api/knowledge-base/documents',
+      {
+        bodyLimit: KNOWLEDGE_DOCUMENT_BODY_LIMIT,
+        schema: {
+          tags,
+          security,
+          description: `Adds a document (plain text or markdown). content: at most ${MAX_DOCUMENT_BYTES} bytes of UTF-8 (413 PAYLOAD_TOO_LARGE beyond).`,
+          body: z.strictObject({
+            title: z.string().trim().min(1).max(MAX_DOCUMENT_TITLE),
+            // No max here: an oversized content is a 413, not a 400 (checked below, in bytes).
+            content: z.string().refine((c) => c.trim().length > 0, 'must not be empty'),
+          }),
+          response: { 201: z.object({ document: documentSchema }), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const auth = authOf(request);
+        if (contentBytes(request.body.content) > MAX_DOCUMENT_BYTES) throw tooLarge();
+        const result = await addKnowledgeDocument(deps, { companyId: auth.companyId, userId: auth.userId, ...request.body });
+        await waitForAll(result.position);
+        const doc = await services.readStore.get<KnowledgeDocumentDoc>(KNOWLEDGE_DOCUMENTS, result.documentId);
+        if (!doc) throw new Error(`knowledge document ${result.documentId} is missing from its read model after the projections caught up`);
+        return reply.status(201).send({ document: documentView(doc) });
+      },
+    );
+
+    app.delete(
+      '/api/knowledge-base/documents/:id',
+      { schema: { tags, security, params: z.object({ id: z.string().max(64) }), response: { 204: z.null(), ...errorResponses } } },
+      async (request, reply) => {
+        const auth = authOf(request);
+        const result = await deleteKnowledgeDocument(deps, { companyId: auth.companyId, userId: auth.userId, documentId: parseId(request.params.id) });
+        await waitForAll(result.position);
+        return reply.status(204).send(null);
+      },
+    );
+
+    app.get(
+      '/api/knowledge-base/search',
+      {
+        schema: {
+          tags,
+          security,
+          querystring: z.strictObject({
+            q: z.string().trim().min(1).max(1000),
+            limit: z.coerce.number().int().min(1).max(50).default(10),
+          }),
+          response: {
+            200: z.object({ results: z.array(z.object({ documentId: z.string(), title: z.string(), snippet: z.string(), score: z.number() })) }),
+            ...errorResponses,
+          },
+        },
+      },
+      async (request) => {
+        const hits = services.knowledge.search(authOf(request).companyId, request.query.q, { limit: request.query.limit });
+        return { results: hits.map((h) => ({ documentId: h.documentId, title: h.title, snippet: h.snippet, score: h.score })) };
+      },
+    );
+  };
+}

@@ -1,0 +1,173 @@
+import { chunkTexts } from '../../domain/knowledge/chunking.js';
+import { KNOWLEDGE_DOCUMENT_STREAM_PREFIX, type KnowledgeDocumentEvent } from '../../domain/knowledge/documents.js';
+import type { EventFilter, EventStore, RecordedEvent, Subscription } from '../../ports/eventStore.js';
+import type { Logger } from '../../ports/logger.js';
+import type { KnowledgeIndex, KnowledgeSearchOptions, KnowledgeSearchResult } from './knowledgeIndex.js';
+
+/**
+ * Keeps the in-memory knowledge index (one minisearch index per company) in step with the knowledge-base
+ * events. The index lives in this process's memory only, so it is REBUILT ON EVERY START: the subscription
+ * begins at the start of the event store and replays every KnowledgeDocumentAdded / KnowledgeDocumentDeleted
+ * (chunking each document again with `chunkTexts`), then follows new ones. Every server process builds its
+ * own copy; `waitForPosition` gives read-your-writes on the process that served the write.
+ */
+
+export interface KnowledgeIndexer {
+  /**
+   * Resolves once every knowledge-base event at or before `position` is in the index (immediately for a
+   * position with no knowledge-base event left to apply). Rejects after `timeoutMs` (default 5000) or
+   * once the indexer stopped or failed.
+   */
+  waitForPosition(position: bigint, timeoutMs?: number): Promise<void>;
+  /** The company's passages matching `query`, best first (never another company's). */
+  search(companyId: string, query: string, options?: KnowledgeSearchOptions): KnowledgeSearchResult[];
+  /** Position of the last knowledge-base event applied, null before the first. */
+  position(): bigint | null;
+  stop(): Promise<void>;
+}
+
+export interface StartKnowledgeIndexerOptions {
+  eventStore: EventStore;
+  index: KnowledgeIndex;
+  logger: Logger;
+  /** Events per subscription batch; small, since one document event may carry 1 MiB of content. Default 16. */
+  batchSize?: number;
+}
+
+export class KnowledgeIndexerWaitError extends Error {
+  override readonly name = 'KnowledgeIndexerWaitError';
+}
+
+export const KNOWLEDGE_EVENT_TYPES = ['KnowledgeDocumentAdded', 'KnowledgeDocumentDeleted'] as const;
+
+interface Waiter {
+  position: bigint;
+  resolve(): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout;
+  checking: boolean;
+}
+
+export function startKnowledgeIndexer(options: StartKnowledgeIndexerOptions): KnowledgeIndexer {
+  const { eventStore, index, logger } = options;
+  const filter: EventFilter = { eventTypes: [...KNOWLEDGE_EVENT_TYPES], streamPrefixes: [KNOWLEDGE_DOCUMENT_STREAM_PREFIX] };
+  /** documentId → companyId: a deletion event does not repeat the company. */
+  const owners = new Map<string, string>();
+  const waiters = new Set<Waiter>();
+  let processed: bigint | null = null;
+  let failure: Error | null = null;
+  let stopped = false;
+
+  const apply = (event: RecordedEvent) => {
+    const e = event as unknown as KnowledgeDocumentEvent;
+    const documentId = event.stream.slice(KNOWLEDGE_DOCUMENT_STREAM_PREFIX.length);
+    try {
+      if (e.type === 'KnowledgeDocumentAdded') {
+        const { companyId, title, content } = e.data;
+        index.addDocument(companyId, { id: documentId, title, chunks: chunkTexts({ title, content }) });
+        owners.set(documentId, companyId);
+      } else if (e.type === 'KnowledgeDocumentDeleted') {
+        const companyId = owners.get(documentId) ?? event.metadata.companyId;
+        if (companyId !== undefined) index.removeDocument(companyId, documentId);
+        owners.delete(documentId);
+      }
+    } catch (err) {
+      // The index is a cache rebuilt on the next start; one bad document must not stop the others.
+      logger.error({ err, documentId, eventType: event.type, position: String(event.position) }, 'knowledge index: event not applied, search will miss this change until restart');
+    }
+  };
+
+  const settle = (waiter: Waiter) => {
+    waiters.delete(waiter);
+    clearTimeout(waiter.timer);
+  };
+
+  /** Resolves the waiter when nothing it waits for is left: reached, or no knowledge event up to its position. */
+  const check = (waiter: Waiter) => {
+    if (!waiters.has(waiter)) return;
+    if (processed !== null && processed >= waiter.position) {
+      settle(waiter);
+      waiter.resolve();
+      return;
+    }
+    if (waiter.checking) return;
+    waiter.checking = true;
+    const from = processed;
+    eventStore
+      .readAll({ after: from, maxCount: 1, filter })
+      .then((next) => {
+        waiter.checking = false;
+        if (!waiters.has(waiter)) return;
+        const first = next[0];
+        if (first === undefined || first.position > waiter.position) {
+          settle(waiter);
+          waiter.resolve();
+        } else if (processed !== from) {
+          check(waiter); // a batch was applied meanwhile: look again from there
+        }
+      })
+      .catch((err: unknown) => {
+        waiter.checking = false;
+        logger.warn({ err }, 'knowledge index: could not check the event store while waiting; still waiting');
+      });
+  };
+
+  const rejectAll = (err: Error) => {
+    for (const waiter of [...waiters]) {
+      settle(waiter);
+      waiter.reject(err);
+    }
+  };
+
+  const subscription: Subscription = eventStore.subscribe(
+    {
+      after: null,
+      filter,
+      batchSize: Math.max(1, options.batchSize ?? 16),
+      onError: (err) => {
+        failure = new KnowledgeIndexerWaitError(`the knowledge index stopped following the event store: ${err instanceof Error ? err.message : String(err)}`);
+        logger.error({ err, position: processed === null ? null : String(processed) }, 'knowledge index subscription failed: search results will be stale until restart');
+        rejectAll(failure);
+      },
+    },
+    async (events) => {
+      for (const event of events) {
+        apply(event);
+        processed = event.position;
+      }
+      for (const waiter of [...waiters]) check(waiter);
+    },
+  );
+
+  return {
+    waitForPosition(position, timeoutMs = 5_000) {
+      if (processed !== null && processed >= position) return Promise.resolve();
+      if (failure) return Promise.reject(failure);
+      if (stopped) return Promise.reject(new KnowledgeIndexerWaitError('the knowledge indexer is stopped'));
+      return new Promise<void>((resolve, reject) => {
+        const waiter: Waiter = {
+          position,
+          resolve,
+          reject,
+          checking: false,
+          timer: setTimeout(() => {
+            settle(waiter);
+            reject(new KnowledgeIndexerWaitError(`the knowledge index did not reach position ${position} within ${timeoutMs} ms`));
+          }, timeoutMs),
+        };
+        waiters.add(waiter);
+        check(waiter);
+      });
+    },
+    search(companyId, query, searchOptions) {
+      return index.search(companyId, query, searchOptions);
+    },
+    position: () => processed,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await subscription.stop();
+      rejectAll(new KnowledgeIndexerWaitError('the knowledge indexer is stopped'));
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import type { AgentEvent } from '../../domain/agents/agent.js';
+import type { Doc } from '../../ports/readStore.js';
+import type { Projection } from '../projection.js';
+
+/** The dashboard's agent list (per company, oldest first). Deleted agents are removed. */
+export interface AgentDoc extends Doc {
+  companyId: string;
+  name: string;
+  systemPrompt: string;
+  model: string | null;
+  temperature: number;
+  useKnowledgeBase: boolean;
+  active: boolean;
+  handoffMessage: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const AGENTS = 'agents';
+
+export const agentsProjection: Projection = {
+  name: 'agents',
+  collections: [{ name: AGENTS, indexes: ['companyId', ['companyId', 'createdAt']] }],
+  eventTypes: ['AgentCreated', 'AgentUpdated', 'AgentDeleted'],
+  async apply(event, ctx) {
+    const e = event as unknown as AgentEvent;
+    const id = event.stream.slice('agent-'.length);
+    if (e.type === 'AgentCreated') {
+      const d = e.data;
+      ctx.put(AGENTS, {
+        id,
+        companyId: d.companyId,
+        name: d.name,
+        systemPrompt: d.systemPrompt,
+        model: d.model,
+        temperature: d.temperature,
+        useKnowledgeBase: d.useKnowledgeBase,
+        active: d.active,
+        handoffMessage: d.handoffMessage,
+        createdAt: d.at,
+        updatedAt: d.at,
+      } satisfies AgentDoc);
+      return;
+    }
+    const doc = await ctx.get<AgentDoc>(AGENTS, id);
+    if (!doc) return;
+    switch (e.type) {
+      case 'AgentUpdated':
+        ctx.put(AGENTS, { ...doc, ...e.data.changes, updatedAt: e.data.at });
+        return;
+      case 'AgentDeleted':
+        ctx.delete(AGENTS, id);
+    }
+  },
+};

@@ -1,0 +1,41 @@
+import { chunkTexts } from '../../domain/knowledge/chunking.js';
+import { KNOWLEDGE_DOCUMENT_STREAM_PREFIX, type KnowledgeDocumentEvent } from '../../domain/knowledge/documents.js';
+import type { Doc } from '../../ports/readStore.js';
+import type { Projection } from '../projection.js';
+
+/**
+ * The knowledge-base document list. The content itself stays in the events (and the in-memory search
+ * index); the read model keeps the title and the number of passages the document was split into
+ * (`chunkTexts`, the same chunking the search index uses — deterministic, so a rebuild gives the same count).
+ */
+export interface KnowledgeDocumentDoc extends Doc {
+  companyId: string;
+  title: string;
+  chunkCount: number;
+  createdAt: string;
+}
+
+export const KNOWLEDGE_DOCUMENTS = 'knowledgeDocuments';
+
+export const knowledgeDocumentsProjection: Projection = {
+  name: 'knowledgeDocuments',
+  collections: [{ name: KNOWLEDGE_DOCUMENTS, indexes: ['companyId', ['companyId', 'createdAt']] }],
+  eventTypes: ['KnowledgeDocumentAdded', 'KnowledgeDocumentDeleted'],
+  async apply(event, ctx) {
+    const e = event as unknown as KnowledgeDocumentEvent;
+    const id = event.stream.slice(KNOWLEDGE_DOCUMENT_STREAM_PREFIX.length);
+    switch (e.type) {
+      case 'KnowledgeDocumentAdded':
+        ctx.put(KNOWLEDGE_DOCUMENTS, {
+          id,
+          companyId: e.data.companyId,
+          title: e.data.title,
+          chunkCount: chunkTexts({ title: e.data.title, content: e.data.content }).length,
+          createdAt: e.data.at,
+        } satisfies KnowledgeDocumentDoc);
+        return;
+      case 'KnowledgeDocumentDeleted':
+        ctx.delete(KNOWLEDGE_DOCUMENTS, id);
+    }
+  },
+};
