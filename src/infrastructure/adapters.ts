@@ -23,6 +23,15 @@ export interface Adapters {
   close(): Promise<void>;
 }
 
+/** The event store alone (the replay CLI needs nothing else), validating every event against the catalog. */
+export function openEventStore(config: Config, logger: Logger): EventStore {
+  if (!config.eventStoreUrl) mkdirSync(config.dataDir, { recursive: true });
+  const raw = config.eventStoreUrl
+    ? openEsdbEventStore(config.eventStoreUrl, { logger: logger.child({ adapter: 'eventstoredb' }) })
+    : openSqliteEventStore(join(config.dataDir, 'events.sqlite'));
+  return validatingEventStore(raw, eventCatalog);
+}
+
 /**
  * Chooses each port's adapter from the configuration: the embedded default (SQLite files in DATA_DIR,
  * an in-process bus) unless the production engine's URL is set.
@@ -31,10 +40,7 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
   const needsDataDir = !config.eventStoreUrl || !config.mongodbUri;
   if (needsDataDir) mkdirSync(config.dataDir, { recursive: true });
 
-  const rawEventStore = config.eventStoreUrl
-    ? openEsdbEventStore(config.eventStoreUrl, { logger: logger.child({ adapter: 'eventstoredb' }) })
-    : openSqliteEventStore(join(config.dataDir, 'events.sqlite'));
-  const eventStore = validatingEventStore(rawEventStore, eventCatalog);
+  const eventStore = openEventStore(config, logger);
 
   const readStore: ReadStore = config.mongodbUri
     ? await MongoReadStore.connect({ uri: config.mongodbUri, dbName: config.mongodbDb, logger: logger.child({ adapter: 'mongodb' }) })
