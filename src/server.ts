@@ -14,6 +14,7 @@ import { billingRoutes } from './http/routes/billing.js';
 import { conversationRoutes } from './http/routes/conversations.js';
 import { integrationRoutes } from './http/routes/integrations.js';
 import { knowledgeBaseRoutes } from './http/routes/knowledgeBase.js';
+import { liveEventRoutes, startLiveEvents } from './http/routes/liveEvents.js';
 import { llmConfigRoutes } from './http/routes/llmConfig.js';
 import { webhookLogRoutes } from './http/routes/webhookLogs.js';
 import { staticFileRoutes } from './http/routes/staticFiles.js';
@@ -84,6 +85,9 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     llmResolver,
     knowledge,
   };
+
+  // Live updates for the dashboard (SSE): one event-store subscription per instance, fanned out per company.
+  const liveEvents = await startLiveEvents({ eventStore, readStore, waitForProjections: (position) => projections.waitForPosition(position), logger: logger.child({ component: 'live-events' }) });
 
   // Reactors turn stored events into bus jobs; several instances may run them: the bus dedupes by event id.
   const reactors = [
@@ -186,6 +190,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       llmConfigRoutes(services),
       knowledgeBaseRoutes(services),
       conversationRoutes(services),
+      liveEventRoutes(services, liveEvents),
       staticFileRoutes(new URL('../dist/', import.meta.url).pathname),
     ],
   });
@@ -197,6 +202,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     services,
     projections,
     knowledge,
+    liveEvents,
     async listen(port = config.port, host = config.host) {
       return app.listen({ port, host });
     },
@@ -207,6 +213,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       await app.close();
       for (const reactor of reactors) await reactor.stop();
       for (const worker of workers) await worker.stop();
+      await liveEvents.stop();
       await knowledge.stop();
       await projections.stop();
       await adapters.close();
