@@ -34,6 +34,7 @@ import { allProjections } from './projections/index.js';
 import { startProjections } from './projections/projectionRunner.js';
 import { GENERATE_REPLY, SEND_MESSAGE } from './workers/jobs.js';
 import { startReactor } from './workers/reactor.js';
+import { recoverUnfinishedJobs } from './workers/recoverJobs.js';
 import { startReplyWorker } from './workers/replyWorker.js';
 import { startSendWorker } from './workers/sendWorker.js';
 
@@ -163,6 +164,12 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
             concurrency: config.workerConcurrency,
           }),
         ];
+
+  if (workers.length > 0 && adapters.engines.bus === 'in-process') {
+    const head = await eventStore.headPosition();
+    if (head !== null) await projections.waitForPosition(head, 60_000);
+    await recoverUnfinishedJobs({ readStore, bus, logger: logger.child({ component: 'recovery' }) });
+  }
 
   const app = await buildApp({
     config,

@@ -16,6 +16,8 @@ export interface ConversationDoc extends Doc {
   createdAt: string;
   /** Why the latest customer messages got no AI answer (no agent, LLM failure…), until the next answer. */
   unansweredReason: string | null;
+  /** The newest customer message still waiting for an AI answer (null once answered, marked or closed). */
+  awaitingReplyTo: string | null;
   context: { transfers: { dialogId: string | number | null; requestId: string | number | null; at: string }[]; notes: string[] };
 }
 
@@ -63,9 +65,10 @@ export const conversationsProjection: Projection = {
         'stageId',
         'lastMessageAt',
         'companyId',
+        'awaitingReplyTo',
       ],
     },
-    { name: MESSAGES, indexes: [['conversationId', 'seq'], 'conversationId', 'seq'] },
+    { name: MESSAGES, indexes: [['conversationId', 'seq'], 'conversationId', 'seq', 'delivery'] },
   ],
   eventTypes: [
     'ConversationStarted',
@@ -100,6 +103,7 @@ export const conversationsProjection: Projection = {
         messageCount: 0,
         createdAt: e.data.at,
         unansweredReason: null,
+        awaitingReplyTo: null,
         context: { transfers: [], notes: [] },
       } satisfies ConversationDoc);
       return;
@@ -118,6 +122,7 @@ export const conversationsProjection: Projection = {
     };
     switch (e.type) {
       case 'MessageReceived':
+        next.awaitingReplyTo = e.data.messageId;
         addMessage({
           id: e.data.messageId,
           author: 'customer',
@@ -134,6 +139,7 @@ export const conversationsProjection: Projection = {
         break;
       case 'AgentReplied':
         next.unansweredReason = null;
+        next.awaitingReplyTo = null;
         addMessage({ id: e.data.messageId, author: 'agent', text: e.data.text, createdAt: e.data.at, delivery: 'pending', deliveryError: null, clientMessageId: null, attachments: [] });
         break;
       case 'OperatorMessageSent':
@@ -147,6 +153,7 @@ export const conversationsProjection: Projection = {
         break;
       case 'MessagesUnanswered':
         next.unansweredReason = e.data.reason;
+        next.awaitingReplyTo = null;
         ctx.put(MESSAGES, systemNote(id, doc.companyId, event.id, Number(event.position), `Not answered by the AI agent: ${e.data.reason}`, e.data.at));
         break;
       case 'AiSessionOpened':
@@ -163,6 +170,7 @@ export const conversationsProjection: Projection = {
         break;
       case 'AiSessionClosed':
         next.session = { id: e.data.sessionId, state: 'closed' };
+        next.awaitingReplyTo = null;
         next.sessionState = 'closed';
         break;
       case 'DialogTransferred':
