@@ -50,6 +50,14 @@ describe('GET /api/webhook/{connectorType}/{integrationId}', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ ok: true, verified: true });
   });
+
+  it('answers 404 for an unknown connector or integration, like the POST', async () => {
+    for (const url of ['/api/webhook/telegram/1', '/api/webhook/msgplatform/999999', '/api/webhook/msgplatform/x']) {
+      const res = await fetch(base + url);
+      expect(res.status, url).toBe(404);
+      expect((await res.json()).error.code).toBe('NOT_FOUND');
+    }
+  });
 });
 
 describe('POST /api/webhook/msgplatform/{integrationId}', () => {

@@ -50,7 +50,13 @@ export function webhookRoutes(services: HttpServices): FastifyPluginAsyncZod {
     app.get(
       '/api/webhook/:connectorType/:integrationId',
       { schema: { tags: ['webhooks'], params, response: { 200: z.object({ ok: z.literal(true), verified: z.literal(true) }), ...errorResponses } } },
-      async () => ({ ok: true as const, verified: true as const }),
+      async (request) => {
+        const { connectorType, integrationId } = request.params;
+        if (connectorType !== 'msgplatform' || !/^\d{1,15}$/.test(integrationId)) throw notFound('Integration');
+        const { state } = await loadState(services.commands.eventStore, integrationStream(Number(integrationId)), integrationDecider);
+        if (state.status !== 'active_record' || state.connectorType !== connectorType) throw notFound('Integration');
+        return { ok: true as const, verified: true as const };
+      },
     );
 
     app.post(
