@@ -128,7 +128,8 @@ export interface Conversation {
   integrationId: number;
   connectorType: ConnectorType;
   customer: { clientId: string | number; channelId?: string | number | null; transport?: string | null; name?: string | null };
-  session: { id: string; state: SessionState; pausedReason?: string | null };
+  /** null until the first customer message opens an AI session (e.g. a conversation an operator started). */
+  session: { id: string; state: SessionState; pausedReason?: string | null } | null;
   stageId: string | null;
   lastMessageAt: string | null;
   messageCount: number;

@@ -16,6 +16,13 @@ export function customerLabel(conversation: Conversation): string {
 
 /** The AI session state: text is the raw state (active / paused / closed), capitalised by CSS. */
 export function SessionStateBadge({ conversation, testId }: { conversation: Conversation; testId?: string }) {
+  if (!conversation.session) {
+    return (
+      <Badge tone="neutral" className="badge-state" data-testid={testId} data-state="none" title="No AI session yet: the next customer message starts one">
+        no session
+      </Badge>
+    );
+  }
   const { state, pausedReason } = conversation.session;
   return (
     <Badge
@@ -32,7 +39,7 @@ export function SessionStateBadge({ conversation, testId }: { conversation: Conv
 
 /** Does a conversation match the list filters? (Used to place live updates.) */
 export function matchesFilters(conversation: Conversation, filters: { state?: string; integrationId?: number | ''; stageId?: string }): boolean {
-  if (filters.state && conversation.session.state !== filters.state) return false;
+  if (filters.state && conversation.session?.state !== filters.state) return false;
   if (filters.integrationId !== undefined && filters.integrationId !== '' && conversation.integrationId !== filters.integrationId) return false;
   if (filters.stageId && conversation.stageId !== filters.stageId) return false;
   return true;

@@ -84,6 +84,7 @@ export function describePausedReason(reason: string | null | undefined): string 
       return 'Paused';
     case 'credits_exhausted':
       return 'Paused: out of credits';
+    case 'api':
     case 'operator':
     case 'manual':
     case 'paused_by_operator':

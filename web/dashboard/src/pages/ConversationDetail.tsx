@@ -95,7 +95,8 @@ export function ConversationDetailView({
   if (!detail.data) return null;
 
   const { conversation, messages } = detail.data;
-  const state = conversation.session.state;
+  const state = conversation.session?.state ?? null;
+  const pausedReason = conversation.session?.pausedReason;
   const customer = conversation.customer;
 
   const onTabKey = (event: KeyboardEvent<HTMLButtonElement>) => {
@@ -129,9 +130,9 @@ export function ConversationDetailView({
           </div>
         </div>
         {state === 'paused' && (
-          <p className={`notice ${conversation.session.pausedReason === 'credits_exhausted' ? 'notice-error' : 'notice-warning'}`} data-testid="paused-reason">
-            {describePausedReason(conversation.session.pausedReason)}
-            {conversation.session.pausedReason === 'credits_exhausted' && ' — the AI will not answer until credits are added.'}
+          <p className={`notice ${pausedReason === 'credits_exhausted' ? 'notice-error' : 'notice-warning'}`} data-testid="paused-reason">
+            {describePausedReason(pausedReason)}
+            {pausedReason === 'credits_exhausted' && ' — the AI will not answer until credits are added.'}
           </p>
         )}
         <div className="detail-actions">
@@ -146,12 +147,13 @@ export function ConversationDetailView({
                 Resume
               </Button>
             )}
-            {state !== 'closed' && (
+            {(state === 'active' || state === 'paused') && (
               <Button variant="danger" onClick={() => act('close')} busy={acting === 'close'} disabled={acting !== null}>
                 Close session
               </Button>
             )}
             {state === 'closed' && <span className="muted small">The AI session is closed. A new customer message starts a new one.</span>}
+            {state === null && <span className="muted small">No AI session yet. The next customer message starts one.</span>}
           </div>
           <div className="stage-control">
             <label htmlFor={`${tabsId}-stage`} className="field-label">

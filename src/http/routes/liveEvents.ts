@@ -1,0 +1,253 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { EventStore, RecordedEvent, Subscription } from '../../ports/eventStore.js';
+import type { Logger } from '../../ports/logger.js';
+import type { ReadStore } from '../../ports/readStore.js';
+import { API_TOKENS, type ApiTokenDoc } from '../../projections/apiTokens/apiTokensProjection.js';
+import { CONVERSATIONS, type ConversationDoc } from '../../projections/conversations/conversationsProjection.js';
+import { resolveToken, type AuthContext } from '../authenticate.js';
+import { HttpError } from '../errors.js';
+import type { HttpServices } from '../services.js';
+import { errorResponses } from './schemas.js';
+
+/**
+ * Live updates for the dashboard: `GET /api/events/stream` (Server-Sent Events).
+ *
+ * One event-store subscription per server instance follows the `conversation-*` streams from the head at
+ * start-up. For each batch it waits until the projections have passed the batch's last position (so the
+ * dashboard's refetch sees the change), then tells the connected clients of each affected company which
+ * conversations changed. Nothing is replayed: a client that reconnects refetches its lists.
+ */
+
+const CONVERSATION_PREFIX = 'conversation-';
+
+export type ConversationListener = (conversationId: string) => void;
+
+export interface LiveEvents {
+  /** Calls `listener` for every change of one of the company's conversations; returns the unsubscribe. */
+  listen(companyId: string, listener: ConversationListener): () => void;
+  /** Connected listeners (of one company, or of all). */
+  listeners(companyId?: string): number;
+  stop(): Promise<void>;
+}
+
+export interface StartLiveEventsOptions {
+  eventStore: EventStore;
+  readStore: ReadStore;
+  /** Resolves once every projection has applied the event at `position`. */
+  waitForProjections(position: bigint): Promise<void>;
+  logger: Logger;
+  batchSize?: number;
+}
+
+export async function startLiveEvents(options: StartLiveEventsOptions): Promise<LiveEvents> {
+  const { eventStore, readStore, logger } = options;
+  const byCompany = new Map<string, Set<ConversationListener>>();
+  let total = 0;
+  let stopped = false;
+  let subscription: Subscription | null = null;
+  let restartTimer: NodeJS.Timeout | null = null;
+  // Start at the head: only changes from now on are news; a client's first fetch covers the past.
+  let position = await eventStore.headPosition();
+
+  const companyOf = async (event: RecordedEvent): Promise<string | null> => {
+    if (event.metadata.companyId) return event.metadata.companyId;
+    const doc = await readStore.get<ConversationDoc>(CONVERSATIONS, event.stream.slice(CONVERSATION_PREFIX.length)).catch(() => null);
+    return doc?.companyId ?? null;
+  };
+
+  const handle = async (events: RecordedEvent[]) => {
+    const last = events.at(-1)!.position;
+    if (total > 0 && !stopped) {
+      try {
+        await options.waitForProjections(last);
+      } catch (err) {
+        // Still notify: the refetch may show slightly older data, but the client hears about the change.
+        if (!stopped) logger.warn({ err, position: String(last) }, 'live events: projections lagging; notifying anyway');
+      }
+      const changed = new Map<string, Set<string>>();
+      for (const event of events) {
+        const companyId = await companyOf(event);
+        if (!companyId || !byCompany.has(companyId)) continue;
+        let ids = changed.get(companyId);
+        if (!ids) changed.set(companyId, (ids = new Set()));
+        ids.add(event.stream.slice(CONVERSATION_PREFIX.length));
+      }
+      for (const [companyId, ids] of changed) {
+        for (const listener of [...(byCompany.get(companyId) ?? [])]) {
+          for (const id of ids) {
+            try {
+              listener(id);
+            } catch (err) {
+              logger.warn({ err }, 'live events: a listener failed');
+            }
+          }
+        }
+      }
+    }
+    position = last;
+  };
+
+  const start = (attempt: number) => {
+    if (stopped) return;
+    subscription = eventStore.subscribe(
+      {
+        after: position,
+        filter: { streamPrefixes: [CONVERSATION_PREFIX] },
+        batchSize: options.batchSize ?? 200,
+        onError: (err) => {
+          if (stopped) return;
+          const delay = Math.min(30_000, 250 * 2 ** attempt);
+          logger.error({ err, retryInMs: delay }, 'live events subscription failed; restarting');
+          restartTimer = setTimeout(() => start(attempt + 1), delay);
+        },
+      },
+      async (events) => {
+        await handle(events);
+        attempt = 0;
+      },
+    );
+  };
+  start(0);
+
+  return {
+    listen(companyId, listener) {
+      let set = byCompany.get(companyId);
+      if (!set) byCompany.set(companyId, (set = new Set()));
+      set.add(listener);
+      total++;
+      let done = false;
+      return () => {
+        if (done) return;
+        done = true;
+        total--;
+        set.delete(listener);
+        if (set.size === 0 && byCompany.get(companyId) === set) byCompany.delete(companyId);
+      };
+    },
+    listeners(companyId) {
+      return companyId === undefined ? total : (byCompany.get(companyId)?.size ?? 0);
+    },
+    async stop() {
+      stopped = true;
+      if (restartTimer) clearTimeout(restartTimer);
+      await subscription?.stop();
+    },
+  };
+}
+
+export interface LiveEventRouteOptions {
+  /** Comment line sent to keep proxies and the socket from timing out; the token is re-checked then too. */
+  keepAliveMs?: number;
+  /** `retry:` hint for the browser's own reconnect. */
+  retryMs?: number;
+  /** Open streams allowed per company (429 beyond). */
+  maxStreamsPerCompany?: number;
+}
+
+const BEARER = /^Bearer ([\x21-\x7e]{1,4096})$/;
+
+/**
+ * `GET /api/events/stream?access_token=<token>`: EventSource cannot send headers, so this one route takes
+ * the bearer (session JWT or API token) in the query string (an Authorization header works too). A bad
+ * token is answered 401 with the usual JSON error before any stream starts. The token is checked again on
+ * every keep-alive, so an expired, logged-out or revoked token ends the stream within one interval (the
+ * dashboard then refreshes and reconnects). The server's close ends every stream first, so shutdown is
+ * never held up by open connections.
+ */
+export function liveEventRoutes(services: HttpServices, live: LiveEvents, options: LiveEventRouteOptions = {}): FastifyPluginAsyncZod {
+  const keepAliveMs = options.keepAliveMs ?? 15_000;
+  const retryMs = options.retryMs ?? 3_000;
+  const maxStreamsPerCompany = options.maxStreamsPerCompany ?? 100;
+
+  const stillValid = async (auth: AuthContext, token: string): Promise<boolean> => {
+    try {
+      if (auth.kind === 'api_token') {
+        // The read model, not the token's stream: re-verifying would record a "use" every minute.
+        const doc = await services.readStore.get<ApiTokenDoc>(API_TOKENS, auth.tokenId ?? '');
+        return doc !== null && !doc.revoked && doc.companyId === auth.companyId;
+      }
+      const again = await resolveToken(services, token);
+      return again.companyId === auth.companyId;
+    } catch (err) {
+      return !(err instanceof HttpError && err.statusCode === 401);
+    }
+  };
+
+  return async (app) => {
+    const open = new Set<() => void>();
+    let closing = false;
+    app.addHook('preClose', async () => {
+      closing = true;
+      for (const end of [...open]) end();
+    });
+
+    app.get(
+      '/api/events/stream',
+      {
+        schema: {
+          tags: ['events'],
+          summary: 'Live conversation changes (Server-Sent Events)',
+          description:
+            'text/event-stream: `event: conversation` with `data: {"conversationId":"…"}` whenever one of the company\'s conversations changes; comment lines as keep-alive. The bearer goes in `access_token` because EventSource cannot send headers.',
+          querystring: z.object({ access_token: z.string().max(4096).optional() }),
+          response: { 200: z.string().describe('text/event-stream'), ...errorResponses, 503: errorResponses[500] },
+        },
+      },
+      async (request, reply) => {
+        const header = request.headers.authorization;
+        const token = request.query.access_token || (typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined);
+        const auth = await resolveToken(services, token);
+        if (closing) throw new HttpError(503, 'UNAVAILABLE', 'The server is shutting down');
+        if (live.listeners(auth.companyId) >= maxStreamsPerCompany) {
+          throw new HttpError(429, 'RATE_LIMITED', 'Too many open event streams for this company', 10);
+        }
+
+        reply.hijack();
+        const res: ServerResponse = reply.raw;
+        const socket = request.raw.socket;
+        // The server's idle timeout would cut a quiet stream; keep-alives keep proxies happy instead.
+        socket.setTimeout(0);
+        socket.setNoDelay(true);
+        res.writeHead(200, {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-cache, no-store, no-transform',
+          connection: 'keep-alive',
+          'x-accel-buffering': 'no',
+          'x-request-id': request.id,
+        });
+        res.write(`retry: ${retryMs}\n: connected\n\n`);
+
+        let ended = false;
+        const unlisten = live.listen(auth.companyId, (conversationId) => {
+          if (!ended) res.write(`event: conversation\ndata: ${JSON.stringify({ conversationId })}\n\n`);
+        });
+        let checking = false;
+        const timer = setInterval(() => {
+          if (ended || checking) return;
+          res.write(': keep-alive\n\n');
+          checking = true;
+          void stillValid(auth, token!).then((valid) => {
+            checking = false;
+            if (!valid) end();
+          });
+        }, keepAliveMs);
+        timer.unref();
+
+        const end = () => {
+          if (ended) return;
+          ended = true;
+          clearInterval(timer);
+          unlisten();
+          open.delete(end);
+          if (!res.writableEnded) res.end();
+        };
+        open.add(end);
+        res.on('close', end);
+        res.on('error', end);
+        request.log.debug({ companyId: auth.companyId }, 'event stream opened');
+      },
+    );
+  };
+}

@@ -1,0 +1,321 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { launchBrowser, saveFailureScreenshot } from '../support/browser.js';
+import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
+import { startTestServer, type TestServer } from '../support/testServer.js';
+
+/**
+ * The dashboard in real headless Chromium against a real server (embedded defaults) and the fake messaging
+ * platform, driven only through the UI, step by step: sign up → knowledge base → agent → integration →
+ * Register webhook → a signed webhook arrives → the conversation appears live (SSE, no reload) → the agent's
+ * reply → Pause → another stage → an API token created and revoked. The README's screenshots are taken here.
+ * A failing step saves a screenshot under test-results/ and skips the steps after it.
+ *
+ * Needs the built dashboard (`npm run build`; `npm test` runs it first) and /usr/bin/chromium.
+ */
+
+const PLATFORM_TOKEN = 'platform-token-dashboard-e2e';
+const WEBHOOK_SECRET = 'whsec_dashboard_e2e_0123456789abcdef';
+const PASSWORD = 'correct horse battery';
+const COMPANY = 'Nordic Outfitters';
+// Each run has a fresh data directory, so a fixed address is unique (and reads well in the screenshots).
+const EMAIL = 'maria@nordic-outfitters.example';
+const KB_ANSWER = 'We ship to Norway, Sweden and Denmark within 3 business days, and shipping is free on orders over 50 EUR.';
+const SCREENSHOTS = join(process.cwd(), 'docs', 'screenshots');
+const STEP_TIMEOUT = 60_000;
+const UI_TIMEOUT = 15_000;
+
+const dashboardBuilt = existsSync(join(process.cwd(), 'dist', 'dashboard', 'index.html'));
+const chromiumPresent = existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium');
+
+let server: TestServer;
+let base: string;
+let platform: FakePlatform;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let broken: string | null = null;
+
+// Filled in as the flow goes.
+let integrationId: number;
+let conversationId: string;
+let targetStage: { id: string; name: string };
+const pageErrors: string[] = [];
+
+if (!dashboardBuilt || !chromiumPresent) {
+  // A missing prerequisite is a failure, not a silent skip: CI must run this suite.
+  it('prerequisites', () => {
+    expect(dashboardBuilt, 'dist/dashboard is missing: run `npm run build` first').toBe(true);
+    expect(chromiumPresent, '/usr/bin/chromium is missing (apt-get install chromium)').toBe(true);
+  });
+} else {
+  beforeAll(async () => {
+    platform = await startFakePlatform({ token: PLATFORM_TOKEN });
+    server = await startTestServer({ ALLOW_PRIVATE_PLATFORM_URLS: 'true', REPLY_BURST_WINDOW_MS: '200' });
+    base = await server.listen(0, '127.0.0.1');
+    browser = await launchBrowser();
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'UTC', colorScheme: 'light' });
+    context.setDefaultTimeout(UI_TIMEOUT);
+    context.setDefaultNavigationTimeout(UI_TIMEOUT);
+    page = await context.newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    mkdirSync(SCREENSHOTS, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await context?.close().catch(() => {});
+    await browser?.close().catch(() => {});
+    await server?.close();
+    await platform?.close();
+  });
+
+  // Each step depends on the ones before it: after a failure the rest are skipped, not piled up as failures.
+  beforeEach((ctx) => {
+    if (broken) ctx.skip(`an earlier step failed: ${broken}`);
+    ctx.onTestFailed(async () => {
+      broken = ctx.task.name;
+      await saveFailureScreenshot(page, `dashboard-${ctx.task.name}`);
+    });
+  });
+
+  const nav = (label: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label, exact: true });
+  const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+  const shoot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, name), animations: 'disabled' });
+  /**
+   * Dismisses the notifications, as a user would: they sit over the bottom-right corner (where forms have
+   * their Save button) and would otherwise show up in the screenshots.
+   */
+  const settle = async () => {
+    for (let i = 0; i < 10; i++) {
+      const dismiss = page.getByRole('button', { name: 'Dismiss notification', exact: true }).first();
+      if ((await dismiss.count()) === 0) return;
+      await dismiss.click({ timeout: 2000 }).catch(() => {});
+    }
+  };
+
+  let seq = 0;
+  async function deliverWebhook(clientId: string | number, text: string, direction: 'inbox' | 'outbox' = 'inbox') {
+    const body = JSON.stringify({
+      hook_type: direction,
+      type: direction === 'inbox' ? 'from_client' : 'to_client',
+      message_id: `e2e-${Date.now()}-${seq++}`,
+      client_id: clientId,
+      channel_id: 12,
+      transport: 'telegram',
+      text,
+    });
+    const res = await fetch(`${base}/api/webhook/msgplatform/${integrationId}`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(body, WEBHOOK_SECRET) },
+    });
+    expect(res.status).toBe(200);
+  }
+
+  describe('dashboard in headless Chromium', () => {
+    it('signs up and lands on Conversations, logged in', { timeout: STEP_TIMEOUT }, async () => {
+      await page.goto(`${base}/#/register`);
+      await expect.poll(() => page.getByRole('heading', { name: 'Create your account' }).isVisible()).toBe(true);
+      await page.getByLabel('Company name').fill(COMPANY);
+      await page.getByLabel('Email').fill(EMAIL);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign up', exact: true }).click();
+      await heading('Conversations').waitFor();
+      await expect.poll(() => page.getByTestId('company-name').textContent()).toContain(COMPANY);
+      expect(page.url()).toContain('#/conversations');
+      const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('mas.session') ?? 'null') as { access_token?: string } | null);
+      expect(stored?.access_token).toEqual(expect.any(String));
+    });
+
+    it('adds a knowledge-base document', { timeout: STEP_TIMEOUT }, async () => {
+      await nav('Knowledge base').click();
+      await heading('Knowledge base').waitFor();
+      await page.getByLabel('Title', { exact: true }).fill('Shipping');
+      await page.getByLabel('Content', { exact: true }).fill(`# Shipping\n\n${KB_ANSWER}`);
+      await page.getByRole('button', { name: 'Add document', exact: true }).click();
+      await page.getByTestId('kb-document-row').filter({ hasText: 'Shipping' }).waitFor();
+    });
+
+    it('creates an agent that answers from the knowledge base', { timeout: STEP_TIMEOUT }, async () => {
+      await nav('Agents').click();
+      await heading('Agents').waitFor();
+      await page.getByRole('button', { name: 'New agent', exact: true }).click();
+      await heading('New agent').waitFor();
+      await page.getByLabel('Name', { exact: true }).fill('Ava');
+      await page.getByLabel('System prompt').fill('You are Ava, a friendly support agent for Nordic Outfitters.');
+      await page.getByLabel('Handoff message').fill('A colleague will get back to you shortly.');
+      await settle();
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await heading('Agents').waitFor();
+      await page.locator('[data-testid^="agent-card-"]').filter({ hasText: 'Ava' }).waitFor();
+    });
+
+    it('creates a msgplatform integration pointing at the platform, with the agent', { timeout: STEP_TIMEOUT }, async () => {
+      await nav('Integrations').click();
+      await heading('Integrations').waitFor();
+      await page.getByRole('button', { name: 'New integration', exact: true }).click();
+      await heading('New integration').waitFor();
+      await page.getByLabel('Name', { exact: true }).fill('Telegram sales line');
+      await page.getByLabel('Connector type').selectOption('msgplatform');
+      // The agents load asynchronously: wait for the option before choosing it.
+      await page.getByLabel('Agent', { exact: true }).locator('option', { hasText: 'Ava' }).waitFor({ state: 'attached' });
+      await page.getByLabel('Agent', { exact: true }).selectOption({ label: 'Ava' });
+      await page.getByLabel('Platform API URL').fill(platform.url);
+      await page.getByLabel('Platform API token').fill(PLATFORM_TOKEN);
+      await page.getByLabel('Webhook secret').fill(WEBHOOK_SECRET);
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await heading('Integrations').waitFor();
+
+      const card = page.locator('[data-testid^="integration-card-"]').filter({ hasText: 'Telegram sales line' });
+      await card.waitFor();
+      integrationId = Number((await card.getAttribute('data-testid'))!.slice('integration-card-'.length));
+      expect(Number.isInteger(integrationId)).toBe(true);
+      await expect.poll(() => card.getByTestId('webhook-status').textContent()).toBe('Not registered');
+      await expect.poll(() => card.getByTestId('webhook-url').textContent()).toMatch(new RegExp(`/api/webhook/msgplatform/${integrationId}$`));
+      await expect.poll(() => card.textContent()).toContain('Ava');
+    });
+
+    it('registers the webhook on the platform: the badge shows Registered', { timeout: STEP_TIMEOUT }, async () => {
+      const card = page.getByTestId(`integration-card-${integrationId}`);
+      await card.getByRole('button', { name: 'Register webhook', exact: true }).click();
+      await expect.poll(() => card.getByTestId('webhook-status').textContent()).toBe('Registered');
+      await card.getByTestId('webhook-registered-at').waitFor();
+      await card.getByRole('button', { name: 'Re-register webhook', exact: true }).waitFor();
+      expect(platform.webhooks.map((w) => w.url)).toEqual([expect.stringMatching(new RegExp(`/api/webhook/msgplatform/${integrationId}$`))]);
+      // Still registered after a reload (from the read model, not only the click's answer).
+      await page.reload();
+      await expect.poll(() => page.getByTestId(`integration-card-${integrationId}`).getByTestId('webhook-status').textContent()).toBe('Registered');
+      await settle();
+      await shoot('integrations.png');
+    });
+
+    it('a signed webhook arrives: the conversation appears in the list live, without a reload', { timeout: STEP_TIMEOUT }, async () => {
+      await nav('Conversations').click();
+      await heading('Conversations').waitFor();
+      await page.getByText('No conversations yet').waitFor();
+      await expect.poll(() => page.getByTestId('live-indicator').getAttribute('data-status'), { timeout: UI_TIMEOUT }).toBe('live');
+      // A marker on window survives only if the page is not reloaded.
+      await page.evaluate(() => ((window as unknown as { __e2eMarker: number }).__e2eMarker = 42));
+
+      await deliverWebhook(4711, 'Hi! Do you ship to Norway?');
+
+      const row = page.locator('[data-testid^="conversation-row-"]');
+      await row.first().waitFor({ timeout: UI_TIMEOUT });
+      expect(await row.count()).toBe(1);
+      conversationId = (await row.first().getAttribute('data-testid'))!.slice('conversation-row-'.length);
+      await expect.poll(() => row.first().textContent()).toContain('4711');
+      expect(await page.evaluate(() => (window as unknown as { __e2eMarker?: number }).__e2eMarker)).toBe(42);
+    });
+
+    it("opens it: the customer's message and the agent's reply from the knowledge base are visible", { timeout: STEP_TIMEOUT }, async () => {
+      await page.getByTestId(`conversation-row-${conversationId}`).click();
+      expect(page.url()).toContain(`#/conversations/${conversationId}`);
+      const customer = page.locator('[data-testid="message"][data-author="customer"]');
+      await expect.poll(() => customer.first().textContent()).toContain('Do you ship to Norway?');
+      // The reply is generated and sent asynchronously; it shows up live.
+      const agent = page.locator('[data-testid="message"][data-author="agent"]');
+      await agent.first().waitFor({ timeout: 20_000 });
+      await expect.poll(() => agent.first().textContent()).toContain('We ship to Norway');
+      await expect.poll(() => agent.first().getAttribute('data-delivery'), { timeout: 20_000 }).toBe('sent');
+      // …and it really went out through the platform, to the same client and channel.
+      await platform.waitForMessages(1, 10_000);
+      expect(platform.messages()[0]).toMatchObject({ client_id: 4711, channel_id: 12, transport: 'telegram', type: 'to_client', text: expect.stringContaining('We ship to Norway') });
+      await expect.poll(() => page.getByTestId('session-state').textContent()).toBe('active');
+      await settle();
+      await shoot('conversation.png');
+    });
+
+    it('pauses the AI: the state badge shows paused', { timeout: STEP_TIMEOUT }, async () => {
+      await page.getByRole('button', { name: 'Pause', exact: true }).click();
+      await expect.poll(() => page.getByTestId('session-state').getAttribute('data-state')).toBe('paused');
+      await expect.poll(() => page.getByTestId('session-state').textContent()).toBe('paused');
+      await page.getByTestId('paused-reason').waitFor();
+      await page.getByRole('button', { name: 'Resume', exact: true }).waitFor();
+      // The list row follows.
+      await expect.poll(() => page.getByTestId(`conversation-row-${conversationId}`).textContent()).toContain('paused');
+      const res = await fetch(`${base}/api/conversations/${conversationId}`, { headers: { authorization: `Bearer ${await accessToken()}` } });
+      expect((await res.json()).conversation.session.state).toBe('paused');
+    });
+
+    it('moves it to another stage with the stage selector; the pipeline shows it there', { timeout: STEP_TIMEOUT }, async () => {
+      const select = page.getByTestId('stage-select');
+      const options = await select.locator('option').evaluateAll((els) => els.map((el) => ({ id: (el as HTMLOptionElement).value, name: el.textContent ?? '' })));
+      expect(options.length).toBe(6);
+      const current = await select.inputValue();
+      targetStage = options.find((o) => o.id && o.id !== current && o.name !== options[0]!.name) ?? options[2]!;
+      await select.selectOption(targetStage.id);
+      await page.getByTestId('toast').filter({ hasText: `Moved to ${targetStage.name}` }).waitFor();
+      await expect.poll(() => select.inputValue()).toBe(targetStage.id);
+      const res = await fetch(`${base}/api/conversations/${conversationId}`, { headers: { authorization: `Bearer ${await accessToken()}` } });
+      expect((await res.json()).conversation.stageId).toBe(targetStage.id);
+
+      // A few more customers, so the pipeline has something in more than one column.
+      await deliverWebhook(5120, 'What are your opening hours?');
+      await deliverWebhook(6001, 'Do you ship to Sweden as well?');
+      // An operator writing first on the platform: a conversation without an AI session.
+      await deliverWebhook(7300, 'Hello from the sales team! Your order is ready.', 'outbox');
+      await expect.poll(() => page.locator('[data-testid^="conversation-row-"]').count(), { timeout: UI_TIMEOUT }).toBe(4);
+      await expect.poll(() => page.locator('[data-testid^="conversation-row-"]').filter({ hasText: '7300' }).textContent()).toContain('no session');
+
+      await nav('Pipeline').click();
+      await heading('Pipeline').waitFor();
+      const card = page.getByTestId(`stage-column-${targetStage.id}`).getByTestId(`pipeline-card-${conversationId}`);
+      await card.waitFor();
+      expect(await card.getAttribute('data-stage-id')).toBe(targetStage.id);
+      await settle();
+      await shoot('pipeline.png');
+    });
+
+    it('creates an API token (shown once) and revokes it', { timeout: STEP_TIMEOUT }, async () => {
+      await nav('Settings').click();
+      await heading('Settings').waitFor();
+      await page.getByLabel('Token name').fill('CRM sync');
+      await page.getByRole('button', { name: 'Create token', exact: true }).click();
+      const value = page.getByTestId('new-token-value');
+      await value.waitFor();
+      const token = (await value.textContent())!.trim();
+      expect(token).toMatch(/^mas_/);
+      // The one-time value works as a bearer token.
+      expect((await fetch(`${base}/api/agents`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      await page.getByRole('dialog').getByRole('button', { name: 'Done', exact: true }).click();
+      await value.waitFor({ state: 'detached' });
+      const row = page.getByTestId('api-token-row').filter({ hasText: 'CRM sync' });
+      await row.waitFor();
+      expect(await page.getByText(token).count()).toBe(0); // never shown again
+      await settle();
+      await shoot('settings.png');
+
+      await row.getByRole('button', { name: 'Revoke', exact: true }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByText('Revoke this token?').waitFor();
+      await dialog.getByRole('button', { name: 'Revoke', exact: true }).click();
+      await row.waitFor({ state: 'detached' });
+      await page.getByTestId('toast').filter({ hasText: 'revoked' }).waitFor();
+      expect((await fetch(`${base}/api/agents`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    });
+
+    it('fits a phone screen (390 px)', { timeout: STEP_TIMEOUT }, async () => {
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(`${base}/#/conversations/${conversationId}`);
+      await expect.poll(() => page.locator('[data-testid="message"][data-author="agent"]').first().textContent()).toContain('We ship to Norway');
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow).toBeLessThanOrEqual(1);
+      await settle();
+      await shoot('conversation-mobile.png');
+      await page.setViewportSize({ width: 1280, height: 800 });
+    });
+
+    it('raised no uncaught errors in the page', () => {
+      expect(pageErrors).toEqual([]);
+    });
+  });
+}
+
+async function accessToken(): Promise<string> {
+  const session = await page.evaluate(() => JSON.parse(localStorage.getItem('mas.session') ?? 'null') as { access_token: string } | null);
+  if (!session) throw new Error('not logged in');
+  return session.access_token;
+}
