@@ -24,7 +24,9 @@ const COMPANY = 'Nordic Outfitters';
 // Each run has a fresh data directory, so a fixed address is unique (and reads well in the screenshots).
 const EMAIL = 'maria@nordic-outfitters.example';
 const KB_ANSWER = 'We ship to Norway, Sweden and Denmark within 3 business days, and shipping is free on orders over 50 EUR.';
-const SCREENSHOTS = join(process.cwd(), 'docs', 'screenshots');
+// The README's screenshots are refreshed with UPDATE_SCREENSHOTS=1; other runs keep theirs under test-results/
+// so a test run leaves the checkout clean.
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(process.cwd(), 'docs', 'screenshots') : join(process.cwd(), 'test-results', 'screenshots');
 const STEP_TIMEOUT = 60_000;
 const UI_TIMEOUT = 15_000;
 
