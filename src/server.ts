@@ -16,12 +16,14 @@ import { integrationRoutes } from './http/routes/integrations.js';
 import { knowledgeBaseRoutes } from './http/routes/knowledgeBase.js';
 import { liveEventRoutes, startLiveEvents } from './http/routes/liveEvents.js';
 import { llmConfigRoutes } from './http/routes/llmConfig.js';
+import { webchatRoutes } from './http/routes/webchat.js';
 import { webhookLogRoutes } from './http/routes/webhookLogs.js';
 import { staticFileRoutes } from './http/routes/staticFiles.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { openAdapters, type Adapters } from './infrastructure/adapters.js';
 import { createArgonHasher } from './infrastructure/auth/argonHasher.js';
 import { createJwtAccessTokens } from './infrastructure/auth/jwtAccessTokens.js';
+import { createVisitorTokens } from './infrastructure/auth/visitorTokens.js';
 import { createSecretBox, parseMasterKey } from './infrastructure/crypto/secretBox.js';
 import { loadOrCreateKeyFile } from './infrastructure/keyFile.js';
 import { createLlmResolver } from './infrastructure/llm/llmForCompany.js';
@@ -32,7 +34,7 @@ import { startKnowledgeIndexer } from './infrastructure/search/knowledgeIndexer.
 import type { PlatformClient } from './ports/platform.js';
 import { allProjections } from './projections/index.js';
 import { startProjections } from './projections/projectionRunner.js';
-import { GENERATE_REPLY, SEND_MESSAGE } from './workers/jobs.js';
+import { GENERATE_REPLY, SEND_MESSAGE, webchatSubject } from './workers/jobs.js';
 import { startReactor } from './workers/reactor.js';
 import { recoverUnfinishedJobs } from './workers/recoverJobs.js';
 import { startReplyWorker } from './workers/replyWorker.js';
@@ -198,6 +200,10 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       knowledgeBaseRoutes(services),
       conversationRoutes(services),
       liveEventRoutes(services, liveEvents),
+      webchatRoutes(services, {
+        visitorTokens: createVisitorTokens({ key: jwtKey, now: () => clock.now() }),
+        listenToConversation: (conversationId, handler) => bus.listen(webchatSubject(conversationId), handler),
+      }),
       staticFileRoutes(new URL('../dist/', import.meta.url).pathname),
     ],
   });

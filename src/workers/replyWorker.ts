@@ -9,7 +9,7 @@ import { deterministicId } from '../commands/hashing.js';
 import type { CommandDeps } from '../commands/ports.js';
 import type { Bus, BusSubscription } from '../ports/bus.js';
 import { isLlmError, type LlmMessage, type LlmPassage, type LlmProvider, type LlmResponse } from '../ports/llm.js';
-import { GENERATE_REPLY, generateReplyJob, type GenerateReplyJob } from './jobs.js';
+import { GENERATE_REPLY, generateReplyJob, webchatSubject, type GenerateReplyJob } from './jobs.js';
 
 export interface AgentProfile {
   agentId: string;
@@ -79,7 +79,7 @@ export async function generateReply(deps: ReplyWorkerDeps, job: GenerateReplyJob
       await sleep(wait);
       continue;
     }
-    return answer(deps, job, state, events);
+    return withTyping(deps, job, state, () => answer(deps, job, state, events));
   }
 }
 
@@ -215,3 +215,16 @@ export function buildPrompt(agent: AgentProfile, events: ConversationEvent[], un
 }
 
 const now = (deps: CommandDeps) => deps.clock.now().toISOString();
+
+/** A web chat visitor sees "typing" while an active session's reply is generated (best effort: never fails the job). */
+async function withTyping<T>(deps: ReplyWorkerDeps, job: GenerateReplyJob, state: ConversationState, generate: () => Promise<T>): Promise<T> {
+  if (state.connectorType !== 'webchat' || state.session?.state !== 'active') return generate();
+  const typing = (on: boolean) =>
+    deps.bus.broadcast(webchatSubject(job.conversationId), { type: 'typing', on }).catch((err) => deps.logger.warn({ ...job, err }, 'typing notification lost'));
+  await typing(true);
+  try {
+    return await generate();
+  } finally {
+    await typing(false);
+  }
+}

@@ -11,9 +11,14 @@ export interface TestServer extends Server {
   close(): Promise<void>;
 }
 
+export interface TestServerOptions {
+  /** Reuse this data directory (e.g. a server restarted after `stop()`) instead of a fresh temp dir. */
+  dataDir?: string;
+}
+
 /** A real server on embedded defaults (SQLite files in a fresh temp dir, in-process bus). */
-export async function startTestServer(env: Record<string, string> = {}, logDestination?: DestinationStream): Promise<TestServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mas-test-'));
+export async function startTestServer(env: Record<string, string> = {}, logDestination?: DestinationStream, options: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'mas-test-'));
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',

@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { companyDecider, companyStream } from '../../domain/company/company.js';
+import { conversationDecider, conversationStream } from '../../domain/conversations/decider.js';
+import type { IntegrationState } from '../../domain/integrations/integration.js';
+import { conversationIdFor } from '../conversations/conversationIds.js';
+import { handleCommand, loadState } from '../handleCommand.js';
+import { deterministicId } from '../hashing.js';
+import type { CommandDeps } from '../ports.js';
+
+export type WebchatIntegration = Exclude<IntegrationState, { status: 'none' }> & { connectorType: 'webchat' };
+
+export interface WebchatMessageInput {
+  visitorId: string;
+  clientMessageId: string;
+  text: string;
+}
+
+export interface WebchatMessageOutcome {
+  conversationId: string;
+  /** Deterministic from (integration, visitor, clientMessageId): a resend gets the same id. */
+  messageId: string;
+  /** True when this clientMessageId was stored before: nothing was appended. */
+  duplicate: boolean;
+  position: bigint | null;
+}
+
+/** The message id of a visitor's message, the same for every resend of one clientMessageId. */
+export const webchatMessageId = (integrationId: number, visitorId: string, clientMessageId: string) =>
+  deterministicId(`webchat-message:${integrationId}:${visitorId}:${clientMessageId}`);
+
+/**
+ * A web chat visitor's message: the same ReceiveCustomerMessage as a platform webhook (it starts the
+ * conversation and opens an AI session when needed), with the visitor as the customer and the widget's
+ * clientMessageId as the dedupe key, kept forever. Event ids derive from the message id, so a resend racing
+ * the original appends nothing. Resolves only once the events are stored (the ack follows).
+ */
+export async function receiveWebchatMessage(deps: CommandDeps, integration: WebchatIntegration, input: WebchatMessageInput): Promise<WebchatMessageOutcome> {
+  const now = deps.clock.now().toISOString();
+  const conversationId = conversationIdFor(integration.integrationId, input.visitorId);
+  const messageId = webchatMessageId(integration.integrationId, input.visitorId, input.clientMessageId);
+  const decider = {
+    ...conversationDecider,
+    decide: (command: Parameters<typeof conversationDecider.decide>[0], state: Parameters<typeof conversationDecider.decide>[1]) =>
+      conversationDecider.decide(command, state).map((e, i) => ({ ...e, id: deterministicId(`${messageId}:${i}:${e.type}`) })),
+  };
+  const result = await handleCommand(
+    deps.eventStore,
+    conversationStream(conversationId),
+    decider,
+    {
+      type: 'ReceiveCustomerMessage',
+      start: {
+        conversationId,
+        companyId: integration.companyId,
+        integrationId: integration.integrationId,
+        connectorType: 'webchat',
+        customer: { clientId: input.visitorId, channelId: null, transport: 'webchat' },
+        defaultStageId: await defaultStage(deps, integration.companyId, conversationId),
+      },
+      sessionId: randomUUID(),
+      clientMessageId: input.clientMessageId,
+      messageId,
+      dedupeKey: `webchat:${input.clientMessageId}`,
+      dedupeUntil: null,
+      text: input.text,
+      platform: {},
+      now,
+    },
+    { metadata: { companyId: integration.companyId, actor: 'visitor', correlationId: randomUUID() }, maxRetries: 10 },
+  );
+  return { conversationId, messageId, duplicate: result.events.length === 0, position: result.position };
+}
+
+/** A new conversation starts in the first stage of the company's pipeline. */
+async function defaultStage(deps: CommandDeps, companyId: string, conversationId: string): Promise<string | null> {
+  const { state } = await loadState(deps.eventStore, conversationStream(conversationId), conversationDecider);
+  if (state.exists) return state.stageId;
+  const { state: company } = await loadState(deps.eventStore, companyStream(companyId), companyDecider);
+  return company.exists ? (company.pipeline?.stages[0]?.id ?? null) : null;
+}

@@ -1,0 +1,118 @@
+import type { BusSubscription } from '../ports/bus.js';
+import type { Logger } from '../ports/logger.js';
+
+/** What the server pushes to a visitor outside a request/response: agent and operator messages, typing. */
+export type WebchatPush =
+  | { type: 'message'; id: string; author: 'agent' | 'operator'; text: string; createdAt: string }
+  | { type: 'typing'; on: boolean };
+
+export type ConversationListener = (push: WebchatPush) => void;
+
+/** Fan-out notifications of one conversation (the bus subject per conversation), from any server instance. */
+export type ListenToConversation = (conversationId: string, handler: (data: unknown) => void) => Promise<BusSubscription>;
+
+/** Accepts only the two documented push shapes; anything else on the subject is dropped. */
+export function parsePush(data: unknown): WebchatPush | null {
+  if (typeof data !== 'object' || data === null) return null;
+  const d = data as Record<string, unknown>;
+  if (d.type === 'typing' && typeof d.on === 'boolean') return { type: 'typing', on: d.on };
+  if (
+    d.type === 'message' &&
+    typeof d.id === 'string' &&
+    (d.author === 'agent' || d.author === 'operator') &&
+    typeof d.text === 'string' &&
+    typeof d.createdAt === 'string'
+  ) {
+    return { type: 'message', id: d.id, author: d.author, text: d.text, createdAt: d.createdAt };
+  }
+  return null;
+}
+
+interface Entry {
+  listeners: Set<ConversationListener>;
+  subscription: Promise<BusSubscription>;
+}
+
+export interface WebchatHub {
+  /**
+   * Starts receiving the conversation's pushes; resolves once the bus knows the interest (so a push produced
+   * after that is never missed) with the function that stops them.
+   */
+  join(conversationId: string, listener: ConversationListener): Promise<() => void>;
+  /** Conversations listened to on this instance. */
+  size(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * One bus listener per conversation per instance, shared by the sockets of that conversation (a visitor
+ * with two tabs open), stopped when the last socket leaves.
+ */
+export function createWebchatHub(listen: ListenToConversation, logger: Logger): WebchatHub {
+  const entries = new Map<string, Entry>();
+  const stopping = new Set<Promise<void>>();
+
+  const stopSubscription = (conversationId: string, entry: Entry) => {
+    const p = entry.subscription
+      .then((s) => s.stop())
+      .catch((err) => logger.warn({ err, conversationId }, 'stopping a web chat conversation listener failed'))
+      .finally(() => stopping.delete(p));
+    stopping.add(p);
+  };
+
+  return {
+    async join(conversationId, listener) {
+      let entry = entries.get(conversationId);
+      if (!entry) {
+        const listeners = new Set<ConversationListener>();
+        const subscription = listen(conversationId, (data) => {
+          const push = parsePush(data);
+          if (!push) {
+            logger.warn({ conversationId }, 'web chat notification with an unknown shape dropped');
+            return;
+          }
+          for (const l of listeners) {
+            try {
+              l(push);
+            } catch (err) {
+              logger.error({ err, conversationId }, 'web chat listener threw; the push is lost for that socket');
+            }
+          }
+        });
+        const created: Entry = { listeners, subscription };
+        created.subscription.catch(() => {
+          if (entries.get(conversationId) === created) entries.delete(conversationId);
+        });
+        entries.set(conversationId, created);
+        entry = created;
+      }
+      const joined = entry;
+      joined.listeners.add(listener);
+      try {
+        await joined.subscription;
+      } catch (err) {
+        joined.listeners.delete(listener);
+        throw err;
+      }
+      let left = false;
+      return () => {
+        if (left) return;
+        left = true;
+        joined.listeners.delete(listener);
+        if (joined.listeners.size === 0 && entries.get(conversationId) === joined) {
+          entries.delete(conversationId);
+          stopSubscription(conversationId, joined);
+        }
+      };
+    },
+    size: () => entries.size,
+    async stop() {
+      for (const [conversationId, entry] of entries) {
+        entry.listeners.clear();
+        stopSubscription(conversationId, entry);
+      }
+      entries.clear();
+      await Promise.all([...stopping]);
+    },
+  };
+}
