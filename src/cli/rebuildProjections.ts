@@ -9,6 +9,7 @@ import { openAdapters } from '../infrastructure/adapters.js';
 import { createLogger } from '../infrastructure/logger.js';
 import { allProjections } from '../projections/index.js';
 import { rebuildProjections } from '../projections/projectionRunner.js';
+import { runCli } from './runCli.js';
 
 async function main(): Promise<number> {
   const config = loadConfig();
@@ -40,12 +41,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exitCode = 1;
-  },
-);
+runCli(main);

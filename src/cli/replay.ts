@@ -6,6 +6,7 @@ import { loadConfig } from '../config.js';
 import { openEventStore } from '../infrastructure/adapters.js';
 import { createLogger } from '../infrastructure/logger.js';
 import { describeEvent } from './describeEvent.js';
+import { runCli } from './runCli.js';
 
 async function main(): Promise<number> {
   const conversationId = process.argv[2];
@@ -28,12 +29,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exitCode = 1;
-  },
-);
+runCli(main);
