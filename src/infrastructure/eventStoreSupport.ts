@@ -41,7 +41,7 @@ export function findIdempotentRetry(existing: RecordedEvent[], events: NewEvent[
  * or a poll tick (another process may append to the same SQLite file).
  */
 export function pollingSubscription(
-  store: Pick<EventStore, 'readAll'>,
+  store: Pick<EventStore, 'readAll' | 'headPosition'>,
   appended: EventEmitter,
   options: SubscribeOptions,
   handler: (events: RecordedEvent[]) => Promise<void>,
@@ -69,13 +69,18 @@ export function pollingSubscription(
     while (!stopped) {
       signaled = false;
       let batch: RecordedEvent[];
+      // With a filter, a read that matches little would leave the cursor behind and rescan the same
+      // non-matching events after every append: the head read first bounds what this read has seen.
+      let head: bigint | null = null;
       try {
+        if (options.filter) head = await store.headPosition();
         batch = await store.readAll({ after, maxCount: batchSize, filter: options.filter });
       } catch (err) {
         if (!stopped) fail(err);
         return;
       }
       if (stopped) return;
+      const scannedTo = batch.length < batchSize && head !== null ? head : null;
       if (batch.length > 0) {
         try {
           await handler(batch);
@@ -84,8 +89,10 @@ export function pollingSubscription(
           return;
         }
         after = batch.at(-1)!.position;
+        if (scannedTo !== null && scannedTo > after) after = scannedTo;
         continue;
       }
+      if (scannedTo !== null && (after === null || scannedTo > after)) after = scannedTo;
       if (signaled) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pollMs);
