@@ -33,9 +33,7 @@ export async function handleCommand<C, E extends DomainEvent, S>(
 ): Promise<CommandResult<E, S>> {
   const maxRetries = options.maxRetries ?? 5;
   for (let attempt = 0; ; attempt++) {
-    const history = await store.readStream(stream);
-    const state = history.reduce((s, e) => decider.evolve(s, toDomainEvent<E>(e)), decider.initialState);
-    const revision = history.length === 0 ? -1n : history.at(-1)!.revision;
+    const { state, revision } = await loadState(store, stream, decider);
     const events = decider.decide(command, state);
     if (events.length === 0) return { events, state, revision, position: null };
     const expected: ExpectedRevision = revision < 0n ? 'no_stream' : revision;
@@ -45,12 +43,10 @@ export async function handleCommand<C, E extends DomainEvent, S>(
         events.map((e) => ({ id: e.id ?? randomUUID(), type: e.type, data: e.data, metadata: options.metadata })),
         expected,
       );
-      return {
-        events,
-        state: events.reduce(decider.evolve, state),
-        revision: result.nextRevision,
-        position: result.position,
-      };
+      const next = events.reduce(decider.evolve, state);
+      // Our events sit right after what we read (not an idempotent retry landing elsewhere): remember the state.
+      if (result.nextRevision === revision + BigInt(events.length)) remember(store, stream, decider.evolve, result.nextRevision, next);
+      return { events, state: next, revision: result.nextRevision, position: result.position };
     } catch (err) {
       if (!(err instanceof WrongExpectedRevisionError) || attempt >= maxRetries) throw err;
       await new Promise((r) => setTimeout(r, Math.random() * 5 * (attempt + 1)));
@@ -60,15 +56,41 @@ export async function handleCommand<C, E extends DomainEvent, S>(
 
 export const toDomainEvent = <E extends DomainEvent>(e: RecordedEvent): E => ({ type: e.type, data: e.data, id: e.id }) as E;
 
+/**
+ * The state of each stream folded so far, per store and decider, so a command reads only the events
+ * appended since (a long conversation or credits stream is not replayed from its start every time). Always
+ * completed from the store, so other writers' events are never missed; bounded, least recently used first out.
+ */
+const MAX_CACHED_STREAMS = 10_000;
+type Cached = { revision: bigint; state: unknown };
+const stateCache = new WeakMap<EventStore, WeakMap<object, Map<string, Cached>>>();
+
+function cacheOf(store: EventStore, evolve: object): Map<string, Cached> {
+  let byDecider = stateCache.get(store);
+  if (!byDecider) stateCache.set(store, (byDecider = new WeakMap()));
+  let streams = byDecider.get(evolve);
+  if (!streams) byDecider.set(evolve, (streams = new Map()));
+  return streams;
+}
+
+function remember(store: EventStore, stream: string, evolve: object, revision: bigint, state: unknown) {
+  const cache = cacheOf(store, evolve);
+  cache.delete(stream);
+  cache.set(stream, { revision, state });
+  if (cache.size > MAX_CACHED_STREAMS) cache.delete(cache.keys().next().value!);
+}
+
 /** The current state of one stream, for decisions and strongly consistent reads (login, auth checks). */
 export async function loadState<E extends DomainEvent, S>(
   store: EventStore,
   stream: string,
   decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>,
 ): Promise<{ state: S; revision: bigint }> {
-  const history = await store.readStream(stream);
-  return {
-    state: history.reduce((s, e) => decider.evolve(s, toDomainEvent<E>(e)), decider.initialState),
-    revision: history.length === 0 ? -1n : history.at(-1)!.revision,
-  };
+  const hit = cacheOf(store, decider.evolve).get(stream);
+  const tail = await store.readStream(stream, hit ? { fromRevision: hit.revision + 1n } : undefined);
+  let state = (hit ? hit.state : decider.initialState) as S;
+  for (const e of tail) state = decider.evolve(state, toDomainEvent<E>(e));
+  const revision = tail.length > 0 ? tail.at(-1)!.revision : (hit?.revision ?? -1n);
+  if (tail.length > 0) remember(store, stream, decider.evolve, revision, state);
+  return { state, revision };
 }

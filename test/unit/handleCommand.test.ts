@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { handleCommand, loadState } from '../../src/commands/handleCommand.js';
+import type { Decider } from '../../src/domain/decider.js';
+import { DomainError } from '../../src/domain/errors.js';
+import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventStore.js';
+import { WrongExpectedRevisionError } from '../../src/ports/errors.js';
+
+type E = { type: 'Added'; data: { n: number }; id?: string };
+const counter: Decider<{ add: number; max?: number }, E, { total: number }> = {
+  initialState: { total: 0 },
+  evolve: (s, e) => ({ total: s.total + e.data.n }),
+  decide: (c, s) => {
+    if (c.max !== undefined && s.total + c.add > c.max) throw new DomainError('VALIDATION_ERROR', 'too much');
+    return c.add === 0 ? [] : [{ type: 'Added', data: { n: c.add } }];
+  },
+};
+
+describe('handleCommand', () => {
+  it('reads the stream, decides and appends with the expected revision', async () => {
+    const store = new MemoryEventStore();
+    const r1 = await handleCommand(store, 'counter-1', counter, { add: 2 });
+    expect(r1).toMatchObject({ state: { total: 2 }, revision: 0n, position: 0n });
+    const r2 = await handleCommand(store, 'counter-1', counter, { add: 3 });
+    expect(r2).toMatchObject({ state: { total: 5 }, revision: 1n });
+  });
+
+  it('appends nothing when the decision yields no events', async () => {
+    const store = new MemoryEventStore();
+    const r = await handleCommand(store, 'counter-2', counter, { add: 0 });
+    expect(r).toMatchObject({ events: [], revision: -1n, position: null });
+    expect(await store.headPosition()).toBeNull();
+  });
+
+  it('re-decides on a concurrent write, so the rule holds over both', async () => {
+    const store = new MemoryEventStore();
+    const results = await Promise.allSettled(Array.from({ length: 5 }, () => handleCommand(store, 'counter-3', counter, { add: 1, max: 3 }, { maxRetries: 10 })));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+    expect((await loadState(store, 'counter-3', counter)).state.total).toBe(3);
+  });
+
+  it('gives up with the conflict error after the bounded retries', async () => {
+    const store = new MemoryEventStore();
+    const append = store.append.bind(store);
+    let calls = 0;
+    store.append = async (stream, events, expected) => {
+      calls++;
+      await append(stream, [{ id: crypto.randomUUID(), type: 'Added', data: { n: 1 } }], 'any'); // someone else always wins
+      return append(stream, events, expected);
+    };
+    await expect(handleCommand(store, 'counter-4', counter, { add: 1 }, { maxRetries: 2 })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    expect(calls).toBe(3);
+  });
+
+  it('reads only the events appended since the last load, including other writers\u2019 events', async () => {
+    const store = new MemoryEventStore();
+    await handleCommand(store, 'counter-5', counter, { add: 1 });
+    await handleCommand(store, 'counter-5', counter, { add: 1 });
+    const reads: (bigint | undefined)[] = [];
+    const readStream = store.readStream.bind(store);
+    store.readStream = async (stream, options) => {
+      reads.push(options?.fromRevision);
+      return readStream(stream, options);
+    };
+    // Another writer (another instance) appends behind this process's back.
+    await store.append('counter-5', [{ id: crypto.randomUUID(), type: 'Added', data: { n: 10 } }], 1n);
+    expect((await loadState(store, 'counter-5', counter)).state.total).toBe(12);
+    expect(reads).toEqual([2n]);
+    expect(await handleCommand(store, 'counter-5', counter, { add: 1 })).toMatchObject({ state: { total: 13 }, revision: 3n });
+  });
+});
