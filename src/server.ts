@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from './config.js';
 import { loadAgent } from './commands/agents/agents.js';
+import { chargeUsage } from './commands/credits/chargeUsage.js';
 import { loadLlmConfig } from './commands/llm/configureLlm.js';
 import { systemClock, type AuthDeps, type Clock, type CommandDeps } from './commands/ports.js';
 import { buildApp } from './http/app.js';
@@ -119,6 +120,25 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       },
     }),
   ];
+
+  reactors.push(
+    await startReactor({
+      name: 'credit-charges',
+      eventStore,
+      readStore,
+      eventTypes: ['AgentReplied'],
+      logger: logger.child({ component: 'reactor', reactor: 'credit-charges' }),
+      react: async (event) => {
+        const reply = event.data as { messageId: string; model: string; inputTokens: number; outputTokens: number };
+        const companyId = event.metadata.companyId;
+        if (!companyId) return;
+        await chargeUsage(
+          { ...commands, pricing: config.pricing },
+          { companyId, conversationId: event.stream.slice('conversation-'.length), replyId: reply.messageId, model: reply.model, inputTokens: reply.inputTokens, outputTokens: reply.outputTokens },
+        );
+      },
+    }),
+  );
 
   const workers =
     options.workers === false

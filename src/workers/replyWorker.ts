@@ -1,7 +1,8 @@
 import { conversationDecider, conversationStream, type ConversationState } from '../domain/conversations/decider.js';
 import type { ConversationEvent } from '../domain/conversations/events.js';
 import { creditsDecider, creditsStream } from '../domain/credits/credits.js';
-import { costMicros, type Pricing } from '../domain/credits/pricing.js';
+import type { Pricing } from '../domain/credits/pricing.js';
+import { chargeUsage } from '../commands/credits/chargeUsage.js';
 import { DomainError } from '../domain/errors.js';
 import { integrationDecider, integrationStream } from '../domain/integrations/integration.js';
 import { handleCommand, loadState, toDomainEvent } from '../commands/handleCommand.js';
@@ -150,35 +151,28 @@ async function answer(deps: ReplyWorkerDeps, job: GenerateReplyJob, state: Conve
   } catch (err) {
     if (err instanceof DomainError && err.code === 'REPLY_DROPPED') {
       deps.logger.info({ ...job, reason: err.message }, 'reply dropped before sending');
-      await charge(deps, job, llm, response, replyId);
+      await chargeDropped(deps, job, llm, response, replyId);
       return { result: 'dropped', reason: err.message };
     }
     throw err;
   }
-  await charge(deps, job, llm, response, replyId);
   return { result: 'replied', reason: response.handoff ? 'handed off to a human' : 'answered' };
 }
 
-/** The LLM was called, so its usage is charged even when the reply ends up dropped; once per reply id. */
-async function charge(deps: ReplyWorkerDeps, job: GenerateReplyJob, llm: CompanyLlm, response: LlmResponse, replyId: string) {
+/**
+ * A reply that is stored is charged by the credit-charges reactor, from its AgentReplied event (so a crash
+ * cannot lose the charge). A dropped reply still cost an LLM call: it is charged here, once per reply id.
+ */
+async function chargeDropped(deps: ReplyWorkerDeps, job: GenerateReplyJob, llm: CompanyLlm, response: LlmResponse, replyId: string) {
   if (llm.kind === 'builtin') return;
-  const cost = costMicros(response.model, response.usage, deps.pricing.table, deps.pricing.defaultPrice);
-  await handleCommand(
-    deps.eventStore,
-    creditsStream(job.companyId),
-    creditsDecider,
-    {
-      type: 'ConsumeCredits',
-      costMicros: cost,
-      model: response.model,
-      inputTokens: response.usage.inputTokens,
-      outputTokens: response.usage.outputTokens,
-      conversationId: job.conversationId,
-      replyId,
-      now: now(deps),
-    },
-    { metadata: { companyId: job.companyId, actor: 'ai-agent' }, maxRetries: 20 },
-  );
+  await chargeUsage(deps, {
+    companyId: job.companyId,
+    conversationId: job.conversationId,
+    replyId,
+    model: response.model,
+    inputTokens: response.usage.inputTokens,
+    outputTokens: response.usage.outputTokens,
+  }).catch((err) => deps.logger.error({ err, ...job, replyId }, 'the LLM usage of a dropped reply was not charged'));
 }
 
 async function completeWithRetries(deps: ReplyWorkerDeps, provider: LlmProvider, request: Parameters<LlmProvider['complete']>[0]) {

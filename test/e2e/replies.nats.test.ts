@@ -108,5 +108,10 @@ describe('reply pipeline over NATS JetStream with two instances', () => {
     expect(replied[0]! + replied[1]!).toBe(n);
     expect(replied[0]).toBeGreaterThan(0);
     expect(replied[1]).toBeGreaterThan(0);
+    // Every stored reply is charged exactly once, although both instances' reactors saw every reply.
+    const store = servers[0]!.adapters.eventStore;
+    await expect.poll(async () => (await store.readAll({ filter: { eventTypes: ['CreditsConsumed'] } })).length, { timeout: 10_000 }).toBe(n);
+    const charged = (await store.readAll({ filter: { eventTypes: ['CreditsConsumed'] } })).map((e) => (e.data as { replyId: string }).replyId);
+    expect(new Set(charged).size).toBe(n);
   }, 60_000);
 });

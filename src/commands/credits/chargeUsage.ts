@@ -1,0 +1,36 @@
+import { creditsDecider, creditsStream } from '../../domain/credits/credits.js';
+import { costMicros, type Pricing } from '../../domain/credits/pricing.js';
+import { handleCommand } from '../handleCommand.js';
+import type { CommandDeps } from '../ports.js';
+
+export interface Usage {
+  companyId: string;
+  conversationId: string;
+  /** The reply the LLM call produced: charges are idempotent per reply. */
+  replyId: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Charges one LLM call at the model's price; free calls (the builtin provider uses no tokens) leave no entry. */
+export async function chargeUsage(deps: CommandDeps & { pricing: Pricing }, usage: Usage) {
+  const cost = costMicros(usage.model, usage, deps.pricing.table, deps.pricing.defaultPrice);
+  if (cost === 0) return null;
+  return handleCommand(
+    deps.eventStore,
+    creditsStream(usage.companyId),
+    creditsDecider,
+    {
+      type: 'ConsumeCredits',
+      costMicros: cost,
+      model: usage.model,
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      conversationId: usage.conversationId,
+      replyId: usage.replyId,
+      now: deps.clock.now().toISOString(),
+    },
+    { metadata: { companyId: usage.companyId, actor: 'ai-agent' }, maxRetries: 50 },
+  );
+}
