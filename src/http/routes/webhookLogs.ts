@@ -37,6 +37,8 @@ export function webhookLogRoutes(services: HttpServices): FastifyPluginAsyncZod 
         },
       },
       async (request) => {
+        // Log entries are appended after the webhook is acknowledged: read everything stored so far.
+        await services.waitForProjections(await services.commands.eventStore.headPosition());
         const { integrationId, outcome, limit, cursor } = request.query;
         const page = await services.readStore.find<WebhookLogDoc>(WEBHOOK_LOGS, {
           where: {
