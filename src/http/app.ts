@@ -43,6 +43,13 @@ export async function buildApp(deps: AppDeps) {
     forceCloseConnections: 'idle',
   }).withTypeProvider<ZodTypeProvider>();
 
+  // An action such as POST /pause carries no body: an empty JSON body is read as none, not refused.
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
+    return jsonParser(request, body as string, done);
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);

@@ -111,6 +111,19 @@ describe('HTTP shell', () => {
     expect(all).toContain('"reqId":"req-42"');
   });
 
+  it('reads an empty JSON body as no body, so body-less actions work from any client', async () => {
+    const { logger } = captureLogs();
+    app = await buildApp({
+      config: testConfig(),
+      logger,
+      readiness: async () => ({}),
+      features: [async (f) => void f.post('/action', async (req) => ({ body: req.body ?? null }))],
+    });
+    const res = await app.inject({ method: 'POST', url: '/action', headers: { 'content-type': 'application/json' }, payload: '' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ body: null });
+  });
+
   it('rejects malformed JSON and prototype-poisoning keys with 400 VALIDATION_ERROR', async () => {
     const { logger } = captureLogs();
     app = await buildApp({
