@@ -362,6 +362,15 @@ describe('integrations', () => {
     expect(events).not.toContain('platform-token-1');
   });
 
+  it('lists integrations with cursor pagination', async () => {
+    const co = await signUp(server, 'Many');
+    for (const name of ['i1', 'i2', 'i3']) await co.call('POST', '/api/integrations', { name, connectorType: 'msgplatform' });
+    const first = (await co.call('GET', '/api/integrations?limit=2')).json();
+    expect(first.integrations.map((i: any) => i.name)).toEqual(['i1', 'i2']);
+    const rest = (await co.call('GET', `/api/integrations?limit=2&cursor=${encodeURIComponent(first.nextCursor)}`)).json();
+    expect(rest).toEqual({ integrations: [expect.objectContaining({ name: 'i3' })], nextCursor: null });
+  });
+
   it('integration ids come from a sequence', async () => {
     const a = (await acme.call('POST', '/api/integrations', { name: 'A', connectorType: 'msgplatform' })).json().integration.id;
     const b = (await acme.call('POST', '/api/integrations', { name: 'B', connectorType: 'msgplatform' })).json().integration.id;

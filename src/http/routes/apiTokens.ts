@@ -5,7 +5,7 @@ import { API_TOKENS, type ApiTokenDoc } from '../../projections/apiTokens/apiTok
 import { authenticator, authOf, requireSession } from '../authenticate.js';
 import { notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
-import { errorResponses } from './schemas.js';
+import { errorResponses, listQuery } from './schemas.js';
 
 const apiToken = z.object({ id: z.uuid(), name: z.string(), prefix: z.string(), createdAt: z.string(), lastUsedAt: z.string().nullable() });
 const view = (d: ApiTokenDoc) => ({ id: d.id, name: d.name, prefix: d.prefix, createdAt: d.createdAt, lastUsedAt: d.lastUsedAt });
@@ -16,15 +16,23 @@ export function apiTokenRoutes(services: HttpServices): FastifyPluginAsyncZod {
 
     app.get(
       '/api/settings/api-tokens',
-      { schema: { tags: ['settings'], security: [{ bearer: [] }], response: { 200: z.object({ apiTokens: z.array(apiToken) }), ...errorResponses } } },
+      {
+        schema: {
+          tags: ['settings'],
+          security: [{ bearer: [] }],
+          querystring: listQuery,
+          response: { 200: z.object({ apiTokens: z.array(apiToken), nextCursor: z.string().nullable() }), ...errorResponses },
+        },
+      },
       async (request) => {
         const { companyId } = authOf(request);
         const page = await services.readStore.find<ApiTokenDoc>(API_TOKENS, {
           where: { companyId, revoked: false },
           orderBy: [{ field: 'createdAt', direction: 'desc' }],
-          limit: 200,
+          limit: request.query.limit,
+          cursor: request.query.cursor,
         });
-        return { apiTokens: page.items.map(view) };
+        return { apiTokens: page.items.map(view), nextCursor: page.nextCursor };
       },
     );
 

@@ -9,7 +9,7 @@ import { INTEGRATIONS, type IntegrationDoc } from '../../projections/integration
 import { authenticator, authOf } from '../authenticate.js';
 import { notFound, validationError } from '../errors.js';
 import type { HttpServices } from '../services.js';
-import { errorResponses } from './schemas.js';
+import { errorResponses, listQuery } from './schemas.js';
 
 export const integrationSchema = z.object({
   id: z.number().int(),
@@ -102,14 +102,22 @@ export function integrationRoutes(services: HttpServices): FastifyPluginAsyncZod
 
     app.get(
       '/api/integrations',
-      { schema: { tags: ['integrations'], security, response: { 200: z.object({ integrations: z.array(integrationSchema) }), ...errorResponses } } },
+      {
+        schema: {
+          tags: ['integrations'],
+          security,
+          querystring: listQuery,
+          response: { 200: z.object({ integrations: z.array(integrationSchema), nextCursor: z.string().nullable() }), ...errorResponses },
+        },
+      },
       async (request) => {
         const page = await services.readStore.find<IntegrationDoc>(INTEGRATIONS, {
           where: { companyId: authOf(request).companyId },
           orderBy: [{ field: 'integrationId', direction: 'asc' }],
-          limit: 1000,
+          limit: request.query.limit,
+          cursor: request.query.cursor,
         });
-        return { integrations: page.items.map((d) => integrationView(services, d)) };
+        return { integrations: page.items.map((d) => integrationView(services, d)), nextCursor: page.nextCursor };
       },
     );
 

@@ -44,7 +44,7 @@ export const getMe = (o?: Opts) => request<Me>('GET', '/api/auth/me', undefined,
 
 // --- integrations -----------------------------------------------------------------------
 export const listIntegrations = async (o?: Opts) =>
-  (await request<{ integrations: Integration[] }>('GET', '/api/integrations', undefined, o)).integrations;
+  (await request<{ integrations: Integration[] }>('GET', '/api/integrations?limit=200', undefined, o)).integrations;
 export const getIntegration = async (id: number, o?: Opts) =>
   (await request<{ integration: Integration }>('GET', `/api/integrations/${id}`, undefined, o)).integration;
 export const createIntegration = async (input: IntegrationInput) =>
@@ -123,6 +123,6 @@ export const getCredits = async (o?: Opts) => (await request<{ credits: Credits 
 
 // --- settings -----------------------------------------------------------------------------
 export const listApiTokens = async (o?: Opts) =>
-  (await request<{ apiTokens: ApiToken[] }>('GET', '/api/settings/api-tokens', undefined, o)).apiTokens;
+  (await request<{ apiTokens: ApiToken[] }>('GET', '/api/settings/api-tokens?limit=200', undefined, o)).apiTokens;
 export const createApiToken = (name: string) => request<{ token: string; apiToken: ApiToken }>('POST', '/api/settings/api-tokens', { name });
 export const revokeApiToken = (id: string) => request<void>('DELETE', `/api/settings/api-tokens/${encodeURIComponent(id)}`);
