@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type {
   AppendResult,
+  ReadStreamOptions,
   EventStore,
   ExpectedRevision,
   NewEvent,
@@ -33,7 +34,21 @@ export function findIdempotentRetry(existing: RecordedEvent[], events: NewEvent[
     if (existing[start + i]?.id !== events[i]!.id) return null;
   }
   const last = existing[start + events.length - 1]!;
-  return { nextRevision: last.revision, position: last.position };
+  return { nextRevision: last.revision, position: last.position, duplicate: true };
+}
+
+/** readStream's window over a stream held as an array indexed by revision (memory adapter, tests). */
+export function streamWindow<T>(events: readonly T[], options: ReadStreamOptions = {}): T[] {
+  const max = options.maxCount ?? Number.POSITIVE_INFINITY;
+  if (max <= 0) return [];
+  if (options.direction === 'backwards') {
+    const newest = options.fromRevision === undefined ? events.length - 1 : Math.min(Number(options.fromRevision), events.length - 1);
+    const out: T[] = [];
+    for (let i = newest; i >= 0 && out.length < max; i--) out.push(events[i]!);
+    return out;
+  }
+  const from = Number(options.fromRevision ?? 0n);
+  return events.slice(from, Number.isFinite(max) ? from + max : undefined);
 }
 
 /**

@@ -1,12 +1,29 @@
 /** Raised by every EventStore adapter when the expected revision does not match the stream. */
 export class WrongExpectedRevisionError extends Error {
-  override readonly name = 'WrongExpectedRevisionError';
+  override readonly name: string = 'WrongExpectedRevisionError';
   constructor(
     readonly stream: string,
     readonly expected: string,
     readonly actual: string,
   ) {
     super(`stream ${stream}: expected revision ${expected}, actual ${actual}`);
+  }
+}
+
+/**
+ * An append carried an event id that is already stored (elsewhere than as an exact retry). Deterministic ids
+ * derive from dedupe keys, so for those commands this means "already done": the store's unique id index is
+ * the dedupe that needs no state growing with the stream.
+ */
+export class EventIdConflictError extends WrongExpectedRevisionError {
+  override readonly name = 'EventIdConflictError';
+  constructor(
+    stream: string,
+    expected: string,
+    readonly eventId: string,
+    readonly storedIn: string | null,
+  ) {
+    super(stream, expected, `event id ${eventId} ${storedIn === null ? 'given twice in one append' : `already stored in stream ${storedIn}`}`);
   }
 }
 

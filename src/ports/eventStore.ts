@@ -36,6 +36,17 @@ export interface AppendResult {
   nextRevision: bigint;
   /** Global position of the last event appended (or of the already-stored copy on an idempotent retry). */
   position: bigint;
+  /** True when every event was already stored (an idempotent retry): nothing was written. */
+  duplicate?: boolean;
+}
+
+export interface ReadStreamOptions {
+  /** Forwards: the first revision returned. Backwards: the newest revision returned. Default: start / end. */
+  fromRevision?: bigint;
+  /** At most this many events (a bounded read: per-message work never reads a whole stream). */
+  maxCount?: number;
+  /** Default 'forwards'. Backwards returns the newest events first. */
+  direction?: 'forwards' | 'backwards';
 }
 
 export interface EventFilter {
@@ -69,8 +80,8 @@ export interface EventStore {
    * are already stored in this stream (a retry) stores nothing and returns the original result.
    */
   append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
-  /** Events of one stream in revision order; [] when the stream does not exist. */
-  readStream(stream: string, options?: { fromRevision?: bigint }): Promise<RecordedEvent[]>;
+  /** Events of one stream in revision order (newest first when backwards); [] when the stream does not exist. */
+  readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Events of all streams in commit order. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Catch up from `after`, then keep delivering new events, in order, each once, in batches. */

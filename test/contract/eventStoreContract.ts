@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { EventStore, NewEvent, RecordedEvent } from '../../src/ports/eventStore.js';
-import { CorruptEventError, WrongExpectedRevisionError } from '../../src/ports/errors.js';
+import { CorruptEventError, EventIdConflictError, WrongExpectedRevisionError } from '../../src/ports/errors.js';
 import { validatingEventStore } from '../../src/infrastructure/validatingEventStore.js';
 
 export interface EventStoreContractOptions {
@@ -76,6 +76,22 @@ export function eventStoreContract(name: string, factory: EventStoreFactory, opt
         const tail = await store.readStream(stream, { fromRevision: 1n });
         expect(tail.map((e) => e.id)).toEqual([second.id, third.id]);
         expect(tail.at(-1)!.position).toBe(r2.position);
+      });
+
+      it('reads a bounded window forwards and backwards, so per-message work never reads a whole stream', async () => {
+        const stream = `${P}long`;
+        const events = Array.from({ length: 10 }, (_, i) => ev('Step', { i }));
+        await store.append(stream, events, 'no_stream');
+        const ids = events.map((e) => e.id);
+        expect((await store.readStream(stream, { maxCount: 3 })).map((e) => e.id)).toEqual(ids.slice(0, 3));
+        expect((await store.readStream(stream, { fromRevision: 8n, maxCount: 5 })).map((e) => e.id)).toEqual(ids.slice(8));
+        const newest = await store.readStream(stream, { direction: 'backwards', maxCount: 3 });
+        expect(newest.map((e) => e.id)).toEqual([ids[9], ids[8], ids[7]]);
+        expect(newest.map((e) => e.revision)).toEqual([9n, 8n, 7n]);
+        expect((await store.readStream(stream, { direction: 'backwards', fromRevision: 4n, maxCount: 2 })).map((e) => e.id)).toEqual([ids[4], ids[3]]);
+        expect((await store.readStream(stream, { direction: 'backwards', fromRevision: 1n })).map((e) => e.id)).toEqual([ids[1], ids[0]]);
+        expect(await store.readStream(stream, { maxCount: 0 })).toEqual([]);
+        expect(await store.readStream(`${P}missing`, { direction: 'backwards', maxCount: 5 })).toEqual([]);
       });
 
       it('reads an unknown stream as []', async () => {
@@ -179,17 +195,19 @@ export function eventStoreContract(name: string, factory: EventStoreFactory, opt
         const stream = `${P}s`;
         const events = [ev(), ev()];
         const original = await store.append(stream, events, 'no_stream');
-        expect(await store.append(stream, events, 'no_stream')).toEqual(original);
+        expect(original.duplicate).toBeFalsy();
+        const retried = { ...original, duplicate: true };
+        expect(await store.append(stream, events, 'no_stream')).toEqual(retried);
 
         const later = await store.append(stream, [ev()], 1n);
         // Retried after the stream moved on: still the original answer, still nothing stored.
-        expect(await store.append(stream, events, 'no_stream')).toEqual(original);
-        expect(await store.append(stream, events, 'any')).toEqual(original);
+        expect(await store.append(stream, events, 'no_stream')).toEqual(retried);
+        expect(await store.append(stream, events, 'any')).toEqual(retried);
 
         const single = ev();
         const r = await store.append(stream, [single], 'any');
-        expect(await store.append(stream, [single], 'any')).toEqual(r);
-        expect(await store.append(stream, [single], 2n)).toEqual(r);
+        expect(await store.append(stream, [single], 'any')).toEqual({ ...r, duplicate: true });
+        expect(await store.append(stream, [single], 2n)).toEqual({ ...r, duplicate: true });
 
         const stored = await store.readStream(stream);
         expect(stored.map((e) => e.id)).toEqual([...events.map((e) => e.id), stored[2]!.id, single.id]);
@@ -200,7 +218,7 @@ export function eventStoreContract(name: string, factory: EventStoreFactory, opt
         it('refuses an event id already stored in another stream', async () => {
           const e = ev();
           await store.append(`${P}a`, [e], 'no_stream');
-          await expect(store.append(`${P}b`, [e], 'any')).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+          await expect(store.append(`${P}b`, [e], 'any')).rejects.toBeInstanceOf(EventIdConflictError);
           await expect(store.append(`${P}b`, [ev(), e], 'no_stream')).rejects.toBeInstanceOf(WrongExpectedRevisionError);
           expect(await store.readStream(`${P}b`)).toEqual([]);
         });

@@ -28,6 +28,7 @@ import {
   type ExpectedRevision,
   type NewEvent,
   type ReadAllOptions,
+  type ReadStreamOptions,
   type RecordedEvent,
   type SubscribeOptions,
   type Subscription,
@@ -97,12 +98,16 @@ export class EsdbEventStore implements EventStore {
     }
   }
 
-  async readStream(stream: string, options?: { fromRevision?: bigint }): Promise<RecordedEvent[]> {
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const out: RecordedEvent[] = [];
+    if (options.maxCount === 0) return out;
+    const backwards = options.direction === 'backwards';
+    const from = options.fromRevision;
     try {
       const read = this.client.readStream(stream, {
-        fromRevision: options?.fromRevision !== undefined && options.fromRevision > 0n ? options.fromRevision : START,
-        direction: FORWARDS,
+        fromRevision: backwards ? (from === undefined ? END : from) : from !== undefined && from > 0n ? from : START,
+        direction: backwards ? BACKWARDS : FORWARDS,
+        ...(options.maxCount !== undefined ? { maxCount: BigInt(options.maxCount) } : {}),
       });
       for await (const resolved of read) {
         const recorded = toRecorded(resolved);

@@ -6,12 +6,13 @@ import {
   type ExpectedRevision,
   type NewEvent,
   type ReadAllOptions,
+  type ReadStreamOptions,
   type RecordedEvent,
   type SubscribeOptions,
   type Subscription,
 } from '../../ports/eventStore.js';
-import { WrongExpectedRevisionError } from '../../ports/errors.js';
-import { checkExpectedRevision, findIdempotentRetry, pollingSubscription } from '../eventStoreSupport.js';
+import { EventIdConflictError } from '../../ports/errors.js';
+import { checkExpectedRevision, findIdempotentRetry, pollingSubscription, streamWindow } from '../eventStoreSupport.js';
 
 /** For unit tests: the same semantics as the durable adapters, held in memory. */
 export class MemoryEventStore implements EventStore {
@@ -31,9 +32,8 @@ export class MemoryEventStore implements EventStore {
     const createdAt = new Date().toISOString();
     const list = existing.length ? existing : [];
     for (const e of events) {
-      if (this.all.some((r) => r.id === e.id)) {
-        throw new WrongExpectedRevisionError(stream, String(expected), `event id ${e.id} already stored`);
-      }
+      const stored = this.all.find((r) => r.id === e.id);
+      if (stored) throw new EventIdConflictError(stream, String(expected), e.id, stored.stream);
     }
     for (const e of events) {
       const recorded: RecordedEvent = {
@@ -55,9 +55,8 @@ export class MemoryEventStore implements EventStore {
     return { nextRevision: last.revision, position: last.position };
   }
 
-  async readStream(stream: string, options?: { fromRevision?: bigint }): Promise<RecordedEvent[]> {
-    const from = options?.fromRevision ?? 0n;
-    return (this.streams.get(stream) ?? []).filter((e) => e.revision >= from).map(clone);
+  async readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
+    return streamWindow(this.streams.get(stream) ?? [], options).map(clone);
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {

@@ -9,11 +9,12 @@ import type {
   ExpectedRevision,
   NewEvent,
   ReadAllOptions,
+  ReadStreamOptions,
   RecordedEvent,
   SubscribeOptions,
   Subscription,
 } from '../../ports/eventStore.js';
-import { WrongExpectedRevisionError } from '../../ports/errors.js';
+import { EventIdConflictError, WrongExpectedRevisionError } from '../../ports/errors.js';
 import { checkExpectedRevision, pollingSubscription } from '../eventStoreSupport.js';
 
 export interface SqliteEventStoreOptions {
@@ -102,7 +103,8 @@ export class SqliteEventStore implements EventStore {
     lastRevision: Database.Statement<[string]>;
     head: Database.Statement<[]>;
     insert: Database.Statement<[string, string, bigint, string, string, string, string]>;
-    readStream: Database.Statement<[string, bigint]>;
+    readStream: Database.Statement<[string, bigint, number]>;
+    readStreamBackwards: Database.Statement<[string, bigint, number]>;
   };
   private readonly readAllStatements = new Map<string, Database.Statement<unknown[]>>();
   private readonly commitBatch: Database.Transaction<(batch: PendingAppend[], createdAt: string) => Outcome[]>;
@@ -132,7 +134,8 @@ export class SqliteEventStore implements EventStore {
       insert: db.prepare(
         'INSERT INTO events (id, stream, revision, type, data, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
-      readStream: db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision`).raw(true),
+      readStream: db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`).raw(true),
+      readStreamBackwards: db.prepare(`SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`).raw(true),
     };
 
     this.commitBatch = db.transaction((batch: PendingAppend[], createdAt: string) => {
@@ -164,9 +167,14 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
-  async readStream(stream: string, options?: { fromRevision?: bigint }): Promise<RecordedEvent[]> {
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     this.assertOpen();
-    const rows = this.stmt.readStream.all(stream, options?.fromRevision ?? 0n) as EventRow[];
+    const limit = options.maxCount ?? -1; // LIMIT -1 = no limit
+    if (limit === 0) return [];
+    const rows =
+      options.direction === 'backwards'
+        ? (this.stmt.readStreamBackwards.all(stream, options.fromRevision ?? BigInt(Number.MAX_SAFE_INTEGER), limit) as EventRow[])
+        : (this.stmt.readStream.all(stream, options.fromRevision ?? 0n, limit) as EventRow[]);
     return rows.map(decode);
   }
 
@@ -273,10 +281,7 @@ export class SqliteEventStore implements EventStore {
     const seen = new Set<string>();
     for (const [i, row] of rows.entries()) {
       const existing = i === 0 ? firstHit : (this.stmt.byId.get(row.id) as StoredId | undefined);
-      if (existing || seen.has(row.id)) {
-        const where = existing ? `already stored in stream ${existing.stream}` : 'given twice in one append';
-        throw new WrongExpectedRevisionError(stream, String(expected), `event id ${row.id} ${where}`);
-      }
+      if (existing || seen.has(row.id)) throw new EventIdConflictError(stream, String(expected), row.id, existing?.stream ?? null);
       seen.add(row.id);
     }
     let revision = current ?? -1n;
@@ -306,7 +311,7 @@ export class SqliteEventStore implements EventStore {
     ][];
     if (stored.length !== rows.length || stored.some((s, i) => s[0] !== rows[i]!.id)) return null;
     const last = stored.at(-1)!;
-    return { nextRevision: last[1], position: last[2] };
+    return { nextRevision: last[1], position: last[2], duplicate: true };
   }
 
   private readAllStatement(prefixCount: number, typeCount: number): Database.Statement<unknown[]> {
