@@ -64,6 +64,7 @@ export const configSchema = z.object({
   SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   SEND_RETRY_BACKOFF_MS: msList.default([1000, 5000, 15000, 30000]),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  WORKER_COMPANY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   WEBCHAT_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(20),
   WEBCHAT_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   WEBCHAT_MESSAGES_PER_10S: z.coerce.number().int().min(1).max(10_000).default(10),
@@ -101,6 +102,8 @@ export interface Config {
   sendMaxAttempts: number;
   sendRetryBackoffMs: number[];
   workerConcurrency: number;
+  /** At most this many of one company's reply jobs run at once (its fair share of the worker slots). */
+  workerCompanyConcurrency: number;
   webchatMaxConnectionsPerIp: number;
   webchatHeartbeatMs: number;
   webchatMessagesPer10s: number;
@@ -158,6 +161,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sendMaxAttempts: c.SEND_MAX_ATTEMPTS,
     sendRetryBackoffMs: c.SEND_RETRY_BACKOFF_MS,
     workerConcurrency: c.WORKER_CONCURRENCY,
+    workerCompanyConcurrency: Math.min(c.WORKER_COMPANY_CONCURRENCY, c.WORKER_CONCURRENCY),
     webchatMaxConnectionsPerIp: c.WEBCHAT_MAX_CONNECTIONS_PER_IP,
     webchatHeartbeatMs: c.WEBCHAT_HEARTBEAT_MS,
     webchatMessagesPer10s: c.WEBCHAT_MESSAGES_PER_10S,

@@ -1,9 +1,6 @@
 import { join } from 'node:path';
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from './config.js';
-import { loadAgent } from './commands/agents/agents.js';
-import { chargeUsage } from './commands/credits/chargeUsage.js';
-import { loadLlmConfig } from './commands/llm/configureLlm.js';
 import { systemClock, type AuthDeps, type Clock, type CommandDeps } from './commands/ports.js';
 import { buildApp } from './http/app.js';
 import type { HttpServices } from './http/services.js';
@@ -34,12 +31,9 @@ import { createKnowledgeIndex } from './infrastructure/search/knowledgeIndex.js'
 import { startKnowledgeIndexer } from './infrastructure/search/knowledgeIndexer.js';
 import type { PlatformClient } from './ports/platform.js';
 import { allProjections } from './projections/index.js';
+import { webchatSubject } from './workers/jobs.js';
+import { startReplyPipeline } from './workers/replyPipeline.js';
 import { startProjections } from './projections/projectionRunner.js';
-import { GENERATE_REPLY, SEND_MESSAGE, webchatSubject } from './workers/jobs.js';
-import { startReactor } from './workers/reactor.js';
-import { recoverUnfinishedJobs } from './workers/recoverJobs.js';
-import { startReplyWorker } from './workers/replyWorker.js';
-import { startSendWorker } from './workers/sendWorker.js';
 
 export interface ServerOptions {
   clock?: Clock;
@@ -93,105 +87,36 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
   // Live updates for the dashboard (SSE): one event-store subscription per instance, fanned out per company.
   const liveEvents = await startLiveEvents({ eventStore, readStore, waitForProjections: (position) => projections.waitForPosition(position), logger: logger.child({ component: 'live-events' }) });
 
-  // Reactors turn stored events into bus jobs; several instances may run them: the bus dedupes by event id.
-  const reactors = [
-    await startReactor({
-      name: 'reply-jobs',
-      eventStore,
-      readStore,
-      eventTypes: ['MessageReceived'],
-      logger: logger.child({ component: 'reactor', reactor: 'reply-jobs' }),
-      react: async (event) => {
-        const data = event.data as { messageId: string };
-        const companyId = event.metadata.companyId;
-        if (!companyId) return;
-        await bus.publish(GENERATE_REPLY, { conversationId: event.stream.slice('conversation-'.length), messageId: data.messageId, companyId }, { dedupeId: event.id });
-      },
-    }),
-    await startReactor({
-      name: 'outbound-jobs',
-      eventStore,
-      readStore,
-      eventTypes: ['AgentReplied', 'OperatorMessageSent'],
-      logger: logger.child({ component: 'reactor', reactor: 'outbound-jobs' }),
-      react: async (event) => {
-        const data = event.data as { messageId: string };
-        await bus.publish(SEND_MESSAGE, { conversationId: event.stream.slice('conversation-'.length), messageId: data.messageId }, { dedupeId: `send:${data.messageId}` });
-      },
-    }),
-  ];
-
-  reactors.push(
-    await startReactor({
-      name: 'credit-charges',
-      eventStore,
-      readStore,
-      eventTypes: ['AgentReplied'],
-      logger: logger.child({ component: 'reactor', reactor: 'credit-charges' }),
-      react: async (event) => {
-        const reply = event.data as { messageId: string; model: string; inputTokens: number; outputTokens: number };
-        const companyId = event.metadata.companyId;
-        if (!companyId) return;
-        await chargeUsage(
-          { ...commands, pricing: config.pricing },
-          { companyId, conversationId: event.stream.slice('conversation-'.length), replyId: reply.messageId, model: reply.model, inputTokens: reply.inputTokens, outputTokens: reply.outputTokens },
-        );
-      },
-    }),
-  );
-
-  const workers =
-    options.workers === false
-      ? []
-      : [
-          await startReplyWorker({
-            ...commands,
-            logger: logger.child({ component: 'reply-worker' }),
-            bus,
-            loadAgent: async (companyId, agentId) => {
-              const agent = await loadAgent(eventStore, companyId, agentId);
-              return agent
-                ? {
-                    agentId: agent.agentId,
-                    companyId: agent.companyId,
-                    active: agent.active,
-                    name: agent.name,
-                    systemPrompt: agent.systemPrompt,
-                    model: agent.model,
-                    temperature: agent.temperature,
-                    useKnowledgeBase: agent.useKnowledgeBase,
-                    handoffMessage: agent.handoffMessage,
-                  }
-                : null;
+  const pipeline = await startReplyPipeline({
+    commands,
+    readStore,
+    bus,
+    platform,
+    secretBox,
+    knowledge,
+    llmResolver,
+    pricing: config.pricing,
+    logger,
+    settings: {
+      burstWindowMs: config.replyBurstWindowMs,
+      llmRetryDelaysMs: config.llmRetryDelaysMs,
+      sendMaxAttempts: config.sendMaxAttempts,
+      sendRetryBackoffMs: config.sendRetryBackoffMs,
+      workerConcurrency: config.workerConcurrency,
+      perCompanyConcurrency: config.workerCompanyConcurrency,
+    },
+    workers: options.workers !== false,
+    ...(adapters.engines.bus === 'in-process'
+      ? {
+          recoverJobs: {
+            waitForProjections: async () => {
+              const head = await eventStore.headPosition();
+              if (head !== null) await projections.waitForPosition(head, 60_000);
             },
-            loadLlm: async (companyId) => {
-              const llmConfig = await loadLlmConfig(eventStore, companyId);
-              return { kind: llmConfig.provider, provider: llmResolver(llmConfig), model: llmConfig.model };
-            },
-            searchKnowledge: async (companyId, query, limit) =>
-              (await knowledge.search(companyId, query, { limit })).map((r) => ({ title: r.title, text: r.text, score: r.score, coverage: r.coverage })),
-            pricing: config.pricing,
-            burstWindowMs: config.replyBurstWindowMs,
-            llmRetryDelaysMs: config.llmRetryDelaysMs,
-            concurrency: config.workerConcurrency,
-          }),
-          await startSendWorker({
-            ...commands,
-            logger: logger.child({ component: 'send-worker' }),
-            bus,
-            platform,
-            secretBox,
-            maxDeliver: config.sendMaxAttempts,
-            backoffMs: config.sendRetryBackoffMs,
-            concurrency: config.workerConcurrency,
-          }),
-        ];
-
-  if (workers.length > 0 && adapters.engines.bus === 'in-process') {
-    const head = await eventStore.headPosition();
-    if (head !== null) await projections.waitForPosition(head, 60_000);
-    await recoverUnfinishedJobs({ readStore, bus, logger: logger.child({ component: 'recovery' }) });
-  }
+          },
+        }
+      : {}),
+  });
 
   const app = await buildApp({
     config,
@@ -244,8 +169,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       if (stopped) return;
       stopped = true;
       await app.close();
-      for (const reactor of reactors) await reactor.stop();
-      for (const worker of workers) await worker.stop();
+      await pipeline.stop();
       await liveEvents.stop();
       await knowledge.stop();
       await projections.stop();

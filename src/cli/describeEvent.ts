@@ -15,6 +15,8 @@ export function describeEvent(e: RecordedEvent): string {
       return `operator (${d.by}): ${quote(d.text)}`;
     case 'AgentReplied':
       return `agent (${d.model}, ${d.inputTokens}+${d.outputTokens} tokens${d.handoff ? ', handoff' : ''}): ${quote(d.text)}`;
+    case 'MessageSendAttempted':
+      return `sending message ${d.messageId} (attempt ${d.attempt}, idempotency key ${d.idempotencyKey})`;
     case 'MessageDelivered':
       return `message ${d.messageId} delivered${d.platformMessageId !== null ? ` (platform id ${JSON.stringify(d.platformMessageId)})` : ''}`;
     case 'MessageDeliveryFailed':

@@ -1,64 +1,184 @@
 import { randomUUID } from 'node:crypto';
 import type { Decider, DomainEvent } from '../domain/decider.js';
-import type { EventMetadata, EventStore, ExpectedRevision, RecordedEvent } from '../ports/eventStore.js';
-import { WrongExpectedRevisionError } from '../ports/errors.js';
+import type { EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../ports/eventStore.js';
+import { EventIdConflictError, WrongExpectedRevisionError } from '../ports/errors.js';
 
 export interface CommandResult<E extends DomainEvent, S> {
-  /** Events this command appended (empty when the decision yielded none). */
+  /** Events this command appended (empty when the decision yielded none, or when they were already stored). */
   events: E[];
   /** State after the new events. */
   state: S;
   /** Stream revision after the command; -1n for a stream that still does not exist. */
   revision: bigint;
-  /** Global position of the last appended event, null when nothing was appended. */
+  /** Global position of the last appended event (of its batch), null when nothing was appended. */
   position: bigint | null;
+  /** True when the decided events carried deterministic ids that were already stored: a redelivery. */
+  duplicate?: boolean;
 }
 
 export interface HandleCommandOptions {
   metadata?: EventMetadata;
-  /** Attempts after a concurrency conflict before giving up with the conflict error. */
+  /** Attempts after a concurrency conflict (another process wrote the stream) before giving up. */
   maxRetries?: number;
 }
 
+type AnyDecider = Decider<unknown, DomainEvent, unknown>;
+
+interface Queued {
+  decider: AnyDecider;
+  command: unknown;
+  options: HandleCommandOptions;
+  resolve(result: CommandResult<DomainEvent, unknown>): void;
+  reject(err: unknown): void;
+}
+
+/** Commands of one batch share one decide-and-append: a hot stream costs one append per batch, not per command. */
+const MAX_BATCH = 64;
+
 /**
- * read stream → fold → decide → append with the revision the decision was made on. A concurrent writer
- * makes the append fail; the whole decision is re-run on the fresh stream, a bounded number of times.
+ * read stream → fold → decide → append with the revision the decision was made on.
+ *
+ * Inside one process, commands on one stream are queued and run one batch at a time: every command waiting
+ * is decided in arrival order on the state its predecessors left, and their events go in one append. So a
+ * hot conversation never spins in conflict retries (32 concurrent webhooks to one conversation cost a few
+ * appends, not 32² attempts). A writer in another process still makes the append conflict; then the whole
+ * batch is re-decided on the fresh stream, a bounded number of times, with jitter.
  */
-export async function handleCommand<C, E extends DomainEvent, S>(
+export function handleCommand<C, E extends DomainEvent, S>(
   store: EventStore,
   stream: string,
   decider: Decider<C, E, S>,
   command: C,
   options: HandleCommandOptions = {},
 ): Promise<CommandResult<E, S>> {
-  const maxRetries = options.maxRetries ?? 5;
+  return new Promise((resolve, reject) => {
+    const queue = queueOf(store, stream);
+    queue.items.push({ decider: decider as unknown as AnyDecider, command, options, resolve: resolve as Queued['resolve'], reject });
+    if (!queue.running) void drain(store, stream, queue);
+  });
+}
+
+interface StreamQueue {
+  items: Queued[];
+  running: boolean;
+}
+
+const queues = new WeakMap<EventStore, Map<string, StreamQueue>>();
+
+function queueOf(store: EventStore, stream: string): StreamQueue {
+  let byStream = queues.get(store);
+  if (!byStream) queues.set(store, (byStream = new Map()));
+  let queue = byStream.get(stream);
+  if (!queue) byStream.set(stream, (queue = { items: [], running: false }));
+  return queue;
+}
+
+async function drain(store: EventStore, stream: string, queue: StreamQueue): Promise<void> {
+  queue.running = true;
+  try {
+    while (queue.items.length > 0) {
+      // A batch shares one state: only commands folded by the same evolve (the same aggregate) join it.
+      const evolve = queue.items[0]!.decider.evolve;
+      let n = 1;
+      while (n < queue.items.length && n < MAX_BATCH && queue.items[n]!.decider.evolve === evolve) n++;
+      const batch = queue.items.splice(0, n);
+      try {
+        await runBatch(store, stream, batch);
+      } catch (err) {
+        for (const item of batch) item.reject(err);
+      }
+    }
+  } finally {
+    queue.running = false;
+    if (queue.items.length === 0) queues.get(store)?.delete(stream);
+    else void drain(store, stream, queue); // a command queued while the last batch settled
+  }
+}
+
+type Decided = { ok: true; item: Queued; events: DomainEvent[]; state: unknown } | { ok: false; item: Queued; error: unknown };
+
+async function runBatch(store: EventStore, stream: string, batch: Queued[]): Promise<void> {
+  const maxRetries = Math.max(...batch.map((b) => b.options.maxRetries ?? 5));
+  const decider = batch[0]!.decider;
   for (let attempt = 0; ; attempt++) {
     const { state, revision } = await loadState(store, stream, decider);
-    const events = decider.decide(command, state);
-    if (events.length === 0) return { events, state, revision, position: null };
+    let current = state;
+    const decided: Decided[] = batch.map((item): Decided => {
+      try {
+        const events = item.decider.decide(item.command, current).map((e) => ({ ...e, id: e.id ?? randomUUID() }));
+        current = events.reduce(item.decider.evolve, current);
+        return { ok: true as const, item, events, state: current };
+      } catch (error) {
+        return { ok: false as const, item, error };
+      }
+    });
+    const toAppend: NewEvent[] = [];
+    for (const d of decided) {
+      if (d.ok) for (const e of d.events) toAppend.push({ id: e.id!, type: e.type, data: e.data, metadata: d.item.options.metadata });
+    }
+    if (toAppend.length === 0) {
+      settle(decided, revision, null);
+      return;
+    }
     const expected: ExpectedRevision = revision < 0n ? 'no_stream' : revision;
     try {
-      const result = await store.append(
-        stream,
-        events.map((e) => ({ id: e.id ?? randomUUID(), type: e.type, data: e.data, metadata: options.metadata })),
-        expected,
-      );
-      const next = events.reduce(decider.evolve, state);
-      // Our events sit right after what we read (not an idempotent retry landing elsewhere): remember the state.
-      if (result.nextRevision === revision + BigInt(events.length)) remember(store, stream, decider.evolve, result.nextRevision, next);
-      return { events, state: next, revision: result.nextRevision, position: result.position };
+      const result = await store.append(stream, toAppend, expected);
+      if (result.duplicate) {
+        // The very same events were stored by an earlier delivery (perhaps another process): report nothing
+        // new, and decide nothing on this attempt's state, which may differ from the stored one.
+        return settleDuplicates(store, stream, decided);
+      }
+      if (result.nextRevision === revision + BigInt(toAppend.length)) remember(store, stream, decider.evolve, result.nextRevision, current);
+      settle(decided, revision, result.position);
+      return;
     } catch (err) {
+      if (err instanceof EventIdConflictError) {
+        if (batch.length > 1) return runAlone(store, stream, batch);
+        return settleDuplicates(store, stream, decided);
+      }
       if (!(err instanceof WrongExpectedRevisionError) || attempt >= maxRetries) throw err;
       await new Promise((r) => setTimeout(r, Math.random() * 5 * (attempt + 1)));
     }
   }
 }
 
+/** One command of the batch hit an id already stored: find out which, by running each on its own. */
+async function runAlone(store: EventStore, stream: string, batch: Queued[]): Promise<void> {
+  for (const item of batch) {
+    try {
+      await runBatch(store, stream, [item]);
+    } catch (err) {
+      item.reject(err);
+    }
+  }
+}
+
+function settle(decided: Decided[], before: bigint, position: bigint | null) {
+  let revision = before;
+  for (const d of decided) {
+    if (!d.ok) {
+      d.item.reject(d.error);
+      continue;
+    }
+    revision += BigInt(d.events.length);
+    d.item.resolve({ events: d.events, state: d.state, revision, position: d.events.length ? position : null });
+  }
+}
+
+async function settleDuplicates(store: EventStore, stream: string, decided: Decided[]) {
+  forget(store, stream, decided[0]!.item.decider.evolve);
+  const { state, revision } = await loadState(store, stream, decided[0]!.item.decider);
+  for (const d of decided) {
+    if (!d.ok) d.item.reject(d.error);
+    else d.item.resolve({ events: [], state, revision, position: null, duplicate: true });
+  }
+}
+
 export const toDomainEvent = <E extends DomainEvent>(e: RecordedEvent): E => ({ type: e.type, data: e.data, id: e.id }) as E;
 
 /**
- * The state of each stream folded so far, per store and decider, so a command reads only the events
- * appended since (a long conversation or credits stream is not replayed from its start every time). Always
+ * The state of each stream folded so far, per store and decider, so a command or a worker reads only the
+ * events appended since (a conversation of years is not replayed from its start for every message). Always
  * completed from the store, so other writers' events are never missed; bounded, least recently used first out.
  */
 const MAX_CACHED_STREAMS = 10_000;
@@ -75,9 +195,16 @@ function cacheOf(store: EventStore, evolve: object): Map<string, Cached> {
 
 function remember(store: EventStore, stream: string, evolve: object, revision: bigint, state: unknown) {
   const cache = cacheOf(store, evolve);
+  const known = cache.get(stream);
+  // A slower reader must not put back an older state than one already cached.
+  if (known && known.revision > revision) return;
   cache.delete(stream);
   cache.set(stream, { revision, state });
   if (cache.size > MAX_CACHED_STREAMS) cache.delete(cache.keys().next().value!);
+}
+
+function forget(store: EventStore, stream: string, evolve: object) {
+  cacheOf(store, evolve).delete(stream);
 }
 
 /** The current state of one stream, for decisions and strongly consistent reads (login, auth checks). */

@@ -34,6 +34,8 @@ export interface SendMessageInput {
   channelId: PlatformId;
   transport: string;
   text: string;
+  /** Stable per outgoing message: sent as the Idempotency-Key header on every attempt. */
+  idempotencyKey?: string;
 }
 
 export interface PlatformClient {

@@ -8,5 +8,6 @@ export const webchatSubject = (conversationId: string) => `webchat.${conversatio
 export const generateReplyJob = z.object({ conversationId: z.uuid(), messageId: z.uuid(), companyId: z.uuid() });
 export type GenerateReplyJob = z.infer<typeof generateReplyJob>;
 
-export const sendMessageJob = z.object({ conversationId: z.uuid(), messageId: z.uuid() });
+/** `revision`: where the message's event sits in the conversation, so the sender reads one event, not the stream. */
+export const sendMessageJob = z.object({ conversationId: z.uuid(), messageId: z.uuid(), revision: z.string().regex(/^\d{1,19}$/).optional() });
 export type SendMessageJob = z.infer<typeof sendMessageJob>;

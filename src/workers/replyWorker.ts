@@ -5,11 +5,13 @@ import type { Pricing } from '../domain/credits/pricing.js';
 import { chargeUsage } from '../commands/credits/chargeUsage.js';
 import { DomainError } from '../domain/errors.js';
 import { integrationDecider, integrationStream } from '../domain/integrations/integration.js';
-import { handleCommand, loadState, toDomainEvent } from '../commands/handleCommand.js';
+import { handleCommand, loadState } from '../commands/handleCommand.js';
 import { deterministicId } from '../commands/hashing.js';
 import type { CommandDeps } from '../commands/ports.js';
 import type { Bus, BusSubscription } from '../ports/bus.js';
 import { isLlmError, type LlmMessage, type LlmPassage, type LlmProvider, type LlmResponse } from '../ports/llm.js';
+import { createFairSlots, type FairSlots } from './fairSlots.js';
+import { readRecentHistory } from './recentHistory.js';
 import { GENERATE_REPLY, generateReplyJob, webchatSubject, type GenerateReplyJob } from './jobs.js';
 
 export interface AgentProfile {
@@ -41,47 +43,90 @@ export interface ReplyWorkerDeps extends CommandDeps {
   burstWindowMs: number;
   /** Waits between LLM attempts after a retryable failure (the SDK retries too). */
   llmRetryDelaysMs: number[];
+  /** Jobs run at once in this process, and at most this many for one company. */
   concurrency?: number;
+  perCompanyConcurrency?: number;
 }
 
 const HISTORY_MESSAGES = 20;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-type Outcome = { result: 'replied' | 'skipped' | 'unanswered' | 'dropped'; reason: string };
+type Outcome = { result: 'replied' | 'skipped' | 'unanswered' | 'dropped' | 'deferred'; reason: string };
 
 export async function startReplyWorker(deps: ReplyWorkerDeps): Promise<BusSubscription> {
+  const maxDeliver = 5;
+  const concurrency = deps.concurrency ?? 8;
+  const slots = createFairSlots({ total: concurrency, perCompany: deps.perCompanyConcurrency ?? Math.max(1, Math.floor(concurrency / 4)) });
   return deps.bus.subscribe<GenerateReplyJob>(
     GENERATE_REPLY,
-    { durable: 'reply-generator', concurrency: deps.concurrency ?? 8, maxDeliver: 5, backoffMs: [1000, 5000, 15000] },
+    // Twice the slots in flight: a job waiting for its company's share does not keep another company's job off the bus.
+    { durable: 'reply-generator', concurrency: concurrency * 2, maxDeliver, backoffMs: [1000, 5000, 15000] },
     async (message) => {
       const job = generateReplyJob.parse(message.data);
-      const outcome = await generateReply(deps, job);
-      deps.logger.info({ ...job, ...outcome, delivery: message.deliveryCount }, 'reply job done');
+      try {
+        const outcome = await generateReply(deps, job, slots);
+        if (outcome.result === 'deferred') {
+          // Its company already uses its share: back of the queue, under a new dedupe id, so others go first.
+          await deps.bus.publish(GENERATE_REPLY, job, { dedupeId: `${message.dedupeId}:deferred:${Date.now()}` });
+        }
+        deps.logger.info({ ...job, ...outcome, delivery: message.deliveryCount }, 'reply job done');
+      } catch (err) {
+        if (message.deliveryCount < maxDeliver) throw err;
+        // Failing for good: the customer must not wait on a reply that will never come.
+        deps.logger.error({ ...job, err, delivery: message.deliveryCount }, 'reply job failed for good: messages marked unanswered');
+        await markUnanswered(deps, job, `the reply failed: ${err instanceof Error ? err.message.slice(0, 200) : 'unknown error'}`);
+      }
     },
   );
 }
+
+/** How long a job waits for its company's share of the worker slots before stepping aside. */
+const SLOT_WAIT_MS = 1000;
 
 /**
  * One reply job per received message. Only the newest unanswered message of a burst generates, after
  * the burst window, and its reply answers every unanswered message together. The reply is appended
  * against the conversation as it was: a human taking over or a close meanwhile drops it.
+ *
+ * Per message it reads the conversation's cached state (only events appended since) and a bounded tail
+ * for the prompt: its cost does not grow with the conversation's length.
  */
-export async function generateReply(deps: ReplyWorkerDeps, job: GenerateReplyJob): Promise<Outcome> {
+export async function generateReply(deps: ReplyWorkerDeps, job: GenerateReplyJob, slots?: FairSlots): Promise<Outcome> {
   const stream = conversationStream(job.conversationId);
   for (;;) {
-    const history = await deps.eventStore.readStream(stream);
-    const events = history.map((e) => toDomainEvent<ConversationEvent>(e));
-    const state = events.reduce(conversationDecider.evolve, conversationDecider.initialState);
+    const { state } = await loadState(deps.eventStore, stream, conversationDecider);
     if (!state.unanswered.includes(job.messageId)) return { result: 'skipped', reason: 'already answered' };
     if (state.unanswered.at(-1) !== job.messageId) return { result: 'skipped', reason: 'a later message of the burst answers it' };
-    const received = events.find((e) => e.type === 'MessageReceived' && e.data.messageId === job.messageId);
-    const wait = received ? Date.parse(received.data.at) + deps.burstWindowMs - deps.clock.now().getTime() : 0;
+    // The burst wait holds no worker slot.
+    const wait = state.lastCustomerMessageAt ? Date.parse(state.lastCustomerMessageAt) + deps.burstWindowMs - deps.clock.now().getTime() : 0;
     if (wait > 0) {
       await sleep(wait);
       continue;
     }
-    return withTyping(deps, job, state, () => answer(deps, job, state, events));
+    const release = slots ? await slots.acquire(job.companyId, SLOT_WAIT_MS) : () => {};
+    if (!release) return { result: 'deferred', reason: "the company's worker slots are all busy" };
+    try {
+      // Re-read after the wait for a slot: the state may have moved on.
+      const { state: current } = await loadState(deps.eventStore, stream, conversationDecider);
+      if (current.unanswered.at(-1) !== job.messageId) continue;
+      const history = await readRecentHistory(deps.eventStore, stream, { unanswered: current.unanswered, turns: HISTORY_MESSAGES });
+      return await withTyping(deps, job, current, () => answer(deps, job, current, history));
+    } finally {
+      release();
+    }
   }
+}
+
+async function markUnanswered(deps: ReplyWorkerDeps, job: GenerateReplyJob, reason: string) {
+  const { state } = await loadState(deps.eventStore, conversationStream(job.conversationId), conversationDecider);
+  if (state.unanswered.length === 0) return;
+  await handleCommand(
+    deps.eventStore,
+    conversationStream(job.conversationId),
+    conversationDecider,
+    { type: 'MarkUnanswered', messageIds: [...state.unanswered], reason: reason.slice(0, 500), handoff: true, now: now(deps) },
+    { metadata: { companyId: job.companyId, actor: 'ai-agent' } },
+  );
 }
 
 async function answer(deps: ReplyWorkerDeps, job: GenerateReplyJob, state: ConversationState, events: ConversationEvent[]): Promise<Outcome> {

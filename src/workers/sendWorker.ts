@@ -1,9 +1,10 @@
 import { conversationDecider, conversationStream } from '../domain/conversations/decider.js';
-import type { ConversationEvent } from '../domain/conversations/events.js';
+import type { ConversationEvent, PlatformIdValue } from '../domain/conversations/events.js';
 import { integrationDecider, integrationStream } from '../domain/integrations/integration.js';
 import { handleCommand, loadState, toDomainEvent } from '../commands/handleCommand.js';
 import type { CommandDeps, SecretBox } from '../commands/ports.js';
 import type { Bus, BusSubscription } from '../ports/bus.js';
+import type { EventStore } from '../ports/eventStore.js';
 import { PlatformError, type PlatformClient } from '../ports/platform.js';
 import { SEND_MESSAGE, sendMessageJob, webchatSubject, type SendMessageJob } from './jobs.js';
 
@@ -30,26 +31,57 @@ export interface WebchatPush {
  */
 export async function startSendWorker(deps: SendWorkerDeps): Promise<BusSubscription> {
   const maxDeliver = deps.maxDeliver ?? 5;
+  const unrecorded = new Map<string, Unrecorded>();
   return deps.bus.subscribe<SendMessageJob>(
     SEND_MESSAGE,
     { durable: 'outbound-sender', concurrency: deps.concurrency ?? 8, maxDeliver, backoffMs: deps.backoffMs ?? [1000, 5000, 15000, 30000] },
     async (message) => {
       const job = sendMessageJob.parse(message.data);
-      await sendMessage(deps, job, { attempt: message.deliveryCount, lastAttempt: message.deliveryCount >= maxDeliver });
+      await sendMessage(deps, job, { attempt: message.deliveryCount, lastAttempt: message.deliveryCount >= maxDeliver }, unrecorded);
     },
   );
 }
 
-export async function sendMessage(deps: SendWorkerDeps, job: SendMessageJob, delivery: { attempt: number; lastAttempt: boolean }): Promise<void> {
+/**
+ * Sends that reached the channel but whose outcome could not be stored yet (e.g. a full disk): a redelivery
+ * records them instead of sending again. Per process and bounded; a crash in that gap is the documented
+ * at-least-once window, narrowed by the attempt record and the idempotency key.
+ */
+const MAX_UNRECORDED = 10_000;
+type Unrecorded = { platformMessageId: PlatformIdValue | null };
+
+export async function sendMessage(
+  deps: SendWorkerDeps,
+  job: SendMessageJob,
+  delivery: { attempt: number; lastAttempt: boolean },
+  unrecorded: Map<string, Unrecorded> = new Map(),
+): Promise<void> {
   const stream = conversationStream(job.conversationId);
-  const events = (await deps.eventStore.readStream(stream)).map((e) => toDomainEvent<ConversationEvent>(e));
-  const state = events.reduce(conversationDecider.evolve, conversationDecider.initialState);
-  if (state.outbound[job.messageId] !== 'pending') return; // sent or failed already: a redelivery
-  const outgoing = events.find((e) => (e.type === 'AgentReplied' || e.type === 'OperatorMessageSent') && e.data.messageId === job.messageId);
-  if (!outgoing || (outgoing.type !== 'AgentReplied' && outgoing.type !== 'OperatorMessageSent')) return;
+  const { state } = await loadState(deps.eventStore, stream, conversationDecider);
+  const pending = state.outbound[job.messageId];
+  if (!pending) return; // sent or failed already: a redelivery
+  const outgoing = await findOutgoing(deps.eventStore, stream, job);
+  if (!outgoing) {
+    deps.logger.error({ ...job }, 'message not sent: its event was not found in the conversation');
+    return;
+  }
   const metadata = { companyId: state.companyId ?? undefined, actor: 'outbound-sender' };
   const record = (c: Parameters<typeof conversationDecider.decide>[0]) => handleCommand(deps.eventStore, stream, conversationDecider, c, { metadata });
-  const fail = (reason: string) => record({ type: 'RecordDeliveryFailure', messageId: job.messageId, reason, attempts: delivery.attempt, now: deps.clock.now().toISOString() });
+  const at = () => deps.clock.now().toISOString();
+  const fail = (reason: string) => record({ type: 'RecordDeliveryFailure', messageId: job.messageId, reason, attempts: delivery.attempt, now: at() });
+  const delivered = async (platformMessageId: PlatformIdValue | null) => {
+    unrecorded.set(job.messageId, { platformMessageId });
+    if (unrecorded.size > MAX_UNRECORDED) unrecorded.delete(unrecorded.keys().next().value!);
+    await record({ type: 'RecordDelivery', messageId: job.messageId, platformMessageId, now: at() });
+    unrecorded.delete(job.messageId);
+  };
+
+  const known = unrecorded.get(job.messageId);
+  if (known) {
+    // It reached the customer; only storing that failed. Never send it twice for a store error.
+    await delivered(known.platformMessageId);
+    return;
+  }
 
   const { state: integration } = await loadState(deps.eventStore, integrationStream(state.integrationId!), integrationDecider);
   if (integration.status !== 'active_record') {
@@ -57,6 +89,15 @@ export async function sendMessage(deps: SendWorkerDeps, job: SendMessageJob, del
     await fail('the integration was deleted');
     return;
   }
+  if (integration.connectorType !== 'webchat' && (!integration.apiUrl || !integration.apiToken)) {
+    await fail('the integration has no platform API URL or API token');
+    return;
+  }
+
+  // Recorded before the call: a store that cannot write stops the send, and an attempt whose outcome was
+  // lost (a crash right after the call) is visible in the audit and resent with the same idempotency key.
+  if (pending.attempts > 0) deps.logger.warn({ ...job, previousAttempts: pending.attempts }, 'resending a message whose last attempt has no recorded outcome');
+  await record({ type: 'RecordSendAttempt', messageId: job.messageId, idempotencyKey: job.messageId, now: at() });
 
   if (integration.connectorType === 'webchat') {
     const push: WebchatPush = {
@@ -66,27 +107,25 @@ export async function sendMessage(deps: SendWorkerDeps, job: SendMessageJob, del
       text: outgoing.data.text,
       createdAt: outgoing.data.at,
     };
-    // Whichever instance holds the visitor's socket pushes it; a visitor offline gets it on resume.
+    // Whichever instance holds the visitor's socket pushes it; a visitor offline gets it on resume. The
+    // widget drops a message id it already shows, so a repeated push is harmless.
     await deps.bus.broadcast(webchatSubject(job.conversationId), push);
-    await record({ type: 'RecordDelivery', messageId: job.messageId, platformMessageId: null, now: deps.clock.now().toISOString() });
+    await delivered(null);
     return;
   }
 
-  if (!integration.apiUrl || !integration.apiToken) {
-    await fail('the integration has no platform API URL or API token');
-    return;
-  }
   const customer = state.customer!;
+  let sent: { messageId: PlatformIdValue | null };
   try {
-    const sent = await deps.platform.sendMessage({
-      apiUrl: integration.apiUrl,
-      apiToken: deps.secretBox.open(integration.apiToken),
+    sent = await deps.platform.sendMessage({
+      apiUrl: integration.apiUrl!,
+      apiToken: deps.secretBox.open(integration.apiToken!),
       clientId: customer.clientId,
       channelId: customer.channelId ?? '',
       transport: customer.transport,
       text: outgoing.data.text,
+      idempotencyKey: job.messageId,
     });
-    await record({ type: 'RecordDelivery', messageId: job.messageId, platformMessageId: sent.messageId, now: deps.clock.now().toISOString() });
   } catch (err) {
     if (!(err instanceof PlatformError)) throw err;
     // A blocked address will not unblock itself: no point retrying.
@@ -98,4 +137,29 @@ export async function sendMessage(deps: SendWorkerDeps, job: SendMessageJob, del
     deps.logger.info({ ...job, kind: err.kind, attempt: delivery.attempt }, 'message delivery failed; will retry');
     throw err;
   }
+  await delivered(sent.messageId);
+}
+
+type Outgoing = Extract<ConversationEvent, { type: 'AgentReplied' | 'OperatorMessageSent' }>;
+
+/** The message to send: read at the revision the job names, else found by a bounded backward read. */
+async function findOutgoing(store: EventStore, stream: string, job: SendMessageJob): Promise<Outgoing | null> {
+  const isIt = (e: ConversationEvent): e is Outgoing => (e.type === 'AgentReplied' || e.type === 'OperatorMessageSent') && e.data.messageId === job.messageId;
+  if (job.revision !== undefined) {
+    const [at] = await store.readStream(stream, { fromRevision: BigInt(job.revision), maxCount: 1 });
+    const e = at ? toDomainEvent<ConversationEvent>(at) : null;
+    if (e && isIt(e)) return e;
+  }
+  let before: bigint | undefined;
+  for (let pages = 0; pages < 16; pages++) {
+    const page = await store.readStream(stream, { direction: 'backwards', maxCount: 64, ...(before !== undefined ? { fromRevision: before } : {}) });
+    for (const recorded of page) {
+      const e = toDomainEvent<ConversationEvent>(recorded);
+      if (isIt(e)) return e;
+    }
+    const oldest = page.at(-1);
+    if (page.length < 64 || !oldest || oldest.revision === 0n) return null;
+    before = oldest.revision - 1n;
+  }
+  return null;
 }

@@ -76,6 +76,7 @@ describe('audit replay', () => {
       'AiSessionOpened',
       'MessageReceived',
       'AgentReplied',
+      'MessageSendAttempted',
       'MessageDelivered',
       'StageChanged',
       'DialogTransferred',

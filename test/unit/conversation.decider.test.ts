@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conversationDecider, type ConversationCommand } from '../../src/domain/conversations/decider.js';
+import { conversationDecider, isDuplicate, type ConversationCommand } from '../../src/domain/conversations/decider.js';
 import type { ConversationEvent } from '../../src/domain/conversations/events.js';
 import { specFor } from '../support/gwt.js';
 
@@ -169,7 +169,7 @@ describe('agent replies', () => {
       },
     ]);
     expect(after.unanswered).toEqual([]);
-    expect(after.outbound[R1]).toBe('pending');
+    expect(after.outbound[R1]).toEqual({ attempts: 0 });
   });
   it('a reply generated while a human took over (paused) or after a close is dropped', () => {
     spec.given([...active, paused('operator_message')]).when(reply()).thenThrows('REPLY_DROPPED');
@@ -214,6 +214,23 @@ describe('delivery, operator messages, stages', () => {
     ]);
     spec.given([...active, replied, { type: 'MessageDelivered', data: { messageId: R1, platformMessageId: 1, at: T } }]).when({ type: 'RecordDeliveryFailure', messageId: R1, reason: 'late', attempts: 5, now: T2 }).then([]);
   });
+  it('records each send attempt before the call, only while the message is pending', () => {
+    const attempted = { type: 'MessageSendAttempted' as const, data: { messageId: R1, attempt: 1, idempotencyKey: R1, at: T2 } };
+    const after = spec.given([...active, replied]).when({ type: 'RecordSendAttempt', messageId: R1, idempotencyKey: R1, now: T2 }).then([attempted]);
+    expect(after.outbound[R1]).toEqual({ attempts: 1 });
+    spec.given([...active, replied, attempted]).when({ type: 'RecordSendAttempt', messageId: R1, idempotencyKey: R1, now: T2 }).then([{ ...attempted, data: { ...attempted.data, attempt: 2 } }]);
+    spec.given([...active, replied, attempted, { type: 'MessageDelivered', data: { messageId: R1, platformMessageId: 1, at: T2 } }])
+      .when({ type: 'RecordSendAttempt', messageId: R1, idempotencyKey: R1, now: T2 })
+      .then([]);
+  });
+  it('a settled message leaves the pending set: the state does not grow with the messages sent', () => {
+    const after = spec.given([...active, replied]).when({ type: 'RecordDelivery', messageId: R1, platformMessageId: 77, now: T2 }).then([{ type: 'MessageDelivered', data: { messageId: R1, platformMessageId: 77, at: T2 } }]);
+    expect(after.outbound).toEqual({});
+    // A late failure report for it, or a second delivery report, records nothing.
+    spec.given([...active, replied, { type: 'MessageDelivered', data: { messageId: R1, platformMessageId: 77, at: T2 } }])
+      .when({ type: 'RecordDeliveryFailure', messageId: R1, reason: 'late', attempts: 2, now: T2 })
+      .then([]);
+  });
   it('an operator message from the dashboard pauses the AI', () => {
     spec.given(active).when({ type: 'SendOperatorMessage', messageId: M2, text: 'Hi, Anna here', by: 'user:1', now: T2 }).then([
       { type: 'OperatorMessageSent', data: { messageId: M2, text: 'Hi, Anna here', by: 'user:1', at: T2 } },
@@ -231,5 +248,30 @@ describe('delivery, operator messages, stages', () => {
     ]);
     const events = conversationDecider.decide({ type: 'MarkUnanswered', messageIds: [M1], reason: 'LLM down', handoff: true, now: T2 }, active.reduce(conversationDecider.evolve, conversationDecider.initialState));
     expect(events.map((e) => e.type)).toEqual(['MessagesUnanswered', 'AiSessionPaused']);
+  });
+});
+
+describe('a conversation of years keeps a bounded state', () => {
+  it('given 5,000 messages, answers and deliveries, the dedupe window, reply ids and pending sends stay bounded', () => {
+    let state = active.reduce(conversationDecider.evolve, conversationDecider.initialState);
+    for (let i = 0; i < 5000; i++) {
+      const m = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+      const r = `10000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+      state = conversationDecider.evolve(state, received(m, `msg:${i}`, 'x'.repeat(10_000)));
+      state = conversationDecider.evolve(state, {
+        type: 'AgentReplied',
+        data: { messageId: r, sessionId: S1, agentId: null, text: 'y'.repeat(10_000), inReplyTo: [m], model: 'm', inputTokens: 0, outputTokens: 0, handoff: false, at: T },
+      });
+      state = conversationDecider.evolve(state, { type: 'MessageDelivered', data: { messageId: r, platformMessageId: i, at: T } });
+    }
+    expect(state.messageCount).toBe(10_001);
+    expect(state.dedupe.length).toBeLessThanOrEqual(200);
+    expect(state.replies.length).toBeLessThanOrEqual(100);
+    expect(Object.keys(state.outbound)).toHaveLength(0);
+    expect(state.settled.length).toBeLessThanOrEqual(50);
+    expect(JSON.stringify(state).length).toBeLessThan(100_000);
+    // The newest delivery is still recognised as a duplicate; the oldest is left to the store's unique id index.
+    expect(isDuplicate(state, 'msg:4999', T2)).toBe(true);
+    expect(isDuplicate(state, 'msg:0', T2)).toBe(false);
   });
 });

@@ -67,4 +67,58 @@ describe('handleCommand', () => {
     expect(reads).toEqual([2n]);
     expect(await handleCommand(store, 'counter-5', counter, { add: 1 })).toMatchObject({ state: { total: 13 }, revision: 3n });
   });
+
+  it('queues concurrent commands on one stream: all applied in arrival order, in a few appends, never a conflict', async () => {
+    const store = new MemoryEventStore();
+    const append = store.append.bind(store);
+    let appends = 0;
+    store.append = async (stream, events, expected) => {
+      appends++;
+      return append(stream, events, expected);
+    };
+    const results = await Promise.all(Array.from({ length: 32 }, (_, i) => handleCommand(store, 'counter-hot', counter, { add: i + 1 }, { maxRetries: 0 })));
+    expect(results.map((r) => r.events[0]!.data.n)).toEqual(Array.from({ length: 32 }, (_, i) => i + 1));
+    // Each command sees its predecessors: running totals 1, 3, 6, ...
+    expect(results.map((r) => r.state.total)).toEqual(Array.from({ length: 32 }, (_, i) => ((i + 1) * (i + 2)) / 2));
+    expect(results.map((r) => r.revision)).toEqual(Array.from({ length: 32 }, (_, i) => BigInt(i)));
+    expect(appends).toBeLessThanOrEqual(2);
+    const stored = await store.readStream('counter-hot');
+    expect(stored.map((e) => (e.data as { n: number }).n)).toEqual(Array.from({ length: 32 }, (_, i) => i + 1));
+  });
+
+  it('a refused command of a batch fails alone; the others are appended', async () => {
+    const store = new MemoryEventStore();
+    const results = await Promise.allSettled([1, 5, 1, 1].map((add) => handleCommand(store, 'counter-mix', counter, { add, max: 3 })));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((await loadState(store, 'counter-mix', counter)).state.total).toBe(3);
+  });
+
+  describe('deterministic ids make a redelivery a no-op', () => {
+    const withId = (seed: string): typeof counter => ({ ...counter, decide: (c, s) => counter.decide(c, s).map((e) => ({ ...e, id: `${seed}-${e.type}` })) });
+
+    it('given the same events already stored by another process, when the command runs again, then nothing new and the stored state', async () => {
+      const store = new MemoryEventStore();
+      // Another process stored this delivery's event; this process's cache has not seen it.
+      await store.append('counter-dup', [{ id: 'delivery-1-Added', type: 'Added', data: { n: 7 } }], 'no_stream');
+      const r = await handleCommand(store, 'counter-dup', withId('delivery-1'), { add: 7 });
+      expect(r).toMatchObject({ events: [], duplicate: true, state: { total: 7 }, revision: 0n, position: null });
+      expect(await store.readStream('counter-dup')).toHaveLength(1);
+    });
+
+    it('given an event id stored long ago, when a late redelivery decides on a newer state, then it appends nothing', async () => {
+      const store = new MemoryEventStore();
+      await handleCommand(store, 'counter-late', withId('delivery-1'), { add: 1 });
+      await handleCommand(store, 'counter-late', counter, { add: 2 });
+      const r = await handleCommand(store, 'counter-late', withId('delivery-1'), { add: 1 });
+      expect(r).toMatchObject({ events: [], duplicate: true, state: { total: 3 } });
+      // The batch around it still lands.
+      const [a, b] = await Promise.all([
+        handleCommand(store, 'counter-late', counter, { add: 10 }),
+        handleCommand(store, 'counter-late', withId('delivery-1'), { add: 1 }),
+      ]);
+      expect(a.events).toHaveLength(1);
+      expect(b).toMatchObject({ events: [], duplicate: true });
+      expect((await loadState(store, 'counter-late', counter)).state.total).toBe(13);
+    });
+  });
 });

@@ -1,6 +1,7 @@
 import { creditsDecider, creditsStream } from '../../domain/credits/credits.js';
 import { costMicros, type Pricing } from '../../domain/credits/pricing.js';
 import { handleCommand } from '../handleCommand.js';
+import { deterministicId } from '../hashing.js';
 import type { CommandDeps } from '../ports.js';
 
 export interface Usage {
@@ -20,7 +21,7 @@ export async function chargeUsage(deps: CommandDeps & { pricing: Pricing }, usag
   return handleCommand(
     deps.eventStore,
     creditsStream(usage.companyId),
-    creditsDecider,
+    chargeOnce(usage.replyId),
     {
       type: 'ConsumeCredits',
       costMicros: cost,
@@ -34,3 +35,9 @@ export async function chargeUsage(deps: CommandDeps & { pricing: Pricing }, usag
     { metadata: { companyId: usage.companyId, actor: 'ai-agent' }, maxRetries: 50 },
   );
 }
+
+/** The charge of one reply has an id derived from the reply: charging it twice appends nothing, however late. */
+const chargeOnce = (replyId: string): typeof creditsDecider => ({
+  ...creditsDecider,
+  decide: (command, state) => creditsDecider.decide(command, state).map((e) => ({ ...e, id: deterministicId(`charge:${replyId}:${e.type}`) })),
+});

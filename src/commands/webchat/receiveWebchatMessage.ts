@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { companyDecider, companyStream } from '../../domain/company/company.js';
-import { conversationDecider, conversationStream } from '../../domain/conversations/decider.js';
+import { conversationStream } from '../../domain/conversations/decider.js';
 import type { IntegrationState } from '../../domain/integrations/integration.js';
 import { conversationIdFor } from '../conversations/conversationIds.js';
-import { handleCommand, loadState } from '../handleCommand.js';
+import { handleCommand } from '../handleCommand.js';
+import { defaultStage, sessionIdFor, withDeterministicIds } from '../conversations/deliveries.js';
 import { deterministicId } from '../hashing.js';
 import type { CommandDeps } from '../ports.js';
 
@@ -38,15 +38,10 @@ export async function receiveWebchatMessage(deps: CommandDeps, integration: Webc
   const now = deps.clock.now().toISOString();
   const conversationId = conversationIdFor(integration.integrationId, input.visitorId);
   const messageId = webchatMessageId(integration.integrationId, input.visitorId, input.clientMessageId);
-  const decider = {
-    ...conversationDecider,
-    decide: (command: Parameters<typeof conversationDecider.decide>[0], state: Parameters<typeof conversationDecider.decide>[1]) =>
-      conversationDecider.decide(command, state).map((e, i) => ({ ...e, id: deterministicId(`${messageId}:${i}:${e.type}`) })),
-  };
   const result = await handleCommand(
     deps.eventStore,
     conversationStream(conversationId),
-    decider,
+    withDeterministicIds(messageId),
     {
       type: 'ReceiveCustomerMessage',
       start: {
@@ -57,7 +52,7 @@ export async function receiveWebchatMessage(deps: CommandDeps, integration: Webc
         customer: { clientId: input.visitorId, channelId: null, transport: 'webchat' },
         defaultStageId: await defaultStage(deps, integration.companyId, conversationId),
       },
-      sessionId: randomUUID(),
+      sessionId: sessionIdFor(messageId),
       clientMessageId: input.clientMessageId,
       messageId,
       dedupeKey: `webchat:${input.clientMessageId}`,
@@ -69,12 +64,4 @@ export async function receiveWebchatMessage(deps: CommandDeps, integration: Webc
     { metadata: { companyId: integration.companyId, actor: 'visitor', correlationId: randomUUID() }, maxRetries: 10 },
   );
   return { conversationId, messageId, duplicate: result.events.length === 0, position: result.position };
-}
-
-/** A new conversation starts in the first stage of the company's pipeline. */
-async function defaultStage(deps: CommandDeps, companyId: string, conversationId: string): Promise<string | null> {
-  const { state } = await loadState(deps.eventStore, conversationStream(conversationId), conversationDecider);
-  if (state.exists) return state.stageId;
-  const { state: company } = await loadState(deps.eventStore, companyStream(companyId), companyDecider);
-  return company.exists ? (company.pipeline?.stages[0]?.id ?? null) : null;
 }

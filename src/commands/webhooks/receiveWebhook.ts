@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { companyDecider, companyStream } from '../../domain/company/company.js';
-import { conversationDecider, conversationStream } from '../../domain/conversations/decider.js';
+import { conversationStream } from '../../domain/conversations/decider.js';
 import type { ConversationEvent } from '../../domain/conversations/events.js';
 import { DomainError } from '../../domain/errors.js';
 import type { IntegrationState } from '../../domain/integrations/integration.js';
 import type { PlatformMessage, WebhookPayload } from '../../domain/webhooks/payload.js';
 import { conversationIdFor } from '../conversations/conversationIds.js';
-import { handleCommand, loadState } from '../handleCommand.js';
+import { handleCommand } from '../handleCommand.js';
+import { defaultStage, sessionIdFor, withDeterministicIds } from '../conversations/deliveries.js';
 import { deterministicId, sha256Hex } from '../hashing.js';
 import type { CommandDeps } from '../ports.js';
 
@@ -35,13 +35,6 @@ export type LiveIntegration = Exclude<IntegrationState, { status: 'none' }>;
 function dedupeOf(integrationId: number, rawBody: Buffer, message: PlatformMessage, now: Date) {
   if (message.messageId !== undefined) return { key: `msg:${String(message.messageId)}`, until: null };
   return { key: `body:${sha256Hex(Buffer.concat([Buffer.from(`${integrationId}:`), rawBody]))}`, until: new Date(now.getTime() + BODY_DEDUPE_WINDOW_MS).toISOString() };
-}
-
-async function defaultStage(deps: CommandDeps, companyId: string, conversationId: string) {
-  const { state } = await loadState(deps.eventStore, conversationStream(conversationId), conversationDecider);
-  if (state.exists) return state.stageId;
-  const { state: company } = await loadState(deps.eventStore, companyStream(companyId), companyDecider);
-  return company.exists ? (company.pipeline?.stages[0]?.id ?? null) : null;
 }
 
 export async function receiveWebhook(
@@ -81,9 +74,9 @@ export async function receiveWebhook(
     const result = await handleCommand(
       deps.eventStore,
       conversationStream(conversationId),
-      withDeterministicIds(conversationDecider, messageId),
+      withDeterministicIds(messageId),
       payload.kind === 'customer_message'
-        ? { type: 'ReceiveCustomerMessage', start, sessionId: randomUUID(), client: m.client as Record<string, unknown> | undefined, now: at, ...delivery }
+        ? { type: 'ReceiveCustomerMessage', start, sessionId: sessionIdFor(messageId), client: m.client as Record<string, unknown> | undefined, now: at, ...delivery }
         : { type: 'RecordOperatorMessage', start, now: at, ...delivery },
       { metadata, maxRetries: 10 },
     );
@@ -91,7 +84,7 @@ export async function receiveWebhook(
     return {
       outcome: duplicate ? 'duplicate' : 'processed',
       kind: 'message',
-      reason: duplicate ? (payload.kind === 'operator_message' && !(dedupe.key in result.state.dedupe) ? 'echo of a message this service sent' : 'already received') : null,
+      reason: duplicate ? (payload.kind === 'operator_message' && !result.state.dedupe.some((d) => d.key === dedupe.key) ? 'echo of a message this service sent' : 'already received') : null,
       conversationId,
       position: result.position,
       events: result.events,
@@ -112,7 +105,7 @@ export async function receiveWebhook(
     const result = await handleCommand(
       deps.eventStore,
       conversationStream(conversationId),
-      withDeterministicIds(conversationDecider, deterministicId(eventKey)),
+      withDeterministicIds(deterministicId(eventKey)),
       payload.action === 'session_close'
         ? { type: 'CloseSession', reason: payload.hookType as 'close_dialog' | 'close_request', by: 'platform', now: at }
         : { type: 'TransferDialog', dialogId: payload.dialogId ?? null, requestId: payload.requestId, now: at },
@@ -133,12 +126,4 @@ export async function receiveWebhook(
     }
     throw err;
   }
-}
-
-/** Gives the events of one delivery ids derived from its dedupe key: a racing redelivery appends the same ids. */
-function withDeterministicIds(decider: typeof conversationDecider, seed: string): typeof conversationDecider {
-  return {
-    ...decider,
-    decide: (command, state) => decider.decide(command, state).map((e, i) => ({ ...e, id: deterministicId(`${seed}:${i}:${e.type}`) })),
-  };
 }

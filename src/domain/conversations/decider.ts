@@ -13,16 +13,24 @@ export interface ConversationState {
   customer: Customer | null;
   stageId: string | null;
   session: { id: string; state: SessionState; pausedReason: PausedReason | null } | null;
-  /** Dedupe keys of accepted deliveries → until when they count (null: forever). Bounded. */
-  dedupe: Record<string, string | null>;
+  /**
+   * The newest dedupe keys of accepted deliveries and until when each counts (null: forever). A bounded
+   * window: an older redelivery is caught by the store's unique index on its deterministic event ids.
+   */
+  dedupe: { key: string; until: string | null }[];
   /** Customer messages received since the last answer: a burst is answered once, together. */
   unanswered: string[];
-  /** Delivery state of the messages we send (agent replies, operator messages). */
-  outbound: Record<string, 'pending' | 'sent' | 'failed'>;
-  /** Agent reply ids already appended, so a redelivered reply job appends nothing. */
+  /** When the newest customer message arrived (the burst window counts from it). */
+  lastCustomerMessageAt: string | null;
+  /** Messages we send (agent replies, operator messages) whose delivery is not settled, with send attempts recorded. */
+  outbound: Record<string, { attempts: number }>;
+  /** The newest settled outbound messages, so a redelivered outcome records nothing. */
+  settled: { messageId: string; outcome: 'sent' | 'failed' }[];
+  /** Agent reply ids recently appended, so a redelivered reply job appends nothing. */
   replies: string[];
   /** What we sent recently, to recognise the platform echoing our own messages back as "outbox". */
   sentPlatformIds: PlatformIdValue[];
+  /** Fingerprints (length + ends) of recently sent texts: bounded memory whatever the texts' size. */
   recentSentTexts: string[];
   messageCount: number;
 }
@@ -36,9 +44,11 @@ export const initialConversationState: ConversationState = {
   customer: null,
   stageId: null,
   session: null,
-  dedupe: {},
+  dedupe: [],
   unanswered: [],
+  lastCustomerMessageAt: null,
   outbound: {},
+  settled: [],
   replies: [],
   sentPlatformIds: [],
   recentSentTexts: [],
@@ -85,27 +95,31 @@ export type ConversationCommand =
       now: string;
     }
   | { type: 'SendOperatorMessage'; messageId: string; text: string; by: string; now: string }
+  | { type: 'RecordSendAttempt'; messageId: string; idempotencyKey: string; now: string }
   | { type: 'RecordDelivery'; messageId: string; platformMessageId: PlatformIdValue | null; now: string }
   | { type: 'RecordDeliveryFailure'; messageId: string; reason: string; attempts: number; now: string }
   | { type: 'MarkUnanswered'; messageIds: string[]; reason: string; handoff: boolean; now: string };
 
-const DEDUPE_KEYS_KEPT = 2000;
-const RECENT_SENT_KEPT = 50;
+/** Every per-conversation list is bounded: the state's size, and the cost of folding one event, never grow with the conversation. */
+const DEDUPE_KEYS_KEPT = 200;
+const RECENT_KEPT = 50;
+const REPLIES_KEPT = 100;
 
-const keepLast = <T>(list: T[], item: T, max: number) => [...list.slice(-(max - 1)), item];
+const keepLast = <T>(list: T[], item: T, max: number) => (list.length < max ? [...list, item] : [...list.slice(list.length - max + 1), item]);
 
-function remember(dedupe: Record<string, string | null>, key: string, until: string | null) {
-  const keys = Object.keys(dedupe);
-  const next = keys.length >= DEDUPE_KEYS_KEPT ? Object.fromEntries(keys.slice(-DEDUPE_KEYS_KEPT + 1).map((k) => [k, dedupe[k]!])) : { ...dedupe };
-  next[key] = until;
-  return next;
-}
+/** A bounded stand-in for a sent text, to recognise its echo. */
+export const textFingerprint = (text: string) => (text.length <= 256 ? text : `${text.length}:${text.slice(0, 120)}…${text.slice(-120)}`);
 
 export function isDuplicate(state: ConversationState, key: string, now: string): boolean {
-  if (!(key in state.dedupe)) return false;
-  const until = state.dedupe[key];
-  return until === null || until === undefined || Date.parse(until) > Date.parse(now);
+  const entry = state.dedupe.find((d) => d.key === key);
+  if (!entry) return false;
+  return entry.until === null || Date.parse(entry.until) > Date.parse(now);
 }
+
+const withoutKey = <V>(record: Record<string, V>, key: string): Record<string, V> => {
+  const { [key]: _gone, ...rest } = record;
+  return rest;
+};
 
 function evolve(state: ConversationState, event: ConversationEvent): ConversationState {
   switch (event.type) {
@@ -123,12 +137,13 @@ function evolve(state: ConversationState, event: ConversationEvent): Conversatio
     case 'MessageReceived':
       return {
         ...state,
-        dedupe: remember(state.dedupe, event.data.dedupeKey, event.data.dedupeUntil),
+        dedupe: keepLast(state.dedupe, { key: event.data.dedupeKey, until: event.data.dedupeUntil }, DEDUPE_KEYS_KEPT),
         unanswered: [...state.unanswered, event.data.messageId],
+        lastCustomerMessageAt: event.data.at,
         messageCount: state.messageCount + 1,
       };
     case 'OperatorMessageRecorded':
-      return { ...state, dedupe: remember(state.dedupe, event.data.dedupeKey, event.data.dedupeUntil), messageCount: state.messageCount + 1 };
+      return { ...state, dedupe: keepLast(state.dedupe, { key: event.data.dedupeKey, until: event.data.dedupeUntil }, DEDUPE_KEYS_KEPT), messageCount: state.messageCount + 1 };
     case 'AiSessionOpened':
       return { ...state, session: { id: event.data.sessionId, state: 'active', pausedReason: null } };
     case 'AiSessionPaused':
@@ -145,26 +160,35 @@ function evolve(state: ConversationState, event: ConversationEvent): Conversatio
       return {
         ...state,
         unanswered: state.unanswered.filter((id) => !event.data.inReplyTo.includes(id)),
-        outbound: { ...state.outbound, [event.data.messageId]: 'pending' },
-        replies: keepLast(state.replies, event.data.messageId, 1000),
-        recentSentTexts: keepLast(state.recentSentTexts, event.data.text, RECENT_SENT_KEPT),
+        outbound: { ...state.outbound, [event.data.messageId]: { attempts: 0 } },
+        replies: keepLast(state.replies, event.data.messageId, REPLIES_KEPT),
+        recentSentTexts: keepLast(state.recentSentTexts, textFingerprint(event.data.text), RECENT_KEPT),
         messageCount: state.messageCount + 1,
       };
     case 'OperatorMessageSent':
       return {
         ...state,
-        outbound: { ...state.outbound, [event.data.messageId]: 'pending' },
-        recentSentTexts: keepLast(state.recentSentTexts, event.data.text, RECENT_SENT_KEPT),
+        outbound: { ...state.outbound, [event.data.messageId]: { attempts: 0 } },
+        recentSentTexts: keepLast(state.recentSentTexts, textFingerprint(event.data.text), RECENT_KEPT),
         messageCount: state.messageCount + 1,
       };
     case 'MessageDelivered':
       return {
         ...state,
-        outbound: { ...state.outbound, [event.data.messageId]: 'sent' },
-        sentPlatformIds: event.data.platformMessageId === null ? state.sentPlatformIds : keepLast(state.sentPlatformIds, event.data.platformMessageId, RECENT_SENT_KEPT),
+        outbound: withoutKey(state.outbound, event.data.messageId),
+        settled: keepLast(state.settled, { messageId: event.data.messageId, outcome: 'sent' as const }, RECENT_KEPT),
+        sentPlatformIds: event.data.platformMessageId === null ? state.sentPlatformIds : keepLast(state.sentPlatformIds, event.data.platformMessageId, RECENT_KEPT),
       };
     case 'MessageDeliveryFailed':
-      return { ...state, outbound: { ...state.outbound, [event.data.messageId]: 'failed' } };
+      return {
+        ...state,
+        outbound: withoutKey(state.outbound, event.data.messageId),
+        settled: keepLast(state.settled, { messageId: event.data.messageId, outcome: 'failed' as const }, RECENT_KEPT),
+      };
+    case 'MessageSendAttempted': {
+      const pending = state.outbound[event.data.messageId];
+      return pending ? { ...state, outbound: { ...state.outbound, [event.data.messageId]: { attempts: event.data.attempt } } } : state;
+    }
     case 'MessagesUnanswered':
       return { ...state, unanswered: state.unanswered.filter((id) => !event.data.messageIds.includes(id)) };
   }
@@ -220,7 +244,7 @@ function decide(command: ConversationCommand, state: ConversationState): Convers
       // The platform reports our own sends as "outbox" too: those are not a human taking over.
       const echo =
         (command.platform.messageId !== undefined && state.sentPlatformIds.some((id) => String(id) === String(command.platform.messageId))) ||
-        (command.text !== '' && state.recentSentTexts.includes(command.text));
+        (command.text !== '' && state.recentSentTexts.includes(textFingerprint(command.text)));
       if (echo) return [];
       const events = startEvents(state, command.start, command.now);
       events.push({
@@ -297,18 +321,26 @@ function decide(command: ConversationCommand, state: ConversationState): Convers
     }
     case 'SendOperatorMessage': {
       if (!state.exists) throw new DomainError('NOT_FOUND', 'Conversation not found');
-      if (command.messageId in state.outbound) return [];
+      if (command.messageId in state.outbound || state.settled.some((m) => m.messageId === command.messageId)) return [];
       const events: ConversationEvent[] = [{ type: 'OperatorMessageSent', data: { messageId: command.messageId, text: command.text, by: command.by, at: command.now } }];
       // An operator writing to the customer takes over: the AI must not answer over them.
       if (session?.state === 'active') events.push({ type: 'AiSessionPaused', data: { sessionId: session.id, reason: 'operator_message', by: command.by, at: command.now } });
       return events;
     }
+    case 'RecordSendAttempt': {
+      const pending = state.outbound[command.messageId];
+      if (!pending) return [];
+      return [{ type: 'MessageSendAttempted', data: { messageId: command.messageId, attempt: pending.attempts + 1, idempotencyKey: command.idempotencyKey, at: command.now } }];
+    }
     case 'RecordDelivery':
-      if (state.outbound[command.messageId] === 'sent') return [];
-      if (!(command.messageId in state.outbound)) throw new DomainError('NOT_FOUND', 'Message not found');
+      if (state.settled.some((m) => m.messageId === command.messageId && m.outcome === 'sent')) return [];
+      if (!(command.messageId in state.outbound)) {
+        if (state.settled.some((m) => m.messageId === command.messageId)) return [];
+        throw new DomainError('NOT_FOUND', 'Message not found');
+      }
       return [{ type: 'MessageDelivered', data: { messageId: command.messageId, platformMessageId: command.platformMessageId, at: command.now } }];
     case 'RecordDeliveryFailure':
-      if (state.outbound[command.messageId] !== 'pending') return [];
+      if (!(command.messageId in state.outbound)) return [];
       return [{ type: 'MessageDeliveryFailed', data: { messageId: command.messageId, reason: command.reason, attempts: command.attempts, at: command.now } }];
     case 'MarkUnanswered': {
       const ids = command.messageIds.filter((id) => state.unanswered.includes(id));
@@ -328,4 +360,6 @@ export const conversationDecider: Decider<ConversationCommand, ConversationEvent
   decide,
 };
 
-export const conversationStream = (conversationId: string) => `conversation-${conversationId}`;
+const CONVERSATION_PREFIX = 'conversation-';
+export const conversationStream = (conversationId: string) => `${CONVERSATION_PREFIX}${conversationId}`;
+export const conversationIdOfStream = (stream: string) => stream.slice(CONVERSATION_PREFIX.length);

@@ -89,6 +89,8 @@ export const conversationEvents = {
     at,
   }),
   OperatorMessageSent: z.object({ messageId: z.uuid(), text: z.string().min(1).max(65_536), by: z.string().max(100), at }),
+  /** Recorded before each send, so a send whose outcome was lost is never repeated blindly. */
+  MessageSendAttempted: z.object({ messageId: z.uuid(), attempt: z.number().int().min(1), idempotencyKey: z.string().max(200), at }),
   MessageDelivered: z.object({ messageId: z.uuid(), platformMessageId: platformId.nullable(), at }),
   MessageDeliveryFailed: z.object({ messageId: z.uuid(), reason: z.string().max(500), attempts: z.number().int().min(1), at }),
   MessagesUnanswered: z.object({ messageIds: z.array(z.uuid()).min(1), reason: z.string().max(500), at }),

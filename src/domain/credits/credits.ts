@@ -48,8 +48,9 @@ export const creditsDecider: Decider<CreditCommand, CreditEvent, CreditState> = 
       case 'CreditsConsumed':
         return {
           balanceMicros: state.balanceMicros - event.data.amountMicros,
-          // Bounded memory of charged replies: enough to make a redelivered charge a no-op.
-          chargedReplies: [...state.chargedReplies.slice(-999), event.data.replyId],
+          // A bounded window of charged replies; an older redelivered charge is refused by the store's unique
+          // index on its deterministic event id (see chargeUsage).
+          chargedReplies: [...state.chargedReplies.slice(-199), event.data.replyId],
         };
     }
   },

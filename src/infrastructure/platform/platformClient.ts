@@ -57,7 +57,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   const lookup = guardedLookup(options.allowPrivate, options.resolver);
 
   /** Performs one call and returns the envelope's `data`. */
-  function call(method: 'GET' | 'POST' | 'PUT', apiUrl: string, apiToken: string, path: string, body?: unknown): Promise<unknown> {
+  function call(method: 'GET' | 'POST' | 'PUT', apiUrl: string, apiToken: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<unknown> {
     // The call as named in errors and logs: method and path, no host query, no token.
     const what = `${method} ${path}`;
     const checked = checkPlatformUrl(apiUrl, { allowPrivate: options.allowPrivate, requireHttps: options.requireHttps });
@@ -70,6 +70,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
     const fullPath = `${base.pathname.replace(/\/+$/, '')}${path}${base.search}`;
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8');
     const headers: Record<string, string | number> = {
+      ...extraHeaders,
       authorization: apiToken,
       accept: 'application/json',
       'user-agent': 'messaging-agent-service',
@@ -198,9 +199,10 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
       return { webhookId: created.data.id, created: true };
     },
 
-    async sendMessage({ apiUrl, apiToken, clientId, channelId, transport, text }) {
+    async sendMessage({ apiUrl, apiToken, clientId, channelId, transport, text, idempotencyKey }) {
       const body = { client_id: clientId, text, type: 'to_client', transport, channel_id: channelId };
-      const data = await call('POST', apiUrl, apiToken, '/v1/messages', body);
+      // The same key on every attempt of one reply: a platform that honours Idempotency-Key sends it once.
+      const data = await call('POST', apiUrl, apiToken, '/v1/messages', body, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {});
       const parsed = sentMessageSchema.safeParse(data);
       const messageId = parsed.success ? (parsed.data?.message_id ?? null) : null;
       if (messageId === null) logger.warn({ path: '/v1/messages' }, 'platform accepted a message without naming its message_id');

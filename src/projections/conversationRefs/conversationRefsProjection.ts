@@ -1,3 +1,4 @@
+import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import type { ConversationEvent } from '../../domain/conversations/events.js';
 import type { Doc } from '../../ports/readStore.js';
 import type { Projection } from '../projection.js';
@@ -20,7 +21,7 @@ export const conversationRefsProjection: Projection = {
   eventTypes: ['ConversationStarted', 'MessageReceived', 'OperatorMessageRecorded', 'DialogTransferred'],
   async apply(event, ctx) {
     const e = event as unknown as ConversationEvent;
-    const conversationId = event.stream.slice('conversation-'.length);
+    const conversationId = conversationIdOfStream(event.stream);
     if (e.type === 'ConversationStarted') {
       ctx.put(OWNERS, { id: conversationId, integrationId: e.data.integrationId });
       return;

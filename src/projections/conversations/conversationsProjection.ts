@@ -1,3 +1,4 @@
+import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import type { ConversationEvent, Customer, PausedReason } from '../../domain/conversations/events.js';
 import type { Doc } from '../../ports/readStore.js';
 import type { Projection } from '../projection.js';
@@ -88,7 +89,7 @@ export const conversationsProjection: Projection = {
   ],
   async apply(event, ctx) {
     const e = event as unknown as ConversationEvent;
-    const id = event.stream.slice('conversation-'.length);
+    const id = conversationIdOfStream(event.stream);
     if (e.type === 'ConversationStarted') {
       ctx.put(CONVERSATIONS, {
         id,

@@ -1,0 +1,148 @@
+import { loadAgent } from '../commands/agents/agents.js';
+import { chargeUsage } from '../commands/credits/chargeUsage.js';
+import { loadLlmConfig } from '../commands/llm/configureLlm.js';
+import type { CommandDeps, SecretBox } from '../commands/ports.js';
+import { conversationIdOfStream } from '../domain/conversations/decider.js';
+import type { Pricing } from '../domain/credits/pricing.js';
+import type { Bus } from '../ports/bus.js';
+import type { EventStore, RecordedEvent } from '../ports/eventStore.js';
+import type { CompanyLlmConfig } from '../domain/llm/llmConfig.js';
+import type { LlmProvider } from '../ports/llm.js';
+import type { Logger } from '../ports/logger.js';
+import type { PlatformClient } from '../ports/platform.js';
+import type { ReadStore } from '../ports/readStore.js';
+import { GENERATE_REPLY, SEND_MESSAGE } from './jobs.js';
+import { startReactor } from './reactor.js';
+import { recoverUnfinishedJobs } from './recoverJobs.js';
+import { startReplyWorker, type AgentProfile } from './replyWorker.js';
+import { startSendWorker } from './sendWorker.js';
+
+type Passage = { title: string; text: string; score: number; coverage?: number };
+export interface KnowledgeSearch {
+  search(companyId: string, query: string, options: { limit: number }): Passage[] | Promise<Passage[]>;
+}
+
+export interface ReplyPipelineDeps {
+  commands: CommandDeps;
+  readStore: ReadStore;
+  bus: Bus;
+  platform: PlatformClient;
+  secretBox: SecretBox;
+  knowledge: KnowledgeSearch;
+  llmResolver(config: CompanyLlmConfig): LlmProvider;
+  pricing: Pricing;
+  logger: Logger;
+  settings: {
+    burstWindowMs: number;
+    llmRetryDelaysMs: number[];
+    sendMaxAttempts: number;
+    sendRetryBackoffMs: number[];
+    workerConcurrency: number;
+    perCompanyConcurrency: number;
+  };
+  /** Run reply and send workers in this process (reactors always run). */
+  workers: boolean;
+  /** The embedded bus loses jobs on a restart: republish unfinished ones once projections caught up. */
+  recoverJobs?: { waitForProjections(): Promise<void> };
+}
+
+/**
+ * The reply pipeline, end to end:
+ *   MessageReceived ──reply-jobs──▶ GENERATE_REPLY ──reply worker──▶ AgentReplied
+ *   AgentReplied / OperatorMessageSent ──outbound-jobs──▶ SEND_MESSAGE ──send worker──▶ MessageDelivered | failed
+ *   AgentReplied ──credit-charges──▶ ConsumeCredits (the one place a stored reply is charged)
+ * Reactors are at-least-once and publish with a dedupe id derived from the event; workers are idempotent.
+ */
+export async function startReplyPipeline(deps: ReplyPipelineDeps): Promise<{ stop(): Promise<void> }> {
+  const { commands, readStore, bus, logger } = deps;
+  const { eventStore } = commands;
+  const reactor = (name: string, eventTypes: string[], react: (event: RecordedEvent) => Promise<void>) =>
+    startReactor({ name, eventStore, readStore, eventTypes, logger: logger.child({ component: 'reactor', reactor: name }), react });
+
+  const reactors = [
+    await reactor('reply-jobs', ['MessageReceived'], (event) => publishReplyJob(bus, event)),
+    await reactor('outbound-jobs', ['AgentReplied', 'OperatorMessageSent'], (event) => publishSendJob(bus, event)),
+    await reactor('credit-charges', ['AgentReplied'], (event) => chargeReply({ ...commands, pricing: deps.pricing }, event)),
+  ];
+
+  const workers = deps.workers
+    ? [
+        await startReplyWorker({
+          ...commands,
+          logger: logger.child({ component: 'reply-worker' }),
+          bus,
+          loadAgent: (companyId, agentId) => agentProfile(eventStore, companyId, agentId),
+          loadLlm: async (companyId) => {
+            const llmConfig = await loadLlmConfig(eventStore, companyId);
+            return { kind: llmConfig.provider, provider: deps.llmResolver(llmConfig), model: llmConfig.model };
+          },
+          searchKnowledge: async (companyId, query, limit) =>
+            (await deps.knowledge.search(companyId, query, { limit })).map((r) => ({ title: r.title, text: r.text, score: r.score, coverage: r.coverage })),
+          pricing: deps.pricing,
+          burstWindowMs: deps.settings.burstWindowMs,
+          llmRetryDelaysMs: deps.settings.llmRetryDelaysMs,
+          concurrency: deps.settings.workerConcurrency,
+          perCompanyConcurrency: deps.settings.perCompanyConcurrency,
+        }),
+        await startSendWorker({
+          ...commands,
+          logger: logger.child({ component: 'send-worker' }),
+          bus,
+          platform: deps.platform,
+          secretBox: deps.secretBox,
+          maxDeliver: deps.settings.sendMaxAttempts,
+          backoffMs: deps.settings.sendRetryBackoffMs,
+          concurrency: deps.settings.workerConcurrency,
+        }),
+      ]
+    : [];
+
+  if (workers.length > 0 && deps.recoverJobs) {
+    await deps.recoverJobs.waitForProjections();
+    await recoverUnfinishedJobs({ readStore, bus, logger: logger.child({ component: 'recovery' }) });
+  }
+
+  return {
+    async stop() {
+      for (const r of reactors) await r.stop();
+      for (const w of workers) await w.stop();
+    },
+  };
+}
+
+async function publishReplyJob(bus: Bus, event: RecordedEvent) {
+  const data = event.data as { messageId: string };
+  const companyId = event.metadata.companyId;
+  if (!companyId) return;
+  await bus.publish(GENERATE_REPLY, { conversationId: conversationIdOfStream(event.stream), messageId: data.messageId, companyId }, { dedupeId: event.id });
+}
+
+async function publishSendJob(bus: Bus, event: RecordedEvent) {
+  const data = event.data as { messageId: string };
+  await bus.publish(
+    SEND_MESSAGE,
+    { conversationId: conversationIdOfStream(event.stream), messageId: data.messageId, revision: String(event.revision) },
+    { dedupeId: `send:${data.messageId}` },
+  );
+}
+
+async function chargeReply(deps: CommandDeps & { pricing: Pricing }, event: RecordedEvent) {
+  const reply = event.data as { messageId: string; model: string; inputTokens: number; outputTokens: number };
+  const companyId = event.metadata.companyId;
+  if (!companyId) return;
+  await chargeUsage(deps, {
+    companyId,
+    conversationId: conversationIdOfStream(event.stream),
+    replyId: reply.messageId,
+    model: reply.model,
+    inputTokens: reply.inputTokens,
+    outputTokens: reply.outputTokens,
+  });
+}
+
+async function agentProfile(eventStore: EventStore, companyId: string, agentId: string): Promise<AgentProfile | null> {
+  const agent = await loadAgent(eventStore, companyId, agentId);
+  if (!agent) return null;
+  const { agentId: id, active, name, systemPrompt, model, temperature, useKnowledgeBase, handoffMessage } = agent;
+  return { agentId: id, companyId: agent.companyId, active, name, systemPrompt, model, temperature, useKnowledgeBase, handoffMessage };
+}
