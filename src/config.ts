@@ -68,6 +68,10 @@ export const configSchema = z.object({
   WEBCHAT_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(20),
   WEBCHAT_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   WEBCHAT_MESSAGES_PER_10S: z.coerce.number().int().min(1).max(10_000).default(10),
+  WEBCHAT_NEW_VISITORS_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(20),
+  WEBCHAT_NEW_VISITORS_PER_INTEGRATION_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
+  WEBCHAT_MESSAGES_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(60),
+  WEBCHAT_MESSAGES_PER_INTEGRATION_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
 });
 
 export type Env = z.input<typeof configSchema>;
@@ -107,6 +111,8 @@ export interface Config {
   webchatMaxConnectionsPerIp: number;
   webchatHeartbeatMs: number;
   webchatMessagesPer10s: number;
+  /** Web-chat flood limits per minute, counted cluster-wide with NATS_URL. */
+  webchatFloodLimits: { newVisitorsPerIp: number; newVisitorsPerIntegration: number; messagesPerIp: number; messagesPerIntegration: number };
 }
 
 export class ConfigError extends Error {
@@ -165,6 +171,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webchatMaxConnectionsPerIp: c.WEBCHAT_MAX_CONNECTIONS_PER_IP,
     webchatHeartbeatMs: c.WEBCHAT_HEARTBEAT_MS,
     webchatMessagesPer10s: c.WEBCHAT_MESSAGES_PER_10S,
+    webchatFloodLimits: {
+      newVisitorsPerIp: c.WEBCHAT_NEW_VISITORS_PER_IP_PER_MINUTE,
+      newVisitorsPerIntegration: c.WEBCHAT_NEW_VISITORS_PER_INTEGRATION_PER_MINUTE,
+      messagesPerIp: c.WEBCHAT_MESSAGES_PER_IP_PER_MINUTE,
+      messagesPerIntegration: c.WEBCHAT_MESSAGES_PER_INTEGRATION_PER_MINUTE,
+    },
   };
 }
 

@@ -148,6 +148,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       webchatRoutes(services, {
         visitorTokens: createVisitorTokens({ key: jwtKey, now: () => clock.now() }),
         listenToConversation: (conversationId, handler) => bus.listen(webchatSubject(conversationId), handler),
+        rateLimiter: adapters.rateLimiter,
       }),
       staticFileRoutes(new URL('../dist/', import.meta.url).pathname),
     ],

@@ -5,11 +5,14 @@ import { eventCatalog } from '../domain/catalog.js';
 import type { Bus } from '../ports/bus.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { Logger } from '../ports/logger.js';
+import type { RateLimiter } from '../ports/rateLimiter.js';
 import type { ReadStore } from '../ports/readStore.js';
 import { openEsdbEventStore } from './eventstoredb/esdbEventStore.js';
 import { createInProcessBus } from './memory/inProcessBus.js';
+import { createMemoryRateLimiter } from './memory/memoryRateLimiter.js';
 import { MongoReadStore } from './mongodb/mongoReadStore.js';
 import { connectNatsBus } from './nats/natsBus.js';
+import { openNatsRateLimiter } from './nats/natsRateLimiter.js';
 import { openSqliteEventStore } from './sqlite/sqliteEventStore.js';
 import { SqliteReadStore } from './sqlite/sqliteReadStore.js';
 import { validatingEventStore } from './validatingEventStore.js';
@@ -18,6 +21,8 @@ export interface Adapters {
   eventStore: EventStore;
   readStore: ReadStore;
   bus: Bus;
+  /** Shares its counters through NATS when the bus does, so limits hold cluster-wide. */
+  rateLimiter: RateLimiter;
   /** Which engine backs each port, for the start-up log line and /readyz. */
   engines: { eventStore: 'sqlite' | 'eventstoredb'; readStore: 'sqlite' | 'mongodb'; bus: 'in-process' | 'nats' };
   close(): Promise<void>;
@@ -46,14 +51,19 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
     ? await MongoReadStore.connect({ uri: config.mongodbUri, dbName: config.mongodbDb, logger: logger.child({ adapter: 'mongodb' }) })
     : SqliteReadStore.open({ path: join(config.dataDir, 'readmodels.sqlite'), logger: logger.child({ adapter: 'sqlite-read' }) });
 
-  const bus: Bus = config.natsUrl
+  const natsBus = config.natsUrl
     ? await connectNatsBus({ servers: config.natsUrl, logger: logger.child({ adapter: 'nats' }), name: 'messaging-agent-service' })
-    : createInProcessBus({ logger: logger.child({ adapter: 'in-process-bus' }) });
+    : undefined;
+  const bus: Bus = natsBus ?? createInProcessBus({ logger: logger.child({ adapter: 'in-process-bus' }) });
+  const rateLimiter: RateLimiter = natsBus
+    ? await openNatsRateLimiter({ nc: natsBus.nc, logger: logger.child({ adapter: 'nats' }) })
+    : createMemoryRateLimiter();
 
   return {
     eventStore,
     readStore,
     bus,
+    rateLimiter,
     engines: {
       eventStore: config.eventStoreUrl ? 'eventstoredb' : 'sqlite',
       readStore: config.mongodbUri ? 'mongodb' : 'sqlite',
@@ -61,6 +71,7 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
     },
     async close() {
       // Reverse order of dependency: nothing publishes once the bus is gone, nothing projects once stores close.
+      await rateLimiter.close().catch((err) => logger.error({ err }, 'closing the rate limiter failed'));
       await bus.close().catch((err) => logger.error({ err }, 'closing the bus failed'));
       await readStore.close().catch((err) => logger.error({ err }, 'closing the read store failed'));
       await eventStore.close().catch((err) => logger.error({ err }, 'closing the event store failed'));

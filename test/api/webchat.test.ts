@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { conversationIdFor } from '../../src/commands/conversations/conversationIds.js';
 import { createVisitorTokens } from '../../src/infrastructure/auth/visitorTokens.js';
 import { createLogger } from '../../src/infrastructure/logger.js';
+import { createMemoryRateLimiter } from '../../src/infrastructure/memory/memoryRateLimiter.js';
 import { connectNatsBus } from '../../src/infrastructure/nats/natsBus.js';
 import { SqliteReadStore } from '../../src/infrastructure/sqlite/sqliteReadStore.js';
 import { createServer, type Server } from '../../src/server.js';
@@ -24,7 +25,14 @@ let base: string;
 const clients: WebchatClient[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer({ REPLY_BURST_WINDOW_MS: '200', WEBCHAT_MESSAGES_PER_10S: '5', WEBCHAT_MAX_CONNECTIONS_PER_IP: '100' });
+  // Every socket of this file comes from 127.0.0.1: the per-IP flood limits (webchatLimits.test.ts) are lifted.
+  server = await startTestServer({
+    REPLY_BURST_WINDOW_MS: '200',
+    WEBCHAT_MESSAGES_PER_10S: '5',
+    WEBCHAT_MAX_CONNECTIONS_PER_IP: '100',
+    WEBCHAT_NEW_VISITORS_PER_IP_PER_MINUTE: '1000',
+    WEBCHAT_MESSAGES_PER_IP_PER_MINUTE: '1000',
+  });
   base = await server.listen(0, '127.0.0.1');
 });
 afterAll(async () => {
@@ -362,6 +370,7 @@ describe('across instances', () => {
         eventStore: primary.adapters.eventStore,
         readStore,
         bus,
+        rateLimiter: createMemoryRateLimiter(),
         engines: { eventStore: 'sqlite', readStore: 'sqlite', bus: 'nats' },
         async close() {
           await bus.close();

@@ -8,7 +8,9 @@ import type { VisitorClaims, VisitorTokens } from '../../commands/webchat/ports.
 import { receiveWebchatMessage, type WebchatIntegration } from '../../commands/webchat/receiveWebchatMessage.js';
 import { webchatHistory } from '../../commands/webchat/webchatHistory.js';
 import { integrationDecider, integrationStream } from '../../domain/integrations/integration.js';
+import type { RateLimiter } from '../../ports/rateLimiter.js';
 import type { HttpServices } from '../services.js';
+import { webchatFloodLimits } from '../webchatFloodLimits.js';
 import { createWebchatHub, type ListenToConversation, type WebchatPush } from '../webchatHub.js';
 
 /** Largest frame accepted from a visitor; a bigger one closes the socket with 1009. */
@@ -35,6 +37,8 @@ export interface WebchatRouteDeps {
   visitorTokens: VisitorTokens;
   /** The bus subject of one conversation: agent and operator messages and typing, from any instance. */
   listenToConversation: ListenToConversation;
+  /** Counts new visitors and messages per IP and per integration (cluster-wide with NATS). */
+  rateLimiter: RateLimiter;
 }
 
 interface Limits {
@@ -87,6 +91,7 @@ export function webchatRoutes(services: HttpServices, deps: WebchatRouteDeps): F
     messagesPerWindow: services.config.webchatMessagesPer10s,
   };
   const { eventStore } = services.commands;
+  const floodLimits = webchatFloodLimits(deps.rateLimiter, services.config.webchatFloodLimits);
 
   async function loadWebchatIntegration(integrationId: number): Promise<WebchatIntegration | null> {
     const { state } = await loadState(eventStore, integrationStream(integrationId), integrationDecider);
@@ -310,7 +315,10 @@ export function webchatRoutes(services: HttpServices, deps: WebchatRouteDeps): F
           }
           identity = claims;
         } else {
-          // A visitor id without its token is not trusted: a new visitor.
+          // A visitor id without its token is not trusted: a new visitor. A flood of them is cut with 1013, so the
+          // widget backs off before it reconnects.
+          const refusal = await floodLimits.newVisitor(ip, integration.integrationId);
+          if (refusal) return refuse('RATE_LIMITED', refusal, CLOSE.tryAgainLater);
           const id = randomUUID();
           identity = { integrationId: integration.integrationId, visitorId: id, conversationId: conversationIdFor(integration.integrationId, id) };
         }
@@ -339,6 +347,9 @@ export function webchatRoutes(services: HttpServices, deps: WebchatRouteDeps): F
         if (!messageLimit.take(`${integration.integrationId}:${visitor.visitorId}`)) {
           return error('RATE_LIMITED', `At most ${limits.messagesPerWindow} messages per ${WEBCHAT_RATE_WINDOW_MS / 1000} seconds; wait a moment`, clientMessageId);
         }
+        // Like the per-visitor limit: named, neither stored nor acknowledged, and the socket stays open.
+        const refusal = await floodLimits.message(ip, integration.integrationId);
+        if (refusal) return error('RATE_LIMITED', refusal, clientMessageId);
         // The integration as it is now: deactivating it or removing the origin stops the very next message.
         const now = await loadWebchatIntegration(integration.integrationId);
         if (!now) return refuse('NOT_FOUND', 'Integration not found', CLOSE.policy);
