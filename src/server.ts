@@ -26,7 +26,7 @@ import { createSecretBox, parseMasterKey } from './infrastructure/crypto/secretB
 import { loadOrCreateKeyFile } from './infrastructure/keyFile.js';
 import { createLlmResolver } from './infrastructure/llm/llmForCompany.js';
 import { createPlatformClient } from './infrastructure/platform/platformClient.js';
-import { checkPlatformUrl } from './infrastructure/platform/ssrfGuard.js';
+import { checkPlatformUrl } from './infrastructure/net/ssrfGuard.js';
 import { createKnowledgeIndex } from './infrastructure/search/knowledgeIndex.js';
 import { startKnowledgeIndexer } from './infrastructure/search/knowledgeIndexer.js';
 import type { PlatformClient } from './ports/platform.js';
@@ -62,7 +62,13 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
   const requireHttps = config.env === 'production';
   const platform =
     options.platform ?? createPlatformClient({ allowPrivate: config.allowPrivatePlatformUrls, requireHttps, logger: logger.child({ component: 'platform' }) });
-  const llmResolver = createLlmResolver({ secretBox, timeoutMs: config.llmTimeoutMs, maxRetries: config.llmMaxRetries });
+  const llmResolver = createLlmResolver({
+    secretBox,
+    timeoutMs: config.llmTimeoutMs,
+    maxRetries: config.llmMaxRetries,
+    // The same address policy as platform URLs, enforced at connect time (SSRF).
+    network: { allowPrivate: config.allowPrivatePlatformUrls, requireHttps },
+  });
   const commands: CommandDeps = { eventStore, clock, logger: logger.child({ component: 'commands' }) };
   const auth: AuthDeps = {
     ...commands,

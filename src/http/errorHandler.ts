@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DomainError } from '../domain/errors.js';
+import { InvalidCursorError } from '../ports/readStore.js';
 import { domainStatus, HttpError } from './errors.js';
 
 interface ErrorBody {
@@ -22,6 +23,11 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (err instanceof DomainError) {
       if (err.code === 'RATE_LIMITED') reply.header('retry-after', '5');
       return reply.status(domainStatus[err.code] ?? 400).send(body(err.code, err.message));
+    }
+    // Every list passes ?cursor= straight to the read store, which is the one that can tell a cursor it
+    // did not hand out: answered here so no list route can forget it (it used to be a 500).
+    if (err instanceof InvalidCursorError) {
+      return reply.status(400).send(body('VALIDATION_ERROR', `querystring.cursor: ${err.message}`));
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
       const first = err.validation[0];

@@ -168,7 +168,7 @@ export interface NormalizedFind {
   limit: number;
   /** Sort values (one per sort key, id last) of the row the previous page ended on. */
   after: Scalar[] | null;
-  /** Identifies where + orderBy inside a cursor. */
+  /** Identifies collection + where + orderBy inside a cursor. */
   signature: string;
 }
 
@@ -202,7 +202,8 @@ export function normalizeFind(collection: string, query: FindQuery = {}, spec?: 
   if (sort.at(-1)?.field !== 'id') sort.push({ field: 'id', direction: sort.at(-1)?.direction ?? 'asc' });
   const requested = query.limit ?? DEFAULT_FIND_LIMIT;
   const limit = Number.isFinite(requested) ? Math.min(Math.max(1, Math.floor(requested)), MAX_FIND_LIMIT) : DEFAULT_FIND_LIMIT;
-  const signature = fnv1a(JSON.stringify([where, sort.map((k) => `${k.field}:${k.direction}`)]));
+  // The collection is part of it: two lists with the same filter and order must not accept each other's cursors.
+  const signature = fnv1a(JSON.stringify([collection, where, sort.map((k) => `${k.field}:${k.direction}`)]));
   const after = query.cursor ? decodeCursor(query.cursor, signature, sort.length) : null;
   return { where, sort, limit, after, signature };
 }

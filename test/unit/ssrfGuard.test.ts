@@ -7,7 +7,7 @@ import {
   guardedLookup,
   parseIPv6,
   type Resolver,
-} from '../../src/infrastructure/platform/ssrfGuard.js';
+} from '../../src/infrastructure/net/ssrfGuard.js';
 
 const strict = { allowPrivate: false, requireHttps: true };
 const strictHttp = { allowPrivate: false, requireHttps: false };

@@ -1,6 +1,7 @@
 import { integrationDecider, integrationStream, type ConnectorType } from '../../domain/integrations/integration.js';
 import { sequenceDecider, sequenceStream } from '../../domain/sequence/sequence.js';
 import { handleCommand } from '../handleCommand.js';
+import { checkAgentReference } from './agentReference.js';
 import type { CommandDeps, SecretBox } from '../ports.js';
 import { toSettings, type IntegrationInput } from './integrationInput.js';
 
@@ -8,6 +9,8 @@ export async function createIntegration(
   deps: CommandDeps & { secretBox: SecretBox },
   input: { companyId: string; userId: string; connectorType: ConnectorType; name: string } & IntegrationInput,
 ) {
+  // Before the id is reserved: a refused agent must not burn an integration number.
+  await checkAgentReference(deps.eventStore, input.companyId, input.agentId);
   const metadata = { companyId: input.companyId, actor: `user:${input.userId}` };
   const seq = await handleCommand(deps.eventStore, sequenceStream('integrations'), sequenceDecider, { reservedFor: input.companyId }, { maxRetries: 20, metadata });
   const integrationId = seq.state.last;

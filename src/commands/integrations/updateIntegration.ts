@@ -1,5 +1,6 @@
 import { integrationDecider, integrationStream } from '../../domain/integrations/integration.js';
 import { handleCommand } from '../handleCommand.js';
+import { checkAgentReference } from './agentReference.js';
 import type { CommandDeps, SecretBox } from '../ports.js';
 import { toSettings, type IntegrationInput } from './integrationInput.js';
 
@@ -7,6 +8,7 @@ export async function updateIntegration(
   deps: CommandDeps & { secretBox: SecretBox },
   input: { companyId: string; userId: string; integrationId: number; changes: IntegrationInput },
 ) {
+  await checkAgentReference(deps.eventStore, input.companyId, input.changes.agentId);
   return handleCommand(
     deps.eventStore,
     integrationStream(input.integrationId),

@@ -2,10 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createAgent, deleteAgent, loadAgent, updateAgent } from '../../commands/agents/agents.js';
 import { AGENT_LIMITS, type LiveAgent } from '../../domain/agents/agent.js';
-import { InvalidCursorError } from '../../ports/readStore.js';
 import { AGENTS, type AgentDoc } from '../../projections/agents/agentsProjection.js';
 import { authenticator, authOf } from '../authenticate.js';
-import { notFound, validationError } from '../errors.js';
+import { notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
 import { errorResponses, listQuery } from './schemas.js';
 
@@ -83,18 +82,13 @@ export function agentRoutes(services: HttpServices): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        try {
-          const page = await services.readStore.find<AgentDoc>(AGENTS, {
-            where: { companyId: authOf(request).companyId },
-            orderBy: [{ field: 'createdAt', direction: 'asc' }],
-            limit: request.query.limit,
-            cursor: request.query.cursor ?? null,
-          });
-          return { agents: page.items.map(agentView), nextCursor: page.nextCursor };
-        } catch (err) {
-          if (err instanceof InvalidCursorError) throw validationError(`querystring.cursor: ${err.message}`);
-          throw err;
-        }
+        const page = await services.readStore.find<AgentDoc>(AGENTS, {
+          where: { companyId: authOf(request).companyId },
+          orderBy: [{ field: 'createdAt', direction: 'asc' }],
+          limit: request.query.limit,
+          cursor: request.query.cursor ?? null,
+        });
+        return { agents: page.items.map(agentView), nextCursor: page.nextCursor };
       },
     );
 

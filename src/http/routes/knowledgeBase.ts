@@ -2,11 +2,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { addKnowledgeDocument, deleteKnowledgeDocument } from '../../commands/knowledge/knowledgeDocuments.js';
 import { contentBytes, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_TITLE } from '../../domain/knowledge/documents.js';
-import { InvalidCursorError } from '../../ports/readStore.js';
 import { KNOWLEDGE_DOCUMENTS, type KnowledgeDocumentDoc } from '../../projections/knowledgeDocuments/knowledgeDocumentsProjection.js';
 import { BODY_LIMIT } from '../app.js';
 import { authenticator, authOf } from '../authenticate.js';
-import { HttpError, notFound, validationError } from '../errors.js';
+import { HttpError, notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
 import { errorResponses, listQuery } from './schemas.js';
 
@@ -72,18 +71,13 @@ export function knowledgeBaseRoutes(services: HttpServices & KnowledgeServices):
         },
       },
       async (request) => {
-        try {
-          const page = await services.readStore.find<KnowledgeDocumentDoc>(KNOWLEDGE_DOCUMENTS, {
-            where: { companyId: authOf(request).companyId },
-            orderBy: [{ field: 'createdAt', direction: 'desc' }],
-            limit: request.query.limit,
-            cursor: request.query.cursor ?? null,
-          });
-          return { documents: page.items.map(documentView), nextCursor: page.nextCursor };
-        } catch (err) {
-          if (err instanceof InvalidCursorError) throw validationError(`querystring.cursor: ${err.message}`);
-          throw err;
-        }
+        const page = await services.readStore.find<KnowledgeDocumentDoc>(KNOWLEDGE_DOCUMENTS, {
+          where: { companyId: authOf(request).companyId },
+          orderBy: [{ field: 'createdAt', direction: 'desc' }],
+          limit: request.query.limit,
+          cursor: request.query.cursor ?? null,
+        });
+        return { documents: page.items.map(documentView), nextCursor: page.nextCursor };
       },
     );
 

@@ -48,7 +48,10 @@ const scrub = (message: string, key: string | null | undefined) =>
 export function llmConfigRoutes(services: HttpServices & LlmServices): FastifyPluginAsyncZod {
   const deps = { ...services.commands, secretBox: services.secretBox };
 
-  /** Same address policy as platform URLs: no loopback/private/metadata hosts unless allowed (SSRF). */
+  /**
+   * Same address policy as platform URLs: no loopback/private/metadata hosts unless allowed (SSRF). This is the
+   * early, static half; the LLM client re-checks every resolved address when it connects (guardedFetch).
+   */
   const checkBaseUrl = (baseUrl: string | null | undefined) => {
     if (!baseUrl) return;
     const verdict = services.checkPlatformUrl(baseUrl);

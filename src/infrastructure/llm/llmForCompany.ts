@@ -3,7 +3,7 @@ import type { SecretBox } from '../../commands/ports.js';
 import type { CompanyLlmConfig } from '../../domain/llm/llmConfig.js';
 import { LlmError, type LlmProvider } from '../../ports/llm.js';
 import { createBuiltinLlm } from './builtinLlm.js';
-import { createOpenAiLlm, DEFAULT_LLM_MAX_RETRIES, DEFAULT_LLM_TIMEOUT_MS } from './openaiLlm.js';
+import { createOpenAiLlm, DEFAULT_LLM_MAX_RETRIES, DEFAULT_LLM_TIMEOUT_MS, type LlmNetworkPolicy } from './openaiLlm.js';
 
 export interface LlmResolverOptions {
   secretBox: SecretBox;
@@ -13,8 +13,11 @@ export interface LlmResolverOptions {
   maxRetries?: number;
   /** Most OpenAI-compatible clients kept (least recently used dropped first). Default 256. */
   maxCachedClients?: number;
-  /** For tests or proxies; defaults to the global fetch. */
-  fetch?: typeof fetch;
+  /**
+   * Address policy for company base URLs (SSRF), checked on every connection. Default: private, loopback
+   * and link-local addresses refused (ALLOW_PRIVATE_PLATFORM_URLS lifts it).
+   */
+  network?: LlmNetworkPolicy;
 }
 
 /** A company's LLM configuration → the provider that answers for it. Throws LlmError only. */
@@ -56,7 +59,7 @@ export function createLlmResolver(options: LlmResolverOptions): LlmResolver {
       ...(apiKey !== undefined ? { apiKey } : {}),
       timeoutMs,
       maxRetries,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.network ? { network: options.network } : {}),
     });
     clients.set(cacheKey, client);
     if (clients.size > maxClients) {

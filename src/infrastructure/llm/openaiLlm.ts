@@ -15,6 +15,8 @@ import {
   type LlmResponse,
   LlmError,
 } from '../../ports/llm.js';
+import { createGuardedFetch, ResponseTooLargeError } from '../net/guardedFetch.js';
+import { isSsrfRefusal, type Resolver } from '../net/ssrfGuard.js';
 
 /**
  * LLM adapter for any OpenAI-compatible Chat Completions API (OpenAI, Azure-compatible gateways, Ollama,
@@ -24,7 +26,11 @@ import {
  *   `maxRetries` times with exponential backoff (or the server's retry-after), so the worst case is
  *   about `timeoutMs × (maxRetries + 1)` plus backoff. Pass `signal` to cancel earlier.
  * - Every failure becomes an `LlmError` whose message never contains the API key (scrubbed even when
- *   the provider echoes it back), and the SDK error is never attached as `cause`.
+ *   the provider echoes it back) nor anything of the server's response body (a status and our own words
+ *   only: the body of a service the URL should not have reached must not be readable through an error),
+ *   and the SDK error is never attached as `cause`.
+ * - The SDK fetches through `createGuardedFetch` (SSRF): the base URL is checked when called, every
+ *   resolved address is checked at connect time, and redirects are never followed.
  * - Nothing is read from the environment: the SDK would otherwise pick up OPENAI_API_KEY /
  *   OPENAI_ORG_ID / OPENAI_PROJECT_ID / OPENAI_BASE_URL and send the operator's credentials to a
  *   company-configured server. (OPENAI_CUSTOM_HEADERS cannot be disabled this way: do not set it.)
@@ -41,8 +47,17 @@ export interface OpenAiLlmOptions {
   timeoutMs?: number;
   /** SDK retries after the first attempt. Default 2. */
   maxRetries?: number;
-  /** For tests or proxies; defaults to the global fetch. */
-  fetch?: typeof fetch;
+  /** Address policy for the base URL (SSRF). Default: private addresses refused, http allowed. */
+  network?: LlmNetworkPolicy;
+}
+
+export interface LlmNetworkPolicy {
+  /** ALLOW_PRIVATE_PLATFORM_URLS: permits loopback/private hosts (local LLMs, tests). */
+  allowPrivate: boolean;
+  /** Production: the base URL must be https. */
+  requireHttps?: boolean;
+  /** DNS resolver for the connect-time check; tests inject one to simulate names offline. */
+  resolver?: Resolver;
 }
 
 export const DEFAULT_LLM_TIMEOUT_MS = 30_000;
@@ -77,7 +92,11 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmProvider {
     timeout: timeoutMs,
     maxRetries,
     logLevel: 'off',
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: createGuardedFetch({
+      allowPrivate: options.network?.allowPrivate ?? false,
+      requireHttps: options.network?.requireHttps ?? false,
+      ...(options.network?.resolver ? { resolver: options.network.resolver } : {}),
+    }),
   });
 
   const toLlmError = (error: unknown): LlmError => mapError(error, where, scrub);
@@ -92,7 +111,7 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmProvider {
       } catch (error) {
         throw toLlmError(error);
       }
-      return readCompletion(completion, request, messages, scrub);
+      return readCompletion(completion, request, messages);
     },
 
     async testConnection(test = {}): Promise<LlmConnectionTest> {
@@ -108,7 +127,8 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmProvider {
           if (!Array.isArray((completion as Partial<ChatCompletion>).choices)) {
             throw new LlmError('bad_response', `the LLM API at ${where} did not answer like a Chat Completions API`, false);
           }
-          return { ok: true, latencyMs: Date.now() - started, models: [completion.model ?? test.model] };
+          const reported = typeof completion.model === 'string' && completion.model.length > 0 ? completion.model.slice(0, 200) : test.model;
+          return { ok: true, latencyMs: Date.now() - started, models: [reported] };
         }
         const page = await client.models.list(requestOptions);
         const models = Array.isArray(page.data) ? page.data.map((m) => String(m.id)).slice(0, 200) : [];
@@ -178,17 +198,14 @@ function readCompletion(
   completion: ChatCompletion,
   request: LlmRequest,
   sentMessages: LlmMessage[],
-  scrub: (s: string) => string,
 ): LlmResponse {
   const shape = completion as unknown as { choices?: unknown; model?: unknown; usage?: unknown };
   const choice = Array.isArray(shape.choices) ? (shape.choices[0] as Partial<ChatCompletion.Choice> | undefined) : undefined;
   const content = choice?.message?.content;
   if (typeof content !== 'string') {
+    // The refusal text itself is the server's words: not repeated.
     const refusal = choice?.message?.refusal;
-    const reason =
-      typeof refusal === 'string' && refusal.length > 0
-        ? `the model refused: ${scrub(refusal).slice(0, 200)}`
-        : 'the response has no choices[0].message.content';
+    const reason = typeof refusal === 'string' && refusal.length > 0 ? 'the model refused to answer' : 'the response has no choices[0].message.content';
     throw new LlmError('bad_response', `malformed LLM response: ${reason}`, false);
   }
   if (content.trim().length === 0) {
@@ -255,26 +272,36 @@ function mapError(error: unknown, where: string, scrub: (s: string) => string): 
   }
   if (error instanceof APIConnectionError) {
     const cause = (error as { cause?: unknown }).cause;
+    if (isSsrfRefusal(cause)) {
+      // Our own guard's words (host, address class, address): safe, and the operator needs them.
+      return new LlmError('invalid_request', `the LLM base URL is not allowed: ${scrub(cause.message).slice(0, 200)}`, false);
+    }
+    if (cause instanceof ResponseTooLargeError) {
+      return new LlmError('bad_response', `the LLM API at ${where} sent a response that is too large`, false);
+    }
+    // Node's socket errors (ECONNREFUSED, ENOTFOUND…) say nothing of a response body.
     const causeText = cause instanceof Error ? ` (${scrub(cause.message).slice(0, 200)})` : '';
     return new LlmError('unreachable', `could not reach the LLM API at ${where}${causeText}`, true);
   }
   if (error instanceof APIError && typeof error.status === 'number') {
+    // The SDK's message carries the response body: it is never repeated, only the status is reported.
     const status = error.status;
-    const code = typeof error.code === 'string' ? error.code : undefined;
-    const prefix = `the LLM API at ${where} answered ${status}`;
+    const prefix = `the LLM API at ${where} answered HTTP ${status}`;
+    if (status >= 300 && status < 400) {
+      return new LlmError('bad_response', `${prefix}, a redirect; redirects are not followed: use the final URL as the base URL`, false, status);
+    }
     if (status === 401 || status === 403) {
-      return new LlmError('auth', `${prefix}: the API key was rejected or lacks permission (${detail(error)})`, false, status);
+      return new LlmError('auth', `${prefix}: the API key was rejected or lacks permission`, false, status);
     }
     if (status === 429) {
-      // OpenAI uses 429 for an exhausted quota too; retrying that only burns time.
-      const quota = code === 'insufficient_quota';
-      return new LlmError('rate_limited', `${prefix}: ${quota ? 'quota exhausted' : 'rate limited'} (${detail(error)})`, !quota, status);
+      // OpenAI uses 429 for an exhausted quota too; retrying that only burns time. (The code is read, not echoed.)
+      const quota = error.code === 'insufficient_quota';
+      return new LlmError('rate_limited', `${prefix}: ${quota ? 'quota exhausted' : 'rate limited'}`, !quota, status);
     }
     if (status === 408) return new LlmError('timeout', `${prefix}: request timeout`, true, status);
-    if (status >= 500 || status === 409) {
-      return new LlmError('server_error', `${prefix}: ${detail(error)}`, true, status);
-    }
-    return new LlmError('invalid_request', `${prefix}: ${detail(error)}`, false, status);
+    if (status >= 500 || status === 409) return new LlmError('server_error', `${prefix}: server error`, true, status);
+    if (status === 404) return new LlmError('invalid_request', `${prefix}: unknown model, or the base URL is wrong`, false, status);
+    return new LlmError('invalid_request', `${prefix}: the request was rejected (check the model name)`, false, status);
   }
   if (error instanceof SyntaxError) {
     return new LlmError('bad_response', `the LLM API at ${where} sent a response that is not valid JSON`, false);

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { PlatformId } from '../../domain/webhooks/payload.js';
 import { silentLogger, type Logger } from '../../ports/logger.js';
 import { PlatformError, WEBHOOK_EVENTS, type PlatformClient, type RegisterWebhookInput, type SendMessageInput } from '../../ports/platform.js';
-import { BlockedAddressError, checkPlatformUrl, guardedLookup, type Resolver } from './ssrfGuard.js';
+import { checkPlatformUrl, guardedLookup, isSsrfRefusal, type Resolver } from '../net/ssrfGuard.js';
 
 /**
  * The messaging platform's HTTP API (API.md, "The messaging platform"): webhook registration and
@@ -125,7 +125,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
       }, timeoutMs);
 
       req.on('error', (err: NodeJS.ErrnoException) => {
-        if (err instanceof BlockedAddressError || err.code === 'ERR_SSRF_BLOCKED') {
+        if (isSsrfRefusal(err)) {
           settle(new PlatformError('blocked', `platform host refused: ${err.message}`));
         } else {
           settle(new PlatformError('unreachable', `platform unreachable for ${what} (${err.code ?? 'connection failed'})`));

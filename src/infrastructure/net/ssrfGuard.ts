@@ -4,8 +4,9 @@ import type { LookupAddress } from 'node:dns';
 
 /**
  * Keeps the service from being turned into a proxy into its own network: a tenant chooses the
- * platform apiUrl, so without this a tenant could make the server call loopback services, the
- * cloud metadata endpoint or anything on the private network.
+ * platform apiUrl and the LLM base URL, so without this a tenant could make the server call
+ * loopback services, the cloud metadata endpoint or anything on the private network. Shared by
+ * the platform client and the LLM client (guardedFetch.ts).
  *
  * Two layers, both needed:
  * - `checkPlatformUrl` rejects literal addresses and local names before any connection. Node's
@@ -211,10 +212,27 @@ export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 
 const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
+/** The `code` of every refusal by this guard, whichever layer refused. */
+export const SSRF_BLOCKED = 'ERR_SSRF_BLOCKED';
+
+/** True for a refusal by this guard (static URL check or connect-time address check). */
+export function isSsrfRefusal(err: unknown): err is Error & { code: typeof SSRF_BLOCKED } {
+  return err instanceof Error && (err as NodeJS.ErrnoException).code === SSRF_BLOCKED;
+}
+
+/** The static check refused the URL before any connection was attempted. */
+export class RefusedUrlError extends Error {
+  override readonly name = 'RefusedUrlError';
+  readonly code = SSRF_BLOCKED;
+  constructor(reason: string) {
+    super(`URL refused: ${reason}`);
+  }
+}
+
 /** Raised through the lookup callback, so http.request fails with it before any connect. */
 export class BlockedAddressError extends Error {
   override readonly name = 'BlockedAddressError';
-  readonly code = 'ERR_SSRF_BLOCKED';
+  readonly code = SSRF_BLOCKED;
   constructor(
     readonly hostname: string,
     readonly address: string,

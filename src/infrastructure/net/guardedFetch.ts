@@ -1,0 +1,139 @@
+import http from 'node:http';
+import https from 'node:https';
+import { checkPlatformUrl, guardedLookup, RefusedUrlError, type Resolver, type UrlPolicy } from './ssrfGuard.js';
+
+/**
+ * A `fetch` for URLs a tenant chose (the LLM base URL), with the platform client's SSRF guard:
+ *
+ * - the URL passes `checkPlatformUrl` first (IP literals never reach a `lookup` hook);
+ * - every connection resolves the name through `guardedLookup`, which refuses it when any resolved address
+ *   is loopback/private/link-local/metadata/unspecified/multicast (or an IPv6 form of one), so a name that
+ *   resolves — or is rebound — to 127.0.0.1 is refused on the address that would be dialled;
+ * - a fresh connection per request (no pool), so no socket opened under an earlier answer is reused;
+ * - redirects are never followed: a 3xx comes back as it is, without its body, for the caller to refuse;
+ * - bodies are read whole (capped) before the promise resolves, so the caller's abort signal (the SDK's
+ *   timeout) covers the entire exchange; `accept-encoding: identity` keeps them uncompressed.
+ *
+ * Refusals reject with an error whose `code` is `ERR_SSRF_BLOCKED` (`isSsrfRefusal`).
+ */
+
+export interface GuardedFetchOptions extends UrlPolicy {
+  /** DNS resolver for the guarded lookup; tests inject one to simulate names offline. */
+  resolver?: Resolver;
+  /** Responses larger than this are abandoned with an error. Default 10 MiB. */
+  maxResponseBytes?: number;
+}
+
+const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
+
+export class ResponseTooLargeError extends Error {
+  override readonly name = 'ResponseTooLargeError';
+  constructor(limit: number) {
+    super(`the response exceeds ${limit} bytes`);
+  }
+}
+
+function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error && reason.name === 'AbortError') return reason;
+  return new DOMException('This operation was aborted', 'AbortError');
+}
+
+export function createGuardedFetch(options: GuardedFetchOptions): typeof fetch {
+  const policy: UrlPolicy = { allowPrivate: options.allowPrivate, requireHttps: options.requireHttps };
+  const lookup = guardedLookup(options.allowPrivate, options.resolver);
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+
+  return async function guardedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    // Request normalises every accepted input shape (URL or Request, header lists, string or byte bodies).
+    const request = new Request(input, init);
+    const checked = checkPlatformUrl(request.url, policy);
+    if (!checked.ok) throw new RefusedUrlError(checked.reason);
+    const url = checked.url;
+    const signal = request.signal;
+    if (signal.aborted) throw abortError(signal);
+    const body = request.body === null ? undefined : Buffer.from(await request.arrayBuffer());
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    headers['accept-encoding'] = 'identity';
+    if (body !== undefined) headers['content-length'] = String(body.length);
+
+    return new Promise<Response>((resolve, reject) => {
+      let settled = false;
+      const transport = url.protocol === 'https:' ? https : http;
+      const finish = (err: unknown, response?: Response) => {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        if (err) reject(err);
+        else resolve(response!);
+      };
+      let req: http.ClientRequest;
+      const onAbort = () => {
+        finish(abortError(signal));
+        req?.destroy();
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+
+      try {
+        req = transport.request({
+          method: request.method,
+          protocol: url.protocol,
+          hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+          port: url.port === '' ? undefined : Number(url.port),
+          path: `${url.pathname}${url.search}`,
+          headers,
+          agent: false,
+          lookup: lookup as unknown as http.RequestOptions['lookup'],
+        });
+      } catch (err) {
+        finish(err);
+        return;
+      }
+
+      req.on('error', (err) => finish(err));
+      req.on('response', (res) => {
+        const status = res.statusCode ?? 0;
+        res.on('error', (err) => finish(err));
+        const responseHeaders = new Headers();
+        for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
+          try {
+            responseHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+          } catch {
+            // A header value fetch cannot represent: dropped, as fetch itself would refuse the response.
+          }
+        }
+        if (status < 200 || status > 599) {
+          finish(new Error(`the server answered with an unusable HTTP status ${status}`));
+          req.destroy();
+          return;
+        }
+        if (status >= 300 && status < 400) {
+          // Never followed, and the body (often an HTML page naming the target) is not kept.
+          finish(null, new Response(null, { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
+          req.destroy();
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) {
+            finish(new ResponseTooLargeError(maxBytes));
+            req.destroy();
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () => {
+          const payload = NULL_BODY_STATUSES.has(status) ? null : Buffer.concat(chunks);
+          finish(null, new Response(payload, { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
+        });
+      });
+      req.end(body);
+    });
+  } as typeof fetch;
+}

@@ -1,0 +1,215 @@
+import type { LookupAddress } from 'node:dns';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLlmResolver } from '../../src/infrastructure/llm/llmForCompany.js';
+import { createOpenAiLlm } from '../../src/infrastructure/llm/openaiLlm.js';
+import { createSecretBox } from '../../src/infrastructure/crypto/secretBox.js';
+import { createGuardedFetch } from '../../src/infrastructure/net/guardedFetch.js';
+import { isSsrfRefusal, type Resolver } from '../../src/infrastructure/net/ssrfGuard.js';
+import { LlmError } from '../../src/ports/llm.js';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * The guarded fetch the LLM client uses (SSRF): names are checked after resolution, on the address that
+ * would be dialled; redirects are returned, never followed. A resolver is injected so a name can "resolve"
+ * to any address offline; the servers really listen on 127.0.0.1.
+ */
+
+const API_KEY = 'sk-guard-test-0f9e8d7c6b5a49382716';
+const servers: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  const hits: { method: string; url: string; authorization: string | undefined; body: string }[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      hits.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, body });
+      handler(req, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const handle = {
+    hits,
+    port,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  servers.push(handle);
+  return handle;
+}
+
+/** Resolves every name to the given addresses, counting the questions. */
+function resolverTo(...addresses: string[]): Resolver & { asked: string[] } {
+  const asked: string[] = [];
+  const resolver = async (hostname: string): Promise<LookupAddress[]> => {
+    asked.push(hostname);
+    return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
+  return Object.assign(resolver, { asked });
+}
+
+const ok = (_req: IncomingMessage, res: ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+
+describe('createGuardedFetch', () => {
+  it('refuses a name that resolves to loopback before connecting: the server gets nothing', async () => {
+    const target = await listen(ok);
+    const resolver = resolverTo('127.0.0.1');
+    const guarded = createGuardedFetch({ allowPrivate: false, requireHttps: false, resolver });
+    const err = await guarded(`http://llm.example.test:${target.port}/v1/models`).catch((e: unknown) => e);
+    expect(isSsrfRefusal(err)).toBe(true);
+    expect((err as Error).message).toMatch(/llm\.example\.test resolves to a loopback address \(127\.0\.0\.1\)/);
+    expect(resolver.asked).toEqual(['llm.example.test']);
+    expect(target.hits).toEqual([]);
+  });
+
+  it.each([
+    ['an IPv4-mapped loopback', '::ffff:127.0.0.1'],
+    ['IPv6 loopback', '::1'],
+    ['a private address', '10.1.2.3'],
+    ['link-local / metadata', '169.254.169.254'],
+    ['unspecified', '0.0.0.0'],
+    ['multicast', '224.0.0.1'],
+    ['one bad address among good ones', '93.184.216.34'],
+  ])('refuses a name resolving to %s', async (label, address) => {
+    const target = await listen(ok);
+    const addresses = label.startsWith('one bad') ? [address, '127.0.0.1'] : [address];
+    const guarded = createGuardedFetch({ allowPrivate: false, requireHttps: false, resolver: resolverTo(...addresses) });
+    const err = await guarded(`http://llm.example.test:${target.port}/`).catch((e: unknown) => e);
+    expect(isSsrfRefusal(err)).toBe(true);
+    expect(target.hits).toEqual([]);
+  });
+
+  it('refuses literal loopback/private URLs and local names without any DNS question', async () => {
+    const resolver = resolverTo('93.184.216.34');
+    const guarded = createGuardedFetch({ allowPrivate: false, requireHttps: false, resolver });
+    for (const url of ['http://127.0.0.1:1/', 'http://[::1]:1/', 'http://2130706433/', 'http://localhost:1/', 'http://[::ffff:7f00:1]/']) {
+      const err = await guarded(url).catch((e: unknown) => e);
+      expect(isSsrfRefusal(err), url).toBe(true);
+    }
+    expect(resolver.asked).toEqual([]);
+  });
+
+  it('requireHttps refuses http', async () => {
+    const guarded = createGuardedFetch({ allowPrivate: true, requireHttps: true });
+    const err = await guarded('http://llm.example.com/v1').catch((e: unknown) => e);
+    expect(isSsrfRefusal(err)).toBe(true);
+    expect((err as Error).message).toMatch(/https is required/);
+  });
+
+  it('with private addresses allowed it connects, sending method, headers and body, and returns status, headers and body', async () => {
+    const target = await listen((_req, res) => res.writeHead(201, { 'content-type': 'application/json', 'x-test': 'yes' }).end('{"made":1}'));
+    const resolver = resolverTo('127.0.0.1');
+    const guarded = createGuardedFetch({ allowPrivate: true, requireHttps: false, resolver });
+    const res = await guarded(`http://llm.example.test:${target.port}/v1/things?x=1`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      body: '{"a":1}',
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('x-test')).toBe('yes');
+    expect(await res.json()).toEqual({ made: 1 });
+    expect(target.hits).toEqual([{ method: 'POST', url: '/v1/things?x=1', authorization: `Bearer ${API_KEY}`, body: '{"a":1}' }]);
+    expect(resolver.asked).toEqual(['llm.example.test']);
+  });
+
+  it('never follows a redirect: the 3xx comes back without its body and the target gets nothing', async () => {
+    const inside = await listen(ok);
+    const redirector = await listen((_req, res) =>
+      res.writeHead(302, { location: `http://127.0.0.1:${inside.port}/secret`, 'content-type': 'text/html' }).end('<a href="/secret">moved</a>'),
+    );
+    // allowPrivate so the redirector itself may be reached: not following is what is under test.
+    const guarded = createGuardedFetch({ allowPrivate: true, requireHttps: false });
+    for (const redirect of [undefined, 'follow', 'manual'] as const) {
+      const res = await guarded(`http://127.0.0.1:${redirector.port}/v1/models`, redirect ? { redirect } : {});
+      expect(res.status).toBe(302);
+      expect(await res.text()).toBe('');
+    }
+    expect(redirector.hits).toHaveLength(3);
+    expect(inside.hits).toEqual([]);
+  });
+
+  it('aborts through the signal', async () => {
+    const slow = await listen((_req, res) => setTimeout(() => res.end('late'), 2_000));
+    const guarded = createGuardedFetch({ allowPrivate: true, requireHttps: false });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const started = Date.now();
+    const err = await guarded(`http://127.0.0.1:${slow.port}/`, { signal: controller.signal }).catch((e: unknown) => e);
+    expect((err as Error).name).toBe('AbortError');
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('abandons a response over the size limit', async () => {
+    const big = await listen((_req, res) => res.end('x'.repeat(10_000)));
+    const guarded = createGuardedFetch({ allowPrivate: true, requireHttps: false, maxResponseBytes: 1_000 });
+    await expect(guarded(`http://127.0.0.1:${big.port}/`)).rejects.toThrow(/exceeds 1000 bytes/);
+  });
+});
+
+describe('the OpenAI-compatible client goes through the guard', () => {
+  const messages = [{ role: 'user' as const, content: 'PROMPT-MARKER where is my order?' }];
+
+  it('a base URL whose name resolves to loopback: no request reaches the server, an LlmError that names the reason and not the key', async () => {
+    const target = await listen(ok);
+    const llm = createOpenAiLlm({
+      baseUrl: `http://llm.example.test:${target.port}/v1`,
+      apiKey: API_KEY,
+      maxRetries: 0,
+      network: { allowPrivate: false, resolver: resolverTo('127.0.0.1') },
+    });
+    const err = await llm.complete({ model: 'gpt-4o-mini', messages }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LlmError);
+    expect(err).toMatchObject({ kind: 'invalid_request', retryable: false });
+    expect((err as LlmError).message).toMatch(/not allowed: .*loopback/);
+    expect((err as LlmError).message).not.toContain(API_KEY);
+    const test = await llm.testConnection({ model: 'gpt-4o-mini' });
+    expect(test).toMatchObject({ ok: false, error: { kind: 'invalid_request' } });
+    expect(target.hits).toEqual([]);
+  });
+
+  it('the default policy refuses private addresses (a client built without a policy is not open)', async () => {
+    const target = await listen(ok);
+    const llm = createOpenAiLlm({ baseUrl: `http://127.0.0.1:${target.port}/v1`, apiKey: API_KEY, maxRetries: 0 });
+    await expect(llm.complete({ model: 'gpt-4o-mini', messages })).rejects.toMatchObject({ kind: 'invalid_request' });
+    expect(target.hits).toEqual([]);
+  });
+
+  it('a public-looking name that redirects to loopback is not followed; the key and prompt never go there', async () => {
+    const inside = await listen(ok);
+    const redirector = await listen((req, res) => res.writeHead(307, { location: `http://127.0.0.1:${inside.port}${req.url}` }).end());
+    // "llm.example.test" resolves to 127.0.0.1 but is allowed here, standing in for a public server.
+    const llm = createOpenAiLlm({
+      baseUrl: `http://llm.example.test:${redirector.port}/v1`,
+      apiKey: API_KEY,
+      maxRetries: 2,
+      network: { allowPrivate: true, resolver: resolverTo('127.0.0.1') },
+    });
+    const err = await llm.complete({ model: 'gpt-4o-mini', messages }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ kind: 'bad_response', retryable: false, status: 307 });
+    expect((err as LlmError).message).toMatch(/HTTP 307, a redirect; redirects are not followed/);
+    expect(redirector.hits).toHaveLength(1); // not retried either
+    expect(inside.hits).toEqual([]);
+  });
+
+  it('the company resolver builds clients with the configured policy', async () => {
+    const target = await listen(ok);
+    const box = createSecretBox(randomBytes(32));
+    const config = { provider: 'openai' as const, baseUrl: `http://llm.example.test:${target.port}/v1`, model: 'gpt-4o-mini', sealedApiKey: box.seal(API_KEY) };
+    const strict = createLlmResolver({ secretBox: box, maxRetries: 0, network: { allowPrivate: false, resolver: resolverTo('127.0.0.1') } });
+    await expect(strict(config).complete({ model: 'gpt-4o-mini', messages })).rejects.toMatchObject({ kind: 'invalid_request' });
+    expect(target.hits).toEqual([]);
+    const unconfigured = createLlmResolver({ secretBox: box, maxRetries: 0 });
+    await expect(
+      unconfigured({ ...config, baseUrl: `http://127.0.0.1:${target.port}/v1` }).complete({ model: 'gpt-4o-mini', messages }),
+    ).rejects.toMatchObject({ kind: 'invalid_request' });
+    expect(target.hits).toEqual([]);
+  });
+});
