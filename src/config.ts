@@ -54,6 +54,7 @@ export const configSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(900),
   REFRESH_TOKEN_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  REFRESH_TOKEN_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(30),
   AUTH_EMAIL_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
   REPLY_BURST_WINDOW_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
@@ -91,6 +92,7 @@ export interface Config {
   shutdownTimeoutMs: number;
   accessTokenTtlSeconds: number;
   refreshTokenTtlMs: number;
+  refreshReuseGraceMs: number;
   authRateLimitPerMinute: number;
   authEmailRateLimitPerMinute: number;
   replyBurstWindowMs: number;
@@ -148,6 +150,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,
     accessTokenTtlSeconds: c.ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlMs: c.REFRESH_TOKEN_TTL_DAYS * 86_400_000,
+    refreshReuseGraceMs: c.REFRESH_TOKEN_REUSE_GRACE_SECONDS * 1000,
     authRateLimitPerMinute: c.AUTH_RATE_LIMIT_PER_MINUTE,
     authEmailRateLimitPerMinute: c.AUTH_EMAIL_RATE_LIMIT_PER_MINUTE,
     replyBurstWindowMs: c.REPLY_BURST_WINDOW_MS,

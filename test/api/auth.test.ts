@@ -181,22 +181,21 @@ describe('POST /api/auth/refresh', () => {
     expect(r2.json().session.refresh_token).not.toBe(s1.refresh_token);
   });
 
-  it('reusing a rotated token revokes the whole family (RFC 9700)', async () => {
+  it('presenting a rotated token again moments later (another tab) returns the same session instead of revoking it', async () => {
     const { session } = await registerAndLogin();
     const s1 = (await post('/api/auth/refresh', { refresh_token: session.refresh_token })).json().session;
-    const reuse = await post('/api/auth/refresh', { refresh_token: session.refresh_token });
-    expect(reuse.statusCode).toBe(401);
-    expect(reuse.json().error.code).toBe('REFRESH_FAILED');
-    // The thief's and the owner's newest tokens are both dead now.
-    expect((await post('/api/auth/refresh', { refresh_token: s1.refresh_token })).statusCode).toBe(401);
-    expect((await get('/api/auth/me', s1.access_token)).statusCode).toBe(401);
+    const again = await post('/api/auth/refresh', { refresh_token: session.refresh_token });
+    expect(again.statusCode).toBe(200);
+    expect(again.json().session.refresh_token).toBe(s1.refresh_token);
+    expect((await get('/api/auth/me', s1.access_token)).statusCode).toBe(200);
+    // Replays after the grace window revoke the family: test/api/refreshRace.test.ts.
   });
 
-  it('two concurrent refreshes with one token: exactly one succeeds', async () => {
+  it('concurrent refreshes with one token all succeed with the same new refresh token', async () => {
     const { session } = await registerAndLogin();
     const results = await Promise.all([1, 2, 3].map(() => post('/api/auth/refresh', { refresh_token: session.refresh_token })));
-    expect(results.filter((r) => r.statusCode === 200)).toHaveLength(1);
-    for (const r of results.filter((r) => r.statusCode !== 200)) expect(r.json().error.code).toBe('REFRESH_FAILED');
+    expect(results.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    expect(new Set(results.map((r) => r.json().session.refresh_token)).size).toBe(1);
   });
 
   it.each([['garbage'], ['00000000-0000-4000-8000-000000000000.' + 'A'.repeat(43)], ['']])('an invalid token %j → 401 REFRESH_FAILED', async (token) => {
