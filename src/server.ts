@@ -75,7 +75,6 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     ...commands,
     hasher: createArgonHasher(),
     tokens: createJwtAccessTokens({ key: jwtKey, ttlSeconds: config.accessTokenTtlSeconds, now: () => clock.now() }),
-    superadminEmails: config.superadminEmails,
     refreshTokenTtlMs: config.refreshTokenTtlMs,
     refreshReuseGraceMs: config.refreshReuseGraceMs,
     // Its own key, derived from the session key: rotated refresh tokens are HMACs of their predecessors.

@@ -36,7 +36,6 @@ export interface CommandDeps {
 export interface AuthDeps extends CommandDeps {
   hasher: PasswordHasher;
   tokens: AccessTokens;
-  superadminEmails: string[];
   refreshTokenTtlMs: number;
   /** A rotated refresh token presented again this soon is a concurrent refresh, not a replay. */
   refreshReuseGraceMs: number;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { emailReservationDecider, type EmailReservationEvent } from '../../src/domain/accounts/emailReservation.js';
+import { userDecider, type UserEvent } from '../../src/domain/accounts/user.js';
 import { apiTokenDecider, type ApiTokenEvent } from '../../src/domain/apiTokens/apiToken.js';
 import { companyDecider, DEFAULT_PIPELINE_STAGES } from '../../src/domain/company/company.js';
 import { creditsDecider, type CreditEvent } from '../../src/domain/credits/credits.js';
@@ -130,6 +131,37 @@ describe('refresh token rotation (RFC 9700)', () => {
   it('logs out once; a second logout changes nothing', () => {
     session.given([started]).when({ type: 'RevokeSession', now: T0 }).then([{ type: 'SessionRevoked', data: { reason: 'logout', at: T0 } }]);
     session.given([started, { type: 'SessionRevoked', data: { reason: 'logout', at: T0 } }]).when({ type: 'RevokeSession', now: T0 }).then([]);
+  });
+});
+
+describe('superadmin (an operator command on an existing account)', () => {
+  const user = specFor(userDecider);
+  const registered: UserEvent = {
+    type: 'UserRegistered',
+    data: { userId: U1, email: 'root@example.com', passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$x$y', companyId: C1, companyKey: 1, createdAt: T0 },
+  };
+  const granted: UserEvent = { type: 'SuperadminGranted', data: { by: 'cli:ops', at: T0 } };
+  const grant = { type: 'GrantSuperadmin', by: 'cli:ops', now: T0 } as const;
+  const revoke = { type: 'RevokeSuperadmin', by: 'cli:ops', now: T0 } as const;
+
+  it('a registered user is not a superadmin', () => {
+    expect(user.given([registered]).state).toMatchObject({ exists: true, isSuperadmin: false });
+  });
+  it('grants it to an existing account', () => {
+    const state = user.given([registered]).when(grant).then([granted]);
+    expect(state).toMatchObject({ isSuperadmin: true });
+  });
+  it('refuses an account that does not exist: nothing can be granted ahead of a registration', () => {
+    user.given([]).when(grant).thenThrows('NOT_FOUND');
+    user.given([]).when(revoke).thenThrows('NOT_FOUND');
+  });
+  it('granting twice records it once', () => {
+    user.given([registered, granted]).when(grant).then([]);
+  });
+  it('revokes it; revoking a non-superadmin changes nothing', () => {
+    const state = user.given([registered, granted]).when(revoke).then([{ type: 'SuperadminRevoked', data: { by: 'cli:ops', at: T0 } }]);
+    expect(state).toMatchObject({ isSuperadmin: false });
+    user.given([registered]).when(revoke).then([]);
   });
 });
 

@@ -52,7 +52,6 @@ describe('configuration from the environment', () => {
       EVENTSTORE_URL: 'esdb://localhost:2113?tls=false',
       MONGODB_URI: 'mongodb://localhost:27017',
       NATS_URL: 'nats://localhost:4222',
-      SUPERADMIN_EMAILS: ' Admin@Example.com, ops@example.com ',
       ALLOW_PRIVATE_PLATFORM_URLS: 'true',
       TRUST_PROXY: '10.0.0.0/8,127.0.0.1',
       PUBLIC_BASE_URL: 'https://agents.example.com/',
@@ -60,7 +59,6 @@ describe('configuration from the environment', () => {
     });
     expect(c.refreshReuseGraceMs).toBe(0);
     expect(c.eventStoreUrl).toBe('esdb://localhost:2113?tls=false');
-    expect(c.superadminEmails).toEqual(['admin@example.com', 'ops@example.com']);
     expect(c.allowPrivatePlatformUrls).toBe(true);
     expect(c.trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1']);
     expect(c.publicBaseUrl).toBe('https://agents.example.com');
