@@ -49,11 +49,11 @@ export const configSchema = z.object({
     .trim()
     .refine((v) => /^[0-9a-fA-F]{64}$/.test(v) || Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64 or hex encoded')
     .optional(),
-  SUPERADMIN_EMAILS: z.string().default(''),
   ALLOW_PRIVATE_PLATFORM_URLS: bool.default(false),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(86_400).default(900),
   REFRESH_TOKEN_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  REFRESH_TOKEN_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(30),
   AUTH_EMAIL_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(10),
   REPLY_BURST_WINDOW_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
@@ -91,11 +91,11 @@ export interface Config {
   trustProxy: boolean | number | string[];
   jwtSecret: string | undefined;
   masterKey: string | undefined;
-  superadminEmails: string[];
   allowPrivatePlatformUrls: boolean;
   shutdownTimeoutMs: number;
   accessTokenTtlSeconds: number;
   refreshTokenTtlMs: number;
+  refreshReuseGraceMs: number;
   authRateLimitPerMinute: number;
   authEmailRateLimitPerMinute: number;
   replyBurstWindowMs: number;
@@ -121,6 +121,11 @@ export class ConfigError extends Error {
 
 /** Parses the environment; a bad value throws one line naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // Removed, not ignored: it let whoever registered a listed email first become superadmin. Refusing to start
+  // tells an operator who relied on it what to do instead.
+  if (env.SUPERADMIN_EMAILS) {
+    throw new ConfigError('SUPERADMIN_EMAILS is no longer supported: unset it and grant superadmin to an existing account on the server with `npm run superadmin -- grant <email>`');
+  }
   const result = configSchema.safeParse(
     Object.fromEntries(Object.keys(configSchema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]])),
   );
@@ -150,13 +155,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: parseTrustProxy(c.TRUST_PROXY),
     jwtSecret: c.JWT_SECRET,
     masterKey: c.MASTER_KEY,
-    superadminEmails: c.SUPERADMIN_EMAILS.split(',')
-      .map((e) => e.trim().toLowerCase())
-      .filter(Boolean),
     allowPrivatePlatformUrls: c.ALLOW_PRIVATE_PLATFORM_URLS,
     shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT_MS,
     accessTokenTtlSeconds: c.ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlMs: c.REFRESH_TOKEN_TTL_DAYS * 86_400_000,
+    refreshReuseGraceMs: c.REFRESH_TOKEN_REUSE_GRACE_SECONDS * 1000,
     authRateLimitPerMinute: c.AUTH_RATE_LIMIT_PER_MINUTE,
     authEmailRateLimitPerMinute: c.AUTH_EMAIL_RATE_LIMIT_PER_MINUTE,
     replyBurstWindowMs: c.REPLY_BURST_WINDOW_MS,

@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from './config.js';
@@ -74,8 +75,10 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     ...commands,
     hasher: createArgonHasher(),
     tokens: createJwtAccessTokens({ key: jwtKey, ttlSeconds: config.accessTokenTtlSeconds, now: () => clock.now() }),
-    superadminEmails: config.superadminEmails,
     refreshTokenTtlMs: config.refreshTokenTtlMs,
+    refreshReuseGraceMs: config.refreshReuseGraceMs,
+    // Its own key, derived from the session key: rotated refresh tokens are HMACs of their predecessors.
+    refreshTokenKey: Buffer.from(hkdfSync('sha256', jwtKey, '', 'messaging-agent-service:refresh-token-rotation', 32)),
   };
   const services: HttpServices = {
     config,

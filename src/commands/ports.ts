@@ -36,8 +36,11 @@ export interface CommandDeps {
 export interface AuthDeps extends CommandDeps {
   hasher: PasswordHasher;
   tokens: AccessTokens;
-  superadminEmails: string[];
   refreshTokenTtlMs: number;
+  /** A rotated refresh token presented again this soon is a concurrent refresh, not a replay. */
+  refreshReuseGraceMs: number;
+  /** Server key from which rotated refresh tokens are derived (see refreshSession). */
+  refreshTokenKey: Uint8Array;
 }
 
 /** Encrypts secrets (webhook secrets, platform and LLM API keys) before they enter an event. */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
 import { loadConfig } from '../../src/config.js';
+import type { Clock } from '../../src/commands/ports.js';
 import { createLogger } from '../../src/infrastructure/logger.js';
 import { createServer, type Server } from '../../src/server.js';
 
@@ -14,6 +15,8 @@ export interface TestServer extends Server {
 export interface TestServerOptions {
   /** Reuse this data directory (e.g. a server restarted after `stop()`) instead of a fresh temp dir. */
   dataDir?: string;
+  /** The server's clock (tokens, sessions, events); the system clock when absent. */
+  clock?: Clock;
 }
 
 /** A real server on embedded defaults (SQLite files in a fresh temp dir, in-process bus). */
@@ -27,7 +30,9 @@ export async function startTestServer(env: Record<string, string> = {}, logDesti
     AUTH_EMAIL_RATE_LIMIT_PER_MINUTE: '10000',
     ...env,
   });
-  const server = await createServer(config, createLogger({ level: config.logLevel, ...(logDestination ? { destination: logDestination } : {}) }));
+  const server = await createServer(config, createLogger({ level: config.logLevel, ...(logDestination ? { destination: logDestination } : {}) }), {
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   return Object.assign(server, {
     dataDir,
     async close() {

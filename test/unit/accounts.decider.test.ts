@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { emailReservationDecider, type EmailReservationEvent } from '../../src/domain/accounts/emailReservation.js';
+import { userDecider, type UserEvent } from '../../src/domain/accounts/user.js';
 import { apiTokenDecider, type ApiTokenEvent } from '../../src/domain/apiTokens/apiToken.js';
 import { companyDecider, DEFAULT_PIPELINE_STAGES } from '../../src/domain/company/company.js';
 import { creditsDecider, type CreditEvent } from '../../src/domain/credits/credits.js';
 import { sequenceDecider } from '../../src/domain/sequence/sequence.js';
-import { sessionDecider, type SessionEvent } from '../../src/domain/sessions/session.js';
+import { rotationsBehindHead, sessionDecider, type SessionEvent } from '../../src/domain/sessions/session.js';
 import { specFor } from '../support/gwt.js';
 
 const U1 = '11111111-1111-4111-8111-111111111111';
@@ -80,7 +81,7 @@ describe('refresh token rotation (RFC 9700)', () => {
   };
   const rotated: SessionEvent = { type: 'RefreshTokenRotated', data: { fromHash: h('a'), toHash: h('b'), at: T0, expiresAt: '2026-01-31T00:00:00.000Z' } };
   const refresh = (presented: string, now = '2026-01-02T00:00:00.000Z') =>
-    ({ type: 'RefreshSession', presentedHash: h(presented), newHash: h('c'), now, expiresAt: '2026-02-01T00:00:00.000Z' }) as const;
+    ({ type: 'RefreshSession', presentedHash: h(presented), newHash: h('c'), now, expiresAt: '2026-02-01T00:00:00.000Z', graceMs: 30_000 }) as const;
 
   it('rotates the current token', () => {
     session.given([started]).when(refresh('a')).then([
@@ -90,6 +91,30 @@ describe('refresh token rotation (RFC 9700)', () => {
   it('revokes the whole family when a rotated token is presented again', () => {
     const after = session.given([started, rotated]).when(refresh('a')).then([{ type: 'SessionRevoked', data: { reason: 'reuse_detected', at: '2026-01-02T00:00:00.000Z' } }]);
     expect(after.status).toBe('revoked');
+  });
+  it('a rotated token presented again within the grace window changes nothing (a concurrent refresh, not a replay)', () => {
+    const state = session.given([started, rotated]).when(refresh('a', '2026-01-01T00:00:30.000Z')).then([]);
+    expect(state).toMatchObject({ status: 'active', currentHash: h('b') });
+    expect(rotationsBehindHead(state, h('a'), '2026-01-01T00:00:30.000Z', 30_000)).toBe(1);
+  });
+  it('within the grace window a token several rotations behind finds the head', () => {
+    const rotatedAgain: SessionEvent = { type: 'RefreshTokenRotated', data: { fromHash: h('b'), toHash: h('d'), at: '2026-01-01T00:00:10.000Z', expiresAt: '2026-01-31T00:00:00.000Z' } };
+    const state = session.given([started, rotated, rotatedAgain]).when(refresh('a', '2026-01-01T00:00:20.000Z')).then([]);
+    expect(rotationsBehindHead(state, h('a'), '2026-01-01T00:00:20.000Z', 30_000)).toBe(2);
+    expect(rotationsBehindHead(state, h('b'), '2026-01-01T00:00:20.000Z', 30_000)).toBe(1);
+    // The grace window runs from each token's own rotation.
+    session.given([started, rotated, rotatedAgain]).when(refresh('a', '2026-01-01T00:00:35.000Z')).then([{ type: 'SessionRevoked', data: { reason: 'reuse_detected', at: '2026-01-01T00:00:35.000Z' } }]);
+  });
+  it('one millisecond after the grace window the same token is a replay: the family is revoked', () => {
+    session.given([started, rotated]).when(refresh('a', '2026-01-01T00:00:30.001Z')).then([{ type: 'SessionRevoked', data: { reason: 'reuse_detected', at: '2026-01-01T00:00:30.001Z' } }]);
+  });
+  it('a grace window of 0 treats every second presentation as a replay', () => {
+    session.given([started, rotated]).when({ ...refresh('a', '2026-01-01T00:00:00.001Z'), graceMs: 0 }).then([{ type: 'SessionRevoked', data: { reason: 'reuse_detected', at: '2026-01-01T00:00:00.001Z' } }]);
+  });
+  it('within the grace window, a revoked or expired family still refuses', () => {
+    session.given([started, rotated, { type: 'SessionRevoked', data: { reason: 'logout', at: T0 } }]).when(refresh('a', '2026-01-01T00:00:05.000Z')).thenThrows('REFRESH_FAILED');
+    const shortLived: SessionEvent = { type: 'RefreshTokenRotated', data: { fromHash: h('a'), toHash: h('b'), at: T0, expiresAt: '2026-01-01T00:00:01.000Z' } };
+    session.given([started, shortLived]).when(refresh('a', '2026-01-01T00:00:05.000Z')).thenThrows('REFRESH_FAILED');
   });
   it('refuses the newest token once the family is revoked', () => {
     session.given([started, rotated, { type: 'SessionRevoked', data: { reason: 'reuse_detected', at: T0 } }]).when(refresh('b')).thenThrows('REFRESH_FAILED');
@@ -106,6 +131,37 @@ describe('refresh token rotation (RFC 9700)', () => {
   it('logs out once; a second logout changes nothing', () => {
     session.given([started]).when({ type: 'RevokeSession', now: T0 }).then([{ type: 'SessionRevoked', data: { reason: 'logout', at: T0 } }]);
     session.given([started, { type: 'SessionRevoked', data: { reason: 'logout', at: T0 } }]).when({ type: 'RevokeSession', now: T0 }).then([]);
+  });
+});
+
+describe('superadmin (an operator command on an existing account)', () => {
+  const user = specFor(userDecider);
+  const registered: UserEvent = {
+    type: 'UserRegistered',
+    data: { userId: U1, email: 'root@example.com', passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$x$y', companyId: C1, companyKey: 1, createdAt: T0 },
+  };
+  const granted: UserEvent = { type: 'SuperadminGranted', data: { by: 'cli:ops', at: T0 } };
+  const grant = { type: 'GrantSuperadmin', by: 'cli:ops', now: T0 } as const;
+  const revoke = { type: 'RevokeSuperadmin', by: 'cli:ops', now: T0 } as const;
+
+  it('a registered user is not a superadmin', () => {
+    expect(user.given([registered]).state).toMatchObject({ exists: true, isSuperadmin: false });
+  });
+  it('grants it to an existing account', () => {
+    const state = user.given([registered]).when(grant).then([granted]);
+    expect(state).toMatchObject({ isSuperadmin: true });
+  });
+  it('refuses an account that does not exist: nothing can be granted ahead of a registration', () => {
+    user.given([]).when(grant).thenThrows('NOT_FOUND');
+    user.given([]).when(revoke).thenThrows('NOT_FOUND');
+  });
+  it('granting twice records it once', () => {
+    user.given([registered, granted]).when(grant).then([]);
+  });
+  it('revokes it; revoking a non-superadmin changes nothing', () => {
+    const state = user.given([registered, granted]).when(revoke).then([{ type: 'SuperadminRevoked', data: { by: 'cli:ops', at: T0 } }]);
+    expect(state).toMatchObject({ isSuperadmin: false });
+    user.given([registered]).when(revoke).then([]);
   });
 });
 

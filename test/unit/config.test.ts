@@ -16,6 +16,7 @@ describe('configuration from the environment', () => {
       natsUrl: undefined,
       allowPrivatePlatformUrls: false,
       trustProxy: false,
+      refreshReuseGraceMs: 30_000,
     });
   });
 
@@ -30,6 +31,8 @@ describe('configuration from the environment', () => {
     ['PUBLIC_BASE_URL', 'ftp://example.com'],
     ['JWT_SECRET', 'short'],
     ['ALLOW_PRIVATE_PLATFORM_URLS', 'maybe'],
+    ['REFRESH_TOKEN_REUSE_GRACE_SECONDS', '301'],
+    ['REFRESH_TOKEN_REUSE_GRACE_SECONDS', '-1'],
   ])('a bad %s=%s stops start-up with one line naming the variable', (name, value) => {
     let error: unknown;
     try {
@@ -49,13 +52,13 @@ describe('configuration from the environment', () => {
       EVENTSTORE_URL: 'esdb://localhost:2113?tls=false',
       MONGODB_URI: 'mongodb://localhost:27017',
       NATS_URL: 'nats://localhost:4222',
-      SUPERADMIN_EMAILS: ' Admin@Example.com, ops@example.com ',
       ALLOW_PRIVATE_PLATFORM_URLS: 'true',
       TRUST_PROXY: '10.0.0.0/8,127.0.0.1',
       PUBLIC_BASE_URL: 'https://agents.example.com/',
+      REFRESH_TOKEN_REUSE_GRACE_SECONDS: '0',
     });
+    expect(c.refreshReuseGraceMs).toBe(0);
     expect(c.eventStoreUrl).toBe('esdb://localhost:2113?tls=false');
-    expect(c.superadminEmails).toEqual(['admin@example.com', 'ops@example.com']);
     expect(c.allowPrivatePlatformUrls).toBe(true);
     expect(c.trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1']);
     expect(c.publicBaseUrl).toBe('https://agents.example.com');

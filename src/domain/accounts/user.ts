@@ -2,28 +2,64 @@ import { z } from 'zod';
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
 
-export const userEvents = {
+const registered = z.object({
+  userId: z.uuid(),
+  email: z.string(),
   // passwordHash is an argon2id PHC string, never the password itself.
-  UserRegistered: z.object({
-    userId: z.uuid(),
-    email: z.string(),
-    passwordHash: z.string().startsWith('$argon2id$'),
-    companyId: z.uuid(),
-    companyKey: z.number().int().positive(),
-    createdAt: z.iso.datetime(),
-  }),
+  passwordHash: z.string().startsWith('$argon2id$'),
+  companyId: z.uuid(),
+  companyKey: z.number().int().positive(),
+  createdAt: z.iso.datetime(),
+});
+
+/**
+ * Superadmin is a fact on the user's own stream, recorded only by an operator on the server
+ * (`npm run superadmin -- grant <email>`): nothing a caller sends over HTTP, and no email list, makes one.
+ * `by` says who ran the command (for the audit trail).
+ */
+const superadminChange = z.object({ by: z.string().min(1).max(200), at: z.iso.datetime() });
+
+export const userEvents = {
+  UserRegistered: registered,
+  SuperadminGranted: superadminChange,
+  SuperadminRevoked: superadminChange,
 };
-export type UserEvent = { type: 'UserRegistered'; data: z.infer<typeof userEvents.UserRegistered> };
-export type UserState = { exists: false } | ({ exists: true } & z.infer<typeof userEvents.UserRegistered>);
-export type UserCommand = { type: 'RegisterUser' } & z.infer<typeof userEvents.UserRegistered>;
+type Events = typeof userEvents;
+export type UserEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];
+export type UserState = { exists: false } | ({ exists: true; isSuperadmin: boolean } & z.infer<typeof registered>);
+export type UserCommand =
+  | ({ type: 'RegisterUser' } & z.infer<typeof registered>)
+  | { type: 'GrantSuperadmin'; by: string; now: string }
+  | { type: 'RevokeSuperadmin'; by: string; now: string };
+
+const noAccount = () => new DomainError('NOT_FOUND', 'User not found');
 
 export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
   initialState: { exists: false },
-  evolve: (_state, event) => ({ exists: true, ...event.data }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'UserRegistered':
+        return { exists: true, isSuperadmin: false, ...event.data };
+      case 'SuperadminGranted':
+        return state.exists ? { ...state, isSuperadmin: true } : state;
+      case 'SuperadminRevoked':
+        return state.exists ? { ...state, isSuperadmin: false } : state;
+    }
+  },
   decide(command, state) {
-    if (state.exists) throw new DomainError('CONFLICT', 'User already exists');
-    const { type: _type, ...data } = command;
-    return [{ type: 'UserRegistered', data }];
+    switch (command.type) {
+      case 'RegisterUser': {
+        if (state.exists) throw new DomainError('CONFLICT', 'User already exists');
+        const { type: _type, ...data } = command;
+        return [{ type: 'UserRegistered', data }];
+      }
+      case 'GrantSuperadmin':
+        if (!state.exists) throw noAccount();
+        return state.isSuperadmin ? [] : [{ type: 'SuperadminGranted', data: { by: command.by, at: command.now } }];
+      case 'RevokeSuperadmin':
+        if (!state.exists) throw noAccount();
+        return state.isSuperadmin ? [{ type: 'SuperadminRevoked', data: { by: command.by, at: command.now } }] : [];
+    }
   },
 };
 

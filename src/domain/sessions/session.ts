@@ -5,7 +5,10 @@ import { DomainError } from '../errors.js';
 /**
  * A login session is a refresh-token family (RFC 9700 §4.14): each refresh rotates the token; presenting
  * a token that was already rotated away means it leaked, so the whole family is revoked.
- * Only SHA-256 hashes of refresh tokens are stored.
+ * Except within a short grace window after its rotation: two tabs refreshing with one token at the same
+ * moment are a race, not a theft, so the late one is answered with the family's current head instead
+ * (the grace window of Auth0's "reuse interval" or Okta's "grace period"). Only SHA-256 hashes of refresh
+ * tokens are stored.
  */
 export const sessionEvents = {
   SessionStarted: z.object({
@@ -35,16 +38,28 @@ export type SessionState =
       userId: string;
       companyId: string;
       currentHash: string;
-      usedHashes: string[];
+      /** Every token rotated away, oldest first, with when: a replay is judged by how long ago that was. */
+      rotated: { hash: string; at: string }[];
       expiresAt: string;
     };
 
 export type SessionCommand =
   | { type: 'StartSession'; sessionId: string; userId: string; companyId: string; tokenHash: string; now: string; expiresAt: string }
-  | { type: 'RefreshSession'; presentedHash: string; newHash: string; now: string; expiresAt: string }
+  | { type: 'RefreshSession'; presentedHash: string; newHash: string; now: string; expiresAt: string; graceMs: number }
   | { type: 'RevokeSession'; now: string };
 
 export const refreshFailed = () => new DomainError('REFRESH_FAILED', 'Refresh token is invalid or expired');
+
+/**
+ * A rotated token presented again within `graceMs` of its rotation: how many rotations it is behind the
+ * current head (1 = it was rotated into the current token). null when it is not such a token.
+ */
+export function rotationsBehindHead(state: SessionState, presentedHash: string, now: string, graceMs: number): number | null {
+  if (state.status !== 'active') return null;
+  const i = state.rotated.findIndex((r) => r.hash === presentedHash);
+  if (i < 0) return null;
+  return Date.parse(now) - Date.parse(state.rotated[i]!.at) <= graceMs ? state.rotated.length - i : null;
+}
 
 export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState> = {
   initialState: { status: 'none' },
@@ -57,12 +72,17 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
           userId: event.data.userId,
           companyId: event.data.companyId,
           currentHash: event.data.tokenHash,
-          usedHashes: [],
+          rotated: [],
           expiresAt: event.data.expiresAt,
         };
       case 'RefreshTokenRotated':
         if (state.status === 'none') return state;
-        return { ...state, currentHash: event.data.toHash, usedHashes: [...state.usedHashes, event.data.fromHash], expiresAt: event.data.expiresAt };
+        return {
+          ...state,
+          currentHash: event.data.toHash,
+          rotated: [...state.rotated, { hash: event.data.fromHash, at: event.data.at }],
+          expiresAt: event.data.expiresAt,
+        };
       case 'SessionRevoked':
         return state.status === 'none' ? state : { ...state, status: 'revoked' };
     }
@@ -86,7 +106,12 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
         ];
       case 'RefreshSession':
         if (state.status !== 'active') throw refreshFailed();
-        if (state.usedHashes.includes(command.presentedHash)) {
+        if (state.rotated.some((r) => r.hash === command.presentedHash)) {
+          // A concurrent refresh that lost the race: nothing changes, the caller hands out the current head.
+          if (rotationsBehindHead(state, command.presentedHash, command.now, command.graceMs) !== null) {
+            if (Date.parse(state.expiresAt) <= Date.parse(command.now)) throw refreshFailed();
+            return [];
+          }
           // Reuse of a rotated token: revoke the family; the caller reports failure after appending.
           return [{ type: 'SessionRevoked', data: { reason: 'reuse_detected', at: command.now } }];
         }

@@ -8,19 +8,22 @@ import { loadState } from '../../commands/handleCommand.js';
 import { COMPANIES, type CompanyDoc } from '../../projections/companies/companiesProjection.js';
 import { CREDIT_BALANCES, type CreditBalanceDoc } from '../../projections/credits/creditsProjection.js';
 import { authenticator, authOf } from '../authenticate.js';
-import { notFound } from '../errors.js';
+import { forbidden, notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
-import { isSuperadmin } from './auth.js';
 import { errorResponses, listQuery } from './schemas.js';
 
-/** Superadmin routes (SUPERADMIN_EMAILS). Anyone else gets 404, as if they did not exist. */
+/**
+ * Superadmin routes, for accounts an operator made superadmin (`npm run superadmin -- grant <email>`), read
+ * from the user's stream on every request so a revoke applies at once. Only a signed-in superadmin's session
+ * opens them, never an API token; anyone else gets 403 (the routes are in the public OpenAPI document anyway).
+ */
 export function adminRoutes(services: HttpServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.addHook('onRequest', authenticator(services));
     app.addHook('preHandler', async (request: FastifyRequest) => {
       const auth = authOf(request);
       const { state: user } = await loadState(services.commands.eventStore, userStream(auth.userId), userDecider);
-      if (auth.kind !== 'session' || !user.exists || !isSuperadmin(services, user.email)) throw notFound('Route');
+      if (auth.kind !== 'session' || !user.exists || !user.isSuperadmin) throw forbidden('Only a superadmin may use this route');
     });
 
     app.get(

@@ -120,12 +120,10 @@ export function authRoutes(services: HttpServices): FastifyPluginAsyncZod {
         ]);
         if (!user.exists || !company.exists) throw notFound('User');
         return {
-          user: { id: user.userId, email: user.email, companyId: company.companyKey, isSuperadmin: isSuperadmin(services, user.email) },
+          user: { id: user.userId, email: user.email, companyId: company.companyKey, isSuperadmin: user.isSuperadmin },
           company: { id: company.companyKey, companyId: company.companyId, companyName: company.name, createdAt: company.createdAt },
         };
       },
     );
   };
 }
-
-export const isSuperadmin = (services: HttpServices, email: string) => services.config.superadminEmails.includes(normalizeEmail(email));
