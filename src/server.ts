@@ -27,7 +27,7 @@ import { createSecretBox, parseMasterKey } from './infrastructure/crypto/secretB
 import { loadOrCreateKeyFile } from './infrastructure/keyFile.js';
 import { createLlmResolver } from './infrastructure/llm/llmForCompany.js';
 import { createPlatformClient } from './infrastructure/platform/platformClient.js';
-import { checkPlatformUrl } from './infrastructure/net/ssrfGuard.js';
+import { checkPlatformUrl, type Resolver } from './infrastructure/net/ssrfGuard.js';
 import { createKnowledgeIndex } from './infrastructure/search/knowledgeIndex.js';
 import { startKnowledgeIndexer } from './infrastructure/search/knowledgeIndexer.js';
 import type { PlatformClient } from './ports/platform.js';
@@ -43,6 +43,8 @@ export interface ServerOptions {
   platform?: PlatformClient;
   /** Run reply and send workers in this process (default true). */
   workers?: boolean;
+  /** Name resolution for outbound LLM calls (tests simulate a name that resolves to loopback, offline). */
+  dnsResolver?: Resolver;
 }
 
 /**
@@ -68,7 +70,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     timeoutMs: config.llmTimeoutMs,
     maxRetries: config.llmMaxRetries,
     // The same address policy as platform URLs, enforced at connect time (SSRF).
-    network: { allowPrivate: config.allowPrivatePlatformUrls, requireHttps },
+    network: { allowPrivate: config.allowPrivatePlatformUrls, requireHttps, ...(options.dnsResolver ? { resolver: options.dnsResolver } : {}) },
   });
   const commands: CommandDeps = { eventStore, clock, logger: logger.child({ component: 'commands' }) };
   const auth: AuthDeps = {

@@ -6,6 +6,7 @@ import { userEvents } from './accounts/user.js';
 import { apiTokenEvents } from './apiTokens/apiToken.js';
 import { companyEvents } from './company/company.js';
 import { conversationEvents } from './conversations/events.js';
+import { platformRefEvents } from './conversations/platformRef.js';
 import { integrationEvents } from './integrations/integration.js';
 import { webhookLogEvents } from './webhooks/webhookLog.js';
 import { creditEvents } from './credits/credits.js';
@@ -25,6 +26,7 @@ export const eventCatalog = mergeCatalogs(
   integrationEvents,
   webhookLogEvents,
   conversationEvents,
+  platformRefEvents,
   agentEvents,
   llmConfigEvents,
   knowledgeDocumentEvents,

@@ -1,7 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { hostname } from 'node:os';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../support/api.js';
@@ -20,9 +19,13 @@ const API_KEY = 'sk-ssrf-test-5b1e0c7d9a2f4e6b8c3d1a0f9e8d7c6b';
 const SECRET_BODY = 'INTERNAL-ADMIN-PAGE-a4f1c9e2-do-not-leak';
 const ORIGIN = 'http://shop.example';
 
-/** This machine's own name: not a "local" name by spelling, but it resolves to a loopback address. */
-const LOOPBACK_NAME = hostname();
-let nameIsLoopback = false;
+/**
+ * A public-looking name that resolves to a loopback address (DNS rebinding): the strict server resolves it
+ * with an injected resolver, so the test needs no DNS and runs the same on every machine.
+ */
+const LOOPBACK_NAME = 'llm.rebind.example';
+const rebindingResolver = async (name: string) =>
+  name === LOOPBACK_NAME ? [{ address: '127.0.0.1', family: 4 }] : lookup(name, { all: true, verbatim: true });
 
 const logLines: string[] = [];
 const logs = new Writable({
@@ -37,10 +40,8 @@ let lenient: TestServer;
 let fake: FakeLlm;
 
 beforeAll(async () => {
-  const addresses = await lookup(LOOPBACK_NAME, { all: true }).catch(() => []);
-  nameIsLoopback = addresses.length > 0 && addresses.every((a) => a.address.startsWith('127.') || a.address === '::1');
   fake = await startFakeLlm({ apiKey: API_KEY });
-  strict = await startTestServer({ LOG_LEVEL: 'trace', LLM_MAX_RETRIES: '0', REPLY_BURST_WINDOW_MS: '50', LLM_RETRY_DELAYS_MS: '' }, logs);
+  strict = await startTestServer({ LOG_LEVEL: 'trace', LLM_MAX_RETRIES: '0', REPLY_BURST_WINDOW_MS: '50', LLM_RETRY_DELAYS_MS: '' }, logs, { dnsResolver: rebindingResolver });
   lenient = await startTestServer({ ALLOW_PRIVATE_PLATFORM_URLS: 'true', LOG_LEVEL: 'trace', LLM_MAX_RETRIES: '0' }, logs);
 });
 afterAll(async () => {
@@ -71,8 +72,7 @@ async function rawServer(handler: (req: import('node:http').IncomingMessage, res
 }
 
 describe('with private addresses disallowed (the default)', () => {
-  it('a host name that resolves to loopback never reaches the loopback service (/test)', async (ctx) => {
-    if (!nameIsLoopback) ctx.skip();
+  it('a host name that resolves to loopback never reaches the loopback service (/test)', async () => {
     const company = await signUp(strict, 'Rebind');
     const baseUrl = fake.url.replace('127.0.0.1', LOOPBACK_NAME);
     const before = fake.requests.length;
@@ -87,8 +87,7 @@ describe('with private addresses disallowed (the default)', () => {
     expect(fake.requests.length).toBe(before);
   });
 
-  it('the reply pipeline never sends the prompt or the key to it either; the message is left unanswered', async (ctx) => {
-    if (!nameIsLoopback) ctx.skip();
+  it('the reply pipeline never sends the prompt or the key to it either; the message is left unanswered', async () => {
     const company = await signUp(strict, 'RebindReplies');
     const baseUrl = fake.url.replace('127.0.0.1', LOOPBACK_NAME);
     expect((await company.call('PUT', '/api/llm-config', { provider: 'openai', baseUrl, model: 'gpt-4o-mini', apiKey: API_KEY })).statusCode).toBe(200);

@@ -117,6 +117,27 @@ describe('a customer writes, the agent answers through the same channel', () => 
     expect(sentTo('dup-client')).toHaveLength(1);
   });
 
+  it('a first message delivered twice at once, amid other traffic, is answered exactly once in every conversation', async () => {
+    const co = await company();
+    const clients = Array.from({ length: 16 }, (_, i) => `race-first-${i}`);
+    const background = Array.from({ length: 48 }, (_, i) => webhook(co.integrationId, inbound(`race-bg-${i % 6}`, `Background ${i}`)));
+    await Promise.all([
+      ...background,
+      ...clients.flatMap((clientId) => {
+        const payload = inbound(clientId, `First message of ${clientId}`);
+        return [webhook(co.integrationId, payload), webhook(co.integrationId, payload)];
+      }),
+    ]);
+    await expect.poll(() => clients.map((c) => sentTo(c).length), { timeout: 15_000, interval: 100 }).toEqual(clients.map(() => 1));
+    for (const clientId of clients) {
+      const { conversation, messages } = await conversationOf(co, clientId);
+      expect(conversation.session.state).toBe('active');
+      expect(messages.map((m: any) => m.author)).toEqual(['customer', 'agent']);
+    }
+    await sleep(500);
+    expect(clients.map((c) => sentTo(c).length)).toEqual(clients.map(() => 1));
+  });
+
   it('a paused session gets no reply', async () => {
     const co = await company();
     await webhook(co.integrationId, inbound('pause-client', 'First'));

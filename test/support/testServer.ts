@@ -5,7 +5,7 @@ import type { DestinationStream } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/commands/ports.js';
 import { createLogger } from '../../src/infrastructure/logger.js';
-import { createServer, type Server } from '../../src/server.js';
+import { createServer, type Server, type ServerOptions } from '../../src/server.js';
 
 export interface TestServer extends Server {
   dataDir: string;
@@ -17,6 +17,8 @@ export interface TestServerOptions {
   dataDir?: string;
   /** The server's clock (tokens, sessions, events); the system clock when absent. */
   clock?: Clock;
+  /** Name resolution for outbound LLM calls. */
+  dnsResolver?: ServerOptions['dnsResolver'];
 }
 
 /** A real server on embedded defaults (SQLite files in a fresh temp dir, in-process bus). */
@@ -32,6 +34,7 @@ export async function startTestServer(env: Record<string, string> = {}, logDesti
   });
   const server = await createServer(config, createLogger({ level: config.logLevel, ...(logDestination ? { destination: logDestination } : {}) }), {
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.dnsResolver ? { dnsResolver: options.dnsResolver } : {}),
   });
   return Object.assign(server, {
     dataDir,

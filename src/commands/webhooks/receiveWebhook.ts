@@ -7,6 +7,7 @@ import type { PlatformMessage, WebhookPayload } from '../../domain/webhooks/payl
 import { conversationIdFor } from '../conversations/conversationIds.js';
 import { handleCommand } from '../handleCommand.js';
 import { defaultStage, sessionIdFor, withDeterministicIds } from '../conversations/deliveries.js';
+import { findLinkedConversation, linkPlatformRefs, refsOf } from '../conversations/platformRefs.js';
 import { deterministicId, sha256Hex } from '../hashing.js';
 import type { CommandDeps } from '../ports.js';
 
@@ -81,6 +82,8 @@ export async function receiveWebhook(
       { metadata, maxRetries: 10 },
     );
     const duplicate = result.events.length === 0;
+    // Also on a duplicate: the first delivery may have crashed between the two appends.
+    await linkPlatformRefs(deps, integration.integrationId, conversationId, refsOf(platform));
     return {
       outcome: duplicate ? 'duplicate' : 'processed',
       kind: 'message',
@@ -91,11 +94,11 @@ export async function receiveWebhook(
     };
   }
 
-  // Status event: find the conversation by the request or dialog id its messages carried.
-  const conversationId = await deps.findConversationByRef(integration.integrationId, {
-    requestId: payload.requestId,
-    ...(payload.dialogId !== undefined ? { dialogId: payload.dialogId } : {}),
-  });
+  // Status event: find the conversation by the request or dialog id its messages carried: the lookup streams
+  // the message commands wrote, then (for conversations older than those) the read model.
+  const ref = { requestId: payload.requestId, ...(payload.dialogId !== undefined ? { dialogId: payload.dialogId } : {}) };
+  const conversationId =
+    (await findLinkedConversation(deps, integration.integrationId, refsOf(ref))) ?? (await deps.findConversationByRef(integration.integrationId, ref));
   if (!conversationId) {
     deps.logger.info({ integrationId: integration.integrationId, hookType: payload.hookType }, 'status event ignored: no conversation knows this request or dialog id');
     return { outcome: 'ignored', kind: 'status_event', reason: `no conversation for request_id ${String(payload.requestId)}`, conversationId: null, position: null, events: [] };
@@ -111,6 +114,7 @@ export async function receiveWebhook(
         : { type: 'TransferDialog', dialogId: payload.dialogId ?? null, requestId: payload.requestId, now: at },
       { metadata, maxRetries: 10 },
     );
+    if (payload.action !== 'session_close') await linkPlatformRefs(deps, integration.integrationId, conversationId, refsOf(ref));
     return {
       outcome: result.events.length ? 'processed' : 'duplicate',
       kind: 'status_event',
