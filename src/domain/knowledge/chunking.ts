@@ -34,13 +34,24 @@ export function tokenize(text: string): string[] {
 }
 
 /**
+ * The longest term indexed or searched. Longer "words" (hashes, base64, a 64 KiB message of one word) carry
+ * no meaning for retrieval, cost memory in the index and make fuzzy matching allocate a term² matrix.
+ */
+export const MAX_TERM_CHARS = 64;
+/** A query uses at most this many distinct terms (its first ones): bounds the work of one search. */
+export const MAX_QUERY_TERMS = 32;
+
+/**
  * Normalises one token into a search term: Unicode-decomposed with accents removed ("café" → "cafe"),
- * lower-cased; null for stop words and single letters (the "s" of "it's").
+ * lower-cased; null for stop words, single letters (the "s" of "it's") and terms over MAX_TERM_CHARS.
  */
 export function normalizeTerm(token: string): string | null {
+  // Even combining marks cannot bring a token this long back under the limit: skip the normalisation.
+  if (token.length > MAX_TERM_CHARS * 4) return null;
   const term = token.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
   if (term.length === 0) return null;
   if (term.length === 1 && !/\p{N}/u.test(term)) return null;
+  if (term.length > MAX_TERM_CHARS) return null;
   if (ENGLISH_STOP_WORDS.has(term)) return null;
   return term;
 }
@@ -53,6 +64,18 @@ export function searchTerms(text: string): string[] {
     if (term !== null) terms.push(term);
   }
   return terms;
+}
+
+/** The distinct search terms of a query, in order of first appearance, at most MAX_QUERY_TERMS. */
+export function queryTerms(text: string): string[] {
+  const terms = new Set<string>();
+  for (const token of tokenize(text)) {
+    const term = normalizeTerm(token);
+    if (term === null) continue;
+    terms.add(term);
+    if (terms.size >= MAX_QUERY_TERMS) break;
+  }
+  return [...terms];
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -132,7 +132,8 @@ export function knowledgeBaseRoutes(services: HttpServices & KnowledgeServices):
           tags,
           security,
           querystring: z.strictObject({
-            q: z.string().trim().min(1).max(1000),
+            // As long as a customer message: the index itself keeps only the first 32 terms of ≤ 64 characters.
+            q: z.string().trim().min(1).max(65_536),
             limit: z.coerce.number().int().min(1).max(50).default(10),
           }),
           response: {
