@@ -28,7 +28,6 @@ import { loadOrCreateKeyFile } from './infrastructure/keyFile.js';
 import { createLlmResolver } from './infrastructure/llm/llmForCompany.js';
 import { createPlatformClient } from './infrastructure/platform/platformClient.js';
 import { checkPlatformUrl, type Resolver } from './infrastructure/net/ssrfGuard.js';
-import { createKnowledgeIndex } from './infrastructure/search/knowledgeIndex.js';
 import { startKnowledgeIndexer } from './infrastructure/search/knowledgeIndexer.js';
 import type { PlatformClient } from './ports/platform.js';
 import { allProjections } from './projections/index.js';
@@ -57,7 +56,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
   const { eventStore, readStore, bus } = adapters;
   const projections = await startProjections({ eventStore, readStore, projections: allProjections, logger: logger.child({ component: 'projections' }) });
   // The knowledge-base search index lives in memory: rebuilt from the events on every start.
-  const knowledge = startKnowledgeIndexer({ eventStore, index: createKnowledgeIndex(), logger: logger.child({ component: 'knowledge-index' }) });
+  const knowledge = startKnowledgeIndexer({ eventStore, logger: logger.child({ component: 'knowledge-index' }) });
 
   const jwtKey = config.jwtSecret ? new TextEncoder().encode(config.jwtSecret) : loadOrCreateKeyFile(join(config.dataDir, 'jwt.key'));
   const masterKey = config.masterKey ? parseMasterKey(config.masterKey) : loadOrCreateKeyFile(join(config.dataDir, 'master.key'));

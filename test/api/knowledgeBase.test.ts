@@ -154,6 +154,18 @@ describe('GET /api/knowledge-base/search', () => {
     expect((await search(company, 'zzzqqqxxx')).json()).toEqual({ results: [] });
   });
 
+  it('a query of one 65,536-character word (a whole customer message) searches fine', async () => {
+    const company = await signUp(server, 'LongQuery');
+    await company.call('POST', '/api/knowledge-base/documents', SHIPPING);
+    const word = 'a'.repeat(65_536);
+    const res = await search(company, word);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ results: [] });
+    const mixed = await search(company, `${word.slice(0, 65_000)} Norway`);
+    expect(mixed.statusCode).toBe(200);
+    expect(mixed.json().results[0].title).toBe('Shipping policy');
+  });
+
   it('400 for a missing or empty query, a bad limit or unknown parameters', async () => {
     for (const url of [
       '/api/knowledge-base/search',

@@ -153,3 +153,33 @@ describe('search terms', () => {
     expect(normalizeTerm('Éclair')).toBe('eclair');
   });
 });
+
+describe('chunkDocument on hostile 1 MiB inputs (linear time)', () => {
+  const MiB = 1024 * 1024;
+  const distinctWords = () => {
+    const words: string[] = [];
+    let size = 0;
+    for (let i = 0; size < MiB - 16; i++) {
+      const word = `w${(i * 2654435761 % 4294967296).toString(36)}`;
+      words.push(word);
+      size += word.length + 1;
+    }
+    return words.join(' ');
+  };
+  const cases: [string, () => string][] = [
+    ['one paragraph of distinct words, no sentence ends', distinctWords],
+    ['one paragraph of 95,000 short lines', () => 'short line\n'.repeat(95_000)],
+    ['a long run of spaces inside a paragraph', () => `x${' '.repeat(MiB - 2)}y`],
+    ['a heading line full of spaces', () => `# a${' '.repeat(MiB - 20)}b\nSome text.`],
+  ];
+  it.each(cases)('%s: chunked in well under a second', (_label, make) => {
+    const content = make();
+    const started = performance.now();
+    const chunks = chunkDocument({ title: 'Hostile', content });
+    const elapsed = performance.now() - started;
+    expect(chunks.length).toBeGreaterThanOrEqual(1);
+    for (const chunk of chunks) expect(chunk.body.length).toBeLessThanOrEqual(800);
+    // Was 20 s to hours (quadratic); linear is ~0.1–0.3 s. Generous for a loaded CI machine.
+    expect(elapsed).toBeLessThan(1500);
+  });
+});

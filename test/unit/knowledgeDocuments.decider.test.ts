@@ -14,10 +14,10 @@ const T0 = '2026-01-01T00:00:00.000Z';
 const T1 = '2026-01-02T00:00:00.000Z';
 
 const doc = specFor(knowledgeDocumentDecider);
-const add = (content: string, title = 'Shipping') => ({ type: 'AddKnowledgeDocument', documentId: D1, companyId: C1, title, content, now: T0 }) as const;
+const add = (content: string, title = 'Shipping') => ({ type: 'AddKnowledgeDocument', documentId: D1, companyId: C1, title, content, chunkCount: 1, now: T0 }) as const;
 const added: KnowledgeDocumentEvent = {
   type: 'KnowledgeDocumentAdded',
-  data: { documentId: D1, companyId: C1, title: 'Shipping', content: 'We ship to Norway within 5 days.', at: T0 },
+  data: { documentId: D1, companyId: C1, title: 'Shipping', content: 'We ship to Norway within 5 days.', chunkCount: 1, at: T0 },
 };
 
 describe('knowledge document decider', () => {

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { chunkTexts } from '../../src/domain/knowledge/chunking.js';
-import { createKnowledgeIndex, makeSnippet, type KnowledgeIndex } from '../../src/infrastructure/search/knowledgeIndex.js';
+import { createKnowledgeIndex, makeSnippet, MAX_TERMS_PER_DOCUMENT, termsToIndex, type KnowledgeIndex } from '../../src/infrastructure/search/knowledgeIndex.js';
 
 const refunds = {
   id: 'doc-refunds',
@@ -122,5 +122,50 @@ describe('knowledge index', () => {
     );
     const long = `${'alpha '.repeat(60)}end`;
     expect(makeSnippet(long, ['zzz'])).toMatch(/^alpha alpha .*…$/);
+  });
+
+  describe('bounded input', () => {
+    const longWord = 'a'.repeat(65_536);
+
+    it('a query of one 65,536-character word returns [] instead of throwing', () => {
+      expect(() => index.search('company-a', longWord)).not.toThrow();
+      expect(index.search('company-a', longWord)).toEqual([]);
+    });
+
+    it('a huge word next to real words is dropped; the real words still search', () => {
+      const [best] = index.search('company-a', `${longWord} refunds ${'b'.repeat(65)}`);
+      expect(best?.documentId).toBe('doc-refunds');
+      expect(best?.coverage).toBe(1); // the dropped words do not count as unmatched terms
+    });
+
+    it('uses only the first 32 distinct terms of a long query', () => {
+      const filler = Array.from({ length: 40 }, (_, i) => `filler${i}`).join(' ');
+      expect(index.search('company-a', `${filler} password`)).toEqual([]);
+      expect(index.search('company-a', `password ${filler}`)[0]?.documentId).toBe('doc-password');
+    });
+
+    it('does not index words longer than 64 characters', () => {
+      const idx = createKnowledgeIndex();
+      const word = `z${'q'.repeat(64)}`;
+      idx.addDocument('c', { id: 'd', title: 'T', chunks: [`${word} and kettle`] });
+      expect(idx.search('c', word)).toEqual([]);
+      expect(idx.search('c', 'kettle')).toHaveLength(1);
+    });
+
+    it(`indexes at most ${MAX_TERMS_PER_DOCUMENT} distinct terms per document, the most frequent first`, () => {
+      const rare = Array.from({ length: MAX_TERMS_PER_DOCUMENT + 5_000 }, (_, i) => `rare${i.toString(36)}`);
+      const chunks: string[] = [];
+      for (let i = 0; i < rare.length; i += 100) chunks.push(`kettle kettle ${rare.slice(i, i + 100).join(' ')}`);
+      const allowed = termsToIndex({ title: 'Catalogue', chunks });
+      expect(allowed?.size).toBe(MAX_TERMS_PER_DOCUMENT);
+      expect(allowed?.has('kettle')).toBe(true);
+      expect(allowed?.has('catalogue')).toBe(true);
+      expect(termsToIndex({ title: 'Small', chunks: ['a few words only'] })).toBeNull();
+
+      const idx = createKnowledgeIndex();
+      idx.addDocument('c', { id: 'catalogue', title: 'Catalogue', chunks });
+      expect(idx.search('c', 'kettle', { limit: 1 })[0]?.documentId).toBe('catalogue');
+      expect(idx.search('c', 'rare0', { limit: 1 })[0]?.documentId).toBe('catalogue'); // early, kept
+    });
   });
 });

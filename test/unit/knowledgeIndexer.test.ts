@@ -23,24 +23,24 @@ const remove = (store: EventStore, documentId: string, companyId: string) =>
   store.append(knowledgeDocumentStream(documentId), [{ id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`, type: 'KnowledgeDocumentDeleted', data: { at: T0 }, metadata: { companyId } }], 0n);
 
 describe('knowledge indexer', () => {
-  it('rebuilds the index from the events already stored, then follows new ones', async () => {
+  it('rebuilds the index from the events already stored, then follows new ones (on its worker thread)', async () => {
     const store = new MemoryEventStore();
     await add(store, D1, C1, 'Shipping', 'We ship parcels to Norway.');
-    const indexer = startKnowledgeIndexer({ eventStore: store, index: createKnowledgeIndex(), logger: silentLogger });
+    const indexer = startKnowledgeIndexer({ eventStore: store, logger: silentLogger });
     try {
       const head = await store.headPosition();
       await indexer.waitForPosition(head!);
-      expect(indexer.search(C1, 'parcels Norway').map((r) => r.documentId)).toEqual([D1]);
-      expect(indexer.search(C2, 'parcels Norway')).toEqual([]);
+      expect((await indexer.search(C1, 'parcels Norway')).map((r) => r.documentId)).toEqual([D1]);
+      expect(await indexer.search(C2, 'parcels Norway')).toEqual([]);
 
       const added = await add(store, D2, C2, 'Returns', 'Parcels can be returned within 30 days.');
       await indexer.waitForPosition(added.position);
-      expect(indexer.search(C2, 'parcels').map((r) => r.documentId)).toEqual([D2]);
-      expect(indexer.search(C1, 'parcels').map((r) => r.documentId)).toEqual([D1]);
+      expect((await indexer.search(C2, 'parcels')).map((r) => r.documentId)).toEqual([D2]);
+      expect((await indexer.search(C1, 'parcels')).map((r) => r.documentId)).toEqual([D1]);
 
       const deleted = await remove(store, D1, C1);
       await indexer.waitForPosition(deleted.position);
-      expect(indexer.search(C1, 'parcels')).toEqual([]);
+      expect(await indexer.search(C1, 'parcels')).toEqual([]);
       expect(indexer.position()).toBe(deleted.position);
     } finally {
       await indexer.stop();
@@ -54,7 +54,7 @@ describe('knowledge indexer', () => {
     const indexer = startKnowledgeIndexer({ eventStore: store, index: createKnowledgeIndex(), logger: silentLogger });
     try {
       await indexer.waitForPosition(other.position, 2000);
-      expect(indexer.search(C1, 'Norway')).toHaveLength(1);
+      expect(await indexer.search(C1, 'Norway')).toHaveLength(1);
     } finally {
       await indexer.stop();
     }

@@ -34,13 +34,24 @@ export function tokenize(text: string): string[] {
 }
 
 /**
+ * The longest term indexed or searched. Longer "words" (hashes, base64, a 64 KiB message of one word) carry
+ * no meaning for retrieval, cost memory in the index and make fuzzy matching allocate a term² matrix.
+ */
+export const MAX_TERM_CHARS = 64;
+/** A query uses at most this many distinct terms (its first ones): bounds the work of one search. */
+export const MAX_QUERY_TERMS = 32;
+
+/**
  * Normalises one token into a search term: Unicode-decomposed with accents removed ("café" → "cafe"),
- * lower-cased; null for stop words and single letters (the "s" of "it's").
+ * lower-cased; null for stop words, single letters (the "s" of "it's") and terms over MAX_TERM_CHARS.
  */
 export function normalizeTerm(token: string): string | null {
+  // Even combining marks cannot bring a token this long back under the limit: skip the normalisation.
+  if (token.length > MAX_TERM_CHARS * 4) return null;
   const term = token.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
   if (term.length === 0) return null;
   if (term.length === 1 && !/\p{N}/u.test(term)) return null;
+  if (term.length > MAX_TERM_CHARS) return null;
   if (ENGLISH_STOP_WORDS.has(term)) return null;
   return term;
 }
@@ -53,6 +64,18 @@ export function searchTerms(text: string): string[] {
     if (term !== null) terms.push(term);
   }
   return terms;
+}
+
+/** The distinct search terms of a query, in order of first appearance, at most MAX_QUERY_TERMS. */
+export function queryTerms(text: string): string[] {
+  const terms = new Set<string>();
+  for (const token of tokenize(text)) {
+    const term = normalizeTerm(token);
+    if (term === null) continue;
+    terms.add(term);
+    if (terms.size >= MAX_QUERY_TERMS) break;
+  }
+  return [...terms];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -142,7 +165,7 @@ export function stripHeadingContext(text: string): string {
 
 // --- parsing -----------------------------------------------------------------------------------
 
-const ATX_HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
+const ATX_OPENING = /^ {0,3}(#{1,6})[ \t]/;
 const EMPTY_ATX_HEADING = /^ {0,3}#{1,6}[ \t]*$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const SETEXT_UNDERLINE = /^ {0,3}(=+|-+)[ \t]*$/;
@@ -158,7 +181,11 @@ function parseSections(content: string, title: string): Section[] {
   let fence: string | null = null;
 
   const flushParagraph = () => {
-    const text = paragraph.join('\n').replace(/^\n+|\s+$/g, '');
+    // trimEnd, not /\s+$/: that regex is quadratic on a long run of spaces inside the paragraph.
+    const joined = paragraph.join('\n');
+    let start = 0;
+    while (joined.charCodeAt(start) === 10) start++;
+    const text = joined.slice(start).trimEnd();
     if (text.length > 0) current.paragraphs.push(text);
     paragraph = [];
   };
@@ -186,9 +213,9 @@ function parseSections(content: string, title: string): Section[] {
       paragraph.push(line);
       continue;
     }
-    const atx = ATX_HEADING.exec(line);
+    const atx = ATX_OPENING.exec(line);
     if (atx?.[1] !== undefined) {
-      startSection(atx[1].length, (atx[2] ?? '').trim());
+      startSection(atx[1].length, atxHeadingText(line.slice(atx[0].length)));
       continue;
     }
     if (EMPTY_ATX_HEADING.test(line)) continue;
@@ -214,6 +241,22 @@ function parseSections(content: string, title: string): Section[] {
   return sections;
 }
 
+const isBlank = (c: string | undefined) => c === ' ' || c === '\t';
+
+/**
+ * The text of an ATX heading after its opening `#`s and first blank, without an optional closing
+ * sequence of `#`s (which must follow a blank). A scan instead of one regex: `(.*?)(?:[ \t]+#+)?[ \t]*$`
+ * backtracks quadratically on a long line full of spaces.
+ */
+function atxHeadingText(rest: string): string {
+  let end = rest.length;
+  while (end > 0 && isBlank(rest[end - 1])) end--;
+  let hashes = end;
+  while (hashes > 0 && rest[hashes - 1] === '#') hashes--;
+  if (hashes < end && hashes > 0 && isBlank(rest[hashes - 1])) end = hashes;
+  return rest.slice(0, end).trim();
+}
+
 // --- packing -----------------------------------------------------------------------------------
 
 function packSection(section: Section, maxChars: number, overlapChars: number): string[] {
@@ -225,9 +268,15 @@ function packSection(section: Section, maxChars: number, overlapChars: number): 
     });
   }
 
+  // A cursor and a stack, not queue.shift()/unshift(): on the large arrays a 1 MiB paragraph yields
+  // (one unit per word) V8 moves the whole array on every shift, which made packing quadratic.
+  const pending: Unit[] = [];
+  let next = 0;
+  const take = (): Unit | undefined => pending.pop() ?? queue[next++];
+
   const bodies: string[] = [];
   let body = '';
-  for (let unit = queue.shift(); unit !== undefined; unit = queue.shift()) {
+  for (let unit = take(); unit !== undefined; unit = take()) {
     if (body.length === 0) {
       body = unit.text;
       continue;
@@ -240,7 +289,7 @@ function packSection(section: Section, maxChars: number, overlapChars: number): 
     if (unit.sep === '\n\n' && body.length < maxChars / 2) {
       const sentences = splitSentences(unit.text);
       if (sentences.length > 1) {
-        queue.unshift(...sentences);
+        for (let i = sentences.length - 1; i >= 0; i--) pending.push(sentences[i]!);
         continue;
       }
     }

@@ -17,6 +17,8 @@ export const knowledgeDocumentEvents = {
       .string()
       .min(1)
       .refine((c) => contentBytes(c) <= MAX_DOCUMENT_BYTES, `content must be at most ${MAX_DOCUMENT_BYTES} bytes`),
+    /** Passages the content is chunked into, computed once when added (absent in events stored before). */
+    chunkCount: z.number().int().min(0).optional(),
     at: z.iso.datetime(),
   }),
   KnowledgeDocumentDeleted: z.object({ at: z.iso.datetime() }),
@@ -30,7 +32,7 @@ export type KnowledgeDocumentState =
   | { status: 'active_record' | 'deleted'; documentId: string; companyId: string; title: string; createdAt: string; deletedAt: string | null };
 
 export type KnowledgeDocumentCommand =
-  | { type: 'AddKnowledgeDocument'; documentId: string; companyId: string; title: string; content: string; now: string }
+  | { type: 'AddKnowledgeDocument'; documentId: string; companyId: string; title: string; content: string; chunkCount: number; now: string }
   | { type: 'DeleteKnowledgeDocument'; companyId: string; now: string };
 
 export const knowledgeDocumentDecider: Decider<KnowledgeDocumentCommand, KnowledgeDocumentEvent, KnowledgeDocumentState> = {
@@ -63,7 +65,14 @@ export const knowledgeDocumentDecider: Decider<KnowledgeDocumentCommand, Knowled
       return [
         {
           type: 'KnowledgeDocumentAdded',
-          data: { documentId: command.documentId, companyId: command.companyId, title: command.title, content: command.content, at: command.now },
+          data: {
+            documentId: command.documentId,
+            companyId: command.companyId,
+            title: command.title,
+            content: command.content,
+            chunkCount: command.chunkCount,
+            at: command.now,
+          },
         },
       ];
     }

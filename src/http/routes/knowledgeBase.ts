@@ -19,7 +19,9 @@ export interface KnowledgeHit {
 
 /** What the knowledge-base routes need besides HttpServices: the search index and its progress. */
 export interface KnowledgeSearch {
-  search(companyId: string, query: string, options?: { limit?: number }): KnowledgeHit[];
+  search(companyId: string, query: string, options?: { limit?: number }): Promise<KnowledgeHit[]>;
+  /** Passages the document will be split into (computed off the HTTP thread). */
+  chunkCount(document: { title: string; content: string }): Promise<number>;
   /** Resolves once the index holds every knowledge-base event up to `position` (read-your-writes). */
   waitForPosition(position: bigint): Promise<void>;
 }
@@ -100,7 +102,8 @@ export function knowledgeBaseRoutes(services: HttpServices & KnowledgeServices):
       async (request, reply) => {
         const auth = authOf(request);
         if (contentBytes(request.body.content) > MAX_DOCUMENT_BYTES) throw tooLarge();
-        const result = await addKnowledgeDocument(deps, { companyId: auth.companyId, userId: auth.userId, ...request.body });
+        const chunkCount = await services.knowledge.chunkCount(request.body);
+        const result = await addKnowledgeDocument(deps, { companyId: auth.companyId, userId: auth.userId, ...request.body, chunkCount });
         await waitForAll(result.position);
         const doc = await services.readStore.get<KnowledgeDocumentDoc>(KNOWLEDGE_DOCUMENTS, result.documentId);
         if (!doc) throw new Error(`knowledge document ${result.documentId} is missing from its read model after the projections caught up`);
@@ -126,7 +129,8 @@ export function knowledgeBaseRoutes(services: HttpServices & KnowledgeServices):
           tags,
           security,
           querystring: z.strictObject({
-            q: z.string().trim().min(1).max(1000),
+            // As long as a customer message: the index itself keeps only the first 32 terms of ≤ 64 characters.
+            q: z.string().trim().min(1).max(65_536),
             limit: z.coerce.number().int().min(1).max(50).default(10),
           }),
           response: {
@@ -136,7 +140,7 @@ export function knowledgeBaseRoutes(services: HttpServices & KnowledgeServices):
         },
       },
       async (request) => {
-        const hits = services.knowledge.search(authOf(request).companyId, request.query.q, { limit: request.query.limit });
+        const hits = await services.knowledge.search(authOf(request).companyId, request.query.q, { limit: request.query.limit });
         return { results: hits.map((h) => ({ documentId: h.documentId, title: h.title, snippet: h.snippet, score: h.score })) };
       },
     );

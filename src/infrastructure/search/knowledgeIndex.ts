@@ -1,11 +1,14 @@
 import MiniSearch, { type SearchResult } from 'minisearch';
-import { normalizeTerm, searchTerms, stripHeadingContext, tokenize } from '../../domain/knowledge/chunking.js';
+import { normalizeTerm, queryTerms, searchTerms, stripHeadingContext, tokenize } from '../../domain/knowledge/chunking.js';
 
 /**
  * In-memory BM25 knowledge-base index (minisearch), one separate index per company so that a search
  * can never return another company's passage. One indexed entry per chunk; fields `title` (boosted)
  * and `text`. Terms are English-tokenised without stop words (see domain/knowledge/chunking.ts);
- * query terms of 4+ characters also match by prefix and with fuzziness 0.2 (1 edit per 5 chars).
+ * query terms of 4+ characters also match by prefix and with fuzziness 0.2 (1 edit per 5 chars, at most 2).
+ * A query is reduced to its first MAX_QUERY_TERMS distinct terms of at most MAX_TERM_CHARS before it reaches
+ * minisearch, and a document indexes at most MAX_TERMS_PER_DOCUMENT distinct terms (its most frequent), so
+ * neither a huge query nor a document of random words can make a search or the index unbounded.
  *
  * It is a disposable cache: it is rebuilt from the knowledge-base events (addDocument per document)
  * at start-up, and kept current by the projector that handles document added/removed events.
@@ -58,6 +61,8 @@ interface IndexedChunk {
 
 interface CompanyIndex {
   mini: MiniSearch<IndexedChunk>;
+  /** While a document is being added: the only terms it may index (null = all). */
+  allowed: Set<string> | null;
   /** documentId → ids of its indexed chunks. */
   documents: Map<string, string[]>;
 }
@@ -65,25 +70,49 @@ interface CompanyIndex {
 export const SNIPPET_CHARS = 200;
 const TITLE_BOOST = 2;
 const MAX_LIMIT = 50;
+/** Bounds the fuzzy search's work per term (minisearch's default is 6 edits for long terms). */
+const MAX_FUZZY_EDITS = 2;
+/**
+ * Distinct terms one document may add to its company's term dictionary. minisearch spends ~550 bytes per
+ * distinct term (radix-tree node + posting maps), so a 1 MiB document of random words (~150,000 terms)
+ * would cost ~80 MiB; prose of that size has ~10,000–20,000 distinct terms and is not affected.
+ */
+export const MAX_TERMS_PER_DOCUMENT = 20_000;
 
 const fuzzyAndPrefix = (term: string): boolean => term.length >= 4;
 
 function createCompanyIndex(): CompanyIndex {
-  const mini = new MiniSearch<IndexedChunk>({
+  const company: CompanyIndex = { mini: undefined as unknown as MiniSearch<IndexedChunk>, allowed: null, documents: new Map() };
+  company.mini = new MiniSearch<IndexedChunk>({
     idField: 'id',
     fields: ['title', 'text'],
     storeFields: ['documentId', 'title', 'chunkIndex', 'text'],
     tokenize: (text) => tokenize(text),
-    processTerm: (term) => normalizeTerm(term),
+    processTerm: (term) => {
+      const normalized = normalizeTerm(term);
+      return normalized !== null && (company.allowed === null || company.allowed.has(normalized)) ? normalized : null;
+    },
     searchOptions: {
       boost: { title: TITLE_BOOST },
       prefix: fuzzyAndPrefix,
       fuzzy: (term) => (fuzzyAndPrefix(term) ? 0.2 : false),
+      maxFuzzy: MAX_FUZZY_EDITS,
       combineWith: 'OR',
     },
     logger: () => {},
   });
-  return { mini, documents: new Map() };
+  return company;
+}
+
+/** The document's MAX_TERMS_PER_DOCUMENT most frequent terms (ties: first seen), or null when it has fewer. */
+export function termsToIndex(document: { title: string; chunks: string[] }): Set<string> | null {
+  const counts = new Map<string, number>();
+  for (const text of [document.title, ...document.chunks]) {
+    for (const term of searchTerms(text)) counts.set(term, (counts.get(term) ?? 0) + 1);
+  }
+  if (counts.size <= MAX_TERMS_PER_DOCUMENT) return null;
+  const ranked = [...counts].sort((a, b) => b[1] - a[1]); // stable: ties keep their first-seen order
+  return new Set(ranked.slice(0, MAX_TERMS_PER_DOCUMENT).map(([term]) => term));
 }
 
 export function createKnowledgeIndex(): KnowledgeIndex {
@@ -111,7 +140,12 @@ export function createKnowledgeIndex(): KnowledgeIndex {
         chunkIndex,
         text,
       }));
-      company.mini.addAll(entries);
+      company.allowed = termsToIndex(document);
+      try {
+        company.mini.addAll(entries);
+      } finally {
+        company.allowed = null;
+      }
       company.documents.set(
         document.id,
         entries.map((e) => e.id),
@@ -126,13 +160,14 @@ export function createKnowledgeIndex(): KnowledgeIndex {
     search(companyId, query, options = {}) {
       const company = companies.get(companyId);
       if (company === undefined) return [];
-      const queryTerms = new Set(searchTerms(query));
-      if (queryTerms.size === 0) return [];
+      // Bounded here, before minisearch: one 65,536-character word made its fuzzy matrix throw RangeError.
+      const terms = queryTerms(query);
+      if (terms.length === 0) return [];
       const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(options.limit ?? 5)));
       return company.mini
-        .search(query)
+        .search(terms.join(' '), { tokenize: () => terms, processTerm: (term) => term })
         .slice(0, limit)
-        .map((hit) => toResult(hit, queryTerms.size));
+        .map((hit) => toResult(hit, terms.length));
     },
 
     chunkCount(companyId) {

@@ -1,8 +1,8 @@
-import { chunkTexts } from '../../domain/knowledge/chunking.js';
 import { KNOWLEDGE_DOCUMENT_STREAM_PREFIX, type KnowledgeDocumentEvent } from '../../domain/knowledge/documents.js';
 import type { EventFilter, EventStore, RecordedEvent, Subscription } from '../../ports/eventStore.js';
 import type { Logger } from '../../ports/logger.js';
 import type { KnowledgeIndex, KnowledgeSearchOptions, KnowledgeSearchResult } from './knowledgeIndex.js';
+import { inProcessIndexHost, startIndexWorker, type KnowledgeIndexHost } from './knowledgeIndexHost.js';
 
 /**
  * Keeps the in-memory knowledge index (one minisearch index per company) in step with the knowledge-base
@@ -10,6 +10,9 @@ import type { KnowledgeIndex, KnowledgeSearchOptions, KnowledgeSearchResult } fr
  * begins at the start of the event store and replays every KnowledgeDocumentAdded / KnowledgeDocumentDeleted
  * (chunking each document again with `chunkTexts`), then follows new ones. Every server process builds its
  * own copy; `waitForPosition` gives read-your-writes on the process that served the write.
+ *
+ * Chunking and indexing run on a worker thread (knowledgeIndexHost.ts); this thread only forwards events, one
+ * at a time so a search never waits behind more than one document, and answers waits and searches.
  */
 
 export interface KnowledgeIndexer {
@@ -20,7 +23,9 @@ export interface KnowledgeIndexer {
    */
   waitForPosition(position: bigint, timeoutMs?: number): Promise<void>;
   /** The company's passages matching `query`, best first (never another company's). */
-  search(companyId: string, query: string, options?: KnowledgeSearchOptions): KnowledgeSearchResult[];
+  search(companyId: string, query: string, options?: KnowledgeSearchOptions): Promise<KnowledgeSearchResult[]>;
+  /** Number of passages the document will be indexed as (computed off this thread). */
+  chunkCount(document: { title: string; content: string }): Promise<number>;
   /** Position of the last knowledge-base event applied, null before the first. */
   position(): bigint | null;
   stop(): Promise<void>;
@@ -28,7 +33,10 @@ export interface KnowledgeIndexer {
 
 export interface StartKnowledgeIndexerOptions {
   eventStore: EventStore;
-  index: KnowledgeIndex;
+  /** An index to run in this thread (tests); by default a worker thread holds it. */
+  index?: KnowledgeIndex;
+  /** Where chunking and indexing run; overrides `index`. */
+  host?: KnowledgeIndexHost;
   logger: Logger;
   /** Events per subscription batch; small, since one document event may carry 1 MiB of content. Default 16. */
   batchSize?: number;
@@ -49,7 +57,8 @@ interface Waiter {
 }
 
 export function startKnowledgeIndexer(options: StartKnowledgeIndexerOptions): KnowledgeIndexer {
-  const { eventStore, index, logger } = options;
+  const { eventStore, logger } = options;
+  const host = options.host ?? (options.index ? inProcessIndexHost(options.index) : startIndexWorker());
   const filter: EventFilter = { eventTypes: [...KNOWLEDGE_EVENT_TYPES], streamPrefixes: [KNOWLEDGE_DOCUMENT_STREAM_PREFIX] };
   /** documentId → companyId: a deletion event does not repeat the company. */
   const owners = new Map<string, string>();
@@ -58,17 +67,17 @@ export function startKnowledgeIndexer(options: StartKnowledgeIndexerOptions): Kn
   let failure: Error | null = null;
   let stopped = false;
 
-  const apply = (event: RecordedEvent) => {
+  const apply = async (event: RecordedEvent) => {
     const e = event as unknown as KnowledgeDocumentEvent;
     const documentId = event.stream.slice(KNOWLEDGE_DOCUMENT_STREAM_PREFIX.length);
     try {
       if (e.type === 'KnowledgeDocumentAdded') {
         const { companyId, title, content } = e.data;
-        index.addDocument(companyId, { id: documentId, title, chunks: chunkTexts({ title, content }) });
+        await host.add(companyId, { id: documentId, title, content });
         owners.set(documentId, companyId);
       } else if (e.type === 'KnowledgeDocumentDeleted') {
         const companyId = owners.get(documentId) ?? event.metadata.companyId;
-        if (companyId !== undefined) index.removeDocument(companyId, documentId);
+        if (companyId !== undefined) await host.remove(companyId, documentId);
         owners.delete(documentId);
       }
     } catch (err) {
@@ -132,10 +141,10 @@ export function startKnowledgeIndexer(options: StartKnowledgeIndexerOptions): Kn
     },
     async (events) => {
       for (const event of events) {
-        apply(event);
+        await apply(event);
         processed = event.position;
+        for (const waiter of [...waiters]) check(waiter);
       }
-      for (const waiter of [...waiters]) check(waiter);
     },
   );
 
@@ -159,15 +168,15 @@ export function startKnowledgeIndexer(options: StartKnowledgeIndexerOptions): Kn
         check(waiter);
       });
     },
-    search(companyId, query, searchOptions) {
-      return index.search(companyId, query, searchOptions);
-    },
+    search: (companyId, query, searchOptions) => host.search(companyId, query, searchOptions),
+    chunkCount: (document) => host.chunkCount(document),
     position: () => processed,
     async stop() {
       if (stopped) return;
       stopped = true;
       await subscription.stop();
       rejectAll(new KnowledgeIndexerWaitError('the knowledge indexer is stopped'));
+      await host.close();
     },
   };
 }

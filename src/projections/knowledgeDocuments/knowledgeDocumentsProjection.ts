@@ -5,8 +5,9 @@ import type { Projection } from '../projection.js';
 
 /**
  * The knowledge-base document list. The content itself stays in the events (and the in-memory search
- * index); the read model keeps the title and the number of passages the document was split into
- * (`chunkTexts`, the same chunking the search index uses — deterministic, so a rebuild gives the same count).
+ * index); the read model keeps the title and the number of passages the document was split into, as the
+ * event records it (computed off the HTTP thread when added). Events stored before that field existed are
+ * chunked here (`chunkTexts`, the same deterministic chunking the search index uses).
  */
 export interface KnowledgeDocumentDoc extends Doc {
   companyId: string;
@@ -30,7 +31,7 @@ export const knowledgeDocumentsProjection: Projection = {
           id,
           companyId: e.data.companyId,
           title: e.data.title,
-          chunkCount: chunkTexts({ title: e.data.title, content: e.data.content }).length,
+          chunkCount: e.data.chunkCount ?? chunkTexts({ title: e.data.title, content: e.data.content }).length,
           createdAt: e.data.at,
         } satisfies KnowledgeDocumentDoc);
         return;

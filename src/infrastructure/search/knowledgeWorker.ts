@@ -1,0 +1,13 @@
+import { parentPort } from 'node:worker_threads';
+import { createKnowledgeIndex } from './knowledgeIndex.js';
+import { handleIndexRequest, type IndexRequest } from './knowledgeIndexHost.js';
+
+/** The knowledge index worker thread: every company's index, one request at a time, in order. */
+const index = createKnowledgeIndex();
+parentPort?.on('message', ({ id, request }: { id: number; request: IndexRequest }) => {
+  try {
+    parentPort?.postMessage({ id, value: handleIndexRequest(index, request) });
+  } catch (err) {
+    parentPort?.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
+  }
+});
