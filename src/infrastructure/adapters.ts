@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Config } from '../config.js';
 import { eventCatalog } from '../domain/catalog.js';
 import type { Bus } from '../ports/bus.js';
@@ -33,7 +33,7 @@ export function openEventStore(config: Config, logger: Logger): EventStore {
   if (!config.eventStoreUrl) mkdirSync(config.dataDir, { recursive: true });
   const raw = config.eventStoreUrl
     ? openEsdbEventStore(config.eventStoreUrl, { logger: logger.child({ adapter: 'eventstoredb' }) })
-    : openSqliteEventStore(join(config.dataDir, 'events.sqlite'));
+    : openSqliteEventStore(join(config.dataDir, 'events.sqlite'), { wakeOtherThreads: true });
   return validatingEventStore(raw, eventCatalog);
 }
 
@@ -54,7 +54,7 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
   const natsBus = config.natsUrl
     ? await connectNatsBus({ servers: config.natsUrl, logger: logger.child({ adapter: 'nats' }), name: 'messaging-agent-service' })
     : undefined;
-  const bus: Bus = natsBus ?? createInProcessBus({ logger: logger.child({ adapter: 'in-process-bus' }) });
+  const bus: Bus = natsBus ?? createInProcessBus({ logger: logger.child({ adapter: 'in-process-bus' }), threadChannel: `mas-bus:${resolve(config.dataDir)}` });
   const rateLimiter: RateLimiter = natsBus
     ? await openNatsRateLimiter({ nc: natsBus.nc, logger: logger.child({ adapter: 'nats' }) })
     : createMemoryRateLimiter();

@@ -1,3 +1,4 @@
+import { BroadcastChannel } from 'node:worker_threads';
 /**
  * The embedded Bus (no server): work queues held in this process's memory, with the same observable
  * semantics as the NATS JetStream adapter, so both pass test/contract/busContract.ts.
@@ -41,6 +42,12 @@ export interface InProcessBusOptions {
   dedupeWindowMs?: number;
   /** Messages held for a subject that has no durable yet. Default 10 000. */
   maxUnclaimedPerSubject?: number;
+  /**
+   * Name of a BroadcastChannel shared with the other threads of this process: broadcasts (web chat pushes,
+   * typing) then reach listeners on every thread, e.g. a reply sent by the processor thread reaches the socket
+   * held by the HTTP thread. Jobs stay on the thread that published them.
+   */
+  threadChannel?: string;
 }
 
 interface StoredMessage {
@@ -96,8 +103,18 @@ class InProcessBroker {
   readonly handles = new Set<InProcessBus>();
   closed = false;
 
+  private readonly channel: BroadcastChannel | null;
+
   constructor(options: InProcessBusOptions) {
     this.log = (options.logger ?? silentLogger).child({ component: 'inProcessBus' });
+    this.channel = options.threadChannel ? new BroadcastChannel(options.threadChannel) : null;
+    if (this.channel) {
+      (this.channel as unknown as { unref(): void }).unref();
+      this.channel.onmessage = (event) => {
+        const { subject, payload } = (event as unknown as { data: { subject: string; payload: string } }).data;
+        this.deliverLocally(subject, payload);
+      };
+    }
     this.dedupeWindowMs = options.dedupeWindowMs ?? 120_000;
     this.maxUnclaimed = options.maxUnclaimedPerSubject ?? 10_000;
   }
@@ -196,6 +213,11 @@ class InProcessBroker {
   }
 
   broadcast(subject: string, payload: string): void {
+    this.channel?.postMessage({ subject, payload });
+    this.deliverLocally(subject, payload);
+  }
+
+  private deliverLocally(subject: string, payload: string): void {
     const set = this.listeners.get(subject);
     if (!set) return;
     for (const listener of set) {
@@ -212,6 +234,7 @@ class InProcessBroker {
 
   shutdown(): void {
     this.closed = true;
+    this.channel?.close();
     let dropped = 0;
     for (const timer of this.timers) {
       clearTimeout(timer);

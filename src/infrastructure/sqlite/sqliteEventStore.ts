@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { BroadcastChannel } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type {
   AppendResult,
@@ -24,6 +25,11 @@ export interface SqliteEventStoreOptions {
   maxAppendsPerCommit?: number;
   /** How long a write waits for another process holding the write lock. Default 5000 ms. */
   busyTimeoutMs?: number;
+  /**
+   * Wake the subscriptions of other threads of this process on the same file at once, instead of at their
+   * next poll (the processor thread follows the HTTP thread's appends within a millisecond).
+   */
+  wakeOtherThreads?: boolean;
 }
 
 /** One append waiting for the next group commit. */
@@ -91,6 +97,7 @@ export class SqliteEventStore implements EventStore {
   private readonly subscriptions = new Set<Subscription>();
   private readonly queue: PendingAppend[] = [];
   private flushScheduled = false;
+  private wake: BroadcastChannel | null = null;
   private closed = false;
   private readonly pollMs: number;
   private readonly maxAppendsPerCommit: number;
@@ -114,6 +121,11 @@ export class SqliteEventStore implements EventStore {
     options: SqliteEventStoreOptions = {},
   ) {
     this.pollMs = options.pollMs ?? 250;
+    if (options.wakeOtherThreads && path !== ':memory:' && path !== '') {
+      this.wake = new BroadcastChannel(`mas-events:${resolve(path)}`);
+      (this.wake as unknown as { unref(): void }).unref();
+      this.wake.onmessage = () => this.appended.emit('appended');
+    }
     this.maxAppendsPerCommit = options.maxAppendsPerCommit ?? 512;
     if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
@@ -214,6 +226,7 @@ export class SqliteEventStore implements EventStore {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     while (this.queue.length > 0) this.flushOnce(); // appends already accepted are committed, not dropped
     this.closed = true;
+    this.wake?.close();
     this.db.close();
   }
 
@@ -256,7 +269,10 @@ export class SqliteEventStore implements EventStore {
         p.reject(o.error);
       }
     });
-    if (wrote) this.appended.emit('appended');
+    if (wrote) {
+      this.appended.emit('appended');
+      this.wake?.postMessage(0);
+    }
   }
 
   /**

@@ -1,0 +1,80 @@
+import type { Logger as PinoLogger } from 'pino';
+import type { Config } from '../config.js';
+import { systemClock, type Clock, type CommandDeps } from '../commands/ports.js';
+import type { Adapters } from '../infrastructure/adapters.js';
+import { startKnowledgeIndexer, type KnowledgeIndexer } from '../infrastructure/search/knowledgeIndexer.js';
+import { allProjections } from '../projections/index.js';
+import { startProjections, type ProjectionRunner } from '../projections/projectionRunner.js';
+import { startReplyPipeline } from '../workers/replyPipeline.js';
+import { outboundClients, type OutboundOptions } from './outboundClients.js';
+
+export interface ProcessorOptions extends OutboundOptions {
+  clock?: Clock;
+  /** Run reply and send workers (default true); reactors and projections always run. */
+  workers?: boolean;
+  /** A knowledge index already running in this thread, shared instead of starting a second one. */
+  knowledge?: KnowledgeIndexer;
+}
+
+export interface Processor {
+  projections: ProjectionRunner;
+  knowledge: KnowledgeIndexer;
+  stop(): Promise<void>;
+}
+
+/**
+ * The processing side: projections, reactors, the reply and send workers and the knowledge index they read.
+ * It runs in the HTTP process (ROLE=all, PROCESSOR_THREAD=false), on its own worker thread (ROLE=all, the
+ * default), or as its own process (ROLE=processor), always on adapters of its own thread.
+ */
+export async function startProcessor(config: Config, logger: PinoLogger, adapters: Adapters, options: ProcessorOptions = {}): Promise<Processor> {
+  const { eventStore, readStore, bus } = adapters;
+  const clock = options.clock ?? systemClock;
+  const { secretBox, platform, llmResolver } = outboundClients(config, logger, options);
+  const commands: CommandDeps = { eventStore, clock, logger: logger.child({ component: 'commands' }) };
+  const projections = await startProjections({ eventStore, readStore, projections: allProjections, logger: logger.child({ component: 'projections' }) });
+  const ownKnowledge = !options.knowledge;
+  // The knowledge-base search index lives in memory: rebuilt from the events on every start.
+  const knowledge = options.knowledge ?? startKnowledgeIndexer({ eventStore, logger: logger.child({ component: 'knowledge-index' }) });
+
+  const pipeline = await startReplyPipeline({
+    commands,
+    readStore,
+    bus,
+    platform,
+    secretBox,
+    knowledge,
+    llmResolver,
+    pricing: config.pricing,
+    logger,
+    settings: {
+      burstWindowMs: config.replyBurstWindowMs,
+      llmRetryDelaysMs: config.llmRetryDelaysMs,
+      sendMaxAttempts: config.sendMaxAttempts,
+      sendRetryBackoffMs: config.sendRetryBackoffMs,
+      workerConcurrency: config.workerConcurrency,
+      perCompanyConcurrency: config.workerCompanyConcurrency,
+    },
+    workers: options.workers !== false,
+    ...(adapters.engines.bus === 'in-process'
+      ? {
+          recoverJobs: {
+            waitForProjections: async () => {
+              const head = await eventStore.headPosition();
+              if (head !== null) await projections.waitForPosition(head, 60_000);
+            },
+          },
+        }
+      : {}),
+  });
+
+  return {
+    projections,
+    knowledge,
+    async stop() {
+      await pipeline.stop();
+      if (ownKnowledge) await knowledge.stop();
+      await projections.stop();
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import type { Config } from '../config.js';
+import { openAdapters } from '../infrastructure/adapters.js';
+import { createLogger } from '../infrastructure/logger.js';
+import { startEventLoopMonitor } from './eventLoopMonitor.js';
+import { startProcessor } from './processor.js';
+import type { ToHost, ToProcessor } from './processorThread.js';
+
+/** The processing side on its own thread: its own event loop, its own store connections. */
+const port = parentPort!;
+const { config } = workerData as { config: Config };
+const logger = createLogger({ level: config.logLevel }).child({ thread: 'processor' });
+const post = (message: ToHost) => port.postMessage(message);
+
+try {
+  const loop = startEventLoopMonitor();
+  const adapters = await openAdapters(config, logger);
+  const processor = await startProcessor(config, logger, adapters);
+  port.on('message', (message: ToProcessor) => {
+    switch (message.type) {
+      case 'wait':
+        processor.projections.waitForPosition(BigInt(message.position), message.timeoutMs).then(
+          () => post({ type: 'reply', id: message.id, ok: true }),
+          (err: unknown) => post({ type: 'reply', id: message.id, ok: false, error: err instanceof Error ? err.message : String(err) }),
+        );
+        return;
+      case 'stats':
+        post({ type: 'reply', id: message.id, ok: true, value: { eventLoop: loop.snapshot() } });
+        return;
+      case 'stop':
+        void (async () => {
+          try {
+            await processor.stop();
+            await adapters.close();
+            loop.stop();
+            post({ type: 'reply', id: message.id, ok: true });
+          } catch (err) {
+            post({ type: 'reply', id: message.id, ok: false, error: err instanceof Error ? err.message : String(err) });
+          }
+          port.close();
+        })();
+        return;
+    }
+  });
+  post({ type: 'ready' });
+} catch (err) {
+  logger.error({ err }, 'the processor thread failed to start');
+  post({ type: 'failed', error: err instanceof Error ? err.message : String(err) });
+}
