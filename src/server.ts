@@ -30,6 +30,7 @@ import { loadOrCreateKeyFile } from './infrastructure/keyFile.js';
 import { createLlmResolver } from './infrastructure/llm/llmForCompany.js';
 import { createPlatformClient } from './infrastructure/platform/platformClient.js';
 import { checkPlatformUrl } from './infrastructure/platform/ssrfGuard.js';
+import { eventStoreReady } from './infrastructure/storeHealth.js';
 import { createKnowledgeIndex } from './infrastructure/search/knowledgeIndex.js';
 import { startKnowledgeIndexer } from './infrastructure/search/knowledgeIndexer.js';
 import type { PlatformClient } from './ports/platform.js';
@@ -197,10 +198,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     config,
     logger,
     readiness: async () => ({
-      eventStore: await eventStore.headPosition().then(
-        () => true,
-        () => false,
-      ),
+      eventStore: await eventStoreReady(eventStore),
       readStore: await readStore.activeGeneration().then(
         () => true,
         () => false,
