@@ -86,3 +86,34 @@ export const platformBody = () =>
     },
     { requiredKeys: [] },
   );
+
+/**
+ * Mostly-valid customer messages (simple or native `inbox`), sometimes with one field swapped for a hostile
+ * value from platformBody(): these get past the parser often enough to exercise storing and replying.
+ */
+export const plausibleMessage = () =>
+  fc
+    .tuple(
+      fc.record({
+        text: fc.oneof(fc.string({ minLength: 1, maxLength: 80 }), hostileString().filter((s) => s.trim() !== '')),
+        client_id: fc.oneof(fc.integer({ min: 1, max: 50 }), fc.stringMatching(/^c-[a-z0-9]{1,8}$/)),
+        channel_id: fc.oneof(fc.integer({ min: 1, max: 5 }), fc.constant('ch-1')),
+        transport: fc.constantFrom('telegram', 'whatsapp', 'viber', 'sms'),
+        message_id: fc.oneof(fc.uuid(), fc.integer({ min: 1, max: 2 ** 40 }), fc.constant(undefined)),
+        request_id: fc.option(fc.integer({ min: 1, max: 1000 }), { nil: undefined }),
+        dialog_id: fc.option(fc.integer({ min: 1, max: 1000 }), { nil: undefined }),
+      }),
+      fc.constantFrom<Record<string, unknown>>({}, { hook_type: 'inbox', type: 'from_client' }, { hook_type: 'outbox', type: 'to_client' }),
+      fc.option(platformBody(), { freq: 3, nil: null }),
+      fc.nat(),
+    )
+    .map(([base, hook, hostile, pick]) => {
+      const body: Record<string, unknown> = { ...base, ...hook };
+      if (hostile) {
+        const keys = Object.keys(hostile);
+        const key = keys[pick % Math.max(1, keys.length)];
+        if (key !== undefined) body[key] = hostile[key as keyof typeof hostile];
+      }
+      for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
+      return body;
+    });
