@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fastifyWebsocket from '@fastify/websocket';
 import type { FastifyBaseLogger, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
+import { parseClientFrame } from '../webchatFrames.js';
 import { conversationIdFor } from '../../commands/conversations/conversationIds.js';
 import { loadState } from '../../commands/handleCommand.js';
 import type { VisitorClaims, VisitorTokens } from '../../commands/webchat/ports.js';
@@ -9,7 +10,6 @@ import { receiveWebchatMessage, type WebchatIntegration } from '../../commands/w
 import { webchatHistory } from '../../commands/webchat/webchatHistory.js';
 import { integrationDecider, integrationStream } from '../../domain/integrations/integration.js';
 import type { HttpServices } from '../services.js';
-import { parseClientFrame } from '../webchatFrames.js';
 import { createWebchatHub, type ListenToConversation, type WebchatPush } from '../webchatHub.js';
 
 /** Largest frame accepted from a visitor; a bigger one closes the socket with 1009. */
