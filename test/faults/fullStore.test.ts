@@ -5,11 +5,9 @@ import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
-import { wrapEventStore } from '../../src/infrastructure/adapters.js';
+import { openAdapters, wrapEventStore } from '../../src/infrastructure/adapters.js';
 import { createLogger } from '../../src/infrastructure/logger.js';
-import { createInProcessBus } from '../../src/infrastructure/memory/inProcessBus.js';
 import { SqliteEventStore } from '../../src/infrastructure/sqlite/sqliteEventStore.js';
-import { SqliteReadStore } from '../../src/infrastructure/sqlite/sqliteReadStore.js';
 import { createServer, type Server } from '../../src/server.js';
 import { signUp } from '../support/api.js';
 import { report, storedPlatformMessageIds, storeProblems } from '../support/storeCheck.js';
@@ -27,20 +25,18 @@ let base: string;
 
 beforeAll(async () => {
   const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  raw = new SqliteEventStore(join(dataDir, 'events.sqlite'));
-  const readStore = SqliteReadStore.open({ path: join(dataDir, 'readmodels.sqlite'), logger });
-  const bus = createInProcessBus({ logger });
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: dataDir, REPLY_BURST_WINDOW_MS: '0' });
+  // The embedded adapters, with the event store swapped for one whose connection the test can reach,
+  // wrapped the same way openAdapters() wraps it (write probe included).
+  const opened = await openAdapters(config, logger);
+  await opened.eventStore.close();
+  raw = new SqliteEventStore(join(dataDir, 'events.sqlite'));
   server = await createServer(config, logger, {
     adapters: {
-      // The same wrapping openAdapters() gives the SQLite store, probe included.
+      ...opened,
       eventStore: wrapEventStore(raw, () => raw.probeWrite()),
-      readStore,
-      bus,
-      engines: { eventStore: 'sqlite', readStore: 'sqlite', bus: 'in-process' },
       async close() {
-        await bus.close();
-        await readStore.close();
+        await opened.close();
         await raw.close();
       },
     },
