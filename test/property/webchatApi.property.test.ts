@@ -16,7 +16,16 @@ let base: string;
 let integrationId: number;
 
 beforeAll(async () => {
-  server = await startTestServer({ REPLY_BURST_WINDOW_MS: '0', WEBCHAT_MESSAGES_PER_10S: '10000', WEBCHAT_MAX_CONNECTIONS_PER_IP: '1000' });
+  // Limits out of the way: this test opens ~100 visitors from one IP in seconds (flood limits have their own tests).
+  server = await startTestServer({
+    REPLY_BURST_WINDOW_MS: '0',
+    WEBCHAT_MESSAGES_PER_10S: '10000',
+    WEBCHAT_MAX_CONNECTIONS_PER_IP: '1000',
+    WEBCHAT_NEW_VISITORS_PER_IP_PER_MINUTE: '100000',
+    WEBCHAT_NEW_VISITORS_PER_INTEGRATION_PER_MINUTE: '100000',
+    WEBCHAT_MESSAGES_PER_IP_PER_MINUTE: '100000',
+    WEBCHAT_MESSAGES_PER_INTEGRATION_PER_MINUTE: '100000',
+  });
   base = await server.listen(0, '127.0.0.1');
   const co = await signUp(server, 'Chat Fuzz');
   const agent = await co.call('POST', '/api/agents', { name: 'Ava', handoffMessage: 'A colleague will reply soon.' });
