@@ -22,6 +22,7 @@ import { webhookRoutes } from './http/routes/webhooks.js';
 import { openAdapters, type Adapters } from './infrastructure/adapters.js';
 import { createArgonHasher } from './infrastructure/auth/argonHasher.js';
 import { createJwtAccessTokens } from './infrastructure/auth/jwtAccessTokens.js';
+import { eventStoreReady } from './infrastructure/storeHealth.js';
 import { createVisitorTokens } from './infrastructure/auth/visitorTokens.js';
 import { createSecretBox, parseMasterKey } from './infrastructure/crypto/secretBox.js';
 import { loadOrCreateKeyFile } from './infrastructure/keyFile.js';
@@ -132,10 +133,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     config,
     logger,
     readiness: async () => ({
-      eventStore: await eventStore.headPosition().then(
-        () => true,
-        () => false,
-      ),
+      eventStore: await eventStoreReady(eventStore),
       readStore: await readStore.activeGeneration().then(
         () => true,
         () => false,

@@ -15,6 +15,7 @@ import { connectNatsBus } from './nats/natsBus.js';
 import { openNatsRateLimiter } from './nats/natsRateLimiter.js';
 import { openSqliteEventStore } from './sqlite/sqliteEventStore.js';
 import { SqliteReadStore } from './sqlite/sqliteReadStore.js';
+import { trackWriteHealth } from './storeHealth.js';
 import { validatingEventStore } from './validatingEventStore.js';
 
 export interface Adapters {
@@ -31,10 +32,18 @@ export interface Adapters {
 /** The event store alone (the replay CLI needs nothing else), validating every event against the catalog. */
 export function openEventStore(config: Config, logger: Logger): EventStore {
   if (!config.eventStoreUrl) mkdirSync(config.dataDir, { recursive: true });
-  const raw = config.eventStoreUrl
-    ? openEsdbEventStore(config.eventStoreUrl, { logger: logger.child({ adapter: 'eventstoredb' }) })
-    : openSqliteEventStore(join(config.dataDir, 'events.sqlite'), { wakeOtherThreads: true });
-  return validatingEventStore(raw, eventCatalog);
+  if (config.eventStoreUrl) return wrapEventStore(openEsdbEventStore(config.eventStoreUrl, { logger: logger.child({ adapter: 'eventstoredb' }) }));
+  const sqlite = openSqliteEventStore(join(config.dataDir, 'events.sqlite'), { wakeOtherThreads: true });
+  return wrapEventStore(sqlite, () => sqlite.probeWrite());
+}
+
+/**
+ * What every raw adapter is wrapped in: schema validation of each event, and write-health tracking for
+ * /readyz (`probe` proves the store writable again after a failed append; see storeHealth.ts).
+ */
+export function wrapEventStore(raw: EventStore, probe?: () => void | Promise<void>): EventStore {
+  const validated = validatingEventStore(raw, eventCatalog);
+  return probe ? trackWriteHealth(validated, { probe }) : validated;
 }
 
 /**

@@ -40,8 +40,8 @@ export const conversationEvents = {
   }),
   MessageReceived: z.object({
     messageId: z.uuid(),
-    /** Dedupe key of the delivery (platform message id or body hash) and until when it counts; null = forever. */
-    dedupeKey: z.string().max(200),
+    /** Dedupe key of the delivery (`msg:` + a platform message id of up to 256 characters, or a body hash) and until when it counts; null = forever. */
+    dedupeKey: z.string().max(300),
     dedupeUntil: at.nullable(),
     text: z.string().max(65_536),
     attachments: z.array(json).max(50).optional(),
@@ -52,7 +52,7 @@ export const conversationEvents = {
   }),
   OperatorMessageRecorded: z.object({
     messageId: z.uuid(),
-    dedupeKey: z.string().max(200),
+    dedupeKey: z.string().max(300),
     dedupeUntil: at.nullable(),
     text: z.string().max(65_536),
     attachments: z.array(json).max(50).optional(),

@@ -24,7 +24,7 @@ export type JsonObject = { [key: string]: JsonValue };
 /** Longest accepted message text, in UTF-16 code units (64 Ki); longer is a validation error. */
 export const MAX_TEXT_LENGTH = 65_536;
 const MAX_ID_LENGTH = 256;
-const MAX_ATTACHMENTS = 100;
+const MAX_ATTACHMENTS = 50;
 const MAX_JSON_DEPTH = 32;
 
 /** Keys that can reach Object.prototype through a later merge or spread; refused anywhere in a body. */

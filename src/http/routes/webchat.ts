@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fastifyWebsocket from '@fastify/websocket';
 import type { FastifyBaseLogger, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
+import { parseClientFrame } from '../webchatFrames.js';
 import { conversationIdFor } from '../../commands/conversations/conversationIds.js';
 import { loadState } from '../../commands/handleCommand.js';
 import type { VisitorClaims, VisitorTokens } from '../../commands/webchat/ports.js';
@@ -25,10 +26,8 @@ const MAX_PENDING_FRAMES = 32;
 const MAX_EARLY_PUSHES = 200;
 /** A reader this far behind is cut off rather than buffered without bound. */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
-const MAX_TEXT_LENGTH = WEBCHAT_MAX_FRAME_BYTES;
 /** How long shutdown waits for frames being handled. */
 const SHUTDOWN_GRACE_MS = 5_000;
-const CLIENT_MESSAGE_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
 
 /** Close codes (RFC 6455 §7.4.1). 1009 (too big) is sent by `ws` itself. */
 export const CLOSE = { normal: 1000, goingAway: 1001, policy: 1008, internalError: 1011, tryAgainLater: 1013 } as const;
@@ -253,43 +252,24 @@ export function webchatRoutes(services: HttpServices, deps: WebchatRouteDeps): F
 
       function onFrame(data: RawData, isBinary: boolean) {
         if (closed) return;
-        if (isBinary) return error('BAD_FRAME', 'Frames must be JSON text');
-        let frame: unknown;
-        try {
-          frame = JSON.parse(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString('utf8'));
-        } catch {
-          return error('BAD_FRAME', 'Frame is not valid JSON');
-        }
-        if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return error('BAD_FRAME', 'A frame is a JSON object with a "type"');
-        const f = frame as Record<string, unknown>;
-        switch (f.type) {
+        const frame = parseClientFrame(data, isBinary);
+        switch (frame.type) {
+          case 'error':
+            return error(frame.code, frame.message, frame.clientMessageId);
           case 'hello': {
             if (helloSeen) return error('BAD_FRAME', 'hello was already received on this connection');
-            const visitorId = f.visitorId === undefined || f.visitorId === null ? undefined : f.visitorId;
-            const visitorToken = f.visitorToken === undefined || f.visitorToken === null ? undefined : f.visitorToken;
-            if ((visitorId !== undefined && typeof visitorId !== 'string') || (visitorToken !== undefined && typeof visitorToken !== 'string')) {
-              return error('VALIDATION_ERROR', 'visitorId and visitorToken must be strings');
-            }
             helloSeen = true;
             clearTimeout(helloTimer);
-            enqueue(() => hello(visitorId as string | undefined, visitorToken as string | undefined));
+            enqueue(() => hello(frame.visitorId, frame.visitorToken));
             return;
           }
           case 'message': {
-            const clientMessageId = typeof f.clientMessageId === 'string' && CLIENT_MESSAGE_ID.test(f.clientMessageId) ? f.clientMessageId : undefined;
-            if (clientMessageId === undefined) {
-              return error('VALIDATION_ERROR', 'clientMessageId is required: 1-100 letters, digits or "-_.:"');
-            }
-            if (typeof f.text !== 'string' || f.text.trim() === '') return error('VALIDATION_ERROR', 'text is required', clientMessageId);
-            if (f.text.length > MAX_TEXT_LENGTH) return error('VALIDATION_ERROR', `text is longer than ${MAX_TEXT_LENGTH} characters`, clientMessageId);
+            const { clientMessageId, text } = frame;
             if (!helloSeen) return error('HELLO_REQUIRED', 'Send {"type":"hello"} first');
             if (pending >= MAX_PENDING_FRAMES) return error('RATE_LIMITED', 'Too many messages at once; wait a moment', clientMessageId);
-            const text = f.text;
             enqueue(() => message(clientMessageId, text));
             return;
           }
-          default:
-            return error('BAD_FRAME', typeof f.type === 'string' ? `Unknown frame type "${f.type.slice(0, 40)}"` : 'A frame is a JSON object with a "type"');
         }
       }
 

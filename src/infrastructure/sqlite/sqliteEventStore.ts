@@ -75,6 +75,8 @@ CREATE TABLE IF NOT EXISTS events (
   created_at TEXT    NOT NULL,  -- ISO 8601 UTC with milliseconds
   UNIQUE (stream, revision)
 );
+-- Scratch space of probeWrite(): a row is written and deleted in the same transaction, never kept.
+CREATE TABLE IF NOT EXISTS write_probe (pad BLOB NOT NULL);
 `;
 
 /**
@@ -219,6 +221,23 @@ export class SqliteEventStore implements EventStore {
   async headPosition(): Promise<bigint | null> {
     this.assertOpen();
     return (this.stmt.head.get() as bigint | null) ?? null;
+  }
+
+  /**
+   * Throws when the store cannot write now (disk full, max_page_count reached, I/O error, lock held):
+   * commits a transaction that allocates fresh pages (a blob bigger than a page needs overflow pages, which
+   * are never shared) and frees them again, so nothing is stored and no event is appended. Used by readiness
+   * after a failed append; costs one fsync.
+   */
+  probeWrite(): void {
+    this.assertOpen();
+    const pageSize = Number(this.db.pragma('page_size', { simple: true }));
+    this.db
+      .transaction(() => {
+        this.db.prepare('INSERT INTO write_probe (pad) VALUES (zeroblob(?))').run(pageSize * 2);
+        this.db.prepare('DELETE FROM write_probe').run();
+      })
+      .immediate();
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,65 @@
+import type { RawData } from 'ws';
+
+/**
+ * The frames a web-chat visitor may send (API.md, "Web chat"), parsed from the raw WebSocket data. Pure and
+ * total: any input (binary, broken UTF-8, not JSON, deep nesting, `__proto__` keys, wrong types) comes back
+ * as a typed result, never a throw, so one bad frame cannot take the connection or the process down.
+ */
+export type ClientFrame =
+  | { type: 'hello'; visitorId?: string; visitorToken?: string }
+  | { type: 'message'; clientMessageId: string; text: string }
+  | { type: 'error'; code: 'BAD_FRAME' | 'VALIDATION_ERROR'; message: string; clientMessageId?: string };
+
+/** Longest message text, in UTF-16 code units: a frame is at most 16 KiB anyway. */
+export const WEBCHAT_MAX_TEXT_LENGTH = 16 * 1024;
+const CLIENT_MESSAGE_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
+
+const bad = (message: string): ClientFrame => ({ type: 'error', code: 'BAD_FRAME', message });
+const invalid = (message: string, clientMessageId?: string): ClientFrame => ({
+  type: 'error',
+  code: 'VALIDATION_ERROR',
+  message,
+  ...(clientMessageId !== undefined ? { clientMessageId } : {}),
+});
+
+function toText(data: RawData | string): string {
+  if (typeof data === 'string') return data;
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data).toString('utf8');
+}
+
+export function parseClientFrame(data: RawData | string, isBinary: boolean): ClientFrame {
+  if (isBinary) return bad('Frames must be JSON text');
+  let frame: unknown;
+  try {
+    frame = JSON.parse(toText(data));
+  } catch {
+    return bad('Frame is not valid JSON');
+  }
+  if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return bad('A frame is a JSON object with a "type"');
+  // Own properties only: a frame's `__proto__` key (JSON.parse makes it an own key) must not be read as a prototype.
+  const own = (key: string): unknown => (Object.prototype.hasOwnProperty.call(frame, key) ? (frame as Record<string, unknown>)[key] : undefined);
+  const type = own('type');
+  switch (type) {
+    case 'hello': {
+      const visitorId = own('visitorId') ?? undefined;
+      const visitorToken = own('visitorToken') ?? undefined;
+      if ((visitorId !== undefined && typeof visitorId !== 'string') || (visitorToken !== undefined && typeof visitorToken !== 'string')) {
+        return invalid('visitorId and visitorToken must be strings');
+      }
+      return { type: 'hello', ...(visitorId !== undefined ? { visitorId } : {}), ...(visitorToken !== undefined ? { visitorToken } : {}) };
+    }
+    case 'message': {
+      const rawId = own('clientMessageId');
+      const clientMessageId = typeof rawId === 'string' && CLIENT_MESSAGE_ID.test(rawId) ? rawId : undefined;
+      if (clientMessageId === undefined) return invalid('clientMessageId is required: 1-100 letters, digits or "-_.:"');
+      const text = own('text');
+      if (typeof text !== 'string' || text.trim() === '') return invalid('text is required', clientMessageId);
+      if (text.length > WEBCHAT_MAX_TEXT_LENGTH) return invalid(`text is longer than ${WEBCHAT_MAX_TEXT_LENGTH} characters`, clientMessageId);
+      return { type: 'message', clientMessageId, text };
+    }
+    default:
+      return bad(typeof type === 'string' ? `Unknown frame type "${type.slice(0, 40)}"` : 'A frame is a JSON object with a "type"');
+  }
+}
