@@ -65,6 +65,8 @@ export const configSchema = z.object({
   SEND_RETRY_BACKOFF_MS: msList.default([1000, 5000, 15000, 30000]),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   WORKER_COMPANY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+  ROLE: z.enum(['all', 'api', 'processor']).default('all'),
+  PROCESSOR_THREAD: bool.optional(),
   WEBCHAT_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(20),
   WEBCHAT_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   WEBCHAT_MESSAGES_PER_10S: z.coerce.number().int().min(1).max(10_000).default(10),
@@ -108,6 +110,9 @@ export interface Config {
   workerConcurrency: number;
   /** At most this many of one company's reply jobs run at once (its fair share of the worker slots). */
   workerCompanyConcurrency: number;
+  /** api: HTTP only; processor: projections, reactors and workers only; all: both (the processing side on a worker thread unless processorThread is false). */
+  role: 'all' | 'api' | 'processor';
+  processorThread: boolean;
   webchatMaxConnectionsPerIp: number;
   webchatHeartbeatMs: number;
   webchatMessagesPer10s: number;
@@ -171,6 +176,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sendRetryBackoffMs: c.SEND_RETRY_BACKOFF_MS,
     workerConcurrency: c.WORKER_CONCURRENCY,
     workerCompanyConcurrency: Math.min(c.WORKER_COMPANY_CONCURRENCY, c.WORKER_CONCURRENCY),
+    role: c.ROLE,
+    // Tests inspect the processing side in-process; everywhere else it gets its own thread.
+    processorThread: c.PROCESSOR_THREAD ?? c.NODE_ENV !== 'test',
     webchatMaxConnectionsPerIp: c.WEBCHAT_MAX_CONNECTIONS_PER_IP,
     webchatHeartbeatMs: c.WEBCHAT_HEARTBEAT_MS,
     webchatMessagesPer10s: c.WEBCHAT_MESSAGES_PER_10S,

@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './infrastructure/logger.js';
+import { createProcessorService } from './processorService.js';
 import { createServer } from './server.js';
 
 let config: Config;
@@ -14,9 +15,12 @@ try {
 }
 
 const logger = createLogger({ level: config.logLevel });
-const server = await createServer(config, logger);
+const server = config.role === 'processor' ? await createProcessorService(config, logger) : await createServer(config, logger);
 await server.listen();
-logger.info({ engines: server.adapters.engines, publicBaseUrl: config.publicBaseUrl }, 'messaging agent service started');
+logger.info(
+  { role: config.role, processorThread: config.role === 'all' && config.processorThread, engines: server.adapters.engines, publicBaseUrl: config.publicBaseUrl },
+  'messaging agent service started',
+);
 
 let shuttingDown = false;
 async function shutdown(signal: string) {

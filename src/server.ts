@@ -1,5 +1,4 @@
 import { hkdfSync } from 'node:crypto';
-import { join } from 'node:path';
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from './config.js';
 import { systemClock, type AuthDeps, type Clock, type CommandDeps } from './commands/ports.js';
@@ -24,17 +23,16 @@ import { createArgonHasher } from './infrastructure/auth/argonHasher.js';
 import { createJwtAccessTokens } from './infrastructure/auth/jwtAccessTokens.js';
 import { eventStoreReady } from './infrastructure/storeHealth.js';
 import { createVisitorTokens } from './infrastructure/auth/visitorTokens.js';
-import { createSecretBox, parseMasterKey } from './infrastructure/crypto/secretBox.js';
-import { loadOrCreateKeyFile } from './infrastructure/keyFile.js';
-import { createLlmResolver } from './infrastructure/llm/llmForCompany.js';
-import { createPlatformClient } from './infrastructure/platform/platformClient.js';
 import { checkPlatformUrl, type Resolver } from './infrastructure/net/ssrfGuard.js';
-import { startKnowledgeIndexer } from './infrastructure/search/knowledgeIndexer.js';
+import { startKnowledgeIndexer, type KnowledgeIndexer } from './infrastructure/search/knowledgeIndexer.js';
+import { startEventLoopMonitor } from './processing/eventLoopMonitor.js';
+import { outboundClients } from './processing/outboundClients.js';
+import { startProcessor, type ProcessorOptions } from './processing/processor.js';
+import { startProcessorThread } from './processing/processorThread.js';
+import { remoteProjectionWaiter } from './processing/projectionProgress.js';
 import type { PlatformClient } from './ports/platform.js';
-import { allProjections } from './projections/index.js';
 import { webchatSubject } from './workers/jobs.js';
-import { startReplyPipeline } from './workers/replyPipeline.js';
-import { startProjections } from './projections/projectionRunner.js';
+import type { ProjectionRunner } from './projections/projectionRunner.js';
 
 export interface ServerOptions {
   clock?: Clock;
@@ -55,23 +53,12 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
   const adapters = options.adapters ?? (await openAdapters(config, logger));
   const clock = options.clock ?? systemClock;
   const { eventStore, readStore, bus } = adapters;
-  const projections = await startProjections({ eventStore, readStore, projections: allProjections, logger: logger.child({ component: 'projections' }) });
-  // The knowledge-base search index lives in memory: rebuilt from the events on every start.
+  const loop = startEventLoopMonitor();
+  const { jwtKey, secretBox, requireHttps, platform, llmResolver } = outboundClients(config, logger, options);
+  // The knowledge-base search index lives in memory (on its own worker thread): rebuilt from the events on every start.
   const knowledge = startKnowledgeIndexer({ eventStore, logger: logger.child({ component: 'knowledge-index' }) });
-
-  const jwtKey = config.jwtSecret ? new TextEncoder().encode(config.jwtSecret) : loadOrCreateKeyFile(join(config.dataDir, 'jwt.key'));
-  const masterKey = config.masterKey ? parseMasterKey(config.masterKey) : loadOrCreateKeyFile(join(config.dataDir, 'master.key'));
-  const secretBox = createSecretBox(masterKey);
-  const requireHttps = config.env === 'production';
-  const platform =
-    options.platform ?? createPlatformClient({ allowPrivate: config.allowPrivatePlatformUrls, requireHttps, logger: logger.child({ component: 'platform' }) });
-  const llmResolver = createLlmResolver({
-    secretBox,
-    timeoutMs: config.llmTimeoutMs,
-    maxRetries: config.llmMaxRetries,
-    // The same address policy as platform URLs, enforced at connect time (SSRF).
-    network: { allowPrivate: config.allowPrivatePlatformUrls, requireHttps, ...(options.dnsResolver ? { resolver: options.dnsResolver } : {}) },
-  });
+  const processing = await startProcessingSide(config, logger, adapters, { ...options, knowledge });
+  const projections = processing.projections;
   const commands: CommandDeps = { eventStore, clock, logger: logger.child({ component: 'commands' }) };
   const auth: AuthDeps = {
     ...commands,
@@ -98,37 +85,6 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
   // Live updates for the dashboard (SSE): one event-store subscription per instance, fanned out per company.
   const liveEvents = await startLiveEvents({ eventStore, readStore, waitForProjections: (position) => projections.waitForPosition(position), logger: logger.child({ component: 'live-events' }) });
 
-  const pipeline = await startReplyPipeline({
-    commands,
-    readStore,
-    bus,
-    platform,
-    secretBox,
-    knowledge,
-    llmResolver,
-    pricing: config.pricing,
-    logger,
-    settings: {
-      burstWindowMs: config.replyBurstWindowMs,
-      llmRetryDelaysMs: config.llmRetryDelaysMs,
-      sendMaxAttempts: config.sendMaxAttempts,
-      sendRetryBackoffMs: config.sendRetryBackoffMs,
-      workerConcurrency: config.workerConcurrency,
-      perCompanyConcurrency: config.workerCompanyConcurrency,
-    },
-    workers: options.workers !== false,
-    ...(adapters.engines.bus === 'in-process'
-      ? {
-          recoverJobs: {
-            waitForProjections: async () => {
-              const head = await eventStore.headPosition();
-              if (head !== null) await projections.waitForPosition(head, 60_000);
-            },
-          },
-        }
-      : {}),
-  });
-
   const app = await buildApp({
     config,
     logger,
@@ -139,7 +95,9 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
         () => false,
       ),
       bus: bus.isConnected(),
+      processor: processing.isRunning(),
     }),
+    metrics: async () => ({ eventLoop: { api: loop.snapshot(), ...(await processing.eventLoop()) } }),
     features: [
       authRoutes(services),
       apiTokenRoutes(services),
@@ -178,13 +136,46 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       if (stopped) return;
       stopped = true;
       await app.close();
-      await pipeline.stop();
       await liveEvents.stop();
+      await processing.stop();
       await knowledge.stop();
-      await projections.stop();
+      loop.stop();
       await adapters.close();
     },
   };
 }
 
 export type Server = Awaited<ReturnType<typeof createServer>>;
+
+/**
+ * Where the processing side runs, by ROLE: with the HTTP server on its own worker thread (all, the default),
+ * in this thread (all with PROCESSOR_THREAD=false: tests that inspect it), or in other processes (api).
+ */
+async function startProcessingSide(config: Config, logger: PinoLogger, adapters: Adapters, options: ProcessorOptions & { knowledge: KnowledgeIndexer }) {
+  if (config.role === 'all' && !config.processorThread) {
+    const processor = await startProcessor(config, logger, adapters, options);
+    return { projections: processor.projections, isRunning: () => true, eventLoop: async () => ({}), stop: () => processor.stop() };
+  }
+  if (config.role === 'all') {
+    const thread = await startProcessorThread(config, logger.child({ component: 'processor-thread' }));
+    return {
+      projections: remoteRunner(thread.waitForPosition),
+      isRunning: () => thread.isRunning(),
+      eventLoop: async () => {
+        const stats = await thread.stats();
+        return stats ? { processor: stats.eventLoop } : {};
+      },
+      stop: () => thread.stop(),
+    };
+  }
+  // ROLE=api: processors run elsewhere and record how far the projections got.
+  const waiter = remoteProjectionWaiter(adapters.readStore);
+  return { projections: remoteRunner((p, t) => waiter.waitForPosition(p, t)), isRunning: () => true, eventLoop: async () => ({}), stop: async () => {} };
+}
+
+/** A ProjectionRunner whose projections run elsewhere: only waiting for a position is meaningful here. */
+const remoteRunner = (waitForPosition: ProjectionRunner['waitForPosition']): ProjectionRunner => ({
+  waitForPosition,
+  status: () => [],
+  stop: async () => {},
+});

@@ -18,6 +18,8 @@ export interface AppDeps {
   logger: PinoLogger;
   /** Readiness of each external dependency (event store, read store, bus). */
   readiness: () => Promise<Record<string, boolean>>;
+  /** Figures shown next to the checks in /readyz (event-loop delay per thread). */
+  metrics?: () => Promise<Record<string, unknown>>;
   /** Route plugins of the features, registered after the shell. */
   features?: FastifyPluginAsync[];
 }
@@ -83,13 +85,17 @@ export async function buildApp(deps: AppDeps) {
     {
       schema: {
         tags: ['health'],
-        response: { 200: ok.extend({ checks: z.record(z.string(), z.boolean()) }), 503: ok.extend({ checks: z.record(z.string(), z.boolean()) }) },
+        response: {
+          200: ok.extend({ checks: z.record(z.string(), z.boolean()), metrics: z.record(z.string(), z.unknown()).optional() }),
+          503: ok.extend({ checks: z.record(z.string(), z.boolean()), metrics: z.record(z.string(), z.unknown()).optional() }),
+        },
       },
     },
     async (_request, reply) => {
       const checks = await deps.readiness().catch(() => ({ readiness: false }));
       const ready = Object.values(checks).every(Boolean);
-      return reply.status(ready ? 200 : 503).send({ ok: ready, checks });
+      const metrics = deps.metrics ? await deps.metrics().catch(() => undefined) : undefined;
+      return reply.status(ready ? 200 : 503).send({ ok: ready, checks, ...(metrics ? { metrics } : {}) });
     },
   );
 

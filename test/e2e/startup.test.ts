@@ -31,7 +31,12 @@ describe('the service process (src/main.ts, what npm start runs)', () => {
       const base = `http://127.0.0.1:${port}`;
       await expect.poll(async () => (await fetch(`${base}/healthz`).catch(() => null))?.status, { timeout: 30_000, interval: 200 }).toBe(200);
       expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ ok: true });
-      expect((await (await fetch(`${base}/readyz`)).json()).checks).toEqual({ eventStore: true, readStore: true, bus: true });
+      const ready = await (await fetch(`${base}/readyz`)).json();
+      // The processing side runs on its own thread; /readyz reports each thread's event-loop delay.
+      expect(ready.checks).toEqual({ eventStore: true, readStore: true, bus: true, processor: true });
+      expect(ready.metrics.eventLoop.api).toMatchObject({ p99Ms: expect.any(Number), maxMs: expect.any(Number) });
+      expect(ready.metrics.eventLoop.processor).toMatchObject({ p99Ms: expect.any(Number), maxMs: expect.any(Number) });
+      expect(proc.output()).toMatch(/"role":"all","processorThread":true/);
       const docs = await (await fetch(`${base}/docs/json`)).json();
       expect(Object.keys(docs.paths)).toEqual(expect.arrayContaining(['/api/auth/register', '/api/webhook/{connectorType}/{integrationId}', '/api/conversations']));
       // A request in flight when SIGTERM arrives is still answered.

@@ -1,0 +1,50 @@
+import type { Logger as PinoLogger } from 'pino';
+import type { Config } from './config.js';
+import { buildApp } from './http/app.js';
+import { openAdapters } from './infrastructure/adapters.js';
+import { eventStoreReady } from './infrastructure/storeHealth.js';
+import { startEventLoopMonitor } from './processing/eventLoopMonitor.js';
+import { startProcessor } from './processing/processor.js';
+import { publishProjectionProgress } from './processing/projectionProgress.js';
+
+/**
+ * ROLE=processor: projections, reactors and workers without the API, for scaling the two apart. It serves
+ * only /healthz and /readyz (on PORT), and records how far its projections got so API instances elsewhere
+ * can wait for their own writes.
+ */
+export async function createProcessorService(config: Config, logger: PinoLogger) {
+  const adapters = await openAdapters(config, logger);
+  const loop = startEventLoopMonitor();
+  const processor = await startProcessor(config, logger, adapters);
+  const progress = publishProjectionProgress({ ...adapters, projections: processor.projections, logger: logger.child({ component: 'projection-progress' }) });
+  const app = await buildApp({
+    config,
+    logger,
+    readiness: async () => ({
+      eventStore: await eventStoreReady(adapters.eventStore),
+      readStore: await adapters.readStore.activeGeneration().then(
+        () => true,
+        () => false,
+      ),
+      bus: adapters.bus.isConnected(),
+    }),
+    metrics: async () => ({ eventLoop: { processor: loop.snapshot() } }),
+  });
+  let stopped = false;
+  return {
+    app,
+    adapters,
+    async listen(port = config.port, host = config.host) {
+      return app.listen({ port, host });
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await app.close();
+      await progress.stop();
+      await processor.stop();
+      loop.stop();
+      await adapters.close();
+    },
+  };
+}
