@@ -40,6 +40,7 @@ import Database from 'better-sqlite3';
 import { startFakeLlm, type ChatCompletionBody } from '../test/support/fakeLlm.js';
 import { startFakePlatform } from '../test/support/fakePlatform.js';
 import { inboundBody, signedHeaders } from './support/inbound.js';
+import { lastUserText, REF, trackLlm, trackPlatform } from './support/replyTracker.js';
 import { pacedLoad } from './support/pacedLoad.js';
 import { startChild, tempDir, warnings, type Child } from './support/processes.js';
 import { signUp } from './support/serviceApi.js';
@@ -56,54 +57,15 @@ const GOAL_OVERHEAD_P99_MS = 5;
 const REPLY_WAIT_MS = 30_000;
 
 const run = randomUUID().slice(0, 8);
-const REF = /\[ref=([^\]]+)\]/;
-
-function lastUserText(body: ChatCompletionBody | undefined): string {
-  const messages = body?.messages ?? [];
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === 'user') return String(messages[i]!.content);
-  return '';
-}
-
 async function main() {
   console.log(`reply bench: ${RATE} messages/s for ${SECONDS} s, ${machine()}`);
-  const llmIn = new Map<string, number>();
-  const llmOut = new Map<string, number>();
-  const platformIn = new Map<string, number>();
-  const platformCount = new Map<string, number>();
-
-  const llm = await startFakeLlm({
-    apiKey: LLM_KEY,
-    usage: { prompt_tokens: 300, completion_tokens: 40 },
-    reply: (body) => {
-      const text = lastUserText(body);
-      const ref = REF.exec(text)?.[1] ?? '';
-      llmOut.set(ref, performance.now());
-      return `Thanks for your message (${ref}). Your parcel left our warehouse on Wednesday and should arrive within two days.`;
-    },
-  });
+  const llm = await startFakeLlm({ apiKey: LLM_KEY, usage: { prompt_tokens: 300, completion_tokens: 40 } });
   const platform = await startFakePlatform({ token: PLATFORM_TOKEN });
-  // Time stamps at the moment each fake logs a request (body read): wrap the push of their request logs.
-  const llmPush = llm.requests.push.bind(llm.requests);
-  llm.requests.push = (...items) => {
-    const t = performance.now();
-    for (const r of items) {
-      const ref = REF.exec(lastUserText(r.body as ChatCompletionBody))?.[1];
-      if (ref !== undefined) llmIn.set(ref, t);
-    }
-    return llmPush(...items);
-  };
-  const platformPush = platform.received.push.bind(platform.received);
-  platform.received.push = (...items) => {
-    const t = performance.now();
-    for (const r of items) {
-      const clientId = (r.body as { client_id?: unknown } | undefined)?.client_id;
-      if (r.path.endsWith('/v1/messages') && typeof clientId === 'string') {
-        if (!platformIn.has(clientId)) platformIn.set(clientId, t);
-        platformCount.set(clientId, (platformCount.get(clientId) ?? 0) + 1);
-      }
-    }
-    return platformPush(...items);
-  };
+  // Time stamps at the moment each fake has read a request (support/replyTracker.ts); replies by client_id.
+  const { llmIn, llmOut } = trackLlm(llm);
+  const platformSide = trackPlatform(platform, (body) => (typeof body.client_id === 'string' ? body.client_id : undefined));
+  const platformIn = platformSide.arrived;
+  const platformCount = platformSide.counts;
 
   const dataDir = tempDir('replies');
   let service: Child | undefined;

@@ -29,6 +29,7 @@ type Autocannon = (options: {
   connections: number;
   pipelining?: number;
   duration: number;
+  amount?: number;
   timeout?: number;
   requests: AutocannonRequest[];
 }) => Promise<AutocannonResult>;
@@ -58,6 +59,8 @@ export async function cannon(options: {
   path: string;
   connections: number;
   seconds: number;
+  /** Stop after this many requests instead of after `seconds` (autocannon then ignores the duration). */
+  amount?: number;
   next: () => { id: string; body: Buffer; headers: Record<string, string> };
   onOk?: (id: string) => void;
 }): Promise<CannonResult> {
@@ -67,6 +70,7 @@ export async function cannon(options: {
     connections: options.connections,
     pipelining: 1,
     duration: options.seconds,
+    ...(options.amount !== undefined ? { amount: options.amount } : {}),
     timeout: 10,
     requests: [
       {

@@ -38,6 +38,8 @@ export async function pacedLoad(options: {
   durationMs: number;
   connections: number;
   timeoutMs?: number;
+  /** POST (default) sends `next(i).body`; GET sends no body. */
+  method?: 'GET' | 'POST';
   next: (i: number) => PacedRequest;
   onDone?: (record: PacedRecord) => void;
 }): Promise<PacedResult> {
@@ -70,8 +72,8 @@ export async function pacedLoad(options: {
             host: target.hostname,
             port: target.port,
             path: target.pathname + target.search,
-            method: 'POST',
-            headers: { ...headers, 'content-length': String(body.length) },
+            method: options.method ?? 'POST',
+            headers: options.method === 'GET' ? headers : { ...headers, 'content-length': String(body.length) },
           },
           (res) => {
             res.on('data', () => {});
@@ -79,12 +81,16 @@ export async function pacedLoad(options: {
             res.on('error', () => settle(0));
           },
         );
-        req.setTimeout(timeoutMs, () => {
+        // From when it was sent, not per socket: a request queued for a free connection times out too, so a
+        // stalled server cannot keep the run going much past its duration.
+        const timer = setTimeout(() => {
           settle(-1);
           req.destroy();
-        });
+        }, timeoutMs);
+        req.once('close', () => clearTimeout(timer));
         req.on('error', () => settle(0));
-        req.end(body);
+        if (options.method === 'GET') req.end();
+        else req.end(body);
       }),
     );
   };

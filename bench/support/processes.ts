@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,4 +102,54 @@ export function warnings(lines: string[]): string[] {
       return true; // not JSON: stderr text, worth showing
     }
   });
+}
+
+export interface Service extends Child {
+  dataDir: string;
+  /** Stops the service (if still running) and deletes its DATA_DIR. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * The service (`src/main.ts`) in its own process on embedded defaults: a fresh DATA_DIR (SQLite event store and
+ * read models), in-process bus, LOG_LEVEL=warn, NODE_ENV=development; `env` adds or overrides variables.
+ */
+export async function startService(tag: string, env: Record<string, string> = {}): Promise<Service> {
+  const dataDir = tempDir(tag);
+  const child = await startChild({
+    name: 'service',
+    script: 'src/main.ts',
+    env: { DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'development', ...env },
+    readyPath: '/readyz',
+  });
+  return Object.assign(child, {
+    dataDir,
+    async dispose() {
+      await child.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  });
+}
+
+/** Warnings and errors of a pino log, counted by message (and error type): one short line for a report. */
+export function warningSummary(lines: string[]): string {
+  const counts = new Map<string, number>();
+  for (const line of warnings(lines)) {
+    let key = line.slice(0, 120);
+    try {
+      const entry = JSON.parse(line) as { msg?: string; err?: { type?: string; message?: string } };
+      key = entry.err ? `${entry.msg} (${entry.err.type}: ${String(entry.err.message).slice(0, 100)})` : String(entry.msg);
+    } catch {
+      // stderr text: its first characters
+    }
+    key = key.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>').replace(/\d+/g, 'N');
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  if (counts.size === 0) return 'service logged no warning';
+  const total = [...counts.values()].reduce((a, b) => a + b, 0);
+  return `service logged ${total} warning(s)/error(s): ${[...counts.entries()]
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, 5)
+    .map(([k, n]) => `${n}× ${k}`)
+    .join('; ')}`;
 }

@@ -74,3 +74,19 @@ export async function waitUntilIdle(pid: number, { maxPercent = 10, windowMs = 1
   }
   return performance.now() - t0;
 }
+
+/** Resident set size of a process in bytes (VmRSS in /proc/<pid>/status, Linux); NaN elsewhere. */
+export function rssBytes(pid: number): number {
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export const mib = (bytes: number) => `${fmt(bytes / 1024 / 1024, 1)} MiB`;
+
+/** How many of these HTTP statuses are 5xx. */
+export const count5xx = (statusCounts: Record<string, number>) =>
+  Object.entries(statusCounts).reduce((n, [code, c]) => (Number(code) >= 500 ? n + c : n), 0);

@@ -1,0 +1,145 @@
+/**
+ * Does a webhook cost the same when the store (and a conversation) has grown? Back-to-back rounds of maximum
+ * load against one service and one store, first spread over 500 conversations, then all into ONE conversation.
+ *
+ *   npm run bench:growth                                  (8 + 8 rounds of 10 s, ~4 minutes)
+ *   npm run bench:growth -- --seconds=1 --rounds=2        smoke run (or BENCH_SECONDS / BENCH_ROUNDS)
+ *
+ * The service runs in its own process (bench/support/processes.ts startService; ALLOW_PRIVATE_PLATFORM_URLS=true
+ * for the fake platform, everything else at its defaults, REPLY_BURST_WINDOW_MS included). One company, set up
+ * through the HTTP API, with an agent on the builtin LLM (no key) and a knowledge-base document that answers the
+ * bench's message, so the reply pipeline answers every burst of every conversation and sends the reply to the
+ * fake platform (test/support/fakePlatform.ts, in this process): the reply pipeline is part of the load.
+ *
+ * Load: autocannon, 32 connections, one request in flight each, signed ~1 KB `inbox` webhooks, each its own
+ * message_id. After a warm-up (BENCH_WARMUP_SECONDS, 3), phase A: BENCH_ROUNDS (8) rounds of BENCH_SECONDS (10)
+ * over 500 client_ids (500 conversations) back to back; the bench waits until the service is idle; phase B: the
+ * same number of rounds, all into one client_id. Per round: 200s/s, p50/p99, and the service's RSS
+ * (/proc/<pid>/status VmRSS) when the round ends.
+ * Targets: last round / first round ≥ 0.9x in each phase; RSS after the last round ≤ 1.5x RSS after the first.
+ */
+import { startFakePlatform } from '../test/support/fakePlatform.js';
+import { cannon, type CannonResult } from './support/cannon.js';
+import { numberOption } from './support/options.js';
+import { startService, warningSummary, type Service } from './support/processes.js';
+import { trackPlatform } from './support/replyTracker.js';
+import { report } from './support/report.js';
+import { setUpTenant } from './support/tenant.js';
+import { count5xx, cpuMeter, fmt, machine, mib, rssBytes, waitUntilIdle } from './support/stats.js';
+
+const SECONDS = numberOption('seconds', 'BENCH_SECONDS', 10);
+const ROUNDS = Math.max(2, numberOption('rounds', 'BENCH_ROUNDS', 8));
+const WARMUP_SECONDS = numberOption('warmup', 'BENCH_WARMUP_SECONDS', 3);
+const CONNECTIONS = 32;
+const CONVERSATIONS = 500;
+const IDLE_TIMEOUT_MS = 180_000;
+const GOALS = { ratio: 0.9, rss: 1.5 };
+
+interface Round {
+  phase: 'A' | 'B';
+  round: number;
+  result: CannonResult;
+  rss: number;
+  cpu: number;
+}
+
+const ms = (n: number) => fmt(n, n < 10 ? 1 : 0);
+
+async function main() {
+  console.log(`growth bench: ${ROUNDS} rounds × ${SECONDS} s over ${CONVERSATIONS} conversations, then ${ROUNDS} into one; ${CONNECTIONS} connections; ${machine()}`);
+  const platform = await startFakePlatform({ token: 'bench-growth-token' });
+  let service: Service | undefined;
+  try {
+    service = await startService('growth', { ALLOW_PRIVATE_PLATFORM_URLS: 'true' });
+    const tenant = await setUpTenant(service.url, { name: 'Growth Inc', agent: true, platform: { url: platform.url, token: platform.token } });
+    // Only counted: the fake's request log would hold every reply of the run.
+    const platformSide = trackPlatform(platform, () => undefined, { keep: false });
+
+    let seq = 0;
+    const load = (seconds: number, clientOf: (n: number) => string) =>
+      cannon({ url: service!.url, path: tenant.webhookPath, connections: CONNECTIONS, seconds, next: () => tenant.message(clientOf(seq++)) });
+    const spread = (n: number) => `client-${n % CONVERSATIONS}`;
+    const one = () => 'the-one-conversation';
+
+    await load(WARMUP_SECONDS, spread);
+    const warmIdleMs = await waitUntilIdle(service.pid, { timeoutMs: IDLE_TIMEOUT_MS });
+    console.log(`warm-up ${WARMUP_SECONDS} s; idle again ${fmt(warmIdleMs / 1000, 1)} s later; RSS ${mib(rssBytes(service.pid))}`);
+
+    const rounds: Round[] = [];
+    const drains: Record<string, number> = {};
+    for (const phase of ['A', 'B'] as const) {
+      const repliesBefore = platformSide.total;
+      for (let r = 1; r <= ROUNDS; r++) {
+        const meter = cpuMeter({ service: service.pid });
+        const result = await load(SECONDS, phase === 'A' ? spread : one);
+        const round: Round = { phase, round: r, result, rss: rssBytes(service.pid), cpu: meter().service! };
+        rounds.push(round);
+        console.log(
+          `${phase} ${r}/${ROUNDS}: ${fmt(result.okRate)} webhooks/s (p50 ${ms(result.latency.p50)} / p99 ${ms(result.latency.p99)} / max ${ms(result.latency.max)} ms; ` +
+            `non-200 ${result.non200}, errors ${result.errors}, timeouts ${result.timeouts}); RSS ${mib(round.rss)}; cpu ${fmt(round.cpu)}%`,
+        );
+      }
+      drains[phase] = await waitUntilIdle(service.pid, { timeoutMs: IDLE_TIMEOUT_MS });
+      console.log(`phase ${phase}: ${fmt(platformSide.total - repliesBefore)} replies reached the platform; idle again ${fmt(drains[phase]! / 1000, 1)} s after its last round`);
+    }
+
+    const phase = (p: 'A' | 'B') => {
+      const rs = rounds.filter((r) => r.phase === p);
+      const first = rs[0]!;
+      const last = rs.at(-1)!;
+      return { first: first.result.okRate, last: last.result.okRate, ratio: last.result.okRate / first.result.okRate, rounds: rs };
+    };
+    const a = phase('A');
+    const b = phase('B');
+    const rssFirst = rounds[0]!.rss;
+    const rssLast = rounds.at(-1)!.rss;
+    const rssRatio = rssLast / rssFirst;
+    const totals = rounds.reduce(
+      (t, r) => ({ ok: t.ok + r.result.ok, non200: t.non200 + r.result.non200, s5xx: t.s5xx + count5xx(r.result.statusCodes), errors: t.errors + r.result.errors + r.result.timeouts }),
+      { ok: 0, non200: 0, s5xx: 0, errors: 0 },
+    );
+
+    console.table(
+      rounds.map((r) => ({
+        round: `${r.phase}${r.round}`,
+        'webhooks/s': fmt(r.result.okRate),
+        'p50 ms': ms(r.result.latency.p50),
+        'p99 ms': ms(r.result.latency.p99),
+        'non-200': r.result.non200,
+        RSS: mib(r.rss),
+      })),
+    );
+    console.log(warningSummary(service.lines));
+    report(
+      'growth',
+      [
+        { metric: `A (${CONVERSATIONS} conversations): last / first round`, value: `${fmt(a.last)} / ${fmt(a.first)} = ${fmt(a.ratio, 2)}x`, goal: `≥ ${GOALS.ratio}x`, ok: a.ratio >= GOALS.ratio },
+        { metric: 'B (one conversation): last / first round', value: `${fmt(b.last)} / ${fmt(b.first)} = ${fmt(b.ratio, 2)}x`, goal: `≥ ${GOALS.ratio}x`, ok: b.ratio >= GOALS.ratio },
+        { metric: 'RSS after the last round (B) / after the first (A)', value: `${mib(rssLast)} / ${mib(rssFirst)} = ${fmt(rssRatio, 2)}x`, goal: `≤ ${GOALS.rss}x`, ok: rssRatio <= GOALS.rss },
+        { metric: 'webhooks answered 200 / non-200 / 5xx / errors+timeouts', value: `${fmt(totals.ok)} / ${totals.non200} / ${totals.s5xx} / ${totals.errors}` },
+        { metric: 'replies that reached the platform', value: fmt(platformSide.total) },
+      ],
+      {
+        seconds: SECONDS,
+        rounds: ROUNDS,
+        connections: CONNECTIONS,
+        conversations: CONVERSATIONS,
+        phaseA: { ratio: a.ratio, webhooksPerSecond: a.rounds.map((r) => Math.round(r.result.okRate)), p50: a.rounds.map((r) => r.result.latency.p50), p99: a.rounds.map((r) => r.result.latency.p99) },
+        phaseB: { ratio: b.ratio, webhooksPerSecond: b.rounds.map((r) => Math.round(r.result.okRate)), p50: b.rounds.map((r) => r.result.latency.p50), p99: b.rounds.map((r) => r.result.latency.p99) },
+        rssMiB: { first: rssFirst / 2 ** 20, last: rssLast / 2 ** 20, ratio: rssRatio, perRound: rounds.map((r) => Math.round(r.rss / 2 ** 20)) },
+        idleAfterMs: drains,
+        totals,
+        replies: platformSide.total,
+        machine: machine(),
+      },
+    );
+  } finally {
+    await service?.dispose();
+    await platform.close();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
