@@ -1,3 +1,4 @@
+import { grantSuperadmin } from '../../src/commands/accounts/superadmin.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../support/api.js';
 import { startTestServer, uniqueEmail, type TestServer } from '../support/testServer.js';
@@ -27,8 +28,9 @@ const LIST_ROUTES = [
 ] as const;
 
 beforeAll(async () => {
-  server = await startTestServer({ SUPERADMIN_EMAILS: ROOT_EMAIL });
+  server = await startTestServer();
   root = await signUp(server, 'Root Co', ROOT_EMAIL);
+  await grantSuperadmin(server.services.auth, { email: ROOT_EMAIL, by: 'test' });
   await signUp(server, 'Other Co');
   for (const n of [1, 2]) {
     expect((await root.call('POST', '/api/agents', { name: `Agent ${n}` })).statusCode).toBe(201);
