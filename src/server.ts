@@ -34,6 +34,7 @@ import { allProjections } from './projections/index.js';
 import { webchatSubject } from './workers/jobs.js';
 import { startReplyPipeline } from './workers/replyPipeline.js';
 import { startProjections } from './projections/projectionRunner.js';
+import { createEventConsumer } from './projections/eventConsumer.js';
 
 export interface ServerOptions {
   clock?: Clock;
@@ -54,7 +55,9 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
   const adapters = options.adapters ?? (await openAdapters(config, logger));
   const clock = options.clock ?? systemClock;
   const { eventStore, readStore, bus } = adapters;
-  const projections = await startProjections({ eventStore, readStore, projections: allProjections, logger: logger.child({ component: 'projections' }) });
+  // One reader of the event log for the projections and reactors: each event is read and decoded once.
+  const consumer = createEventConsumer({ eventStore, logger: logger.child({ component: 'event-consumer' }) });
+  const projections = await startProjections({ eventStore, readStore, projections: allProjections, consumer, logger: logger.child({ component: 'projections' }) });
   // The knowledge-base search index lives in memory: rebuilt from the events on every start.
   const knowledge = startKnowledgeIndexer({ eventStore, logger: logger.child({ component: 'knowledge-index' }) });
 
@@ -99,6 +102,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
 
   const pipeline = await startReplyPipeline({
     commands,
+    consumer,
     readStore,
     bus,
     platform,
@@ -184,6 +188,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       await liveEvents.stop();
       await knowledge.stop();
       await projections.stop();
+      await consumer.stop();
       await adapters.close();
     },
   };
