@@ -77,7 +77,8 @@ export function createEventConsumer(options: EventConsumerOptions): EventConsume
 
 // --- internals ---------------------------------------------------------------------------------------------
 
-type Leave = { kind: 'error'; error: unknown } | { kind: 'slow' } | { kind: 'restart' } | { kind: 'detach' };
+/** Why a slot stopped being fed by the shared subscription. */
+type Leave = 'failed' | 'slow' | 'restart' | 'detach';
 
 interface Slot {
   processor: EventProcessor;
@@ -86,7 +87,7 @@ interface Slot {
   position: bigint | null;
   detached: boolean;
   restartRequested: boolean;
-  /** The handle() call in flight, if any; settles with its error (or null). */
+  /** The handle() call the shared feed made, if any; settles with its error (or null). */
   busy: Promise<unknown> | null;
   /** Set while the slot is fed by the shared subscription: resolves when it leaves. */
   leave: ((reason: Leave) => void) | null;
@@ -134,12 +135,12 @@ class Consumer implements EventConsumer {
       restart: () => {
         if (slot.detached) return;
         slot.restartRequested = true;
-        this.leaveShared(slot, { kind: 'restart' });
+        this.leaveShared(slot, 'restart');
         slot.wake?.();
       },
       detach: async () => {
         slot.detached = true;
-        this.leaveShared(slot, { kind: 'detach' });
+        this.leaveShared(slot, 'detach');
         slot.wake?.();
         await slot.done;
         this.slots.delete(slot);
@@ -154,7 +155,7 @@ class Consumer implements EventConsumer {
   async stop(): Promise<void> {
     for (const slot of this.slots) {
       slot.detached = true;
-      this.leaveShared(slot, { kind: 'detach' });
+      this.leaveShared(slot, 'detach');
       slot.wake?.();
     }
     await Promise.all([...this.slots].map((s) => s.done));
@@ -175,10 +176,9 @@ class Consumer implements EventConsumer {
           const joined = this.tryJoin(slot);
           if (joined) {
             const reason = await joined;
-            const error = await slot.busy; // the batch it was handling when it left
+            const error = await slot.busy; // the batch it was handling when it left, if any
             slot.busy = null;
-            if (error !== null && error !== undefined) throw error;
-            if (reason.kind === 'error') throw reason.error;
+            if (reason === 'failed' || (reason === 'slow' && error !== null)) throw error;
             attempt = 0;
             continue; // slow: catch up alone; restart/detach: the loop conditions end it
           }
@@ -278,7 +278,7 @@ class Consumer implements EventConsumer {
           const delay = Math.min(30_000, 250 * 2 ** attempt);
           this.options.logger.error({ err, retryInMs: delay }, 'shared event subscription failed; its processors catch up on their own');
           // Its members read alone (with their usual retries) and start a new one when they are caught up.
-          for (const slot of [...this.members, ...this.joining]) slot.leave?.({ kind: 'slow' });
+          for (const slot of [...this.members, ...this.joining]) slot.leave?.('slow');
         },
       },
       async (events) => {
@@ -318,7 +318,7 @@ class Consumer implements EventConsumer {
           },
           (error: unknown) => {
             held.delete(slot);
-            slot.leave?.({ kind: 'error', error: null });
+            slot.leave?.('failed');
             return error;
           },
         );
@@ -331,14 +331,15 @@ class Consumer implements EventConsumer {
         await Promise.race([Promise.all(handled), new Promise<void>((resolve) => (timer = setTimeout(resolve, this.maxHoldMs)))]);
         clearTimeout(timer);
         for (const slot of held) {
+          if (!slot.leave) continue; // detached or restarted meanwhile
           slot.log.info({ through: String(through), maxHoldMs: this.maxHoldMs }, 'event processor is slower than the others; it catches up on its own');
-          slot.leave?.({ kind: 'slow' });
+          slot.leave('slow');
         }
       }
       this.cursor = through;
       for (const slot of [...this.joining]) {
         this.joining.delete(slot);
-        if (before(slot.position, this.cursor)) slot.leave?.({ kind: 'slow' }); // fell behind meanwhile: read alone again
+        if (before(slot.position, this.cursor)) slot.leave?.('slow'); // fell behind meanwhile: read alone again
         else this.members.add(slot);
       }
     } finally {

@@ -74,11 +74,11 @@ function consumer(options: { batchSize?: number; maxHoldMs?: number } = {}): Eve
 const append = async (type: string, data: Record<string, unknown>, stream = 'thing-1') =>
   (await store.append(stream, [{ id: randomUUID(), type, data }], 'any')).position;
 
-async function eventually(check: () => void, timeoutMs = 3000): Promise<void> {
+async function eventually(check: () => void | Promise<void>, timeoutMs = 3000): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     try {
-      return check();
+      return await check();
     } catch (err) {
       if (Date.now() > until) throw err;
       await new Promise((r) => setTimeout(r, 10));
@@ -183,6 +183,45 @@ describe('event consumer', () => {
     release();
     await eventually(() => expect(slow.position).toBe(p2));
     expect(slow.seen).toEqual([p0, p1, p2]);
+  });
+});
+
+describe('reactor on the shared consumer', () => {
+  it('retries a failing reaction without skipping it, while the projections sharing the consumer go on', async () => {
+    const shared = consumer();
+    const counter: Projection = {
+      name: 'counter',
+      collections: [{ name: 'counter', indexes: [] }],
+      eventTypes: ['Counted'],
+      async apply(event, ctx) {
+        ctx.put('counter', { id: 'c', last: String(event.position) });
+      },
+    };
+    const runner = startProjections({ eventStore: store, readStore, projections: [counter], logger: silent, consumer: shared, generationPollMs: 60_000 });
+    cleanups.push(() => runner.stop());
+    const reacted: bigint[] = [];
+    let failuresLeft = 3;
+    const reactor = await startReactor({
+      name: 'flaky',
+      eventStore: store,
+      readStore,
+      eventTypes: ['Counted'],
+      logger: silent,
+      consumer: shared,
+      react: async (e) => {
+        if (e.position === 1n && failuresLeft-- > 0) throw new Error('bus unavailable');
+        reacted.push(e.position);
+      },
+    });
+    cleanups.push(() => reactor.stop());
+    const p0 = await append('Counted', { key: 'a', n: 1 });
+    const p1 = await append('Counted', { key: 'a', n: 2 });
+    const p2 = await append('Counted', { key: 'a', n: 3 });
+    await runner.waitForPosition(p2, 1000);
+    expect(await readStore.get('counter', 'c')).toMatchObject({ last: String(p2) });
+    await eventually(() => expect(reacted).toEqual([p0, p1, p2]));
+    expect(failuresLeft).toBe(-1);
+    await eventually(async () => expect(await readStore.reactorCheckpoint('flaky')).toBe(p2));
   });
 });
 
