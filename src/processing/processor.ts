@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { systemClock, type Clock, type CommandDeps } from '../commands/ports.js';
 import type { Adapters } from '../infrastructure/adapters.js';
 import { startKnowledgeIndexer, type KnowledgeIndexer } from '../infrastructure/search/knowledgeIndexer.js';
+import { createEventConsumer } from '../projections/eventConsumer.js';
 import { allProjections } from '../projections/index.js';
 import { startProjections, type ProjectionRunner } from '../projections/projectionRunner.js';
 import { startReplyPipeline } from '../workers/replyPipeline.js';
@@ -32,13 +33,16 @@ export async function startProcessor(config: Config, logger: PinoLogger, adapter
   const clock = options.clock ?? systemClock;
   const { secretBox, platform, llmResolver } = outboundClients(config, logger, options);
   const commands: CommandDeps = { eventStore, clock, logger: logger.child({ component: 'commands' }) };
-  const projections = await startProjections({ eventStore, readStore, projections: allProjections, logger: logger.child({ component: 'projections' }) });
+  // One reader of the event log for the projections and reactors: each event is read and decoded once.
+  const consumer = createEventConsumer({ eventStore, logger: logger.child({ component: 'event-consumer' }) });
+  const projections = await startProjections({ eventStore, readStore, projections: allProjections, consumer, logger: logger.child({ component: 'projections' }) });
   const ownKnowledge = !options.knowledge;
   // The knowledge-base search index lives in memory: rebuilt from the events on every start.
   const knowledge = options.knowledge ?? startKnowledgeIndexer({ eventStore, logger: logger.child({ component: 'knowledge-index' }) });
 
   const pipeline = await startReplyPipeline({
     commands,
+    consumer,
     readStore,
     bus,
     platform,
@@ -75,6 +79,7 @@ export async function startProcessor(config: Config, logger: PinoLogger, adapter
       await pipeline.stop();
       if (ownKnowledge) await knowledge.stop();
       await projections.stop();
+      await consumer.stop();
     },
   };
 }

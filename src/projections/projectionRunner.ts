@@ -1,4 +1,4 @@
-import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
+import type { EventStore, RecordedEvent } from '../ports/eventStore.js';
 import type { Logger } from '../ports/logger.js';
 import {
   StaleGenerationError,
@@ -9,6 +9,7 @@ import {
   type ReadStore,
   type WriteOp,
 } from '../ports/readStore.js';
+import { createEventConsumer, type AttachedProcessor, type EventConsumer, type EventProcessor } from './eventConsumer.js';
 import type { Projection, ProjectionContext } from './projection.js';
 
 /** A projection threw while applying an event: it stopped there (the event is never skipped). */
@@ -74,7 +75,12 @@ export interface StartProjectionsOptions {
   readStore: ReadStore;
   projections: Projection[];
   logger: Logger;
-  /** Events per subscription batch (one read store commit per batch). Default 500. */
+  /**
+   * The process's shared event consumer (reactors use it too, so each event is read once). Without one the
+   * runner makes its own and stops it with itself.
+   */
+  consumer?: EventConsumer;
+  /** Events per batch (one read store commit per batch) of the consumer made when none is given. Default 500. */
   batchSize?: number;
   /** How often to look for a generation switched by another process (rebuild CLI). Default 1000 ms. */
   generationPollMs?: number;
@@ -86,10 +92,11 @@ export interface StartProjectionsOptions {
 }
 
 /**
- * Runs each projection on its own catch-up subscription (unfiltered, so its position tracks every event and
- * waitForPosition works for events it does not apply), one unit of work and one read store commit per batch.
- * Each projection writes to the generation that was active when it started (a bound view); when another
- * generation becomes active it restarts there from that generation's checkpoint.
+ * Runs each projection as a processor of the event consumer (events read once, shared with the reactors), one
+ * unit of work and one read store commit per batch. A projection's position moves over the events it does not
+ * apply too, so waitForPosition works for any event. Each projection writes to the generation that was active
+ * when it started (a bound view); when another generation becomes active it restarts there from that
+ * generation's checkpoint, catching up on its own if that is behind the others.
  */
 export function startProjections(options: StartProjectionsOptions): ProjectionRunner {
   checkNames(options.projections);
@@ -269,15 +276,15 @@ interface Worker {
   log: Logger;
   state: ProjectionStatus['state'];
   generation: number | null;
+  /** The view bound to `generation` that its commits go to. */
+  store: ReadStore | null;
   /** Highest position processed (applied or skipped) in `generation`. */
   lastSeen: bigint | null;
   /** Highest position whose checkpoint is saved. */
   committed: bigint | null;
   uncommittedEvents: number;
   failure: ProjectionFailedError | null;
-  /** Ends the current subscription (set while one runs). */
-  interrupt: ((reason: 'restart' | 'stop') => void) | null;
-  done: Promise<void>;
+  attached: AttachedProcessor | null;
 }
 
 interface Waiter {
@@ -293,29 +300,29 @@ class Runner implements ProjectionRunner {
   private stopping: Promise<void> | null = null;
   private readonly workers: Worker[];
   private readonly waiters = new Set<Waiter>();
-  private readonly sleepers = new Set<() => void>();
   private readonly timer: NodeJS.Timeout;
   private checkingGeneration = false;
-  private readonly batchSize: number;
   private readonly checkpointEvery: number;
+  private readonly consumer: EventConsumer;
 
   constructor(private readonly options: StartProjectionsOptions) {
-    this.batchSize = options.batchSize ?? 500;
     this.checkpointEvery = options.checkpointEvery ?? 1000;
+    this.consumer =
+      options.consumer ?? createEventConsumer({ eventStore: options.eventStore, logger: options.logger, batchSize: options.batchSize ?? 500 });
     this.workers = options.projections.map((projection) => ({
       projection,
       types: new Set(projection.eventTypes),
       log: options.logger.child({ projection: projection.name }),
       state: 'starting',
       generation: null,
+      store: null,
       lastSeen: null,
       committed: null,
       uncommittedEvents: 0,
       failure: null,
-      interrupt: null,
-      done: Promise.resolve(),
+      attached: null,
     }));
-    for (const w of this.workers) w.done = this.run(w);
+    for (const w of this.workers) w.attached = this.consumer.attach(this.processor(w));
     this.timer = setInterval(() => void this.checkGeneration(), options.generationPollMs ?? 1000);
     this.timer.unref();
   }
@@ -346,10 +353,13 @@ class Runner implements ProjectionRunner {
     if (this.stopping) return this.stopping;
     this.stopped = true;
     clearInterval(this.timer);
-    for (const w of this.workers) w.interrupt?.('stop');
-    for (const wake of this.sleepers) wake();
     this.stopping = (async () => {
-      await Promise.all(this.workers.map((w) => w.done));
+      await Promise.all(this.workers.map((w) => w.attached?.detach()));
+      if (!this.options.consumer) await this.consumer.stop();
+      for (const w of this.workers) {
+        await this.flush(w);
+        w.state = 'stopped';
+      }
       for (const waiter of [...this.waiters]) this.settle(waiter, new ProjectionRunnerStoppedError());
     })();
     return this.stopping;
@@ -357,124 +367,72 @@ class Runner implements ProjectionRunner {
 
   // --- one projection ----------------------------------------------------------------------------------------
 
-  private async run(w: Worker): Promise<void> {
-    const { readStore } = this.options;
-    let delay = 0;
-    while (!this.stopped) {
-      try {
+  /** The projection as the consumer sees it: it resumes on the active generation, from that one's checkpoint. */
+  private processor(w: Worker): EventProcessor {
+    return {
+      name: w.projection.name,
+      filter: { eventTypes: w.projection.eventTypes },
+      resumeAfter: async () => {
+        const { readStore } = this.options;
         const generation = await readStore.activeGeneration();
         const store = readStore.atGeneration(generation);
         await store.ensureCollections(w.projection.collections);
         const checkpoint = await store.checkpoint(w.projection.name);
-        if (this.stopped) break;
-        w.generation = generation;
-        w.lastSeen = checkpoint;
-        w.committed = checkpoint;
-        w.uncommittedEvents = 0;
-        w.state = 'running';
+        if (w.generation !== null && w.generation !== generation) {
+          w.log.info({ generation }, 'another read store generation became active; projection restarts there');
+        }
+        Object.assign(w, { generation, store, lastSeen: checkpoint, committed: checkpoint, uncommittedEvents: 0, state: 'running', failure: null });
         w.log.info({ generation, checkpoint: checkpoint === null ? null : String(checkpoint) }, 'projection started');
         this.notify();
-        const reason = await this.follow(w, store, checkpoint);
-        delay = 0;
-        if (reason === 'stop') break;
-        w.state = 'starting';
-        w.log.info({ generation }, 'another read store generation became active; projection restarts there');
-      } catch (err) {
+        return checkpoint;
+      },
+      handle: (events, through, scanned) => this.handle(w, events, through, scanned),
+      retryDelay: (err, attempt) => {
         if (err instanceof ProjectionFailedError) {
+          // Never skipped: it stays before this event until a rebuilt generation gets past it.
           w.state = 'failed';
           w.failure = err;
           this.notify();
-          return;
+          return null;
         }
-        if (this.stopped) break;
         if (err instanceof StaleGenerationError) {
           w.state = 'starting';
           w.log.info({ generation: err.generation, active: err.active }, 'read store generation switched; projection restarts there');
-          continue;
+          return 0;
         }
-        delay = Math.min(Math.max(delay * 2, 500), 30_000);
+        const delay = Math.min(500 * 2 ** (attempt - 1), 30_000);
         w.state = 'retrying';
         w.log.error({ err, retryInMs: delay }, 'projection interrupted by an error; it resumes from its checkpoint');
         this.notify();
-        await this.sleep(delay);
-      }
-    }
-    w.state = 'stopped';
+        return delay;
+      },
+    };
   }
 
-  /** Follows the event store from `after` until stopped, restarted, or failed (rejects). */
-  private follow(w: Worker, store: ReadStore, after: bigint | null): Promise<'stop' | 'restart'> {
-    return new Promise((resolve, reject) => {
-      let finished = false;
-      let subscription: Subscription | null = null;
-      const finish = (outcome: { reason: 'stop' | 'restart' } | { error: unknown }) => {
-        if (finished) return;
-        finished = true;
-        w.interrupt = null;
-        void (async () => {
-          try {
-            await subscription?.stop();
-          } catch (err) {
-            w.log.warn({ err }, 'error while stopping the subscription');
-          }
-          if ('error' in outcome) return reject(outcome.error);
-          if (outcome.reason === 'stop') await this.flush(w, store);
-          resolve(outcome.reason);
-        })();
-      };
-      w.interrupt = (reason) => finish({ reason });
-      subscription = this.options.eventStore.subscribe(
-        { after, batchSize: this.batchSize, onError: (error) => finish({ error }) },
-        async (events) => {
-          if (finished || events.length === 0) return;
-          try {
-            await this.handle(w, store, events);
-          } catch (error) {
-            finish({ error });
-            throw error;
-          }
-        },
-      );
-      if (this.stopped) finish({ reason: 'stop' });
-    });
-  }
-
-  private async handle(w: Worker, store: ReadStore, events: RecordedEvent[]): Promise<void> {
+  private async handle(w: Worker, events: RecordedEvent[], through: bigint, scanned: number): Promise<void> {
+    const store = w.store!;
     const { ops, applied } = await applyBatch(w.projection, w.types, store, events, w.log);
-    const last = events.at(-1)!.position;
-    w.uncommittedEvents += events.length;
+    w.uncommittedEvents += scanned;
     if (applied > 0 || ops.length > 0 || w.uncommittedEvents >= this.checkpointEvery) {
-      await store.commit(w.projection.name, ops, last);
-      w.committed = last;
+      await store.commit(w.projection.name, ops, through);
+      w.committed = through;
       w.uncommittedEvents = 0;
     }
-    w.lastSeen = last;
+    w.lastSeen = through;
     this.notify();
   }
 
   /** Saves the checkpoint of skipped events at stop, so a restart does not read them again. */
-  private async flush(w: Worker, store: ReadStore): Promise<void> {
-    if (w.lastSeen === null || (w.committed !== null && w.lastSeen <= w.committed)) return;
+  private async flush(w: Worker): Promise<void> {
+    if (!w.store || w.lastSeen === null || (w.committed !== null && w.lastSeen <= w.committed)) return;
     try {
-      await store.commit(w.projection.name, [], w.lastSeen);
+      await w.store.commit(w.projection.name, [], w.lastSeen);
       w.committed = w.lastSeen;
     } catch (err) {
       if (!(err instanceof StaleGenerationError)) {
         w.log.warn({ err }, 'could not save the checkpoint at stop; the skipped events will be read again');
       }
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.sleepers.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      this.sleepers.add(wake);
-    });
   }
 
   /** Restarts projections that are not on the active generation (switched by a rebuild, maybe elsewhere). */
@@ -493,15 +451,13 @@ class Runner implements ProjectionRunner {
   private followGeneration(active: number): void {
     if (this.stopped) return;
     for (const w of this.workers) {
-      if (w.generation === null || w.generation === active) continue;
-      if (w.state === 'running') w.interrupt?.('restart');
-      else if (w.state === 'failed') {
+      if (w.generation === null || w.generation === active || w.state === 'starting') continue;
+      if (w.state === 'failed') {
         // The rebuilt generation got past the event this projection failed on: try again from there.
         w.log.info({ generation: active }, 'a new read store generation is active; restarting the failed projection there');
-        w.failure = null;
-        w.state = 'starting';
-        w.done = this.run(w);
       }
+      w.state = 'starting';
+      w.attached?.restart();
     }
   }
 

@@ -1,6 +1,7 @@
-import type { EventStore, RecordedEvent, Subscription } from '../ports/eventStore.js';
+import type { EventStore, RecordedEvent } from '../ports/eventStore.js';
 import type { Logger } from '../ports/logger.js';
 import type { ReadStore } from '../ports/readStore.js';
+import { createEventConsumer, type EventConsumer } from '../projections/eventConsumer.js';
 
 export interface ReactorOptions {
   name: string;
@@ -10,59 +11,60 @@ export interface ReactorOptions {
   logger: Logger;
   /** Turns one event into its effect (publishing a bus job). Must be idempotent: replays happen. */
   react(event: RecordedEvent): Promise<void>;
+  /** The process's shared event consumer; without one the reactor makes its own (and stops it with itself). */
+  consumer?: EventConsumer;
+  /** Its checkpoint moves over events it does not react to at the latest after this many (and at stop). Default 1000. */
+  checkpointEvery?: number;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Event → bus job, at least once: the checkpoint moves only after the job is published, so a crash
- * republishes (the bus dedupes by event id) and nothing is lost. A failing event is retried, never skipped.
+ * republishes (the bus dedupes by event id) and nothing is lost. A failing event is retried (from the event
+ * after the last one that succeeded), never skipped, and does not hold back the consumer's other processors.
  */
 export async function startReactor(options: ReactorOptions): Promise<{ stop(): Promise<void> }> {
-  const { name, eventStore, readStore, logger } = options;
-  let stopped = false;
-  let subscription: Subscription | null = null;
-  let restartTimer: NodeJS.Timeout | null = null;
-
-  const start = async (attempt = 0): Promise<void> => {
-    if (stopped) return;
-    const after = await readStore.reactorCheckpoint(name);
-    subscription = eventStore.subscribe(
-      {
-        after,
-        filter: { eventTypes: options.eventTypes },
-        batchSize: 100,
-        onError: (err) => {
-          if (stopped) return;
-          const delay = Math.min(30_000, 250 * 2 ** attempt);
-          logger.error({ err, reactor: name, retryInMs: delay }, 'reactor subscription failed; restarting from its checkpoint');
-          restartTimer = setTimeout(() => void start(attempt + 1).catch((e) => logger.error({ err: e, reactor: name }, 'reactor restart failed')), delay);
-        },
-      },
-      async (events) => {
-        for (const event of events) {
-          for (let tries = 0; ; tries++) {
-            if (stopped) return;
-            try {
-              await options.react(event);
-              break;
-            } catch (err) {
-              logger.error({ err, reactor: name, stream: event.stream, position: String(event.position) }, 'reactor could not handle an event; retrying');
-              await sleep(Math.min(10_000, 100 * 2 ** tries));
-            }
-          }
-        }
-        await readStore.saveReactorCheckpoint(name, events.at(-1)!.position);
-        attempt = 0;
-      },
-    );
+  const { name, readStore, logger } = options;
+  const checkpointEvery = options.checkpointEvery ?? 1000;
+  const consumer = options.consumer ?? createEventConsumer({ eventStore: options.eventStore, logger, batchSize: 100 });
+  // The last event whose effect happened (survives a failure in the same process), and what is saved.
+  let handled: bigint | null = null;
+  let saved: bigint | null = null;
+  let unsaved = 0;
+  const save = async (position: bigint) => {
+    await readStore.saveReactorCheckpoint(name, position);
+    saved = position;
+    unsaved = 0;
   };
-  await start();
+
+  const attached = consumer.attach({
+    name: `reactor:${name}`,
+    filter: { eventTypes: options.eventTypes },
+    resumeAfter: async () => {
+      if (handled === null) handled = saved = await readStore.reactorCheckpoint(name);
+      return handled;
+    },
+    handle: async (events, through, scanned) => {
+      for (const event of events) {
+        await options.react(event);
+        handled = event.position;
+      }
+      handled = through;
+      unsaved += scanned;
+      if (events.length > 0 || unsaved >= checkpointEvery) await save(through);
+    },
+    retryDelay: (err, attempt) => {
+      const delay = Math.min(10_000, 100 * 2 ** (attempt - 1));
+      logger.error({ err, reactor: name, position: handled === null ? null : String(handled), retryInMs: delay }, 'reactor could not handle an event; retrying');
+      return delay;
+    },
+  });
   return {
     async stop() {
-      stopped = true;
-      if (restartTimer) clearTimeout(restartTimer);
-      await subscription?.stop();
+      await attached.detach();
+      if (!options.consumer) await consumer.stop();
+      if (handled !== null && handled !== saved) {
+        await save(handled).catch((err: unknown) => logger.warn({ err, reactor: name }, 'could not save the reactor checkpoint at stop'));
+      }
     },
   };
 }

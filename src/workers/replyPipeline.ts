@@ -11,6 +11,7 @@ import type { LlmProvider } from '../ports/llm.js';
 import type { Logger } from '../ports/logger.js';
 import type { PlatformClient } from '../ports/platform.js';
 import type { ReadStore } from '../ports/readStore.js';
+import type { EventConsumer } from '../projections/eventConsumer.js';
 import { GENERATE_REPLY, SEND_MESSAGE } from './jobs.js';
 import { startReactor } from './reactor.js';
 import { recoverUnfinishedJobs } from './recoverJobs.js';
@@ -40,6 +41,8 @@ export interface ReplyPipelineDeps {
     workerConcurrency: number;
     perCompanyConcurrency: number;
   };
+  /** The process's shared event consumer (the reactors read through it); without one each reactor has its own. */
+  consumer?: EventConsumer;
   /** Run reply and send workers in this process (reactors always run). */
   workers: boolean;
   /** The embedded bus loses jobs on a restart: republish unfinished ones once projections caught up. */
@@ -57,7 +60,7 @@ export async function startReplyPipeline(deps: ReplyPipelineDeps): Promise<{ sto
   const { commands, readStore, bus, logger } = deps;
   const { eventStore } = commands;
   const reactor = (name: string, eventTypes: string[], react: (event: RecordedEvent) => Promise<void>) =>
-    startReactor({ name, eventStore, readStore, eventTypes, logger: logger.child({ component: 'reactor', reactor: name }), react });
+    startReactor({ name, eventStore, readStore, eventTypes, logger: logger.child({ component: 'reactor', reactor: name }), react, ...(deps.consumer ? { consumer: deps.consumer } : {}) });
 
   const reactors = [
     await reactor('reply-jobs', ['MessageReceived'], (event) => publishReplyJob(bus, event)),

@@ -1,6 +1,6 @@
-import type { AgentEvent } from '../../domain/agents/agent.js';
+import { agentEvents } from '../../domain/agents/agent.js';
 import type { Doc } from '../../ports/readStore.js';
-import type { Projection } from '../projection.js';
+import { defineProjection } from '../projection.js';
 
 /** The dashboard's agent list (per company, oldest first). Deleted agents are removed. */
 export interface AgentDoc extends Doc {
@@ -18,15 +18,14 @@ export interface AgentDoc extends Doc {
 
 export const AGENTS = 'agents';
 
-export const agentsProjection: Projection = {
+export const agentsProjection = defineProjection(agentEvents, {
   name: 'agents',
   collections: [{ name: AGENTS, indexes: ['companyId', ['companyId', 'createdAt']] }],
   eventTypes: ['AgentCreated', 'AgentUpdated', 'AgentDeleted'],
   async apply(event, ctx) {
-    const e = event as unknown as AgentEvent;
     const id = event.stream.slice('agent-'.length);
-    if (e.type === 'AgentCreated') {
-      const d = e.data;
+    if (event.type === 'AgentCreated') {
+      const d = event.data;
       ctx.put(AGENTS, {
         id,
         companyId: d.companyId,
@@ -44,12 +43,12 @@ export const agentsProjection: Projection = {
     }
     const doc = await ctx.get<AgentDoc>(AGENTS, id);
     if (!doc) return;
-    switch (e.type) {
+    switch (event.type) {
       case 'AgentUpdated':
-        ctx.put(AGENTS, { ...doc, ...e.data.changes, updatedAt: e.data.at });
+        ctx.put(AGENTS, { ...doc, ...event.data.changes, updatedAt: event.data.at });
         return;
       case 'AgentDeleted':
         ctx.delete(AGENTS, id);
     }
   },
-};
+});

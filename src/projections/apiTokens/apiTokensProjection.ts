@@ -1,6 +1,6 @@
-import type { ApiTokenEvent } from '../../domain/apiTokens/apiToken.js';
+import { apiTokenEvents } from '../../domain/apiTokens/apiToken.js';
 import type { Doc } from '../../ports/readStore.js';
-import type { Projection } from '../projection.js';
+import { defineProjection } from '../projection.js';
 
 /** The Settings page list. Holds no secret and no hash: authentication reads the token's stream. */
 export interface ApiTokenDoc extends Doc {
@@ -14,20 +14,19 @@ export interface ApiTokenDoc extends Doc {
 
 export const API_TOKENS = 'apiTokens';
 
-export const apiTokensProjection: Projection = {
+export const apiTokensProjection = defineProjection(apiTokenEvents, {
   name: 'apiTokens',
   collections: [{ name: API_TOKENS, indexes: ['companyId', 'createdAt', 'revoked'] }],
   eventTypes: ['ApiTokenIssued', 'ApiTokenUsed', 'ApiTokenRevoked'],
   async apply(event, ctx) {
-    const e = event as unknown as ApiTokenEvent;
     const tokenId = event.stream.slice('apitoken-'.length);
-    if (e.type === 'ApiTokenIssued') {
+    if (event.type === 'ApiTokenIssued') {
       ctx.put(API_TOKENS, {
-        id: e.data.tokenId,
-        companyId: e.data.companyId,
-        name: e.data.name,
-        prefix: e.data.prefix,
-        createdAt: e.data.createdAt,
+        id: event.data.tokenId,
+        companyId: event.data.companyId,
+        name: event.data.name,
+        prefix: event.data.prefix,
+        createdAt: event.data.createdAt,
         lastUsedAt: null,
         revoked: false,
       } satisfies ApiTokenDoc);
@@ -35,6 +34,6 @@ export const apiTokensProjection: Projection = {
     }
     const doc = await ctx.get<ApiTokenDoc>(API_TOKENS, tokenId);
     if (!doc) return;
-    ctx.put(API_TOKENS, e.type === 'ApiTokenUsed' ? { ...doc, lastUsedAt: e.data.at } : { ...doc, revoked: true });
+    ctx.put(API_TOKENS, event.type === 'ApiTokenUsed' ? { ...doc, lastUsedAt: event.data.at } : { ...doc, revoked: true });
   },
-};
+});

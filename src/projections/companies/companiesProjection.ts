@@ -1,6 +1,6 @@
-import type { CompanyEvent } from '../../domain/company/company.js';
+import { companyEvents } from '../../domain/company/company.js';
 import type { Doc } from '../../ports/readStore.js';
-import type { Projection } from '../projection.js';
+import { defineProjection } from '../projection.js';
 
 export interface CompanyDoc extends Doc {
   companyKey: number;
@@ -11,19 +11,17 @@ export interface CompanyDoc extends Doc {
 
 export const COMPANIES = 'companies';
 
-export const companiesProjection: Projection = {
+export const companiesProjection = defineProjection(companyEvents, {
   name: 'companies',
   collections: [{ name: COMPANIES, indexes: ['companyKey', 'createdAt'] }],
   eventTypes: ['CompanyRegistered'],
   async apply(event, ctx) {
-    const e = event as unknown as CompanyEvent;
-    if (e.type !== 'CompanyRegistered') return;
     ctx.put(COMPANIES, {
-      id: e.data.companyId,
-      companyKey: e.data.companyKey,
-      companyName: e.data.name,
-      createdAt: e.data.createdAt,
-      ownerUserId: e.data.ownerUserId,
+      id: event.data.companyId,
+      companyKey: event.data.companyKey,
+      companyName: event.data.name,
+      createdAt: event.data.createdAt,
+      ownerUserId: event.data.ownerUserId,
     } satisfies CompanyDoc);
   },
-};
+});

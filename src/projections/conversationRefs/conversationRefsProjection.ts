@@ -1,7 +1,7 @@
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
-import type { ConversationEvent } from '../../domain/conversations/events.js';
+import { conversationEvents } from '../../domain/conversations/events.js';
 import type { Doc } from '../../ports/readStore.js';
-import type { Projection } from '../projection.js';
+import { defineProjection } from '../projection.js';
 
 /**
  * Status events name a platform request or dialog, not a customer: this index maps the ids that
@@ -12,7 +12,7 @@ const OWNERS = 'conversationRefOwners';
 
 export const refId = (integrationId: number, kind: 'request' | 'dialog', id: string | number) => `${integrationId}:${kind}:${String(id)}`;
 
-export const conversationRefsProjection: Projection = {
+export const conversationRefsProjection = defineProjection(conversationEvents, {
   name: 'conversationRefs',
   collections: [
     { name: CONVERSATION_REFS, indexes: [] },
@@ -20,21 +20,20 @@ export const conversationRefsProjection: Projection = {
   ],
   eventTypes: ['ConversationStarted', 'MessageReceived', 'OperatorMessageRecorded', 'DialogTransferred'],
   async apply(event, ctx) {
-    const e = event as unknown as ConversationEvent;
     const conversationId = conversationIdOfStream(event.stream);
-    if (e.type === 'ConversationStarted') {
-      ctx.put(OWNERS, { id: conversationId, integrationId: e.data.integrationId });
+    if (event.type === 'ConversationStarted') {
+      ctx.put(OWNERS, { id: conversationId, integrationId: event.data.integrationId });
       return;
     }
     const owner = await ctx.get<Doc & { integrationId: number }>(OWNERS, conversationId);
     if (!owner) return;
     const refs =
-      e.type === 'DialogTransferred'
-        ? { requestId: e.data.requestId ?? undefined, dialogId: e.data.dialogId ?? undefined }
-        : e.type === 'MessageReceived' || e.type === 'OperatorMessageRecorded'
-          ? e.data.platform
+      event.type === 'DialogTransferred'
+        ? { requestId: event.data.requestId ?? undefined, dialogId: event.data.dialogId ?? undefined }
+        : event.type === 'MessageReceived' || event.type === 'OperatorMessageRecorded'
+          ? event.data.platform
           : {};
     if (refs.requestId !== undefined) ctx.put(CONVERSATION_REFS, { id: refId(owner.integrationId, 'request', refs.requestId), conversationId });
     if (refs.dialogId !== undefined) ctx.put(CONVERSATION_REFS, { id: refId(owner.integrationId, 'dialog', refs.dialogId), conversationId });
   },
-};
+});

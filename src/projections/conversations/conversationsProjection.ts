@@ -1,7 +1,7 @@
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
-import type { ConversationEvent, Customer, PausedReason } from '../../domain/conversations/events.js';
+import { conversationEvents, type Customer, type PausedReason } from '../../domain/conversations/events.js';
 import type { Doc } from '../../ports/readStore.js';
-import type { Projection } from '../projection.js';
+import { defineProjection } from '../projection.js';
 
 export interface ConversationDoc extends Doc {
   companyId: string;
@@ -54,7 +54,7 @@ const systemNote = (conversationId: string, companyId: string, eventId: string, 
 });
 
 /** Conversation list and detail, with their messages (customer, agent, operator, and system notes). */
-export const conversationsProjection: Projection = {
+export const conversationsProjection = defineProjection(conversationEvents, {
   name: 'conversations',
   collections: [
     {
@@ -88,21 +88,20 @@ export const conversationsProjection: Projection = {
     'MessagesUnanswered',
   ],
   async apply(event, ctx) {
-    const e = event as unknown as ConversationEvent;
     const id = conversationIdOfStream(event.stream);
-    if (e.type === 'ConversationStarted') {
+    if (event.type === 'ConversationStarted') {
       ctx.put(CONVERSATIONS, {
         id,
-        companyId: e.data.companyId,
-        integrationId: e.data.integrationId,
-        connectorType: e.data.connectorType,
-        customer: e.data.customer,
+        companyId: event.data.companyId,
+        integrationId: event.data.integrationId,
+        connectorType: event.data.connectorType,
+        customer: event.data.customer,
         session: null,
         sessionState: 'none',
-        stageId: e.data.stageId,
-        lastMessageAt: e.data.at,
+        stageId: event.data.stageId,
+        lastMessageAt: event.data.at,
         messageCount: 0,
-        createdAt: e.data.at,
+        createdAt: event.data.at,
         unansweredReason: null,
         awaitingReplyTo: null,
         context: { transfers: [], notes: [] },
@@ -121,66 +120,66 @@ export const conversationsProjection: Projection = {
       const m = await ctx.get<MessageDoc>(MESSAGES, messageId);
       if (m) ctx.put(MESSAGES, { ...m, delivery, deliveryError: error });
     };
-    switch (e.type) {
+    switch (event.type) {
       case 'MessageReceived':
-        next.awaitingReplyTo = e.data.messageId;
+        next.awaitingReplyTo = event.data.messageId;
         addMessage({
-          id: e.data.messageId,
+          id: event.data.messageId,
           author: 'customer',
-          text: e.data.text,
-          createdAt: e.data.at,
+          text: event.data.text,
+          createdAt: event.data.at,
           delivery: 'received',
           deliveryError: null,
-          clientMessageId: e.data.clientMessageId ?? null,
-          attachments: e.data.attachments ?? [],
+          clientMessageId: event.data.clientMessageId ?? null,
+          attachments: event.data.attachments ?? [],
         });
         break;
       case 'OperatorMessageRecorded':
-        addMessage({ id: e.data.messageId, author: 'operator', text: e.data.text, createdAt: e.data.at, delivery: 'sent', deliveryError: null, clientMessageId: null, attachments: e.data.attachments ?? [] });
+        addMessage({ id: event.data.messageId, author: 'operator', text: event.data.text, createdAt: event.data.at, delivery: 'sent', deliveryError: null, clientMessageId: null, attachments: event.data.attachments ?? [] });
         break;
       case 'AgentReplied':
         next.unansweredReason = null;
         next.awaitingReplyTo = null;
-        addMessage({ id: e.data.messageId, author: 'agent', text: e.data.text, createdAt: e.data.at, delivery: 'pending', deliveryError: null, clientMessageId: null, attachments: [] });
+        addMessage({ id: event.data.messageId, author: 'agent', text: event.data.text, createdAt: event.data.at, delivery: 'pending', deliveryError: null, clientMessageId: null, attachments: [] });
         break;
       case 'OperatorMessageSent':
-        addMessage({ id: e.data.messageId, author: 'operator', text: e.data.text, createdAt: e.data.at, delivery: 'pending', deliveryError: null, clientMessageId: null, attachments: [] });
+        addMessage({ id: event.data.messageId, author: 'operator', text: event.data.text, createdAt: event.data.at, delivery: 'pending', deliveryError: null, clientMessageId: null, attachments: [] });
         break;
       case 'MessageDelivered':
-        await setDelivery(e.data.messageId, 'sent', null);
+        await setDelivery(event.data.messageId, 'sent', null);
         break;
       case 'MessageDeliveryFailed':
-        await setDelivery(e.data.messageId, 'failed', e.data.reason);
+        await setDelivery(event.data.messageId, 'failed', event.data.reason);
         break;
       case 'MessagesUnanswered':
-        next.unansweredReason = e.data.reason;
+        next.unansweredReason = event.data.reason;
         next.awaitingReplyTo = null;
-        ctx.put(MESSAGES, systemNote(id, doc.companyId, event.id, Number(event.position), `Not answered by the AI agent: ${e.data.reason}`, e.data.at));
+        ctx.put(MESSAGES, systemNote(id, doc.companyId, event.id, Number(event.position), `Not answered by the AI agent: ${event.data.reason}`, event.data.at));
         break;
       case 'AiSessionOpened':
-        next.session = { id: e.data.sessionId, state: 'active' };
+        next.session = { id: event.data.sessionId, state: 'active' };
         next.sessionState = 'active';
         break;
       case 'AiSessionPaused':
-        next.session = { id: e.data.sessionId, state: 'paused', pausedReason: e.data.reason };
+        next.session = { id: event.data.sessionId, state: 'paused', pausedReason: event.data.reason };
         next.sessionState = 'paused';
         break;
       case 'AiSessionResumed':
-        next.session = { id: e.data.sessionId, state: 'active' };
+        next.session = { id: event.data.sessionId, state: 'active' };
         next.sessionState = 'active';
         break;
       case 'AiSessionClosed':
-        next.session = { id: e.data.sessionId, state: 'closed' };
+        next.session = { id: event.data.sessionId, state: 'closed' };
         next.awaitingReplyTo = null;
         next.sessionState = 'closed';
         break;
       case 'DialogTransferred':
-        next.context = { ...doc.context, transfers: [...doc.context.transfers, { dialogId: e.data.dialogId, requestId: e.data.requestId, at: e.data.at }] };
+        next.context = { ...doc.context, transfers: [...doc.context.transfers, { dialogId: event.data.dialogId, requestId: event.data.requestId, at: event.data.at }] };
         break;
       case 'StageChanged':
-        next.stageId = e.data.stageId;
+        next.stageId = event.data.stageId;
         break;
     }
     ctx.put(CONVERSATIONS, next);
   },
-};
+});

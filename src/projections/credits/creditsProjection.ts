@@ -1,6 +1,6 @@
-import type { CreditEvent } from '../../domain/credits/credits.js';
+import { creditEvents } from '../../domain/credits/credits.js';
 import type { Doc } from '../../ports/readStore.js';
-import type { Projection } from '../projection.js';
+import { defineProjection } from '../projection.js';
 
 export interface CreditBalanceDoc extends Doc {
   balanceMicros: number;
@@ -16,7 +16,7 @@ export interface LedgerEntryDoc extends Doc {
 export const CREDIT_BALANCES = 'creditBalances';
 export const CREDIT_LEDGER = 'creditLedger';
 
-export const creditsProjection: Projection = {
+export const creditsProjection = defineProjection(creditEvents, {
   name: 'credits',
   collections: [
     { name: CREDIT_BALANCES, indexes: [] },
@@ -24,18 +24,17 @@ export const creditsProjection: Projection = {
   ],
   eventTypes: ['CreditsGranted', 'CreditsConsumed'],
   async apply(event, ctx) {
-    const e = event as unknown as CreditEvent;
     const companyId = event.stream.slice('credits-'.length);
     const balance = (await ctx.get<CreditBalanceDoc>(CREDIT_BALANCES, companyId)) ?? { id: companyId, balanceMicros: 0 };
-    const delta = e.type === 'CreditsGranted' ? e.data.amountMicros : -e.data.amountMicros;
+    const delta = event.type === 'CreditsGranted' ? event.data.amountMicros : -event.data.amountMicros;
     ctx.put(CREDIT_BALANCES, { ...balance, balanceMicros: balance.balanceMicros + delta });
     ctx.put(CREDIT_LEDGER, {
       id: event.id,
       companyId,
-      at: e.data.at,
+      at: event.data.at,
       deltaMicros: delta,
-      reason: e.type === 'CreditsGranted' ? e.data.reason : `AI reply (${e.data.model}, ${e.data.inputTokens}+${e.data.outputTokens} tokens)`,
-      conversationId: e.type === 'CreditsConsumed' ? e.data.conversationId : null,
+      reason: event.type === 'CreditsGranted' ? event.data.reason : `AI reply (${event.data.model}, ${event.data.inputTokens}+${event.data.outputTokens} tokens)`,
+      conversationId: event.type === 'CreditsConsumed' ? event.data.conversationId : null,
     } satisfies LedgerEntryDoc);
   },
-};
+});

@@ -1,6 +1,6 @@
-import type { IntegrationEvent } from '../../domain/integrations/integration.js';
+import { integrationEvents } from '../../domain/integrations/integration.js';
 import type { Doc } from '../../ports/readStore.js';
-import type { Projection } from '../projection.js';
+import { defineProjection } from '../projection.js';
 
 /** The dashboard's integration list. Secrets are reduced to has* flags: no ciphertext leaves the event store. */
 export interface IntegrationDoc extends Doc {
@@ -21,15 +21,14 @@ export interface IntegrationDoc extends Doc {
 
 export const INTEGRATIONS = 'integrations';
 
-export const integrationsProjection: Projection = {
+export const integrationsProjection = defineProjection(integrationEvents, {
   name: 'integrations',
   collections: [{ name: INTEGRATIONS, indexes: ['companyId', 'integrationId', 'agentId'] }],
   eventTypes: ['IntegrationCreated', 'IntegrationUpdated', 'IntegrationDeleted', 'WebhookRegistered'],
   async apply(event, ctx) {
-    const e = event as unknown as IntegrationEvent;
     const id = event.stream.slice('integration-'.length);
-    if (e.type === 'IntegrationCreated') {
-      const d = e.data;
+    if (event.type === 'IntegrationCreated') {
+      const d = event.data;
       ctx.put(INTEGRATIONS, {
         id,
         integrationId: d.integrationId,
@@ -50,9 +49,9 @@ export const integrationsProjection: Projection = {
     }
     const doc = await ctx.get<IntegrationDoc>(INTEGRATIONS, id);
     if (!doc) return;
-    switch (e.type) {
+    switch (event.type) {
       case 'IntegrationUpdated': {
-        const { webhookSecret, apiToken, ...plain } = e.data.changes;
+        const { webhookSecret, apiToken, ...plain } = event.data.changes;
         const apiUrlChanged = plain.apiUrl !== undefined && plain.apiUrl !== doc.apiUrl;
         ctx.put(INTEGRATIONS, {
           ...doc,
@@ -60,7 +59,7 @@ export const integrationsProjection: Projection = {
           ...(webhookSecret !== undefined ? { hasWebhookSecret: webhookSecret !== null } : {}),
           ...(apiToken !== undefined ? { hasApiToken: apiToken !== null } : {}),
           ...(apiUrlChanged ? { webhookRegisteredAt: null } : {}),
-          updatedAt: e.data.at,
+          updatedAt: event.data.at,
         });
         return;
       }
@@ -68,7 +67,7 @@ export const integrationsProjection: Projection = {
         ctx.delete(INTEGRATIONS, id);
         return;
       case 'WebhookRegistered':
-        ctx.put(INTEGRATIONS, { ...doc, webhookRegisteredAt: e.data.at });
+        ctx.put(INTEGRATIONS, { ...doc, webhookRegisteredAt: event.data.at });
     }
   },
-};
+});

@@ -1,7 +1,7 @@
 import { chunkTexts } from '../../domain/knowledge/chunking.js';
-import { KNOWLEDGE_DOCUMENT_STREAM_PREFIX, type KnowledgeDocumentEvent } from '../../domain/knowledge/documents.js';
+import { KNOWLEDGE_DOCUMENT_STREAM_PREFIX, knowledgeDocumentEvents } from '../../domain/knowledge/documents.js';
 import type { Doc } from '../../ports/readStore.js';
-import type { Projection } from '../projection.js';
+import { defineProjection } from '../projection.js';
 
 /**
  * The knowledge-base document list. The content itself stays in the events (and the in-memory search
@@ -18,25 +18,24 @@ export interface KnowledgeDocumentDoc extends Doc {
 
 export const KNOWLEDGE_DOCUMENTS = 'knowledgeDocuments';
 
-export const knowledgeDocumentsProjection: Projection = {
+export const knowledgeDocumentsProjection = defineProjection(knowledgeDocumentEvents, {
   name: 'knowledgeDocuments',
   collections: [{ name: KNOWLEDGE_DOCUMENTS, indexes: ['companyId', ['companyId', 'createdAt']] }],
   eventTypes: ['KnowledgeDocumentAdded', 'KnowledgeDocumentDeleted'],
   async apply(event, ctx) {
-    const e = event as unknown as KnowledgeDocumentEvent;
     const id = event.stream.slice(KNOWLEDGE_DOCUMENT_STREAM_PREFIX.length);
-    switch (e.type) {
+    switch (event.type) {
       case 'KnowledgeDocumentAdded':
         ctx.put(KNOWLEDGE_DOCUMENTS, {
           id,
-          companyId: e.data.companyId,
-          title: e.data.title,
-          chunkCount: e.data.chunkCount ?? chunkTexts({ title: e.data.title, content: e.data.content }).length,
-          createdAt: e.data.at,
+          companyId: event.data.companyId,
+          title: event.data.title,
+          chunkCount: event.data.chunkCount ?? chunkTexts({ title: event.data.title, content: event.data.content }).length,
+          createdAt: event.data.at,
         } satisfies KnowledgeDocumentDoc);
         return;
       case 'KnowledgeDocumentDeleted':
         ctx.delete(KNOWLEDGE_DOCUMENTS, id);
     }
   },
-};
+});

@@ -1,6 +1,6 @@
-import type { WebhookLogEntry } from '../../domain/webhooks/webhookLog.js';
+import { webhookLogEvents, type WebhookLogEntry } from '../../domain/webhooks/webhookLog.js';
 import type { Doc } from '../../ports/readStore.js';
-import type { Projection } from '../projection.js';
+import { defineProjection } from '../projection.js';
 
 export interface WebhookLogDoc extends Doc, Omit<WebhookLogEntry, 'logId'> {
   logId: string;
@@ -12,7 +12,7 @@ const COUNTERS = 'webhookLogCounters';
 /** Newest entries kept per integration; older ones are dropped from the read model. */
 export const WEBHOOK_LOGS_KEPT = 1000;
 
-export const webhookLogsProjection: Projection = {
+export const webhookLogsProjection = defineProjection(webhookLogEvents, {
   name: 'webhookLogs',
   collections: [
     { name: WEBHOOK_LOGS, indexes: ['companyId', 'integrationId', 'seq', 'outcome', 'receivedAt'] },
@@ -20,7 +20,7 @@ export const webhookLogsProjection: Projection = {
   ],
   eventTypes: ['WebhookDeliveryLogged'],
   async apply(event, ctx) {
-    const entry = event.data as WebhookLogEntry;
+    const entry = event.data;
     const counterId = String(entry.integrationId);
     const seq = ((await ctx.get<Doc & { seq: number }>(COUNTERS, counterId))?.seq ?? 0) + 1;
     ctx.put(COUNTERS, { id: counterId, seq });
@@ -28,4 +28,4 @@ export const webhookLogsProjection: Projection = {
     ctx.put(WEBHOOK_LOGS, { id: `${entry.integrationId}:${seq}`, ...entry, seq } satisfies WebhookLogDoc);
     if (seq > WEBHOOK_LOGS_KEPT) ctx.delete(WEBHOOK_LOGS, `${entry.integrationId}:${seq - WEBHOOK_LOGS_KEPT}`);
   },
-};
+});
