@@ -46,6 +46,9 @@ export interface ReplyWorkerDeps extends CommandDeps {
   /** Jobs run at once in this process, and at most this many for one company. */
   concurrency?: number;
   perCompanyConcurrency?: number;
+  /** Deliveries of one job before it fails for good (its messages are then marked unanswered), and the waits between. */
+  maxDeliver?: number;
+  backoffMs?: number[];
 }
 
 const HISTORY_MESSAGES = 20;
@@ -54,13 +57,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Outcome = { result: 'replied' | 'skipped' | 'unanswered' | 'dropped' | 'deferred'; reason: string };
 
 export async function startReplyWorker(deps: ReplyWorkerDeps): Promise<BusSubscription> {
-  const maxDeliver = 5;
+  const maxDeliver = deps.maxDeliver ?? 5;
   const concurrency = deps.concurrency ?? 8;
   const slots = createFairSlots({ total: concurrency, perCompany: deps.perCompanyConcurrency ?? Math.max(1, Math.floor(concurrency / 4)) });
   return deps.bus.subscribe<GenerateReplyJob>(
     GENERATE_REPLY,
     // Twice the slots in flight: a job waiting for its company's share does not keep another company's job off the bus.
-    { durable: 'reply-generator', concurrency: concurrency * 2, maxDeliver, backoffMs: [1000, 5000, 15000] },
+    { durable: 'reply-generator', concurrency: concurrency * 2, maxDeliver, backoffMs: deps.backoffMs ?? [1000, 5000, 15000] },
     async (message) => {
       const job = generateReplyJob.parse(message.data);
       try {

@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { conversationStream } from '../../src/domain/conversations/decider.js';
+import { integrationStream } from '../../src/domain/integrations/integration.js';
+import { createInProcessBus } from '../../src/infrastructure/memory/inProcessBus.js';
+import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventStore.js';
+import { silentLogger } from '../../src/ports/logger.js';
+import { PlatformError, type PlatformClient, type SendMessageInput } from '../../src/ports/platform.js';
+import { sendMessage } from '../../src/workers/sendWorker.js';
+
+const T = '2026-11-22T10:00:00.000Z';
+const companyId = randomUUID();
+const conversationId = randomUUID();
+const replyId = randomUUID();
+const messageId = randomUUID();
+const sessionId = randomUUID();
+
+/** A conversation with one agent reply pending delivery, on a msgplatform integration. */
+async function givenAPendingReply() {
+  const store = new MemoryEventStore();
+  await store.append(integrationStream(3), [
+    {
+      id: randomUUID(),
+      type: 'IntegrationCreated',
+      data: { integrationId: 3, companyId, connectorType: 'msgplatform', name: 'P', apiUrl: 'https://platform.example', apiToken: 'v1:token', webhookSecret: null, active: true, agentId: null, allowedOrigins: [], at: T },
+    },
+  ], 'no_stream');
+  const customer = { clientId: 77, channelId: 5, transport: 'telegram' };
+  await store.append(conversationStream(conversationId), [
+    { id: randomUUID(), type: 'ConversationStarted', data: { conversationId, companyId, integrationId: 3, connectorType: 'msgplatform', customer, stageId: null, at: T } },
+    { id: randomUUID(), type: 'AiSessionOpened', data: { sessionId, at: T } },
+    { id: randomUUID(), type: 'MessageReceived', data: { messageId, dedupeKey: 'msg:1', dedupeUntil: null, text: 'Hi', platform: {}, at: T } },
+    {
+      id: randomUUID(),
+      type: 'AgentReplied',
+      data: { messageId: replyId, sessionId, agentId: null, text: 'Hello!', inReplyTo: [messageId], model: 'm', inputTokens: 1, outputTokens: 1, handoff: false, at: T },
+    },
+  ], 'no_stream');
+  return store;
+}
+
+function platformThat(answers: Array<'ok' | 'fail'>) {
+  const calls: SendMessageInput[] = [];
+  const platform: PlatformClient = {
+    registerWebhook: async () => ({ webhookId: 1, created: true }),
+    async sendMessage(input) {
+      calls.push(input);
+      if ((answers[calls.length - 1] ?? 'ok') === 'fail') throw new PlatformError('refused', 'platform answered 503 to POST /v1/messages', 503);
+      return { messageId: 9000 + calls.length };
+    },
+  };
+  return { platform, calls };
+}
+
+const deps = (store: MemoryEventStore, platform: PlatformClient) => ({
+  eventStore: store,
+  clock: { now: () => new Date(T) },
+  logger: silentLogger,
+  bus: createInProcessBus(),
+  platform,
+  secretBox: { seal: (s: string) => s, open: (s: string) => s.replace(/^v1:/, '') },
+});
+const job = { conversationId, messageId: replyId, revision: '3' };
+const typesIn = async (store: MemoryEventStore) => (await store.readStream(conversationStream(conversationId))).map((e) => e.type);
+
+describe('send worker', () => {
+  it('given the platform accepted but recording the delivery failed (full disk), when the job is redelivered, then it records the delivery and never sends again', async () => {
+    const store = await givenAPendingReply();
+    const { platform, calls } = platformThat(['ok']);
+    const append = store.append.bind(store);
+    let refuseDelivered = true;
+    store.append = async (stream, events, expected) => {
+      if (refuseDelivered && events.some((e) => e.type === 'MessageDelivered')) {
+        refuseDelivered = false;
+        throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+      }
+      return append(stream, events, expected);
+    };
+    const unrecorded = new Map();
+    await expect(sendMessage(deps(store, platform), job, { attempt: 1, lastAttempt: false }, unrecorded)).rejects.toThrow(/disk is full/);
+    await sendMessage(deps(store, platform), job, { attempt: 2, lastAttempt: false }, unrecorded);
+    await sendMessage(deps(store, platform), job, { attempt: 3, lastAttempt: false }, unrecorded);
+    expect(calls).toHaveLength(1);
+    expect(await typesIn(store)).toEqual(['ConversationStarted', 'AiSessionOpened', 'MessageReceived', 'AgentReplied', 'MessageSendAttempted', 'MessageDelivered']);
+  });
+
+  it('given a store that cannot write, when the job runs, then nothing is sent (the attempt is recorded before the call)', async () => {
+    const store = await givenAPendingReply();
+    const { platform, calls } = platformThat(['ok']);
+    store.append = async () => {
+      throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    };
+    await expect(sendMessage(deps(store, platform), job, { attempt: 1, lastAttempt: false })).rejects.toThrow(/disk is full/);
+    expect(calls).toHaveLength(0);
+  });
+
+  it('every attempt of one reply carries the same idempotency key, and each attempt is recorded', async () => {
+    const store = await givenAPendingReply();
+    const { platform, calls } = platformThat(['fail', 'ok']);
+    await expect(sendMessage(deps(store, platform), job, { attempt: 1, lastAttempt: false })).rejects.toBeInstanceOf(PlatformError);
+    await sendMessage(deps(store, platform), job, { attempt: 2, lastAttempt: false });
+    expect(calls.map((c) => c.idempotencyKey)).toEqual([replyId, replyId]);
+    const events = await store.readStream(conversationStream(conversationId));
+    expect(events.filter((e) => e.type === 'MessageSendAttempted').map((e) => (e.data as { attempt: number }).attempt)).toEqual([1, 2]);
+    expect(events.at(-1)!.type).toBe('MessageDelivered');
+    // Settled: a late redelivery sends nothing.
+    await sendMessage(deps(store, platform), job, { attempt: 3, lastAttempt: false });
+    expect(calls).toHaveLength(2);
+  });
+
+  it('finds the message without the revision in the job (jobs republished after a restart) by a bounded backward read', async () => {
+    const store = await givenAPendingReply();
+    const { platform, calls } = platformThat(['ok']);
+    await sendMessage(deps(store, platform), { conversationId, messageId: replyId }, { attempt: 1, lastAttempt: false });
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ clientId: 77, channelId: 5, transport: 'telegram', text: 'Hello!', apiToken: 'token' });
+  });
+});
