@@ -1,8 +1,7 @@
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
-import { openAdapters } from './infrastructure/adapters.js';
-import { eventStoreReady } from './infrastructure/storeHealth.js';
+import { adapterReadiness, openAdapters } from './infrastructure/adapters.js';
 import { startEventLoopMonitor } from './processing/eventLoopMonitor.js';
 import { startProcessor } from './processing/processor.js';
 import { publishProjectionProgress } from './processing/projectionProgress.js';
@@ -20,14 +19,7 @@ export async function createProcessorService(config: Config, logger: PinoLogger)
   const app = await buildApp({
     config,
     logger,
-    readiness: async () => ({
-      eventStore: await eventStoreReady(adapters.eventStore),
-      readStore: await adapters.readStore.activeGeneration().then(
-        () => true,
-        () => false,
-      ),
-      bus: adapters.bus.isConnected(),
-    }),
+    readiness: () => adapterReadiness(adapters),
     metrics: async () => ({ eventLoop: { processor: loop.snapshot() } }),
   });
   let stopped = false;

@@ -18,10 +18,9 @@ import { webchatRoutes } from './http/routes/webchat.js';
 import { webhookLogRoutes } from './http/routes/webhookLogs.js';
 import { staticFileRoutes } from './http/routes/staticFiles.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
-import { openAdapters, type Adapters } from './infrastructure/adapters.js';
+import { adapterReadiness, openAdapters, type Adapters } from './infrastructure/adapters.js';
 import { createArgonHasher } from './infrastructure/auth/argonHasher.js';
 import { createJwtAccessTokens } from './infrastructure/auth/jwtAccessTokens.js';
-import { eventStoreReady } from './infrastructure/storeHealth.js';
 import { createVisitorTokens } from './infrastructure/auth/visitorTokens.js';
 import { checkPlatformUrl, type Resolver } from './infrastructure/net/ssrfGuard.js';
 import { startKnowledgeIndexer, type KnowledgeIndexer } from './infrastructure/search/knowledgeIndexer.js';
@@ -88,15 +87,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
   const app = await buildApp({
     config,
     logger,
-    readiness: async () => ({
-      eventStore: await eventStoreReady(eventStore),
-      readStore: await readStore.activeGeneration().then(
-        () => true,
-        () => false,
-      ),
-      bus: bus.isConnected(),
-      processor: processing.isRunning(),
-    }),
+    readiness: async () => ({ ...(await adapterReadiness(adapters)), processor: processing.isRunning() }),
     metrics: async () => ({ eventLoop: { api: loop.snapshot(), ...(await processing.eventLoop()) } }),
     features: [
       authRoutes(services),

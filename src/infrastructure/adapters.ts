@@ -15,7 +15,7 @@ import { connectNatsBus } from './nats/natsBus.js';
 import { openNatsRateLimiter } from './nats/natsRateLimiter.js';
 import { openSqliteEventStore } from './sqlite/sqliteEventStore.js';
 import { SqliteReadStore } from './sqlite/sqliteReadStore.js';
-import { trackWriteHealth } from './storeHealth.js';
+import { eventStoreReady, trackWriteHealth } from './storeHealth.js';
 import { validatingEventStore } from './validatingEventStore.js';
 
 export interface Adapters {
@@ -85,5 +85,17 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
       await readStore.close().catch((err) => logger.error({ err }, 'closing the read store failed'));
       await eventStore.close().catch((err) => logger.error({ err }, 'closing the event store failed'));
     },
+  };
+}
+
+/** What /readyz checks of the adapters: the event store can write, the read store answers, the bus is connected. */
+export async function adapterReadiness(adapters: Pick<Adapters, 'eventStore' | 'readStore' | 'bus'>): Promise<Record<string, boolean>> {
+  return {
+    eventStore: await eventStoreReady(adapters.eventStore),
+    readStore: await adapters.readStore.activeGeneration().then(
+      () => true,
+      () => false,
+    ),
+    bus: adapters.bus.isConnected(),
   };
 }
