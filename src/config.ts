@@ -74,6 +74,8 @@ export const configSchema = z.object({
   WEBCHAT_NEW_VISITORS_PER_INTEGRATION_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
   WEBCHAT_MESSAGES_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(60),
   WEBCHAT_MESSAGES_PER_INTEGRATION_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
+  KNOWLEDGE_MAX_DOCUMENTS: z.coerce.number().int().min(1).max(100_000).default(500),
+  KNOWLEDGE_MAX_BYTES: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(20 * 1024 * 1024),
 });
 
 export type Env = z.input<typeof configSchema>;
@@ -118,6 +120,8 @@ export interface Config {
   webchatMessagesPer10s: number;
   /** Web-chat flood limits per minute, counted cluster-wide with NATS_URL. */
   webchatFloodLimits: { newVisitorsPerIp: number; newVisitorsPerIntegration: number; messagesPerIp: number; messagesPerIntegration: number };
+  /** Per-company knowledge-base quota: documents and bytes of content. */
+  knowledgeQuota: { maxDocuments: number; maxBytes: number };
 }
 
 export class ConfigError extends Error {
@@ -188,6 +192,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       messagesPerIp: c.WEBCHAT_MESSAGES_PER_IP_PER_MINUTE,
       messagesPerIntegration: c.WEBCHAT_MESSAGES_PER_INTEGRATION_PER_MINUTE,
     },
+    knowledgeQuota: { maxDocuments: c.KNOWLEDGE_MAX_DOCUMENTS, maxBytes: c.KNOWLEDGE_MAX_BYTES },
   };
 }
 

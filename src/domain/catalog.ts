@@ -1,5 +1,6 @@
 import { agentEvents } from './agents/agent.js';
 import { knowledgeDocumentEvents } from './knowledge/documents.js';
+import { knowledgeQuotaEvents } from './knowledge/quota.js';
 import { llmConfigEvents } from './llm/llmConfig.js';
 import { emailReservationEvents } from './accounts/emailReservation.js';
 import { userEvents } from './accounts/user.js';
@@ -30,4 +31,5 @@ export const eventCatalog = mergeCatalogs(
   agentEvents,
   llmConfigEvents,
   knowledgeDocumentEvents,
+  knowledgeQuotaEvents,
 );

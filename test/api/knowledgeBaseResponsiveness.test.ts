@@ -48,6 +48,8 @@ describe('knowledge base: the service stays responsive', () => {
     const company = await signUp(server, 'Responsive');
     // Built before the probe starts: this test shares its thread with the server.
     const body = JSON.stringify({ title: 'Parts catalogue', content: distinctWords(1024 * 1024) });
+    // The first fetch() loads undici into this process, the server's: 50–150 ms that are the client's, not the service's.
+    await fetch(`${base}/healthz`).then((r) => r.arrayBuffer());
     const probe = spawn(process.execPath, ['-e', PROBE, base], { stdio: ['pipe', 'pipe', 'inherit'] });
     let output = '';
     probe.stdout.on('data', (d: Buffer) => (output += d.toString()));
@@ -70,8 +72,11 @@ describe('knowledge base: the service stays responsive', () => {
     const max = latencies.at(-1)!;
     // Before: one upload blocked the event loop for 5–15 s, so max was seconds and few probes got through.
     expect(latencies.length, `probes: ${latencies.length}, p99 ${p99} ms, max ${max} ms`).toBeGreaterThan(50);
-    // Target 200 ms; measured 20–350 ms on a 2-core machine, the rest being the 1 MiB event itself (encode,
-    // decode per reader, GC) on this thread: see the report. Before: seconds.
+    // Target 100 ms. Measured p99 80–340 ms on a 2-core machine running ~7 runnable processes: the process gets
+    // a fraction of a core, so ~30 ms of CPU on this thread becomes 100+ ms of wall time. What is left there:
+    // parsing the 1 MiB body (~5 ms), encoding and committing the append (17 events, ~8 ms with the fsync),
+    // and every event-store reader — ten projections and the indexer — fetching and JSON-parsing the content
+    // parts in the task that committed them (~1 ms per reader per MiB). Before the worker thread: seconds.
     expect(p99, `p99 ${p99.toFixed(1)} ms, max ${max.toFixed(1)} ms`).toBeLessThan(500);
     expect(max, `max ${max.toFixed(1)} ms`).toBeLessThan(1000);
   }, 60_000);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { knowledgeDocumentStream } from '../../src/domain/knowledge/documents.js';
+import { knowledgeDocumentDecider, knowledgeDocumentStream } from '../../src/domain/knowledge/documents.js';
 import type { EventStore } from '../../src/ports/eventStore.js';
 import { silentLogger } from '../../src/ports/logger.js';
 import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventStore.js';
@@ -22,7 +22,41 @@ const add = (store: EventStore, documentId: string, companyId: string, title: st
 const remove = (store: EventStore, documentId: string, companyId: string) =>
   store.append(knowledgeDocumentStream(documentId), [{ id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`, type: 'KnowledgeDocumentDeleted', data: { at: T0 }, metadata: { companyId } }], 0n);
 
+/** A document as the service stores it now: a header event, then its content in parts (one append). */
+const upload = (store: EventStore, documentId: string, companyId: string, title: string, content: string) => {
+  const events = knowledgeDocumentDecider.decide(
+    { type: 'AddKnowledgeDocument', documentId, companyId, title, content, chunkCount: 1, now: T0 },
+    knowledgeDocumentDecider.initialState,
+  );
+  return store.append(
+    knowledgeDocumentStream(documentId),
+    events.map((e) => ({ id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`, type: e.type, data: e.data, metadata: { companyId } })),
+    'no_stream',
+  );
+};
+
 describe('knowledge indexer', () => {
+  it('indexes a document stored as a header and content parts, across subscription batches', async () => {
+    const store = new MemoryEventStore();
+    // ~200 KiB: 4 parts; with batches of 2 events the header and its parts arrive in three batches.
+    const filler = Array.from({ length: 20_000 }, (_, i) => `filler${i % 97}`).join(' ');
+    const stored = await upload(store, D1, C1, 'Catalogue', `Kayaks are in aisle one. ${filler} Tents are in aisle nine.`);
+    const indexer = startKnowledgeIndexer({ eventStore: store, index: createKnowledgeIndex(), logger: silentLogger, batchSize: 2 });
+    try {
+      await indexer.waitForPosition(stored.position);
+      const documents = async (q: string) => [...new Set((await indexer.search(C1, q)).map((r) => r.documentId))];
+      expect(await documents('kayaks')).toEqual([D1]);
+      expect(await documents('tents')).toEqual([D1]); // from the last part
+      expect(await indexer.search(C2, 'tents')).toEqual([]);
+
+      const deleted = await store.append(knowledgeDocumentStream(D1), [{ id: '00000000-0000-4000-8000-777777777777', type: 'KnowledgeDocumentDeleted', data: { at: T0 }, metadata: { companyId: C1 } }], stored.nextRevision);
+      await indexer.waitForPosition(deleted.position);
+      expect(await indexer.search(C1, 'tents')).toEqual([]);
+    } finally {
+      await indexer.stop();
+    }
+  });
+
   it('rebuilds the index from the events already stored, then follows new ones (on its worker thread)', async () => {
     const store = new MemoryEventStore();
     await add(store, D1, C1, 'Shipping', 'We ship parcels to Norway.');

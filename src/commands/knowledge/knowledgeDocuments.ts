@@ -1,28 +1,71 @@
 import { randomUUID } from 'node:crypto';
-import { knowledgeDocumentDecider, knowledgeDocumentStream } from '../../domain/knowledge/documents.js';
-import { handleCommand } from '../handleCommand.js';
+import { contentBytes, knowledgeDocumentDecider, knowledgeDocumentStream } from '../../domain/knowledge/documents.js';
+import type { KnowledgeQuotaLimits } from '../../domain/knowledge/quota.js';
+import { DomainError } from '../../domain/errors.js';
+import { handleCommand, loadState } from '../handleCommand.js';
 import type { CommandDeps } from '../ports.js';
+import { confirmKnowledgeQuota, releaseKnowledgeQuota, reserveKnowledgeQuota } from './knowledgeQuota.js';
 
 /** Add and delete knowledge-base documents (`kbdoc-<uuid>`); another company's document is NOT_FOUND. */
 
-export async function addKnowledgeDocument(deps: CommandDeps, input: { companyId: string; userId: string; title: string; content: string; chunkCount: number }) {
+/**
+ * Reserves the company's quota for the document (QUOTA_EXCEEDED when full), stores it (a header event and its
+ * content parts, in one append), then confirms the reservation. A failed store releases the reservation; a
+ * crash in between leaves it pending until the next reservation reclaims it (knowledgeQuota.ts).
+ */
+export async function addKnowledgeDocument(
+  deps: CommandDeps,
+  input: { companyId: string; userId: string; title: string; content: string; chunkCount: number; limits: KnowledgeQuotaLimits },
+) {
   const documentId = randomUUID();
-  const result = await handleCommand(
-    deps.eventStore,
-    knowledgeDocumentStream(documentId),
-    knowledgeDocumentDecider,
-    { type: 'AddKnowledgeDocument', documentId, companyId: input.companyId, title: input.title, content: input.content, chunkCount: input.chunkCount, now: deps.clock.now().toISOString() },
-    { metadata: { companyId: input.companyId, actor: `user:${input.userId}` } },
+  const actor = { companyId: input.companyId, userId: input.userId };
+  const bytes = contentBytes(input.content);
+  await reserveKnowledgeQuota(deps, actor, { documentId, bytes, limits: input.limits });
+  let result;
+  try {
+    result = await handleCommand(
+      deps.eventStore,
+      knowledgeDocumentStream(documentId),
+      knowledgeDocumentDecider,
+      { type: 'AddKnowledgeDocument', documentId, companyId: input.companyId, title: input.title, content: input.content, chunkCount: input.chunkCount, now: deps.clock.now().toISOString() },
+      { metadata: { companyId: input.companyId, actor: `user:${input.userId}` } },
+    );
+  } catch (err) {
+    await releaseKnowledgeQuota(deps, actor, { documentId, bytes, reason: 'failed' }).catch((releaseErr: unknown) =>
+      deps.logger.error({ err: releaseErr, documentId }, 'knowledge quota: could not release the reservation of a failed upload; the next upload reclaims it once stale'),
+    );
+    throw err;
+  }
+  // Not critical: an unconfirmed reservation still counts, and is confirmed when found stale.
+  await confirmKnowledgeQuota(deps, actor, documentId).catch((err: unknown) =>
+    deps.logger.warn({ err, documentId }, 'knowledge quota: could not confirm the reservation of a stored document; it stays counted'),
   );
   return { ...result, documentId };
 }
 
+/**
+ * Deletes the document, then releases its quota. Should the process die in between, the document is deleted
+ * but still counted: a repeated DELETE (404) releases it then (the release is stored once, whatever repeats it).
+ */
 export async function deleteKnowledgeDocument(deps: CommandDeps, input: { companyId: string; userId: string; documentId: string }) {
-  return handleCommand(
-    deps.eventStore,
-    knowledgeDocumentStream(input.documentId),
-    knowledgeDocumentDecider,
-    { type: 'DeleteKnowledgeDocument', companyId: input.companyId, now: deps.clock.now().toISOString() },
-    { metadata: { companyId: input.companyId, actor: `user:${input.userId}` } },
-  );
+  const actor = { companyId: input.companyId, userId: input.userId };
+  const release = (quotaBytes: number | null) =>
+    quotaBytes === null ? Promise.resolve() : releaseKnowledgeQuota(deps, actor, { documentId: input.documentId, bytes: quotaBytes, reason: 'deleted' }).then(() => {});
+  try {
+    const result = await handleCommand(
+      deps.eventStore,
+      knowledgeDocumentStream(input.documentId),
+      knowledgeDocumentDecider,
+      { type: 'DeleteKnowledgeDocument', companyId: input.companyId, now: deps.clock.now().toISOString() },
+      { metadata: { companyId: input.companyId, actor: `user:${input.userId}` } },
+    );
+    if (result.state.status === 'deleted') await release(result.state.quotaBytes);
+    return result;
+  } catch (err) {
+    if (err instanceof DomainError && err.code === 'NOT_FOUND') {
+      const { state } = await loadState(deps.eventStore, knowledgeDocumentStream(input.documentId), knowledgeDocumentDecider);
+      if (state.status === 'deleted' && state.companyId === input.companyId) await release(state.quotaBytes);
+    }
+    throw err;
+  }
 }

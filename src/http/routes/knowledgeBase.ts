@@ -7,7 +7,7 @@ import { BODY_LIMIT } from '../app.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { HttpError, notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
-import { errorResponses, listQuery } from './schemas.js';
+import { errorBody, errorResponses, listQuery } from './schemas.js';
 
 /** One search hit as the knowledge index reports it (the fields this API uses). */
 export interface KnowledgeHit {
@@ -90,20 +90,26 @@ export function knowledgeBaseRoutes(services: HttpServices & KnowledgeServices):
         schema: {
           tags,
           security,
-          description: `Adds a document (plain text or markdown). content: at most ${MAX_DOCUMENT_BYTES} bytes of UTF-8 (413 PAYLOAD_TOO_LARGE beyond).`,
+          description: `Adds a document (plain text or markdown). content: at most ${MAX_DOCUMENT_BYTES} bytes of UTF-8 (413 PAYLOAD_TOO_LARGE beyond). 409 QUOTA_EXCEEDED when the company already stores KNOWLEDGE_MAX_DOCUMENTS documents or the content would take it past KNOWLEDGE_MAX_BYTES.`,
           body: z.strictObject({
             title: z.string().trim().min(1).max(MAX_DOCUMENT_TITLE),
             // No max here: an oversized content is a 413, not a 400 (checked below, in bytes).
             content: z.string().refine((c) => c.trim().length > 0, 'must not be empty'),
           }),
-          response: { 201: z.object({ document: documentSchema }), ...errorResponses },
+          response: { 201: z.object({ document: documentSchema }), 409: errorBody, ...errorResponses },
         },
       },
       async (request, reply) => {
         const auth = authOf(request);
         if (contentBytes(request.body.content) > MAX_DOCUMENT_BYTES) throw tooLarge();
         const chunkCount = await services.knowledge.chunkCount(request.body);
-        const result = await addKnowledgeDocument(deps, { companyId: auth.companyId, userId: auth.userId, ...request.body, chunkCount });
+        const result = await addKnowledgeDocument(deps, {
+          companyId: auth.companyId,
+          userId: auth.userId,
+          ...request.body,
+          chunkCount,
+          limits: services.config.knowledgeQuota,
+        });
         await waitForAll(result.position);
         const doc = await services.readStore.get<KnowledgeDocumentDoc>(KNOWLEDGE_DOCUMENTS, result.documentId);
         if (!doc) throw new Error(`knowledge document ${result.documentId} is missing from its read model after the projections caught up`);

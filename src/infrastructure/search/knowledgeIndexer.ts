@@ -7,8 +7,9 @@ import { inProcessIndexHost, startIndexWorker, type KnowledgeIndexHost } from '.
 /**
  * Keeps the in-memory knowledge index (one minisearch index per company) in step with the knowledge-base
  * events. The index lives in this process's memory only, so it is REBUILT ON EVERY START: the subscription
- * begins at the start of the event store and replays every KnowledgeDocumentAdded / KnowledgeDocumentDeleted
- * (chunking each document again with `chunkTexts`), then follows new ones. Every server process builds its
+ * begins at the start of the event store and replays every document (a KnowledgeDocumentUploaded header and
+ * its KnowledgeDocumentPartAdded content parts, or a single KnowledgeDocumentAdded stored before parts existed)
+ * and every KnowledgeDocumentDeleted, chunking each document again with `chunkTexts`, then follows new ones. Every server process builds its
  * own copy; `waitForPosition` gives read-your-writes on the process that served the write.
  *
  * Chunking and indexing run on a worker thread (knowledgeIndexHost.ts); this thread only forwards events, one
@@ -38,7 +39,7 @@ export interface StartKnowledgeIndexerOptions {
   /** Where chunking and indexing run; overrides `index`. */
   host?: KnowledgeIndexHost;
   logger: Logger;
-  /** Events per subscription batch; small, since one document event may carry 1 MiB of content. Default 16. */
+  /** Events per subscription batch; small, since a (pre-parts) document event may carry 1 MiB of content. Default 16. */
   batchSize?: number;
 }
 
@@ -46,7 +47,7 @@ export class KnowledgeIndexerWaitError extends Error {
   override readonly name = 'KnowledgeIndexerWaitError';
 }
 
-export const KNOWLEDGE_EVENT_TYPES = ['KnowledgeDocumentAdded', 'KnowledgeDocumentDeleted'] as const;
+export const KNOWLEDGE_EVENT_TYPES = ['KnowledgeDocumentUploaded', 'KnowledgeDocumentPartAdded', 'KnowledgeDocumentAdded', 'KnowledgeDocumentDeleted'] as const;
 
 interface Waiter {
   position: bigint;
@@ -62,6 +63,11 @@ export function startKnowledgeIndexer(options: StartKnowledgeIndexerOptions): Kn
   const filter: EventFilter = { eventTypes: [...KNOWLEDGE_EVENT_TYPES], streamPrefixes: [KNOWLEDGE_DOCUMENT_STREAM_PREFIX] };
   /** documentId → companyId: a deletion event does not repeat the company. */
   const owners = new Map<string, string>();
+  /**
+   * Documents whose header arrived and whose content parts are still coming (in the same append, so in the
+   * next events or batches). Holds only documents in flight: an entry goes once its last part arrived.
+   */
+  const assembling = new Map<string, { companyId: string; title: string; parts: string[]; expected: number }>();
   const waiters = new Set<Waiter>();
   let processed: bigint | null = null;
   let failure: Error | null = null;
@@ -71,7 +77,22 @@ export function startKnowledgeIndexer(options: StartKnowledgeIndexerOptions): Kn
     const e = event as unknown as KnowledgeDocumentEvent;
     const documentId = event.stream.slice(KNOWLEDGE_DOCUMENT_STREAM_PREFIX.length);
     try {
-      if (e.type === 'KnowledgeDocumentAdded') {
+      if (e.type === 'KnowledgeDocumentUploaded') {
+        assembling.set(documentId, { companyId: e.data.companyId, title: e.data.title, parts: [], expected: e.data.parts });
+      } else if (e.type === 'KnowledgeDocumentPartAdded') {
+        const doc = assembling.get(documentId);
+        if (!doc) throw new Error(`content part ${e.data.index} without its document header`);
+        if (e.data.index !== doc.parts.length) {
+          assembling.delete(documentId);
+          throw new Error(`content part ${e.data.index} arrived when part ${doc.parts.length} was expected`);
+        }
+        doc.parts.push(e.data.text);
+        if (doc.parts.length === doc.expected) {
+          assembling.delete(documentId);
+          await host.add(doc.companyId, { id: documentId, title: doc.title, content: doc.parts.join('') });
+          owners.set(documentId, doc.companyId);
+        }
+      } else if (e.type === 'KnowledgeDocumentAdded') {
         const { companyId, title, content } = e.data;
         await host.add(companyId, { id: documentId, title, content });
         owners.set(documentId, companyId);

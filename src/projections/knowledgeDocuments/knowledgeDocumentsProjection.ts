@@ -6,8 +6,9 @@ import { defineProjection } from '../projection.js';
 /**
  * The knowledge-base document list. The content itself stays in the events (and the in-memory search
  * index); the read model keeps the title and the number of passages the document was split into, as the
- * event records it (computed off the HTTP thread when added). Events stored before that field existed are
- * chunked here (`chunkTexts`, the same deterministic chunking the search index uses).
+ * header event records it (computed off the HTTP thread when added), so the content parts are not applied
+ * here. Single-event documents stored before that field existed are chunked here (`chunkTexts`, the same
+ * deterministic chunking the search index uses).
  */
 export interface KnowledgeDocumentDoc extends Doc {
   companyId: string;
@@ -21,10 +22,19 @@ export const KNOWLEDGE_DOCUMENTS = 'knowledgeDocuments';
 export const knowledgeDocumentsProjection = defineProjection(knowledgeDocumentEvents, {
   name: 'knowledgeDocuments',
   collections: [{ name: KNOWLEDGE_DOCUMENTS, indexes: ['companyId', ['companyId', 'createdAt']] }],
-  eventTypes: ['KnowledgeDocumentAdded', 'KnowledgeDocumentDeleted'],
+  eventTypes: ['KnowledgeDocumentUploaded', 'KnowledgeDocumentAdded', 'KnowledgeDocumentDeleted'],
   async apply(event, ctx) {
     const id = event.stream.slice(KNOWLEDGE_DOCUMENT_STREAM_PREFIX.length);
     switch (event.type) {
+      case 'KnowledgeDocumentUploaded':
+        ctx.put(KNOWLEDGE_DOCUMENTS, {
+          id,
+          companyId: event.data.companyId,
+          title: event.data.title,
+          chunkCount: event.data.chunkCount,
+          createdAt: event.data.at,
+        } satisfies KnowledgeDocumentDoc);
+        return;
       case 'KnowledgeDocumentAdded':
         ctx.put(KNOWLEDGE_DOCUMENTS, {
           id,
