@@ -274,4 +274,12 @@ describe('a conversation of years keeps a bounded state', () => {
     expect(isDuplicate(state, 'msg:4999', T2)).toBe(true);
     expect(isDuplicate(state, 'msg:0', T2)).toBe(false);
   });
+
+  it('given a customer writing 5,000 messages with no answer in between, the messages awaiting an answer stay bounded to the newest', () => {
+    let state = active.reduce(conversationDecider.evolve, conversationDecider.initialState);
+    const ids = Array.from({ length: 5000 }, (_, i) => `20000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    for (const [i, m] of ids.entries()) state = conversationDecider.evolve(state, received(m, `msg:${i}`, 'hello?'));
+    expect(state.unanswered).toEqual(ids.slice(-50));
+    expect(state.messageCount).toBe(5001);
+  });
 });

@@ -104,6 +104,11 @@ export type ConversationCommand =
 const DEDUPE_KEYS_KEPT = 200;
 const RECENT_KEPT = 50;
 const REPLIES_KEPT = 100;
+/**
+ * A customer writing without pause (or a bot loop) would otherwise grow the list of messages awaiting an
+ * answer without end: the answer covers the newest ones, and the prompt holds no more than these anyway.
+ */
+export const UNANSWERED_KEPT = 50;
 
 const keepLast = <T>(list: T[], item: T, max: number) => (list.length < max ? [...list, item] : [...list.slice(list.length - max + 1), item]);
 
@@ -138,7 +143,7 @@ function evolve(state: ConversationState, event: ConversationEvent): Conversatio
       return {
         ...state,
         dedupe: keepLast(state.dedupe, { key: event.data.dedupeKey, until: event.data.dedupeUntil }, DEDUPE_KEYS_KEPT),
-        unanswered: [...state.unanswered, event.data.messageId],
+        unanswered: keepLast(state.unanswered, event.data.messageId, UNANSWERED_KEPT),
         lastCustomerMessageAt: event.data.at,
         messageCount: state.messageCount + 1,
       };
