@@ -135,6 +135,9 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
+    // The default 2 MiB page cache makes every index lookup a system call once the store outgrows it: the
+    // cost of an append would then grow with the store. 64 MiB keeps the hot index pages in memory.
+    this.db.pragma('cache_size = -65536');
     this.db.exec(SCHEMA);
 
     const db = this.db;

@@ -61,6 +61,7 @@ export class SqliteReadStore implements ReadStore {
     const db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
+    db.pragma('cache_size = -32768'); // 32 MiB: index lookups stay in memory as the read models grow
     db.exec(`
       CREATE TABLE IF NOT EXISTS readstore_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
       INSERT OR IGNORE INTO readstore_meta (key, value) VALUES ('${ACTIVE}', 1), ('${LAST}', 1);
