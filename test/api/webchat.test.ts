@@ -211,6 +211,26 @@ describe('messages', () => {
   });
 });
 
+describe('two tabs of one visitor', () => {
+  it('the same first message sent from both tabs at once is stored once, acked in both, and answered exactly once', async () => {
+    const co = await webchatCompany();
+    for (let round = 0; round < 4; round++) {
+      const first = await connect(co.integrationId);
+      const ready = await first.hello();
+      const second = await connect(co.integrationId);
+      await second.hello({ visitorId: ready.visitorId, visitorToken: ready.visitorToken });
+      const [a, b] = await Promise.all([first.message('Do you ship to Norway?', `tab-race-${round}`), second.message('Do you ship to Norway?', `tab-race-${round}`)]);
+      expect(a).toMatchObject({ type: 'ack', messageId: b.messageId });
+      await first.waitFor((f) => f.type === 'message' && f.author === 'agent', 10_000);
+      await sleep(400);
+      const events = await eventsOf(server, ready.conversationId);
+      expect(events.filter((e) => e.type === 'MessageReceived')).toHaveLength(1);
+      expect(events.filter((e) => e.type === 'AgentReplied')).toHaveLength(1);
+      expect(events.filter((e) => e.type === 'AiSessionOpened')).toHaveLength(1);
+    }
+  });
+});
+
 describe('resume', () => {
   it('a reconnect with the visitor token continues the conversation and receives what it missed', async () => {
     const co = await webchatCompany();
