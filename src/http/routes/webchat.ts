@@ -12,7 +12,8 @@ import { integrationDecider, integrationStream } from '../../domain/integrations
 import type { RateLimiter } from '../../ports/rateLimiter.js';
 import type { HttpServices } from '../services.js';
 import { webchatFloodLimits } from '../webchatFloodLimits.js';
-import { createWebchatHub, type ListenToConversation, type WebchatPush } from '../webchatHub.js';
+import type { WebchatPush } from '../../ports/webchatPush.js';
+import { createWebchatHub, type ListenToConversation } from '../webchatHub.js';
 
 /** Largest frame accepted from a visitor; a bigger one closes the socket with 1009. */
 export const WEBCHAT_MAX_FRAME_BYTES = 16 * 1024;
