@@ -5,7 +5,7 @@ import type { RawData, WebSocket } from 'ws';
 import { parseClientFrame } from '../webchatFrames.js';
 import { conversationIdFor } from '../../commands/conversations/conversationIds.js';
 import { loadState } from '../../commands/handleCommand.js';
-import type { VisitorClaims, VisitorTokens } from '../../commands/webchat/ports.js';
+import type { VisitorClaims, VisitorTokens } from '../../ports/visitorTokens.js';
 import { receiveWebchatMessage, type WebchatIntegration } from '../../commands/webchat/receiveWebchatMessage.js';
 import { webchatHistory } from '../../commands/webchat/webchatHistory.js';
 import { integrationDecider, integrationStream } from '../../domain/integrations/integration.js';
