@@ -1,7 +1,9 @@
 import { hkdfSync } from 'node:crypto';
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from './config.js';
-import { systemClock, type AuthDeps, type Clock, type CommandDeps } from './commands/ports.js';
+import { systemClock, type Clock } from './ports/clock.js';
+import { conversationIdFor } from './commands/conversations/conversationIds.js';
+import type { AuthDeps, CommandDeps } from './commands/ports.js';
 import { buildApp } from './http/app.js';
 import type { HttpServices } from './http/services.js';
 import { adminRoutes } from './http/routes/admin.js';
@@ -103,7 +105,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       conversationRoutes(services),
       liveEventRoutes(services, liveEvents),
       webchatRoutes(services, {
-        visitorTokens: createVisitorTokens({ key: jwtKey, now: () => clock.now() }),
+        visitorTokens: createVisitorTokens({ key: jwtKey, conversationIdFor, now: () => clock.now() }),
         listenToConversation: (conversationId, handler) => bus.listen(webchatSubject(conversationId), handler),
         rateLimiter: adapters.rateLimiter,
       }),

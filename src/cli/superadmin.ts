@@ -6,7 +6,7 @@
  */
 import { userInfo } from 'node:os';
 import { grantSuperadmin, revokeSuperadmin } from '../commands/accounts/superadmin.js';
-import { systemClock } from '../commands/ports.js';
+import { systemClock } from '../ports/clock.js';
 import { loadConfig } from '../config.js';
 import { DomainError } from '../domain/errors.js';
 import { openEventStore } from '../infrastructure/adapters.js';

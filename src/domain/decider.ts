@@ -12,6 +12,3 @@ export interface Decider<C, E extends DomainEvent, S> {
   /** Returns the new events (possibly none) or throws a DomainError. */
   decide(command: C, state: S): E[];
 }
-
-export const fold = <E extends DomainEvent, S>(decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>, events: E[]): S =>
-  events.reduce(decider.evolve, decider.initialState);

@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
-import type { AuthDeps, CommandDeps, SecretBox } from '../commands/ports.js';
+import type { AuthDeps, CommandDeps } from '../commands/ports.js';
+import type { SecretBox } from '../ports/secretBox.js';
 import type { PlatformClient } from '../ports/platform.js';
 import type { ReadStore } from '../ports/readStore.js';
 import type { CompanyLlmConfig } from '../domain/llm/llmConfig.js';

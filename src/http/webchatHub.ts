@@ -1,10 +1,6 @@
 import type { BusSubscription } from '../ports/bus.js';
 import type { Logger } from '../ports/logger.js';
-
-/** What the server pushes to a visitor outside a request/response: agent and operator messages, typing. */
-export type WebchatPush =
-  | { type: 'message'; id: string; author: 'agent' | 'operator'; text: string; createdAt: string }
-  | { type: 'typing'; on: boolean };
+import { webchatPushSchema, type WebchatPush } from '../ports/webchatPush.js';
 
 export type ConversationListener = (push: WebchatPush) => void;
 
@@ -13,19 +9,8 @@ export type ListenToConversation = (conversationId: string, handler: (data: unkn
 
 /** Accepts only the two documented push shapes; anything else on the subject is dropped. */
 export function parsePush(data: unknown): WebchatPush | null {
-  if (typeof data !== 'object' || data === null) return null;
-  const d = data as Record<string, unknown>;
-  if (d.type === 'typing' && typeof d.on === 'boolean') return { type: 'typing', on: d.on };
-  if (
-    d.type === 'message' &&
-    typeof d.id === 'string' &&
-    (d.author === 'agent' || d.author === 'operator') &&
-    typeof d.text === 'string' &&
-    typeof d.createdAt === 'string'
-  ) {
-    return { type: 'message', id: d.id, author: d.author, text: d.text, createdAt: d.createdAt };
-  }
-  return null;
+  const parsed = webchatPushSchema.safeParse(data);
+  return parsed.success ? parsed.data : null;
 }
 
 interface Entry {

@@ -1,4 +1,4 @@
-import type { PlatformId } from '../domain/webhooks/payload.js';
+import type { PlatformId } from '../domain/platformId.js';
 
 /**
  * The messaging platform port: webhook registration and sending messages (API.md, "The messaging

@@ -1,6 +1,7 @@
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from '../config.js';
-import { systemClock, type Clock, type CommandDeps } from '../commands/ports.js';
+import { systemClock, type Clock } from '../ports/clock.js';
+import type { CommandDeps } from '../commands/ports.js';
 import type { Adapters } from '../infrastructure/adapters.js';
 import { startKnowledgeIndexer, type KnowledgeIndexer } from '../infrastructure/search/knowledgeIndexer.js';
 import { createEventConsumer } from '../projections/eventConsumer.js';

@@ -1,7 +1,8 @@
 import { loadAgent } from '../commands/agents/agents.js';
 import { chargeUsage } from '../commands/credits/chargeUsage.js';
 import { loadLlmConfig } from '../commands/llm/configureLlm.js';
-import type { CommandDeps, SecretBox } from '../commands/ports.js';
+import type { CommandDeps } from '../commands/ports.js';
+import type { SecretBox } from '../ports/secretBox.js';
 import { conversationIdOfStream } from '../domain/conversations/decider.js';
 import type { Pricing } from '../domain/credits/pricing.js';
 import type { Bus } from '../ports/bus.js';

@@ -1,11 +1,14 @@
 import { conversationDecider, conversationStream } from '../domain/conversations/decider.js';
-import type { ConversationEvent, PlatformIdValue } from '../domain/conversations/events.js';
+import type { ConversationEvent } from '../domain/conversations/events.js';
+import type { PlatformId } from '../domain/platformId.js';
 import { integrationDecider, integrationStream } from '../domain/integrations/integration.js';
 import { handleCommand, loadState, toDomainEvent } from '../commands/handleCommand.js';
-import type { CommandDeps, SecretBox } from '../commands/ports.js';
+import type { CommandDeps } from '../commands/ports.js';
+import type { SecretBox } from '../ports/secretBox.js';
 import type { Bus, BusSubscription } from '../ports/bus.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { PlatformError, type PlatformClient } from '../ports/platform.js';
+import type { WebchatPush } from '../ports/webchatPush.js';
 import { SEND_MESSAGE, sendMessageJob, webchatSubject, type SendMessageJob } from './jobs.js';
 
 export interface SendWorkerDeps extends CommandDeps {
@@ -15,14 +18,6 @@ export interface SendWorkerDeps extends CommandDeps {
   maxDeliver?: number;
   backoffMs?: number[];
   concurrency?: number;
-}
-
-export interface WebchatPush {
-  type: 'message';
-  id: string;
-  author: 'agent' | 'operator';
-  text: string;
-  createdAt: string;
 }
 
 /**
@@ -48,7 +43,7 @@ export async function startSendWorker(deps: SendWorkerDeps): Promise<BusSubscrip
  * at-least-once window, narrowed by the attempt record and the idempotency key.
  */
 const MAX_UNRECORDED = 10_000;
-type Unrecorded = { platformMessageId: PlatformIdValue | null };
+type Unrecorded = { platformMessageId: PlatformId | null };
 
 export async function sendMessage(
   deps: SendWorkerDeps,
@@ -69,7 +64,7 @@ export async function sendMessage(
   const record = (c: Parameters<typeof conversationDecider.decide>[0]) => handleCommand(deps.eventStore, stream, conversationDecider, c, { metadata });
   const at = () => deps.clock.now().toISOString();
   const fail = (reason: string) => record({ type: 'RecordDeliveryFailure', messageId: job.messageId, reason, attempts: delivery.attempt, now: at() });
-  const delivered = async (platformMessageId: PlatformIdValue | null) => {
+  const delivered = async (platformMessageId: PlatformId | null) => {
     unrecorded.set(job.messageId, { platformMessageId });
     if (unrecorded.size > MAX_UNRECORDED) unrecorded.delete(unrecorded.keys().next().value!);
     await record({ type: 'RecordDelivery', messageId: job.messageId, platformMessageId, now: at() });
@@ -115,7 +110,7 @@ export async function sendMessage(
   }
 
   const customer = state.customer!;
-  let sent: { messageId: PlatformIdValue | null };
+  let sent: { messageId: PlatformId | null };
   try {
     sent = await deps.platform.sendMessage({
       apiUrl: integration.apiUrl!,

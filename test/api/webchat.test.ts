@@ -277,7 +277,7 @@ describe('resume', () => {
 
     const visitorId = 'forged-visitor';
     const claims = { integrationId: co.integrationId, visitorId, conversationId: conversationIdFor(co.integrationId, visitorId) };
-    const forged = await createVisitorTokens({ key: new TextEncoder().encode('x'.repeat(40)) }).issue(claims);
+    const forged = await createVisitorTokens({ key: new TextEncoder().encode('x'.repeat(40)), conversationIdFor }).issue(claims);
     const unsigned = await new SignJWT({ ...claims, typ: 'visitor' }).setProtectedHeader({ alg: 'HS256' }).setSubject(visitorId).sign(new Uint8Array(32));
     const [h, p] = forged.split('.');
     const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${p}.`;

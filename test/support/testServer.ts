@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
 import { loadConfig } from '../../src/config.js';
-import type { Clock } from '../../src/commands/ports.js';
+import type { Clock } from '../../src/ports/clock.js';
 import { createLogger } from '../../src/infrastructure/logger.js';
 import { createServer, type Server, type ServerOptions } from '../../src/server.js';
 

@@ -1,7 +1,7 @@
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { conversationIdFor } from '../../src/commands/conversations/conversationIds.js';
-import { InvalidVisitorTokenError } from '../../src/commands/webchat/ports.js';
+import { InvalidVisitorTokenError } from '../../src/ports/visitorTokens.js';
 import { originAllowed } from '../../src/http/routes/webchat.js';
 import { createJwtAccessTokens, JWT_ISSUER } from '../../src/infrastructure/auth/jwtAccessTokens.js';
 import { createVisitorTokens, VISITOR_TOKEN_AUDIENCE } from '../../src/infrastructure/auth/visitorTokens.js';
@@ -11,13 +11,13 @@ const claims = { integrationId: 7, visitorId: 'v-1', conversationId: conversatio
 
 describe('visitor tokens', () => {
   it('round-trips the claims', async () => {
-    const tokens = createVisitorTokens({ key });
+    const tokens = createVisitorTokens({ key, conversationIdFor });
     expect(await tokens.verify(await tokens.issue(claims))).toEqual(claims);
   });
 
   it('expire after their lifetime (180 days by default)', async () => {
     let now = new Date('2030-01-01T00:00:00Z');
-    const tokens = createVisitorTokens({ key, now: () => now });
+    const tokens = createVisitorTokens({ key, conversationIdFor, now: () => now });
     const token = await tokens.issue(claims);
     now = new Date('2030-06-29T00:00:00Z');
     await expect(tokens.verify(token)).resolves.toEqual(claims);
@@ -26,8 +26,8 @@ describe('visitor tokens', () => {
   });
 
   it('refuse another key, a session JWT, another audience and claims that do not fit together', async () => {
-    const tokens = createVisitorTokens({ key });
-    const other = await createVisitorTokens({ key: new TextEncoder().encode('o'.repeat(40)) }).issue(claims);
+    const tokens = createVisitorTokens({ key, conversationIdFor });
+    const other = await createVisitorTokens({ key: new TextEncoder().encode('o'.repeat(40)), conversationIdFor }).issue(claims);
     const session = (await createJwtAccessTokens({ key, ttlSeconds: 900 }).issue({ userId: 'u', companyId: 'c', companyKey: 1, sessionId: 's' })).token;
     const sign = (payload: Record<string, unknown>, audience = VISITOR_TOKEN_AUDIENCE) =>
       new SignJWT({ typ: 'visitor', ...payload })

@@ -5,12 +5,6 @@ import {
   MAX_TEXT_LENGTH,
   type WebhookPayload,
 } from '../../src/domain/webhooks/payload.js';
-import {
-  DEDUPE_WINDOW_MS,
-  dedupeEventId,
-  isWithinDedupeWindow,
-  webhookDedupeKey,
-} from '../../src/http/webhookDedupe.js';
 
 function expectKind<K extends WebhookPayload['kind']>(p: WebhookPayload, kind: K): Extract<WebhookPayload, { kind: K }> {
   expect(p.kind, p.kind === 'invalid' ? p.issues : undefined).toBe(kind);
@@ -304,49 +298,5 @@ describe('webhook payload: classifying the raw JSON text', () => {
   it('valid JSON is classified like the parsed object', () => {
     const json = JSON.stringify(nativeInbox);
     expect(classifyWebhookJson(json)).toEqual(classifyWebhookPayload(nativeInbox));
-  });
-});
-
-describe('webhook dedupe key: same message_id, or same body from the same integration within 24 h', () => {
-  const body = Buffer.from('{"hook_type":"close_dialog","request_id":1}');
-
-  it('uses the message id when present, the same for its number and string spellings', () => {
-    expect(webhookDedupeKey(7, body, 913)).toBe('msg:7:913');
-    expect(webhookDedupeKey(7, body, '913')).toBe('msg:7:913');
-    expect(webhookDedupeKey(7, Buffer.from('another body'), 913)).toBe('msg:7:913');
-  });
-
-  it('scopes message ids by integration', () => {
-    expect(webhookDedupeKey(7, body, 913)).not.toBe(webhookDedupeKey(8, body, 913));
-  });
-
-  it('without a message id, hashes the raw body with the integration id', () => {
-    const key = webhookDedupeKey(7, body);
-    expect(key).toMatch(/^body:7:[0-9a-f]{64}$/);
-    expect(webhookDedupeKey(7, Buffer.from(body))).toBe(key);
-    expect(webhookDedupeKey(7, body, null)).toBe(key);
-    expect(webhookDedupeKey(7, body, '')).toBe(key);
-  });
-
-  it('a one-byte difference or another integration gives another key', () => {
-    const key = webhookDedupeKey(7, body);
-    expect(webhookDedupeKey(7, Buffer.from(body.toString().replace('1', '2')))).not.toBe(key);
-    expect(webhookDedupeKey(8, body).split(':')[2]).not.toBe(key.split(':')[2]);
-  });
-
-  it('a body key marks duplicates for 24 h after it was first seen, a message key forever', () => {
-    const seen = new Date('2025-11-20T23:59:00Z');
-    const bodyKey = webhookDedupeKey(7, body);
-    expect(isWithinDedupeWindow(bodyKey, seen, new Date(seen.getTime() + 2 * 60_000))).toBe(true);
-    expect(isWithinDedupeWindow(bodyKey, seen, new Date(seen.getTime() + DEDUPE_WINDOW_MS - 1))).toBe(true);
-    expect(isWithinDedupeWindow(bodyKey, seen, new Date(seen.getTime() + DEDUPE_WINDOW_MS))).toBe(false);
-    expect(isWithinDedupeWindow('msg:7:913', seen, new Date(seen.getTime() + 30 * DEDUPE_WINDOW_MS))).toBe(true);
-  });
-
-  it('derives a stable UUID-shaped event id from the key', () => {
-    const id = dedupeEventId('msg:7:913');
-    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(dedupeEventId('msg:7:913')).toBe(id);
-    expect(dedupeEventId('msg:7:914')).not.toBe(id);
   });
 });

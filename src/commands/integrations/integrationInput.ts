@@ -1,5 +1,5 @@
 import type { IntegrationSettings } from '../../domain/integrations/integration.js';
-import type { SecretBox } from '../ports.js';
+import type { SecretBox } from '../../ports/secretBox.js';
 
 /** What a client may send: secrets in plain text (write-only), everything else as stored. */
 export interface IntegrationInput {

@@ -2,7 +2,8 @@ import { integrationDecider, integrationStream } from '../../domain/integrations
 import { DomainError } from '../../domain/errors.js';
 import { PlatformError, type PlatformClient } from '../../ports/platform.js';
 import { handleCommand, loadState } from '../handleCommand.js';
-import type { CommandDeps, SecretBox } from '../ports.js';
+import type { CommandDeps } from '../ports.js';
+import type { SecretBox } from '../../ports/secretBox.js';
 
 /**
  * Registers (or re-registers) our webhook URL on the platform. Only a confirmed registration is

@@ -1,7 +1,8 @@
 import { integrationDecider, integrationStream } from '../../domain/integrations/integration.js';
 import { handleCommand } from '../handleCommand.js';
 import { checkAgentReference } from './agentReference.js';
-import type { CommandDeps, SecretBox } from '../ports.js';
+import type { CommandDeps } from '../ports.js';
+import type { SecretBox } from '../../ports/secretBox.js';
 import { toSettings, type IntegrationInput } from './integrationInput.js';
 
 export async function updateIntegration(

@@ -2,7 +2,8 @@ import { companyStream } from '../../domain/company/company.js';
 import { llmConfigDecider, type CompanyLlmConfig, type LlmProviderName } from '../../domain/llm/llmConfig.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { handleCommand, loadState } from '../handleCommand.js';
-import type { CommandDeps, SecretBox } from '../ports.js';
+import type { CommandDeps } from '../ports.js';
+import type { SecretBox } from '../../ports/secretBox.js';
 
 export interface LlmConfigInput {
   provider: LlmProviderName;

@@ -1,6 +1,7 @@
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
-import type { ConversationEvent, Customer, PausedReason, PlatformIdValue, PlatformRefs } from './events.js';
+import type { PlatformId } from '../platformId.js';
+import type { ConversationEvent, Customer, PausedReason, PlatformRefs } from './events.js';
 
 export type SessionState = 'active' | 'paused' | 'closed';
 
@@ -29,7 +30,7 @@ export interface ConversationState {
   /** Agent reply ids recently appended, so a redelivered reply job appends nothing. */
   replies: string[];
   /** What we sent recently, to recognise the platform echoing our own messages back as "outbox". */
-  sentPlatformIds: PlatformIdValue[];
+  sentPlatformIds: PlatformId[];
   /** Fingerprints (length + ends) of recently sent texts: bounded memory whatever the texts' size. */
   recentSentTexts: string[];
   messageCount: number;
@@ -79,7 +80,7 @@ export type ConversationCommand =
   | { type: 'PauseSession'; reason: PausedReason; by: string | null; now: string }
   | { type: 'ResumeSession'; by: string | null; now: string }
   | { type: 'CloseSession'; reason: 'close_dialog' | 'close_request' | 'api'; by: string | null; now: string }
-  | { type: 'TransferDialog'; dialogId: PlatformIdValue | null; requestId: PlatformIdValue | null; now: string }
+  | { type: 'TransferDialog'; dialogId: PlatformId | null; requestId: PlatformId | null; now: string }
   | { type: 'ChangeStage'; stageId: string; validStageIds: string[]; by: string | null; now: string }
   | {
       type: 'AppendAgentReply';
@@ -96,7 +97,7 @@ export type ConversationCommand =
     }
   | { type: 'SendOperatorMessage'; messageId: string; text: string; by: string; now: string }
   | { type: 'RecordSendAttempt'; messageId: string; idempotencyKey: string; now: string }
-  | { type: 'RecordDelivery'; messageId: string; platformMessageId: PlatformIdValue | null; now: string }
+  | { type: 'RecordDelivery'; messageId: string; platformMessageId: PlatformId | null; now: string }
   | { type: 'RecordDeliveryFailure'; messageId: string; reason: string; attempts: number; now: string }
   | { type: 'MarkUnanswered'; messageIds: string[]; reason: string; handoff: boolean; now: string };
 

@@ -1,13 +1,12 @@
 import { z } from 'zod';
+import { platformIdSchema } from '../platformId.js';
 
-/** Platform ids arrive as numbers or strings and are sent back exactly as given. */
-export const platformId = z.union([z.string().min(1).max(256), z.number().int()]);
 const at = z.iso.datetime();
 const json = z.json();
 
 export const customerSchema = z.object({
-  clientId: platformId,
-  channelId: platformId.nullable(),
+  clientId: platformIdSchema,
+  channelId: platformIdSchema.nullable(),
   transport: z.string().max(64),
   name: z.string().max(1024).optional(),
 });
@@ -22,9 +21,9 @@ export const pausedReason = z.enum([
 export type PausedReason = z.infer<typeof pausedReason>;
 
 export const platformRefs = z.object({
-  messageId: platformId.optional(),
-  requestId: platformId.optional(),
-  dialogId: platformId.optional(),
+  messageId: platformIdSchema.optional(),
+  requestId: platformIdSchema.optional(),
+  dialogId: platformIdSchema.optional(),
   eventTime: z.union([z.string(), z.number()]).optional(),
 });
 
@@ -71,8 +70,8 @@ export const conversationEvents = {
   }),
   DialogTransferred: z.object({
     action: z.literal('session_transfer_external'),
-    dialogId: platformId.nullable(),
-    requestId: platformId.nullable(),
+    dialogId: platformIdSchema.nullable(),
+    requestId: platformIdSchema.nullable(),
     at,
   }),
   StageChanged: z.object({ stageId: z.uuid(), by: z.string().max(100).nullable(), at }),
@@ -91,7 +90,7 @@ export const conversationEvents = {
   OperatorMessageSent: z.object({ messageId: z.uuid(), text: z.string().min(1).max(65_536), by: z.string().max(100), at }),
   /** Recorded before each send, so a send whose outcome was lost is never repeated blindly. */
   MessageSendAttempted: z.object({ messageId: z.uuid(), attempt: z.number().int().min(1), idempotencyKey: z.string().max(200), at }),
-  MessageDelivered: z.object({ messageId: z.uuid(), platformMessageId: platformId.nullable(), at }),
+  MessageDelivered: z.object({ messageId: z.uuid(), platformMessageId: platformIdSchema.nullable(), at }),
   MessageDeliveryFailed: z.object({ messageId: z.uuid(), reason: z.string().max(500), attempts: z.number().int().min(1), at }),
   MessagesUnanswered: z.object({ messageIds: z.array(z.uuid()).min(1), reason: z.string().max(500), at }),
 };
@@ -101,4 +100,3 @@ export type ConversationEvent = { [K in keyof Events]: { type: K; data: z.infer<
 export type ConversationEventType = ConversationEvent['type'];
 export type Customer = z.infer<typeof customerSchema>;
 export type PlatformRefs = z.infer<typeof platformRefs>;
-export type PlatformIdValue = z.infer<typeof platformId>;

@@ -28,6 +28,8 @@ export const integrationEvents = {
   }),
   IntegrationUpdated: z.object({ changes: settings.partial(), at: z.iso.datetime() }),
   IntegrationDeleted: z.object({ at: z.iso.datetime() }),
+  // Looser than platformIdSchema on purpose: ids stored while the platform client accepted any string or number
+  // must still read (events are validated on read).
   WebhookRegistered: z.object({ platformWebhookId: z.union([z.string(), z.number()]).nullable(), url: z.string(), at: z.iso.datetime() }),
 };
 type Events = typeof integrationEvents;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { platformIdSchema, type PlatformId } from '../platformId.js';
 
 /**
  * What a webhook body from the messaging platform means. Pure: no I/O, no HTTP codes.
@@ -15,15 +16,11 @@ import { z } from 'zod';
  * outcome, including the bad ones, is an ordinary value the caller must handle.
  */
 
-/** Platform ids arrive as numbers or strings and must be sent back exactly as they came. */
-export type PlatformId = string | number;
-
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
 
 /** Longest accepted message text, in UTF-16 code units (64 Ki); longer is a validation error. */
 export const MAX_TEXT_LENGTH = 65_536;
-const MAX_ID_LENGTH = 256;
 const MAX_ATTACHMENTS = 50;
 const MAX_JSON_DEPTH = 32;
 
@@ -80,11 +77,6 @@ export type WebhookPayload =
     }
   | { kind: 'ignored'; reason: string }
   | { kind: 'invalid'; issues: string };
-
-export const platformIdSchema = z.union(
-  [z.string().min(1).max(MAX_ID_LENGTH), z.number().int()],
-  { error: 'expected a non-empty string or an integer id' },
-);
 
 const eventTimeSchema = z.union([z.string().max(64), z.number()], {
   error: 'expected a timestamp string or number',

@@ -2,20 +2,20 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { changeStage, closeConversation, pauseConversation, resumeConversation, sendOperatorMessage } from '../../commands/conversations/manageConversation.js';
 import { conversationStream } from '../../domain/conversations/decider.js';
+import { platformIdSchema } from '../../domain/platformId.js';
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from '../../projections/conversations/conversationsProjection.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
 import { errorResponses, listQuery } from './schemas.js';
 
-const platformId = z.union([z.string(), z.number()]);
 const sessionState = z.enum(['active', 'paused', 'closed']);
 
 export const conversationSchema = z.object({
   id: z.uuid(),
   integrationId: z.number().int(),
   connectorType: z.enum(['msgplatform', 'webchat']),
-  customer: z.object({ clientId: platformId, channelId: platformId.nullable(), transport: z.string(), name: z.string().optional() }),
+  customer: z.object({ clientId: platformIdSchema, channelId: platformIdSchema.nullable(), transport: z.string(), name: z.string().optional() }),
   session: z.object({ id: z.uuid(), state: sessionState, pausedReason: z.string().optional() }).nullable(),
   stageId: z.uuid().nullable(),
   lastMessageAt: z.string(),
@@ -33,7 +33,7 @@ export const messageSchema = z.object({
   attachments: z.array(z.unknown()),
 });
 const contextSchema = z.object({
-  transfers: z.array(z.object({ dialogId: platformId.nullable(), requestId: platformId.nullable(), at: z.string() })),
+  transfers: z.array(z.object({ dialogId: platformIdSchema.nullable(), requestId: platformIdSchema.nullable(), at: z.string() })),
   notes: z.array(z.string()),
 });
 

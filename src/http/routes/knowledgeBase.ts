@@ -25,9 +25,6 @@ export interface KnowledgeSearch {
   /** Resolves once the index holds every knowledge-base event up to `position` (read-your-writes). */
   waitForPosition(position: bigint): Promise<void>;
 }
-export interface KnowledgeServices {
-  knowledge: KnowledgeSearch;
-}
 
 /**
  * The route accepts bodies a little over the app-wide 1 MiB limit so that the content limit — 1 MiB
@@ -49,7 +46,7 @@ const parseId = (raw: string) => {
 const tooLarge = () => new HttpError(413, 'PAYLOAD_TOO_LARGE', `content: a document may hold at most ${MAX_DOCUMENT_BYTES} bytes (1 MiB) of UTF-8 text`);
 
 /** GET/POST /api/knowledge-base/documents, DELETE /api/knowledge-base/documents/:id, GET /api/knowledge-base/search. */
-export function knowledgeBaseRoutes(services: HttpServices & KnowledgeServices): FastifyPluginAsyncZod {
+export function knowledgeBaseRoutes(services: HttpServices): FastifyPluginAsyncZod {
   const deps = services.commands;
   /** Read-your-writes for both the document list (projections) and search (the in-memory index). */
   const waitForAll = async (position: bigint | null) => {

@@ -5,14 +5,15 @@ import type { RawData, WebSocket } from 'ws';
 import { parseClientFrame } from '../webchatFrames.js';
 import { conversationIdFor } from '../../commands/conversations/conversationIds.js';
 import { loadState } from '../../commands/handleCommand.js';
-import type { VisitorClaims, VisitorTokens } from '../../commands/webchat/ports.js';
+import type { VisitorClaims, VisitorTokens } from '../../ports/visitorTokens.js';
 import { receiveWebchatMessage, type WebchatIntegration } from '../../commands/webchat/receiveWebchatMessage.js';
 import { webchatHistory } from '../../commands/webchat/webchatHistory.js';
 import { integrationDecider, integrationStream } from '../../domain/integrations/integration.js';
 import type { RateLimiter } from '../../ports/rateLimiter.js';
 import type { HttpServices } from '../services.js';
 import { webchatFloodLimits } from '../webchatFloodLimits.js';
-import { createWebchatHub, type ListenToConversation, type WebchatPush } from '../webchatHub.js';
+import type { WebchatPush } from '../../ports/webchatPush.js';
+import { createWebchatHub, type ListenToConversation } from '../webchatHub.js';
 
 /** Largest frame accepted from a visitor; a bigger one closes the socket with 1009. */
 export const WEBCHAT_MAX_FRAME_BYTES = 16 * 1024;

@@ -1,6 +1,6 @@
 import argon2 from 'argon2';
 import { DomainError } from '../../domain/errors.js';
-import type { PasswordHasher } from '../../commands/ports.js';
+import type { PasswordHasher } from '../../ports/passwordHasher.js';
 
 /** OWASP Password Storage Cheat Sheet: argon2id, 19 MiB, 2 iterations, 1 lane. */
 export const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 19 * 1024, timeCost: 2, parallelism: 1 } as const;

@@ -1,5 +1,5 @@
 import { jwtVerify, SignJWT } from 'jose';
-import type { AccessClaims, AccessTokens } from '../../commands/ports.js';
+import type { AccessClaims, AccessTokens } from '../../ports/accessTokens.js';
 
 export const JWT_ISSUER = 'messaging-agent-service';
 export const JWT_AUDIENCE = 'messaging-agent-service:api';

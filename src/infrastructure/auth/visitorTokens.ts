@@ -1,6 +1,5 @@
 import { jwtVerify, SignJWT } from 'jose';
-import { conversationIdFor } from '../../commands/conversations/conversationIds.js';
-import { InvalidVisitorTokenError, type VisitorTokens } from '../../commands/webchat/ports.js';
+import { InvalidVisitorTokenError, type VisitorTokens } from '../../ports/visitorTokens.js';
 import { JWT_ISSUER } from './jwtAccessTokens.js';
 
 /** Distinct from the API audience: a visitor token is never a session token, nor the other way round. */
@@ -11,9 +10,16 @@ const ALGORITHM = 'HS256';
 /**
  * Web chat visitor tokens: HS256 JWTs signed with the session JWT key, audience `…:webchat`, subject the
  * visitor id, claims {integrationId, visitorId, conversationId}; verification pins algorithm, issuer and
- * audience and requires the expiry (180 days, renewed on every connection).
+ * audience and requires the expiry (180 days, renewed on every connection). A token whose conversation is not
+ * the one its integration and visitor derive to (`conversationIdFor`, given by the composition root so the
+ * adapter needs no command code) is refused.
  */
-export function createVisitorTokens(options: { key: Uint8Array; ttlSeconds?: number; now?: () => Date }): VisitorTokens {
+export function createVisitorTokens(options: {
+  key: Uint8Array;
+  conversationIdFor: (integrationId: number, visitorId: string) => string;
+  ttlSeconds?: number;
+  now?: () => Date;
+}): VisitorTokens {
   const now = options.now ?? (() => new Date());
   const ttl = options.ttlSeconds ?? VISITOR_TOKEN_TTL_SECONDS;
   return {
@@ -48,7 +54,7 @@ export function createVisitorTokens(options: { key: Uint8Array; ttlSeconds?: num
         typeof visitorId !== 'string' ||
         sub !== visitorId ||
         typeof conversationId !== 'string' ||
-        conversationId !== conversationIdFor(integrationId, visitorId)
+        conversationId !== options.conversationIdFor(integrationId, visitorId)
       ) {
         throw new InvalidVisitorTokenError('claims have the wrong shape');
       }

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { SecretBox } from '../../commands/ports.js';
+import type { SecretBox } from '../../ports/secretBox.js';
 
 /**
  * AES-256-GCM with a random 96-bit nonce per secret. Envelope: `v1:<nonce>:<tag>:<ciphertext>`

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SecretBox } from '../../commands/ports.js';
+import type { SecretBox } from '../../ports/secretBox.js';
 import type { CompanyLlmConfig } from '../../domain/llm/llmConfig.js';
 import { LlmError, type LlmProvider } from '../../ports/llm.js';
 import { createBuiltinLlm } from './builtinLlm.js';

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { z } from 'zod';
-import type { PlatformId } from '../../domain/webhooks/payload.js';
+import { platformIdSchema, type PlatformId } from '../../domain/platformId.js';
 import { silentLogger, type Logger } from '../../ports/logger.js';
 import { PlatformError, WEBHOOK_EVENTS, type PlatformClient, type RegisterWebhookInput, type SendMessageInput } from '../../ports/platform.js';
 import { checkPlatformUrl, guardedLookup, isSsrfRefusal, type Resolver } from '../net/ssrfGuard.js';
@@ -33,11 +33,10 @@ export interface PlatformClientOptions {
 const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 
-const idSchema = z.union([z.string().min(1), z.number()]);
 const envelopeSchema = z.object({ status: z.string(), data: z.unknown().optional() });
-const webhookListSchema = z.array(z.object({ id: idSchema, url: z.string().nullish() }).loose());
-const createdWebhookSchema = z.object({ id: idSchema }).loose();
-const sentMessageSchema = z.object({ message_id: idSchema.nullish() }).loose().nullish();
+const webhookListSchema = z.array(z.object({ id: platformIdSchema, url: z.string().nullish() }).loose());
+const createdWebhookSchema = z.object({ id: platformIdSchema }).loose();
+const sentMessageSchema = z.object({ message_id: platformIdSchema.nullish() }).loose().nullish();
 
 // Header values cannot carry control characters; checked here so Node never throws mid-call.
 const HEADER_SAFE = /^[\t\x20-\x7e\x80-\xff]+$/;
