@@ -1,6 +1,6 @@
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from './config.js';
-import { buildApp } from './http/app.js';
+import { buildApp, serviceLifecycle } from './http/app.js';
 import { adapterReadiness, openAdapters } from './infrastructure/adapters.js';
 import { startEventLoopMonitor } from './processing/eventLoopMonitor.js';
 import { startProcessor } from './processing/processor.js';
@@ -22,21 +22,9 @@ export async function createProcessorService(config: Config, logger: PinoLogger)
     readiness: () => adapterReadiness(adapters),
     metrics: async () => ({ eventLoop: { processor: loop.snapshot() } }),
   });
-  let stopped = false;
   return {
     app,
     adapters,
-    async listen(port = config.port, host = config.host) {
-      return app.listen({ port, host });
-    },
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      await app.close();
-      await progress.stop();
-      await processor.stop();
-      loop.stop();
-      await adapters.close();
-    },
+    ...serviceLifecycle(app, config, [() => progress.stop(), () => processor.stop(), () => loop.stop(), () => adapters.close()]),
   };
 }

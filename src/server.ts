@@ -4,7 +4,7 @@ import type { Config } from './config.js';
 import { systemClock, type Clock } from './ports/clock.js';
 import { conversationIdFor } from './commands/conversations/conversationIds.js';
 import type { AuthDeps, CommandDeps } from './commands/ports.js';
-import { buildApp } from './http/app.js';
+import { buildApp, serviceLifecycle } from './http/app.js';
 import type { HttpServices } from './http/services.js';
 import { adminRoutes } from './http/routes/admin.js';
 import { agentRoutes } from './http/routes/agents.js';
@@ -113,7 +113,6 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     ],
   });
 
-  let stopped = false;
   return {
     app,
     adapters,
@@ -121,20 +120,8 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     projections,
     knowledge,
     liveEvents,
-    async listen(port = config.port, host = config.host) {
-      return app.listen({ port, host });
-    },
-    /** Stop accepting, finish in-flight requests, stop subscriptions and workers, then close the stores. */
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      await app.close();
-      await liveEvents.stop();
-      await processing.stop();
-      await knowledge.stop();
-      loop.stop();
-      await adapters.close();
-    },
+    // Stop accepting, finish in-flight requests, stop subscriptions and workers, then close the stores.
+    ...serviceLifecycle(app, config, [() => liveEvents.stop(), () => processing.stop(), () => knowledge.stop(), () => loop.stop(), () => adapters.close()]),
   };
 }
 

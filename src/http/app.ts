@@ -104,3 +104,22 @@ export async function buildApp(deps: AppDeps) {
 }
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
+
+/**
+ * listen() and a stop() that runs once: stop accepting and finish in-flight requests, then `after`, in order
+ * (subscriptions and workers before the stores they use).
+ */
+export function serviceLifecycle(app: App, defaults: { port: number; host: string }, after: Array<() => void | Promise<void>>) {
+  let stopped = false;
+  return {
+    async listen(port = defaults.port, host = defaults.host) {
+      return app.listen({ port, host });
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await app.close();
+      for (const step of after) await step();
+    },
+  };
+}
