@@ -116,12 +116,13 @@ describe('NATS bus specifics', () => {
       await server.restart();
       await waitFor(() => bus.isConnected(), 'the reconnection', 15_000);
       await bus.publish(subject, { i: 2 }, { dedupeId: 'rs-2' });
-      await waitFor(() => received.length === 2, 'the message after the restart', 15_000);
+      // A pull request in flight when the server went away is only replaced once it expires (fetchExpiresMs, 10 s).
+      await waitFor(() => received.length === 2, 'the message after the restart', 30_000);
       expect(received).toEqual([1, 2]);
     } finally {
       await bus.close();
     }
-  });
+  }, 60_000);
   it('survives a 3 s outage of the server and reports disconnected meanwhile', async () => {
     const bus = await connect();
     try {
@@ -136,12 +137,12 @@ describe('NATS bus specifics', () => {
       await restarted;
       await waitFor(() => bus.isConnected(), 'the reconnection', 15_000);
       await bus.publish(subject, { i: 2 }, { dedupeId: 'o-2' });
-      await waitFor(() => received.length === 2, 'the message after the outage', 15_000);
+      await waitFor(() => received.length === 2, 'the message after the outage', 30_000);
       expect(received).toEqual([1, 2]);
     } finally {
       await bus.close();
     }
-  });
+  }, 60_000);
 
   it('recreates its consumer when it is deleted from under a running subscription', async () => {
     const bus = await connect();
