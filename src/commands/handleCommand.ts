@@ -207,6 +207,14 @@ function forget(store: EventStore, stream: string, evolve: object) {
   cacheOf(store, evolve).delete(stream);
 }
 
+/**
+ * The state this process last folded for a stream, without reading the store: possibly behind it, so only
+ * for facts that never go back (e.g. a conversation that exists keeps existing). Undefined when not cached.
+ */
+export function cachedState<S>(store: EventStore, stream: string, decider: Pick<Decider<unknown, DomainEvent, S>, 'evolve'>): { state: S; revision: bigint } | undefined {
+  return cacheOf(store, decider.evolve).get(stream) as { state: S; revision: bigint } | undefined;
+}
+
 /** The current state of one stream, for decisions and strongly consistent reads (login, auth checks). */
 export async function loadState<E extends DomainEvent, S>(
   store: EventStore,

@@ -185,6 +185,18 @@ describe('POST /api/webhook/msgplatform/{integrationId}', () => {
     expect((await post(fresh.body, fresh.headers, url)).status).toBe(200);
   });
 
+  it('a secret changed after webhooks were accepted with it applies to the very next webhook', async () => {
+    const created = (await acme.call('POST', '/api/integrations', { name: 'Rotating later', connectorType: 'msgplatform', webhookSecret: SECRET })).json().integration;
+    const url = `/api/webhook/msgplatform/${created.id}`;
+    const before = signed(message());
+    expect((await post(before.body, before.headers, url)).status).toBe(200);
+    await acme.call('PATCH', `/api/integrations/${created.id}`, { webhookSecret: 'a-later-new-secret-1234567' });
+    const old = signed(message());
+    expect((await post(old.body, old.headers, url)).status).toBe(401);
+    const fresh = signed(message(), 'a-later-new-secret-1234567');
+    expect((await post(fresh.body, fresh.headers, url)).status).toBe(200);
+  });
+
   it('no webhook secret configured → 401 WEBHOOK_SECRET_NOT_CONFIGURED', async () => {
     const created = (await acme.call('POST', '/api/integrations', { name: 'Open', connectorType: 'msgplatform' })).json().integration;
     const { body, headers } = signed(message());

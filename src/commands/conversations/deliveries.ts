@@ -1,6 +1,6 @@
 import { companyDecider, companyStream } from '../../domain/company/company.js';
 import { conversationDecider, conversationStream } from '../../domain/conversations/decider.js';
-import { loadState } from '../handleCommand.js';
+import { cachedState, loadState } from '../handleCommand.js';
 import { deterministicId } from '../hashing.js';
 import type { CommandDeps } from '../ports.js';
 
@@ -21,6 +21,10 @@ export const sessionIdFor = (messageId: string) => deterministicId(`session:${me
 
 /** A new conversation starts in the first stage of the company's pipeline. */
 export async function defaultStage(deps: CommandDeps, companyId: string, conversationId: string): Promise<string | null> {
+  // The stage only matters when the conversation starts. One this process already saw exist still exists, so
+  // no read is needed: handleCommand reads the stream right after anyway (one store read less per message).
+  const known = cachedState(deps.eventStore, conversationStream(conversationId), conversationDecider);
+  if (known?.state.exists) return known.state.stageId;
   const { state } = await loadState(deps.eventStore, conversationStream(conversationId), conversationDecider);
   if (state.exists) return state.stageId;
   const { state: company } = await loadState(deps.eventStore, companyStream(companyId), companyDecider);
