@@ -19,7 +19,9 @@ const server = config.role === 'processor' ? await createProcessorService(config
 await server.listen();
 logger.info(
   { role: config.role, processorThread: config.role === 'all' && config.processorThread, engines: server.adapters.engines, publicBaseUrl: config.publicBaseUrl },
-  'messaging agent service started',
+  config.role === 'processor'
+    ? 'messaging agent service started (processor: no API here)'
+    : `messaging agent service started: open the dashboard at ${config.publicBaseUrl}/ and sign up`,
 );
 
 let shuttingDown = false;

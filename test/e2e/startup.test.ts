@@ -37,6 +37,7 @@ describe('the service process (src/main.ts, what npm start runs)', () => {
       expect(ready.metrics.eventLoop.api).toMatchObject({ p99Ms: expect.any(Number), maxMs: expect.any(Number) });
       expect(ready.metrics.eventLoop.processor).toMatchObject({ p99Ms: expect.any(Number), maxMs: expect.any(Number) });
       expect(proc.output()).toMatch(/"role":"all","processorThread":true/);
+      expect(proc.output()).toContain(`open the dashboard at http://localhost:${port}/ and sign up`);
       const docs = await (await fetch(`${base}/docs/json`)).json();
       expect(Object.keys(docs.paths)).toEqual(expect.arrayContaining(['/api/auth/register', '/api/webhook/{connectorType}/{integrationId}', '/api/conversations']));
       // A request in flight when SIGTERM arrives is still answered.
