@@ -23,6 +23,4 @@ export interface HttpServices {
   llmResolver: (config: CompanyLlmConfig) => LlmProvider;
   /** In-memory knowledge-base search and its progress (read-your-writes). */
   knowledge: KnowledgeSearch;
-  /** Called once a webhook's events are stored (the reply pipeline listens here). */
-  onWebhookStored?: (outcome: { conversationId: string | null; events: { type: string }[] }) => void;
 }

@@ -20,7 +20,8 @@ import { startReplyWorker, type AgentProfile } from './replyWorker.js';
 import { startSendWorker } from './sendWorker.js';
 
 type Passage = { title: string; text: string; score: number; coverage?: number };
-export interface KnowledgeSearch {
+/** The passages a reply is grounded on (the knowledge index; the HTTP routes use a wider interface). */
+export interface PassageSearch {
   search(companyId: string, query: string, options: { limit: number }): Passage[] | Promise<Passage[]>;
 }
 
@@ -30,7 +31,7 @@ export interface ReplyPipelineDeps {
   bus: Bus;
   platform: PlatformClient;
   secretBox: SecretBox;
-  knowledge: KnowledgeSearch;
+  knowledge: PassageSearch;
   llmResolver(config: CompanyLlmConfig): LlmProvider;
   pricing: Pricing;
   logger: Logger;

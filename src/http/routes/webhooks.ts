@@ -15,9 +15,6 @@ import { errorResponses } from './schemas.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
-/** Hooks fired after the webhook is stored (the reply pipeline subscribes here). */
-export type WebhookListener = (outcome: Awaited<ReturnType<typeof receiveWebhook>>) => void;
-
 /**
  * The platform's webhook endpoint. The signature is checked over the exact raw bytes before any
  * parsing, so this scope reads every body as a Buffer. Checks run in API.md's order.
@@ -130,7 +127,6 @@ export function webhookRoutes(services: HttpServices): FastifyPluginAsyncZod {
         const outcome = await receiveWebhook(deps, integration, payload, body);
         // The acknowledgement waits for the message's events, not for its log entry: one fsync less per webhook.
         void log({ httpStatus: 200, outcome: outcome.outcome, kind: outcome.kind, reason: outcome.reason, conversationId: outcome.conversationId });
-        services.onWebhookStored?.(outcome);
         return reply.status(200).send({ ok: true as const });
       },
     );

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { checkPlatformUrl, guardedLookup, RefusedUrlError, type Resolver, type UrlPolicy } from './ssrfGuard.js';
+import { readCappedBody } from './cappedBody.js';
 
 /**
  * A `fetch` for URLs a tenant chose (the LLM base URL), with the platform client's SSRF guard:
@@ -117,20 +118,12 @@ export function createGuardedFetch(options: GuardedFetchOptions): typeof fetch {
           req.destroy();
           return;
         }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > maxBytes) {
-            finish(new ResponseTooLargeError(maxBytes));
-            req.destroy();
-            return;
-          }
-          chunks.push(chunk);
-        });
-        res.on('end', () => {
-          const payload = NULL_BODY_STATUSES.has(status) ? null : Buffer.concat(chunks);
-          finish(null, new Response(payload, { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
+        readCappedBody(req, res, maxBytes, {
+          tooLarge: () => finish(new ResponseTooLargeError(maxBytes)),
+          done: (buffer) => {
+            const payload = NULL_BODY_STATUSES.has(status) ? null : new Uint8Array(buffer);
+            finish(null, new Response(payload, { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
+          },
         });
       });
       req.end(body);

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { platformIdSchema, type PlatformId } from '../../domain/platformId.js';
 import { silentLogger, type Logger } from '../../ports/logger.js';
 import { PlatformError, WEBHOOK_EVENTS, type PlatformClient, type RegisterWebhookInput, type SendMessageInput } from '../../ports/platform.js';
+import { readCappedBody } from '../net/cappedBody.js';
 import { checkPlatformUrl, guardedLookup, isSsrfRefusal, type Resolver } from '../net/ssrfGuard.js';
 
 /**
@@ -143,39 +144,31 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
           req.destroy();
           return;
         }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > maxBytes) {
-            settle(new PlatformError('bad_response', `platform answer to ${what} exceeds ${maxBytes} bytes`, status));
-            req.destroy();
-            return;
-          }
-          chunks.push(chunk);
-        });
-        res.on('end', () => {
-          if (status < 200 || status >= 300) {
-            settle(new PlatformError('refused', `platform answered ${status} to ${what}`, status));
-            return;
-          }
-          let json: unknown;
-          try {
-            json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          } catch {
-            settle(new PlatformError('bad_response', `platform answered ${status} to ${what} with a body that is not JSON`, status));
-            return;
-          }
-          const envelope = envelopeSchema.safeParse(json);
-          if (!envelope.success) {
-            settle(new PlatformError('bad_response', `platform answered ${status} to ${what} without a status field`, status));
-          } else if (envelope.data.status === 'success') {
-            settle(null, envelope.data.data, status);
-          } else if (envelope.data.status === 'error') {
-            settle(new PlatformError('refused', `platform answered ${status} with status "error" to ${what}`, status));
-          } else {
-            settle(new PlatformError('bad_response', `platform answered ${status} to ${what} with an unknown status`, status));
-          }
+        readCappedBody(req, res, maxBytes, {
+          tooLarge: () => settle(new PlatformError('bad_response', `platform answer to ${what} exceeds ${maxBytes} bytes`, status)),
+          done: (buffer) => {
+            if (status < 200 || status >= 300) {
+              settle(new PlatformError('refused', `platform answered ${status} to ${what}`, status));
+              return;
+            }
+            let json: unknown;
+            try {
+              json = JSON.parse(buffer.toString('utf8'));
+            } catch {
+              settle(new PlatformError('bad_response', `platform answered ${status} to ${what} with a body that is not JSON`, status));
+              return;
+            }
+            const envelope = envelopeSchema.safeParse(json);
+            if (!envelope.success) {
+              settle(new PlatformError('bad_response', `platform answered ${status} to ${what} without a status field`, status));
+            } else if (envelope.data.status === 'success') {
+              settle(null, envelope.data.data, status);
+            } else if (envelope.data.status === 'error') {
+              settle(new PlatformError('refused', `platform answered ${status} with status "error" to ${what}`, status));
+            } else {
+              settle(new PlatformError('bad_response', `platform answered ${status} to ${what} with an unknown status`, status));
+            }
+          },
         });
       });
 
