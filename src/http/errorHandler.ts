@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DomainError } from '../domain/errors.js';
+import { StoreBusyError } from '../ports/errors.js';
 import { InvalidCursorError } from '../ports/readStore.js';
 import { domainStatus, HttpError } from './errors.js';
 
@@ -28,6 +29,11 @@ export function installErrorHandler(app: FastifyInstance): void {
     // did not hand out: answered here so no list route can forget it (it used to be a 500).
     if (err instanceof InvalidCursorError) {
       return reply.status(400).send(body('VALIDATION_ERROR', `querystring.cursor: ${err.message}`));
+    }
+    // Nothing was written and a retry will do: the platform retries a 503, and so does the dashboard's user.
+    if (err instanceof StoreBusyError) {
+      request.log.warn({ err }, 'event store busy: request refused with 503');
+      return reply.status(503).header('retry-after', '1').send(body('SERVICE_UNAVAILABLE', 'The service is busy; nothing was stored, try again shortly'));
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
       const first = err.validation[0];

@@ -41,3 +41,15 @@ export class CorruptEventError extends Error {
     );
   }
 }
+
+/**
+ * The store could not take its write lock in time (another process or thread kept it): nothing of the append
+ * was written, and it may be retried. HTTP answers 503 with Retry-After.
+ */
+export class StoreBusyError extends Error {
+  override readonly name = 'StoreBusyError';
+  readonly code = 'STORE_BUSY';
+  constructor(waitedMs: number) {
+    super(`the event store's write lock was held elsewhere for ${waitedMs} ms; nothing was written`);
+  }
+}

@@ -15,7 +15,7 @@ import type {
   SubscribeOptions,
   Subscription,
 } from '../../ports/eventStore.js';
-import { EventIdConflictError, WrongExpectedRevisionError } from '../../ports/errors.js';
+import { EventIdConflictError, StoreBusyError, WrongExpectedRevisionError } from '../../ports/errors.js';
 import { checkExpectedRevision, pollingSubscription } from '../eventStoreSupport.js';
 
 export interface SqliteEventStoreOptions {
@@ -23,7 +23,10 @@ export interface SqliteEventStoreOptions {
   pollMs?: number;
   /** Most appends committed together in one transaction (group commit). Default 512. */
   maxAppendsPerCommit?: number;
-  /** How long a write waits for another process holding the write lock. Default 5000 ms. */
+  /**
+   * How long an append waits for another thread or process holding the write lock before it fails with
+   * StoreBusyError. The wait is asynchronous (the event loop keeps running). Default 5000 ms.
+   */
   busyTimeoutMs?: number;
   /**
    * Wake the subscriptions of other threads of this process on the same file at once, instead of at their
@@ -50,6 +53,18 @@ interface EncodedEvent {
 
 type Outcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
 type StoredId = { stream: string; revision: bigint };
+
+/**
+ * SQLite's own busy handler sleeps inside the call, blocking the thread: it only covers brief holds (and the
+ * rare busy read in WAL mode). A longer wait for the write lock is a timer (LOCK_RETRY_MS, doubling).
+ */
+const BLOCKING_BUSY_MS = 5;
+const LOCK_RETRY_MS = { first: 2, max: 25 };
+
+const isBusy = (err: unknown) => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED');
+};
 
 /** An append failed after writing part of its rows: the transaction must not commit. */
 class CommitAborted extends Error {
@@ -99,6 +114,9 @@ export class SqliteEventStore implements EventStore {
   private readonly subscriptions = new Set<Subscription>();
   private readonly queue: PendingAppend[] = [];
   private flushScheduled = false;
+  /** Set while the write lock is held elsewhere: when the wait began, and the timer of the next attempt. */
+  private lockWait: { since: number; delayMs: number; timer: NodeJS.Timeout | null } | null = null;
+  private readonly busyTimeoutMs: number;
   private wake: BroadcastChannel | null = null;
   private closed = false;
   private readonly pollMs: number;
@@ -131,10 +149,11 @@ export class SqliteEventStore implements EventStore {
       this.wake.onmessage = () => this.appended.emit('appended');
     }
     this.maxAppendsPerCommit = options.maxAppendsPerCommit ?? 512;
+    this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.db.defaultSafeIntegers(true); // every INTEGER comes back as bigint: revisions and positions stay exact
-    this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    this.db.pragma(`busy_timeout = ${Math.min(BLOCKING_BUSY_MS, this.busyTimeoutMs)}`);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     // The default 2 MiB page cache makes every index lookup a system call once the store outgrows it: the
@@ -248,7 +267,11 @@ export class SqliteEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.closed) return;
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
-    while (this.queue.length > 0) this.flushOnce(); // appends already accepted are committed, not dropped
+    // Appends already accepted are committed, not dropped: on the way out, waiting for the lock may block.
+    if (this.lockWait?.timer) clearTimeout(this.lockWait.timer);
+    this.lockWait = null;
+    this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+    while (this.queue.length > 0) this.flushOnce(true);
     this.closed = true;
     this.wake?.close();
     this.db.close();
@@ -259,7 +282,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   private scheduleFlush(): void {
-    if (this.flushScheduled) return;
+    if (this.flushScheduled || this.lockWait) return; // while the lock is held elsewhere, its timer flushes
     this.flushScheduled = true;
     // setImmediate, not a microtask: every append issued in this turn (and I/O callbacks due now) joins.
     setImmediate(() => {
@@ -271,16 +294,23 @@ export class SqliteEventStore implements EventStore {
   }
 
   /** Commits up to maxAppendsPerCommit queued appends in one transaction, then settles their promises. */
-  private flushOnce(): void {
+  private flushOnce(closing = false): void {
     const batch = this.queue.splice(0, this.maxAppendsPerCommit);
     if (batch.length === 0) return;
     let outcomes: Outcome[];
     try {
       outcomes = this.commitBatch.immediate(batch, new Date().toISOString());
     } catch (err) {
-      for (const p of batch) p.reject(err);
+      // BEGIN IMMEDIATE found the lock taken: nothing ran, so the batch goes back to the front, in order.
+      if (isBusy(err) && !closing) {
+        this.queue.unshift(...batch);
+        this.waitForLock();
+        return;
+      }
+      for (const p of batch) p.reject(isBusy(err) ? new StoreBusyError(this.busyTimeoutMs) : err);
       return;
     }
+    this.lockWait = null;
     this.commitStats.commits += 1;
     this.commitStats.appends += batch.length;
     let wrote = false;
@@ -297,6 +327,26 @@ export class SqliteEventStore implements EventStore {
       this.appended.emit('appended');
       this.wake?.postMessage(0);
     }
+  }
+
+  /** Tries again after a growing delay; past busyTimeoutMs every queued append fails, having written nothing. */
+  private waitForLock(): void {
+    const now = performance.now();
+    const wait = (this.lockWait ??= { since: now, delayMs: LOCK_RETRY_MS.first / 2, timer: null });
+    const waited = now - wait.since;
+    if (waited >= this.busyTimeoutMs) {
+      this.lockWait = null;
+      const error = new StoreBusyError(Math.round(waited));
+      for (const p of this.queue.splice(0)) p.reject(error);
+      return;
+    }
+    wait.delayMs = Math.min(LOCK_RETRY_MS.max, wait.delayMs * 2, this.busyTimeoutMs - waited);
+    wait.timer = setTimeout(() => {
+      wait.timer = null;
+      if (this.closed || this.lockWait !== wait) return;
+      this.flushOnce();
+      if (this.queue.length > 0 && this.lockWait === null) this.scheduleFlush();
+    }, wait.delayMs);
   }
 
   /**
