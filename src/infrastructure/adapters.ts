@@ -33,7 +33,7 @@ export interface Adapters {
 export function openEventStore(config: Config, logger: Logger): EventStore {
   if (!config.eventStoreUrl) mkdirSync(config.dataDir, { recursive: true });
   if (config.eventStoreUrl) return wrapEventStore(openEsdbEventStore(config.eventStoreUrl, { logger: logger.child({ adapter: 'eventstoredb' }) }));
-  const sqlite = openSqliteEventStore(join(config.dataDir, 'events.sqlite'), { wakeOtherThreads: true });
+  const sqlite = openSqliteEventStore(join(config.dataDir, 'events.sqlite'), { wakeOtherThreads: true, checkpointOnWorker: true });
   return wrapEventStore(sqlite, () => sqlite.probeWrite());
 }
 
@@ -58,7 +58,7 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
 
   const readStore: ReadStore = config.mongodbUri
     ? await MongoReadStore.connect({ uri: config.mongodbUri, dbName: config.mongodbDb, logger: logger.child({ adapter: 'mongodb' }) })
-    : SqliteReadStore.open({ path: join(config.dataDir, 'readmodels.sqlite'), logger: logger.child({ adapter: 'sqlite-read' }) });
+    : SqliteReadStore.open({ path: join(config.dataDir, 'readmodels.sqlite'), logger: logger.child({ adapter: 'sqlite-read' }), checkpointOnWorker: true });
 
   const natsBus = config.natsUrl
     ? await connectNatsBus({ servers: config.natsUrl, logger: logger.child({ adapter: 'nats' }), name: 'messaging-agent-service' })

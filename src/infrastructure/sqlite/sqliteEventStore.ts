@@ -17,6 +17,7 @@ import type {
 } from '../../ports/eventStore.js';
 import { EventIdConflictError, StoreBusyError, WrongExpectedRevisionError } from '../../ports/errors.js';
 import { checkExpectedRevision, pollingSubscription } from '../eventStoreSupport.js';
+import { SAFETY_NET_PAGES, startWalCheckpointer, type WalCheckpointer } from './walCheckpointer.js';
 
 export interface SqliteEventStoreOptions {
   /** How often a subscription looks for events appended by another process (same file). Default 250 ms. */
@@ -33,6 +34,8 @@ export interface SqliteEventStoreOptions {
    * next poll (the processor thread follows the HTTP thread's appends within a millisecond).
    */
   wakeOtherThreads?: boolean;
+  /** Checkpoint the WAL on a worker thread instead of inside commits (see walCheckpointer.ts). */
+  checkpointOnWorker?: boolean;
 }
 
 /** One append waiting for the next group commit. */
@@ -118,6 +121,7 @@ export class SqliteEventStore implements EventStore {
   private lockWait: { since: number; delayMs: number; timer: NodeJS.Timeout | null } | null = null;
   private readonly busyTimeoutMs: number;
   private wake: BroadcastChannel | null = null;
+  private checkpointer: WalCheckpointer | null = null;
   private closed = false;
   private readonly pollMs: number;
   private readonly maxAppendsPerCommit: number;
@@ -160,6 +164,10 @@ export class SqliteEventStore implements EventStore {
     // cost of an append would then grow with the store. 64 MiB keeps the hot index pages in memory.
     this.db.pragma('cache_size = -65536');
     this.db.exec(SCHEMA);
+    if (options.checkpointOnWorker && path !== ':memory:' && path !== '') {
+      this.db.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
+      this.checkpointer = startWalCheckpointer(path);
+    }
 
     const db = this.db;
     this.stmt = {
@@ -242,6 +250,11 @@ export class SqliteEventStore implements EventStore {
     return subscription;
   }
 
+  /** The WAL checkpointer thread's latest result, null without one or before its first round. */
+  walCheckpoint(): { log: number; checkpointed: number } | null {
+    return this.checkpointer?.last() ?? null;
+  }
+
   async headPosition(): Promise<bigint | null> {
     this.assertOpen();
     return (this.stmt.head.get() as bigint | null) ?? null;
@@ -272,6 +285,7 @@ export class SqliteEventStore implements EventStore {
     this.lockWait = null;
     this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
     while (this.queue.length > 0) this.flushOnce(true);
+    await this.checkpointer?.stop();
     this.closed = true;
     this.wake?.close();
     this.db.close();

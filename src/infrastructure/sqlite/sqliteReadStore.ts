@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import type { Logger } from '../../ports/logger.js';
 import { silentLogger } from '../../ports/logger.js';
+import { SAFETY_NET_PAGES, startWalCheckpointer, type WalCheckpointer } from './walCheckpointer.js';
 import {
   StaleGenerationError,
   checkCollectionName,
@@ -28,6 +29,8 @@ export interface SqliteReadStoreOptions {
   logger?: Logger;
   /** How long a writer waits for another process's write lock. Default 5000 ms. */
   busyTimeoutMs?: number;
+  /** Checkpoint the WAL on a worker thread instead of inside projection commits (see walCheckpointer.ts). */
+  checkpointOnWorker?: boolean;
 }
 
 type Statement = Database.Statement<unknown[], unknown>;
@@ -44,6 +47,7 @@ interface Shared {
   /** Runs a function in one deferred (read) transaction. */
   readTx: Database.Transaction<(fn: () => unknown) => unknown>;
   closed: boolean;
+  checkpointer: WalCheckpointer | null;
 }
 
 const ACTIVE = 'active_generation';
@@ -62,6 +66,8 @@ export class SqliteReadStore implements ReadStore {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('cache_size = -32768'); // 32 MiB: index lookups stay in memory as the read models grow
+    const onWorker = options.checkpointOnWorker === true && options.path !== ':memory:' && options.path !== '';
+    if (onWorker) db.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
     db.exec(`
       CREATE TABLE IF NOT EXISTS readstore_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
       INSERT OR IGNORE INTO readstore_meta (key, value) VALUES ('${ACTIVE}', 1), ('${LAST}', 1);
@@ -79,6 +85,7 @@ export class SqliteReadStore implements ReadStore {
       statements: new Map(),
       readTx: db.transaction((fn: () => unknown) => fn()),
       closed: false,
+      checkpointer: onWorker ? startWalCheckpointer(options.path, { logger: options.logger }) : null,
     };
     return new SqliteReadStore(shared, null);
   }
@@ -248,6 +255,7 @@ export class SqliteReadStore implements ReadStore {
     if (this.bound !== null || this.s.closed) return; // views share the connection of their store
     this.s.closed = true;
     this.s.statements.clear();
+    await this.s.checkpointer?.stop();
     this.s.db.close();
   }
 
