@@ -52,39 +52,6 @@ export function createServiceMetrics(options: { processMetrics: boolean }) {
     },
   });
 
-  let projectionSource: { runner: ProjectionSource; store: HeadSource } | null = null;
-  let headSeen: bigint | null = null;
-  new Gauge({
-    name: 'mas_projection_lag_positions',
-    help: 'How far each projection is behind the event store head, in log positions (SQLite: events; EventStoreDB: commit-position units)',
-    labelNames: ['projection'] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      if (!projectionSource) return;
-      // A store that cannot answer now (closing, failing) leaves the figures out rather than failing the scrape.
-      const at = await projectionSource.store.headPosition().catch(() => undefined);
-      if (at === undefined) return;
-      headSeen = at;
-      for (const p of projectionSource.runner.status()) {
-        const done = p.position === null ? 0n : BigInt(p.position);
-        const lag = at === null || done >= at ? 0n : at - done;
-        this.set({ projection: p.name }, Number(lag));
-      }
-    },
-  });
-
-  // Registered after the lag gauge, whose collect reads the head it shows.
-  new Gauge({
-    name: 'mas_event_store_head_position',
-    help: 'Position of the newest event in the event store, as the projections see it',
-    registers: [registry],
-    collect() {
-      this.reset();
-      if (headSeen !== null) this.set(Number(headSeen));
-    },
-  });
-
   return {
     registry,
     webhooks,
@@ -93,10 +60,41 @@ export function createServiceMetrics(options: { processMetrics: boolean }) {
     watchEventLoop(thread: 'api' | 'processor', loop: EventLoopSource) {
       loops.set(thread, loop);
     },
+    /** Only the thread that runs the projections has these metrics (an API-only instance has none). */
     watchProjections(runner: ProjectionSource, store: HeadSource) {
-      projectionSource = { runner, store };
+      registerProjectionLag(registry, runner, store);
     },
   };
+}
+
+function registerProjectionLag(registry: Registry, runner: ProjectionSource, store: HeadSource) {
+  let head: bigint | null = null;
+  new Gauge({
+    name: 'mas_projection_lag_positions',
+    help: 'How far each projection is behind the event store head, in log positions (SQLite: events; EventStoreDB: commit-position units)',
+    labelNames: ['projection'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      // A store that cannot answer now (closing, failing) leaves the figures out rather than failing the scrape.
+      const at = await store.headPosition().catch(() => undefined);
+      if (at === undefined) return;
+      head = at;
+      for (const p of runner.status()) {
+        const done = p.position === null ? 0n : BigInt(p.position);
+        this.set({ projection: p.name }, Number(at === null || done >= at ? 0n : at - done));
+      }
+    },
+  });
+  // Registered after the lag gauge, whose collect reads the head it shows.
+  new Gauge({
+    name: 'mas_event_store_head_position',
+    help: 'Position of the newest event in the event store, as the projections see it',
+    registers: [registry],
+    collect() {
+      this.set(Number(head ?? 0n));
+    },
+  });
 }
 
 export type ServiceMetrics = ReturnType<typeof createServiceMetrics>;
