@@ -76,6 +76,7 @@ export const configSchema = z.object({
   WEBCHAT_MESSAGES_PER_INTEGRATION_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   KNOWLEDGE_MAX_DOCUMENTS: z.coerce.number().int().min(1).max(100_000).default(500),
   KNOWLEDGE_MAX_BYTES: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(20 * 1024 * 1024),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
 });
 
 export type Env = z.input<typeof configSchema>;
@@ -122,6 +123,8 @@ export interface Config {
   webchatFloodLimits: { newVisitorsPerIp: number; newVisitorsPerIntegration: number; messagesPerIp: number; messagesPerIntegration: number };
   /** Per-company knowledge-base quota: documents and bytes of content. */
   knowledgeQuota: { maxDocuments: number; maxBytes: number };
+  /** Bearer token GET /metrics requires; unset = unauthenticated (keep /metrics off the public proxy). */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -193,6 +196,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       messagesPerIntegration: c.WEBCHAT_MESSAGES_PER_INTEGRATION_PER_MINUTE,
     },
     knowledgeQuota: { maxDocuments: c.KNOWLEDGE_MAX_DOCUMENTS, maxBytes: c.KNOWLEDGE_MAX_BYTES },
+    metricsToken: c.METRICS_TOKEN,
   };
 }
 

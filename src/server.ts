@@ -7,6 +7,7 @@ import type { AuthDeps, CommandDeps } from './commands/ports.js';
 import { buildApp, serviceLifecycle } from './http/app.js';
 import type { HttpServices } from './http/services.js';
 import { adminRoutes } from './http/routes/admin.js';
+import { metricsRoutes } from './http/routes/metrics.js';
 import { agentRoutes } from './http/routes/agents.js';
 import { apiTokenRoutes } from './http/routes/apiTokens.js';
 import { authRoutes } from './http/routes/auth.js';
@@ -24,6 +25,8 @@ import { adapterReadiness, openAdapters, type Adapters } from './infrastructure/
 import { createArgonHasher } from './infrastructure/auth/argonHasher.js';
 import { createJwtAccessTokens } from './infrastructure/auth/jwtAccessTokens.js';
 import { createVisitorTokens } from './infrastructure/auth/visitorTokens.js';
+import { exposeMetrics } from './infrastructure/metrics/exposition.js';
+import { createServiceMetrics, type MetricsJson } from './infrastructure/metrics/serviceMetrics.js';
 import { checkPlatformUrl, type Resolver } from './infrastructure/net/ssrfGuard.js';
 import { startKnowledgeIndexer, type KnowledgeIndexer } from './infrastructure/search/knowledgeIndexer.js';
 import { startEventLoopMonitor } from './processing/eventLoopMonitor.js';
@@ -55,10 +58,13 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
   const clock = options.clock ?? systemClock;
   const { eventStore, readStore, bus } = adapters;
   const loop = startEventLoopMonitor();
+  // This thread's Prometheus registry; a processor thread keeps its own, merged into GET /metrics.
+  const metrics = createServiceMetrics({ processMetrics: true });
+  metrics.watchEventLoop('api', loop);
   const { jwtKey, secretBox, requireHttps, platform, llmResolver } = outboundClients(config, logger, options);
   // The knowledge-base search index lives in memory (on its own worker thread): rebuilt from the events on every start.
   const knowledge = startKnowledgeIndexer({ eventStore, logger: logger.child({ component: 'knowledge-index' }) });
-  const processing = await startProcessingSide(config, logger, adapters, { ...options, knowledge });
+  const processing = await startProcessingSide(config, logger, adapters, { ...options, knowledge, metrics });
   const projections = processing.projections;
   const commands: CommandDeps = { eventStore, clock, logger: logger.child({ component: 'commands' }) };
   const auth: AuthDeps = {
@@ -81,6 +87,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     waitForProjections: (position) => (position === null ? Promise.resolve() : projections.waitForPosition(position)),
     llmResolver,
     knowledge,
+    webhookMetrics: metrics.webhooks,
   };
 
   // Live updates for the dashboard (SSE): one event-store subscription per instance, fanned out per company.
@@ -110,6 +117,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
         rateLimiter: adapters.rateLimiter,
       }),
       staticFileRoutes(new URL('../dist/', import.meta.url).pathname),
+      metricsRoutes({ token: config.metricsToken, expose: async () => exposeMetrics(metrics.registry, await processing.metrics()) }),
     ],
   });
 
@@ -134,7 +142,7 @@ export type Server = Awaited<ReturnType<typeof createServer>>;
 async function startProcessingSide(config: Config, logger: PinoLogger, adapters: Adapters, options: ProcessorOptions & { knowledge: KnowledgeIndexer }) {
   if (config.role === 'all' && !config.processorThread) {
     const processor = await startProcessor(config, logger, adapters, options);
-    return { projections: processor.projections, isRunning: () => true, eventLoop: async () => ({}), stop: () => processor.stop() };
+    return { projections: processor.projections, isRunning: () => true, eventLoop: async () => ({}), metrics: noRemoteMetrics, stop: () => processor.stop() };
   }
   if (config.role === 'all') {
     const thread = await startProcessorThread(config, logger.child({ component: 'processor-thread' }));
@@ -145,13 +153,20 @@ async function startProcessingSide(config: Config, logger: PinoLogger, adapters:
         const stats = await thread.stats();
         return stats ? { processor: stats.eventLoop } : {};
       },
+      metrics: async () => {
+        const json = await thread.metrics();
+        return json ? [json] : [];
+      },
       stop: () => thread.stop(),
     };
   }
   // ROLE=api: processors run elsewhere and record how far the projections got.
   const waiter = remoteProjectionWaiter(adapters.readStore);
-  return { projections: remoteRunner((p, t) => waiter.waitForPosition(p, t)), isRunning: () => true, eventLoop: async () => ({}), stop: async () => {} };
+  return { projections: remoteRunner((p, t) => waiter.waitForPosition(p, t)), isRunning: () => true, eventLoop: async () => ({}), metrics: noRemoteMetrics, stop: async () => {} };
 }
+
+/** The processing side in this thread (or in other processes) reports into this thread's registry (or theirs). */
+const noRemoteMetrics = async (): Promise<MetricsJson[]> => [];
 
 /** A ProjectionRunner whose projections run elsewhere: only waiting for a position is meaningful here. */
 const remoteRunner = (waitForPosition: ProjectionRunner['waitForPosition']): ProjectionRunner => ({

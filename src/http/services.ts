@@ -5,6 +5,7 @@ import type { PlatformClient } from '../ports/platform.js';
 import type { ReadStore } from '../ports/readStore.js';
 import type { CompanyLlmConfig } from '../domain/llm/llmConfig.js';
 import type { LlmProvider } from '../ports/llm.js';
+import type { WebhookMetrics } from '../ports/metrics.js';
 import type { KnowledgeSearch } from './routes/knowledgeBase.js';
 
 /** What route plugins need from the composition root. */
@@ -23,4 +24,6 @@ export interface HttpServices {
   llmResolver: (config: CompanyLlmConfig) => LlmProvider;
   /** In-memory knowledge-base search and its progress (read-your-writes). */
   knowledge: KnowledgeSearch;
+  /** Webhook rate, outcome and latency (Prometheus /metrics); none in tools and some tests. */
+  webhookMetrics?: WebhookMetrics;
 }

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { CommandDeps } from '../commands/ports.js';
 import type { Adapters } from '../infrastructure/adapters.js';
+import type { ServiceMetrics } from '../infrastructure/metrics/serviceMetrics.js';
 import { startKnowledgeIndexer, type KnowledgeIndexer } from '../infrastructure/search/knowledgeIndexer.js';
 import { createEventConsumer } from '../projections/eventConsumer.js';
 import { allProjections } from '../projections/index.js';
@@ -16,6 +17,8 @@ export interface ProcessorOptions extends OutboundOptions {
   workers?: boolean;
   /** A knowledge index already running in this thread, shared instead of starting a second one. */
   knowledge?: KnowledgeIndexer;
+  /** The metrics registry of this thread: projection lag, LLM calls and the jobs the workers hold. */
+  metrics?: ServiceMetrics;
 }
 
 export interface Processor {
@@ -32,11 +35,14 @@ export interface Processor {
 export async function startProcessor(config: Config, logger: PinoLogger, adapters: Adapters, options: ProcessorOptions = {}): Promise<Processor> {
   const { eventStore, readStore, bus } = adapters;
   const clock = options.clock ?? systemClock;
-  const { secretBox, platform, llmResolver } = outboundClients(config, logger, options);
+  const outbound = outboundClients(config, logger, options);
+  const { secretBox, platform } = outbound;
+  const llmResolver = options.metrics ? options.metrics.instrumentLlm(outbound.llmResolver) : outbound.llmResolver;
   const commands: CommandDeps = { eventStore, clock, logger: logger.child({ component: 'commands' }) };
   // One reader of the event log for the projections and reactors: each event is read and decoded once.
   const consumer = createEventConsumer({ eventStore, logger: logger.child({ component: 'event-consumer' }) });
   const projections = await startProjections({ eventStore, readStore, projections: allProjections, consumer, logger: logger.child({ component: 'projections' }) });
+  options.metrics?.watchProjections(projections, eventStore);
   const ownKnowledge = !options.knowledge;
   // The knowledge-base search index lives in memory: rebuilt from the events on every start.
   const knowledge = options.knowledge ?? startKnowledgeIndexer({ eventStore, logger: logger.child({ component: 'knowledge-index' }) });
@@ -61,6 +67,7 @@ export async function startProcessor(config: Config, logger: PinoLogger, adapter
       perCompanyConcurrency: config.workerCompanyConcurrency,
     },
     workers: options.workers !== false,
+    jobMetrics: options.metrics?.jobs,
     ...(adapters.engines.bus === 'in-process'
       ? {
           recoverJobs: {

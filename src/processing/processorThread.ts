@@ -1,17 +1,21 @@
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
+import type { MetricsJson } from '../infrastructure/metrics/serviceMetrics.js';
 import type { Logger } from '../ports/logger.js';
 import type { EventLoopDelay } from './eventLoopMonitor.js';
 
 export type ToProcessor =
   | { type: 'wait'; id: number; position: string; timeoutMs: number }
   | { type: 'stats'; id: number }
+  | { type: 'metrics'; id: number }
   | { type: 'stop'; id: number };
 export type ToHost = { type: 'ready' } | { type: 'failed'; error: string } | { type: 'reply'; id: number; ok: boolean; error?: string; value?: unknown };
 
 export interface ProcessorThread {
   waitForPosition(position: bigint, timeoutMs?: number): Promise<void>;
   stats(): Promise<{ eventLoop: EventLoopDelay } | null>;
+  /** The thread's Prometheus registry as JSON (`getMetricsAsJSON`), merged into the API's /metrics; null when it does not answer. */
+  metrics(): Promise<MetricsJson | null>;
   isRunning(): boolean;
   stop(): Promise<void>;
 }
@@ -84,6 +88,7 @@ export async function startProcessorThread(config: Config, logger: Logger): Prom
       await call({ type: 'wait', position: String(position), timeoutMs } as Omit<ToProcessor, 'id'>, timeoutMs + 1000);
     },
     stats: async () => (running ? ((await call({ type: 'stats' }, 2000).catch(() => null)) as { eventLoop: EventLoopDelay } | null) : null),
+    metrics: async () => (running ? ((await call({ type: 'metrics' }, 2000).catch(() => null)) as MetricsJson | null) : null),
     isRunning: () => running,
     async stop() {
       stopping = true;

@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import { openAdapters } from '../infrastructure/adapters.js';
 import { createLogger } from '../infrastructure/logger.js';
+import { createServiceMetrics } from '../infrastructure/metrics/serviceMetrics.js';
 import { startEventLoopMonitor } from './eventLoopMonitor.js';
 import { startProcessor } from './processor.js';
 import type { ToHost, ToProcessor } from './processorThread.js';
@@ -14,8 +15,11 @@ const post = (message: ToHost) => port.postMessage(message);
 
 try {
   const loop = startEventLoopMonitor();
+  // Process-wide figures (CPU, memory) are the main thread's registry's: here only this thread's own.
+  const metrics = createServiceMetrics({ processMetrics: false });
+  metrics.watchEventLoop('processor', loop);
   const adapters = await openAdapters(config, logger);
-  const processor = await startProcessor(config, logger, adapters);
+  const processor = await startProcessor(config, logger, adapters, { metrics });
   port.on('message', (message: ToProcessor) => {
     switch (message.type) {
       case 'wait':
@@ -26,6 +30,12 @@ try {
         return;
       case 'stats':
         post({ type: 'reply', id: message.id, ok: true, value: { eventLoop: loop.snapshot() } });
+        return;
+      case 'metrics':
+        metrics.registry.getMetricsAsJSON().then(
+          (value) => post({ type: 'reply', id: message.id, ok: true, value }),
+          (err: unknown) => post({ type: 'reply', id: message.id, ok: false, error: err instanceof Error ? err.message : String(err) }),
+        );
         return;
       case 'stop':
         void (async () => {

@@ -10,6 +10,7 @@ import type { EventStore, RecordedEvent } from '../ports/eventStore.js';
 import type { CompanyLlmConfig } from '../domain/llm/llmConfig.js';
 import type { LlmProvider } from '../ports/llm.js';
 import type { Logger } from '../ports/logger.js';
+import type { JobMetrics } from '../ports/metrics.js';
 import type { PlatformClient } from '../ports/platform.js';
 import type { ReadStore } from '../ports/readStore.js';
 import type { EventConsumer } from '../projections/eventConsumer.js';
@@ -49,6 +50,8 @@ export interface ReplyPipelineDeps {
   workers: boolean;
   /** The embedded bus loses jobs on a restart: republish unfinished ones once projections caught up. */
   recoverJobs?: { waitForProjections(): Promise<void> };
+  /** Where the workers report the jobs they hold per company (the queue-depth metric). */
+  jobMetrics?: JobMetrics;
 }
 
 /**
@@ -88,6 +91,7 @@ export async function startReplyPipeline(deps: ReplyPipelineDeps): Promise<{ sto
           llmRetryDelaysMs: deps.settings.llmRetryDelaysMs,
           concurrency: deps.settings.workerConcurrency,
           perCompanyConcurrency: deps.settings.perCompanyConcurrency,
+          jobMetrics: deps.jobMetrics,
         }),
         await startSendWorker({
           ...commands,
@@ -98,6 +102,7 @@ export async function startReplyPipeline(deps: ReplyPipelineDeps): Promise<{ sto
           maxDeliver: deps.settings.sendMaxAttempts,
           backoffMs: deps.settings.sendRetryBackoffMs,
           concurrency: deps.settings.workerConcurrency,
+          jobMetrics: deps.jobMetrics,
         }),
       ]
     : [];

@@ -10,6 +10,7 @@ import { deterministicId } from '../commands/hashing.js';
 import type { CommandDeps } from '../commands/ports.js';
 import type { Bus, BusSubscription } from '../ports/bus.js';
 import { isLlmError, type LlmMessage, type LlmPassage, type LlmProvider, type LlmResponse } from '../ports/llm.js';
+import { noopJobMetrics, type JobMetrics, type JobTracker } from '../ports/metrics.js';
 import { createFairSlots, type FairSlots } from './fairSlots.js';
 import { readRecentHistory } from './recentHistory.js';
 import { GENERATE_REPLY, generateReplyJob, webchatSubject, type GenerateReplyJob } from './jobs.js';
@@ -49,6 +50,8 @@ export interface ReplyWorkerDeps extends CommandDeps {
   /** Deliveries of one job before it fails for good (its messages are then marked unanswered), and the waits between. */
   maxDeliver?: number;
   backoffMs?: number[];
+  /** Jobs held per company, waiting or running (the queue-depth metric). */
+  jobMetrics?: JobMetrics;
 }
 
 const HISTORY_MESSAGES = 20;
@@ -66,8 +69,10 @@ export async function startReplyWorker(deps: ReplyWorkerDeps): Promise<BusSubscr
     { durable: 'reply-generator', concurrency: concurrency * 2, maxDeliver, backoffMs: deps.backoffMs ?? [1000, 5000, 15000] },
     async (message) => {
       const job = generateReplyJob.parse(message.data);
+      const tracker = (deps.jobMetrics ?? noopJobMetrics).jobStarted('reply');
+      tracker.waiting(job.companyId);
       try {
-        const outcome = await generateReply(deps, job, slots);
+        const outcome = await generateReply(deps, job, trackSlots(slots, tracker));
         if (outcome.result === 'deferred') {
           // Its company already uses its share: back of the queue, under a new dedupe id, so others go first.
           await deps.bus.publish(GENERATE_REPLY, job, { dedupeId: `${message.dedupeId}:deferred:${Date.now()}` });
@@ -78,10 +83,26 @@ export async function startReplyWorker(deps: ReplyWorkerDeps): Promise<BusSubscr
         // Failing for good: the customer must not wait on a reply that will never come.
         deps.logger.error({ ...job, err, delivery: message.deliveryCount }, 'reply job failed for good: messages marked unanswered');
         await markUnanswered(deps, job, `the reply failed: ${err instanceof Error ? err.message.slice(0, 200) : 'unknown error'}`);
+      } finally {
+        tracker.done();
       }
     },
   );
 }
+
+/** The job counts as running while it holds one of its company's worker slots, as waiting otherwise. */
+const trackSlots = (slots: FairSlots, tracker: JobTracker): FairSlots => ({
+  running: () => slots.running(),
+  async acquire(companyId, maxWaitMs) {
+    const release = await slots.acquire(companyId, maxWaitMs);
+    if (!release) return null;
+    tracker.running(companyId);
+    return () => {
+      tracker.waiting(companyId);
+      release();
+    };
+  },
+});
 
 /** How long a job waits for its company's share of the worker slots before stepping aside. */
 const SLOT_WAIT_MS = 1000;

@@ -6,6 +6,7 @@ import { handleCommand, loadState, toDomainEvent } from '../commands/handleComma
 import type { CommandDeps } from '../commands/ports.js';
 import type { SecretBox } from '../ports/secretBox.js';
 import type { Bus, BusSubscription } from '../ports/bus.js';
+import { noopJobMetrics, type JobMetrics } from '../ports/metrics.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { PlatformError, type PlatformClient } from '../ports/platform.js';
 import type { WebchatPush } from '../ports/webchatPush.js';
@@ -18,6 +19,8 @@ export interface SendWorkerDeps extends CommandDeps {
   maxDeliver?: number;
   backoffMs?: number[];
   concurrency?: number;
+  /** Jobs held per company (the queue-depth metric). */
+  jobMetrics?: JobMetrics;
 }
 
 /**
@@ -32,7 +35,13 @@ export async function startSendWorker(deps: SendWorkerDeps): Promise<BusSubscrip
     { durable: 'outbound-sender', concurrency: deps.concurrency ?? 8, maxDeliver, backoffMs: deps.backoffMs ?? [1000, 5000, 15000, 30000] },
     async (message) => {
       const job = sendMessageJob.parse(message.data);
-      await sendMessage(deps, job, { attempt: message.deliveryCount, lastAttempt: message.deliveryCount >= maxDeliver }, unrecorded);
+      // A send job names no company: it is counted once its conversation says whose it is.
+      const tracker = (deps.jobMetrics ?? noopJobMetrics).jobStarted('send');
+      try {
+        await sendMessage(deps, job, { attempt: message.deliveryCount, lastAttempt: message.deliveryCount >= maxDeliver, onCompany: tracker.running }, unrecorded);
+      } finally {
+        tracker.done();
+      }
     },
   );
 }
@@ -48,13 +57,14 @@ type Unrecorded = { platformMessageId: PlatformId | null };
 export async function sendMessage(
   deps: SendWorkerDeps,
   job: SendMessageJob,
-  delivery: { attempt: number; lastAttempt: boolean },
+  delivery: { attempt: number; lastAttempt: boolean; onCompany?: (companyId: string) => void },
   unrecorded: Map<string, Unrecorded> = new Map(),
 ): Promise<void> {
   const stream = conversationStream(job.conversationId);
   const { state } = await loadState(deps.eventStore, stream, conversationDecider);
   const pending = state.outbound[job.messageId];
   if (!pending) return; // sent or failed already: a redelivery
+  if (state.companyId) delivery.onCompany?.(state.companyId);
   const outgoing = await findOutgoing(deps.eventStore, stream, job);
   if (!outgoing) {
     deps.logger.error({ ...job }, 'message not sent: its event was not found in the conversation');

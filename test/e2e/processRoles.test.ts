@@ -43,10 +43,16 @@ describe('ROLE=api and ROLE=processor as separate processes', () => {
       .toBe(2);
   }, 60_000);
 
-  it('the processor serves only health: /readyz with its event-loop delay, no API routes', async () => {
+  it('the processor serves only health: /readyz with its event-loop delay, /metrics, no API routes', async () => {
     const ready = await (await fetch(`${processor.base}/readyz`)).json();
     expect(ready.ok).toBe(true);
     expect(ready.metrics.eventLoop.processor).toMatchObject({ p99Ms: expect.any(Number) });
+    // Scraped on its own PORT: the API instances do not see another process's metrics.
+    const metrics = await (await fetch(`${processor.base}/metrics`)).text();
+    expect(metrics).toMatch(/^mas_event_loop_delay_seconds\{thread="processor",stat="p99"\} /m);
+    expect(metrics).toMatch(/^mas_projection_lag_positions\{projection="conversations"\} /m);
+    expect(metrics).toMatch(/^mas_llm_request_duration_seconds_count\{provider="builtin",outcome="ok"\} 1$/m);
+    expect(metrics).toMatch(/^process_cpu_user_seconds_total /m);
     expect((await fetch(`${processor.base}/api/integrations`)).status).toBe(404);
     const apiReady = await (await fetch(`${api.base}/readyz`)).json();
     expect(apiReady.metrics.eventLoop.api).toMatchObject({ p99Ms: expect.any(Number) });

@@ -6,6 +6,7 @@ import { receiveWebhook, type ReceiveWebhookDeps } from '../../commands/webhooks
 import { integrationDecider, integrationStream } from '../../domain/integrations/integration.js';
 import { classifyWebhookJson } from '../../domain/webhooks/payload.js';
 import type { WebhookLogEntry } from '../../domain/webhooks/webhookLog.js';
+import { noopWebhookMetrics, type WebhookOutcome } from '../../ports/metrics.js';
 import { CONVERSATION_REFS, refId } from '../../projections/conversationRefs/conversationRefsProjection.js';
 import { BODY_LIMIT } from '../app.js';
 import { HttpError, notFound } from '../errors.js';
@@ -51,7 +52,14 @@ export function webhookRoutes(services: HttpServices): FastifyPluginAsyncZod {
     return plain;
   };
 
+  const metrics = services.webhookMetrics ?? noopWebhookMetrics;
+  // What an acknowledged POST did (processed, duplicate, ignored); any other answer is classed by its status.
+  const outcomes = new WeakMap<object, WebhookOutcome>();
+
   return async (app) => {
+    app.addHook('onResponse', async (request, reply) => {
+      if (request.method === 'POST') metrics.webhookHandled(outcomes.get(request) ?? rejectionOutcome(reply.statusCode), reply.elapsedTime / 1000);
+    });
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body));
 
@@ -125,10 +133,19 @@ export function webhookRoutes(services: HttpServices): FastifyPluginAsyncZod {
         }
 
         const outcome = await receiveWebhook(deps, integration, payload, body);
+        outcomes.set(request, outcome.outcome);
         // The acknowledgement waits for the message's events, not for its log entry: one fsync less per webhook.
         void log({ httpStatus: 200, outcome: outcome.outcome, kind: outcome.kind, reason: outcome.reason, conversationId: outcome.conversationId });
         return reply.status(200).send({ ok: true as const });
       },
     );
   };
+}
+
+function rejectionOutcome(status: number): WebhookOutcome {
+  if (status === 404) return 'rejected_not_found';
+  if (status === 401) return 'rejected_unauthorized';
+  if (status === 403) return 'rejected_forbidden';
+  if (status >= 400 && status < 500) return 'rejected_invalid';
+  return 'error';
 }

@@ -1,0 +1,153 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { allProjections } from '../../src/projections/index.js';
+import { signUp } from '../support/api.js';
+import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
+import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
+import { samples, valueOf } from '../support/prometheus.js';
+import { startTestServer, type TestServer } from '../support/testServer.js';
+
+const SECRET = 'whsec_metrics_0123456789';
+const PLATFORM_TOKEN = 'platform-token-metrics';
+const LLM_KEY = 'sk-test-metrics-key';
+
+let server: TestServer;
+let base: string;
+let platform: FakePlatform;
+let llm: FakeLlm;
+
+beforeAll(async () => {
+  platform = await startFakePlatform({ token: PLATFORM_TOKEN });
+  llm = await startFakeLlm({ apiKey: LLM_KEY, reply: 'We ship everywhere.', usage: { prompt_tokens: 10, completion_tokens: 5 } });
+  server = await startTestServer({ ALLOW_PRIVATE_PLATFORM_URLS: 'true', REPLY_BURST_WINDOW_MS: '0', LLM_MAX_RETRIES: '0', LLM_RETRY_DELAYS_MS: '20' });
+  base = await server.listen(0, '127.0.0.1');
+});
+afterAll(async () => {
+  await server?.close();
+  await platform?.close();
+  await llm?.close();
+});
+afterEach(() => llm.reset());
+
+async function company() {
+  const co = await signUp(server, 'Metrics Inc');
+  const agent = await co.call('POST', '/api/agents', { name: 'Ava', handoffMessage: 'A colleague will reply soon.' });
+  expect((await co.call('PUT', '/api/llm-config', { provider: 'openai', baseUrl: llm.url, apiKey: LLM_KEY, model: 'fake-model' })).statusCode).toBe(200);
+  const integration = await co.call('POST', '/api/integrations', {
+    name: 'Platform',
+    connectorType: 'msgplatform',
+    apiUrl: platform.url,
+    apiToken: PLATFORM_TOKEN,
+    webhookSecret: SECRET,
+    agentId: agent.json().agent.id,
+  });
+  expect(integration.statusCode).toBe(201);
+  return { companyId: co.company.companyId, integrationId: integration.json().integration.id as number };
+}
+
+let seq = 0;
+async function webhook(integrationId: number, body: string, secret = SECRET) {
+  const res = await fetch(`${base}/api/webhook/msgplatform/${integrationId}`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(body, secret) },
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+const message = (text: string) =>
+  JSON.stringify({ hook_type: 'inbox', type: 'from_client', message_id: `mm-${Date.now()}-${seq++}`, client_id: `c-${seq}`, channel_id: 1, transport: 'telegram', text });
+
+async function scrape(headers: Record<string, string> = {}) {
+  const res = await fetch(`${base}/metrics`, { headers });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  return res.text();
+}
+
+describe('GET /metrics (Prometheus)', () => {
+  it('counts webhooks by outcome, times the LLM call of the reply, and shows projection lag and event-loop delay', async () => {
+    const { integrationId } = await company();
+    const before = await scrape();
+    const webhooks = (text: string, outcome: string) => valueOf(text, 'mas_webhook_request_duration_seconds_count', { outcome });
+    const llmCalls = (text: string) => valueOf(text, 'mas_llm_request_duration_seconds_count', { provider: 'openai', outcome: 'ok' });
+
+    const body = message('Do you ship to Norway?');
+    expect(await webhook(integrationId, body)).toBe(200);
+    expect(await webhook(integrationId, body)).toBe(200); // a redelivery
+    expect(await webhook(integrationId, message('forged'), 'whsec_not_the_secret_0000')).toBe(401);
+    expect(await webhook(987_654, message('nobody'))).toBe(404);
+    await platform.waitForMessages(1, 10_000);
+
+    const after = await scrape();
+    expect(webhooks(after, 'processed') - webhooks(before, 'processed')).toBe(1);
+    expect(webhooks(after, 'duplicate') - webhooks(before, 'duplicate')).toBe(1);
+    expect(webhooks(after, 'rejected_unauthorized') - webhooks(before, 'rejected_unauthorized')).toBe(1);
+    expect(webhooks(after, 'rejected_not_found') - webhooks(before, 'rejected_not_found')).toBe(1);
+    // Latency: the sum of the durations grew, and every acknowledged webhook is in the +Inf bucket.
+    expect(valueOf(after, 'mas_webhook_request_duration_seconds_sum', { outcome: 'processed' })).toBeGreaterThan(0);
+    expect(valueOf(after, 'mas_webhook_request_duration_seconds_bucket', { outcome: 'processed', le: '+Inf' })).toBe(webhooks(after, 'processed'));
+
+    expect(llmCalls(after) - llmCalls(before)).toBe(1);
+    expect(valueOf(after, 'mas_llm_request_duration_seconds_sum', { provider: 'openai', outcome: 'ok' })).toBeGreaterThan(0);
+
+    // One lag series per projection, back to 0 once they have caught up with the head.
+    await expect
+      .poll(async () => {
+        const text = await scrape();
+        return samples(text, 'mas_projection_lag_positions').map((s) => [s.labels.projection, s.value]);
+      }, { timeout: 5000, interval: 100 })
+      .toEqual(expect.arrayContaining(allProjections.map((p) => [p.name, 0])));
+    expect(valueOf(after, 'mas_event_store_head_position')).toBeGreaterThan(0);
+
+    for (const stat of ['p50', 'p99', 'max']) expect(samples(after, 'mas_event_loop_delay_seconds', { thread: 'api', stat })).toHaveLength(1);
+    // prom-client's default process metrics.
+    expect(samples(after, 'process_cpu_user_seconds_total')).toHaveLength(1);
+    expect(samples(after, 'nodejs_heap_size_used_bytes')).toHaveLength(1);
+  });
+
+  it('counts LLM errors by provider and reason', async () => {
+    const { integrationId } = await company();
+    const before = await scrape();
+    const errors = (text: string) => valueOf(text, 'mas_llm_errors_total', { provider: 'openai', reason: 'server_error' });
+    llm.failNext(1, 500); // the first attempt fails, the worker's retry answers
+    expect(await webhook(integrationId, message('Is it in stock?'))).toBe(200);
+    await expect.poll(() => platform.messages().length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    const after = await scrape();
+    expect(errors(after) - errors(before)).toBe(1);
+    expect(valueOf(after, 'mas_llm_request_duration_seconds_count', { provider: 'openai', outcome: 'error' })).toBeGreaterThanOrEqual(1);
+  });
+
+  it("shows a company's reply job while it runs, by company id only, and drops the series once it is done", async () => {
+    const { companyId, integrationId } = await company();
+    const sent = platform.messages().length;
+    llm.delayMs = 1500;
+    expect(await webhook(integrationId, message('Slow answer please'))).toBe(200);
+    await expect
+      .poll(async () => valueOf(await scrape(), 'mas_worker_jobs', { queue: 'reply', company_id: companyId, state: 'running' }), { timeout: 5000, interval: 50 })
+      .toBe(1);
+    const during = await scrape();
+    expect(during).not.toContain('Metrics Inc');
+    await platform.waitForMessages(sent + 1, 10_000);
+    await expect.poll(async () => samples(await scrape(), 'mas_worker_jobs', { company_id: companyId }), { timeout: 5000, interval: 50 }).toEqual([]);
+  });
+});
+
+describe('METRICS_TOKEN', () => {
+  it('when set, a scrape needs it as a bearer token', async () => {
+    const token = 'metrics-token-0123456789abcdef';
+    const guarded = await startTestServer({ METRICS_TOKEN: token });
+    try {
+      const none = await guarded.app.inject({ method: 'GET', url: '/metrics' });
+      expect(none.statusCode).toBe(401);
+      expect(none.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: 'Missing or invalid metrics token' } });
+      const wrong = await guarded.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer metrics-token-0123456789abcdeX' } });
+      expect(wrong.statusCode).toBe(401);
+      const right = await guarded.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${token}` } });
+      expect(right.statusCode).toBe(200);
+      expect(right.body).toContain('# TYPE mas_webhook_request_duration_seconds histogram');
+    } finally {
+      await guarded.close();
+    }
+  });
+});
