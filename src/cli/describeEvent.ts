@@ -31,6 +31,8 @@ export function describeEvent(e: RecordedEvent): string {
       return `AI session resumed${d.by ? ` by ${d.by}` : ''}`;
     case 'AiSessionClosed':
       return `AI session closed (${d.reason}, ${d.action})`;
+    case 'ConversationReopened':
+      return `conversation reopened${d.by ? ` by ${d.by}` : ''}: AI session ${d.sessionId} opened (active)`;
     case 'DialogTransferred':
       return `dialog transferred (${d.action}): dialog ${JSON.stringify(d.dialogId)}, request ${JSON.stringify(d.requestId)}`;
     case 'StageChanged':

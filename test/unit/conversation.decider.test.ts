@@ -125,6 +125,22 @@ describe('AI session lifecycle', () => {
       ]);
     }
   });
+  it('reopen: closed → a new active session, remembering the closed one', () => {
+    const after = spec.given([...active, closed]).when({ type: 'ReopenConversation', sessionId: S2, by: 'user:1', now: T2 }).then([
+      { type: 'ConversationReopened', data: { sessionId: S2, previousSessionId: S1, by: 'user:1', at: T2 } },
+    ]);
+    expect(after.session).toEqual({ id: S2, state: 'active', pausedReason: null });
+    // …which can be paused, resumed and closed again like any session.
+    spec.given([...active, closed, { type: 'ConversationReopened', data: { sessionId: S2, previousSessionId: S1, by: 'user:1', at: T2 } }])
+      .when({ type: 'PauseSession', reason: 'api', by: null, now: T2 })
+      .then([{ type: 'AiSessionPaused', data: { sessionId: S2, reason: 'api', by: null, at: T2 } }]);
+  });
+  it('reopen on an active or paused session changes nothing; without a session or a conversation it is rejected', () => {
+    spec.given(active).when({ type: 'ReopenConversation', sessionId: S2, by: null, now: T2 }).then([]);
+    spec.given([...active, paused()]).when({ type: 'ReopenConversation', sessionId: S2, by: null, now: T2 }).then([]);
+    spec.given([started]).when({ type: 'ReopenConversation', sessionId: S2, by: null, now: T2 }).thenThrows('INVALID_STATE');
+    spec.given([]).when({ type: 'ReopenConversation', sessionId: S2, by: null, now: T2 }).thenThrows('NOT_FOUND');
+  });
   it('close on a closed session changes nothing; without a session it is rejected', () => {
     spec.given([...active, closed]).when({ type: 'CloseSession', reason: 'close_dialog', by: null, now: T2 }).then([]);
     spec.given([started]).when({ type: 'CloseSession', reason: 'close_dialog', by: null, now: T2 }).thenThrows('INVALID_STATE');

@@ -26,6 +26,10 @@ export const resumeConversation = (deps: CommandDeps, actor: Actor, conversation
 export const closeConversation = (deps: CommandDeps, actor: Actor, conversationId: string) =>
   onConversation(deps, actor, conversationId, { type: 'CloseSession', reason: 'api', by: `user:${actor.userId}`, now: now(deps) });
 
+/** A closed conversation gets a new active AI session (a random id, like the one a customer message would open). */
+export const reopenConversation = (deps: CommandDeps, actor: Actor, conversationId: string) =>
+  onConversation(deps, actor, conversationId, { type: 'ReopenConversation', sessionId: randomUUID(), by: `user:${actor.userId}`, now: now(deps) });
+
 export async function sendOperatorMessage(deps: CommandDeps, actor: Actor, conversationId: string, text: string) {
   const messageId = randomUUID();
   const result = await onConversation(deps, actor, conversationId, { type: 'SendOperatorMessage', messageId, text, by: `user:${actor.userId}`, now: now(deps) });

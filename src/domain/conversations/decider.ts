@@ -80,6 +80,7 @@ export type ConversationCommand =
   | { type: 'PauseSession'; reason: PausedReason; by: string | null; now: string }
   | { type: 'ResumeSession'; by: string | null; now: string }
   | { type: 'CloseSession'; reason: 'close_dialog' | 'close_request' | 'api'; by: string | null; now: string }
+  | { type: 'ReopenConversation'; sessionId: string; by: string | null; now: string }
   | { type: 'TransferDialog'; dialogId: PlatformId | null; requestId: PlatformId | null; now: string }
   | { type: 'ChangeStage'; stageId: string; validStageIds: string[]; by: string | null; now: string }
   | {
@@ -158,6 +159,8 @@ function evolve(state: ConversationState, event: ConversationEvent): Conversatio
       return state.session ? { ...state, session: { ...state.session, state: 'active', pausedReason: null } } : state;
     case 'AiSessionClosed':
       return state.session ? { ...state, session: { ...state.session, state: 'closed', pausedReason: null }, unanswered: [] } : state;
+    case 'ConversationReopened':
+      return { ...state, session: { id: event.data.sessionId, state: 'active', pausedReason: null } };
     case 'DialogTransferred':
       return state;
     case 'StageChanged':
@@ -282,6 +285,12 @@ function decide(command: ConversationCommand, state: ConversationState): Convers
       if (!session) throw invalidState('There is no AI session to close');
       if (session.state === 'closed') return [];
       return [{ type: 'AiSessionClosed', data: { sessionId: session.id, reason: command.reason, action: 'session_close', by: command.by, at: command.now } }];
+    case 'ReopenConversation':
+      if (!state.exists) throw new DomainError('NOT_FOUND', 'Conversation not found');
+      if (!session) throw invalidState('There is no closed AI session to reopen');
+      // Reopening an open session is a no-op, so a double click or a retried request records nothing.
+      if (session.state !== 'closed') return [];
+      return [{ type: 'ConversationReopened', data: { sessionId: command.sessionId, previousSessionId: session.id, by: command.by, at: command.now } }];
     case 'TransferDialog': {
       if (!state.exists) throw new DomainError('NOT_FOUND', 'Conversation not found');
       const events: ConversationEvent[] = [

@@ -68,6 +68,8 @@ export const conversationEvents = {
     by: z.string().max(100).nullable(),
     at,
   }),
+  /** An operator reopened a closed conversation: a new AI session starts, active, without waiting for the customer. */
+  ConversationReopened: z.object({ sessionId: z.uuid(), previousSessionId: z.uuid(), by: z.string().max(100).nullable(), at }),
   DialogTransferred: z.object({
     action: z.literal('session_transfer_external'),
     dialogId: platformIdSchema.nullable(),

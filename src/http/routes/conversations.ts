@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { changeStage, closeConversation, pauseConversation, resumeConversation, sendOperatorMessage } from '../../commands/conversations/manageConversation.js';
+import { changeStage, closeConversation, pauseConversation, reopenConversation, resumeConversation, sendOperatorMessage } from '../../commands/conversations/manageConversation.js';
 import { conversationStream } from '../../domain/conversations/decider.js';
 import { platformIdSchema } from '../../domain/platformId.js';
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from '../../projections/conversations/conversationsProjection.js';
@@ -153,6 +153,7 @@ export function conversationRoutes(services: HttpServices): FastifyPluginAsyncZo
       ['pause', pauseConversation],
       ['resume', resumeConversation],
       ['close', closeConversation],
+      ['reopen', reopenConversation],
     ] as const) {
       app.post(
         `/api/conversations/:id/${action}`,

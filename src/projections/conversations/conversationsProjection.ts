@@ -79,6 +79,7 @@ export const conversationsProjection = defineProjection(conversationEvents, {
     'AiSessionPaused',
     'AiSessionResumed',
     'AiSessionClosed',
+    'ConversationReopened',
     'DialogTransferred',
     'StageChanged',
     'AgentReplied',
@@ -172,6 +173,10 @@ export const conversationsProjection = defineProjection(conversationEvents, {
         next.session = { id: event.data.sessionId, state: 'closed' };
         next.awaitingReplyTo = null;
         next.sessionState = 'closed';
+        break;
+      case 'ConversationReopened':
+        next.session = { id: event.data.sessionId, state: 'active' };
+        next.sessionState = 'active';
         break;
       case 'DialogTransferred':
         next.context = { ...doc.context, transfers: [...doc.context.transfers, { dialogId: event.data.dialogId, requestId: event.data.requestId, at: event.data.at }] };

@@ -78,8 +78,11 @@ export const deleteAgent = (id: string) => request<void>('DELETE', `/api/agents/
 export const getLlmConfig = async (o?: Opts) => (await request<{ llmConfig: LlmConfig }>('GET', '/api/llm-config', undefined, o)).llmConfig;
 export const saveLlmConfig = async (input: LlmConfigInput) =>
   (await request<{ llmConfig: LlmConfig }>('PUT', '/api/llm-config', input)).llmConfig;
-/** Not in API.md: tests the saved configuration with a tiny completion. */
-export const testLlmConfig = () => request<{ ok: boolean; model?: string }>('POST', '/api/llm-config/test');
+/**
+ * Not in API.md: tests a configuration with a tiny completion — the one given (the form's, unsaved; an omitted
+ * apiKey uses the stored key only for the stored baseUrl), or the saved one without a body.
+ */
+export const testLlmConfig = (input?: LlmConfigInput) => request<{ ok: boolean; model?: string }>('POST', '/api/llm-config/test', input);
 
 // --- knowledge base -----------------------------------------------------------------------
 export const listDocuments = async (o?: Opts) =>
@@ -111,7 +114,7 @@ export const getConversation = (id: string, o?: Opts) =>
   request<ConversationDetail>('GET', `/api/conversations/${encodeURIComponent(id)}`, undefined, o);
 export const getConversationEvents = async (id: string, o?: Opts) =>
   (await request<{ events: ConversationEvent[] }>('GET', `/api/conversations/${encodeURIComponent(id)}/events`, undefined, o)).events;
-export const sessionAction = async (id: string, action: 'pause' | 'resume' | 'close') =>
+export const sessionAction = async (id: string, action: 'pause' | 'resume' | 'close' | 'reopen') =>
   (await request<{ conversation: Conversation }>('POST', `/api/conversations/${encodeURIComponent(id)}/${action}`)).conversation;
 export const sendOperatorMessage = (id: string, text: string) =>
   request<{ message: unknown }>('POST', `/api/conversations/${encodeURIComponent(id)}/messages`, { text });

@@ -224,11 +224,13 @@ export function ConfirmDialog({
   onCancel,
   busy,
   danger = true,
+  cancelLabel = 'Cancel',
 }: {
   open: boolean;
   title: string;
   message: ReactNode;
   confirmLabel: string;
+  cancelLabel?: string;
   onConfirm: () => void;
   onCancel: () => void;
   busy?: boolean;
@@ -245,7 +247,7 @@ export function ConfirmDialog({
       footer={
         <>
           <Button onClick={onCancel} disabled={busy}>
-            Cancel
+            {cancelLabel}
           </Button>
           <Button variant={danger ? 'danger' : 'primary'} onClick={onConfirm} busy={busy}>
             {confirmLabel}

@@ -1,8 +1,19 @@
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const dateTimeLong = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'long' });
-const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-const timeOnly = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
-const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+// Every date and number the dashboard shows is formatted here, in the UI's own language: the text around them is
+// English (lib/messages.ts), so "Montag, 3. März" next to "Last message" would read as a mistake. Translating the
+// UI means changing UI_LOCALE together with the messages, never mixing in the browser's locale.
+export const UI_LOCALE = 'en';
+
+const dateTime = new Intl.DateTimeFormat(UI_LOCALE, { dateStyle: 'medium', timeStyle: 'short' });
+const dateTimeLong = new Intl.DateTimeFormat(UI_LOCALE, { dateStyle: 'full', timeStyle: 'long' });
+const dateOnly = new Intl.DateTimeFormat(UI_LOCALE, { dateStyle: 'medium' });
+const timeOnly = new Intl.DateTimeFormat(UI_LOCALE, { timeStyle: 'short' });
+const relative = new Intl.RelativeTimeFormat(UI_LOCALE, { numeric: 'auto' });
+const integer = new Intl.NumberFormat(UI_LOCALE, { maximumFractionDigits: 0 });
+
+/** A count or other whole number: "12,345". */
+export function formatNumber(value: number | bigint | null | undefined, fallback = '—'): string {
+  return value === null || value === undefined ? fallback : integer.format(value);
+}
 
 function toDate(iso: string | null | undefined): Date | null {
   if (!iso) return null;
@@ -62,7 +73,7 @@ export function formatMicros(micros: number | string | null | undefined, options
   const fraction = (abs % 1_000_000n).toString().padStart(6, '0');
   // Keep at least 2 decimals, more only when they carry a non-zero digit.
   const decimals = fraction.replace(/0+$/, '').length <= 2 ? fraction.slice(0, 2) : fraction.replace(/0+$/, '');
-  const body = `$${dollars.toLocaleString('en-US')}.${decimals}`;
+  const body = `$${integer.format(dollars)}.${decimals}`;
   if (negative) return `-${body}`;
   return options.sign && abs > 0n ? `+${body}` : body;
 }

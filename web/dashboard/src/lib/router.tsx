@@ -7,13 +7,52 @@ export interface Route {
   query: URLSearchParams;
 }
 
+/**
+ * The hash the app shows. It follows location.hash except while a page with unsaved changes blocks navigation:
+ * then a new hash (a link, the back button, navigate()) is put back and handed to the blocker, which asks the user.
+ */
+let accepted = typeof window === 'undefined' ? '' : window.location.hash;
+const listeners = new Set<() => void>();
+let blocker: ((targetHash: string) => boolean) | null = null;
+
+function onHashChange() {
+  const next = window.location.hash;
+  if (next === accepted) return;
+  if (blocker?.(next)) {
+    const url = new URL(window.location.href);
+    url.hash = accepted;
+    window.history.replaceState(window.history.state, '', url);
+    return;
+  }
+  accepted = next;
+  for (const listener of listeners) listener();
+}
+if (typeof window !== 'undefined') window.addEventListener('hashchange', onHashChange);
+
 function currentHash(): string {
-  return window.location.hash;
+  return accepted;
 }
 
 function subscribe(onChange: () => void) {
-  window.addEventListener('hashchange', onChange);
-  return () => window.removeEventListener('hashchange', onChange);
+  listeners.add(onChange);
+  return () => listeners.delete(onChange);
+}
+
+/**
+ * While set, `block(targetHash)` is asked before the route changes; returning true keeps the current page (the
+ * blocker then shows its own prompt and may call `leaveTo(targetHash)`). Returns the function that removes it.
+ */
+export function setNavigationBlocker(block: (targetHash: string) => boolean): () => void {
+  blocker = block;
+  return () => {
+    if (blocker === block) blocker = null;
+  };
+}
+
+/** Goes to a hash the user confirmed leaving for, past any blocker. */
+export function leaveTo(targetHash: string) {
+  blocker = null;
+  window.location.hash = targetHash;
 }
 
 export function parseHash(hash: string): Route {

@@ -4,10 +4,14 @@ import { getConversation, getConversationEvents, sendOperatorMessage, sessionAct
 import type { Conversation, ConversationDetail, ConversationEvent, Message, Stage } from '../api/types.js';
 import { customerLabel, SessionStateBadge } from '../components/conversation.js';
 import { useToast } from '../components/Toasts.js';
-import { Badge, Button, EmptyState, ErrorState, Skeleton, Time } from '../components/ui.js';
-import { describePausedReason, formatShort, humanize } from '../lib/format.js';
+import { Badge, Button, ConfirmDialog, EmptyState, ErrorState, Skeleton, Time } from '../components/ui.js';
+import { describeConversationEvent } from '../lib/eventSentences.js';
+import { t } from '../lib/messages.js';
+import { describePausedReason, formatShort } from '../lib/format.js';
 import { useAsync } from '../lib/useAsync.js';
 import { useStreamEvents } from '../lib/useStream.js';
+
+type SessionAction = 'pause' | 'resume' | 'close' | 'reopen';
 
 const AUTHOR_LABEL: Record<Message['author'], string> = {
   customer: 'Customer',
@@ -49,14 +53,27 @@ export function ConversationDetailView({
     onChange(conversation);
   };
 
-  async function act(action: 'pause' | 'resume' | 'close') {
+  const [confirmClose, setConfirmClose] = useState(false);
+  const sessionButtons = useRef<HTMLDivElement>(null);
+  // Pause and Resume (Close and Reopen) replace each other: focus goes to the button now in the toggled one's place,
+  // not back to <body>, so a keyboard user can toggle again.
+  const refocus = useRef(false);
+  useEffect(() => {
+    if (!refocus.current || acting !== null) return;
+    refocus.current = false;
+    sessionButtons.current?.querySelector<HTMLButtonElement>('button[data-session-toggle]:not([disabled])')?.focus();
+  });
+
+  async function act(action: SessionAction) {
     setActing(action);
     try {
       applyConversation(await sessionAction(id, action));
-      toast.success(action === 'pause' ? 'AI paused — you can reply yourself' : action === 'resume' ? 'AI resumed' : 'Session closed');
+      toast.success(t.conversation.done[action]);
+      setConfirmClose(false);
     } catch (error) {
       toast.error(describeError(error));
     } finally {
+      refocus.current = true;
       setActing(null);
     }
   }
@@ -136,25 +153,41 @@ export function ConversationDetailView({
           </p>
         )}
         <div className="detail-actions">
-          <div className="button-row" role="group" aria-label="AI session">
+          <div className="button-row" role="group" aria-label={t.conversation.sessionGroup} ref={sessionButtons}>
             {state === 'active' && (
-              <Button onClick={() => act('pause')} busy={acting === 'pause'} disabled={acting !== null}>
-                Pause
+              <Button data-session-toggle onClick={() => act('pause')} busy={acting === 'pause'} disabled={acting !== null}>
+                {t.conversation.pause}
               </Button>
             )}
             {state === 'paused' && (
-              <Button variant="primary" onClick={() => act('resume')} busy={acting === 'resume'} disabled={acting !== null}>
-                Resume
+              <Button data-session-toggle variant="primary" onClick={() => act('resume')} busy={acting === 'resume'} disabled={acting !== null}>
+                {t.conversation.resume}
               </Button>
             )}
             {(state === 'active' || state === 'paused') && (
-              <Button variant="danger" onClick={() => act('close')} busy={acting === 'close'} disabled={acting !== null}>
-                Close session
+              <Button variant="danger" onClick={() => setConfirmClose(true)} busy={acting === 'close'} disabled={acting !== null}>
+                {t.conversation.close}
               </Button>
             )}
-            {state === 'closed' && <span className="muted small">The AI session is closed. A new customer message starts a new one.</span>}
-            {state === null && <span className="muted small">No AI session yet. The next customer message starts one.</span>}
+            {state === 'closed' && (
+              <>
+                <Button data-session-toggle onClick={() => act('reopen')} busy={acting === 'reopen'} disabled={acting !== null}>
+                  {t.conversation.reopen}
+                </Button>
+                <span className="muted small">{t.conversation.closedHint}</span>
+              </>
+            )}
+            {state === null && <span className="muted small">{t.conversation.noSessionHint}</span>}
           </div>
+          <ConfirmDialog
+            open={confirmClose}
+            title={t.conversation.closeTitle}
+            message={<p>{t.conversation.closeBody}</p>}
+            confirmLabel={t.conversation.close}
+            busy={acting === 'close'}
+            onConfirm={() => void act('close')}
+            onCancel={() => setConfirmClose(false)}
+          />
           <div className="stage-control">
             <label htmlFor={`${tabsId}-stage`} className="field-label">
               Stage
@@ -219,7 +252,7 @@ export function ConversationDetailView({
         </div>
       ) : (
         <div role="tabpanel" id={`${tabsId}-panel-events`} aria-labelledby={`${tabsId}-tab-events`} className="tabpanel">
-          <EventHistory conversationId={id} tick={eventsTick} />
+          <EventHistory conversationId={id} tick={eventsTick} stageName={(stageId) => stages.find((s) => s.id === stageId)?.name} />
         </div>
       )}
     </section>
@@ -401,67 +434,72 @@ function SharedContext({ detail }: { detail: ConversationDetail }) {
   );
 }
 
-function EventHistory({ conversationId, tick }: { conversationId: string; tick: number }) {
+function EventHistory({ conversationId, tick, stageName }: { conversationId: string; tick: number; stageName: (id: string) => string | undefined }) {
   const events = useAsync((signal) => getConversationEvents(conversationId, { signal }), [conversationId, tick]);
-  const [expandAll, setExpandAll] = useState<boolean | null>(null);
-  const [version, setVersion] = useState(0);
+  // Which events show their JSON, by position (stable across live reloads of the list).
+  const [open, setOpen] = useState<Set<string>>(new Set());
 
-  useEffect(() => setExpandAll(null), [conversationId]);
+  useEffect(() => setOpen(new Set()), [conversationId]);
 
-  if (events.loading && !events.data) return <Skeleton rows={6} label="Loading the event history…" />;
-  if (events.error && !events.data) return <ErrorState error={events.error} onRetry={events.reload} title="Could not load the event history" />;
+  if (events.loading && !events.data) return <Skeleton rows={6} label={t.events.loading} />;
+  if (events.error && !events.data) return <ErrorState error={events.error} onRetry={events.reload} title={t.events.loadError} />;
   const list: ConversationEvent[] = events.data ?? [];
-  if (list.length === 0) return <EmptyState title="No events recorded for this conversation" />;
+  if (list.length === 0) return <EmptyState title={t.events.empty} />;
+  const keyOf = (event: ConversationEvent) => `${String(event.position)}-${String(event.revision)}`;
+  const toggle = (key: string) =>
+    setOpen((current) => {
+      const next = new Set(current);
+      if (!next.delete(key)) next.add(key);
+      return next;
+    });
 
   return (
     <div className="card">
       <div className="toolbar">
-        <p className="muted small">
-          The audit trail: every event stored for this conversation, in order. {list.length} event{list.length === 1 ? '' : 's'}.
-        </p>
+        <p className="muted small">{t.events.intro(list.length)}</p>
         <div className="toolbar-end button-row">
-          <Button
-            size="sm"
-            onClick={() => {
-              setExpandAll(true);
-              setVersion((v) => v + 1);
-            }}
-          >
-            Expand all
+          <Button size="sm" onClick={() => setOpen(new Set(list.map(keyOf)))}>
+            {t.events.showAllJson}
           </Button>
-          <Button
-            size="sm"
-            onClick={() => {
-              setExpandAll(false);
-              setVersion((v) => v + 1);
-            }}
-          >
-            Collapse all
+          <Button size="sm" onClick={() => setOpen(new Set())}>
+            {t.events.hideAllJson}
           </Button>
         </div>
       </div>
-      <ol className="event-list" aria-label="Event history">
-        {list.map((event) => (
-          <li key={`${String(event.position)}-${String(event.revision)}`} className="event" data-testid="event" data-type={event.type}>
-            <details open={expandAll ?? false} key={version}>
-              <summary>
-                <span className="event-pos" title="Position in the event store">
-                  #{String(event.position)}
-                </span>
-                <span className="event-rev" title="Revision in the conversation's stream">
-                  rev {String(event.revision)}
-                </span>
-                <span className="event-type">{event.type}</span>
+      <ol className="event-list" aria-label={t.events.listLabel}>
+        {list.map((event) => {
+          const key = keyOf(event);
+          const shown = open.has(key);
+          const jsonId = `event-json-${key}`;
+          return (
+            <li key={key} className="event" data-testid="event" data-type={event.type}>
+              <div className="event-row">
+                <p className="event-sentence" data-testid="event-sentence">
+                  {describeConversationEvent(event, stageName)}
+                </p>
                 <span className="event-time">
                   <Time iso={event.createdAt} />
                 </span>
-              </summary>
-              <pre className="json" aria-label={`${humanize(event.type)} data`}>
-                {JSON.stringify(event.data, null, 2)}
-              </pre>
-            </details>
-          </li>
-        ))}
+              </div>
+              <div className="event-foot">
+                <span className="event-type" title={t.events.typeTitle}>
+                  {event.type}
+                </span>
+                <span className="event-pos" title={t.events.positionTitle}>
+                  #{String(event.position)} · rev {String(event.revision)}
+                </span>
+                <Button size="sm" variant="ghost" className="event-json-toggle" aria-expanded={shown} aria-controls={jsonId} onClick={() => toggle(key)}>
+                  {shown ? t.common.hideJson : t.common.showJson}
+                </Button>
+              </div>
+              {shown && (
+                <pre className="json" id={jsonId} aria-label={t.events.dataLabel(event.type)}>
+                  {JSON.stringify(event.data, null, 2)}
+                </pre>
+              )}
+            </li>
+          );
+        })}
       </ol>
     </div>
   );

@@ -80,7 +80,8 @@ export function ConversationsPage({ id }: { id: string | null }) {
             <option value="closed">Closed</option>
           </SelectField>
           <SelectField label="Integration" value={String(integrationId)} onValueChange={(v) => setIntegrationId(v ? Number(v) : '')}>
-            <option value="">All integrations</option>
+            {/* "All integrations" is cut in the narrow filter column; the label above already says Integration. */}
+            <option value="">All</option>
             {integrations.data?.map((integration) => (
               <option key={integration.id} value={integration.id}>
                 {integration.name}

@@ -2,6 +2,7 @@ import { getCredits } from '../api/endpoints.js';
 import { Button, EmptyState, ErrorState, PageHeader, Skeleton, Time } from '../components/ui.js';
 import { formatMicros, humanize } from '../lib/format.js';
 import { Link } from '../lib/router.js';
+import { t } from '../lib/messages.js';
 import { useAsync } from '../lib/useAsync.js';
 
 /** "$5.00" from the API's display string (falls back to the micro-dollar amount). */
@@ -52,15 +53,15 @@ export function CreditsPage() {
               <EmptyState title="No credit movements yet" />
             ) : (
               <div className="table-wrap">
-                <table className="table">
+                <table className="table table-cards">
                   <thead>
                     <tr>
-                      <th scope="col">Time</th>
+                      <th scope="col">{t.credits.time}</th>
                       <th scope="col" className="num">
-                        Amount
+                        {t.credits.amount}
                       </th>
-                      <th scope="col">Reason</th>
-                      <th scope="col">Conversation</th>
+                      <th scope="col">{t.credits.reason}</th>
+                      <th scope="col">{t.credits.conversation}</th>
                     </tr>
                   </thead>
                   <tbody>
@@ -68,14 +69,16 @@ export function CreditsPage() {
                       const negative = String(entry.deltaMicros).startsWith('-');
                       return (
                         <tr key={`${entry.at}-${index}`} data-testid="ledger-row">
-                          <td className="nowrap">
+                          <td className="nowrap" data-label={t.credits.time}>
                             <Time iso={entry.at} />
                           </td>
-                          <td className={`num nowrap ${negative ? 'amount-negative' : 'amount-positive'}`}>{formatMicros(entry.deltaMicros, { sign: true })}</td>
-                          <td className="wrap">{humanize(entry.reason)}</td>
-                          <td>
+                          <td data-label={t.credits.amount} className={`num nowrap ${negative ? 'amount-negative' : 'amount-positive'}`}>{formatMicros(entry.deltaMicros, { sign: true })}</td>
+                          <td className="wrap" data-label={t.credits.reason}>
+                            {humanize(entry.reason)}
+                          </td>
+                          <td data-label={t.credits.conversation}>
                             {entry.conversationId ? (
-                              <Link to={`/conversations/${encodeURIComponent(entry.conversationId)}`}>Open conversation</Link>
+                              <Link to={`/conversations/${encodeURIComponent(entry.conversationId)}`}>{t.credits.openConversation}</Link>
                             ) : (
                               <span className="muted">—</span>
                             )}

@@ -1,4 +1,4 @@
-import { useId, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { API_BASE, ApiError, describeError } from '../api/client.js';
 import {
   createIntegration,
@@ -11,6 +11,7 @@ import {
 } from '../api/endpoints.js';
 import type { Agent, ConnectorType, Integration, IntegrationInput } from '../api/types.js';
 import { useToast } from '../components/Toasts.js';
+import { UnsavedChangesGuard } from '../components/UnsavedChangesGuard.js';
 import {
   Badge,
   Button,
@@ -29,6 +30,7 @@ import {
   Time,
 } from '../components/ui.js';
 import { formatDateTime } from '../lib/format.js';
+import { t } from '../lib/messages.js';
 import { Link, navigate } from '../lib/router.js';
 import { useAsync } from '../lib/useAsync.js';
 
@@ -237,10 +239,23 @@ function IntegrationCard({ integration, agentName, onChange }: { integration: In
                 </Badge>
               )}
             </div>
-            <Button variant={registered ? 'secondary' : 'primary'} size="sm" busy={registering} onClick={register}>
+            {/* Without an API URL there is nowhere to register: not the page's main action then, and disabled. */}
+            <Button
+              variant={registered || !integration.apiUrl ? 'secondary' : 'primary'}
+              size="sm"
+              busy={registering}
+              disabled={!integration.apiUrl}
+              aria-describedby={integration.apiUrl ? undefined : `${urlId}-register-hint`}
+              onClick={register}
+            >
               {registered ? 'Re-register webhook' : 'Register webhook'}
             </Button>
           </div>
+          {!integration.apiUrl && (
+            <p className="field-hint" id={`${urlId}-register-hint`} data-testid="register-hint">
+              {t.integrations.registerNeedsUrl} <Link to={`/integrations/${integration.id}`}>{t.integrations.editToSetUrl}</Link>
+            </p>
+          )}
           <div role="status" className="register-outcome" data-testid="register-outcome">
             {outcome &&
               (outcome.ok ? (
@@ -318,18 +333,88 @@ export function IntegrationFormPage({ id }: { id: number | null }) {
   );
 }
 
+/**
+ * The form's non-secret fields, kept in sessionStorage while the user follows "create an agent" and comes back.
+ * Secrets (API token, webhook secret) are never written there: they are typed again.
+ */
+interface IntegrationDraft {
+  name: string;
+  connectorType: ConnectorType;
+  apiUrl: string;
+  active: boolean;
+  agentId: string;
+  origins: string;
+}
+const draftKey = (integration: Integration | null) => `mas.integrationDraft.${integration?.id ?? 'new'}`;
+
+function takeDraft(integration: Integration | null): IntegrationDraft | null {
+  try {
+    const raw = sessionStorage.getItem(draftKey(integration));
+    sessionStorage.removeItem(draftKey(integration));
+    return raw ? (JSON.parse(raw) as IntegrationDraft) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The agent a new integration starts with: the only one, else the first active one. */
+export function defaultAgentId(agents: Agent[] | undefined): string {
+  if (!agents || agents.length === 0) return '';
+  return (agents.find((a) => a.active) ?? agents[0]!).id;
+}
+
 function IntegrationForm({ integration, agents, agentsError }: { integration: Integration | null; agents: Agent[] | undefined; agentsError: unknown }) {
   const toast = useToast();
   const isNew = integration === null;
-  const [name, setName] = useState(integration?.name ?? '');
-  const [connectorType, setConnectorType] = useState<ConnectorType>(integration?.connectorType ?? 'msgplatform');
-  const [apiUrl, setApiUrl] = useState(integration?.apiUrl ?? '');
+  const [restored] = useState(() => takeDraft(integration));
+  const initial: IntegrationDraft = {
+    name: integration?.name ?? '',
+    connectorType: integration?.connectorType ?? 'msgplatform',
+    apiUrl: integration?.apiUrl ?? '',
+    active: integration?.active ?? true,
+    agentId: integration?.agentId ?? '',
+    origins: (integration?.allowedOrigins ?? []).join('\n'),
+  };
+  const start = restored ?? initial;
+  const [name, setName] = useState(start.name);
+  const [connectorType, setConnectorType] = useState<ConnectorType>(start.connectorType);
+  const [apiUrl, setApiUrl] = useState(start.apiUrl);
   const [apiToken, setApiToken] = useState('');
   const [webhookSecret, setWebhookSecret] = useState('');
   const [generated, setGenerated] = useState<string | null>(null);
-  const [active, setActive] = useState(integration?.active ?? true);
-  const [agentId, setAgentId] = useState(integration?.agentId ?? '');
-  const [origins, setOrigins] = useState((integration?.allowedOrigins ?? []).join('\n'));
+  const [active, setActive] = useState(start.active);
+  const [agentId, setAgentIdState] = useState(start.agentId);
+  const agentTouched = useRef(restored !== null);
+  const setAgentId = (value: string) => {
+    agentTouched.current = true;
+    setAgentIdState(value);
+  };
+  const [origins, setOrigins] = useState(start.origins);
+  const guard = useRef<{ allowNext: () => void } | null>(null);
+
+  // A new integration answers with the company's agent unless the user chose otherwise: "No agent" is a choice,
+  // not a default that silently leaves customers unanswered.
+  useEffect(() => {
+    if (isNew && !agentTouched.current && agents) setAgentIdState(defaultAgentId(agents));
+  }, [isNew, agents]);
+
+  const draft: IntegrationDraft = { name, connectorType, apiUrl, active, agentId, origins };
+  const baseline = isNew ? { ...initial, agentId: agentTouched.current ? initial.agentId : defaultAgentId(agents) } : initial;
+  const dirty = JSON.stringify(draft) !== JSON.stringify(baseline) || apiToken !== '' || webhookSecret !== '';
+  const keepDraftAndGo = () => {
+    try {
+      sessionStorage.setItem(draftKey(integration), JSON.stringify(draft));
+    } catch {
+      // Storage full or disabled: the unsaved-changes prompt still protects the typing.
+      return;
+    }
+    guard.current?.allowNext();
+  };
+  const createAgentLink = (label: string) => (
+    <Link to="/agents/new" onClick={keepDraftAndGo}>
+      {label}
+    </Link>
+  );
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
@@ -418,10 +503,12 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
             <span className="field-error">Could not load the agents: {describeError(agentsError)}</span>
           ) : agents && agents.length === 0 ? (
             <>
-              No agents yet — <Link to="/agents/new">create one</Link> to answer messages.
+              {t.integrations.noAgentsYet} {createAgentLink(t.integrations.createAgent)} {t.integrations.toAnswer}
             </>
           ) : (
-            'The AI agent that answers this channel’s customers.'
+            <>
+              {t.integrations.agentHint} {createAgentLink(t.integrations.createAnotherAgent)}
+            </>
           )
         }
       >
@@ -462,7 +549,7 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
             onValueChange={setApiToken}
             aside={!isNew ? <SetBadge set={integration.hasApiToken} /> : undefined}
             placeholder={integration?.hasApiToken ? 'set — leave blank to keep it' : 'Paste the token from the platform'}
-            hint="Write-only: it is never shown again. Leave blank to keep the current one."
+            hint={isNew ? t.integrations.writeOnly : `${t.integrations.writeOnly} ${t.integrations.blankKeeps}`}
           />
           <div className="field">
             <TextField
@@ -476,7 +563,7 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
               }}
               aside={!isNew ? <SetBadge set={integration.hasWebhookSecret} /> : undefined}
               placeholder={integration?.hasWebhookSecret ? 'set — leave blank to keep it' : 'A long random string'}
-              hint="Used to verify the signature of every webhook. Write-only; leave blank to keep the current one."
+              hint={isNew ? t.integrations.secretHint : `${t.integrations.secretHint} ${t.integrations.blankKeeps}`}
             />
             <div>
               <Button
@@ -529,6 +616,8 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
 
       <Switch label="Active" checked={active} onChange={setActive} hint="Inactive integrations reject incoming messages." />
 
+      {restored && <p className="notice notice-info">{t.integrations.draftRestored}</p>}
+      <UnsavedChangesGuard when={dirty && !saving} guardRef={guard} />
       <InlineError error={error} />
       <div className="form-actions">
         {!isNew && (

@@ -3,7 +3,9 @@ import { describeError } from '../api/client.js';
 import { getLlmConfig, saveLlmConfig, testLlmConfig } from '../api/endpoints.js';
 import type { LlmConfig, LlmConfigInput, LlmProvider } from '../api/types.js';
 import { useToast } from '../components/Toasts.js';
+import { UnsavedChangesGuard } from '../components/UnsavedChangesGuard.js';
 import { Button, ErrorState, InlineError, PageHeader, SetBadge, Skeleton, TextField } from '../components/ui.js';
+import { t } from '../lib/messages.js';
 import { useAsync } from '../lib/useAsync.js';
 
 const BASE_URL_PRESETS = [
@@ -44,16 +46,24 @@ function LlmForm({ config, onSaved }: { config: LlmConfig; onSaved: (config: Llm
 
   const dirty = provider !== config.provider || baseUrl !== (config.baseUrl ?? '') || model !== (config.model ?? '') || apiKey !== '';
 
-  async function onSubmit(event: FormEvent) {
-    event.preventDefault();
-    setSaving(true);
-    setError(null);
+  /** What the form holds, as PUT (and the test) take it: a blank key field means "keep the stored key". */
+  function formInput(): LlmConfigInput {
     const input: LlmConfigInput = { provider };
     if (provider === 'openai') {
       if (baseUrl.trim()) input.baseUrl = baseUrl.trim();
       if (model.trim()) input.model = model.trim();
       if (apiKey) input.apiKey = apiKey;
     }
+    return input;
+  }
+  // The stored key is only ever sent to the stored address (the server enforces it): say so before the test fails.
+  const keyStaysBehind = provider === 'openai' && !apiKey && config.hasApiKey && baseUrl.trim() !== (config.baseUrl ?? '');
+
+  async function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    setSaving(true);
+    setError(null);
+    const input = formInput();
     try {
       const saved = await saveLlmConfig(input);
       toast.success('LLM settings saved');
@@ -68,10 +78,11 @@ function LlmForm({ config, onSaved }: { config: LlmConfig; onSaved: (config: Llm
   }
 
   async function runTest() {
+    setError(null);
     setTesting(true);
     setTest(null);
     try {
-      const result = await testLlmConfig();
+      const result = await testLlmConfig(formInput());
       setTest(result.ok === false ? { ok: false, message: 'The provider did not answer as expected' } : { ok: true, model: result.model });
     } catch (err) {
       setTest({ ok: false, message: describeError(err) });
@@ -126,7 +137,7 @@ function LlmForm({ config, onSaved }: { config: LlmConfig; onSaved: (config: Llm
             onValueChange={setApiKey}
             aside={<SetBadge set={config.hasApiKey} />}
             placeholder={config.hasApiKey ? 'set — leave blank to keep it' : 'sk-…'}
-            hint="Write-only: it is never shown again. Leave blank to keep the current key."
+            hint={config.hasApiKey ? 'Write-only: it is never shown again. Leave blank to keep the current key.' : 'Write-only: it is never shown again.'}
           />
         </>
       )}
@@ -140,13 +151,15 @@ function LlmForm({ config, onSaved }: { config: LlmConfig; onSaved: (config: Llm
           Save
         </Button>
       </div>
-      {dirty && <p className="field-hint">“Test connection” tests the saved settings — save your changes first.</p>}
+      <p className="field-hint">{dirty ? t.llm.testsForm : t.llm.testsSaved}</p>
+      {keyStaysBehind && <p className="field-hint">{t.llm.keyStaysBehind}</p>}
+      <UnsavedChangesGuard when={dirty && !saving} />
       <div role="status" data-testid="llm-test-result">
         {test &&
           (test.ok ? (
-            <p className="notice notice-success">Connection works{test.model ? ` — model ${test.model} answered` : ''}.</p>
+            <p className="notice notice-success">{t.llm.works(test.model)}</p>
           ) : (
-            <p className="notice notice-error">Connection failed: {test.message}</p>
+            <p className="notice notice-error">{t.llm.failed(test.message)}</p>
           ))}
       </div>
     </form>

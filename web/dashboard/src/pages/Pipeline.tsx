@@ -1,4 +1,4 @@
-import { useMemo, useRef, useState, type DragEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import { ApiError, describeError } from '../api/client.js';
 import { getConversation, getPipeline, listConversations, listIntegrations, setConversationStage } from '../api/endpoints.js';
 import type { Conversation, Stage } from '../api/types.js';
@@ -6,7 +6,8 @@ import { byLastActivity, customerLabel, SessionStateBadge } from '../components/
 import { LiveIndicator } from '../components/LiveIndicator.js';
 import { useToast } from '../components/Toasts.js';
 import { Button, EmptyState, ErrorState, InlineError, PageHeader, Skeleton } from '../components/ui.js';
-import { formatRelative } from '../lib/format.js';
+import { formatNumber, formatRelative } from '../lib/format.js';
+import { t } from '../lib/messages.js';
 import { Link } from '../lib/router.js';
 import { useAsync } from '../lib/useAsync.js';
 import { usePaged } from '../lib/usePaged.js';
@@ -68,13 +69,13 @@ export function PipelinePage() {
   async function move(conversationId: string, stageId: string) {
     const conversation = conversations.items?.find((c) => c.id === conversationId);
     if (!conversation || conversation.stageId === stageId || stageId === NO_STAGE) return;
-    const stageName = stages.find((s) => s.id === stageId)?.name ?? 'the new stage';
+    const stageName = stages.find((s) => s.id === stageId)?.name ?? t.pipeline.theNewStage;
     setItems((items) => items?.map((c) => (c.id === conversationId ? { ...c, stageId } : c)));
     setMoving((set) => new Set(set).add(conversationId));
     try {
       const updated = await setConversationStage(conversationId, stageId);
       setItems((items) => items?.map((c) => (c.id === conversationId ? updated : c)));
-      toast.success(`${customerLabel(conversation)} moved to ${stageName}`);
+      toast.success(t.pipeline.moved(customerLabel(conversation), stageName));
     } catch (error) {
       setItems((items) => items?.map((c) => (c.id === conversationId ? { ...c, stageId: conversation.stageId } : c)));
       toast.error(describeError(error));
@@ -117,12 +118,12 @@ export function PipelinePage() {
       >
         <h2 className="board-column-title" id={headingId}>
           <span>{name}</span>
-          <span className="tab-count" aria-label={`${items.length} conversations`}>
-            {items.length}
+          <span className="tab-count" aria-label={t.pipeline.columnCount(items.length)}>
+            {formatNumber(items.length)}
           </span>
         </h2>
         <ul className="board-cards">
-          {items.length === 0 && <li className="board-empty">Drop a conversation here</li>}
+          {items.length === 0 && <li className="board-empty">{t.pipeline.dropHere}</li>}
           {items.map((conversation) => (
             <PipelineCard
               key={conversation.id}
@@ -157,12 +158,12 @@ export function PipelinePage() {
   return (
     <>
       <PageHeader
-        title="Pipeline"
-        description="Drag a conversation to another stage, or use its “Move to…” menu."
+        title={t.pipeline.title}
+        description={t.pipeline.description}
         actions={
           <>
             <LiveIndicator />
-            <Button onClick={() => { pipeline.reload(); reload(); }}>Refresh</Button>
+            <Button onClick={() => { pipeline.reload(); reload(); }}>{t.common.refresh}</Button>
           </>
         }
       />
@@ -181,23 +182,23 @@ export function PipelinePage() {
             pipeline.reload();
             reload();
           }}
-          title="Could not load the pipeline"
+          title={t.pipeline.loadError}
         />
       ) : stages.length === 0 ? (
-        <EmptyState title="This company has no pipeline stages" />
+        <EmptyState title={t.pipeline.noStages} />
       ) : (
         <>
           {conversations.items && conversations.items.length === 0 && (
-            <p className="notice notice-info">No conversations yet — they appear in the first stage when a customer writes to one of your channels.</p>
+            <p className="notice notice-info">{t.pipeline.empty}</p>
           )}
           <div className="board" data-testid="pipeline-board">
-            {columns.none.length > 0 && renderColumn(NO_STAGE, 'No stage', columns.none)}
+            {columns.none.length > 0 && renderColumn(NO_STAGE, t.pipeline.noStage, columns.none)}
             {stages.map((stage) => renderColumn(stage.id, stage.name, columns.groups.get(stage.id) ?? []))}
           </div>
           {conversations.nextCursor && (
             <div className="list-foot">
               <Button onClick={conversations.loadMore} busy={conversations.loadingMore}>
-                Load more
+                {t.common.loadMore}
               </Button>
             </div>
           )}
@@ -230,6 +231,10 @@ function PipelineCard({
   onMove: (stageId: string) => void;
 }) {
   const selectId = `move-${conversation.id}`;
+  const current = conversation.stageId ?? '';
+  // The stage chosen in the menu but not yet confirmed; follows the card when it moves by drag or live update.
+  const [draft, setDraft] = useState(current);
+  useEffect(() => setDraft(current), [current]);
   return (
     <li
       className={`board-card${dragging ? ' is-dragging' : ''}${busy ? ' is-busy' : ''}`}
@@ -242,34 +247,53 @@ function PipelineCard({
       aria-busy={busy || undefined}
     >
       <div className="board-card-head">
-        <Link to={`/conversations/${encodeURIComponent(conversation.id)}`} className="board-card-title" draggable={false}>
+        <Link to={`/conversations/${encodeURIComponent(conversation.id)}`} className="board-card-title" title={customerLabel(conversation)} draggable={false}>
           {customerLabel(conversation)}
         </Link>
         <SessionStateBadge conversation={conversation} />
       </div>
-      <p className="muted small">
+      <p className="muted small board-card-meta">
         {integrationName ?? `Integration #${conversation.integrationId}`}
         {conversation.customer.transport ? ` · ${conversation.customer.transport}` : ''} · {formatRelative(conversation.lastMessageAt ?? conversation.createdAt)}
       </p>
-      <div className="board-card-move">
+      <form
+        className="board-card-move"
+        onSubmit={(event) => {
+          // Only an explicit confirmation moves the card: arrowing through the options (which fires "change" on a
+          // closed select in Chromium) must not.
+          event.preventDefault();
+          if (draft !== current) onMove(draft);
+        }}
+      >
         <label htmlFor={selectId} className="small muted">
-          Move to…
+          {t.pipeline.moveTo}
         </label>
         <select
           id={selectId}
           className="input select select-sm"
-          value={conversation.stageId ?? ''}
+          value={draft}
           disabled={busy}
-          onChange={(event) => onMove(event.target.value)}
+          onChange={(event) => setDraft(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter' && draft !== current) {
+              event.preventDefault();
+              onMove(draft);
+            }
+          }}
         >
-          {!conversation.stageId && <option value="">No stage</option>}
+          {!conversation.stageId && <option value="">{t.pipeline.noStage}</option>}
           {stages.map((stage) => (
             <option key={stage.id} value={stage.id}>
               {stage.name}
             </option>
           ))}
         </select>
-      </div>
+        {draft !== current && (
+          <Button type="submit" size="sm" variant="primary" disabled={busy} aria-label={t.pipeline.moveButtonLabel(stages.find((s) => s.id === draft)?.name ?? '')}>
+            {t.pipeline.move}
+          </Button>
+        )}
+      </form>
     </li>
   );
 }

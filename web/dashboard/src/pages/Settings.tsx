@@ -5,6 +5,7 @@ import type { ApiToken } from '../api/types.js';
 import { useAuth } from '../auth.js';
 import { useToast } from '../components/Toasts.js';
 import { Badge, Button, ConfirmDialog, CopyButton, EmptyState, ErrorState, InlineError, Modal, PageHeader, Skeleton, TextField, Time } from '../components/ui.js';
+import { t } from '../lib/messages.js';
 import { useAsync } from '../lib/useAsync.js';
 
 export function SettingsPage() {
@@ -113,13 +114,13 @@ function ApiTokens() {
         <EmptyState title="No API tokens yet — create one to call the API from your own systems" />
       ) : (
         <div className="table-wrap">
-          <table className="table">
+          <table className="table table-cards">
             <thead>
               <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
+                <th scope="col">{t.settings.name}</th>
+                <th scope="col">{t.settings.prefix}</th>
+                <th scope="col">{t.settings.created}</th>
+                <th scope="col">{t.settings.lastUsed}</th>
                 <th scope="col">
                   <span className="visually-hidden">Actions</span>
                 </th>
@@ -128,14 +129,18 @@ function ApiTokens() {
             <tbody>
               {tokens.data?.map((token) => (
                 <tr key={token.id} data-testid="api-token-row" data-token-id={token.id}>
-                  <td className="wrap">{token.name}</td>
-                  <td>
+                  <td className="wrap" data-label={t.settings.name}>
+                    {token.name}
+                  </td>
+                  <td data-label={t.settings.prefix}>
                     <code className="code-inline">{token.prefix}…</code>
                   </td>
-                  <td className="nowrap">
+                  <td className="nowrap" data-label={t.settings.created}>
                     <Time iso={token.createdAt} />
                   </td>
-                  <td className="nowrap">{token.lastUsedAt ? <Time iso={token.lastUsedAt} /> : <span className="muted">Never</span>}</td>
+                  <td className="nowrap" data-label={t.settings.lastUsed}>
+                    {token.lastUsedAt ? <Time iso={token.lastUsedAt} /> : <span className="muted">{t.settings.never}</span>}
+                  </td>
                   <td className="actions">
                     <Button size="sm" variant="ghost" className="danger-text" onClick={() => setToRevoke(token)}>
                       Revoke

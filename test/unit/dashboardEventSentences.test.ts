@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { describeConversationEvent } from '../../web/dashboard/src/lib/eventSentences.js';
+import { formatDateTime, formatNumber } from '../../web/dashboard/src/lib/format.js';
+
+/** The dashboard's event history: one readable sentence per stored event, and dates/numbers in the UI's English. */
+describe('describeConversationEvent', () => {
+  const say = (type: string, data: unknown, stageName?: (id: string) => string | undefined) => describeConversationEvent({ type, data }, stageName);
+
+  it('quotes what the customer wrote, cut when long', () => {
+    expect(say('MessageReceived', { text: 'Do you ship to Norway?' })).toBe('Customer message received: “Do you ship to Norway?”');
+    const long = say('MessageReceived', { text: 'x'.repeat(500) });
+    expect(long.length).toBeLessThan(160);
+    expect(long.endsWith('…”')).toBe(true);
+  });
+
+  it('says why a reply was not delivered', () => {
+    expect(say('MessageDeliveryFailed', { reason: 'platform answered 503', attempts: 5 })).toBe('Reply not delivered: platform answered 503 (after 5 attempts).');
+  });
+
+  it('names the stage and who acted', () => {
+    expect(say('StageChanged', { stageId: 's-1', by: 'user:42' }, (id) => (id === 's-1' ? 'Won' : undefined))).toBe('Moved to the stage “Won” by an operator.');
+    expect(say('AiSessionClosed', { reason: 'close_dialog' })).toBe('AI session closed: the dialog was closed on the platform.');
+    expect(say('ConversationReopened', { by: 'user:42' })).toBe('Conversation reopened by an operator: a new AI session started.');
+    expect(say('AiSessionPaused', { reason: 'credits_exhausted', by: null })).toBe('Paused: out of credits.');
+  });
+
+  it('an unknown event type still reads as words, and bad data does not throw', () => {
+    expect(say('SomethingNewHappened', null)).toBe('Something new happened.');
+    expect(() => say('ConversationStarted', null)).not.toThrow();
+  });
+});
+
+describe('formatting in the UI locale', () => {
+  it('formats dates and numbers in English whatever the environment locale', () => {
+    expect(formatDateTime('2026-03-02T09:05:00.000Z')).toMatch(/^Mar 2, 2026, \d{1,2}:05\s?(AM|PM)$/);
+    expect(formatNumber(1234567)).toBe('1,234,567');
+  });
+});

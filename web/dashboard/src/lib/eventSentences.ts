@@ -1,0 +1,68 @@
+// One readable sentence per stored conversation event, for the event history. The raw JSON stays one click away.
+import type { ConversationEvent } from '../api/types.js';
+import { describePausedReason, formatNumber, humanize } from './format.js';
+
+const QUOTE_MAX = 120;
+
+/** “text” in typographic quotes, cut at QUOTE_MAX characters. */
+export function quote(text: unknown): string {
+  const value = String(text ?? '').replace(/\s+/g, ' ').trim();
+  return `“${value.length > QUOTE_MAX ? `${value.slice(0, QUOTE_MAX - 1)}…` : value}”`;
+}
+
+const byWhom = (by: unknown) => (typeof by === 'string' && by.startsWith('user:') ? ' by an operator' : '');
+
+const CLOSE_REASONS: Record<string, string> = {
+  close_dialog: 'the dialog was closed on the platform',
+  close_request: 'the platform asked to close the dialog',
+  api: 'closed by an operator',
+};
+
+/**
+ * The sentence for one event. `stageName` resolves a stage id to its name for StageChanged. An event type this
+ * dashboard does not know yet still reads as words ("Something happened"), never as a crash.
+ */
+export function describeConversationEvent(event: Pick<ConversationEvent, 'type' | 'data'>, stageName: (id: string) => string | undefined = () => undefined): string {
+  const d = (event.data ?? {}) as Record<string, unknown>;
+  switch (event.type) {
+    case 'ConversationStarted': {
+      const customer = (d.customer ?? {}) as { clientId?: unknown; transport?: unknown };
+      const via = d.connectorType === 'webchat' ? 'the web chat' : 'the messaging platform';
+      return `Conversation started on ${via} with client ${String(customer.clientId ?? '?')}${customer.transport ? ` (${String(customer.transport)})` : ''}.`;
+    }
+    case 'MessageReceived':
+      return `Customer message received: ${quote(d.text)}`;
+    case 'OperatorMessageRecorded':
+      return `Operator wrote on the platform: ${quote(d.text)}`;
+    case 'OperatorMessageSent':
+      return `Operator message queued for the customer: ${quote(d.text)}`;
+    case 'AgentReplied':
+      return `AI agent replied${d.handoff ? ' and handed over to a human' : ''}: ${quote(d.text)}`;
+    case 'MessageSendAttempted':
+      return `Sending a message to the customer (attempt ${formatNumber(Number(d.attempt) || 1)}).`;
+    case 'MessageDelivered':
+      return 'Message delivered to the customer.';
+    case 'MessageDeliveryFailed':
+      return `Reply not delivered: ${String(d.reason ?? 'unknown reason')} (after ${formatNumber(Number(d.attempts) || 1)} attempt${Number(d.attempts) === 1 ? '' : 's'}).`;
+    case 'MessagesUnanswered':
+      return `Customer message not answered: ${String(d.reason ?? 'unknown reason')}`;
+    case 'AiSessionOpened':
+      return 'AI session started: the AI agent answers this customer.';
+    case 'AiSessionPaused':
+      return `${describePausedReason(typeof d.reason === 'string' ? d.reason : null)}${d.reason === 'api' ? '' : byWhom(d.by)}.`;
+    case 'AiSessionResumed':
+      return `AI resumed${byWhom(d.by)}.`;
+    case 'AiSessionClosed':
+      return `AI session closed: ${CLOSE_REASONS[String(d.reason)] ?? humanize(String(d.reason ?? '')).toLowerCase()}.`;
+    case 'ConversationReopened':
+      return `Conversation reopened${byWhom(d.by)}: a new AI session started.`;
+    case 'DialogTransferred':
+      return 'Dialog transferred to a human operator on the platform.';
+    case 'StageChanged': {
+      const name = typeof d.stageId === 'string' ? stageName(d.stageId) : undefined;
+      return `Moved to the stage ${name ? quote(name) : 'with id ' + String(d.stageId)}${byWhom(d.by)}.`;
+    }
+    default:
+      return `${humanize(event.type.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase())}.`;
+  }
+}
