@@ -42,7 +42,9 @@ if (!dashboardBuilt || !chromiumPresent) {
 
   describe('knowledge base: view and edit a document', () => {
     it('views the whole text, edits it, and the search finds the new text; a lost race shows the conflict and reloads', { timeout: TIMEOUT }, async (ctx) => {
-      ctx.onTestFailed(() => saveFailureScreenshot(page, 'knowledge-base-edit'));
+      ctx.onTestFailed(async () => {
+        await saveFailureScreenshot(page, 'knowledge-base-edit');
+      });
       await page.goto(`${base}/#/register`);
       await page.getByLabel('Company name').fill('Edit Outfitters');
       await page.getByLabel('Email').fill(`kb-edit-${Date.now()}@example.com`);
