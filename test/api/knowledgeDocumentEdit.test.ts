@@ -30,6 +30,17 @@ const put = (who: Company, id: string, body: unknown) => who.call('PUT', `/api/k
 const searchTitles = async (who: Company, q: string) =>
   ((await who.call('GET', `/api/knowledge-base/search?q=${encodeURIComponent(q)}`)).json().results as { title: string; snippet: string }[]);
 
+describe('OpenAPI', () => {
+  it('/docs/json documents GET and PUT /api/knowledge-base/documents/{id}', async () => {
+    const doc = (await server.app.inject('/docs/json')).json();
+    const path = doc.paths['/api/knowledge-base/documents/{id}'];
+    expect(path.get.responses['200']).toBeDefined();
+    expect(path.put.requestBody).toBeDefined();
+    expect(path.put.responses['409']).toBeDefined();
+    expect(path.delete).toBeDefined();
+  });
+});
+
 describe('GET /api/knowledge-base/documents/:id', () => {
   it('200 {document} with the whole content, its size and revision 1', async () => {
     const acme = await signUp(server, 'Acme');
