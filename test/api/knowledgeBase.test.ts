@@ -26,13 +26,20 @@ const search = (who: typeof acme, q: string, limit?: number) =>
   who.call('GET', `/api/knowledge-base/search?q=${encodeURIComponent(q)}${limit !== undefined ? `&limit=${limit}` : ''}`);
 
 describe('POST /api/knowledge-base/documents', () => {
-  it('201 {document:{id,title,chunkCount,createdAt}}', async () => {
+  it('201 {document:{id,title,chunkCount,createdAt,updatedAt,revision}}', async () => {
     const res = await acme.call('POST', '/api/knowledge-base/documents', SHIPPING);
     expect(res.statusCode).toBe(201);
     const body = res.json();
     expect(Object.keys(body)).toEqual(['document']);
-    expect(Object.keys(body.document).sort()).toEqual(['chunkCount', 'createdAt', 'id', 'title']);
-    expect(body.document).toEqual({ id: expect.stringMatching(UUID), title: 'Shipping policy', chunkCount: expect.any(Number), createdAt: expect.stringMatching(ISO_MS) });
+    expect(Object.keys(body.document).sort()).toEqual(['chunkCount', 'createdAt', 'id', 'revision', 'title', 'updatedAt']);
+    expect(body.document).toEqual({
+      id: expect.stringMatching(UUID),
+      title: 'Shipping policy',
+      chunkCount: expect.any(Number),
+      createdAt: expect.stringMatching(ISO_MS),
+      updatedAt: body.document.createdAt,
+      revision: 1,
+    });
     expect(Number.isInteger(body.document.chunkCount)).toBe(true);
     expect(body.document.chunkCount).toBeGreaterThanOrEqual(1);
   });
@@ -110,7 +117,7 @@ describe('GET /api/knowledge-base/documents', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.documents.map((d: any) => d.title)).toEqual(['Three', 'Two', 'One']);
-    for (const d of body.documents) expect(Object.keys(d).sort()).toEqual(['chunkCount', 'createdAt', 'id', 'title']);
+    for (const d of body.documents) expect(Object.keys(d).sort()).toEqual(['chunkCount', 'createdAt', 'id', 'revision', 'title', 'updatedAt']);
     expect(body.nextCursor).toBeNull();
     const page1 = (await company.call('GET', '/api/knowledge-base/documents?limit=2')).json();
     expect(page1.documents).toHaveLength(2);

@@ -34,7 +34,7 @@ const abandon = { type: 'AbandonKnowledgeDocument', companyId: C1, now: T1 } as 
 describe('knowledge document decider', () => {
   it('adds a document: a header with its size, then its content', () => {
     const state = doc.given([]).when(add(TEXT)).then(uploaded);
-    expect(state).toEqual({ status: 'active_record', documentId: D1, companyId: C1, title: 'Shipping', createdAt: T0, deletedAt: null, quotaBytes: TEXT.length });
+    expect(state).toEqual({ status: 'active_record', documentId: D1, companyId: C1, title: 'Shipping', createdAt: T0, deletedAt: null, quotaBytes: TEXT.length, revision: 1 });
   });
 
   it('stores a 1 MiB document as 16 parts of at most 64 KiB, which join back into the content', () => {
@@ -119,5 +119,45 @@ describe('splitContent', () => {
       if (i < parts.length - 1) expect(contentBytes(p)).toBeGreaterThan(990);
       expect(p.charCodeAt(p.length - 1) >= 0xd800 && p.charCodeAt(p.length - 1) <= 0xdbff).toBe(false);
     });
+  });
+});
+
+describe('knowledge document decider: editing a document', () => {
+  const NEW = 'We ship to Norway and Sweden within 3 days.';
+  const revise = (expectedRevision: number, companyId = C1, content = NEW, title = 'Shipping times') =>
+    ({ type: 'ReviseKnowledgeDocument', companyId, expectedRevision, title, content, chunkCount: 1, now: T1 }) as const;
+  const revised = (revision: number, content = NEW, title = 'Shipping times'): KnowledgeDocumentEvent[] => [
+    { type: 'KnowledgeDocumentRevised', data: { documentId: D1, companyId: C1, title, bytes: contentBytes(content), chunkCount: 1, parts: 1, revision, at: T1 } },
+    { type: 'KnowledgeDocumentPartAdded', data: { index: 0, text: content } },
+  ];
+
+  it('given an uploaded document, when edited on its revision 1, then a revised header (revision 2) and the new content; the quota counts the new size', () => {
+    const state = doc.given(uploaded).when(revise(1)).then(revised(2));
+    expect(state).toMatchObject({ status: 'active_record', title: 'Shipping times', revision: 2, quotaBytes: contentBytes(NEW), createdAt: T0 });
+  });
+
+  it('given a document edited once, when edited again on revision 2, then revision 3', () => {
+    doc.given([...uploaded, ...revised(2)]).when(revise(2, C1, 'Sweden too.', 'Shipping')).then(revised(3, 'Sweden too.', 'Shipping'));
+  });
+
+  it('given a document already at revision 2, when an edit made on revision 1 arrives (it lost the race), then CONFLICT and nothing', () => {
+    doc.given([...uploaded, ...revised(2)]).when(revise(1)).thenThrows('CONFLICT');
+  });
+
+  it("another company's, a deleted or a missing document: NOT_FOUND", () => {
+    doc.given(uploaded).when(revise(1, C2)).thenThrows('NOT_FOUND');
+    doc.given([...uploaded, deleted]).when(revise(1)).thenThrows('NOT_FOUND');
+    doc.given([]).when(revise(1)).thenThrows('NOT_FOUND');
+  });
+
+  it('the edit is checked like an upload: empty title or content, over 1 MiB', () => {
+    doc.given(uploaded).when(revise(1, C1, NEW, '  ')).thenThrows('VALIDATION_ERROR');
+    doc.given(uploaded).when(revise(1, C1, ' \n ')).thenThrows('VALIDATION_ERROR');
+    doc.given(uploaded).when(revise(1, C1, 'x'.repeat(MAX_DOCUMENT_BYTES + 1))).thenThrows('PAYLOAD_TOO_LARGE');
+  });
+
+  it('a document stored before quotas stays uncounted when edited', () => {
+    const state = doc.given([legacyAdded]).when(revise(1)).then(revised(2));
+    expect(state).toMatchObject({ revision: 2, quotaBytes: null });
   });
 });

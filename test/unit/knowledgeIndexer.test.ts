@@ -36,6 +36,43 @@ const upload = (store: EventStore, documentId: string, companyId: string, title:
 };
 
 describe('knowledge indexer', () => {
+  it('re-indexes an edited document: its old passages leave the index, the new ones enter, also on a rebuild', async () => {
+    const store = new MemoryEventStore();
+    const stored = await upload(store, D1, C1, 'Catalogue', 'Kayaks are in aisle one.');
+    const state = (await store.readStream(knowledgeDocumentStream(D1))).reduce(
+      (s, e) => knowledgeDocumentDecider.evolve(s, e as never),
+      knowledgeDocumentDecider.initialState,
+    );
+    const revised = knowledgeDocumentDecider.decide(
+      { type: 'ReviseKnowledgeDocument', companyId: C1, expectedRevision: 1, title: 'Catalogue', content: 'Canoes are in aisle two.', chunkCount: 1, now: T0 },
+      state,
+    );
+    const indexer = startKnowledgeIndexer({ eventStore: store, index: createKnowledgeIndex(), logger: silentLogger, batchSize: 1 });
+    try {
+      await indexer.waitForPosition(stored.position);
+      expect((await indexer.search(C1, 'kayaks')).map((r) => r.documentId)).toEqual([D1]);
+      const edit = await store.append(
+        knowledgeDocumentStream(D1),
+        revised.map((e) => ({ id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`, type: e.type, data: e.data, metadata: { companyId: C1 } })),
+        stored.nextRevision,
+      );
+      await indexer.waitForPosition(edit.position);
+      expect(await indexer.search(C1, 'kayaks')).toEqual([]);
+      expect((await indexer.search(C1, 'canoes')).map((r) => r.text)).toEqual(['Canoes are in aisle two.']);
+    } finally {
+      await indexer.stop();
+    }
+    // A fresh indexer replaying upload then edit ends with the edit only.
+    const rebuilt = startKnowledgeIndexer({ eventStore: store, index: createKnowledgeIndex(), logger: silentLogger });
+    try {
+      await rebuilt.waitForPosition((await store.readStream(knowledgeDocumentStream(D1))).at(-1)!.position);
+      expect(await rebuilt.search(C1, 'kayaks')).toEqual([]);
+      expect((await rebuilt.search(C1, 'canoes')).map((r) => r.documentId)).toEqual([D1]);
+    } finally {
+      await rebuilt.stop();
+    }
+  });
+
   it('indexes a document stored as a header and content parts, across subscription batches', async () => {
     const store = new MemoryEventStore();
     // ~200 KiB: 4 parts; with batches of 2 events the header and its parts arrive in three batches.

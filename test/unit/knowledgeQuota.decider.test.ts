@@ -75,3 +75,37 @@ describe('knowledge quota decider', () => {
     expect(staleReservations(state, new Date('2026-01-01T00:09:00.000Z'))).toEqual([D1, D2]);
   });
 });
+
+describe('knowledge quota decider: edits resize a stored document', () => {
+  const E1 = '44444444-4444-4444-8444-444444444444';
+  const resize = (deltaBytes: number, undo = false) => ({ type: 'ResizeKnowledgeQuota', documentId: D1, editId: E1, deltaBytes, undo, limits, now: T1 }) as const;
+  const resized = (deltaBytes: number, undo = false): KnowledgeQuotaEvent => ({
+    type: 'KnowledgeQuotaResized',
+    data: { documentId: D1, editId: E1, deltaBytes, ...(undo ? { undo } : {}), at: T1 },
+  });
+  const stored = [reserved(D1, 400), confirmed(D1)];
+
+  it('given a stored document of 400 bytes, when an edit grows it by 600 (exactly the limit), then resized; the document count is unchanged', () => {
+    const state = quota.given(stored).when(resize(600)).then([resized(600)]);
+    expect(state).toEqual({ documents: 1, bytes: 1000, pending: {} });
+  });
+
+  it('an edit growing the content past the byte limit: QUOTA_EXCEEDED', () => {
+    quota.given(stored).when(resize(601)).thenThrows('QUOTA_EXCEEDED');
+  });
+
+  it('an edit shrinking it frees the bytes; deleting it afterwards releases its new size', () => {
+    const state = quota.given(stored).when(resize(-300)).then([resized(-300)]);
+    expect(state.bytes).toBe(100);
+    quota.given([...stored, resized(-300)]).when(release(D1, 100, 'deleted')).then([released(D1, 100, 'deleted')]);
+  });
+
+  it('the undo of a growth whose edit failed is never refused, even over the limit', () => {
+    const state = quota.given([...stored, resized(600)]).when(resize(-600, true)).then([resized(-600, true)]);
+    expect(state.bytes).toBe(400);
+  });
+
+  it('an edit that keeps the size changes nothing', () => {
+    quota.given(stored).when(resize(0)).then([]);
+  });
+});

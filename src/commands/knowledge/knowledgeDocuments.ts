@@ -1,12 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { contentBytes, knowledgeDocumentDecider, knowledgeDocumentStream } from '../../domain/knowledge/documents.js';
+import {
+  contentBytes,
+  knowledgeDocumentDecider,
+  knowledgeDocumentStream,
+  MAX_CONTENT_PARTS,
+  type KnowledgeDocumentEvent,
+} from '../../domain/knowledge/documents.js';
 import type { KnowledgeQuotaLimits } from '../../domain/knowledge/quota.js';
 import { DomainError } from '../../domain/errors.js';
 import { handleCommand, loadState } from '../handleCommand.js';
 import type { CommandDeps } from '../ports.js';
-import { confirmKnowledgeQuota, releaseKnowledgeQuota, reserveKnowledgeQuota } from './knowledgeQuota.js';
+import { confirmKnowledgeQuota, releaseKnowledgeQuota, reserveKnowledgeQuota, resizeKnowledgeQuota } from './knowledgeQuota.js';
 
-/** Add and delete knowledge-base documents (`kbdoc-<uuid>`); another company's document is NOT_FOUND. */
+/** Add, read, edit and delete knowledge-base documents (`kbdoc-<uuid>`); another company's document is NOT_FOUND. */
 
 /**
  * Reserves the company's quota for the document (QUOTA_EXCEEDED when full), stores it (a header event and its
@@ -68,4 +74,115 @@ export async function deleteKnowledgeDocument(deps: CommandDeps, input: { compan
     }
     throw err;
   }
+}
+
+/**
+ * Replaces a document's title and content if it is still at `expectedRevision` (else CONFLICT, nothing
+ * changed). The quota counts the new size: an edit that grows the document first reserves the extra bytes
+ * (QUOTA_EXCEEDED when they do not fit, nothing changed) and gives them back if the edit then fails; one that
+ * shrinks it frees the bytes after it is stored. Should the process die between a growth's reservation and
+ * the edit, the company stays charged the extra bytes (never under-counted). A document stored before quotas
+ * existed stays uncounted.
+ */
+export async function reviseKnowledgeDocument(
+  deps: CommandDeps,
+  input: {
+    companyId: string;
+    userId: string;
+    documentId: string;
+    expectedRevision: number;
+    title: string;
+    content: string;
+    chunkCount: number;
+    limits: KnowledgeQuotaLimits;
+  },
+) {
+  const actor = { companyId: input.companyId, userId: input.userId };
+  const stream = knowledgeDocumentStream(input.documentId);
+  const { state } = await loadState(deps.eventStore, stream, knowledgeDocumentDecider);
+  if (state.status !== 'active_record' || state.companyId !== input.companyId) throw new DomainError('NOT_FOUND', 'Document not found');
+  if (state.revision !== input.expectedRevision) {
+    // Decided again below on the latest state; refusing here spares the quota a reservation and its undo.
+    knowledgeDocumentDecider.decide({ type: 'ReviseKnowledgeDocument', ...input, now: deps.clock.now().toISOString() }, state);
+  }
+  const editId = randomUUID();
+  const deltaBytes = state.quotaBytes === null ? 0 : contentBytes(input.content) - state.quotaBytes;
+  const resize = (delta: number, undo = false) =>
+    resizeKnowledgeQuota(deps, actor, { documentId: input.documentId, editId, deltaBytes: delta, undo, limits: input.limits });
+  if (deltaBytes > 0) await resize(deltaBytes);
+  let result;
+  try {
+    result = await handleCommand(
+      deps.eventStore,
+      stream,
+      knowledgeDocumentDecider,
+      {
+        type: 'ReviseKnowledgeDocument',
+        companyId: input.companyId,
+        expectedRevision: input.expectedRevision,
+        title: input.title,
+        content: input.content,
+        chunkCount: input.chunkCount,
+        now: deps.clock.now().toISOString(),
+      },
+      { metadata: { companyId: input.companyId, actor: `user:${input.userId}` } },
+    );
+  } catch (err) {
+    if (deltaBytes > 0) {
+      await resize(-deltaBytes, true).catch((undoErr: unknown) =>
+        deps.logger.error({ err: undoErr, documentId: input.documentId, deltaBytes }, 'knowledge quota: a failed edit still counts the bytes it reserved'),
+      );
+    }
+    throw err;
+  }
+  if (deltaBytes < 0) {
+    await resize(deltaBytes).catch((err: unknown) =>
+      deps.logger.warn({ err, documentId: input.documentId, deltaBytes }, 'knowledge quota: an edit that shrank the document still counts its old size'),
+    );
+  }
+  return result;
+}
+
+export interface StoredKnowledgeDocument {
+  id: string;
+  title: string;
+  content: string;
+  revision: number;
+  bytes: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * The document as it is now, content included, or null (missing, deleted, another company's). Reads only its
+ * last append: the newest header (uploaded or revised) and its parts come last in the stream, in at most
+ * MAX_CONTENT_PARTS + 1 events, so a document edited a thousand times costs the same as a new one.
+ */
+export async function readKnowledgeDocument(deps: Pick<CommandDeps, 'eventStore'>, companyId: string, documentId: string): Promise<StoredKnowledgeDocument | null> {
+  const { state } = await loadState(deps.eventStore, knowledgeDocumentStream(documentId), knowledgeDocumentDecider);
+  if (state.status !== 'active_record' || state.companyId !== companyId) return null;
+  const newest = await deps.eventStore.readStream(knowledgeDocumentStream(documentId), { direction: 'backwards', maxCount: MAX_CONTENT_PARTS + 2 });
+  const events = newest.reverse() as unknown as (KnowledgeDocumentEvent & { createdAt: string })[];
+  const headerAt = events.findLastIndex((e) => e.type === 'KnowledgeDocumentUploaded' || e.type === 'KnowledgeDocumentRevised' || e.type === 'KnowledgeDocumentAdded');
+  const header = events[headerAt];
+  if (header === undefined) throw new Error(`knowledge document ${documentId}: no header among its last ${newest.length} events`);
+  if (events.some((e, i) => i > headerAt && e.type === 'KnowledgeDocumentDeleted')) return null; // deleted since loadState
+  if (header.type === 'KnowledgeDocumentAdded') {
+    const { title, content, at } = header.data;
+    return { id: documentId, title, content, revision: 1, bytes: contentBytes(content), createdAt: at, updatedAt: at };
+  }
+  if (header.type !== 'KnowledgeDocumentUploaded' && header.type !== 'KnowledgeDocumentRevised') throw new Error('unreachable');
+  const parts = events.slice(headerAt + 1).flatMap((e) => (e.type === 'KnowledgeDocumentPartAdded' ? [e.data] : []));
+  if (parts.length !== header.data.parts || parts.some((p, i) => p.index !== i)) {
+    throw new Error(`knowledge document ${documentId}: ${parts.length} of ${header.data.parts} content parts found after its header`);
+  }
+  return {
+    id: documentId,
+    title: header.data.title,
+    content: parts.map((p) => p.text).join(''),
+    revision: header.type === 'KnowledgeDocumentRevised' ? header.data.revision : 1,
+    bytes: header.data.bytes,
+    createdAt: state.createdAt,
+    updatedAt: header.data.at,
+  };
 }

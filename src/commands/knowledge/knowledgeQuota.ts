@@ -19,7 +19,13 @@ import type { CommandDeps } from '../ports.js';
 const quotaDecider = {
   ...knowledgeQuotaDecider,
   decide: (command: KnowledgeQuotaCommand, state: Parameters<typeof knowledgeQuotaDecider.decide>[1]) =>
-    knowledgeQuotaDecider.decide(command, state).map((e) => ({ ...e, id: deterministicId(`kbquota:${e.type}:${e.data.documentId}`) })),
+    knowledgeQuotaDecider.decide(command, state).map((e) => ({
+      ...e,
+      // A resize is one per edit (and one more for its undo), not one per document.
+      id: deterministicId(
+        e.type === 'KnowledgeQuotaResized' ? `kbquota:${e.type}:${e.data.documentId}:${e.data.editId}${e.data.undo ? ':undo' : ''}` : `kbquota:${e.type}:${e.data.documentId}`,
+      ),
+    })),
 };
 
 type Actor = { companyId: string; userId: string };
@@ -44,6 +50,12 @@ export const confirmKnowledgeQuota = (deps: CommandDeps, actor: Actor, documentI
 
 export const releaseKnowledgeQuota = (deps: CommandDeps, actor: Actor, input: { documentId: string; bytes: number; reason: 'deleted' | 'failed' | 'abandoned' }) =>
   quotaCommand(deps, actor, { type: 'ReleaseKnowledgeQuota', ...input, now: deps.clock.now().toISOString() });
+
+export const resizeKnowledgeQuota = (
+  deps: CommandDeps,
+  actor: Actor,
+  input: { documentId: string; editId: string; deltaBytes: number; undo?: boolean; limits: KnowledgeQuotaLimits },
+) => quotaCommand(deps, actor, { type: 'ResizeKnowledgeQuota', ...input, now: deps.clock.now().toISOString() });
 
 /**
  * Settles every reservation pending for longer than any upload takes. Its document stream decides: first an

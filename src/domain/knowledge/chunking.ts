@@ -26,6 +26,18 @@ export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set([
   'this', 'those', 'through', 'to', 'too', 'under', 'until', 'up', 'us', 've', 'very',
   'was', 'we', 'were', 'what', 'when', 'where', 'which', 'while', 'who', 'whom', 'why', 'will', 'with',
   'would', 'you', 'your', 'yours', 'yourself', 'yourselves',
+  // Contractions, with and without the apostrophe ("doesn't" tokenises to "doesn" + "t"; chat often drops it).
+  'aren', 'couldn', 'didn', 'doesn', 'don', 'hadn', 'hasn', 'haven', 'isn', 'shouldn', 'wasn', 'weren', 'won', 'wouldn',
+  'arent', 'cant', 'couldnt', 'didnt', 'doesnt', 'dont', 'im', 'isnt', 'ive', 'whats', 'wont', 'youre',
+]);
+
+/**
+ * Words customers wrap a question in that say nothing about what they ask ("Hi! … thanks"). Dropped from
+ * queries only: a greeting sent in the same burst as the question must not dilute the question's coverage.
+ */
+export const QUERY_FILLER_WORDS: ReadonlySet<string> = new Set([
+  'hi', 'hello', 'hey', 'hallo', 'dear', 'greetings', 'thanks', 'thank', 'thx', 'ty', 'cheers', 'regards',
+  'ok', 'okay', 'pls', 'plz', 'something', 'anything', 'wondering', 'quick', 'question',
 ]);
 
 /** Splits text into raw word tokens (letters, combining marks and digits); no normalisation. */
@@ -66,12 +78,12 @@ export function searchTerms(text: string): string[] {
   return terms;
 }
 
-/** The distinct search terms of a query, in order of first appearance, at most MAX_QUERY_TERMS. */
+/** The distinct search terms of a query (filler words dropped), in order of first appearance, at most MAX_QUERY_TERMS. */
 export function queryTerms(text: string): string[] {
   const terms = new Set<string>();
   for (const token of tokenize(text)) {
     const term = normalizeTerm(token);
-    if (term === null) continue;
+    if (term === null || QUERY_FILLER_WORDS.has(term)) continue;
     terms.add(term);
     if (terms.size >= MAX_QUERY_TERMS) break;
   }

@@ -55,7 +55,22 @@ export const knowledgeDocumentEvents = {
     parts: z.number().int().min(1).max(MAX_CONTENT_PARTS),
     at,
   }),
-  /** Piece `index` (from 0) of the content of the document whose header precedes it in its stream. */
+  /**
+   * The document's title and content were replaced (an edit): a header like KnowledgeDocumentUploaded whose
+   * content follows as `parts` KnowledgeDocumentPartAdded events in the same append. `revision` is the
+   * document's new revision (1 after the upload, +1 per edit); the previous content stays in the stream.
+   */
+  KnowledgeDocumentRevised: z.object({
+    documentId: z.uuid(),
+    companyId: z.uuid(),
+    title: z.string().min(1).max(MAX_DOCUMENT_TITLE),
+    bytes: z.number().int().min(1).max(MAX_DOCUMENT_BYTES),
+    chunkCount: z.number().int().min(0),
+    parts: z.number().int().min(1).max(MAX_CONTENT_PARTS),
+    revision: z.number().int().min(2),
+    at,
+  }),
+  /** Piece `index` (from 0) of the content of the document whose header (uploaded or revised) precedes it in its stream. */
   KnowledgeDocumentPartAdded: z.object({
     index: z.number().int().min(0).max(MAX_CONTENT_PARTS - 1),
     // Code units, a bound implied by the byte limit (a code unit is at least one byte): cheap to check on every read.
@@ -101,11 +116,15 @@ export type KnowledgeDocumentState =
       deletedAt: string | null;
       /** Content bytes the company's quota counts for it; null for a document stored before quotas. */
       quotaBytes: number | null;
+      /** 1 after the upload, +1 per edit: what an edit must name as its expected revision. */
+      revision: number;
     };
 
 export type KnowledgeDocumentCommand =
   | { type: 'AddKnowledgeDocument'; documentId: string; companyId: string; title: string; content: string; chunkCount: number; now: string }
   | { type: 'DeleteKnowledgeDocument'; companyId: string; now: string }
+  /** Replaces title and content, if the document is still at `expectedRevision` (else CONFLICT: another edit won). */
+  | { type: 'ReviseKnowledgeDocument'; companyId: string; expectedRevision: number; title: string; content: string; chunkCount: number; now: string }
   /** Closes the stream of a document that was reserved but never stored; nothing when it was stored. */
   | { type: 'AbandonKnowledgeDocument'; companyId: string; now: string };
 
@@ -123,7 +142,12 @@ export const knowledgeDocumentDecider: Decider<KnowledgeDocumentCommand, Knowled
           createdAt: event.data.at,
           deletedAt: null,
           quotaBytes: event.type === 'KnowledgeDocumentUploaded' ? event.data.bytes : null,
+          revision: 1,
         };
+      case 'KnowledgeDocumentRevised':
+        if (state.status !== 'active_record') return state;
+        // A document stored before quotas stays uncounted when edited (its quota never held it).
+        return { ...state, title: event.data.title, quotaBytes: state.quotaBytes === null ? null : event.data.bytes, revision: event.data.revision };
       case 'KnowledgeDocumentPartAdded':
         return state;
       case 'KnowledgeDocumentDeleted':
@@ -134,20 +158,39 @@ export const knowledgeDocumentDecider: Decider<KnowledgeDocumentCommand, Knowled
   },
   decide(command, state) {
     switch (command.type) {
+      case 'ReviseKnowledgeDocument': {
+        // Another company's document is indistinguishable from a missing one.
+        if (state.status !== 'active_record' || state.companyId !== command.companyId) throw new DomainError('NOT_FOUND', 'Document not found');
+        if (command.expectedRevision !== state.revision) {
+          throw new DomainError(
+            'CONFLICT',
+            `the document was changed meanwhile: it is at revision ${state.revision}, this edit was made on revision ${command.expectedRevision}; reload it and edit again`,
+          );
+        }
+        const { bytes, parts } = validContent(command);
+        return [
+          {
+            type: 'KnowledgeDocumentRevised',
+            data: {
+              documentId: state.documentId,
+              companyId: state.companyId,
+              title: command.title,
+              bytes,
+              chunkCount: command.chunkCount,
+              parts: parts.length,
+              revision: state.revision + 1,
+              at: command.now,
+            },
+          },
+          ...parts.map((text, index): KnowledgeDocumentEvent => ({ type: 'KnowledgeDocumentPartAdded', data: { index, text } })),
+        ];
+      }
       case 'AddKnowledgeDocument': {
         if (state.status === 'abandoned') {
           throw new DomainError('CONFLICT', 'this upload took too long and its quota reservation was reclaimed; upload the document again');
         }
         if (state.status !== 'none') throw new DomainError('CONFLICT', 'Document already exists');
-        if (command.title.trim().length === 0 || command.title.length > MAX_DOCUMENT_TITLE) {
-          throw new DomainError('VALIDATION_ERROR', `title: must be 1 to ${MAX_DOCUMENT_TITLE} characters`);
-        }
-        if (command.content.trim().length === 0) throw new DomainError('VALIDATION_ERROR', 'content: must not be empty');
-        const bytes = contentBytes(command.content);
-        if (bytes > MAX_DOCUMENT_BYTES) {
-          throw new DomainError('PAYLOAD_TOO_LARGE', `content: a document may hold at most ${MAX_DOCUMENT_BYTES} bytes (1 MiB)`);
-        }
-        const parts = splitContent(command.content);
+        const { bytes, parts } = validContent(command);
         return [
           {
             type: 'KnowledgeDocumentUploaded',
@@ -173,6 +216,19 @@ export const knowledgeDocumentDecider: Decider<KnowledgeDocumentCommand, Knowled
     }
   },
 };
+
+/** A document's title and content as every write checks them; its size and content parts. */
+function validContent(command: { title: string; content: string }) {
+  if (command.title.trim().length === 0 || command.title.length > MAX_DOCUMENT_TITLE) {
+    throw new DomainError('VALIDATION_ERROR', `title: must be 1 to ${MAX_DOCUMENT_TITLE} characters`);
+  }
+  if (command.content.trim().length === 0) throw new DomainError('VALIDATION_ERROR', 'content: must not be empty');
+  const bytes = contentBytes(command.content);
+  if (bytes > MAX_DOCUMENT_BYTES) {
+    throw new DomainError('PAYLOAD_TOO_LARGE', `content: a document may hold at most ${MAX_DOCUMENT_BYTES} bytes (1 MiB)`);
+  }
+  return { bytes, parts: splitContent(command.content) };
+}
 
 export const knowledgeDocumentStream = (documentId: string) => `kbdoc-${documentId}`;
 export const KNOWLEDGE_DOCUMENT_STREAM_PREFIX = 'kbdoc-';

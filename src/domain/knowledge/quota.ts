@@ -28,6 +28,12 @@ import { DomainError } from '../errors.js';
 export const knowledgeQuotaEvents = {
   KnowledgeQuotaReserved: z.object({ documentId: z.uuid(), bytes: z.number().int().min(0), at: z.iso.datetime() }),
   KnowledgeQuotaConfirmed: z.object({ documentId: z.uuid(), at: z.iso.datetime() }),
+  /**
+   * A stored document's content changed size (an edit): `deltaBytes` is added to the bytes counted. An edit
+   * that grows a document is resized before its document is written, one that shrinks it after; `editId`
+   * names the edit (and, with `undo`, the reversal of a growth whose edit then failed).
+   */
+  KnowledgeQuotaResized: z.object({ documentId: z.uuid(), editId: z.uuid(), deltaBytes: z.number().int(), undo: z.boolean().optional(), at: z.iso.datetime() }),
   KnowledgeQuotaReleased: z.object({
     documentId: z.uuid(),
     bytes: z.number().int().min(0),
@@ -56,6 +62,8 @@ export interface KnowledgeQuotaLimits {
 export type KnowledgeQuotaCommand =
   | { type: 'ReserveKnowledgeQuota'; documentId: string; bytes: number; limits: KnowledgeQuotaLimits; now: string }
   | { type: 'ConfirmKnowledgeQuota'; documentId: string; now: string }
+  /** An edit changes a stored document's size by `deltaBytes` (QUOTA_EXCEEDED when a growth does not fit). */
+  | { type: 'ResizeKnowledgeQuota'; documentId: string; editId: string; deltaBytes: number; undo?: boolean; limits: KnowledgeQuotaLimits; now: string }
   /** `bytes`: the document's own byte count, used when it is no longer pending (a stored document). */
   | { type: 'ReleaseKnowledgeQuota'; documentId: string; bytes: number; reason: 'deleted' | 'failed' | 'abandoned'; now: string };
 
@@ -78,6 +86,8 @@ export const knowledgeQuotaDecider: Decider<KnowledgeQuotaCommand, KnowledgeQuot
         };
       case 'KnowledgeQuotaConfirmed':
         return { ...state, pending: without(state.pending, event.data.documentId) };
+      case 'KnowledgeQuotaResized':
+        return { ...state, bytes: Math.max(0, state.bytes + event.data.deltaBytes) };
       case 'KnowledgeQuotaReleased':
         return {
           documents: Math.max(0, state.documents - 1),
@@ -104,6 +114,17 @@ export const knowledgeQuotaDecider: Decider<KnowledgeQuotaCommand, KnowledgeQuot
           );
         }
         return [{ type: 'KnowledgeQuotaReserved', data: { documentId: command.documentId, bytes: command.bytes, at: command.now } }];
+      }
+      case 'ResizeKnowledgeQuota': {
+        const { documentId, editId, deltaBytes, undo, limits, now } = command;
+        if (deltaBytes === 0) return [];
+        if (deltaBytes > 0 && !undo && state.bytes + deltaBytes > limits.maxBytes) {
+          throw new DomainError(
+            'QUOTA_EXCEEDED',
+            `knowledge-base quota exceeded: a company may store at most ${limits.maxBytes} bytes (${mib(limits.maxBytes)}) of document content; ${state.bytes} bytes are in use and this edit adds ${deltaBytes}; delete documents or shorten this one`,
+          );
+        }
+        return [{ type: 'KnowledgeQuotaResized', data: { documentId, editId, deltaBytes, ...(undo ? { undo } : {}), at: now } }];
       }
       case 'ConfirmKnowledgeQuota':
         if (!state.pending[command.documentId]) return []; // confirmed or released already

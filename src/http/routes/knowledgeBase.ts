@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { addKnowledgeDocument, deleteKnowledgeDocument } from '../../commands/knowledge/knowledgeDocuments.js';
+import { addKnowledgeDocument, deleteKnowledgeDocument, readKnowledgeDocument, reviseKnowledgeDocument } from '../../commands/knowledge/knowledgeDocuments.js';
 import { contentBytes, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_TITLE } from '../../domain/knowledge/documents.js';
 import { KNOWLEDGE_DOCUMENTS, type KnowledgeDocumentDoc } from '../../projections/knowledgeDocuments/knowledgeDocumentsProjection.js';
 import { BODY_LIMIT } from '../app.js';
@@ -34,8 +34,24 @@ export interface KnowledgeSearch {
  */
 export const KNOWLEDGE_DOCUMENT_BODY_LIMIT = BODY_LIMIT + 256 * 1024;
 
-export const documentSchema = z.object({ id: z.uuid(), title: z.string(), chunkCount: z.number().int(), createdAt: z.string() });
-const documentView = (d: KnowledgeDocumentDoc): z.infer<typeof documentSchema> => ({ id: d.id, title: d.title, chunkCount: d.chunkCount, createdAt: d.createdAt });
+export const documentSchema = z.object({
+  id: z.uuid(),
+  title: z.string(),
+  chunkCount: z.number().int(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  /** 1 after the upload, +1 per edit; an edit names the revision it was made on. */
+  revision: z.number().int().min(1),
+});
+const documentView = (d: KnowledgeDocumentDoc): z.infer<typeof documentSchema> => ({
+  id: d.id,
+  title: d.title,
+  chunkCount: d.chunkCount,
+  createdAt: d.createdAt,
+  updatedAt: d.updatedAt ?? d.createdAt,
+  revision: d.revision ?? 1,
+});
+const fullDocumentSchema = documentSchema.extend({ content: z.string(), bytes: z.number().int() });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const parseId = (raw: string) => {
@@ -45,7 +61,10 @@ const parseId = (raw: string) => {
 
 const tooLarge = () => new HttpError(413, 'PAYLOAD_TOO_LARGE', `content: a document may hold at most ${MAX_DOCUMENT_BYTES} bytes (1 MiB) of UTF-8 text`);
 
-/** GET/POST /api/knowledge-base/documents, DELETE /api/knowledge-base/documents/:id, GET /api/knowledge-base/search. */
+/**
+ * GET/POST /api/knowledge-base/documents, GET/PUT/DELETE /api/knowledge-base/documents/:id,
+ * GET /api/knowledge-base/search.
+ */
 export function knowledgeBaseRoutes(services: HttpServices): FastifyPluginAsyncZod {
   const deps = services.commands;
   /** Read-your-writes for both the document list (projections) and search (the in-memory index). */
@@ -111,6 +130,75 @@ export function knowledgeBaseRoutes(services: HttpServices): FastifyPluginAsyncZ
         const doc = await services.readStore.get<KnowledgeDocumentDoc>(KNOWLEDGE_DOCUMENTS, result.documentId);
         if (!doc) throw new Error(`knowledge document ${result.documentId} is missing from its read model after the projections caught up`);
         return reply.status(201).send({ document: documentView(doc) });
+      },
+    );
+
+    app.get(
+      '/api/knowledge-base/documents/:id',
+      {
+        schema: {
+          tags,
+          security,
+          description: 'One document with its full content (as last uploaded or edited) and its revision, which an edit must name.',
+          params: z.object({ id: z.string().max(64) }),
+          response: { 200: z.object({ document: fullDocumentSchema }), ...errorResponses },
+        },
+      },
+      async (request) => {
+        const auth = authOf(request);
+        const id = parseId(request.params.id);
+        const [stored, doc] = await Promise.all([
+          readKnowledgeDocument(deps, auth.companyId, id),
+          services.readStore.get<KnowledgeDocumentDoc>(KNOWLEDGE_DOCUMENTS, id),
+        ]);
+        if (!stored) throw notFound('Document');
+        const { content, bytes, revision, title, createdAt, updatedAt } = stored;
+        // chunkCount from the read model when it shows this revision (it may lag the stream by a moment).
+        const chunkCount = doc && (doc.revision ?? 1) === revision ? doc.chunkCount : await services.knowledge.chunkCount({ title, content });
+        return { document: { id, title, content, bytes, revision, chunkCount, createdAt, updatedAt } };
+      },
+    );
+
+    app.put(
+      '/api/knowledge-base/documents/:id',
+      {
+        bodyLimit: KNOWLEDGE_DOCUMENT_BODY_LIMIT,
+        schema: {
+          tags,
+          security,
+          description:
+            `Replaces the document's title and content and re-indexes it (its old passages leave the search index). expectedRevision: the revision the edit was made on (from GET); ` +
+            `when the document has moved on meanwhile (another edit won), 409 CONFLICT and nothing changes. content: at most ${MAX_DOCUMENT_BYTES} bytes of UTF-8 (413 PAYLOAD_TOO_LARGE). ` +
+            '409 QUOTA_EXCEEDED when the larger content would take the company past KNOWLEDGE_MAX_BYTES.',
+          params: z.object({ id: z.string().max(64) }),
+          body: z.strictObject({
+            title: z.string().trim().min(1).max(MAX_DOCUMENT_TITLE),
+            content: z.string().refine((c) => c.trim().length > 0, 'must not be empty'),
+            expectedRevision: z.number().int().min(1),
+          }),
+          response: { 200: z.object({ document: documentSchema }), 409: errorBody, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const auth = authOf(request);
+        const documentId = parseId(request.params.id);
+        if (contentBytes(request.body.content) > MAX_DOCUMENT_BYTES) throw tooLarge();
+        const { title, content, expectedRevision } = request.body;
+        const chunkCount = await services.knowledge.chunkCount({ title, content });
+        const result = await reviseKnowledgeDocument(deps, {
+          companyId: auth.companyId,
+          userId: auth.userId,
+          documentId,
+          expectedRevision,
+          title,
+          content,
+          chunkCount,
+          limits: services.config.knowledgeQuota,
+        });
+        await waitForAll(result.position);
+        const doc = await services.readStore.get<KnowledgeDocumentDoc>(KNOWLEDGE_DOCUMENTS, documentId);
+        if (!doc) throw notFound('Document'); // deleted right after this edit
+        return { document: documentView(doc) };
       },
     );
 

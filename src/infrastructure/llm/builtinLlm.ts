@@ -1,4 +1,5 @@
-import { searchTerms, stripHeadingContext } from '../../domain/knowledge/chunking.js';
+import { queryTerms as questionTerms, searchTerms, stripHeadingContext } from '../../domain/knowledge/chunking.js';
+import { stemTerm } from '../search/synonyms.js';
 import {
   BUILTIN_MODEL,
   type LlmPassage,
@@ -17,9 +18,11 @@ import {
  * meaningful fraction of the question's terms (stop words excluded): `coverage ≥ minCoverage`
  * (default 0.5: half the distinct terms) and at least one term, and have a positive score. Coverage is
  * taken from the passage when the search reports it (prefix/fuzzy matches count), otherwise computed
- * here against the passage's title and text (a term matches exactly or, for terms of 4+ characters,
+ * here against the passage's title and text (a term matches by its stem or, for stems of 4+ characters,
  * by shared prefix of 4+ characters either way: "refund" ~ "refunds"). The question is the last user
- * message. Among passages that clear the bar, the first (best-scored) one wins.
+ * message (the reply worker joins a burst of unanswered messages into it, and searches with the same text);
+ * greetings and other filler words do not count (chunking.ts QUERY_FILLER_WORDS), so "Hi!" sent before
+ * the question does not halve its coverage. Among passages that clear the bar, the first (best-scored) one wins.
  */
 
 export interface BuiltinLlmOptions {
@@ -68,7 +71,7 @@ export function createBuiltinLlm(options: BuiltinLlmOptions = {}): LlmProvider {
 /** The best passage that clears the relevance bar, or null. Exported for tests and explanations. */
 export function pickPassage(request: Pick<LlmRequest, 'messages' | 'passages'>, minCoverage = DEFAULT_MIN_COVERAGE) {
   const question = [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
-  const queryTerms = [...new Set(searchTerms(question))];
+  const queryTerms = [...new Set(questionTerms(question).map(stemTerm))];
   if (queryTerms.length === 0) return null;
   for (const passage of request.passages ?? []) {
     if (!(passage.score > 0) || stripHeadingContext(passage.text).trim().length === 0) continue;
@@ -79,7 +82,7 @@ export function pickPassage(request: Pick<LlmRequest, 'messages' | 'passages'>, 
 }
 
 function computeCoverage(queryTerms: string[], passage: LlmPassage): number {
-  const passageTerms = new Set(searchTerms(`${passage.title} ${passage.text}`));
+  const passageTerms = new Set(searchTerms(`${passage.title} ${passage.text}`).map(stemTerm));
   let matched = 0;
   for (const q of queryTerms) {
     if (passageTerms.has(q)) {

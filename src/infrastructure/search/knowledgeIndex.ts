@@ -1,11 +1,14 @@
-import MiniSearch, { type SearchResult } from 'minisearch';
+import MiniSearch, { type Query, type SearchResult } from 'minisearch';
 import { normalizeTerm, queryTerms, searchTerms, stripHeadingContext, tokenize } from '../../domain/knowledge/chunking.js';
+import { stemTerm, SYNONYM_WEIGHT, synonymsOf } from './synonyms.js';
 
 /**
  * In-memory BM25 knowledge-base index (minisearch), one separate index per company so that a search
- * can never return another company's passage. One indexed entry per chunk; fields `title` (boosted)
- * and `text`. Terms are English-tokenised without stop words (see domain/knowledge/chunking.ts);
- * query terms of 4+ characters also match by prefix and with fuzziness 0.2 (1 edit per 5 chars, at most 2).
+ * can never return another company's passage. One indexed entry per chunk; fields `title` (boosted most),
+ * `heading` (the chunk's section heading path, boosted) and `body`. Terms are English-tokenised without stop
+ * words (see domain/knowledge/chunking.ts) and Porter-stemmed ("returns", "returning" → "return"); query
+ * stems of 4+ characters also match by prefix and with fuzziness 0.2 (1 edit per 5 chars, at most 2), and
+ * each query term also matches a few related words (synonyms.ts) at a lower weight.
  * A query is reduced to its first MAX_QUERY_TERMS distinct terms of at most MAX_TERM_CHARS before it reaches
  * minisearch, and a document indexes at most MAX_TERMS_PER_DOCUMENT distinct terms (its most frequent), so
  * neither a huge query nor a document of random words can make a search or the index unbounded.
@@ -56,7 +59,10 @@ interface IndexedChunk {
   documentId: string;
   title: string;
   chunkIndex: number;
+  /** The whole chunk (stored, returned); indexed as `heading` and `body`. */
   text: string;
+  heading: string;
+  body: string;
 }
 
 interface CompanyIndex {
@@ -68,7 +74,9 @@ interface CompanyIndex {
 }
 
 export const SNIPPET_CHARS = 200;
-const TITLE_BOOST = 2;
+/** A question naming a document's or a section's subject ("return rules" → "Returns") should find it first. */
+const TITLE_BOOST = 3;
+const HEADING_BOOST = 2;
 const MAX_LIMIT = 50;
 /** Bounds the fuzzy search's work per term (minisearch's default is 6 edits for long terms). */
 const MAX_FUZZY_EDITS = 2;
@@ -79,23 +87,23 @@ const MAX_FUZZY_EDITS = 2;
  */
 export const MAX_TERMS_PER_DOCUMENT = 20_000;
 
-const fuzzyAndPrefix = (term: string): boolean => term.length >= 4;
+const fuzzyAndPrefixStem = (term: string): boolean => term.length >= 4;
 
 function createCompanyIndex(): CompanyIndex {
   const company: CompanyIndex = { mini: undefined as unknown as MiniSearch<IndexedChunk>, allowed: null, documents: new Map() };
   company.mini = new MiniSearch<IndexedChunk>({
     idField: 'id',
-    fields: ['title', 'text'],
+    fields: ['title', 'heading', 'body'],
     storeFields: ['documentId', 'title', 'chunkIndex', 'text'],
     tokenize: (text) => tokenize(text),
     processTerm: (term) => {
       const normalized = normalizeTerm(term);
-      return normalized !== null && (company.allowed === null || company.allowed.has(normalized)) ? normalized : null;
+      return normalized !== null && (company.allowed === null || company.allowed.has(normalized)) ? stemTerm(normalized) : null;
     },
     searchOptions: {
-      boost: { title: TITLE_BOOST },
-      prefix: fuzzyAndPrefix,
-      fuzzy: (term) => (fuzzyAndPrefix(term) ? 0.2 : false),
+      boost: { title: TITLE_BOOST, heading: HEADING_BOOST },
+      prefix: fuzzyAndPrefixStem,
+      fuzzy: (term) => (fuzzyAndPrefixStem(term) ? 0.2 : false),
       maxFuzzy: MAX_FUZZY_EDITS,
       combineWith: 'OR',
     },
@@ -133,13 +141,10 @@ export function createKnowledgeIndex(): KnowledgeIndex {
         companies.set(companyId, company);
       }
       remove(company, document.id);
-      const entries: IndexedChunk[] = document.chunks.map((text, chunkIndex) => ({
-        id: `${document.id}#${chunkIndex}`,
-        documentId: document.id,
-        title: document.title,
-        chunkIndex,
-        text,
-      }));
+      const entries: IndexedChunk[] = document.chunks.map((text, chunkIndex) => {
+        const body = stripHeadingContext(text);
+        return { id: `${document.id}#${chunkIndex}`, documentId: document.id, title: document.title, chunkIndex, text, heading: headingOf(text, body), body };
+      });
       company.allowed = termsToIndex(document);
       try {
         company.mini.addAll(entries);
@@ -164,10 +169,9 @@ export function createKnowledgeIndex(): KnowledgeIndex {
       const terms = queryTerms(query);
       if (terms.length === 0) return [];
       const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(options.limit ?? 5)));
-      return company.mini
-        .search(terms.join(' '), { tokenize: () => terms, processTerm: (term) => term })
-        .slice(0, limit)
-        .map((hit) => toResult(hit, terms.length));
+      const groups = expandQuery(terms);
+      const hits = company.mini.search(queryOf(groups), { tokenize: (term) => [term], processTerm: (term) => term });
+      return rescore(hits, groups).slice(0, limit).map(({ hit, score, matchedGroups }) => toResult(hit, score, matchedGroups / groups.length));
     },
 
     chunkCount(companyId) {
@@ -180,17 +184,62 @@ export function createKnowledgeIndex(): KnowledgeIndex {
   };
 }
 
-function toResult(hit: SearchResult, queryTermCount: number): KnowledgeSearchResult {
+/** The chunk's heading path ("Shipping › Shipping times"), "" for a chunk before any heading. */
+function headingOf(text: string, body: string): string {
+  return body === text ? '' : text.slice(0, text.length - body.length).replace(/^## /, '').trim();
+}
+
+/** One query term: its stem and the related stems it also matches. */
+interface TermGroup {
+  stem: string;
+  synonyms: string[];
+}
+
+/** Distinct query stems (two words of one stem count once), each with its synonyms. */
+function expandQuery(terms: string[]): TermGroup[] {
+  const groups = new Map<string, TermGroup>();
+  for (const term of terms) {
+    const stem = stemTerm(term);
+    if (!groups.has(stem)) groups.set(stem, { stem, synonyms: synonymsOf(stem) });
+  }
+  return [...groups.values()];
+}
+
+/** The query's own stems with prefix/fuzzy matching; synonyms exact only, at SYNONYM_WEIGHT (bounded work). */
+function queryOf(groups: TermGroup[]): Query {
+  const synonyms = [...new Set(groups.flatMap((g) => g.synonyms))].filter((s) => !groups.some((g) => g.stem === s));
+  const queries: Query[] = [{ combineWith: 'OR', queries: groups.map((g) => g.stem) }];
+  if (synonyms.length > 0) {
+    queries.push({ combineWith: 'OR', queries: synonyms, prefix: false, fuzzy: false, boostTerm: () => SYNONYM_WEIGHT });
+  }
+  return { combineWith: 'OR', queries };
+}
+
+/**
+ * minisearch multiplies a hit's summed BM25 score by the number of distinct query terms it matched; with
+ * synonyms in the query that would reward a passage for matching a word and its synonym. Here the multiplier is
+ * the number of the customer's own terms matched (directly or through a synonym), which is also the coverage.
+ */
+function rescore(hits: SearchResult[], groups: TermGroup[]) {
+  return hits
+    .map((hit) => {
+      const matched = new Set(hit.queryTerms);
+      const matchedGroups = groups.filter((g) => matched.has(g.stem) || g.synonyms.some((s) => matched.has(s))).length;
+      return { hit, matchedGroups, score: (hit.score / Math.max(1, hit.queryTerms.length)) * matchedGroups };
+    })
+    .sort((a, b) => b.score - a.score);
+}
+
+function toResult(hit: SearchResult, score: number, coverage: number): KnowledgeSearchResult {
   const text = String(hit['text']);
-  const matchedQueryTerms = new Set(hit.queryTerms);
   return {
     documentId: String(hit['documentId']),
     title: String(hit['title']),
     chunkIndex: Number(hit['chunkIndex']),
     text,
     snippet: makeSnippet(stripHeadingContext(text), hit.terms),
-    score: hit.score,
-    coverage: Math.min(1, matchedQueryTerms.size / queryTermCount),
+    score,
+    coverage: Math.min(1, coverage),
   };
 }
 
@@ -207,7 +256,8 @@ export function makeSnippet(body: string, matchedTerms: readonly string[], size 
   const hits: { pos: number; term: string }[] = [];
   for (const match of flat.matchAll(/[\p{L}\p{M}\p{N}]+/gu)) {
     const term = normalizeTerm(match[0]);
-    if (term !== null && wanted.has(term)) hits.push({ pos: match.index, term });
+    const stem = term === null ? null : stemTerm(term);
+    if (stem !== null && wanted.has(stem)) hits.push({ pos: match.index, term: stem });
   }
 
   let start = 0;

@@ -47,7 +47,7 @@ export class KnowledgeIndexerWaitError extends Error {
   override readonly name = 'KnowledgeIndexerWaitError';
 }
 
-export const KNOWLEDGE_EVENT_TYPES = ['KnowledgeDocumentUploaded', 'KnowledgeDocumentPartAdded', 'KnowledgeDocumentAdded', 'KnowledgeDocumentDeleted'] as const;
+export const KNOWLEDGE_EVENT_TYPES = ['KnowledgeDocumentUploaded', 'KnowledgeDocumentRevised', 'KnowledgeDocumentPartAdded', 'KnowledgeDocumentAdded', 'KnowledgeDocumentDeleted'] as const;
 
 interface Waiter {
   position: bigint;
@@ -77,7 +77,8 @@ export function startKnowledgeIndexer(options: StartKnowledgeIndexerOptions): Kn
     const e = event as unknown as KnowledgeDocumentEvent;
     const documentId = event.stream.slice(KNOWLEDGE_DOCUMENT_STREAM_PREFIX.length);
     try {
-      if (e.type === 'KnowledgeDocumentUploaded') {
+      // An edit (Revised) arrives like an upload; adding its content replaces the document's old passages.
+      if (e.type === 'KnowledgeDocumentUploaded' || e.type === 'KnowledgeDocumentRevised') {
         assembling.set(documentId, { companyId: e.data.companyId, title: e.data.title, parts: [], expected: e.data.parts });
       } else if (e.type === 'KnowledgeDocumentPartAdded') {
         const doc = assembling.get(documentId);

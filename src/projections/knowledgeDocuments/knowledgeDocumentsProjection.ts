@@ -15,6 +15,9 @@ export interface KnowledgeDocumentDoc extends Doc {
   title: string;
   chunkCount: number;
   createdAt: string;
+  /** Absent on documents projected before edits existed (= createdAt, revision 1). */
+  updatedAt?: string;
+  revision?: number;
 }
 
 export const KNOWLEDGE_DOCUMENTS = 'knowledgeDocuments';
@@ -22,7 +25,7 @@ export const KNOWLEDGE_DOCUMENTS = 'knowledgeDocuments';
 export const knowledgeDocumentsProjection = defineProjection(knowledgeDocumentEvents, {
   name: 'knowledgeDocuments',
   collections: [{ name: KNOWLEDGE_DOCUMENTS, indexes: ['companyId', ['companyId', 'createdAt']] }],
-  eventTypes: ['KnowledgeDocumentUploaded', 'KnowledgeDocumentAdded', 'KnowledgeDocumentDeleted'],
+  eventTypes: ['KnowledgeDocumentUploaded', 'KnowledgeDocumentAdded', 'KnowledgeDocumentRevised', 'KnowledgeDocumentDeleted'],
   async apply(event, ctx) {
     const id = event.stream.slice(KNOWLEDGE_DOCUMENT_STREAM_PREFIX.length);
     switch (event.type) {
@@ -33,8 +36,16 @@ export const knowledgeDocumentsProjection = defineProjection(knowledgeDocumentEv
           title: event.data.title,
           chunkCount: event.data.chunkCount,
           createdAt: event.data.at,
+          updatedAt: event.data.at,
+          revision: 1,
         } satisfies KnowledgeDocumentDoc);
         return;
+      case 'KnowledgeDocumentRevised': {
+        const doc = await ctx.get<KnowledgeDocumentDoc>(KNOWLEDGE_DOCUMENTS, id);
+        if (!doc) return;
+        ctx.put(KNOWLEDGE_DOCUMENTS, { ...doc, title: event.data.title, chunkCount: event.data.chunkCount, updatedAt: event.data.at, revision: event.data.revision } satisfies KnowledgeDocumentDoc);
+        return;
+      }
       case 'KnowledgeDocumentAdded':
         ctx.put(KNOWLEDGE_DOCUMENTS, {
           id,

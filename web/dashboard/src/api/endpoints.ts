@@ -11,6 +11,7 @@ import type {
   Integration,
   IntegrationInput,
   KbDocument,
+  KbDocumentWithContent,
   KbSearchResult,
   LlmConfig,
   LlmConfigInput,
@@ -89,6 +90,10 @@ export const listDocuments = async (o?: Opts) =>
   (await request<{ documents: KbDocument[] }>('GET', '/api/knowledge-base/documents', undefined, o)).documents;
 export const createDocument = async (title: string, content: string) =>
   (await request<{ document: KbDocument }>('POST', '/api/knowledge-base/documents', { title, content })).document;
+export const getDocument = async (id: string, o?: Opts) =>
+  (await request<{ document: KbDocumentWithContent }>('GET', `/api/knowledge-base/documents/${encodeURIComponent(id)}`, undefined, o)).document;
+export const updateDocument = async (id: string, body: { title: string; content: string; expectedRevision: number }) =>
+  (await request<{ document: KbDocument }>('PUT', `/api/knowledge-base/documents/${encodeURIComponent(id)}`, body)).document;
 export const deleteDocument = (id: string) => request<void>('DELETE', `/api/knowledge-base/documents/${encodeURIComponent(id)}`);
 export const searchKnowledgeBase = async (q: string, o?: Opts) =>
   (await request<{ results: KbSearchResult[] }>('GET', `/api/knowledge-base/search${query({ q })}`, undefined, o)).results;

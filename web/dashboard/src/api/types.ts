@@ -112,6 +112,15 @@ export interface KbDocument {
   title: string;
   chunkCount: number;
   createdAt: string;
+  updatedAt: string;
+  /** 1 after the upload, +1 per edit; an edit names the revision it was made on. */
+  revision: number;
+}
+
+/** One document with its whole content (GET /api/knowledge-base/documents/:id). */
+export interface KbDocumentWithContent extends KbDocument {
+  content: string;
+  bytes: number;
 }
 
 export interface KbSearchResult {

@@ -1,15 +1,16 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useId, useState, type FormEvent } from 'react';
 import { ApiError, describeError } from '../api/client.js';
-import { createDocument, deleteDocument, listDocuments, searchKnowledgeBase } from '../api/endpoints.js';
-import type { KbDocument, KbSearchResult } from '../api/types.js';
+import { createDocument, deleteDocument, getDocument, listDocuments, searchKnowledgeBase, updateDocument } from '../api/endpoints.js';
+import type { KbDocument, KbDocumentWithContent, KbSearchResult } from '../api/types.js';
 import { useToast } from '../components/Toasts.js';
-import { Button, ConfirmDialog, EmptyState, ErrorState, InlineError, PageHeader, Skeleton, TextAreaField, TextField, Time } from '../components/ui.js';
+import { Button, ConfirmDialog, EmptyState, ErrorState, InlineError, Modal, PageHeader, Skeleton, TextAreaField, TextField, Time } from '../components/ui.js';
 import { useAsync } from '../lib/useAsync.js';
 
 const MAX_BYTES = 1024 * 1024;
 
 function describeDocumentError(error: unknown): string {
   if (error instanceof ApiError && (error.status === 413 || error.code === 'PAYLOAD_TOO_LARGE')) return 'Document too large (max 1 MiB)';
+  if (error instanceof ApiError && error.code === 'CONFLICT') return 'Someone else changed this document meanwhile. Reload it to see their version, then edit again.';
   return describeError(error);
 }
 
@@ -17,6 +18,7 @@ export function KnowledgeBasePage() {
   const toast = useToast();
   const documents = useAsync((signal) => listDocuments({ signal }), []);
   const [toDelete, setToDelete] = useState<KbDocument | null>(null);
+  const [toEdit, setToEdit] = useState<KbDocument | null>(null);
   const [deleting, setDeleting] = useState(false);
 
   async function confirmDelete() {
@@ -57,7 +59,7 @@ export function KnowledgeBasePage() {
                     <th scope="col" className="num">
                       Chunks
                     </th>
-                    <th scope="col">Added</th>
+                    <th scope="col">Updated</th>
                     <th scope="col">
                       <span className="visually-hidden">Actions</span>
                     </th>
@@ -69,9 +71,12 @@ export function KnowledgeBasePage() {
                       <td className="wrap">{doc.title}</td>
                       <td className="num">{doc.chunkCount}</td>
                       <td className="nowrap">
-                        <Time iso={doc.createdAt} />
+                        <Time iso={doc.updatedAt ?? doc.createdAt} />
                       </td>
                       <td className="actions">
+                        <Button size="sm" variant="ghost" onClick={() => setToEdit(doc)} aria-label={`View or edit ${doc.title}`}>
+                          View / edit
+                        </Button>
                         <Button size="sm" variant="ghost" className="danger-text" onClick={() => setToDelete(doc)} aria-label={`Delete ${doc.title}`}>
                           Delete
                         </Button>
@@ -88,6 +93,11 @@ export function KnowledgeBasePage() {
           <SearchBox />
         </div>
       </div>
+      <EditDocumentDialog
+        document={toEdit}
+        onClose={() => setToEdit(null)}
+        onSaved={(saved) => documents.setData((list) => list?.map((d) => (d.id === saved.id ? saved : d)))}
+      />
       <ConfirmDialog
         open={toDelete !== null}
         title="Delete this document?"
@@ -98,6 +108,103 @@ export function KnowledgeBasePage() {
         onCancel={() => setToDelete(null)}
       />
     </>
+  );
+}
+
+/**
+ * Shows a document's whole text and edits it. The edit names the revision it was loaded at: if someone else
+ * saved meanwhile the server answers 409 CONFLICT, and the dialog offers to reload their version.
+ */
+function EditDocumentDialog({ document, onClose, onSaved }: { document: KbDocument | null; onClose: () => void; onSaved: (doc: KbDocument) => void }) {
+  const toast = useToast();
+  const formId = useId();
+  const [loaded, setLoaded] = useState<KbDocumentWithContent | null>(null);
+  const [loadError, setLoadError] = useState<unknown>(null);
+  const [title, setTitle] = useState('');
+  const [content, setContent] = useState('');
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [reloads, setReloads] = useState(0);
+  const bytes = new TextEncoder().encode(content).length;
+  const tooLarge = bytes > MAX_BYTES;
+
+  useEffect(() => {
+    setLoaded(null);
+    setLoadError(null);
+    setError(null);
+    if (!document) return;
+    const controller = new AbortController();
+    getDocument(document.id, { signal: controller.signal })
+      .then((doc) => {
+        setLoaded(doc);
+        setTitle(doc.title);
+        setContent(doc.content);
+      })
+      .catch((err: unknown) => {
+        if (!controller.signal.aborted) setLoadError(err);
+      });
+    return () => controller.abort();
+  }, [document, reloads]);
+
+  async function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    if (!loaded || tooLarge) return;
+    setSaving(true);
+    setError(null);
+    try {
+      const saved = await updateDocument(loaded.id, { title: title.trim(), content, expectedRevision: loaded.revision });
+      onSaved(saved);
+      toast.success(`“${saved.title}” saved (${saved.chunkCount} chunk${saved.chunkCount === 1 ? '' : 's'})`);
+      onClose();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  const conflict = error instanceof ApiError && error.code === 'CONFLICT';
+  const unchanged = loaded !== null && title.trim() === loaded.title && content === loaded.content;
+  return (
+    <Modal
+      open={document !== null}
+      onClose={onClose}
+      title={loaded ? `Document: ${loaded.title}` : (document?.title ?? 'Document')}
+      footer={
+        <>
+          <Button onClick={onClose} disabled={saving}>
+            Close
+          </Button>
+          {conflict && <Button onClick={() => setReloads((n) => n + 1)}>Reload their version</Button>}
+          <Button type="submit" form={formId} variant="primary" busy={saving} disabled={!loaded || unchanged || !title.trim() || !content.trim() || tooLarge}>
+            Save changes
+          </Button>
+        </>
+      }
+    >
+      {loadError ? (
+        <ErrorState error={loadError} onRetry={() => setReloads((n) => n + 1)} title="Could not load the document" />
+      ) : !loaded ? (
+        <Skeleton rows={6} label="Loading the document…" />
+      ) : (
+        <form id={formId} className="form" onSubmit={onSubmit} data-testid="kb-edit-form">
+          <p className="muted">
+            Revision {loaded.revision} · {loaded.chunkCount} chunk{loaded.chunkCount === 1 ? '' : 's'} · updated <Time iso={loaded.updatedAt} />
+          </p>
+          <TextField label="Title" required value={title} onValueChange={setTitle} />
+          <TextAreaField
+            label="Content"
+            required
+            rows={16}
+            value={content}
+            onValueChange={setContent}
+            hint={`${(bytes / 1024).toFixed(bytes < 10240 ? 1 : 0)} KiB of 1024 KiB`}
+            error={tooLarge ? 'Document too large (max 1 MiB)' : null}
+          />
+          <InlineError error={error ? describeDocumentError(error) : null} />
+        </form>
+      )}
+    </Modal>
   );
 }
 
