@@ -152,7 +152,7 @@ describe('failures are PlatformErrors that never echo the body, the token or the
     );
     expect(err.kind).toBe('refused');
     expect(err.status).toBe(401);
-    expect(err.message).toBe('platform answered 401 to POST /v1/messages');
+    expect(err.message).toBe('platform answered 401 Unauthorized to POST /v1/messages');
     expectSafeMessage(err, 'invalid token', 'wrong-token', 'errors');
   });
 

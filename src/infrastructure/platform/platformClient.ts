@@ -148,7 +148,8 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
           tooLarge: () => settle(new PlatformError('bad_response', `platform answer to ${what} exceeds ${maxBytes} bytes`, status)),
           done: (buffer) => {
             if (status < 200 || status >= 300) {
-              settle(new PlatformError('refused', `platform answered ${status} to ${what}`, status));
+              // The status with its name ("401 Unauthorized"): this reason is shown to people in the conversation view.
+              settle(new PlatformError('refused', `platform answered ${status}${http.STATUS_CODES[status] ? ` ${http.STATUS_CODES[status]}` : ''} to ${what}`, status));
               return;
             }
             let json: unknown;
