@@ -120,7 +120,7 @@ export const conversationsProjection = defineProjection(conversationEvents, {
     };
     const setDelivery = async (messageId: string, delivery: MessageDoc['delivery'], error: string | null, deliveredTo: DeliveredTo | null = null) => {
       const m = await ctx.get<MessageDoc>(MESSAGES, messageId);
-      if (m) ctx.put(MESSAGES, { ...m, delivery, deliveryError: error, deliveredTo });
+      if (m) ctx.put(MESSAGES, { ...m, delivery, deliveryError: error, ...(deliveredTo ? { deliveredTo } : {}) });
     };
     switch (event.type) {
       case 'MessageReceived':
