@@ -11,6 +11,7 @@ import {
 } from '../api/endpoints.js';
 import type { Agent, ConnectorType, Integration, IntegrationInput } from '../api/types.js';
 import { useToast } from '../components/Toasts.js';
+import { SandboxBadge, TestMessageForm } from '../components/testMessage.js';
 import {
   Badge,
   Button,
@@ -179,6 +180,7 @@ function IntegrationCard({ integration, agentName, onChange }: { integration: In
             </Badge>
             <span className="muted">{CONNECTOR_LABELS[integration.connectorType] ?? integration.connectorType}</span>
             <span className="muted">· #{integration.id}</span>
+            <SandboxBadge integration={integration} />
           </div>
         </div>
         <Switch label="Active" checked={integration.active} disabled={toggling} onChange={toggleActive} />
@@ -241,6 +243,7 @@ function IntegrationCard({ integration, agentName, onChange }: { integration: In
               {registered ? 'Re-register webhook' : 'Register webhook'}
             </Button>
           </div>
+          <TestMessageForm integration={integration} />
           <div role="status" className="register-outcome" data-testid="register-outcome">
             {outcome &&
               (outcome.ok ? (
