@@ -108,6 +108,14 @@ describe('POST /api/integrations/:id/test-message', () => {
     expect((await logsOf(acme, sandboxId)).length).toBe(before);
   });
 
+  it('is in the OpenAPI document with its body and answers', async () => {
+    const doc = (await server.app.inject({ method: 'GET', url: '/docs/json' })).json();
+    const op = doc.paths['/api/integrations/{id}/test-message']?.post;
+    expect(op).toBeDefined();
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['202', '400', '404', '409']));
+    expect(JSON.stringify(op.requestBody)).toContain('"text"');
+  });
+
   it('needs a bearer token', async () => {
     const res = await server.app.inject({ method: 'POST', url: `/api/integrations/${sandboxId}/test-message`, payload: { text: 'hi' } });
     expect(res.statusCode).toBe(401);
