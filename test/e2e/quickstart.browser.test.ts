@@ -38,7 +38,8 @@ if (!dashboardBuilt || !chromiumPresent) {
 } else {
   beforeAll(async () => {
     // Deliberately the defaults a newcomer has: no ALLOW_PRIVATE_PLATFORM_URLS, no platform, builtin LLM.
-    server = await startTestServer({ REPLY_BURST_WINDOW_MS: '200' });
+    // SEND_MAX_ATTEMPTS=1: the last step's failing send is recorded at once instead of after the retry backoff.
+    server = await startTestServer({ REPLY_BURST_WINDOW_MS: '200', SEND_MAX_ATTEMPTS: '1' });
     base = await server.listen(0, '127.0.0.1');
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'UTC' });
@@ -133,6 +134,28 @@ if (!dashboardBuilt || !chromiumPresent) {
       const token = await page.evaluate(() => (JSON.parse(localStorage.getItem('mas.session') ?? 'null') as { access_token: string }).access_token);
       const res = await fetch(`${base}/api/webhook-logs?integrationId=${integrationId}`, { headers: { authorization: `Bearer ${token}` } });
       expect((await res.json()).logs[0]).toMatchObject({ httpStatus: 200, outcome: 'processed', kind: 'message' });
+    });
+
+    it('with a platform address that cannot be reached, the conversation says why in one sentence', { timeout: STEP_TIMEOUT }, async () => {
+      const token = await page.evaluate(() => (JSON.parse(localStorage.getItem('mas.session') ?? 'null') as { access_token: string }).access_token);
+      const agents = (await (await fetch(`${base}/api/agents`, { headers: { authorization: `Bearer ${token}` } })).json()).agents as Array<{ id: string }>;
+      // `.invalid` never resolves (RFC 6761): a send fails like one to a mistyped platform address.
+      const created = await fetch(`${base}/api/integrations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Mistyped', connectorType: 'msgplatform', apiUrl: 'https://platform.invalid', apiToken: 't', webhookSecret: 'whsec_quickstart_0123456789abcdef', agentId: agents[0]!.id }),
+      });
+      expect(created.status).toBe(201);
+      const id = (await created.json()).integration.id as number;
+      await nav('Integrations').click();
+      const card = page.getByTestId(`integration-card-${id}`);
+      await card.waitFor();
+      expect(await card.getByTestId('sandbox-badge').count()).toBe(0);
+      await card.getByRole('textbox', { name: 'Test message' }).fill('Do you ship to Norway?');
+      await card.getByRole('button', { name: 'Send a test message', exact: true }).click();
+      await page.waitForURL(/#\/conversations\/[0-9a-f-]{36}$/);
+      const failed = page.locator('[data-testid="message"][data-author="agent"]').getByTestId('delivery-failed');
+      await expect.poll(() => failed.textContent(), { timeout: 20_000 }).toMatch(/^Not delivered: platform unreachable for POST \/v1\/messages \((ENOTFOUND: its host name does not resolve; check the API URL|EAI_AGAIN: .+)\)$/);
       expect(pageErrors).toEqual([]);
     });
   });
