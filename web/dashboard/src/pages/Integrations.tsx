@@ -11,7 +11,6 @@ import {
 } from '../api/endpoints.js';
 import type { Agent, ConnectorType, Integration, IntegrationInput } from '../api/types.js';
 import { useToast } from '../components/Toasts.js';
-import { SandboxBadge, TestMessageForm } from '../components/testMessage.js';
 import {
   Badge,
   Button,
@@ -32,6 +31,7 @@ import {
 import { formatDateTime } from '../lib/format.js';
 import { Link, navigate } from '../lib/router.js';
 import { useAsync } from '../lib/useAsync.js';
+import { SandboxBadge, TestMessageForm } from '../components/testMessage.js';
 
 export const PLATFORM_PRESETS = [
   { label: 'Global (https://api.chat2desk.com)', url: 'https://api.chat2desk.com' },
@@ -243,7 +243,6 @@ function IntegrationCard({ integration, agentName, onChange }: { integration: In
               {registered ? 'Re-register webhook' : 'Register webhook'}
             </Button>
           </div>
-          <TestMessageForm integration={integration} />
           <div role="status" className="register-outcome" data-testid="register-outcome">
             {outcome &&
               (outcome.ok ? (
@@ -254,6 +253,7 @@ function IntegrationCard({ integration, agentName, onChange }: { integration: In
                 <p className="notice notice-error">{outcome.message}</p>
               ))}
           </div>
+          <TestMessageForm integration={integration} />
         </>
       ) : (
         <>
