@@ -18,6 +18,7 @@ export function describeEvent(e: RecordedEvent): string {
     case 'MessageSendAttempted':
       return `sending message ${d.messageId} (attempt ${d.attempt}, idempotency key ${d.idempotencyKey})`;
     case 'MessageDelivered':
+      if (d.deliveredTo === 'sandbox') return `message ${d.messageId} delivered to the sandbox (the integration has no platform API URL: sent nowhere)`;
       return `message ${d.messageId} delivered${d.platformMessageId !== null ? ` (platform id ${JSON.stringify(d.platformMessageId)})` : ''}`;
     case 'MessageDeliveryFailed':
       return `message ${d.messageId} NOT delivered after ${d.attempts} attempts: ${d.reason}`;

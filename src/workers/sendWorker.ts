@@ -1,5 +1,5 @@
 import { conversationDecider, conversationStream } from '../domain/conversations/decider.js';
-import type { ConversationEvent } from '../domain/conversations/events.js';
+import type { ConversationEvent, DeliveredTo } from '../domain/conversations/events.js';
 import type { PlatformId } from '../domain/platformId.js';
 import { integrationDecider, integrationStream } from '../domain/integrations/integration.js';
 import { handleCommand, loadState, toDomainEvent } from '../commands/handleCommand.js';
@@ -52,7 +52,7 @@ export async function startSendWorker(deps: SendWorkerDeps): Promise<BusSubscrip
  * at-least-once window, narrowed by the attempt record and the idempotency key.
  */
 const MAX_UNRECORDED = 10_000;
-type Unrecorded = { platformMessageId: PlatformId | null };
+type Unrecorded = { platformMessageId: PlatformId | null; deliveredTo: DeliveredTo };
 
 export async function sendMessage(
   deps: SendWorkerDeps,
@@ -74,17 +74,17 @@ export async function sendMessage(
   const record = (c: Parameters<typeof conversationDecider.decide>[0]) => handleCommand(deps.eventStore, stream, conversationDecider, c, { metadata });
   const at = () => deps.clock.now().toISOString();
   const fail = (reason: string) => record({ type: 'RecordDeliveryFailure', messageId: job.messageId, reason, attempts: delivery.attempt, now: at() });
-  const delivered = async (platformMessageId: PlatformId | null) => {
-    unrecorded.set(job.messageId, { platformMessageId });
+  const delivered = async (platformMessageId: PlatformId | null, deliveredTo: DeliveredTo) => {
+    unrecorded.set(job.messageId, { platformMessageId, deliveredTo });
     if (unrecorded.size > MAX_UNRECORDED) unrecorded.delete(unrecorded.keys().next().value!);
-    await record({ type: 'RecordDelivery', messageId: job.messageId, platformMessageId, now: at() });
+    await record({ type: 'RecordDelivery', messageId: job.messageId, platformMessageId, deliveredTo, now: at() });
     unrecorded.delete(job.messageId);
   };
 
   const known = unrecorded.get(job.messageId);
   if (known) {
     // It reached the customer; only storing that failed. Never send it twice for a store error.
-    await delivered(known.platformMessageId);
+    await delivered(known.platformMessageId, known.deliveredTo);
     return;
   }
 
@@ -94,8 +94,15 @@ export async function sendMessage(
     await fail('the integration was deleted');
     return;
   }
-  if (integration.connectorType !== 'webchat' && (!integration.apiUrl || !integration.apiToken)) {
-    await fail('the integration has no platform API URL or API token');
+  if (integration.connectorType !== 'webchat' && !integration.apiUrl) {
+    // The sandbox: without a platform address there is nobody to send to, and a newcomer trying the service
+    // without a platform account should see the answer as delivered (to the sandbox), not as a failure.
+    deps.logger.info({ ...job }, 'reply kept in the sandbox: the integration has no platform API URL');
+    await delivered(null, 'sandbox');
+    return;
+  }
+  if (integration.connectorType !== 'webchat' && !integration.apiToken) {
+    await fail('the integration has a platform API URL but no platform API token; set the token on the integration');
     return;
   }
 
@@ -115,7 +122,7 @@ export async function sendMessage(
     // Whichever instance holds the visitor's socket pushes it; a visitor offline gets it on resume. The
     // widget drops a message id it already shows, so a repeated push is harmless.
     await deps.bus.broadcast(webchatSubject(job.conversationId), push);
-    await delivered(null);
+    await delivered(null, 'webchat');
     return;
   }
 
@@ -142,7 +149,7 @@ export async function sendMessage(
     deps.logger.info({ ...job, kind: err.kind, attempt: delivery.attempt }, 'message delivery failed; will retry');
     throw err;
   }
-  await delivered(sent.messageId);
+  await delivered(sent.messageId, 'platform');
 }
 
 type Outgoing = Extract<ConversationEvent, { type: 'AgentReplied' | 'OperatorMessageSent' }>;

@@ -363,6 +363,7 @@ describe('integrations', () => {
       webhookRegistered: false,
       webhookRegisteredAt: null,
       allowedOrigins: [],
+      sandbox: false,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

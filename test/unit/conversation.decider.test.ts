@@ -224,6 +224,13 @@ describe('delivery, operator messages, stages', () => {
     spec.given([...active, replied]).when({ type: 'RecordDelivery', messageId: R1, platformMessageId: 77, now: T2 }).then([{ type: 'MessageDelivered', data: { messageId: R1, platformMessageId: 77, at: T2 } }]);
     spec.given([...active, replied, { type: 'MessageDelivered', data: { messageId: R1, platformMessageId: 77, at: T2 } }]).when({ type: 'RecordDelivery', messageId: R1, platformMessageId: 77, now: T2 }).then([]);
   });
+  it('records a delivery to the sandbox as delivered, saying where it went', () => {
+    spec
+      .given([...active, replied])
+      .when({ type: 'RecordDelivery', messageId: R1, platformMessageId: null, deliveredTo: 'sandbox', now: T2 })
+      .then([{ type: 'MessageDelivered', data: { messageId: R1, platformMessageId: null, deliveredTo: 'sandbox', at: T2 } }]);
+    spec.given([...active, replied, { type: 'MessageDelivered', data: { messageId: R1, platformMessageId: null, deliveredTo: 'sandbox', at: T2 } }]).when({ type: 'RecordDeliveryFailure', messageId: R1, reason: 'late', attempts: 1, now: T2 }).then([]);
+  });
   it('records a failure only for a pending message', () => {
     spec.given([...active, replied]).when({ type: 'RecordDeliveryFailure', messageId: R1, reason: 'platform answered 500', attempts: 5, now: T2 }).then([
       { type: 'MessageDeliveryFailed', data: { messageId: R1, reason: 'platform answered 500', attempts: 5, at: T2 } },

@@ -152,7 +152,7 @@ describe('failures are PlatformErrors that never echo the body, the token or the
     );
     expect(err.kind).toBe('refused');
     expect(err.status).toBe(401);
-    expect(err.message).toBe('platform answered 401 to POST /v1/messages');
+    expect(err.message).toBe('platform answered 401 Unauthorized to POST /v1/messages');
     expectSafeMessage(err, 'invalid token', 'wrong-token', 'errors');
   });
 
@@ -252,7 +252,7 @@ describe('failures are PlatformErrors that never echo the body, the token or the
       localClient().sendMessage({ apiUrl: `http://127.0.0.1:${port}`, apiToken: TOKEN, clientId: 1, channelId: 2, transport: 't', text: 'x' }),
     );
     expect(err.kind).toBe('unreachable');
-    expect(err.message).toContain('ECONNREFUSED');
+    expect(err.message).toBe('platform unreachable for POST /v1/messages (ECONNREFUSED: nothing accepts connections at that address)');
   });
 
   it('a token that cannot be a header value → refused before any request', async () => {

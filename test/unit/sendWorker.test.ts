@@ -16,13 +16,13 @@ const messageId = randomUUID();
 const sessionId = randomUUID();
 
 /** A conversation with one agent reply pending delivery, on a msgplatform integration. */
-async function givenAPendingReply() {
+async function givenAPendingReply(platformSettings: { apiUrl: string | null; apiToken: string | null } = { apiUrl: 'https://platform.example', apiToken: 'v1:token' }) {
   const store = new MemoryEventStore();
   await store.append(integrationStream(3), [
     {
       id: randomUUID(),
       type: 'IntegrationCreated',
-      data: { integrationId: 3, companyId, connectorType: 'msgplatform', name: 'P', apiUrl: 'https://platform.example', apiToken: 'v1:token', webhookSecret: null, active: true, agentId: null, allowedOrigins: [], at: T },
+      data: { integrationId: 3, companyId, connectorType: 'msgplatform', name: 'P', ...platformSettings, webhookSecret: null, active: true, agentId: null, allowedOrigins: [], at: T },
     },
   ], 'no_stream');
   const customer = { clientId: 77, channelId: 5, transport: 'telegram' };
@@ -114,5 +114,32 @@ describe('send worker', () => {
     await sendMessage(deps(store, platform), { conversationId, messageId: replyId }, { attempt: 1, lastAttempt: false });
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ clientId: 77, channelId: 5, transport: 'telegram', text: 'Hello!', apiToken: 'token' });
+  });
+
+  it('given an msgplatform integration without an apiUrl (the sandbox), when the job runs, then the reply is recorded as delivered to the sandbox and nothing is sent', async () => {
+    const store = await givenAPendingReply({ apiUrl: null, apiToken: null });
+    const { platform, calls } = platformThat(['ok']);
+    await sendMessage(deps(store, platform), job, { attempt: 1, lastAttempt: false });
+    expect(calls).toHaveLength(0);
+    const events = await store.readStream(conversationStream(conversationId));
+    expect(events.map((e) => e.type)).not.toContain('MessageDeliveryFailed');
+    expect(events.at(-1)).toMatchObject({ type: 'MessageDelivered', data: { messageId: replyId, platformMessageId: null, deliveredTo: 'sandbox' } });
+  });
+
+  it('given an apiUrl but no API token, when the job runs, then the failure says which setting is missing', async () => {
+    const store = await givenAPendingReply({ apiUrl: 'https://platform.example', apiToken: null });
+    const { platform, calls } = platformThat(['ok']);
+    await sendMessage(deps(store, platform), job, { attempt: 1, lastAttempt: false });
+    expect(calls).toHaveLength(0);
+    const events = await store.readStream(conversationStream(conversationId));
+    expect(events.at(-1)).toMatchObject({ type: 'MessageDeliveryFailed', data: { reason: expect.stringMatching(/no platform API token/) } });
+  });
+
+  it('a platform delivery records where it went', async () => {
+    const store = await givenAPendingReply();
+    const { platform } = platformThat(['ok']);
+    await sendMessage(deps(store, platform), job, { attempt: 1, lastAttempt: false });
+    const events = await store.readStream(conversationStream(conversationId));
+    expect(events.at(-1)).toMatchObject({ type: 'MessageDelivered', data: { platformMessageId: 9001, deliveredTo: 'platform' } });
   });
 });

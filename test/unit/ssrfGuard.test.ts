@@ -121,9 +121,23 @@ describe('platform URL: loopback, private and link-local hosts in every spelling
   it('says why a host was refused', () => {
     expect(checkPlatformUrl('http://[::ffff:127.0.0.1]/', strictHttp)).toEqual({
       ok: false,
-      reason: 'host is not allowed: IPv6 form of loopback address',
+      reason: 'host is not allowed: IPv6 form of loopback address; set ALLOW_PRIVATE_PLATFORM_URLS=true to allow loopback and private addresses (local platforms, tests)',
     });
-    expect(checkPlatformUrl('http://localhost/', strictHttp)).toEqual({ ok: false, reason: 'host is not allowed: local name' });
+    expect(checkPlatformUrl('http://localhost/', strictHttp)).toEqual({
+      ok: false,
+      reason: 'host is not allowed: local name; set ALLOW_PRIVATE_PLATFORM_URLS=true to allow loopback and private addresses (local platforms, tests)',
+    });
+  });
+
+  it('names ALLOW_PRIVATE_PLATFORM_URLS only where that switch would help', () => {
+    const refused = (url: string) => {
+      const verdict = checkPlatformUrl(url, strictHttp);
+      return verdict.ok ? '' : verdict.reason;
+    };
+    expect(refused('http://127.0.0.1:4000/')).toContain('ALLOW_PRIVATE_PLATFORM_URLS');
+    expect(refused('http://10.0.0.5/')).toContain('ALLOW_PRIVATE_PLATFORM_URLS');
+    // Metadata addresses stay refused with the switch on: naming it would mislead.
+    expect(refused('http://169.254.169.254/')).not.toContain('ALLOW_PRIVATE_PLATFORM_URLS');
   });
 
   describe('with allowPrivate (tests, local platforms)', () => {

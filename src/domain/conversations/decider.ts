@@ -1,7 +1,7 @@
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
 import type { PlatformId } from '../platformId.js';
-import type { ConversationEvent, Customer, PausedReason, PlatformRefs } from './events.js';
+import type { ConversationEvent, Customer, DeliveredTo, PausedReason, PlatformRefs } from './events.js';
 
 export type SessionState = 'active' | 'paused' | 'closed';
 
@@ -98,7 +98,7 @@ export type ConversationCommand =
     }
   | { type: 'SendOperatorMessage'; messageId: string; text: string; by: string; now: string }
   | { type: 'RecordSendAttempt'; messageId: string; idempotencyKey: string; now: string }
-  | { type: 'RecordDelivery'; messageId: string; platformMessageId: PlatformId | null; now: string }
+  | { type: 'RecordDelivery'; messageId: string; platformMessageId: PlatformId | null; deliveredTo?: DeliveredTo; now: string }
   | { type: 'RecordDeliveryFailure'; messageId: string; reason: string; attempts: number; now: string }
   | { type: 'MarkUnanswered'; messageIds: string[]; reason: string; handoff: boolean; now: string };
 
@@ -353,7 +353,17 @@ function decide(command: ConversationCommand, state: ConversationState): Convers
         if (state.settled.some((m) => m.messageId === command.messageId)) return [];
         throw new DomainError('NOT_FOUND', 'Message not found');
       }
-      return [{ type: 'MessageDelivered', data: { messageId: command.messageId, platformMessageId: command.platformMessageId, at: command.now } }];
+      return [
+        {
+          type: 'MessageDelivered',
+          data: {
+            messageId: command.messageId,
+            platformMessageId: command.platformMessageId,
+            ...(command.deliveredTo ? { deliveredTo: command.deliveredTo } : {}),
+            at: command.now,
+          },
+        },
+      ];
     case 'RecordDeliveryFailure':
       if (!(command.messageId in state.outbound)) return [];
       return [{ type: 'MessageDeliveryFailed', data: { messageId: command.messageId, reason: command.reason, attempts: command.attempts, at: command.now } }];

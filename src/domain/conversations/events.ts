@@ -20,6 +20,9 @@ export const pausedReason = z.enum([
 ]);
 export type PausedReason = z.infer<typeof pausedReason>;
 
+export const deliveredTo = z.enum(['platform', 'webchat', 'sandbox']);
+export type DeliveredTo = z.infer<typeof deliveredTo>;
+
 export const platformRefs = z.object({
   messageId: platformIdSchema.optional(),
   requestId: platformIdSchema.optional(),
@@ -92,7 +95,16 @@ export const conversationEvents = {
   OperatorMessageSent: z.object({ messageId: z.uuid(), text: z.string().min(1).max(65_536), by: z.string().max(100), at }),
   /** Recorded before each send, so a send whose outcome was lost is never repeated blindly. */
   MessageSendAttempted: z.object({ messageId: z.uuid(), attempt: z.number().int().min(1), idempotencyKey: z.string().max(200), at }),
-  MessageDelivered: z.object({ messageId: z.uuid(), platformMessageId: platformIdSchema.nullable(), at }),
+  MessageDelivered: z.object({
+    messageId: z.uuid(),
+    platformMessageId: platformIdSchema.nullable(),
+    /**
+     * Where it went: the messaging platform, the web-chat socket, or the sandbox (an msgplatform integration
+     * without an apiUrl keeps replies in the service and sends them nowhere). Absent on events stored before.
+     */
+    deliveredTo: deliveredTo.optional(),
+    at,
+  }),
   MessageDeliveryFailed: z.object({ messageId: z.uuid(), reason: z.string().max(500), attempts: z.number().int().min(1), at }),
   MessagesUnanswered: z.object({ messageIds: z.array(z.uuid()).min(1), reason: z.string().max(500), at }),
 };

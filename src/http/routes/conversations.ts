@@ -30,6 +30,8 @@ export const messageSchema = z.object({
   createdAt: z.string(),
   delivery: z.enum(['received', 'pending', 'sent', 'failed']),
   deliveryError: z.string().nullable(),
+  /** Where a sent message went; `sandbox`: the integration has no platform apiUrl, so it was kept here and sent nowhere. */
+  deliveredTo: z.enum(['platform', 'webchat', 'sandbox']).nullable(),
   attachments: z.array(z.unknown()),
 });
 const contextSchema = z.object({
@@ -56,6 +58,7 @@ export const messageView = (m: MessageDoc): z.infer<typeof messageSchema> => ({
   createdAt: m.createdAt,
   delivery: m.delivery,
   deliveryError: m.deliveryError,
+  deliveredTo: m.deliveredTo ?? null,
   attachments: m.attachments,
 });
 

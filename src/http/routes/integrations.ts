@@ -10,6 +10,7 @@ import { authenticator, authOf } from '../authenticate.js';
 import { notFound, validationError } from '../errors.js';
 import type { HttpServices } from '../services.js';
 import { errorResponses, listQuery } from './schemas.js';
+import { testMessageRoute } from './testMessage.js';
 
 export const integrationSchema = z.object({
   id: z.number().int(),
@@ -24,6 +25,8 @@ export const integrationSchema = z.object({
   webhookRegistered: z.boolean(),
   webhookRegisteredAt: z.string().nullable(),
   allowedOrigins: z.array(z.string()),
+  /** msgplatform without apiUrl: replies are recorded as delivered to the sandbox and sent nowhere. */
+  sandbox: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -71,6 +74,7 @@ export function integrationView(services: HttpServices, i: IntegrationDoc | Live
     webhookRegistered: i.webhookRegisteredAt !== null,
     webhookRegisteredAt: i.webhookRegisteredAt,
     allowedOrigins: i.allowedOrigins,
+    sandbox: i.connectorType === 'msgplatform' && !i.apiUrl,
     createdAt: i.createdAt,
     updatedAt: i.updatedAt,
   };
@@ -99,6 +103,7 @@ export function integrationRoutes(services: HttpServices): FastifyPluginAsyncZod
   return async (app) => {
     app.addHook('onRequest', authenticator(services));
     const security = [{ bearer: [] }];
+    await app.register(testMessageRoute(services));
 
     app.get(
       '/api/integrations',

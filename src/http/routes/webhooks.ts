@@ -10,6 +10,7 @@ import { noopWebhookMetrics, type WebhookOutcome } from '../../ports/metrics.js'
 import { CONVERSATION_REFS, refId } from '../../projections/conversationRefs/conversationRefsProjection.js';
 import { BODY_LIMIT } from '../app.js';
 import { HttpError, notFound } from '../errors.js';
+import { isInProcessRequest } from '../inProcessWebhook.js';
 import type { HttpServices } from '../services.js';
 import { verifyWebhookSignature } from '../webhookSignature.js';
 import { errorResponses } from './schemas.js';
@@ -90,7 +91,7 @@ export function webhookRoutes(services: HttpServices): FastifyPluginAsyncZod {
       async (request, reply) => {
         const receivedAt = services.commands.clock.now().toISOString();
         const { connectorType, integrationId: rawId } = request.params;
-        if (services.config.env === 'production' && request.protocol !== 'https') {
+        if (services.config.env === 'production' && request.protocol !== 'https' && !isInProcessRequest(request)) {
           throw new HttpError(403, 'HTTPS_REQUIRED', 'Webhooks are accepted over HTTPS only');
         }
         // webchat integrations use the WebSocket, never this URL.

@@ -171,6 +171,12 @@ export function checkAddress(address: string, allowPrivate: boolean): AddressVer
   return { allowed: true };
 }
 
+/**
+ * Appended to a refusal that ALLOW_PRIVATE_PLATFORM_URLS would lift (loopback, private, local names), so
+ * someone pointing the service at a platform or LLM on their own machine learns the switch from the error.
+ */
+export const ALLOW_PRIVATE_HINT = 'set ALLOW_PRIVATE_PLATFORM_URLS=true to allow loopback and private addresses (local platforms, tests)';
+
 function isLocalName(hostname: string): boolean {
   const name = hostname.toLowerCase().replace(/\.+$/, '');
   return LOCAL_NAME_SUFFIXES.some((s) => name === s || name.endsWith(`.${s}`));
@@ -201,9 +207,11 @@ export function checkPlatformUrl(raw: string, policy: UrlPolicy): UrlCheck {
   const bare = host.startsWith('[') ? host.slice(1, -1) : host;
   if (isIP(bare) !== 0) {
     const verdict = checkAddress(bare, policy.allowPrivate);
-    return verdict.allowed ? { ok: true, url } : { ok: false, reason: `host is not allowed: ${verdict.reason}` };
+    if (verdict.allowed) return { ok: true, url };
+    const liftable = !policy.allowPrivate && checkAddress(bare, true).allowed;
+    return { ok: false, reason: `host is not allowed: ${verdict.reason}${liftable ? `; ${ALLOW_PRIVATE_HINT}` : ''}` };
   }
-  if (!policy.allowPrivate && isLocalName(bare)) return { ok: false, reason: 'host is not allowed: local name' };
+  if (!policy.allowPrivate && isLocalName(bare)) return { ok: false, reason: `host is not allowed: local name; ${ALLOW_PRIVATE_HINT}` };
   return { ok: true, url };
 }
 
@@ -238,7 +246,7 @@ export class BlockedAddressError extends Error {
     readonly address: string,
     reason: string,
   ) {
-    super(`${hostname} resolves to a ${reason} (${address}), which is not allowed`);
+    super(`${hostname} resolves to a ${reason} (${address}), which is not allowed${checkAddress(address, true).allowed || reason === 'local name' ? `; ${ALLOW_PRIVATE_HINT}` : ''}`);
   }
 }
 

@@ -39,6 +39,20 @@ const webhookListSchema = z.array(z.object({ id: platformIdSchema, url: z.string
 const createdWebhookSchema = z.object({ id: platformIdSchema }).loose();
 const sentMessageSchema = z.object({ message_id: platformIdSchema.nullish() }).loose().nullish();
 
+/** Common connection failures in words: these reasons are shown to people in the conversation view. */
+const NETWORK_ERRORS: Record<string, string> = {
+  ENOTFOUND: 'its host name does not resolve; check the API URL',
+  EAI_AGAIN: 'its host name could not be resolved right now',
+  ECONNREFUSED: 'nothing accepts connections at that address',
+  ECONNRESET: 'the connection was reset',
+  ETIMEDOUT: 'the connection timed out',
+  EHOSTUNREACH: 'the host cannot be reached',
+  ENETUNREACH: 'the network cannot be reached',
+  CERT_HAS_EXPIRED: 'its TLS certificate has expired',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'its TLS certificate is self-signed',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its TLS certificate does not match the host name',
+};
+
 // Header values cannot carry control characters; checked here so Node never throws mid-call.
 const HEADER_SAFE = /^[\t\x20-\x7e\x80-\xff]+$/;
 
@@ -128,7 +142,8 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
         if (isSsrfRefusal(err)) {
           settle(new PlatformError('blocked', `platform host refused: ${err.message}`));
         } else {
-          settle(new PlatformError('unreachable', `platform unreachable for ${what} (${err.code ?? 'connection failed'})`));
+          const code = err.code ?? 'connection failed';
+          settle(new PlatformError('unreachable', `platform unreachable for ${what} (${code}${NETWORK_ERRORS[code] ? `: ${NETWORK_ERRORS[code]}` : ''})`));
         }
       });
 
@@ -148,7 +163,8 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
           tooLarge: () => settle(new PlatformError('bad_response', `platform answer to ${what} exceeds ${maxBytes} bytes`, status)),
           done: (buffer) => {
             if (status < 200 || status >= 300) {
-              settle(new PlatformError('refused', `platform answered ${status} to ${what}`, status));
+              // The status with its name ("401 Unauthorized"): this reason is shown to people in the conversation view.
+              settle(new PlatformError('refused', `platform answered ${status}${http.STATUS_CODES[status] ? ` ${http.STATUS_CODES[status]}` : ''} to ${what}`, status));
               return;
             }
             let json: unknown;

@@ -1,5 +1,5 @@
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
-import { conversationEvents, type Customer, type PausedReason } from '../../domain/conversations/events.js';
+import { conversationEvents, type Customer, type DeliveredTo, type PausedReason } from '../../domain/conversations/events.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 
@@ -32,6 +32,8 @@ export type MessageDoc = {
   createdAt: string;
   delivery: 'received' | 'pending' | 'sent' | 'failed';
   deliveryError: string | null;
+  /** Where a delivered message went ('sandbox': kept in the service, sent nowhere); null until delivered or when not recorded. */
+  deliveredTo?: DeliveredTo | null;
   clientMessageId: string | null;
   attachments: unknown[];
 };
@@ -117,9 +119,9 @@ export const conversationsProjection = defineProjection(conversationEvents, {
       next.lastMessageAt = m.createdAt;
       ctx.put(MESSAGES, { ...m, conversationId: id, companyId: doc.companyId, seq: Number(event.position) } satisfies MessageDoc);
     };
-    const setDelivery = async (messageId: string, delivery: MessageDoc['delivery'], error: string | null) => {
+    const setDelivery = async (messageId: string, delivery: MessageDoc['delivery'], error: string | null, deliveredTo: DeliveredTo | null = null) => {
       const m = await ctx.get<MessageDoc>(MESSAGES, messageId);
-      if (m) ctx.put(MESSAGES, { ...m, delivery, deliveryError: error });
+      if (m) ctx.put(MESSAGES, { ...m, delivery, deliveryError: error, ...(deliveredTo ? { deliveredTo } : {}) });
     };
     switch (event.type) {
       case 'MessageReceived':
@@ -147,7 +149,7 @@ export const conversationsProjection = defineProjection(conversationEvents, {
         addMessage({ id: event.data.messageId, author: 'operator', text: event.data.text, createdAt: event.data.at, delivery: 'pending', deliveryError: null, clientMessageId: null, attachments: [] });
         break;
       case 'MessageDelivered':
-        await setDelivery(event.data.messageId, 'sent', null);
+        await setDelivery(event.data.messageId, 'sent', null, event.data.deliveredTo ?? null);
         break;
       case 'MessageDeliveryFailed':
         await setDelivery(event.data.messageId, 'failed', event.data.reason);

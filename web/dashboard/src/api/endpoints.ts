@@ -56,6 +56,9 @@ export const deleteIntegration = (id: number) => request<void>('DELETE', `/api/i
 export const registerWebhook = (id: number) =>
   request<{ ok: boolean; webhookRegisteredAt: string }>('POST', `/api/integrations/${id}/register-webhook`);
 
+/** Sends a signed test customer message through the integration's webhook; answers with the conversation to open. */
+export const sendTestMessage = (id: number, text: string) =>
+  request<{ ok: boolean; conversationId: string }>('POST', `/api/integrations/${id}/test-message`, { text });
 export async function listWebhookLogs(integrationId: number, cursor: string | null, o?: Opts): Promise<Page<WebhookLog>> {
   const result = await request<{ logs: WebhookLog[]; nextCursor?: string | null }>(
     'GET',

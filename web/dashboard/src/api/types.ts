@@ -41,6 +41,8 @@ export interface Integration {
   webhookRegistered: boolean;
   webhookRegisteredAt: string | null;
   allowedOrigins?: string[];
+  /** msgplatform without apiUrl: replies are delivered to the sandbox (kept here, sent nowhere). */
+  sandbox?: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -154,6 +156,10 @@ export interface Message {
   text: string;
   createdAt: string;
   delivery: Delivery;
+  /** Why a failed message was not delivered, in words. */
+  deliveryError?: string | null;
+  /** Where a sent message went; 'sandbox' = kept in the service, sent nowhere. */
+  deliveredTo?: 'platform' | 'webchat' | 'sandbox' | null;
 }
 
 export interface Transfer {

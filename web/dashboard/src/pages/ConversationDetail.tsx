@@ -294,7 +294,7 @@ function MessageList({ messages }: { messages: Message[] }) {
           <div className="message-meta">
             <span className="message-author">{AUTHOR_LABEL[message.author] ?? message.author}</span>
             <Time iso={message.createdAt} format={formatShort} />
-            <DeliveryState delivery={message.delivery} author={message.author} />
+            <DeliveryState message={message} />
           </div>
           <div className="message-text">{message.text}</div>
         </li>
@@ -303,18 +303,26 @@ function MessageList({ messages }: { messages: Message[] }) {
   );
 }
 
-function DeliveryState({ delivery, author }: { delivery: Message['delivery']; author: Message['author'] }) {
+function DeliveryState({ message }: { message: Message }) {
+  const { delivery, author } = message;
   switch (delivery) {
     case 'failed':
+      // The reason as one sentence, not only in the event history.
       return (
-        <Badge tone="danger" data-testid="delivery-failed">
-          Failed to deliver
+        <Badge tone="danger" className="delivery-error" data-testid="delivery-failed" title={message.deliveryError ?? undefined}>
+          {message.deliveryError ? `Not delivered: ${message.deliveryError}` : 'Failed to deliver'}
         </Badge>
       );
     case 'pending':
       return <span className="delivery delivery-pending">Sending…</span>;
     case 'sent':
-      return <span className="delivery delivery-sent">✓ Sent</span>;
+      return message.deliveredTo === 'sandbox' ? (
+        <span className="delivery delivery-sent" data-testid="delivery-sandbox" title="The integration has no platform API URL: the reply was kept here and sent nowhere">
+          ✓ Delivered to sandbox
+        </span>
+      ) : (
+        <span className="delivery delivery-sent">✓ Sent</span>
+      );
     case 'received':
       return author === 'customer' ? null : <span className="delivery">Received</span>;
     default:

@@ -33,6 +33,7 @@ import { formatDateTime } from '../lib/format.js';
 import { t } from '../lib/messages.js';
 import { Link, navigate } from '../lib/router.js';
 import { useAsync } from '../lib/useAsync.js';
+import { SandboxBadge, TestMessageForm } from '../components/testMessage.js';
 
 export const PLATFORM_PRESETS = [
   { label: 'Global (https://api.chat2desk.com)', url: 'https://api.chat2desk.com' },
@@ -181,6 +182,7 @@ function IntegrationCard({ integration, agentName, onChange }: { integration: In
             </Badge>
             <span className="muted">{CONNECTOR_LABELS[integration.connectorType] ?? integration.connectorType}</span>
             <span className="muted">· #{integration.id}</span>
+            <SandboxBadge integration={integration} />
           </div>
         </div>
         <Switch label="Active" checked={integration.active} disabled={toggling} onChange={toggleActive} />
@@ -266,6 +268,7 @@ function IntegrationCard({ integration, agentName, onChange }: { integration: In
                 <p className="notice notice-error">{outcome.message}</p>
               ))}
           </div>
+          <TestMessageForm integration={integration} />
         </>
       ) : (
         <>

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendTestMessageCli, USAGE } from '../../src/cli/sendTestMessage.js';
+import { signUp } from '../support/api.js';
+import { startTestServer, type TestServer } from '../support/testServer.js';
+
+/** `npm run send-test-message -- <integrationId> "text"` against a real listening server, with a company API token. */
+
+let server: TestServer;
+let base: string;
+let token: string;
+let integrationId: number;
+
+function io() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l), fetch, sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) } };
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ REPLY_BURST_WINDOW_MS: '0' });
+  base = await server.listen(0, '127.0.0.1');
+  const co = await signUp(server, 'Cli Co');
+  const agentId = (await co.call('POST', '/api/agents', { name: 'Ava' })).json().agent.id;
+  await co.call('POST', '/api/knowledge-base/documents', { title: 'Hours', content: 'We are open Monday to Friday from 9 to 17.' });
+  integrationId = (await co.call('POST', '/api/integrations', { name: 'Try', connectorType: 'msgplatform', webhookSecret: 'whsec_cli_test_0123456789abcdef', agentId })).json().integration.id;
+  token = (await co.call('POST', '/api/settings/api-tokens', { name: 'cli' })).json().token;
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('send-test-message', () => {
+  it('sends the message and prints the conversation link and the answer, delivered to the sandbox', async () => {
+    const { out, err, io: cliIo } = io();
+    const code = await sendTestMessageCli([String(integrationId), 'When are you open?'], { BASE_URL: base, MAS_API_TOKEN: token }, cliIo);
+    expect(err).toEqual([]);
+    expect(code).toBe(0);
+    expect(out[0]).toMatch(new RegExp(`^sent to integration ${integrationId}; conversation [0-9a-f-]{36}$`));
+    expect(out[1]).toMatch(new RegExp(`^open it: ${base}/#/conversations/[0-9a-f-]{36}$`));
+    expect(out[2]).toContain('agent: ');
+    expect(out[2]).toContain('Monday to Friday');
+    expect(out[3]).toBe('delivered to the sandbox (the integration has no platform API URL: sent nowhere)');
+  });
+
+  it('takes --url and --token instead of the environment', async () => {
+    const { out, io: cliIo } = io();
+    expect(await sendTestMessageCli([String(integrationId), 'hi', '--url', base, `--token=${token}`, '--no-wait'], {}, cliIo)).toBe(0);
+    expect(out).toHaveLength(2);
+  });
+
+  it.each([
+    [[], 'integration id'],
+    [['abc', 'hi'], 'integration id'],
+    [['7'], 'message text'],
+    [['7', 'a', 'b'], 'message text'],
+    [['7', 'hi', '--bogus'], 'unknown option'],
+  ])('bad usage %j: exit 2 with the usage line', async (argv, says) => {
+    const { err, io: cliIo } = io();
+    expect(await sendTestMessageCli(argv, { MAS_API_TOKEN: 'x' }, cliIo)).toBe(2);
+    expect(err.join('\n')).toContain(says);
+    expect(err.join('\n')).toContain(USAGE);
+  });
+
+  it('no token: exit 2 saying where to get one', async () => {
+    const { err, io: cliIo } = io();
+    expect(await sendTestMessageCli(['7', 'hi'], {}, cliIo)).toBe(2);
+    expect(err[0]).toContain('MAS_API_TOKEN');
+  });
+
+  it("a wrong token, or another company's integration: exit 1 with the service's answer", async () => {
+    const wrong = io();
+    expect(await sendTestMessageCli([String(integrationId), 'hi'], { BASE_URL: base, MAS_API_TOKEN: 'mas_nope_nope' }, wrong.io)).toBe(1);
+    expect(wrong.err[0]).toMatch(/^refused: 401 UNAUTHORIZED/);
+    const other = await signUp(server, 'Other');
+    const otherToken = (await other.call('POST', '/api/settings/api-tokens', { name: 'cli' })).json().token;
+    const foreign = io();
+    expect(await sendTestMessageCli([String(integrationId), 'hi'], { BASE_URL: base, MAS_API_TOKEN: otherToken }, foreign.io)).toBe(1);
+    expect(foreign.err[0]).toMatch(/^refused: 404 NOT_FOUND/);
+  });
+
+  it('a service that is not running: exit 1 saying so', async () => {
+    const { err, io: cliIo } = io();
+    expect(await sendTestMessageCli(['7', 'hi'], { BASE_URL: 'http://127.0.0.1:9', MAS_API_TOKEN: token }, cliIo)).toBe(1);
+    expect(err[0]).toContain('could not reach the service at http://127.0.0.1:9');
+  });
+});

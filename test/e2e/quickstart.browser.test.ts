@@ -1,0 +1,162 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { launchBrowser, saveFailureScreenshot } from '../support/browser.js';
+import { startTestServer, type TestServer } from '../support/testServer.js';
+
+/**
+ * The README's quick start, done by a newcomer in headless Chromium with no messaging-platform account: sign up →
+ * a knowledge-base document → an agent → an integration without a platform API URL (the sandbox) → "Send a test
+ * message" → the conversation opens → the builtin agent's answer, marked delivered to the sandbox. Only the UI is
+ * used; no platform, no curl, no secret copied anywhere.
+ *
+ * Needs the built dashboard (`npm run build`) and /usr/bin/chromium.
+ */
+
+const STEP_TIMEOUT = 60_000;
+const UI_TIMEOUT = 15_000;
+const ANSWER = 'We ship to Norway, Sweden and Denmark within 3 business days.';
+
+const dashboardBuilt = existsSync(join(process.cwd(), 'dist', 'dashboard', 'index.html'));
+const chromiumPresent = existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium');
+
+let server: TestServer;
+let base: string;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let broken: string | null = null;
+let integrationId: number;
+const pageErrors: string[] = [];
+
+if (!dashboardBuilt || !chromiumPresent) {
+  it('prerequisites', () => {
+    expect(dashboardBuilt, 'dist/dashboard is missing: run `npm run build` first').toBe(true);
+    expect(chromiumPresent, '/usr/bin/chromium is missing (apt-get install chromium)').toBe(true);
+  });
+} else {
+  beforeAll(async () => {
+    // Deliberately the defaults a newcomer has: no ALLOW_PRIVATE_PLATFORM_URLS, no platform, builtin LLM.
+    // SEND_MAX_ATTEMPTS=1: the last step's failing send is recorded at once instead of after the retry backoff.
+    server = await startTestServer({ REPLY_BURST_WINDOW_MS: '200', SEND_MAX_ATTEMPTS: '1' });
+    base = await server.listen(0, '127.0.0.1');
+    browser = await launchBrowser();
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'UTC' });
+    context.setDefaultTimeout(UI_TIMEOUT);
+    context.setDefaultNavigationTimeout(UI_TIMEOUT);
+    page = await context.newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+  });
+
+  afterAll(async () => {
+    await context?.close().catch(() => {});
+    await browser?.close().catch(() => {});
+    await server?.close();
+  });
+
+  beforeEach((ctx) => {
+    if (broken) ctx.skip(`an earlier step failed: ${broken}`);
+    ctx.onTestFailed(async () => {
+      broken = ctx.task.name;
+      await saveFailureScreenshot(page, `quickstart-${ctx.task.name}`);
+    });
+  });
+
+  const nav = (label: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label, exact: true });
+  const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+
+  describe('quick start in headless Chromium: a newcomer without a platform account', () => {
+    it('signs up', { timeout: STEP_TIMEOUT }, async () => {
+      await page.goto(`${base}/#/register`);
+      await page.getByLabel('Company name').fill('First Hour Ltd');
+      await page.getByLabel('Email').fill('newcomer@first-hour.example');
+      await page.getByLabel('Password').fill('correct horse battery');
+      await page.getByRole('button', { name: 'Sign up', exact: true }).click();
+      await heading('Conversations').waitFor();
+    });
+
+    it('adds a knowledge-base document and an agent', { timeout: STEP_TIMEOUT }, async () => {
+      await nav('Knowledge base').click();
+      await heading('Knowledge base').waitFor();
+      await page.getByLabel('Title', { exact: true }).fill('Shipping');
+      await page.getByLabel('Content', { exact: true }).fill(`# Shipping\n\n${ANSWER}`);
+      await page.getByRole('button', { name: 'Add document', exact: true }).click();
+      await page.getByTestId('kb-document-row').filter({ hasText: 'Shipping' }).waitFor();
+
+      await nav('Agents').click();
+      await heading('Agents').waitFor();
+      await page.getByRole('button', { name: 'New agent', exact: true }).click();
+      await heading('New agent').waitFor();
+      await page.getByLabel('Name', { exact: true }).fill('Ava');
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await heading('Agents').waitFor();
+      await page.locator('[data-testid^="agent-card-"]').filter({ hasText: 'Ava' }).waitFor();
+    });
+
+    it('creates an integration without a platform API URL: the card says it is a sandbox', { timeout: STEP_TIMEOUT }, async () => {
+      await nav('Integrations').click();
+      await heading('Integrations').waitFor();
+      await page.getByRole('button', { name: 'New integration', exact: true }).click();
+      await heading('New integration').waitFor();
+      await page.getByLabel('Name', { exact: true }).fill('Try-out');
+      await page.getByLabel('Agent', { exact: true }).locator('option', { hasText: 'Ava' }).waitFor({ state: 'attached' });
+      await page.getByLabel('Agent', { exact: true }).selectOption({ label: 'Ava' });
+      await page.getByRole('button', { name: 'Generate', exact: true }).click();
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await heading('Integrations').waitFor();
+
+      const card = page.locator('[data-testid^="integration-card-"]').filter({ hasText: 'Try-out' });
+      await card.waitFor();
+      integrationId = Number((await card.getAttribute('data-testid'))!.slice('integration-card-'.length));
+      await expect.poll(() => card.getByTestId('sandbox-badge').textContent()).toBe('Sandbox — replies are not sent anywhere');
+      await page.screenshot({ path: join(process.cwd(), 'test-results', 'quickstart-integration.png') }).catch(() => {});
+    });
+
+    it('clicks "Send a test message" and lands on the conversation, where the agent\'s answer is delivered to the sandbox', { timeout: STEP_TIMEOUT }, async () => {
+      const card = page.getByTestId(`integration-card-${integrationId}`);
+      await card.getByRole('textbox', { name: 'Test message' }).fill('Do you ship to Norway?');
+      await card.getByRole('button', { name: 'Send a test message', exact: true }).click();
+      await page.waitForURL(/#\/conversations\/[0-9a-f-]{36}$/);
+
+      const customer = page.locator('[data-testid="message"][data-author="customer"]');
+      await expect.poll(() => customer.first().textContent()).toContain('Do you ship to Norway?');
+      const agent = page.locator('[data-testid="message"][data-author="agent"]');
+      await agent.first().waitFor({ timeout: 20_000 });
+      await expect.poll(() => agent.first().textContent()).toContain('We ship to Norway');
+      await expect.poll(() => agent.first().getAttribute('data-delivery'), { timeout: 20_000 }).toBe('sent');
+      await expect.poll(() => agent.first().getByTestId('delivery-sandbox').textContent()).toContain('Delivered to sandbox');
+      expect(await page.getByTestId('delivery-failed').count()).toBe(0);
+      await page.screenshot({ path: join(process.cwd(), 'test-results', 'quickstart-conversation.png') }).catch(() => {});
+    });
+
+    it('it arrived as a normal webhook: the webhook log shows it processed', { timeout: STEP_TIMEOUT }, async () => {
+      const token = await page.evaluate(() => (JSON.parse(localStorage.getItem('mas.session') ?? 'null') as { access_token: string }).access_token);
+      const res = await fetch(`${base}/api/webhook-logs?integrationId=${integrationId}`, { headers: { authorization: `Bearer ${token}` } });
+      expect((await res.json()).logs[0]).toMatchObject({ httpStatus: 200, outcome: 'processed', kind: 'message' });
+    });
+
+    it('with a platform address that cannot be reached, the conversation says why in one sentence', { timeout: STEP_TIMEOUT }, async () => {
+      const token = await page.evaluate(() => (JSON.parse(localStorage.getItem('mas.session') ?? 'null') as { access_token: string }).access_token);
+      const agents = (await (await fetch(`${base}/api/agents`, { headers: { authorization: `Bearer ${token}` } })).json()).agents as Array<{ id: string }>;
+      // `.invalid` never resolves (RFC 6761): a send fails like one to a mistyped platform address.
+      const created = await fetch(`${base}/api/integrations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Mistyped', connectorType: 'msgplatform', apiUrl: 'https://platform.invalid', apiToken: 't', webhookSecret: 'whsec_quickstart_0123456789abcdef', agentId: agents[0]!.id }),
+      });
+      expect(created.status).toBe(201);
+      const id = (await created.json()).integration.id as number;
+      await nav('Integrations').click();
+      const card = page.getByTestId(`integration-card-${id}`);
+      await card.waitFor();
+      expect(await card.getByTestId('sandbox-badge').count()).toBe(0);
+      await card.getByRole('textbox', { name: 'Test message' }).fill('Do you ship to Norway?');
+      await card.getByRole('button', { name: 'Send a test message', exact: true }).click();
+      await page.waitForURL(/#\/conversations\/[0-9a-f-]{36}$/);
+      const failed = page.locator('[data-testid="message"][data-author="agent"]').getByTestId('delivery-failed');
+      await expect.poll(() => failed.textContent(), { timeout: 20_000 }).toMatch(/^Not delivered: platform unreachable for POST \/v1\/messages \((ENOTFOUND: its host name does not resolve; check the API URL|EAI_AGAIN: .+)\)$/);
+      expect(pageErrors).toEqual([]);
+    });
+  });
+}
