@@ -17,6 +17,11 @@ describe('describeConversationEvent', () => {
     expect(say('MessageDeliveryFailed', { reason: 'platform answered 503', attempts: 5 })).toBe('Reply not delivered: platform answered 503 (after 5 attempts).');
   });
 
+  it('says where a delivered message went: the customer, or the sandbox of an integration without an API URL', () => {
+    expect(say('MessageDelivered', { messageId: 'm1' })).toBe('Message delivered to the customer.');
+    expect(say('MessageDelivered', { messageId: 'm1', deliveredTo: 'sandbox' })).toMatch(/^Message delivered to the sandbox/);
+  });
+
   it('names the stage and who acted', () => {
     expect(say('StageChanged', { stageId: 's-1', by: 'user:42' }, (id) => (id === 's-1' ? 'Won' : undefined))).toBe('Moved to the stage “Won” by an operator.');
     expect(say('AiSessionClosed', { reason: 'close_dialog' })).toBe('AI session closed: the dialog was closed on the platform.');

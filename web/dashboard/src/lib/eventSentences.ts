@@ -41,7 +41,7 @@ export function describeConversationEvent(event: Pick<ConversationEvent, 'type' 
     case 'MessageSendAttempted':
       return `Sending a message to the customer (attempt ${formatNumber(Number(d.attempt) || 1)}).`;
     case 'MessageDelivered':
-      return 'Message delivered to the customer.';
+      return d.deliveredTo === 'sandbox' ? 'Message delivered to the sandbox (no platform API URL: sent nowhere).' : 'Message delivered to the customer.';
     case 'MessageDeliveryFailed':
       return `Reply not delivered: ${String(d.reason ?? 'unknown reason')} (after ${formatNumber(Number(d.attempts) || 1)} attempt${Number(d.attempts) === 1 ? '' : 's'}).`;
     case 'MessagesUnanswered':
