@@ -24,8 +24,11 @@ const MAX_EARLY_PUSHES = 200;
 /** A reader this far behind is cut off rather than buffered without bound. */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 
-/** Close codes (RFC 6455 §7.4.1). 1009 (too big) is sent by `ws` itself. */
-export const CLOSE = { normal: 1000, goingAway: 1001, policy: 1008, internalError: 1011, tryAgainLater: 1013 } as const;
+/**
+ * Close codes (RFC 6455 §7.4.1). 1009 (too big) is sent by `ws` itself. `originNotAllowed` is ours (the
+ * application range 4000-4999): the page's site will never be accepted, so the widget stops reconnecting.
+ */
+export const CLOSE = { normal: 1000, goingAway: 1001, policy: 1008, internalError: 1011, tryAgainLater: 1013, originNotAllowed: 4403 } as const;
 
 export interface WebchatLimits {
   maxConnectionsPerIp: number;
@@ -169,7 +172,7 @@ async function currentIntegration(conn: Connection, integrationId: number): Prom
     return null;
   }
   if (!originAllowed(conn.request.headers.origin, found.allowedOrigins)) {
-    refuse(conn, 'ORIGIN_NOT_ALLOWED', "This page's origin is not in the integration's allowed origins", CLOSE.policy);
+    refuse(conn, 'ORIGIN_NOT_ALLOWED', "Chat is not available on this site: this page's origin is not in the integration's allowed origins", CLOSE.originNotAllowed);
     return null;
   }
   if (!found.active) {
@@ -240,7 +243,15 @@ async function greetVisitor(conn: Connection, visitorId: string | undefined, vis
   const renewedToken = await conn.env.visitorTokens.issue(identity);
   if (conn.closed) return;
   conn.visitor = identity;
-  send(conn, { type: 'ready', conversationId: identity.conversationId, visitorId: identity.visitorId, visitorToken: renewedToken, history });
+  send(conn, {
+    type: 'ready',
+    conversationId: identity.conversationId,
+    visitorId: identity.visitorId,
+    visitorToken: renewedToken,
+    history,
+    // Shown first in the panel, before the history; not a message of the conversation.
+    greeting: conn.integration?.greeting ?? null,
+  });
   conn.ready = true;
   const shown = new Set(history.map((m) => m.id));
   for (const push of conn.early) if (push.type !== 'message' || !shown.has(push.id)) send(conn, push);
@@ -300,8 +311,13 @@ async function storeMessage(conn: Connection, clientMessageId: string, text: str
 /** Agent and operator messages and typing from the conversation's bus subject; held back until `ready`. */
 function pushToVisitor(conn: Connection, push: WebchatPush): void {
   if (conn.closed) return;
-  if (conn.ready) send(conn, push);
-  else if (conn.early.length < MAX_EARLY_PUSHES) conn.early.push(push);
+  if (!conn.ready) {
+    if (conn.early.length < MAX_EARLY_PUSHES) conn.early.push(push);
+    return;
+  }
+  send(conn, push);
+  // The agent's reply ends its typing: the worker keeps "typing" on until the reply is stored and pushed.
+  if (push.type === 'message' && push.author === 'agent') send(conn, { type: 'typing', on: false });
 }
 
 function send(conn: Connection, frame: object): void {
