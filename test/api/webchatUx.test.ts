@@ -109,3 +109,20 @@ describe('a site that is not allowed', () => {
     expect((await allowed.closed).code).toBe(4403);
   });
 });
+
+describe('naming the customer', () => {
+  it('a web chat visitor is "Visitor" and the first four hex digits of their id in the list and the conversation, never "Client <uuid>"', async () => {
+    const co = await signUp(server, 'Names');
+    const created = await co.call('POST', '/api/integrations', { name: 'Chat', connectorType: 'webchat', allowedOrigins: [ORIGIN] });
+    const c = await connect(created.json().integration.id);
+    const ready = await c.hello();
+    expect(await c.message('Hello there', 'n-1')).toMatchObject({ type: 'ack' });
+    const expected = `Visitor ${String(ready.visitorId).replace(/-/g, '').slice(0, 4).toUpperCase()}`;
+    expect(expected).toMatch(/^Visitor [0-9A-F]{4}$/);
+    const list = (await co.call('GET', '/api/conversations')).json().conversations;
+    expect(list).toHaveLength(1);
+    expect(list[0].customer).toMatchObject({ clientId: ready.visitorId, displayName: expected });
+    const detail = (await co.call('GET', `/api/conversations/${ready.conversationId}`)).json().conversation;
+    expect(detail.customer.displayName).toBe(expected);
+  });
+});

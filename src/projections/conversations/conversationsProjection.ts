@@ -1,4 +1,5 @@
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
+import { customerDisplayName, givenName } from '../../domain/conversations/customerName.js';
 import { conversationEvents, type Customer, type PausedReason } from '../../domain/conversations/events.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
@@ -8,6 +9,8 @@ export interface ConversationDoc extends Doc {
   integrationId: number;
   connectorType: 'msgplatform' | 'webchat';
   customer: Customer;
+  /** The customer as the dashboard names them (list, pipeline card, conversation): see customerDisplayName. */
+  customerName: string;
   session: { id: string; state: 'active' | 'paused' | 'closed'; pausedReason?: PausedReason } | null;
   /** Flattened for filtering. */
   sessionState: 'active' | 'paused' | 'closed' | 'none';
@@ -96,6 +99,7 @@ export const conversationsProjection = defineProjection(conversationEvents, {
         integrationId: event.data.integrationId,
         connectorType: event.data.connectorType,
         customer: event.data.customer,
+        customerName: customerDisplayName(event.data.connectorType, event.data.customer),
         session: null,
         sessionState: 'none',
         stageId: event.data.stageId,
@@ -121,7 +125,10 @@ export const conversationsProjection = defineProjection(conversationEvents, {
       if (m) ctx.put(MESSAGES, { ...m, delivery, deliveryError: error });
     };
     switch (event.type) {
-      case 'MessageReceived':
+      case 'MessageReceived': {
+        // A platform that sends the client's name (client.name) names a customer the conversation did not name yet.
+        const given = givenName(event.data.client?.name);
+        if (given && !givenName(next.customer.name)) next.customerName = customerDisplayName(next.connectorType, next.customer, given);
         next.awaitingReplyTo = event.data.messageId;
         addMessage({
           id: event.data.messageId,
@@ -134,6 +141,7 @@ export const conversationsProjection = defineProjection(conversationEvents, {
           attachments: event.data.attachments ?? [],
         });
         break;
+      }
       case 'OperatorMessageRecorded':
         addMessage({ id: event.data.messageId, author: 'operator', text: event.data.text, createdAt: event.data.at, delivery: 'sent', deliveryError: null, clientMessageId: null, attachments: event.data.attachments ?? [] });
         break;

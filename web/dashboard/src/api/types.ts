@@ -127,7 +127,8 @@ export interface Conversation {
   id: string;
   integrationId: number;
   connectorType: ConnectorType;
-  customer: { clientId: string | number; channelId?: string | number | null; transport?: string | null; name?: string | null };
+  /** `displayName`: how to name the customer, decided by the server (the name they gave, "Visitor 4F2A", "Client 123"). */
+  customer: { clientId: string | number; channelId?: string | number | null; transport?: string | null; name?: string | null; displayName?: string };
   /** null until the first customer message opens an AI session (e.g. a conversation an operator started). */
   session: { id: string; state: SessionState; pausedReason?: string | null } | null;
   stageId: string | null;
