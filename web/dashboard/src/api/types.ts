@@ -41,6 +41,8 @@ export interface Integration {
   webhookRegistered: boolean;
   webhookRegisteredAt: string | null;
   allowedOrigins?: string[];
+  /** webchat: the first message the widget shows; null when none. */
+  greeting?: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -54,6 +56,7 @@ export interface IntegrationInput {
   active?: boolean;
   agentId?: string | null;
   allowedOrigins?: string[];
+  greeting?: string | null;
 }
 
 export type WebhookOutcome = 'processed' | 'duplicate' | 'ignored' | 'rejected';
@@ -66,6 +69,13 @@ export interface WebhookLog {
   outcome: WebhookOutcome;
   kind: 'message' | 'status_event' | 'other';
   reason: string | null;
+  /** The conversation the delivery fed, when it was a customer or operator message. */
+  conversationId?: string | null;
+  hasPayload?: boolean;
+}
+
+export interface WebhookLogDetail extends WebhookLog {
+  payload: { headers: Record<string, string>; body: string; truncated: boolean } | null;
 }
 
 export interface Agent {

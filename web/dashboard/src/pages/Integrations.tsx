@@ -11,6 +11,7 @@ import {
 } from '../api/endpoints.js';
 import type { Agent, ConnectorType, Integration, IntegrationInput } from '../api/types.js';
 import { useToast } from '../components/Toasts.js';
+import { WebchatGreeting } from '../components/WebchatGreeting.js';
 import {
   Badge,
   Button,
@@ -330,6 +331,7 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
   const [active, setActive] = useState(integration?.active ?? true);
   const [agentId, setAgentId] = useState(integration?.agentId ?? '');
   const [origins, setOrigins] = useState((integration?.allowedOrigins ?? []).join('\n'));
+  const [greeting, setGreeting] = useState(integration?.greeting ?? '');
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
@@ -356,6 +358,7 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
         .split(/\r?\n/)
         .map((line) => line.trim().replace(/\/+$/, ''))
         .filter(Boolean);
+      if (greeting.trim() || integration?.greeting) input.greeting = greeting.trim() || null;
     }
     try {
       if (isNew) {
@@ -517,6 +520,7 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
             placeholder={'https://www.example.com\nhttps://shop.example.com'}
             hint="One origin per line (scheme and host, e.g. https://www.example.com). Only these sites may embed the widget."
           />
+          <WebchatGreeting value={greeting} onChange={setGreeting} integrationId={integration?.id ?? null} />
           {!isNew && (
             <div className="copy-row copy-row-block">
               <span className="copy-label">Embed snippet</span>
