@@ -1,4 +1,6 @@
 import { createHmac } from 'node:crypto';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../support/api.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
@@ -88,6 +90,29 @@ describe('GET /api/webhook-logs across integrations', () => {
     expect((await other.call('GET', `/api/webhook-logs?integrationId=${acme.ids[0]}`)).json().logs).toEqual([]);
     // One entry of another company is a 404, like one that does not exist.
     expect((await other.call('GET', `/api/webhook-logs/${seen[0]!.id}`)).statusCode).toBe(404);
+  });
+
+  it('is served from an index in the embedded read store: no table scan, no sort, for all integrations or one', async () => {
+    const generation = await server.adapters.readStore.activeGeneration();
+    const db = new Database(join(server.dataDir, 'readmodels.sqlite'), { readonly: true });
+    try {
+      const f = (field: string) => `json_extract(doc, '$.${field}')`;
+      const order = `ORDER BY ${f('receivedAt')} DESC, ${f('seq')} DESC, id DESC LIMIT 51`;
+      for (const [where, params] of [
+        [`${f('companyId')} = ?`, ['c']],
+        [`${f('companyId')} = ? AND ${f('integrationId')} = ?`, ['c', 1]],
+      ] as const) {
+        const plan = db
+          .prepare(`EXPLAIN QUERY PLAN SELECT doc FROM rm_webhookLogs_g${generation} WHERE ${where} ${order}`)
+          .all(...params)
+          .map((r) => (r as { detail: string }).detail)
+          .join(' | ');
+        expect(plan).toMatch(/USING INDEX/);
+        expect(plan).not.toMatch(/TEMP B-TREE|SCAN rm_/);
+      }
+    } finally {
+      db.close();
+    }
   });
 
   it('links an accepted message to its conversation', async () => {

@@ -254,7 +254,7 @@ async function greetVisitor(conn: Connection, visitorId: string | undefined, vis
   });
   conn.ready = true;
   const shown = new Set(history.map((m) => m.id));
-  for (const push of conn.early) if (push.type !== 'message' || !shown.has(push.id)) send(conn, push);
+  for (const push of conn.early) if (push.type !== 'message' || !shown.has(push.id)) deliverPush(conn, push);
   conn.early = [];
   conn.log.info({ resumed: visitorToken !== undefined, history: history.length }, 'web chat visitor ready');
 }
@@ -315,6 +315,10 @@ function pushToVisitor(conn: Connection, push: WebchatPush): void {
     if (conn.early.length < MAX_EARLY_PUSHES) conn.early.push(push);
     return;
   }
+  deliverPush(conn, push);
+}
+
+function deliverPush(conn: Connection, push: WebchatPush): void {
   send(conn, push);
   // The agent's reply ends its typing: the worker keeps "typing" on until the reply is stored and pushed.
   if (push.type === 'message' && push.author === 'agent') send(conn, { type: 'typing', on: false });
