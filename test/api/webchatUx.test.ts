@@ -125,4 +125,28 @@ describe('naming the customer', () => {
     const detail = (await co.call('GET', `/api/conversations/${ready.conversationId}`)).json().conversation;
     expect(detail.customer.displayName).toBe(expected);
   });
+
+  it('a visitor the page names (hello name, from data-visitor-name) is shown by that name; a later name renames them', async () => {
+    const co = await signUp(server, 'Named');
+    const created = await co.call('POST', '/api/integrations', { name: 'Chat', connectorType: 'webchat', allowedOrigins: [ORIGIN] });
+    const id = created.json().integration.id as number;
+    const c = await connect(id);
+    const from = c.frames.length;
+    c.send({ type: 'hello', name: '  Anna\nSmith ' });
+    const ready = await c.waitFor((f) => f.type === 'ready', 10_000, from);
+    await c.message('Hi, it is Anna', 'a-1');
+    const named = async () => (await co.call('GET', `/api/conversations/${ready.conversationId}`)).json().conversation.customer;
+    expect(await named()).toMatchObject({ name: 'Anna Smith', displayName: 'Anna Smith' });
+    // Back as a signed-in shopper with another name.
+    const again = await connect(id);
+    const from2 = again.frames.length;
+    again.send({ type: 'hello', visitorToken: ready.visitorToken, name: 'Anna S.' });
+    await again.waitFor((f) => f.type === 'ready', 10_000, from2);
+    await again.message('Me again', 'a-2');
+    expect((await named()).displayName).toBe('Anna S.');
+    // Too long or not a string: refused, the socket stays usable.
+    const bad = await connect(id);
+    bad.send({ type: 'hello', name: 'x'.repeat(81) });
+    expect(await bad.waitFor((f) => f.type === 'error')).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('name') });
+  });
 });

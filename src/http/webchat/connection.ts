@@ -67,6 +67,8 @@ interface Connection {
   ready: boolean;
   integration: WebchatIntegration | null;
   visitor: VisitorClaims | null;
+  /** The name the page gave for its visitor (hello `name`), passed on with each message. */
+  visitorName: string | undefined;
   leave: (() => void) | null;
   /** Pushes that arrived between joining the conversation and `ready`. */
   early: WebchatPush[];
@@ -107,6 +109,7 @@ function openConnection(env: WebchatConnectionEnv, socket: WebSocket, request: F
     ready: false,
     integration: null,
     visitor: null,
+    visitorName: undefined,
     leave: null,
     early: [],
     pending: 0,
@@ -194,6 +197,7 @@ function dispatchFrame(conn: Connection, data: RawData, isBinary: boolean): void
       if (conn.helloSeen) return sendError(conn, 'BAD_FRAME', 'hello was already received on this connection');
       conn.helloSeen = true;
       clearTimeout(conn.helloTimer);
+      conn.visitorName = frame.name;
       enqueue(conn, () => greetVisitor(conn, frame.visitorId, frame.visitorToken));
       return;
     }
@@ -301,7 +305,12 @@ async function storeMessage(conn: Connection, clientMessageId: string, text: str
   const now = await currentIntegration(conn, integrationId);
   if (!now) return;
   conn.integration = now;
-  const outcome = await receiveWebchatMessage(env.services.commands, now, { visitorId: visitor.visitorId, clientMessageId, text });
+  const outcome = await receiveWebchatMessage(env.services.commands, now, {
+    visitorId: visitor.visitorId,
+    clientMessageId,
+    text,
+    ...(conn.visitorName ? { name: conn.visitorName } : {}),
+  });
   if (!outcome.duplicate) conn.log.info({ messageId: outcome.messageId }, 'web chat message stored');
   send(conn, { type: 'ack', clientMessageId, messageId: outcome.messageId });
 }

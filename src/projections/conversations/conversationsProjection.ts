@@ -126,9 +126,9 @@ export const conversationsProjection = defineProjection(conversationEvents, {
     };
     switch (event.type) {
       case 'MessageReceived': {
-        // A platform that sends the client's name (client.name) names a customer the conversation did not name yet.
+        // The client's name as the platform (or the web chat page) sends it with a message: the latest one names them.
         const given = givenName(event.data.client?.name);
-        if (given && !givenName(next.customer.name)) next.customerName = customerDisplayName(next.connectorType, next.customer, given);
+        if (given) next.customerName = customerDisplayName(next.connectorType, next.customer, given);
         next.awaitingReplyTo = event.data.messageId;
         addMessage({
           id: event.data.messageId,

@@ -44,6 +44,8 @@ export class ChatClient {
     private readonly url: string,
     private readonly store: Store,
     private readonly on: ClientEvents,
+    /** The visitor's name as the page knows it (data-visitor-name): shown to the agents in the dashboard. */
+    private readonly visitorName?: string,
   ) {}
 
   get connected(): boolean {
@@ -108,6 +110,7 @@ export class ChatClient {
       const hello: ClientFrame = { type: 'hello' };
       if (visitorId) hello.visitorId = visitorId;
       if (visitorToken) hello.visitorToken = visitorToken;
+      if (this.visitorName) hello.name = this.visitorName;
       this.frame(hello);
       this.readyTimer = setTimeout(() => this.drop(ws), READY_TIMEOUT_MS);
     };

@@ -6,7 +6,8 @@ import { ChatUi } from './ui.js';
  * Entry point of widget.js, embedded as
  *   <script src="{base}/widget.js" data-integration-id="7" async></script>
  * Optional attributes: data-title, data-accent (any CSS colour), data-greeting (used when the integration
- * has no greeting of its own), data-preview (the dashboard's preview: opened, never connects).
+ * has no greeting of its own), data-visitor-name (a signed-in shopper's name, shown to the agents),
+ * data-preview (the dashboard's preview: opened, never connects).
  * Exposes window.MessagingAgentWidget = { open(), close(), state() }.
  */
 
@@ -92,7 +93,7 @@ function init(): void {
         if (failed) view.markFailed(failed, message);
         view.showError(message || `Something went wrong (${code})`);
       },
-    });
+    }, d.visitorName?.trim().slice(0, 80) || undefined);
     // Own messages typed before a reload and not yet acknowledged show up as pending at once.
     for (const item of store.outbox()) view.addPending(item);
     ui = view;

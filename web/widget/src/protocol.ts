@@ -30,7 +30,7 @@ export type ServerFrame =
   | { type: 'error'; code: string; message: string; clientMessageId?: string };
 
 export type ClientFrame =
-  | { type: 'hello'; visitorId?: string; visitorToken?: string }
+  | { type: 'hello'; visitorId?: string; visitorToken?: string; name?: string }
   | { type: 'message'; text: string; clientMessageId: string };
 
 type Obj = Record<string, unknown>;
