@@ -17,9 +17,6 @@ export const WEBCHAT_MAX_FRAME_BYTES = 16 * 1024;
 /** How long shutdown waits for frames being handled. */
 const SHUTDOWN_GRACE_MS = 5_000;
 
-export { CLOSE, WEBCHAT_RATE_WINDOW_MS } from '../webchat/connection.js';
-export { originAllowed } from '../webchat/originPolicy.js';
-
 export interface WebchatRouteDeps {
   visitorTokens: VisitorTokens;
   /** The bus subject of one conversation: agent and operator messages and typing, from any instance. */
