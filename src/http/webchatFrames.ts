@@ -6,13 +6,15 @@ import type { RawData } from 'ws';
  * as a typed result, never a throw, so one bad frame cannot take the connection or the process down.
  */
 export type ClientFrame =
-  | { type: 'hello'; visitorId?: string; visitorToken?: string }
+  | { type: 'hello'; visitorId?: string; visitorToken?: string; name?: string }
   | { type: 'message'; clientMessageId: string; text: string }
   | { type: 'error'; code: 'BAD_FRAME' | 'VALIDATION_ERROR'; message: string; clientMessageId?: string };
 
 /** Longest message text, in UTF-16 code units: a frame is at most 16 KiB anyway. */
 export const WEBCHAT_MAX_TEXT_LENGTH = 16 * 1024;
 const CLIENT_MESSAGE_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
+/** Longest visitor name (the page's `data-visitor-name`), in characters. */
+export const WEBCHAT_MAX_NAME_LENGTH = 80;
 
 const bad = (message: string): ClientFrame => ({ type: 'error', code: 'BAD_FRAME', message });
 const invalid = (message: string, clientMessageId?: string): ClientFrame => ({
@@ -48,7 +50,16 @@ export function parseClientFrame(data: RawData | string, isBinary: boolean): Cli
       if ((visitorId !== undefined && typeof visitorId !== 'string') || (visitorToken !== undefined && typeof visitorToken !== 'string')) {
         return invalid('visitorId and visitorToken must be strings');
       }
-      return { type: 'hello', ...(visitorId !== undefined ? { visitorId } : {}), ...(visitorToken !== undefined ? { visitorToken } : {}) };
+      const rawName = own('name') ?? undefined;
+      if (rawName !== undefined && typeof rawName !== 'string') return invalid('name must be a string');
+      const name = rawName?.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+      if (name !== undefined && name.length > WEBCHAT_MAX_NAME_LENGTH) return invalid(`name is longer than ${WEBCHAT_MAX_NAME_LENGTH} characters`);
+      return {
+        type: 'hello',
+        ...(visitorId !== undefined ? { visitorId } : {}),
+        ...(visitorToken !== undefined ? { visitorToken } : {}),
+        ...(name ? { name } : {}),
+      };
     }
     case 'message': {
       const rawId = own('clientMessageId');

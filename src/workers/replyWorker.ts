@@ -116,11 +116,29 @@ const SLOT_WAIT_MS = 1000;
  * for the prompt: its cost does not grow with the conversation's length.
  */
 export async function generateReply(deps: ReplyWorkerDeps, job: GenerateReplyJob, slots?: FairSlots): Promise<Outcome> {
+  const typing = typingIndicator(deps, job);
+  let outcome: Outcome | undefined;
+  try {
+    outcome = await generateReplyOnce(deps, job, typing, slots);
+    return outcome;
+  } finally {
+    // A stored reply ends the typing where it is pushed, with the message (the web chat route); a job that hands
+    // the conversation on (a later message, a deferral) leaves it on; anything else (no answer, a failure) ends it here.
+    const handedOn = outcome?.result === 'deferred' || outcome?.reason === LATER_MESSAGE;
+    if (typing.started && outcome?.result !== 'replied' && !handedOn) await typing.stop();
+  }
+}
+
+const LATER_MESSAGE = 'a later message of the burst answers it';
+
+async function generateReplyOnce(deps: ReplyWorkerDeps, job: GenerateReplyJob, typing: TypingIndicator, slots?: FairSlots): Promise<Outcome> {
   const stream = conversationStream(job.conversationId);
   for (;;) {
     const { state } = await loadState(deps.eventStore, stream, conversationDecider);
     if (!state.unanswered.includes(job.messageId)) return { result: 'skipped', reason: 'already answered' };
-    if (state.unanswered.at(-1) !== job.messageId) return { result: 'skipped', reason: 'a later message of the burst answers it' };
+    if (state.unanswered.at(-1) !== job.messageId) return { result: 'skipped', reason: LATER_MESSAGE };
+    // From the moment the job takes the message: the burst wait and a slow model are both "typing" to the visitor.
+    await typing.start(state);
     // The burst wait holds no worker slot.
     const wait = state.lastCustomerMessageAt ? Date.parse(state.lastCustomerMessageAt) + deps.burstWindowMs - deps.clock.now().getTime() : 0;
     if (wait > 0) {
@@ -134,7 +152,7 @@ export async function generateReply(deps: ReplyWorkerDeps, job: GenerateReplyJob
       const { state: current } = await loadState(deps.eventStore, stream, conversationDecider);
       if (current.unanswered.at(-1) !== job.messageId) continue;
       const history = await readRecentHistory(deps.eventStore, stream, { unanswered: current.unanswered, turns: HISTORY_MESSAGES });
-      return await withTyping(deps, job, current, () => answer(deps, job, current, history));
+      return await answer(deps, job, current, history);
     } finally {
       release();
     }
@@ -279,15 +297,26 @@ export function buildPrompt(agent: AgentProfile, events: ConversationEvent[], un
 
 const now = (deps: CommandDeps) => deps.clock.now().toISOString();
 
-/** A web chat visitor sees "typing" while an active session's reply is generated (best effort: never fails the job). */
-async function withTyping<T>(deps: ReplyWorkerDeps, job: GenerateReplyJob, state: ConversationState, generate: () => Promise<T>): Promise<T> {
-  if (state.connectorType !== 'webchat' || state.session?.state !== 'active') return generate();
+interface TypingIndicator {
+  readonly started: boolean;
+  start(state: ConversationState): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A web chat visitor sees "typing" while an active session's reply is on its way (best effort: never fails the job). */
+function typingIndicator(deps: ReplyWorkerDeps, job: GenerateReplyJob): TypingIndicator {
+  let started = false;
   const typing = (on: boolean) =>
     deps.bus.broadcast(webchatSubject(job.conversationId), { type: 'typing', on }).catch((err) => deps.logger.warn({ ...job, err }, 'typing notification lost'));
-  await typing(true);
-  try {
-    return await generate();
-  } finally {
-    await typing(false);
-  }
+  return {
+    get started() {
+      return started;
+    },
+    async start(state) {
+      if (started || state.connectorType !== 'webchat' || state.session?.state !== 'active') return;
+      started = true;
+      await typing(true);
+    },
+    stop: () => typing(false),
+  };
 }

@@ -68,12 +68,12 @@ const storedMessages = async (target: Server, conversationId: string) =>
   (await eventsOf(target, conversationId)).filter((e) => e.type === 'MessageReceived').map((e) => e.data as { messageId: string; text: string; clientMessageId?: string });
 
 describe('connecting', () => {
-  it('refuses an origin not in allowedOrigins, a missing Origin, unknown, non-webchat and inactive integrations: error frame, then 1008', async () => {
+  it('refuses an origin not in allowedOrigins and a missing Origin (4403, final), unknown, non-webchat and inactive integrations (1008): error frame, then close', async () => {
     const co = await webchatCompany();
     for (const origin of ['http://evil.example', 'https://shop.example', 'http://shop.example:8080', null]) {
       const c = await connect(co.integrationId, origin);
       expect(await c.waitFor((f) => f.type === 'error')).toMatchObject({ type: 'error', code: 'ORIGIN_NOT_ALLOWED' });
-      expect((await c.closed).code).toBe(1008);
+      expect((await c.closed).code).toBe(4403);
     }
     const unknown = await connect(999_999);
     expect(await unknown.waitFor((f) => f.type === 'error')).toMatchObject({ code: 'NOT_FOUND' });

@@ -325,6 +325,7 @@ describe('webhook logs', () => {
       kind: 'other',
       reason: expect.stringContaining('INVALID_SIGNATURE'),
       conversationId: null,
+      hasPayload: true,
     });
     expect(nextCursor).toEqual(expect.any(String));
     const everything = JSON.stringify((await acme.call('GET', '/api/webhook-logs?limit=200')).json());
@@ -364,6 +365,7 @@ describe('integrations', () => {
       webhookRegisteredAt: null,
       allowedOrigins: [],
       sandbox: false,
+      greeting: null,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

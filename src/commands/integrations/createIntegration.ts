@@ -33,6 +33,7 @@ export async function createIntegration(
       active: settings.active ?? true,
       agentId: settings.agentId ?? null,
       allowedOrigins: settings.allowedOrigins ?? [],
+      greeting: settings.greeting ?? null,
     },
     { metadata },
   );

@@ -10,6 +10,7 @@ export interface IntegrationInput {
   active?: boolean;
   agentId?: string | null;
   allowedOrigins?: string[];
+  greeting?: string | null;
 }
 
 /** Seals secrets before they reach an event; `undefined` keeps the current value, `null` clears it. */
@@ -23,5 +24,6 @@ export function toSettings(input: IntegrationInput, box: SecretBox): Partial<Int
     active: input.active,
     agentId: input.agentId,
     allowedOrigins: input.allowedOrigins,
+    greeting: input.greeting === '' ? null : input.greeting,
   };
 }

@@ -13,6 +13,8 @@ export interface WebchatMessageInput {
   visitorId: string;
   clientMessageId: string;
   text: string;
+  /** The visitor's name as the page gave it: names the customer in the dashboard. */
+  name?: string;
 }
 
 export interface WebchatMessageOutcome {
@@ -49,10 +51,12 @@ export async function receiveWebchatMessage(deps: CommandDeps, integration: Webc
         companyId: integration.companyId,
         integrationId: integration.integrationId,
         connectorType: 'webchat',
-        customer: { clientId: input.visitorId, channelId: null, transport: 'webchat' },
+        customer: { clientId: input.visitorId, channelId: null, transport: 'webchat', ...(input.name ? { name: input.name } : {}) },
         defaultStageId: await defaultStage(deps, integration.companyId, conversationId),
       },
       sessionId: sessionIdFor(messageId),
+      // Like a platform's client object: a name given later (a visitor who signed in) renames the customer.
+      ...(input.name ? { client: { name: input.name } } : {}),
       clientMessageId: input.clientMessageId,
       messageId,
       dedupeKey: `webchat:${input.clientMessageId}`,

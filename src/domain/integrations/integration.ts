@@ -5,6 +5,9 @@ import { DomainError } from '../errors.js';
 export const connectorType = z.enum(['msgplatform', 'webchat']);
 export type ConnectorType = z.infer<typeof connectorType>;
 
+/** Longest web-chat greeting, in characters. */
+export const WEBCHAT_GREETING_MAX_LENGTH = 500;
+
 /** Secrets are stored sealed (AES-256-GCM, `v1:` envelope) in events; never in plain text. */
 const sealed = z.string().startsWith('v1:').max(4096);
 
@@ -16,6 +19,8 @@ const settings = z.object({
   active: z.boolean(),
   agentId: z.uuid().nullable(),
   allowedOrigins: z.array(z.string().max(300)).max(50),
+  /** Web chat: the first message a visitor sees. Optional: integrations created before it have none. */
+  greeting: z.string().max(WEBCHAT_GREETING_MAX_LENGTH).nullable().optional(),
 });
 export type IntegrationSettings = z.infer<typeof settings>;
 

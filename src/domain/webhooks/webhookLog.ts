@@ -1,9 +1,13 @@
 import { z } from 'zod';
+import { PAYLOAD_BODY_MAX_CHARS } from './redactPayload.js';
 
 export const webhookOutcome = z.enum(['processed', 'duplicate', 'ignored', 'rejected']);
 export const webhookKind = z.enum(['message', 'status_event', 'other']);
 
-/** One entry per webhook POST to a known integration. Never a secret, a signature or a body. */
+/**
+ * One entry per webhook POST to a known integration. Never a secret or a signature: the payload is kept only
+ * as redactPayload leaves it (harmless headers, the JSON body with credentials replaced, cut at 8 KiB).
+ */
 export const webhookLogEvents = {
   WebhookDeliveryLogged: z.object({
     logId: z.uuid(),
@@ -15,6 +19,14 @@ export const webhookLogEvents = {
     kind: webhookKind,
     reason: z.string().max(500).nullable(),
     conversationId: z.uuid().nullable(),
+    /** Optional: entries logged before payloads were kept have none. */
+    payload: z
+      .object({
+        headers: z.record(z.string().max(64), z.string().max(300)),
+        body: z.string().max(PAYLOAD_BODY_MAX_CHARS),
+        truncated: z.boolean(),
+      })
+      .optional(),
   }),
 };
 export type WebhookLogEntry = z.infer<typeof webhookLogEvents.WebhookDeliveryLogged>;

@@ -8,6 +8,7 @@ import { authenticator, authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
 import { errorResponses, listQuery } from './schemas.js';
+import { customerDisplayName } from '../../domain/conversations/customerName.js';
 
 const sessionState = z.enum(['active', 'paused', 'closed']);
 
@@ -15,7 +16,13 @@ export const conversationSchema = z.object({
   id: z.uuid(),
   integrationId: z.number().int(),
   connectorType: z.enum(['msgplatform', 'webchat']),
-  customer: z.object({ clientId: platformIdSchema, channelId: platformIdSchema.nullable(), transport: z.string(), name: z.string().optional() }),
+  customer: z.object({
+    clientId: platformIdSchema,
+    channelId: platformIdSchema.nullable(),
+    transport: z.string(),
+    name: z.string().optional(),
+    displayName: z.string().describe('how to name the customer: the name they gave, "Visitor 4F2A" for a web chat visitor, else "Client <clientId>"'),
+  }),
   session: z.object({ id: z.uuid(), state: sessionState, pausedReason: z.string().optional() }).nullable(),
   stageId: z.uuid().nullable(),
   lastMessageAt: z.string(),
@@ -43,7 +50,8 @@ export const conversationView = (d: ConversationDoc): z.infer<typeof conversatio
   id: d.id,
   integrationId: d.integrationId,
   connectorType: d.connectorType,
-  customer: d.customer,
+  // Documents projected before customerName existed are named the same way until the next rebuild.
+  customer: { ...d.customer, displayName: d.customerName ?? customerDisplayName(d.connectorType, d.customer) },
   session: d.session,
   stageId: d.stageId,
   lastMessageAt: d.lastMessageAt,

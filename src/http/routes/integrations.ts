@@ -4,7 +4,7 @@ import { createIntegration } from '../../commands/integrations/createIntegration
 import { registerWebhook } from '../../commands/integrations/registerWebhook.js';
 import { deleteIntegration, updateIntegration } from '../../commands/integrations/updateIntegration.js';
 import { loadState } from '../../commands/handleCommand.js';
-import { connectorType, integrationDecider, integrationStream, type IntegrationState } from '../../domain/integrations/integration.js';
+import { connectorType, integrationDecider, integrationStream, WEBCHAT_GREETING_MAX_LENGTH, type IntegrationState } from '../../domain/integrations/integration.js';
 import { INTEGRATIONS, type IntegrationDoc } from '../../projections/integrations/integrationsProjection.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { notFound, validationError } from '../errors.js';
@@ -27,6 +27,7 @@ export const integrationSchema = z.object({
   allowedOrigins: z.array(z.string()),
   /** msgplatform without apiUrl: replies are recorded as delivered to the sandbox and sent nowhere. */
   sandbox: z.boolean(),
+  greeting: z.string().nullable().describe('webchat: the first message the widget shows a visitor'),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -53,6 +54,13 @@ const writable = {
   active: z.boolean(),
   agentId: z.uuid().nullable(),
   allowedOrigins: z.array(origin).max(50),
+  greeting: z
+    .string()
+    .trim()
+    .max(WEBCHAT_GREETING_MAX_LENGTH, `must be at most ${WEBCHAT_GREETING_MAX_LENGTH} characters`)
+    // Line breaks are kept (the widget shows them); other control characters have no place in a chat bubble.
+    .refine((v) => !/[\u0000-\u0008\u000b-\u001f\u007f]/.test(v), 'must not contain control characters')
+    .nullable(),
 };
 
 export const webhookUrlOf = (services: HttpServices, type: string, id: number) => `${services.config.publicBaseUrl}/api/webhook/${type}/${id}`;
@@ -75,6 +83,7 @@ export function integrationView(services: HttpServices, i: IntegrationDoc | Live
     webhookRegisteredAt: i.webhookRegisteredAt,
     allowedOrigins: i.allowedOrigins,
     sandbox: i.connectorType === 'msgplatform' && !i.apiUrl,
+    greeting: i.greeting ?? null,
     createdAt: i.createdAt,
     updatedAt: i.updatedAt,
   };
@@ -93,6 +102,9 @@ export function integrationRoutes(services: HttpServices): FastifyPluginAsyncZod
     if (!apiUrl) return;
     const verdict = services.checkPlatformUrl(apiUrl);
     if (!verdict.ok) throw validationError(`apiUrl: ${verdict.reason}`);
+  };
+  const checkGreeting = (type: string, greeting: string | null | undefined) => {
+    if (greeting && type !== 'webchat') throw validationError('greeting: only a webchat integration has a greeting');
   };
   const load = async (companyId: string, id: number) => {
     const { state } = await loadState(services.commands.eventStore, integrationStream(id), integrationDecider);
@@ -141,6 +153,7 @@ export function integrationRoutes(services: HttpServices): FastifyPluginAsyncZod
             active: writable.active.optional(),
             agentId: writable.agentId.optional(),
             allowedOrigins: writable.allowedOrigins.optional(),
+            greeting: writable.greeting.optional(),
           }),
           response: { 201: z.object({ integration: integrationSchema }), ...errorResponses },
         },
@@ -148,6 +161,7 @@ export function integrationRoutes(services: HttpServices): FastifyPluginAsyncZod
       async (request, reply) => {
         const auth = authOf(request);
         checkApiUrl(request.body.apiUrl);
+        checkGreeting(request.body.connectorType, request.body.greeting);
         const result = await createIntegration(deps, { ...request.body, companyId: auth.companyId, userId: auth.userId });
         await services.waitForProjections(result.position);
         return reply.status(201).send({ integration: integrationView(services, result.state as LiveIntegration) });
@@ -175,6 +189,7 @@ export function integrationRoutes(services: HttpServices): FastifyPluginAsyncZod
             active: writable.active.optional(),
             agentId: writable.agentId.optional(),
             allowedOrigins: writable.allowedOrigins.optional(),
+            greeting: writable.greeting.optional(),
           }),
           response: { 200: z.object({ integration: integrationSchema }), ...errorResponses },
         },
@@ -182,6 +197,7 @@ export function integrationRoutes(services: HttpServices): FastifyPluginAsyncZod
       async (request) => {
         const auth = authOf(request);
         checkApiUrl(request.body.apiUrl);
+        if (request.body.greeting) checkGreeting((await load(auth.companyId, parseId(request.params.id))).connectorType, request.body.greeting);
         const result = await updateIntegration(deps, { companyId: auth.companyId, userId: auth.userId, integrationId: parseId(request.params.id), changes: request.body });
         await services.waitForProjections(result.position);
         return { integration: integrationView(services, result.state as LiveIntegration) };

@@ -14,19 +14,35 @@ import { errorResponses } from './schemas.js';
 /**
  * Live updates for the dashboard: `GET /api/events/stream` (Server-Sent Events).
  *
- * One event-store subscription per server instance follows the `conversation-*` streams from the head at
- * start-up. For each batch it waits until the projections have passed the batch's last position (so the
- * dashboard's refetch sees the change), then tells the connected clients of each affected company which
- * conversations changed. Nothing is replayed: a client that reconnects refetches its lists.
+ * One event-store subscription per server instance follows the `conversation-*` and `webhooklog-*` streams
+ * from the head at start-up. For each batch it waits until the projections have passed the batch's last
+ * position (so the dashboard's refetch sees the change), then tells the connected clients of each affected
+ * company which conversations changed and which webhook deliveries were logged. Nothing is replayed: a client
+ * that reconnects refetches its lists.
  */
 
 const CONVERSATION_PREFIX = 'conversation-';
+const WEBHOOK_LOG_PREFIX = 'webhooklog-';
 
-export type ConversationListener = (conversationId: string) => void;
+export type LiveChange =
+  | { kind: 'conversation'; conversationId: string }
+  | { kind: 'webhookLog'; logId: string; integrationId: number; conversationId: string | null };
+export type LiveListener = (change: LiveChange) => void;
+
+/** What a stored event tells the dashboard (null: nothing). */
+function changeOf(event: RecordedEvent): LiveChange | null {
+  if (event.stream.startsWith(CONVERSATION_PREFIX)) return { kind: 'conversation', conversationId: event.stream.slice(CONVERSATION_PREFIX.length) };
+  if (event.stream.startsWith(WEBHOOK_LOG_PREFIX) && event.type === 'WebhookDeliveryLogged') {
+    const d = event.data as { logId: string; integrationId: number; conversationId: string | null };
+    return { kind: 'webhookLog', logId: d.logId, integrationId: d.integrationId, conversationId: d.conversationId };
+  }
+  return null;
+}
+const changeKey = (c: LiveChange) => (c.kind === 'conversation' ? `c:${c.conversationId}` : `w:${c.logId}`);
 
 export interface LiveEvents {
-  /** Calls `listener` for every change of one of the company's conversations; returns the unsubscribe. */
-  listen(companyId: string, listener: ConversationListener): () => void;
+  /** Calls `listener` for every change of one of the company's conversations and webhook logs; returns the unsubscribe. */
+  listen(companyId: string, listener: LiveListener): () => void;
   /** Connected listeners (of one company, or of all). */
   listeners(companyId?: string): number;
   stop(): Promise<void>;
@@ -43,7 +59,7 @@ export interface StartLiveEventsOptions {
 
 export async function startLiveEvents(options: StartLiveEventsOptions): Promise<LiveEvents> {
   const { eventStore, readStore, logger } = options;
-  const byCompany = new Map<string, Set<ConversationListener>>();
+  const byCompany = new Map<string, Set<LiveListener>>();
   let total = 0;
   let stopped = false;
   let subscription: Subscription | null = null;
@@ -66,19 +82,21 @@ export async function startLiveEvents(options: StartLiveEventsOptions): Promise<
         // Still notify: the refetch may show slightly older data, but the client hears about the change.
         if (!stopped) logger.warn({ err, position: String(last) }, 'live events: projections lagging; notifying anyway');
       }
-      const changed = new Map<string, Set<string>>();
+      const changed = new Map<string, Map<string, LiveChange>>();
       for (const event of events) {
+        const change = changeOf(event);
+        if (!change) continue;
         const companyId = await companyOf(event);
         if (!companyId || !byCompany.has(companyId)) continue;
-        let ids = changed.get(companyId);
-        if (!ids) changed.set(companyId, (ids = new Set()));
-        ids.add(event.stream.slice(CONVERSATION_PREFIX.length));
+        let changes = changed.get(companyId);
+        if (!changes) changed.set(companyId, (changes = new Map()));
+        changes.set(changeKey(change), change);
       }
-      for (const [companyId, ids] of changed) {
+      for (const [companyId, changes] of changed) {
         for (const listener of [...(byCompany.get(companyId) ?? [])]) {
-          for (const id of ids) {
+          for (const change of changes.values()) {
             try {
-              listener(id);
+              listener(change);
             } catch (err) {
               logger.warn({ err }, 'live events: a listener failed');
             }
@@ -94,7 +112,7 @@ export async function startLiveEvents(options: StartLiveEventsOptions): Promise<
     subscription = eventStore.subscribe(
       {
         after: position,
-        filter: { streamPrefixes: [CONVERSATION_PREFIX] },
+        filter: { streamPrefixes: [CONVERSATION_PREFIX, WEBHOOK_LOG_PREFIX] },
         batchSize: options.batchSize ?? 200,
         onError: (err) => {
           if (stopped) return;
@@ -190,7 +208,7 @@ export function liveEventRoutes(services: HttpServices, live: LiveEvents, option
           tags: ['events'],
           summary: 'Live conversation changes (Server-Sent Events)',
           description:
-            'text/event-stream: `event: conversation` with `data: {"conversationId":"…"}` whenever one of the company\'s conversations changes; comment lines as keep-alive. The bearer goes in `access_token` because EventSource cannot send headers.',
+            'text/event-stream: `event: conversation` with `data: {"conversationId":"…"}` whenever one of the company\'s conversations changes, `event: webhook-log` with `data: {"logId":"…","integrationId":7,"conversationId":"…"|null}` whenever a webhook delivery is logged; comment lines as keep-alive. The bearer goes in `access_token` because EventSource cannot send headers.',
           querystring: z.object({ access_token: z.string().max(4096).optional() }),
           response: { 200: z.string().describe('text/event-stream'), ...errorResponses, 503: errorResponses[500] },
         },
@@ -220,8 +238,10 @@ export function liveEventRoutes(services: HttpServices, live: LiveEvents, option
         res.write(`retry: ${retryMs}\n: connected\n\n`);
 
         let ended = false;
-        const unlisten = live.listen(auth.companyId, (conversationId) => {
-          if (!ended) res.write(`event: conversation\ndata: ${JSON.stringify({ conversationId })}\n\n`);
+        const unlisten = live.listen(auth.companyId, (change) => {
+          if (ended) return;
+          if (change.kind === 'conversation') res.write(`event: conversation\ndata: ${JSON.stringify({ conversationId: change.conversationId })}\n\n`);
+          else res.write(`event: webhook-log\ndata: ${JSON.stringify({ logId: change.logId, integrationId: change.integrationId, conversationId: change.conversationId })}\n\n`);
         });
         let checking = false;
         const timer = setInterval(() => {

@@ -3,10 +3,45 @@ import { z } from 'zod';
 import { webhookKind, webhookOutcome } from '../../domain/webhooks/webhookLog.js';
 import { WEBHOOK_LOGS, type WebhookLogDoc } from '../../projections/webhookLogs/webhookLogsProjection.js';
 import { authenticator, authOf } from '../authenticate.js';
+import { notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
 import { errorResponses, listQuery } from './schemas.js';
 
+const logSchema = z.object({
+  id: z.uuid(),
+  integrationId: z.number().int(),
+  receivedAt: z.string(),
+  httpStatus: z.number().int(),
+  outcome: webhookOutcome,
+  kind: webhookKind,
+  reason: z.string().nullable(),
+  conversationId: z.string().nullable(),
+  hasPayload: z.boolean(),
+});
+const payloadSchema = z
+  .object({
+    headers: z.record(z.string(), z.string()),
+    body: z.string().describe('the JSON body with credential fields and known secrets replaced by "[redacted]"'),
+    truncated: z.boolean(),
+  })
+  .nullable();
+
+const logView = (d: WebhookLogDoc): z.infer<typeof logSchema> => ({
+  id: d.logId,
+  integrationId: d.integrationId,
+  receivedAt: d.receivedAt,
+  httpStatus: d.httpStatus,
+  outcome: d.outcome,
+  kind: d.kind,
+  reason: d.reason,
+  conversationId: d.conversationId,
+  hasPayload: d.payload !== undefined,
+});
+
 export function webhookLogRoutes(services: HttpServices): FastifyPluginAsyncZod {
+  // Log entries are appended after the webhook is acknowledged: read everything stored so far.
+  const catchUp = async () => services.waitForProjections(await services.commands.eventStore.headPosition());
+
   return async (app) => {
     app.addHook('onRequest', authenticator(services));
     app.get(
@@ -15,30 +50,13 @@ export function webhookLogRoutes(services: HttpServices): FastifyPluginAsyncZod 
         schema: {
           tags: ['webhooks'],
           security: [{ bearer: [] }],
+          description: 'Newest first, across all of the company\'s integrations unless integrationId is given; keyset pages (nextCursor).',
           querystring: listQuery.extend({ integrationId: z.coerce.number().int().positive().optional(), outcome: webhookOutcome.optional() }),
-          response: {
-            200: z.object({
-              logs: z.array(
-                z.object({
-                  id: z.uuid(),
-                  integrationId: z.number().int(),
-                  receivedAt: z.string(),
-                  httpStatus: z.number().int(),
-                  outcome: webhookOutcome,
-                  kind: webhookKind,
-                  reason: z.string().nullable(),
-                  conversationId: z.string().nullable(),
-                }),
-              ),
-              nextCursor: z.string().nullable(),
-            }),
-            ...errorResponses,
-          },
+          response: { 200: z.object({ logs: z.array(logSchema), nextCursor: z.string().nullable() }), ...errorResponses },
         },
       },
       async (request) => {
-        // Log entries are appended after the webhook is acknowledged: read everything stored so far.
-        await services.waitForProjections(await services.commands.eventStore.headPosition());
+        await catchUp();
         const { integrationId, outcome, limit, cursor } = request.query;
         const page = await services.readStore.find<WebhookLogDoc>(WEBHOOK_LOGS, {
           where: {
@@ -50,19 +68,29 @@ export function webhookLogRoutes(services: HttpServices): FastifyPluginAsyncZod 
           limit,
           cursor,
         });
-        return {
-          logs: page.items.map((d) => ({
-            id: d.logId,
-            integrationId: d.integrationId,
-            receivedAt: d.receivedAt,
-            httpStatus: d.httpStatus,
-            outcome: d.outcome,
-            kind: d.kind,
-            reason: d.reason,
-            conversationId: d.conversationId,
-          })),
-          nextCursor: page.nextCursor,
-        };
+        return { logs: page.items.map(logView), nextCursor: page.nextCursor };
+      },
+    );
+
+    app.get(
+      '/api/webhook-logs/:id',
+      {
+        schema: {
+          tags: ['webhooks'],
+          security: [{ bearer: [] }],
+          description: 'One delivery with what was kept of its payload (never a secret or a signature).',
+          params: z.object({ id: z.string().max(64) }),
+          response: { 200: z.object({ log: logSchema.extend({ payload: payloadSchema }) }), ...errorResponses },
+        },
+      },
+      async (request) => {
+        const id = request.params.id;
+        if (!z.uuid().safeParse(id).success) throw notFound('Webhook log entry');
+        await catchUp();
+        const page = await services.readStore.find<WebhookLogDoc>(WEBHOOK_LOGS, { where: { companyId: authOf(request).companyId, logId: id }, limit: 1 });
+        const doc = page.items[0];
+        if (!doc) throw notFound('Webhook log entry');
+        return { log: { ...logView(doc), payload: doc.payload ?? null } };
       },
     );
   };

@@ -5,6 +5,7 @@ import { logWebhook } from '../../commands/webhooks/logWebhook.js';
 import { receiveWebhook, type ReceiveWebhookDeps } from '../../commands/webhooks/receiveWebhook.js';
 import { integrationDecider, integrationStream } from '../../domain/integrations/integration.js';
 import { classifyWebhookJson } from '../../domain/webhooks/payload.js';
+import { loggedPayload } from '../../domain/webhooks/redactPayload.js';
 import type { WebhookLogEntry } from '../../domain/webhooks/webhookLog.js';
 import { noopWebhookMetrics, type WebhookOutcome } from '../../ports/metrics.js';
 import { CONVERSATION_REFS, refId } from '../../projections/conversationRefs/conversationRefsProjection.js';
@@ -56,6 +57,16 @@ export function webhookRoutes(services: HttpServices): FastifyPluginAsyncZod {
   const metrics = services.webhookMetrics ?? noopWebhookMetrics;
   // What an acknowledged POST did (processed, duplicate, ignored); any other answer is classed by its status.
   const outcomes = new WeakMap<object, WebhookOutcome>();
+  /** Strings that must never reach a log entry, wherever a sender put them: the secret and the signatures received. */
+  const knownSecrets = (headers: Record<string, string | string[] | undefined>, sealed: string | null) => {
+    const out: string[] = [];
+    if (sealed) out.push(openSecret(sealed));
+    for (const name of ['x-webhook-signature', 'x-hub-signature-256']) {
+      const v = headers[name];
+      for (const s of Array.isArray(v) ? v : v ? [v] : []) out.push(s, s.replace(/^sha256=/i, ''));
+    }
+    return out;
+  };
 
   return async (app) => {
     app.addHook('onResponse', async (request, reply) => {
@@ -100,6 +111,16 @@ export function webhookRoutes(services: HttpServices): FastifyPluginAsyncZod {
         const { state: integration } = await loadState(services.commands.eventStore, integrationStream(integrationId), integrationDecider);
         if (integration.status !== 'active_record' || integration.connectorType !== connectorType) throw notFound('Integration');
 
+        const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        // Best effort like the entry itself: a payload that cannot be redacted is left out, never logged raw.
+        const payloadOf = () => {
+          try {
+            return { payload: loggedPayload(body, request.headers, knownSecrets(request.headers, integration.webhookSecret)) };
+          } catch (err) {
+            request.log.warn({ err, integrationId }, 'webhook payload left out of its log entry');
+            return {};
+          }
+        };
         const log = (entry: Pick<WebhookLogEntry, 'httpStatus' | 'outcome' | 'kind' | 'reason'> & { conversationId?: string | null }) =>
           logWebhook(services.commands, {
             integrationId,
@@ -107,13 +128,13 @@ export function webhookRoutes(services: HttpServices): FastifyPluginAsyncZod {
             receivedAt,
             conversationId: null,
             ...entry,
+            ...payloadOf(),
           }).catch((err) => request.log.error({ err, integrationId }, 'webhook log entry lost'));
         const reject = async (status: number, code: string, message: string): Promise<never> => {
           await log({ httpStatus: status, outcome: 'rejected', kind: 'other', reason: `${code}: ${message}` });
           throw new HttpError(status, code, message);
         };
 
-        const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         if (!integration.webhookSecret) {
           return reject(401, 'WEBHOOK_SECRET_NOT_CONFIGURED', 'This integration has no webhook secret; set one in the dashboard');
         }

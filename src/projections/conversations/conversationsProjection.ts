@@ -1,5 +1,6 @@
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import { conversationEvents, type Customer, type DeliveredTo, type PausedReason } from '../../domain/conversations/events.js';
+import { customerDisplayName, givenName } from '../../domain/conversations/customerName.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 
@@ -8,6 +9,8 @@ export interface ConversationDoc extends Doc {
   integrationId: number;
   connectorType: 'msgplatform' | 'webchat';
   customer: Customer;
+  /** The customer as the dashboard names them (list, pipeline card, conversation): see customerDisplayName. */
+  customerName: string;
   session: { id: string; state: 'active' | 'paused' | 'closed'; pausedReason?: PausedReason } | null;
   /** Flattened for filtering. */
   sessionState: 'active' | 'paused' | 'closed' | 'none';
@@ -99,6 +102,7 @@ export const conversationsProjection = defineProjection(conversationEvents, {
         integrationId: event.data.integrationId,
         connectorType: event.data.connectorType,
         customer: event.data.customer,
+        customerName: customerDisplayName(event.data.connectorType, event.data.customer),
         session: null,
         sessionState: 'none',
         stageId: event.data.stageId,
@@ -124,7 +128,10 @@ export const conversationsProjection = defineProjection(conversationEvents, {
       if (m) ctx.put(MESSAGES, { ...m, delivery, deliveryError: error, ...(deliveredTo ? { deliveredTo } : {}) });
     };
     switch (event.type) {
-      case 'MessageReceived':
+      case 'MessageReceived': {
+        // The client's name as the platform (or the web chat page) sends it with a message: the latest one names them.
+        const given = givenName(event.data.client?.name);
+        if (given) next.customerName = customerDisplayName(next.connectorType, next.customer, given);
         next.awaitingReplyTo = event.data.messageId;
         addMessage({
           id: event.data.messageId,
@@ -137,6 +144,7 @@ export const conversationsProjection = defineProjection(conversationEvents, {
           attachments: event.data.attachments ?? [],
         });
         break;
+      }
       case 'OperatorMessageRecorded':
         addMessage({ id: event.data.messageId, author: 'operator', text: event.data.text, createdAt: event.data.at, delivery: 'sent', deliveryError: null, clientMessageId: null, attachments: event.data.attachments ?? [] });
         break;

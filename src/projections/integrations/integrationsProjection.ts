@@ -15,6 +15,8 @@ export interface IntegrationDoc extends Doc {
   hasApiToken: boolean;
   webhookRegisteredAt: string | null;
   allowedOrigins: string[];
+  /** Web chat's first message to a visitor; null when none. */
+  greeting: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -42,6 +44,7 @@ export const integrationsProjection = defineProjection(integrationEvents, {
         hasApiToken: d.apiToken !== null,
         webhookRegisteredAt: null,
         allowedOrigins: d.allowedOrigins,
+        greeting: d.greeting ?? null,
         createdAt: d.at,
         updatedAt: d.at,
       } satisfies IntegrationDoc);

@@ -15,7 +15,22 @@ export const WEBHOOK_LOGS_KEPT = 1000;
 export const webhookLogsProjection = defineProjection(webhookLogEvents, {
   name: 'webhookLogs',
   collections: [
-    { name: WEBHOOK_LOGS, indexes: ['companyId', 'integrationId', 'seq', 'outcome', 'receivedAt'] },
+    {
+      name: WEBHOOK_LOGS,
+      indexes: [
+        'companyId',
+        'integrationId',
+        'seq',
+        'outcome',
+        'receivedAt',
+        // The dashboard's lists, newest first: all integrations, one integration, by outcome (keyset pages).
+        ['companyId', 'receivedAt', 'seq'],
+        ['companyId', 'integrationId', 'receivedAt', 'seq'],
+        ['companyId', 'outcome', 'receivedAt', 'seq'],
+        ['companyId', 'integrationId', 'outcome', 'receivedAt', 'seq'],
+        ['companyId', 'logId'],
+      ],
+    },
     { name: COUNTERS, indexes: [] },
   ],
   eventTypes: ['WebhookDeliveryLogged'],

@@ -1,4 +1,4 @@
-import { isAuthError, parseFrame, type ChatMessage, type ClientFrame, type ServerFrame } from './protocol.js';
+import { CLOSE_ORIGIN_NOT_ALLOWED, isAuthError, isFinalRefusal, parseFrame, type ChatMessage, type ClientFrame, type ServerFrame } from './protocol.js';
 import { newId, type OutboxItem, type Store } from './store.js';
 
 /**
@@ -9,11 +9,12 @@ import { newId, type OutboxItem, type Store } from './store.js';
  * so it survives reloads and is shared by tabs of the same site.
  */
 
-export type Status = 'connecting' | 'ready' | 'reconnecting';
+/** `unavailable` is final: the service refused this site for good, and the widget no longer connects. */
+export type Status = 'connecting' | 'ready' | 'reconnecting' | 'unavailable';
 
 export interface ClientEvents {
   status(s: Status): void;
-  ready(history: ChatMessage[], pending: OutboxItem[]): void;
+  ready(history: ChatMessage[], pending: OutboxItem[], greeting: string | undefined): void;
   message(m: ChatMessage): void;
   ack(clientMessageId: string, messageId: string): void;
   typing(on: boolean): void;
@@ -35,12 +36,16 @@ export class ChatClient {
   private attempt = 0;
   private retryTimer: Timer | undefined;
   private readyTimer: Timer | undefined;
+  /** Set once the server refused this site: nothing reconnects any more. */
+  private halted = false;
   conversationId: string | number | null = null;
 
   constructor(
     private readonly url: string,
     private readonly store: Store,
     private readonly on: ClientEvents,
+    /** The visitor's name as the page knows it (data-visitor-name): shown to the agents in the dashboard. */
+    private readonly visitorName?: string,
   ) {}
 
   get connected(): boolean {
@@ -81,7 +86,7 @@ export class ChatClient {
 
   /** Connect immediately if there is no live socket (network back, tab visible again). */
   private wake(): void {
-    if (this.ws) return;
+    if (this.ws || this.halted) return;
     this.attempt = 0;
     this.connect();
   }
@@ -89,7 +94,7 @@ export class ChatClient {
   private connect(): void {
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
-    if (this.ws) return;
+    if (this.ws || this.halted) return;
     this.on.status(this.everConnected || this.attempt > 0 ? 'reconnecting' : 'connecting');
     let ws: WebSocket;
     try {
@@ -105,6 +110,7 @@ export class ChatClient {
       const hello: ClientFrame = { type: 'hello' };
       if (visitorId) hello.visitorId = visitorId;
       if (visitorToken) hello.visitorToken = visitorToken;
+      if (this.visitorName) hello.name = this.visitorName;
       this.frame(hello);
       this.readyTimer = setTimeout(() => this.drop(ws), READY_TIMEOUT_MS);
     };
@@ -113,7 +119,24 @@ export class ChatClient {
       const f = parseFrame(e.data);
       if (f) this.handle(f, ws);
     };
-    ws.onclose = () => this.drop(ws);
+    ws.onclose = (e: CloseEvent) => (e.code === CLOSE_ORIGIN_NOT_ALLOWED ? this.halt(ws) : this.drop(ws));
+  }
+
+  /** The server will never accept this page: close, stop every retry, and say so once. */
+  private halt(ws: WebSocket): void {
+    if (this.halted) return;
+    this.halted = true;
+    clearTimeout(this.readyTimer);
+    clearTimeout(this.retryTimer);
+    if (ws === this.ws) this.ws = null;
+    try {
+      ws.close();
+    } catch {
+      /* already closed */
+    }
+    this.isReady = false;
+    this.on.typing(false);
+    this.on.status('unavailable');
   }
 
   /**
@@ -137,7 +160,7 @@ export class ChatClient {
   }
 
   private scheduleReconnect(): void {
-    if (this.retryTimer !== undefined) return;
+    if (this.retryTimer !== undefined || this.halted) return;
     const cap = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** this.attempt);
     this.attempt = Math.min(this.attempt + 1, 16);
     // "Equal jitter": at least half the exponential delay, plus a random share of the other half.
@@ -171,7 +194,7 @@ export class ChatClient {
           else pending.push(item);
         }
         this.on.status('ready');
-        this.on.ready(f.history, pending);
+        this.on.ready(f.history, pending, f.greeting);
         for (const item of pending) {
           this.frame({ type: 'message', text: item.text, clientMessageId: item.clientMessageId });
         }
@@ -188,6 +211,10 @@ export class ChatClient {
         this.on.typing(f.on);
         break;
       case 'error':
+        if (isFinalRefusal(f.code)) {
+          this.halt(ws);
+          return;
+        }
         if (isAuthError(f.code)) {
           // The stored identity is no longer accepted: start over as a new visitor. Pending
           // messages stay in the outbox and go to the new conversation.

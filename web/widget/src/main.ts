@@ -5,7 +5,9 @@ import { ChatUi } from './ui.js';
 /**
  * Entry point of widget.js, embedded as
  *   <script src="{base}/widget.js" data-integration-id="7" async></script>
- * Optional attributes: data-title, data-accent (any CSS colour), data-greeting.
+ * Optional attributes: data-title, data-accent (any CSS colour), data-greeting (used when the integration
+ * has no greeting of its own), data-visitor-name (a signed-in shopper's name, shown to the agents),
+ * data-preview (the dashboard's preview: opened, never connects).
  * Exposes window.MessagingAgentWidget = { open(), close(), state() }.
  */
 
@@ -55,18 +57,35 @@ function init(): void {
     }),
   };
 
+  const pageGreeting = d.greeting?.trim() || undefined;
+  const mountPreview = () => {
+    ui = new ChatUi({
+      title: d.title?.trim() || 'Chat with us',
+      accent: d.accent?.trim(),
+      greeting: pageGreeting,
+      onSend: () => {},
+      onRetry: () => {},
+    });
+    ui.setStatus('ready');
+    ui.open();
+  };
   const mount = () => {
     const store = new Store(`mas-webchat:${src.origin}:${integrationId}`);
     const view = new ChatUi({
       title: d.title?.trim() || 'Chat with us',
       accent: d.accent?.trim(),
-      greeting: d.greeting?.trim(),
+      greeting: store.read().greeting ?? pageGreeting,
       onSend: (text) => view.addPending(c.send(text)),
       onRetry: (item) => c.retry(item),
     });
     const c = new ChatClient(ws.href, store, {
       status: (s) => view.setStatus(s),
-      ready: (history, pending) => view.reset(history, pending),
+      ready: (history, pending, greeting) => {
+        // The integration's own greeting wins over the page's attribute.
+        store.setGreeting(greeting);
+        view.setGreeting(greeting ?? pageGreeting);
+        view.reset(history, pending);
+      },
       message: (m) => view.add(m),
       ack: (cid, mid) => view.markSent(cid, mid),
       typing: (on) => view.setTyping(on),
@@ -74,7 +93,7 @@ function init(): void {
         if (failed) view.markFailed(failed, message);
         view.showError(message || `Something went wrong (${code})`);
       },
-    });
+    }, d.visitorName?.trim().slice(0, 80) || undefined);
     // Own messages typed before a reload and not yet acknowledged show up as pending at once.
     for (const item of store.outbox()) view.addPending(item);
     ui = view;
@@ -82,8 +101,9 @@ function init(): void {
     c.start();
     if (openWhenMounted) view.open();
   };
-  if (document.body) mount();
-  else document.addEventListener('DOMContentLoaded', mount);
+  const start = d.preview !== undefined && d.preview !== 'false' ? mountPreview : mount;
+  if (document.body) start();
+  else document.addEventListener('DOMContentLoaded', start);
 }
 
 init();

@@ -21,6 +21,8 @@ export type ServerFrame =
       visitorId: string;
       visitorToken: string;
       history: ChatMessage[];
+      /** The integration's greeting, shown first; absent when it has none. */
+      greeting?: string;
     }
   | { type: 'message'; message: ChatMessage }
   | { type: 'ack'; clientMessageId: string; messageId: string }
@@ -28,7 +30,7 @@ export type ServerFrame =
   | { type: 'error'; code: string; message: string; clientMessageId?: string };
 
 export type ClientFrame =
-  | { type: 'hello'; visitorId?: string; visitorToken?: string }
+  | { type: 'hello'; visitorId?: string; visitorToken?: string; name?: string }
   | { type: 'message'; text: string; clientMessageId: string };
 
 type Obj = Record<string, unknown>;
@@ -74,7 +76,9 @@ export function parseFrame(data: unknown): ServerFrame | null {
           if (m) history.push(m);
         }
       }
-      return { type: 'ready', conversationId, visitorId, visitorToken, history };
+      const ready: ServerFrame = { type: 'ready', conversationId, visitorId, visitorToken, history };
+      if (typeof v.greeting === 'string' && v.greeting.trim()) ready.greeting = v.greeting;
+      return ready;
     }
     case 'message': {
       const message = parseMessage(v);
@@ -102,6 +106,16 @@ export function parseFrame(data: unknown): ServerFrame | null {
     default:
       return null;
   }
+}
+
+/**
+ * Close code (application range, RFC 6455 §7.4.2) of a server that will never accept this page: its origin
+ * is not among the integration's allowed origins. Reconnecting cannot help, so the widget stops.
+ */
+export const CLOSE_ORIGIN_NOT_ALLOWED = 4403;
+/** Error codes that mean the same as that close code (in case a proxy rewrites close codes). */
+export function isFinalRefusal(code: string): boolean {
+  return code === 'ORIGIN_NOT_ALLOWED';
 }
 
 /**

@@ -15,6 +15,8 @@ export interface OutboxItem {
 export interface Persisted {
   visitorId?: string;
   visitorToken?: string;
+  /** The integration's greeting as last received, so a reopened page shows it before it is connected. */
+  greeting?: string;
   outbox: OutboxItem[];
 }
 
@@ -48,6 +50,7 @@ export class Store {
     const o = v as Record<string, unknown>;
     if (typeof o.visitorId === 'string') out.visitorId = o.visitorId;
     if (typeof o.visitorToken === 'string') out.visitorToken = o.visitorToken;
+    if (typeof o.greeting === 'string') out.greeting = o.greeting;
     if (Array.isArray(o.outbox)) {
       for (const i of o.outbox as Array<Partial<OutboxItem> | null>) {
         if (i && typeof i.clientMessageId === 'string' && typeof i.text === 'string') {
@@ -76,6 +79,13 @@ export class Store {
     this.update((p) => {
       p.visitorId = visitorId;
       p.visitorToken = visitorToken;
+    });
+  }
+
+  setGreeting(greeting: string | undefined): void {
+    this.update((p) => {
+      if (greeting) p.greeting = greeting;
+      else delete p.greeting;
     });
   }
 

@@ -19,6 +19,12 @@ export interface UiOptions {
 
 const LABEL: Record<string, string> = { customer: 'You', agent: 'Agent', operator: 'Operator', system: 'Notice' };
 const ERROR_SHOWN_MS = 6000;
+/**
+ * The typing indicator stays until the reply (or a `typing: false`) arrives; this is only the safety net for
+ * a stop that never comes (a lost connection, a crashed worker). Longer than a slow LLM answer with retries.
+ */
+export const TYPING_SAFETY_MS = 90_000;
+const UNAVAILABLE = 'Chat is not available on this site.';
 
 type Attrs = Record<string, string>;
 
@@ -50,6 +56,8 @@ export class ChatUi {
   private byKey = new Map<string, HTMLElement>();
   private unread = 0;
   private errTimer: ReturnType<typeof setTimeout> | undefined;
+  private typingTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly sendButton: HTMLButtonElement;
   isOpen = false;
 
   constructor(private readonly o: UiOptions) {
@@ -83,6 +91,7 @@ export class ChatUi {
     this.typing = el('div', { class: 'typing', role: 'status', hidden: '' }, 'Agent is typing\u2026');
     this.input = el('textarea', { 'aria-label': 'Message', rows: '1', placeholder: 'Type a message\u2026' });
     const send = el('button', { type: 'submit', class: 'send' }, 'Send');
+    this.sendButton = send;
     const form = el('form', { class: 'f' }, this.input, send);
     this.panel = el(
       'div',
@@ -171,12 +180,37 @@ export class ChatUi {
   }
 
   setStatus(s: Status): void {
-    this.status.textContent = s === 'connecting' ? 'Connecting\u2026' : 'Reconnecting\u2026';
+    this.status.textContent = s === 'connecting' ? 'Connecting\u2026' : s === 'unavailable' ? UNAVAILABLE : 'Reconnecting\u2026';
+    this.status.dataset.status = s;
     this.status.hidden = s === 'ready';
+    if (s === 'unavailable') {
+      // Final: nothing typed here could ever be delivered.
+      this.input.disabled = true;
+      this.sendButton.disabled = true;
+      this.input.placeholder = UNAVAILABLE;
+    }
   }
 
+  /** Shown from the server's `typing: true` until the reply, a `typing: false`, or the safety timeout. */
   setTyping(on: boolean): void {
+    clearTimeout(this.typingTimer);
     this.typing.hidden = !on;
+    if (on) this.typingTimer = setTimeout(() => (this.typing.hidden = true), TYPING_SAFETY_MS);
+  }
+
+  /** The integration's greeting (from the server, or the page's data-greeting); redraws the list's first item. */
+  setGreeting(greeting: string | undefined): void {
+    const text = greeting?.trim() || undefined;
+    if (text === this.o.greeting) return;
+    this.o.greeting = text;
+    this.log.querySelector('[data-greeting]')?.remove();
+    if (text) this.log.prepend(this.greetingElement(text));
+  }
+
+  private greetingElement(text: string): HTMLElement {
+    const g = this.render('agent', text);
+    g.dataset.greeting = '';
+    return g;
   }
 
   showError(text: string): void {
@@ -190,11 +224,7 @@ export class ChatUi {
   reset(history: ChatMessage[], pending: OutboxItem[] = []): void {
     this.byKey.clear();
     this.log.replaceChildren();
-    if (this.o.greeting) {
-      const g = this.render('agent', this.o.greeting);
-      g.dataset.greeting = '';
-      this.log.append(g);
-    }
+    if (this.o.greeting) this.log.append(this.greetingElement(this.o.greeting));
     for (const m of history) this.add(m, false);
     for (const p of pending) this.addPending(p);
     this.toEnd();

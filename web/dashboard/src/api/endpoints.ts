@@ -22,6 +22,8 @@ import type {
   SessionState,
   User,
   WebhookLog,
+  WebhookLogDetail,
+  WebhookOutcome,
 } from './types.js';
 
 type Opts = RequestOptions;
@@ -59,15 +61,24 @@ export const registerWebhook = (id: number) =>
 /** Sends a signed test customer message through the integration's webhook; answers with the conversation to open. */
 export const sendTestMessage = (id: number, text: string) =>
   request<{ ok: boolean; conversationId: string }>('POST', `/api/integrations/${id}/test-message`, { text });
-export async function listWebhookLogs(integrationId: number, cursor: string | null, o?: Opts): Promise<Page<WebhookLog>> {
+/** Newest first; every integration of the company when `integrationId` is null. */
+export async function listWebhookLogs(
+  filter: { integrationId: number | null; outcome?: WebhookOutcome | null },
+  cursor: string | null,
+  o?: Opts,
+): Promise<Page<WebhookLog>> {
   const result = await request<{ logs: WebhookLog[]; nextCursor?: string | null }>(
     'GET',
-    `/api/webhook-logs${query({ integrationId, limit: 50, cursor })}`,
+    `/api/webhook-logs${query({ integrationId: filter.integrationId ?? undefined, outcome: filter.outcome ?? undefined, limit: 50, cursor })}`,
     undefined,
     o,
   );
   return { items: result.logs, nextCursor: result.nextCursor ?? null };
 }
+
+/** One delivery with what was kept of its payload (secrets redacted by the server). */
+export const getWebhookLog = async (id: string, o?: Opts) =>
+  (await request<{ log: WebhookLogDetail }>('GET', `/api/webhook-logs/${encodeURIComponent(id)}`, undefined, o)).log;
 
 // --- agents -------------------------------------------------------------------------------
 export const listAgents = async (o?: Opts) => (await request<{ agents: Agent[] }>('GET', '/api/agents', undefined, o)).agents;

@@ -6,6 +6,13 @@ import { API_BASE, getFreshToken, getSession, onSessionChange, refreshSession } 
 export type StreamStatus = 'idle' | 'connecting' | 'live' | 'reconnecting';
 /** `resync`: the stream (re)connected after a gap, so events may have been missed — refetch. */
 export type StreamEvent = { type: 'conversation'; conversationId: string } | { type: 'resync' };
+/** `event: webhook-log`: a webhook delivery was logged (the Webhook logs page listens with subscribeWebhookLogs). */
+export interface WebhookLogEvent {
+  logId: string;
+  integrationId: number;
+  conversationId: string | null;
+}
+const webhookLogListeners = new Set<(event: WebhookLogEvent) => void>();
 
 type Listener = (event: StreamEvent) => void;
 
@@ -87,6 +94,19 @@ async function connect(refreshFirst: boolean) {
     }
   };
   es.addEventListener('conversation', onData);
+  // `event: webhook-log` {logId, integrationId, conversationId}: a webhook delivery was logged.
+  es.addEventListener('webhook-log', (message: MessageEvent) => {
+    if (gen !== generation) return;
+    try {
+      const data = JSON.parse(String(message.data)) as { logId?: unknown; integrationId?: unknown; conversationId?: unknown };
+      if (typeof data.logId === 'string' && typeof data.integrationId === 'number') {
+        const event: WebhookLogEvent = { logId: data.logId, integrationId: data.integrationId, conversationId: typeof data.conversationId === 'string' ? data.conversationId : null };
+        for (const listener of [...webhookLogListeners]) listener(event);
+      }
+    } catch {
+      // unknown payload
+    }
+  });
   es.addEventListener('message', onData);
   es.addEventListener('error', () => {
     if (gen !== generation) return;
@@ -127,6 +147,18 @@ export function subscribe(listener: Listener): () => void {
         if (listeners.size === 0) stop();
       }, 3_000);
     }
+  };
+}
+
+/** Logged webhook deliveries, and `onResync` after a gap in the stream (refetch); shares the one stream. */
+export function subscribeWebhookLogs(listener: (event: WebhookLogEvent) => void, onResync: () => void): () => void {
+  webhookLogListeners.add(listener);
+  const off = subscribe((event) => {
+    if (event.type === 'resync') onResync();
+  });
+  return () => {
+    webhookLogListeners.delete(listener);
+    off();
   };
 }
 

@@ -43,6 +43,8 @@ export interface Integration {
   allowedOrigins?: string[];
   /** msgplatform without apiUrl: replies are delivered to the sandbox (kept here, sent nowhere). */
   sandbox?: boolean;
+  /** webchat: the first message the widget shows; null when none. */
+  greeting?: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -56,6 +58,7 @@ export interface IntegrationInput {
   active?: boolean;
   agentId?: string | null;
   allowedOrigins?: string[];
+  greeting?: string | null;
 }
 
 export type WebhookOutcome = 'processed' | 'duplicate' | 'ignored' | 'rejected';
@@ -68,6 +71,13 @@ export interface WebhookLog {
   outcome: WebhookOutcome;
   kind: 'message' | 'status_event' | 'other';
   reason: string | null;
+  /** The conversation the delivery fed, when it was a customer or operator message. */
+  conversationId?: string | null;
+  hasPayload?: boolean;
+}
+
+export interface WebhookLogDetail extends WebhookLog {
+  payload: { headers: Record<string, string>; body: string; truncated: boolean } | null;
 }
 
 export interface Agent {
@@ -138,7 +148,8 @@ export interface Conversation {
   id: string;
   integrationId: number;
   connectorType: ConnectorType;
-  customer: { clientId: string | number; channelId?: string | number | null; transport?: string | null; name?: string | null };
+  /** `displayName`: how to name the customer, decided by the server (the name they gave, "Visitor 4F2A", "Client 123"). */
+  customer: { clientId: string | number; channelId?: string | number | null; transport?: string | null; name?: string | null; displayName?: string };
   /** null until the first customer message opens an AI session (e.g. a conversation an operator started). */
   session: { id: string; state: SessionState; pausedReason?: string | null } | null;
   stageId: string | null;

@@ -8,10 +8,9 @@ export const STATE_TONE: Record<SessionState, Tone> = {
   closed: 'neutral',
 };
 
+/** The server names the customer (one rule, in its read model); the fallback only covers an older server. */
 export function customerLabel(conversation: Conversation): string {
-  const name = conversation.customer.name?.trim();
-  if (name) return name;
-  return `Client ${String(conversation.customer.clientId)}`;
+  return conversation.customer.displayName?.trim() || conversation.customer.name?.trim() || `Client ${String(conversation.customer.clientId)}`;
 }
 
 /** The AI session state: text is the raw state (active / paused / closed), capitalised by CSS. */

@@ -12,6 +12,7 @@ import {
 import type { Agent, ConnectorType, Integration, IntegrationInput } from '../api/types.js';
 import { useToast } from '../components/Toasts.js';
 import { UnsavedChangesGuard } from '../components/UnsavedChangesGuard.js';
+import { WebchatGreeting } from '../components/WebchatGreeting.js';
 import {
   Badge,
   Button,
@@ -393,6 +394,7 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
     setAgentIdState(value);
   };
   const [origins, setOrigins] = useState(start.origins);
+  const [greeting, setGreeting] = useState(integration?.greeting ?? '');
   const guard = useRef<{ allowNext: () => void } | null>(null);
 
   // A new integration answers with the company's agent unless the user chose otherwise: "No agent" is a choice,
@@ -444,6 +446,7 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
         .split(/\r?\n/)
         .map((line) => line.trim().replace(/\/+$/, ''))
         .filter(Boolean);
+      if (greeting.trim() || integration?.greeting) input.greeting = greeting.trim() || null;
     }
     try {
       if (isNew) {
@@ -607,6 +610,7 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
             placeholder={'https://www.example.com\nhttps://shop.example.com'}
             hint="One origin per line (scheme and host, e.g. https://www.example.com). Only these sites may embed the widget."
           />
+          <WebchatGreeting value={greeting} onChange={setGreeting} integrationId={integration?.id ?? null} />
           {!isNew && (
             <div className="copy-row copy-row-block">
               <span className="copy-label">Embed snippet</span>
