@@ -152,7 +152,10 @@ if (!dashboardBuilt || !chromiumPresent) {
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'de-DE', timezoneId: 'UTC', colorScheme: 'light' });
     context.setDefaultTimeout(UI);
     context.setDefaultNavigationTimeout(UI);
-    await context.addInitScript((value) => localStorage.setItem('mas.session', value), JSON.stringify(session));
+    // Init scripts run in every frame, the sandboxed widget preview (no storage) included: only the dashboard gets the session.
+    await context.addInitScript((value) => {
+      if (window === window.top) localStorage.setItem('mas.session', value);
+    }, JSON.stringify(session));
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
     mkdirSync(SCREENSHOTS, { recursive: true });
