@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyPluginAsync } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyPluginAsync } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
@@ -44,7 +44,7 @@ export async function buildApp(deps: AppDeps) {
     onConstructorPoisoning: 'error',
     forceCloseConnections: 'idle',
     // Two info lines per request drowned the start-up output; see the onResponse hook below.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<ZodTypeProvider>();
 
   // An action such as POST /pause carries no body: an empty JSON body is read as none, not refused.

@@ -120,6 +120,7 @@ describe('the production build (npm run build; npm start runs dist/server/main.j
       // No per-request and no per-projection lines at the default level, and nothing went wrong.
       expect(lines.filter((l) => /request|projection started/.test(String(l.msg)))).toEqual([]);
       expect(lines.filter((l) => l.level >= 40)).toEqual([]);
+      expect(proc.output()).not.toMatch(/Warning|Deprecation/); // e.g. a deprecated fastify option
       await stop(proc);
     } finally {
       proc.child.kill('SIGKILL');
