@@ -73,7 +73,7 @@ describe('the production build (npm run build; npm start runs dist/server/main.j
     expect(usesTsx).toEqual([]);
   });
 
-  it('starts with debug logs on request: every request and each projection start are debug lines', async () => {
+  it('starts (first start: fresh DATA_DIR) with debug logs on request: every request and each projection start are debug lines; the knowledge worker thread answers', async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const proc = startCompiled({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, NODE_ENV: 'development', LOG_LEVEL: 'debug' });
@@ -87,6 +87,17 @@ describe('the production build (npm run build; npm start runs dist/server/main.j
           .map((l) => [l.level, (l.req as { url: string }).url, (l.res as { statusCode: number }).statusCode]);
       await expect.poll(requests, { timeout: 5000 }).toEqual(expect.arrayContaining([[20, '/healthz', 200], [20, '/readyz', 200]]));
       expect(logLines(proc.output()).filter((l) => l.msg === 'projection started').every((l) => l.level === 20)).toBe(true);
+
+      // The knowledge index's worker thread runs from its compiled entry: a document is indexed and found.
+      const json = { 'content-type': 'application/json' };
+      const account = { email: 'prod-build@example.com', password: 'correct horse' };
+      expect((await fetch(`${base}/api/auth/register`, { method: 'POST', headers: json, body: JSON.stringify({ ...account, companyName: 'Prod' }) })).status).toBe(201);
+      const { session } = await (await fetch(`${base}/api/auth/login`, { method: 'POST', headers: json, body: JSON.stringify(account) })).json();
+      const auth = { ...json, authorization: `Bearer ${session.access_token}` };
+      const doc = { title: 'Shipping', content: 'We ship to Norway within 3 days.' };
+      expect((await fetch(`${base}/api/knowledge-base/documents`, { method: 'POST', headers: auth, body: JSON.stringify(doc) })).status).toBe(201);
+      const { results } = await (await fetch(`${base}/api/knowledge-base/search?q=norway`, { headers: auth })).json();
+      expect(results).toEqual([expect.objectContaining({ title: 'Shipping' })]);
       await stop(proc);
     } finally {
       proc.child.kill('SIGKILL');
