@@ -17,11 +17,14 @@ try {
 const logger = createLogger({ level: config.logLevel });
 const server = config.role === 'processor' ? await createProcessorService(config, logger) : await createServer(config, logger);
 await server.listen();
+// The one line a newcomer reads: where to open the dashboard and where the platform must send webhooks.
+const dashboard = config.dashboardUrl ?? `${config.publicBaseUrl}/`;
+const webhookBase = `${config.publicBaseUrl}/api/webhook/`;
 logger.info(
-  { role: config.role, processorThread: config.role === 'all' && config.processorThread, engines: server.adapters.engines, publicBaseUrl: config.publicBaseUrl },
+  { role: config.role, processorThread: config.role === 'all' && config.processorThread, engines: server.adapters.engines, publicBaseUrl: config.publicBaseUrl, dashboardUrl: dashboard, webhookBaseUrl: webhookBase },
   config.role === 'processor'
     ? 'messaging agent service started (processor: no API here)'
-    : `messaging agent service started: open the dashboard at ${config.publicBaseUrl}/ and sign up`,
+    : `messaging agent service started: open the dashboard at ${dashboard} and sign up; webhooks go to ${webhookBase}{connectorType}/{integrationId}`,
 );
 
 let shuttingDown = false;

@@ -24,6 +24,7 @@ import { webhookRoutes } from './http/routes/webhooks.js';
 import { adapterReadiness, openAdapters, type Adapters } from './infrastructure/adapters.js';
 import { createArgonHasher } from './infrastructure/auth/argonHasher.js';
 import { createJwtAccessTokens } from './infrastructure/auth/jwtAccessTokens.js';
+import { webAssetsDir } from './infrastructure/runtimeLayout.js';
 import { createVisitorTokens } from './infrastructure/auth/visitorTokens.js';
 import { exposeMetrics } from './infrastructure/metrics/exposition.js';
 import { createServiceMetrics, type MetricsJson } from './infrastructure/metrics/serviceMetrics.js';
@@ -64,8 +65,12 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
   const { jwtKey, secretBox, requireHttps, platform, llmResolver } = outboundClients(config, logger, options);
   // The knowledge-base search index lives in memory (on its own worker thread): rebuilt from the events on every start.
   const knowledge = startKnowledgeIndexer({ eventStore, logger: logger.child({ component: 'knowledge-index' }) });
-  const processing = await startProcessingSide(config, logger, adapters, { ...options, knowledge, metrics });
-  const projections = processing.projections;
+  // The processing side starts (on its own thread by default) while this thread builds the HTTP app; the
+  // server listens only once both are up. Until then nothing can call the closures that wait for it.
+  const processingStarted = startProcessingSide(config, logger, adapters, { ...options, knowledge, metrics });
+  processingStarted.catch(() => {}); // awaited below; not an unhandled rejection meanwhile
+  const waitForPosition: ProjectionRunner['waitForPosition'] = async (position, timeoutMs) =>
+    (await processingStarted).projections.waitForPosition(position, timeoutMs);
   const commands: CommandDeps = { eventStore, clock, logger: logger.child({ component: 'commands' }) };
   const auth: AuthDeps = {
     ...commands,
@@ -84,14 +89,14 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     secretBox,
     platform,
     checkPlatformUrl: (url) => checkPlatformUrl(url, { allowPrivate: config.allowPrivatePlatformUrls, requireHttps }),
-    waitForProjections: (position) => (position === null ? Promise.resolve() : projections.waitForPosition(position)),
+    waitForProjections: (position) => (position === null ? Promise.resolve() : waitForPosition(position)),
     llmResolver,
     knowledge,
     webhookMetrics: metrics.webhooks,
   };
 
   // Live updates for the dashboard (SSE): one event-store subscription per instance, fanned out per company.
-  const liveEvents = await startLiveEvents({ eventStore, readStore, waitForProjections: (position) => projections.waitForPosition(position), logger: logger.child({ component: 'live-events' }) });
+  const liveEvents = await startLiveEvents({ eventStore, readStore, waitForProjections: (position) => waitForPosition(position), logger: logger.child({ component: 'live-events' }) });
 
   const app = await buildApp({
     config,
@@ -116,10 +121,12 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
         listenToConversation: (conversationId, handler) => bus.listen(webchatSubject(conversationId), handler),
         rateLimiter: adapters.rateLimiter,
       }),
-      staticFileRoutes(new URL('../dist/', import.meta.url).pathname),
-      metricsRoutes({ token: config.metricsToken, expose: async () => exposeMetrics(metrics.registry, await processing.metrics()) }),
+      staticFileRoutes(webAssetsDir()),
+      metricsRoutes({ token: config.metricsToken, expose: async () => exposeMetrics(metrics.registry, await (await processingStarted).metrics()) }),
     ],
   });
+  const processing = await processingStarted;
+  const projections = processing.projections;
 
   return {
     app,

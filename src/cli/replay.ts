@@ -15,7 +15,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const config = loadConfig();
-  const store = openEventStore(config, createLogger({ level: 'warn' }));
+  const store = await openEventStore(config, createLogger({ level: 'warn' }));
   try {
     const events = await store.readStream(`conversation-${conversationId}`);
     if (events.length === 0) {

@@ -24,7 +24,7 @@ async function main(): Promise<number> {
   // The command that replaces SUPERADMIN_EMAILS must work in the environment that still sets it.
   const config = loadConfig({ ...process.env, SUPERADMIN_EMAILS: undefined });
   const logger = createLogger({ level: 'warn' }).child({ component: 'superadmin-cli' });
-  const eventStore = openEventStore(config, logger);
+  const eventStore = await openEventStore(config, logger);
   const deps = { eventStore, clock: systemClock, logger };
   const by = `cli:${operatorName()}`;
   try {

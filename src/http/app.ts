@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyPluginAsync } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyPluginAsync } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
@@ -43,6 +43,8 @@ export async function buildApp(deps: AppDeps) {
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     forceCloseConnections: 'idle',
+    // Two info lines per request drowned the start-up output; see the onResponse hook below.
+    logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<ZodTypeProvider>();
 
   // An action such as POST /pause carries no body: an empty JSON body is read as none, not refused.
@@ -64,6 +66,13 @@ export async function buildApp(deps: AppDeps) {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (closing) reply.header('connection', 'close');
+  });
+  // One line per request: at debug (LOG_LEVEL=debug shows every request), a 5xx at warn so failures stay
+  // visible at the default level (the error itself is logged at error by the error handler).
+  app.addHook('onResponse', async (request, reply) => {
+    const level = reply.statusCode >= 500 ? 'warn' : 'debug';
+    if (!deps.logger.isLevelEnabled(level)) return;
+    request.log[level]({ req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
   });
 
   await app.register(fastifySwagger, {

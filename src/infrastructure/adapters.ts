@@ -7,12 +7,8 @@ import type { EventStore } from '../ports/eventStore.js';
 import type { Logger } from '../ports/logger.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import type { ReadStore } from '../ports/readStore.js';
-import { openEsdbEventStore } from './eventstoredb/esdbEventStore.js';
 import { createInProcessBus } from './memory/inProcessBus.js';
 import { createMemoryRateLimiter } from './memory/memoryRateLimiter.js';
-import { MongoReadStore } from './mongodb/mongoReadStore.js';
-import { connectNatsBus } from './nats/natsBus.js';
-import { openNatsRateLimiter } from './nats/natsRateLimiter.js';
 import { openSqliteEventStore } from './sqlite/sqliteEventStore.js';
 import { SqliteReadStore } from './sqlite/sqliteReadStore.js';
 import { eventStoreReady, trackWriteHealth } from './storeHealth.js';
@@ -29,10 +25,17 @@ export interface Adapters {
   close(): Promise<void>;
 }
 
-/** The event store alone (the replay CLI needs nothing else), validating every event against the catalog. */
-export function openEventStore(config: Config, logger: Logger): EventStore {
+/**
+ * The event store alone (the replay CLI needs nothing else), validating every event against the catalog.
+ * The production engines' drivers (EventStoreDB, MongoDB, NATS) are imported only when configured: loading
+ * them costs about a second of start-up CPU per thread that the embedded defaults do not need.
+ */
+export async function openEventStore(config: Config, logger: Logger): Promise<EventStore> {
   if (!config.eventStoreUrl) mkdirSync(config.dataDir, { recursive: true });
-  if (config.eventStoreUrl) return wrapEventStore(openEsdbEventStore(config.eventStoreUrl, { logger: logger.child({ adapter: 'eventstoredb' }) }));
+  if (config.eventStoreUrl) {
+    const { openEsdbEventStore } = await import('./eventstoredb/esdbEventStore.js');
+    return wrapEventStore(openEsdbEventStore(config.eventStoreUrl, { logger: logger.child({ adapter: 'eventstoredb' }) }));
+  }
   const sqlite = openSqliteEventStore(join(config.dataDir, 'events.sqlite'), { wakeOtherThreads: true, checkpointOnWorker: true });
   return wrapEventStore(sqlite, () => sqlite.probeWrite());
 }
@@ -54,18 +57,19 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
   const needsDataDir = !config.eventStoreUrl || !config.mongodbUri;
   if (needsDataDir) mkdirSync(config.dataDir, { recursive: true });
 
-  const eventStore = openEventStore(config, logger);
+  const eventStore = await openEventStore(config, logger);
 
   const readStore: ReadStore = config.mongodbUri
-    ? await MongoReadStore.connect({ uri: config.mongodbUri, dbName: config.mongodbDb, logger: logger.child({ adapter: 'mongodb' }) })
+    ? await (await import('./mongodb/mongoReadStore.js')).MongoReadStore.connect({ uri: config.mongodbUri, dbName: config.mongodbDb, logger: logger.child({ adapter: 'mongodb' }) })
     : SqliteReadStore.open({ path: join(config.dataDir, 'readmodels.sqlite'), logger: logger.child({ adapter: 'sqlite-read' }), checkpointOnWorker: true });
 
-  const natsBus = config.natsUrl
-    ? await connectNatsBus({ servers: config.natsUrl, logger: logger.child({ adapter: 'nats' }), name: 'messaging-agent-service' })
+  const nats = config.natsUrl ? { ...(await import('./nats/natsBus.js')), ...(await import('./nats/natsRateLimiter.js')) } : undefined;
+  const natsBus = nats && config.natsUrl
+    ? await nats.connectNatsBus({ servers: config.natsUrl, logger: logger.child({ adapter: 'nats' }), name: 'messaging-agent-service' })
     : undefined;
   const bus: Bus = natsBus ?? createInProcessBus({ logger: logger.child({ adapter: 'in-process-bus' }), threadChannel: `mas-bus:${resolve(config.dataDir)}` });
-  const rateLimiter: RateLimiter = natsBus
-    ? await openNatsRateLimiter({ nc: natsBus.nc, logger: logger.child({ adapter: 'nats' }) })
+  const rateLimiter: RateLimiter = nats && natsBus
+    ? await nats.openNatsRateLimiter({ nc: natsBus.nc, logger: logger.child({ adapter: 'nats' }) })
     : createMemoryRateLimiter();
 
   return {

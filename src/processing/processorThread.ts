@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import type { MetricsJson } from '../infrastructure/metrics/serviceMetrics.js';
+import { threadEntry } from '../infrastructure/runtimeLayout.js';
 import type { Logger } from '../ports/logger.js';
 import type { EventLoopDelay } from './eventLoopMonitor.js';
 
@@ -34,7 +35,7 @@ export async function startProcessorThread(config: Config, logger: Logger): Prom
 
   const spawn = () =>
     new Promise<void>((resolve, reject) => {
-      worker = new Worker(new URL('./processorThread.mjs', import.meta.url), { workerData: { config }, execArgv: [] });
+      worker = new Worker(threadEntry(import.meta.url, { shim: './processorThread.mjs', compiled: './processorThreadMain.js' }), { workerData: { config }, execArgv: [] });
       worker.on('message', (message: ToHost) => {
         if (message.type === 'ready') {
           running = true;

@@ -382,7 +382,8 @@ class Runner implements ProjectionRunner {
           w.log.info({ generation }, 'another read store generation became active; projection restarts there');
         }
         Object.assign(w, { generation, store, lastSeen: checkpoint, committed: checkpoint, uncommittedEvents: 0, state: 'running', failure: null });
-        w.log.info({ generation, checkpoint: checkpoint === null ? null : String(checkpoint) }, 'projection started');
+        // One per projection on every start: detail for LOG_LEVEL=debug, not for the start-up output.
+        w.log.debug({ generation, checkpoint: checkpoint === null ? null : String(checkpoint) }, 'projection started');
         this.notify();
         return checkpoint;
       },

@@ -5,6 +5,7 @@ import { grantSuperadmin, revokeSuperadmin } from '../../src/commands/accounts/s
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { signUp } from '../support/api.js';
 import { startTestServer, uniqueEmail, type TestServer } from '../support/testServer.js';
+import { embeddedEnv } from '../support/embeddedEnv.js';
 
 /**
  * Superadmin cannot be claimed over HTTP: registering an email gives nobody the role, whatever the
@@ -21,7 +22,7 @@ const run = promisify(execFile);
 const tsx = new URL('../../node_modules/.bin/tsx', import.meta.url).pathname;
 const cliPath = new URL('../../src/cli/superadmin.ts', import.meta.url).pathname;
 const cli = (args: string[], env: Record<string, string> = {}) =>
-  run(tsx, [cliPath, ...args], { env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: 'silent', NODE_ENV: 'test', ...env }, timeout: 60_000 }).then(
+  run(tsx, [cliPath, ...args], { env: embeddedEnv({ DATA_DIR: server.dataDir, LOG_LEVEL: 'silent', NODE_ENV: 'test', ...env }), timeout: 60_000 }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (err: { code?: number; stdout: string; stderr: string }) => ({ code: err.code ?? -1, stdout: err.stdout, stderr: err.stderr }),
   );

@@ -9,6 +9,7 @@ import { silentLogger } from '../../src/ports/logger.js';
 import { signUp } from '../support/api.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
+import { embeddedEnv } from '../support/embeddedEnv.js';
 
 const run = promisify(execFile);
 const SECRET = 'whsec_audit_0123456789abc';
@@ -67,7 +68,7 @@ afterAll(async () => {
 
 describe('audit replay', () => {
   it('`npm run replay -- <conversationId>` prints the timeline from the event store', async () => {
-    const { stdout } = await run('npx', ['tsx', 'src/cli/replay.ts', conversationId], { env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' } });
+    const { stdout } = await run('npx', ['tsx', 'src/cli/replay.ts', conversationId], { env: embeddedEnv({ DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' }) });
     const lines = stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^#0\t@\d+\t\S+Z\tConversationStarted\tconversation started on integration \d+ \(msgplatform\) with customer "audit-client"$/);
     const types = lines.map((l) => l.split('\t')[3]);
@@ -88,7 +89,7 @@ describe('audit replay', () => {
   });
 
   it('refuses a malformed conversation id with usage help', async () => {
-    await expect(run('npx', ['tsx', 'src/cli/replay.ts', 'nope'], { env: { ...process.env, DATA_DIR: server.dataDir } })).rejects.toMatchObject({ code: 2 });
+    await expect(run('npx', ['tsx', 'src/cli/replay.ts', 'nope'], { env: embeddedEnv({ DATA_DIR: server.dataDir }) })).rejects.toMatchObject({ code: 2 });
   });
 
   it('rebuilding the read models from the events reproduces every document exactly', async () => {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { embeddedEnv } from './embeddedEnv.js';
 
 /** The service as `npm start` runs it (src/main.ts in a child process), for crash and restart tests. */
 export interface ServiceProcess {
@@ -21,7 +22,7 @@ export const freePort = () =>
 /** Starts src/main.ts on `port` and resolves once /healthz answers 200. */
 export async function startServiceProcess(env: Record<string, string>, port: number): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, NODE_ENV: 'test', PROCESSOR_THREAD: 'true', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), ...env },
+    env: embeddedEnv({ NODE_ENV: 'test', PROCESSOR_THREAD: 'true', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

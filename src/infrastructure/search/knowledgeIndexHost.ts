@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { chunkTexts } from '../../domain/knowledge/chunking.js';
+import { threadEntry } from '../runtimeLayout.js';
 import { createKnowledgeIndex, type KnowledgeIndex, type KnowledgeSearchOptions, type KnowledgeSearchResult } from './knowledgeIndex.js';
 
 /**
@@ -59,11 +60,11 @@ export class KnowledgeWorkerError extends Error {
 
 /**
  * One worker thread holding every company's index. Requests are answered in the order sent, so an add
- * followed by a search sees the document. The thread is started from a .mjs shim that registers tsx, so it
- * runs the TypeScript sources both under `tsx src/main.ts` and under vitest (which do not share a loader).
+ * followed by a search sees the document. Under tsx or vitest the thread starts from a .mjs shim that
+ * registers tsx (they do not share a loader); compiled, it loads knowledgeWorker.js (see threadEntry).
  */
 export function startIndexWorker(): KnowledgeIndexHost {
-  const worker = new Worker(new URL('./knowledgeWorker.mjs', import.meta.url), { execArgv: [] });
+  const worker = new Worker(threadEntry(import.meta.url, { shim: './knowledgeWorker.mjs', compiled: './knowledgeWorker.js' }), { execArgv: [] });
   worker.unref(); // never keeps the process alive on its own; close() ends it
   const pending = new Map<number, { resolve(value: unknown): void; reject(err: Error): void }>();
   let nextId = 0;
