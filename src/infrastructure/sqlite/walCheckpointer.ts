@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../ports/logger.js';
 
@@ -10,6 +11,38 @@ import type { Logger } from '../../ports/logger.js';
  */
 export const SAFETY_NET_PAGES = 16_384;
 
+/**
+ * The thread's whole program, plain JavaScript evaluated by the worker: it needs no TypeScript loader and no
+ * file of its own, so it runs the same from src/ (tsx, vitest) and compiled (dist/server). It owns one
+ * connection and checkpoints on a timer; PASSIVE copies what no reader still needs and waits for nobody, and a
+ * busy result is simply tried again at the next tick.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.path, { timeout: 0 });
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = FULL');
+db.pragma('wal_autocheckpoint = 0');
+let timer = null;
+const tick = () => {
+  try {
+    const [row] = db.pragma('wal_checkpoint(PASSIVE)');
+    parentPort.postMessage({ type: 'checkpointed', log: row.log, checkpointed: row.checkpointed });
+  } catch (err) {
+    parentPort.postMessage({ type: 'error', message: err instanceof Error ? err.message : String(err) });
+  }
+  timer = setTimeout(tick, workerData.intervalMs);
+};
+parentPort.on('message', (message) => {
+  if (message !== 'stop') return;
+  clearTimeout(timer);
+  db.close();
+  parentPort.close();
+});
+timer = setTimeout(tick, workerData.intervalMs);
+`;
+
 export interface WalCheckpointer {
   /** Latest checkpoint result: frames in the WAL and frames copied back (for tests and metrics). */
   last(): { log: number; checkpointed: number } | null;
@@ -17,8 +50,10 @@ export interface WalCheckpointer {
 }
 
 export function startWalCheckpointer(path: string, options: { intervalMs?: number; logger?: Logger } = {}): WalCheckpointer {
-  const worker = new Worker(new URL('./walCheckpointWorker.mjs', import.meta.url), {
-    workerData: { path, intervalMs: options.intervalMs ?? 200 },
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    // The driver by absolute path: an evaluated worker resolves modules from the working directory otherwise.
+    workerData: { path, intervalMs: options.intervalMs ?? 200, driver: createRequire(import.meta.url).resolve('better-sqlite3') },
     execArgv: [],
   });
   worker.unref();
