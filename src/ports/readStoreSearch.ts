@@ -16,7 +16,7 @@ export interface FullTextSpec {
    */
   scope: string;
   /**
-   * A positive safe-integer field, unique within the collection (e.g. the position of the event that wrote the
+   * A non-negative safe-integer field, unique within the collection (e.g. the position of the event that wrote the
    * document): hits come highest first, and the cursor is keyed on it.
    */
   order: string;
@@ -113,8 +113,8 @@ export function textField(doc: Doc, path: string): string | null {
 export function orderValue(collection: string, spec: FullTextSpec, doc: Doc): number {
   let v: unknown = doc;
   for (const part of spec.order.split('.')) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[part] : undefined;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) {
-    throw new Error(`read model ${collection}: field ${spec.order} of document ${doc.id} must be a positive safe integer (full-text order)`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
+    throw new Error(`read model ${collection}: field ${spec.order} of document ${doc.id} must be a non-negative safe integer (full-text order)`);
   }
   return v;
 }
@@ -157,7 +157,7 @@ export function normalizeSearch(collection: string, query: SearchQuery): Normali
     }
     const { s, o } = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as { s?: unknown; o?: unknown };
     if (s !== signature) throw new InvalidCursorError('it belongs to another search');
-    if (typeof o !== 'number' || !Number.isSafeInteger(o) || o < 1) throw new InvalidCursorError('malformed values');
+    if (typeof o !== 'number' || !Number.isSafeInteger(o) || o < 0) throw new InvalidCursorError('malformed values');
     before = o;
   }
   return { scope: query.scope, terms, limit, before, signature };
