@@ -21,7 +21,7 @@ const started = (name?: string) =>
   });
 const received = (n: number, text: string) =>
   recorded(stream, 'MessageReceived', { messageId: m(n), dedupeKey: `k${n}`, dedupeUntil: null, text, platform: {}, at: at(n) });
-const entry = (over: Record<string, unknown>) => ({ companyId: company, conversationId: conversation, integrationId: 12, ...over });
+const entry = (over: { id: string } & Record<string, unknown>) => ({ companyId: company, conversationId: conversation, integrationId: 12, ...over });
 
 describe('search projection', () => {
   const spec = projectionSpec(searchProjection);
