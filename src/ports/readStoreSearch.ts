@@ -27,7 +27,7 @@ export interface SearchQuery {
   scope: string;
   /** User text: its words must all occur in the document (in any indexed field). */
   text: string;
-  /** Default 20, at most 200. */
+  /** Default 20, at most 50 (every hit is parsed and highlighted). */
   limit?: number;
   cursor?: string | null;
 }
@@ -40,12 +40,12 @@ export interface TextRange {
 
 export interface SearchHit<T extends Doc = Doc> {
   doc: T;
-  /** Per full-text field, the words that match the query, in order. */
+  /** Per full-text field, the words that match the query, in order (near the first match: HIGHLIGHT_WINDOW). */
   matches: Record<string, TextRange[]>;
 }
 
 export const DEFAULT_SEARCH_LIMIT = 20;
-export const MAX_SEARCH_LIMIT = 200;
+export const MAX_SEARCH_LIMIT = 50;
 /** Query words beyond these are ignored: a query's cost stays bounded whatever its length. */
 export const MAX_QUERY_TERMS = 16;
 /** Words are cut to this length, in documents and queries alike (a 5,000-letter "word" is not a word). */
@@ -55,8 +55,11 @@ const wordPattern = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 
 /** Case and diacritics folded away: "Crème" and "CREME" are the same word. */
 export function foldWord(word: string): string {
+  // Most words are ASCII: lower-casing is all they need (normalizing every word would dominate the cost).
+  if (asciiWord.test(word)) return word.toLowerCase().slice(0, MAX_WORD_LENGTH);
   return word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().slice(0, MAX_WORD_LENGTH);
 }
+const asciiWord = /^[\x00-\x7f]*$/;
 
 export interface Word {
   /** Folded form. */
@@ -85,18 +88,74 @@ export function queryTerms(text: string): string[] {
   return terms;
 }
 
-/** The words of `text` that match a term: equal to it, or (prefix matching) starting with it. */
-export function matchRanges(text: string, terms: string[], prefix: boolean): TextRange[] {
-  if (terms.length === 0) return [];
-  return wordsOf(text)
-    .filter((w) => terms.some((t) => (prefix ? w.word.startsWith(t) : w.word === t)))
-    .map(({ start, end }) => ({ start, end }));
+/**
+ * Highlights are looked for in a window of this many characters from a little before the first match: a hit's
+ * snippet is far shorter, and a page of 64 KiB messages must not cost a word-by-word pass over each.
+ */
+export const HIGHLIGHT_WINDOW = 1000;
+
+const wordChar = /[\p{L}\p{N}\p{M}\p{Co}]/u;
+const isWordChar = (ch: string | undefined) => ch !== undefined && wordChar.test(ch);
+
+/** Where `term` occurs in `lower` (a lower-cased text) as a word, or as a word's start (prefix); -1 if nowhere. */
+function findWord(lower: string, term: string, prefix: boolean): number {
+  for (let i = lower.indexOf(term); i >= 0; i = lower.indexOf(term, i + 1)) {
+    if (isWordChar(lower[i - 1])) continue;
+    if (!prefix && isWordChar(lower[i + term.length])) continue;
+    return i;
+  }
+  return -1;
 }
 
-/** Whether every term matches some word of the texts. */
+/** Lower-cased without accents (the same length only when ASCII: for finding, not for offsets). */
+function foldText(text: string): string {
+  return asciiWord.test(text) ? text.toLowerCase() : text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+/**
+ * The words of `text` that match a term (equal to it, or with prefix matching starting with it), in order, within
+ * HIGHLIGHT_WINDOW characters from just before the first match found verbatim (else from the start).
+ */
+export function matchRanges(text: string, terms: string[], prefix: boolean): TextRange[] {
+  if (terms.length === 0) return [];
+  let start = 0;
+  let end = text.length;
+  if (text.length > HIGHLIGHT_WINDOW) {
+    const lower = text.toLowerCase();
+    let first = -1;
+    for (const t of terms) {
+      const at = findWord(lower, t, prefix);
+      if (at >= 0 && (first < 0 || at < first)) first = at;
+    }
+    start = Math.max(0, first - 100);
+    // Start on a word boundary (a cut word could look like a match).
+    for (let back = 0; start > 0 && back < MAX_WORD_LENGTH && isWordChar(text[start - 1]); back++) start--;
+    end = Math.min(text.length, start + HIGHLIGHT_WINDOW);
+  }
+  const ranges: TextRange[] = [];
+  for (const w of wordsOf(text.slice(start, end))) {
+    if (end < text.length && w.end === end - start) break; // the window may cut the last word
+    if (terms.some((t) => (prefix ? w.word.startsWith(t) : w.word === t))) ranges.push({ start: w.start + start, end: w.end + start });
+  }
+  return ranges;
+}
+
+/** Accents are folded away in at most this much of a text when checking a match (the costly part). */
+const FOLD_LIMIT = 16_384;
+
+/**
+ * Whether every term matches some word of the texts (same rules as matchRanges). A term found only with its
+ * accents folded is looked for in the first FOLD_LIMIT characters; beyond that a long text is given the benefit
+ * of the doubt (the engine's index matched it), so checking a candidate stays cheap.
+ */
 export function matchesAll(texts: string[], terms: string[], prefix: boolean): boolean {
-  const words = texts.flatMap((t) => wordsOf(t).map((w) => w.word));
-  return terms.every((t) => words.some((w) => (prefix ? w.startsWith(t) : w === t)));
+  const lowered = texts.map((t) => t.toLowerCase());
+  let folded: string[] | null = null;
+  return terms.every((term) => {
+    if (lowered.some((l) => findWord(l, term, prefix) >= 0)) return true;
+    folded ??= texts.map((t) => foldText(t.slice(0, FOLD_LIMIT))); // "Crème" holds the word "creme"
+    return folded.some((f) => findWord(f, term, prefix) >= 0) || texts.some((t) => t.length > FOLD_LIMIT);
+  });
 }
 
 /** A document field's value by dotted path, when it is a string. */

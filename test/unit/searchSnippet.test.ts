@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchRanges, queryTerms } from '../../src/ports/readStoreSearch.js';
+import { HIGHLIGHT_WINDOW, matchRanges, matchesAll, queryTerms } from '../../src/ports/readStoreSearch.js';
 import { snippetOf } from '../../src/projections/search/snippet.js';
 
 describe('search words and snippets', () => {
@@ -28,5 +28,23 @@ describe('search words and snippets', () => {
     const e = snippetOf(emoji, [{ start: 200, end: 206 }], 50);
     expect(e.text).not.toMatch(/^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/);
     expect(e.text.slice(e.highlights[0]!.start, e.highlights[0]!.end)).toBe('refund');
+  });
+
+  it('in a long text, highlights are found near the first match without a pass over the whole text', () => {
+    const text = `${'lorem ipsum '.repeat(3000)}the refund arrived, refund done`;
+    const ranges = matchRanges(text, ['refund'], false);
+    expect(ranges.map((r) => text.slice(r.start, r.end))).toEqual(['refund', 'refund']);
+    expect(ranges[0]!.start).toBe(text.indexOf('refund'));
+    // A word the window cuts at its edge is not reported half.
+    const cut = `${'refundable '.repeat(HIGHLIGHT_WINDOW)}`;
+    for (const r of matchRanges(cut, ['refundable'], false)) expect(cut.slice(r.start, r.end)).toBe('refundable');
+  });
+
+  it('every word must match; accents and case do not matter; a prefix matches only where asked', () => {
+    expect(matchesAll(['Crème brûlée', 'Dessert'], ['creme', 'dessert'], false)).toBe(true);
+    expect(matchesAll(['Crème brûlée'], ['creme', 'tart'], false)).toBe(false);
+    expect(matchesAll(['nonrefundable'], ['refund'], true)).toBe(false);
+    expect(matchesAll(['refundable'], ['refund'], true)).toBe(true);
+    expect(matchesAll(['refundable'], ['refund'], false)).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CONVERSATIONS, type ConversationDoc } from '../../projections/conversations/conversationsProjection.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from '../../ports/readStoreSearch.js';
 import { SEARCH_ENTRIES, type SearchEntryDoc } from '../../projections/search/searchProjection.js';
 import { snippetOf } from '../../projections/search/snippet.js';
 import { authenticator, authOf } from '../authenticate.js';
@@ -40,6 +41,8 @@ export function searchRoutes(services: HttpServices): FastifyPluginAsyncZod {
             '(a word also matches longer words it begins, on the embedded store); punctuation and query syntax are ignored.',
           security: [{ bearer: [] }],
           querystring: listQuery.extend({
+            // Smaller pages than other lists: every hit is parsed and highlighted.
+            limit: z.coerce.number().int().min(1).max(MAX_SEARCH_LIMIT).default(DEFAULT_SEARCH_LIMIT),
             q: z.string().trim().min(1, 'enter at least one character to search for').max(MAX_SEARCH_QUERY_LENGTH, `at most ${MAX_SEARCH_QUERY_LENGTH} characters`),
           }),
           response: { 200: z.object({ results: z.array(resultSchema), nextCursor: z.string().nullable() }), ...errorResponses },

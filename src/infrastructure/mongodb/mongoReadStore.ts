@@ -102,7 +102,7 @@ const DUPLICATE_KEY = 11000;
 const NAMESPACE_NOT_FOUND = 26;
 const INDEX_NOT_FOUND = 27;
 /** Candidates one search request reads at most before answering with what it found and a cursor to go on. */
-const SEARCH_SCAN_LIMIT = 2000;
+const SEARCH_SCAN_LIMIT = 500;
 
 /**
  * The production read store. Each collection of each generation is a MongoDB collection `<name>_g<generation>`
@@ -241,7 +241,7 @@ export class MongoReadStore implements ReadStore {
     let before = q.before;
     let scanned = 0;
     let exhausted = false;
-    const batch = Math.min(Math.max(4 * (q.limit + 1), 100), SEARCH_SCAN_LIMIT);
+    const batch = Math.min(4 * (q.limit + 1), SEARCH_SCAN_LIMIT);
     while (!exhausted && hits.length <= q.limit && scanned < SEARCH_SCAN_LIMIT) {
       const filter: Document = { [ft.scope]: q.scope, $text: { $search: q.terms.join(' ') }, _del: { $ne: true } };
       if (before !== null) filter[ft.order] = { $lt: before };
