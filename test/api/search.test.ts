@@ -173,6 +173,12 @@ describe('GET /api/search', () => {
     expect((await search(acme, 'q=norway&limit=50')).status).toBe(200);
   });
 
+  it('is documented in the OpenAPI document', async () => {
+    const doc = (await server.app.inject({ method: 'GET', url: '/docs/json' })).json();
+    expect(Object.keys(doc.paths['/api/search'])).toEqual(['get']);
+    expect(doc.paths['/api/search'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['cursor', 'limit', 'q']);
+  });
+
   it('needs a bearer token', async () => {
     const res = await server.app.inject({ method: 'GET', url: '/api/search?q=norway' });
     expect(res.statusCode).toBe(401);
