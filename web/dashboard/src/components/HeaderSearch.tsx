@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { MAX_SEARCH_LENGTH } from '../api/search.js';
 import { Link, navigate, useRoute } from '../lib/router.js';
 import { Icon } from './icons.js';
+import './search.css';
 
 /** A search form: submitting opens the search page for the words typed. */
 export function SearchForm({ className, autoFocus }: { className: string; autoFocus?: boolean }) {
