@@ -13,6 +13,7 @@ import { apiTokenRoutes } from './http/routes/apiTokens.js';
 import { authRoutes } from './http/routes/auth.js';
 import { billingRoutes } from './http/routes/billing.js';
 import { conversationRoutes } from './http/routes/conversations.js';
+import { searchRoutes } from './http/routes/search.js';
 import { integrationRoutes } from './http/routes/integrations.js';
 import { knowledgeBaseRoutes } from './http/routes/knowledgeBase.js';
 import { liveEventRoutes, startLiveEvents } from './http/routes/liveEvents.js';
@@ -115,6 +116,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       llmConfigRoutes(services),
       knowledgeBaseRoutes(services),
       conversationRoutes(services),
+      searchRoutes(services),
       liveEventRoutes(services, liveEvents),
       webchatRoutes(services, {
         visitorTokens: createVisitorTokens({ key: jwtKey, conversationIdFor, now: () => clock.now() }),

@@ -1,6 +1,9 @@
+import type { FullTextSpec, SearchHit, SearchQuery } from './readStoreSearch.js';
+
 /**
  * The read store port: disposable read models built by projectors. Documents are plain JSON keyed by
- * `id` within a collection; queries filter by equality on declared index fields and sort by them.
+ * `id` within a collection; queries filter by equality on declared index fields and sort by them, and a
+ * collection that declares `fullText` can be searched by words (readStoreSearch.ts).
  */
 export interface Doc {
   id: string;
@@ -37,6 +40,11 @@ export interface CollectionSpec {
    * `id` is always queryable and always the last key of every index.
    */
   indexes: (string | string[])[];
+  /**
+   * Makes the collection searchable with `search`: the words of these fields are indexed per scope, kept in
+   * the same commit as the documents and in the same generation.
+   */
+  fullText?: FullTextSpec;
 }
 
 export type WriteOp =
@@ -49,6 +57,13 @@ export interface ReadStore {
   get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null>;
   find<T extends Doc = Doc>(collection: string, query?: FindQuery): Promise<Page<T>>;
   count(collection: string, where?: Record<string, Scalar>): Promise<number>;
+  /**
+   * Documents of a `fullText` collection whose scope field equals `query.scope` and whose indexed fields hold
+   * every word of `query.text` (a word also matches longer words it begins where the engine allows: SQLite;
+   * MongoDB matches whole words), highest `order` first, with the matching words' offsets. A text without a
+   * word gives no hits. Cost: one index lookup per page, bounded by the limit, never by other scopes' data.
+   */
+  search<T extends Doc = Doc>(collection: string, query: SearchQuery): Promise<Page<SearchHit<T>>>;
   /**
    * Applies one projector's batch and moves its checkpoint to `position`, atomically where the engine
    * allows (SQLite) and idempotently otherwise (MongoDB: each document carries the position that wrote it,
@@ -112,7 +127,7 @@ export class InvalidCursorError extends Error {
 export const DEFAULT_FIND_LIMIT = 50;
 export const MAX_FIND_LIMIT = 1000;
 /** Field names an adapter may use for its own bookkeeping; documents and indexes may not use them. */
-export const RESERVED_FIELDS: readonly string[] = ['_id', '_pos', '_del'];
+export const RESERVED_FIELDS: readonly string[] = ['_id', '_pos', '_del', '_lang'];
 
 const collectionNamePattern = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
 const fieldPathPattern = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;

@@ -8,6 +8,7 @@ import { pipelinesProjection } from './pipelines/pipelinesProjection.js';
 import { conversationRefsProjection } from './conversationRefs/conversationRefsProjection.js';
 import { integrationsProjection } from './integrations/integrationsProjection.js';
 import type { Projection } from './projection.js';
+import { searchProjection } from './search/searchProjection.js';
 import { webhookLogsProjection } from './webhookLogs/webhookLogsProjection.js';
 
 /** Every read model the dashboard and API query. */
@@ -15,4 +16,5 @@ export const allProjections: Projection[] = [companiesProjection, pipelinesProje
   conversationsProjection,
   agentsProjection,
   knowledgeDocumentsProjection,
+  searchProjection,
 ];

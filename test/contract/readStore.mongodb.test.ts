@@ -70,7 +70,7 @@ describe.skipIf(target.mode === 'skip')('MongoDB read store', () => {
         };
       },
       // Atomic only when the server runs transactions; a standalone server falls back to the guarded path.
-      { atomicCommit: (store) => (store as MongoReadStore).usesTransactions, deletesGuarded: true },
+      { atomicCommit: (store) => (store as MongoReadStore).usesTransactions, deletesGuarded: true, prefixSearch: false },
     );
   }
 });

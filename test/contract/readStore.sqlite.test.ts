@@ -25,5 +25,5 @@ readStoreContract(
       },
     };
   },
-  { atomicCommit: true, deletesGuarded: false },
+  { atomicCommit: true, deletesGuarded: false, prefixSearch: true },
 );

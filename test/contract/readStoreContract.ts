@@ -9,6 +9,7 @@ import {
   type ReadStore,
   type Scalar,
 } from '../../src/ports/readStore.js';
+import type { SearchHit } from '../../src/ports/readStoreSearch.js';
 
 /** A fresh, empty database per test, and more instances on that same database (as another process would open). */
 export interface ReadStoreFixture {
@@ -21,6 +22,13 @@ export type ReadStoreFactory = () => Promise<ReadStoreFixture>;
 
 const items: CollectionSpec = { name: 'items', indexes: ['group', 'rank', ['group', 'rank'], 'active', 'name'] };
 const other: CollectionSpec = { name: 'other', indexes: [] };
+const notes: CollectionSpec = {
+  name: 'notes',
+  indexes: ['tenant'],
+  fullText: { fields: ['text', 'title'], scope: 'tenant', order: 'seq' },
+};
+type Note = Doc & { tenant: string; seq: number; text: string; title?: string };
+const note = (seq: number, tenant: string, text: string, title?: string): Note => ({ id: `note-${seq}`, tenant, seq, text, ...(title ? { title } : {}) });
 
 type Item = Doc & { group: string; rank: number | null; name: string; active: boolean; tags?: string[] };
 
@@ -81,6 +89,8 @@ export interface ReadStoreContractOptions {
   atomicCommit: boolean | ((store: ReadStore) => boolean);
   /** A delete is remembered with its position, so an older put cannot bring the document back (MongoDB). */
   deletesGuarded: boolean;
+  /** Search also matches words that begin with a query word (SQLite FTS5 prefix queries). */
+  prefixSearch: boolean;
 }
 
 /** The behaviour every ReadStore adapter must show. */
@@ -92,7 +102,7 @@ export function readStoreContract(name: string, factory: ReadStoreFactory, optio
     beforeEach(async () => {
       fx = await factory();
       store = fx.store;
-      await store.ensureCollections([items, other]);
+      await store.ensureCollections([items, other, notes]);
     });
     afterEach(async () => {
       await fx.cleanup();
@@ -329,6 +339,106 @@ export function readStoreContract(name: string, factory: ReadStoreFactory, optio
         await rebuild.switchOver();
         expect(await store.reactorCheckpoint('replies')).toBe(41n);
         expect(await (await fx.openAnother()).reactorCheckpoint('replies')).toBe(41n);
+      });
+    });
+
+    describe('full-text search', () => {
+      const searchIds = async (s: ReadStore, scope: string, text: string, limit?: number) =>
+        (await s.search<Note>('notes', { scope, text, limit })).items.map((h) => h.doc.id);
+
+      it('finds the documents of one scope holding every word, case and accents aside, highest order first', async () => {
+        await store.commit(
+          'p',
+          [
+            note(1, 'acme', 'Do you ship to Norway?'),
+            note(2, 'acme', 'We SHIP to norway in 3 days', 'Shipping'),
+            note(3, 'acme', 'Norway only by boat'),
+            note(4, 'globex', 'Do you ship to Norway? Same words, other company'),
+            note(5, 'acme', 'Café crème for the ship crew'),
+          ].map((d) => put('notes', d)),
+          1n,
+        );
+        expect(await searchIds(store, 'acme', 'ship norway')).toEqual(['note-2', 'note-1']);
+        expect(await searchIds(store, 'acme', 'NORWAY')).toEqual(['note-3', 'note-2', 'note-1']);
+        expect(await searchIds(store, 'globex', 'ship norway')).toEqual(['note-4']);
+        expect(await searchIds(store, 'initech', 'ship norway')).toEqual([]);
+        expect(await searchIds(store, 'acme', 'creme CAFE')).toEqual(['note-5']);
+        expect(await searchIds(store, 'acme', 'ship nowhere')).toEqual([]);
+        // Words are found in any indexed field; the hits say where, as offsets into the field's text.
+        const [hit] = (await store.search<Note>('notes', { scope: 'acme', text: 'ship', limit: 1 })).items;
+        expect(hit!.doc).toEqual(note(5, 'acme', 'Café crème for the ship crew'));
+        expect(hit!.matches).toEqual({ text: [{ start: 19, end: 23 }], title: [] });
+        const [two] = (await store.search<Note>('notes', { scope: 'acme', text: 'norway 3' })).items.filter((h) => h.doc.id === 'note-2');
+        expect(two!.matches.text!.map((r) => two!.doc.text.slice(r.start, r.end))).toEqual(['norway', '3']);
+      });
+
+      it(`matches words that begin with a query word only where the engine does (${options.prefixSearch ? 'prefixes' : 'whole words'})`, async () => {
+        await store.commit('p', [put('notes', note(1, 'acme', 'Shipping to Norway'))], 1n);
+        expect(await searchIds(store, 'acme', 'shipping')).toEqual(['note-1']);
+        expect(await searchIds(store, 'acme', 'ship')).toEqual(options.prefixSearch ? ['note-1'] : []);
+      });
+
+      it('takes any user text without failing: query syntax characters are not words', async () => {
+        await store.commit('p', [put('notes', note(1, 'acme', 'NEAR the "door": (a) b* c:d AND OR NOT'))], 1n);
+        for (const text of ['"', '""', '*', 'a*', '(', '(((', ')', 'NEAR(', 'NEAR(a b, 2)', 'title:door', ':', '^door', 'AND', 'OR NOT', '-', '{text}: door', "'", '\\', '\u0000', '']) {
+          const page = await store.search('notes', { scope: 'acme', text });
+          expect(Array.isArray(page.items), text).toBe(true);
+        }
+        expect(await searchIds(store, 'acme', '"door"')).toEqual(['note-1']);
+        expect(await searchIds(store, 'acme', 'c:d')).toEqual(['note-1']);
+        expect(await searchIds(store, 'acme', 'NEAR(door)')).toEqual(['note-1']);
+        expect(await searchIds(store, 'acme', '*')).toEqual([]);
+      });
+
+      it('pages by cursor through every hit exactly once, and refuses a cursor of another scope or query', async () => {
+        await store.commit('p', Array.from({ length: 7 }, (_, i) => put('notes', note(i + 1, i === 3 ? 'globex' : 'acme', `order ${i + 1} refund`))), 1n);
+        const seen: string[] = [];
+        let cursor: string | null = null;
+        let pages = 0;
+        do {
+          const page: Page<SearchHit<Note>> = await store.search<Note>('notes', { scope: 'acme', text: 'refund', limit: 2, cursor });
+          seen.push(...page.items.map((h) => h.doc.id));
+          cursor = page.nextCursor;
+          if (++pages > 10) throw new Error('pagination does not end');
+        } while (cursor);
+        expect(seen).toEqual(['note-7', 'note-6', 'note-5', 'note-3', 'note-2', 'note-1']);
+        const first = await store.search('notes', { scope: 'acme', text: 'refund', limit: 2 });
+        await expect(store.search('notes', { scope: 'globex', text: 'refund', cursor: first.nextCursor })).rejects.toBeInstanceOf(InvalidCursorError);
+        await expect(store.search('notes', { scope: 'acme', text: 'order', cursor: first.nextCursor })).rejects.toBeInstanceOf(InvalidCursorError);
+        await expect(store.search('notes', { scope: 'acme', text: 'refund', cursor: 'garbage' })).rejects.toBeInstanceOf(InvalidCursorError);
+      });
+
+      it('follows updates, deletes and replays of the documents', async () => {
+        await store.commit('p', [put('notes', note(1, 'acme', 'first words')), put('notes', note(2, 'acme', 'keep me'))], 10n);
+        await store.commit('p', [put('notes', { ...note(1, 'acme', 'second text'), seq: 3 })], 11n);
+        expect(await searchIds(store, 'acme', 'first')).toEqual([]);
+        expect(await searchIds(store, 'acme', 'second')).toEqual(['note-1']);
+        // An older write (another projector replaying) changes neither the document nor what is found.
+        await store.commit('q', [put('notes', note(1, 'acme', 'stale words'))], 5n);
+        expect(await searchIds(store, 'acme', 'stale')).toEqual([]);
+        expect(await searchIds(store, 'acme', 'second')).toEqual(['note-1']);
+        await store.commit('p', [del('notes', 'note-1')], 12n);
+        expect(await searchIds(store, 'acme', 'second')).toEqual([]);
+        expect(await searchIds(store, 'acme', 'keep')).toEqual(['note-2']);
+      });
+
+      it('refuses a document of a full-text collection without a usable order value', async () => {
+        await expect(store.commit('p', [put('notes', { id: 'x', tenant: 'acme', text: 'hi' })], 1n)).rejects.toThrow(/seq/);
+        await expect(store.commit('p', [put('notes', { id: 'x', tenant: 'acme', text: 'hi', seq: 1.5 })], 1n)).rejects.toThrow(/seq/);
+      });
+
+      it('rebuilds the index with its generation: the new one starts empty, the old one is dropped', async () => {
+        await store.commit('live', [put('notes', note(1, 'acme', 'old words')), put('notes', note(2, 'acme', 'shared words'))], 10n);
+        const rebuild = await store.startRebuild();
+        await rebuild.store.ensureCollections([items, other, notes]);
+        expect(await searchIds(rebuild.store, 'acme', 'words')).toEqual([]);
+        await rebuild.store.commit('live', [put('notes', note(2, 'acme', 'shared words')), put('notes', note(3, 'acme', 'new words'))], 12n);
+        expect(await searchIds(store, 'acme', 'words')).toEqual(['note-2', 'note-1']);
+        await rebuild.switchOver();
+        for (const s of [store, await fx.openAnother()]) {
+          expect(await searchIds(s, 'acme', 'words')).toEqual(['note-3', 'note-2']);
+          expect(await searchIds(s, 'acme', 'old')).toEqual([]);
+        }
       });
     });
 

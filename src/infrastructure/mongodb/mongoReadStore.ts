@@ -30,6 +30,18 @@ import {
   type SortKey,
   type WriteOp,
 } from '../../ports/readStore.js';
+import {
+  checkFullTextSpec,
+  encodeSearchCursor,
+  hitOf,
+  matchesAll,
+  normalizeSearch,
+  orderValue,
+  textField,
+  type FullTextSpec,
+  type SearchHit,
+  type SearchQuery,
+} from '../../ports/readStoreSearch.js';
 
 export interface MongoReadStoreOptions {
   /** Connection string; the client is created, connected and closed by the store. */
@@ -65,6 +77,7 @@ interface RegistryDoc {
   name: string;
   generation: number;
   indexes: CollectionSpec['indexes'];
+  fullText?: FullTextSpec | null;
 }
 
 /** A read model document as stored: `{_id, ...doc, _pos}`, or a tombstone `{_id, _pos, _del: true}`. */
@@ -87,6 +100,9 @@ interface Shared {
 const META_ID = 'generation';
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_NOT_FOUND = 26;
+const INDEX_NOT_FOUND = 27;
+/** Candidates one search request reads at most before answering with what it found and a cursor to go on. */
+const SEARCH_SCAN_LIMIT = 500;
 
 /**
  * The production read store. Each collection of each generation is a MongoDB collection `<name>_g<generation>`
@@ -168,7 +184,10 @@ export class MongoReadStore implements ReadStore {
   }
 
   async ensureCollections(specs: CollectionSpec[]): Promise<void> {
-    for (const spec of specs) indexKeys(spec); // validates
+    for (const spec of specs) {
+      indexKeys(spec); // validates
+      if (spec.fullText) checkFullTextSpec(spec.name, spec.fullText);
+    }
     const generation = await this.writableGeneration();
     for (const spec of specs) {
       this.s.specs.set(spec.name, spec);
@@ -205,6 +224,51 @@ export class MongoReadStore implements ReadStore {
     return this.collection(collection, await this.generation()).countDocuments(whereFilter(q.where));
   }
 
+  /**
+   * A `$text` query on the compound text index `{<scope>: 1, <fields>: 'text'}` (language `none`: no stemming,
+   * no stop words, any language), so the index itself is partitioned by scope. `$text` ORs its terms; every
+   * term is then required in code, with the same word rules as highlighting, reading candidates highest order
+   * first in bounded batches (at most SEARCH_SCAN_LIMIT per request, then a cursor to go on).
+   */
+  async search<T extends Doc = Doc>(collection: string, query: SearchQuery): Promise<Page<SearchHit<T>>> {
+    checkCollectionName(collection);
+    const ft = (await this.spec(collection))?.fullText;
+    if (!ft) throw new Error(`read model collection ${collection} has no fullText index`);
+    const q = normalizeSearch(collection, query);
+    if (q.terms.length === 0) return { items: [], nextCursor: null };
+    const coll = this.collection(collection, await this.generation());
+    const hits: SearchHit<T>[] = [];
+    let before = q.before;
+    let scanned = 0;
+    let exhausted = false;
+    const batch = Math.min(4 * (q.limit + 1), SEARCH_SCAN_LIMIT);
+    while (!exhausted && hits.length <= q.limit && scanned < SEARCH_SCAN_LIMIT) {
+      const filter: Document = { [ft.scope]: q.scope, $text: { $search: q.terms.join(' ') }, _del: { $ne: true } };
+      if (before !== null) filter[ft.order] = { $lt: before };
+      let rows: StoredDoc[];
+      try {
+        rows = await coll.find(filter, { projection: { _pos: 0, _del: 0 } }).sort({ [ft.order]: -1 }).limit(batch).toArray();
+      } catch (err) {
+        if (err instanceof MongoServerError && err.code === INDEX_NOT_FOUND) return { items: [], nextCursor: null }; // nothing written yet
+        throw err;
+      }
+      if (rows.length < batch) exhausted = true;
+      for (const row of rows) {
+        const doc = fromStored(row) as T;
+        scanned++;
+        before = orderValue(collection, ft, doc);
+        const texts = ft.fields.map((f) => textField(doc, f) ?? '');
+        if (matchesAll(texts, q.terms, false)) hits.push(hitOf(doc, ft, q.terms, false));
+        if (hits.length > q.limit) break;
+      }
+    }
+    const items = hits.slice(0, q.limit);
+    let nextCursor: string | null = null;
+    if (hits.length > q.limit) nextCursor = encodeSearchCursor(q, orderValue(collection, ft, items.at(-1)!.doc));
+    else if (!exhausted && before !== null) nextCursor = encodeSearchCursor(q, before); // scan limit reached: go on from there
+    return { items, nextCursor };
+  }
+
   async commit(projector: string, ops: WriteOp[], position: bigint): Promise<void> {
     const pos = positionKey(position);
     const collapsed = collapseOps(ops);
@@ -216,6 +280,8 @@ export class MongoReadStore implements ReadStore {
       }
       if (op.kind === 'put') {
         checkDoc(op.collection, op.doc);
+        const ft = this.s.specs.get(op.collection)!.fullText;
+        if (ft) orderValue(op.collection, ft, op.doc); // validates: hits are ordered and paged by it
         replacements.set(op, toStored(op.doc, pos));
       }
     }
@@ -387,12 +453,12 @@ export class MongoReadStore implements ReadStore {
     const known = this.s.specs.get(collection);
     if (known) return known;
     const row = await this.s.registry.findOne({ name: collection }, { sort: { generation: -1 } });
-    return row ? { name: collection, indexes: row.indexes } : undefined;
+    return row ? { name: collection, indexes: row.indexes, ...(row.fullText ? { fullText: row.fullText } : {}) } : undefined;
   }
 
   private async createIndexes(spec: CollectionSpec, generation: number): Promise<void> {
     const name = `${spec.name}_g${generation}`;
-    const key = `${name}\u0000${JSON.stringify(spec.indexes)}`;
+    const key = `${name}\u0000${JSON.stringify(spec.indexes)}\u0000${JSON.stringify(spec.fullText ?? null)}`;
     if (this.s.ensured.has(key)) return;
     const coll = this.s.db.collection(name);
     for (const fields of indexKeys(spec)) {
@@ -401,9 +467,17 @@ export class MongoReadStore implements ReadStore {
       keys._id = 1;
       await coll.createIndex(keys);
     }
+    const ft = spec.fullText;
+    if (ft) {
+      // Scope first: a $text query must then give the scope by equality, and reads only that scope's entries.
+      const textKeys: Record<string, 1 | 'text'> = { [ft.scope]: 1 };
+      for (const f of ft.fields) textKeys[f] = 'text';
+      await coll.createIndex(textKeys, { name: 'fulltext', default_language: 'none', language_override: '_lang' });
+      await coll.createIndex({ [ft.scope]: 1, [ft.order]: -1 });
+    }
     await this.s.registry.updateOne(
       { _id: name },
-      { $set: { name: spec.name, generation, indexes: spec.indexes } },
+      { $set: { name: spec.name, generation, indexes: spec.indexes, fullText: ft ?? null } },
       { upsert: true },
     );
     this.s.ensured.add(key);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { Logger } from '../../ports/logger.js';
 import { silentLogger } from '../../ports/logger.js';
@@ -22,6 +23,18 @@ import {
   type SortKey,
   type WriteOp,
 } from '../../ports/readStore.js';
+import {
+  checkFullTextSpec,
+  encodeSearchCursor,
+  hitOf,
+  normalizeSearch,
+  orderValue,
+  textField,
+  wordsOf,
+  type FullTextSpec,
+  type SearchHit,
+  type SearchQuery,
+} from '../../ports/readStoreSearch.js';
 
 export interface SqliteReadStoreOptions {
   /** File path (e.g. `${DATA_DIR}/readmodels.sqlite`) or ':memory:'. */
@@ -77,6 +90,7 @@ export class SqliteReadStore implements ReadStore {
         projector TEXT NOT NULL, generation INTEGER NOT NULL, position TEXT NOT NULL, PRIMARY KEY (projector, generation));
       CREATE TABLE IF NOT EXISTS reactor_checkpoints (reactor TEXT PRIMARY KEY, position TEXT NOT NULL);
     `);
+    addFullTextColumn(db);
     const shared: Shared = {
       db,
       logger: options.logger ?? silentLogger,
@@ -104,7 +118,10 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async ensureCollections(specs: CollectionSpec[]): Promise<void> {
-    for (const spec of specs) indexKeys(spec); // validates
+    for (const spec of specs) {
+      indexKeys(spec); // validates
+      if (spec.fullText) checkFullTextSpec(spec.name, spec.fullText);
+    }
     this.s.db.transaction(() => {
       const generation = this.writableGeneration();
       for (const spec of specs) {
@@ -152,6 +169,52 @@ export class SqliteReadStore implements ReadStore {
     });
   }
 
+  /**
+   * FTS5: each collection with `fullText` has a contentless table `<table>__fts` whose rowid is the document's
+   * order value and whose one column holds the document's words, each prefixed with a key of its scope
+   * (`k<hash of the scope><word>`). A query's terms carry the same key, so FTS5 only ever reads the scope's
+   * own terms — prefix queries included — and walks rowids downwards until the page is full.
+   */
+  async search<T extends Doc = Doc>(collection: string, query: SearchQuery): Promise<Page<SearchHit<T>>> {
+    checkCollectionName(collection);
+    const spec = this.spec(collection);
+    const ft = spec?.fullText;
+    if (!ft) throw new Error(`read model collection ${collection} has no fullText index`);
+    const q = normalizeSearch(collection, query);
+    if (q.terms.length === 0) return { items: [], nextCursor: null };
+    const key = scopeKey(q.scope);
+    // Terms are letters and digits only (readStoreSearch), so quoting them can never produce FTS5 syntax.
+    const match = q.terms.map((t) => `"${key}${t}"*`).join(' AND ');
+    return this.read(() => {
+      const table = this.table(collection, this.generation());
+      const fts = `${table}__fts`;
+      const params: unknown[] = [q.scope, match];
+      let sql =
+        `SELECT d.doc AS doc FROM "${fts}" CROSS JOIN "${table}" d ` +
+        // `+` keeps the rowid from imposing its affinity, so the order field's expression index is used.
+        `ON ${expr(ft.order, 'd')} = +"${fts}".rowid AND ${expr(ft.scope, 'd')} = ? WHERE "${fts}" MATCH ?`;
+      if (q.before !== null) {
+        sql += ` AND "${fts}".rowid < ?`;
+        params.push(q.before);
+      }
+      sql += ` ORDER BY "${fts}".rowid DESC LIMIT ?`;
+      params.push(q.limit + 1);
+      let rows: { doc: string }[];
+      try {
+        rows = this.statement(sql).all(...params) as { doc: string }[];
+      } catch (err) {
+        if (err instanceof Error && /no such table/.test(err.message)) {
+          this.s.statements.delete(sql);
+          return { items: [], nextCursor: null };
+        }
+        throw err;
+      }
+      const items = rows.slice(0, q.limit).map((r) => hitOf(JSON.parse(r.doc) as T, ft, q.terms, true));
+      const last = items.at(-1);
+      return { items, nextCursor: rows.length > q.limit && last ? encodeSearchCursor(q, orderValue(collection, ft, last.doc)) : null };
+    });
+  }
+
   async commit(projector: string, ops: WriteOp[], position: bigint): Promise<void> {
     const pos = positionKey(position);
     const collapsed = collapseOps(ops);
@@ -161,6 +224,10 @@ export class SqliteReadStore implements ReadStore {
     }
     // Serialize outside the transaction: a document that is not JSON fails before anything is written.
     const docs = collapsed.map((op) => (op.kind === 'put' ? JSON.stringify(op.doc) : null));
+    const indexed = collapsed.map((op) => {
+      const ft = this.s.specs.get(op.collection)?.fullText;
+      return ft && op.kind === 'put' ? { order: orderValue(op.collection, ft, op.doc), words: indexedWords(op.collection, ft, op.doc) } : null;
+    });
     const db = this.s.db;
     db.transaction(() => {
       const generation = this.writableGeneration();
@@ -173,14 +240,32 @@ export class SqliteReadStore implements ReadStore {
         const spec = this.s.specs.get(op.collection);
         if (!spec) throw new Error(`read model collection ${op.collection} is not declared (ensureCollections first)`);
         const table = this.createTable(spec, generation);
+        const ft = spec.fullText;
+        const id = op.kind === 'put' ? op.doc.id : op.id;
+        // The index entry follows the document in this same transaction: the old one goes, the new one comes.
+        const before = ft ? (this.statement(`SELECT doc FROM "${table}" WHERE id = ?`).get(id) as { doc: string } | undefined) : undefined;
+        let changed: boolean;
         if (op.kind === 'put') {
-          this.statement(
-            `INSERT INTO "${table}" (id, doc, pos) VALUES (?, ?, ?)
-             ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, pos = excluded.pos WHERE excluded.pos > "${table}".pos`,
-          ).run(op.doc.id, docs[i], pos);
+          changed =
+            this.statement(
+              `INSERT INTO "${table}" (id, doc, pos) VALUES (?, ?, ?)
+               ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, pos = excluded.pos WHERE excluded.pos > "${table}".pos`,
+            ).run(id, docs[i], pos).changes > 0;
         } else {
-          this.statement(`DELETE FROM "${table}" WHERE id = ? AND pos < ?`).run(op.id, pos);
+          changed = this.statement(`DELETE FROM "${table}" WHERE id = ? AND pos < ?`).run(id, pos).changes > 0;
         }
+        if (!ft || !changed) return;
+        const fts = `${table}__fts`;
+        if (before) this.statement(`DELETE FROM "${fts}" WHERE rowid = ?`).run(orderValue(op.collection, ft, JSON.parse(before.doc) as Doc));
+        const entry = indexed[i];
+        if (!entry) return;
+        const clash = this.statement(`SELECT id FROM "${table}" WHERE ${expr(ft.order)} = ? AND id <> ? LIMIT 1`).get(entry.order, id) as
+          | { id: string }
+          | undefined;
+        if (clash) {
+          throw new Error(`read model ${op.collection}: documents ${clash.id} and ${id} share the full-text order value ${entry.order}`);
+        }
+        this.statement(`INSERT INTO "${fts}" (rowid, words) VALUES (?, ?)`).run(entry.order, entry.words);
       });
       this.statement(
         `INSERT INTO readstore_checkpoints (projector, generation, position) VALUES (?, ?, ?)
@@ -289,9 +374,12 @@ export class SqliteReadStore implements ReadStore {
     const known = this.s.specs.get(collection);
     if (known) return known;
     const row = this.s.db
-      .prepare('SELECT indexes FROM readstore_collections WHERE name = ? ORDER BY generation DESC LIMIT 1')
-      .get(collection) as { indexes: string } | undefined;
-    return row ? { name: collection, indexes: JSON.parse(row.indexes) as CollectionSpec['indexes'] } : undefined;
+      .prepare('SELECT indexes, full_text FROM readstore_collections WHERE name = ? ORDER BY generation DESC LIMIT 1')
+      .get(collection) as { indexes: string; full_text: string | null } | undefined;
+    if (!row) return undefined;
+    const spec: CollectionSpec = { name: collection, indexes: JSON.parse(row.indexes) as CollectionSpec['indexes'] };
+    if (row.full_text) spec.fullText = JSON.parse(row.full_text) as FullTextSpec;
+    return spec;
   }
 
   private table(collection: string, generation: number): string {
@@ -300,18 +388,24 @@ export class SqliteReadStore implements ReadStore {
 
   private createTable(spec: CollectionSpec, generation: number): string {
     const table = this.table(spec.name, generation);
-    const key = `${table}\u0000${JSON.stringify(spec.indexes)}`;
+    const key = `${table}\u0000${JSON.stringify(spec.indexes)}\u0000${JSON.stringify(spec.fullText ?? null)}`;
     if (this.s.ensured.has(key)) return table;
     const db = this.s.db;
     db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (id TEXT PRIMARY KEY, doc TEXT NOT NULL, pos TEXT NOT NULL)`);
     for (const fields of indexKeys(spec)) {
       const name = `${table}__${fields.join('__').replaceAll('.', '_')}`;
-      db.exec(`CREATE INDEX IF NOT EXISTS "${name}" ON "${table}" (${[...fields.map(expr), 'id'].join(', ')})`);
+      db.exec(`CREATE INDEX IF NOT EXISTS "${name}" ON "${table}" (${[...fields.map((f) => expr(f)), 'id'].join(', ')})`);
+    }
+    if (spec.fullText) {
+      // Contentless (the words live only in the index; highlights are computed from the document) with
+      // deletes by rowid. `ascii` keeps each prepared word (letters and digits only) one token.
+      db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS "${table}__fts" USING fts5(words, content='', contentless_delete=1, tokenize='ascii')`);
+      db.exec(`CREATE INDEX IF NOT EXISTS "${table}__ft_order" ON "${table}" (${expr(spec.fullText.order)})`);
     }
     db.prepare(
-      `INSERT INTO readstore_collections (name, generation, indexes) VALUES (?, ?, ?)
-       ON CONFLICT (name, generation) DO UPDATE SET indexes = excluded.indexes`,
-    ).run(spec.name, generation, JSON.stringify(spec.indexes));
+      `INSERT INTO readstore_collections (name, generation, indexes, full_text) VALUES (?, ?, ?, ?)
+       ON CONFLICT (name, generation) DO UPDATE SET indexes = excluded.indexes, full_text = excluded.full_text`,
+    ).run(spec.name, generation, JSON.stringify(spec.indexes), spec.fullText ? JSON.stringify(spec.fullText) : null);
     this.s.ensured.add(key);
     return table;
   }
@@ -327,9 +421,12 @@ export class SqliteReadStore implements ReadStore {
     for (const row of rows) {
       const table = this.table(row.name, row.generation);
       db.exec(`DROP TABLE IF EXISTS "${table}"`);
+      db.exec(`DROP TABLE IF EXISTS "${table}__fts"`); // its full-text index, if any (with its shadow tables)
       dropped.push(table);
       for (const key of [...this.s.ensured]) if (key.startsWith(`${table}\u0000`)) this.s.ensured.delete(key);
-      for (const sql of [...this.s.statements.keys()]) if (sql.includes(`"${table}"`)) this.s.statements.delete(sql);
+      for (const sql of [...this.s.statements.keys()]) {
+        if (sql.includes(`"${table}"`) || sql.includes(`"${table}__fts"`)) this.s.statements.delete(sql);
+      }
     }
     db.prepare(`DELETE FROM readstore_collections WHERE ${condition}`).run(generation);
     db.prepare(`DELETE FROM readstore_checkpoints WHERE ${condition}`).run(generation);
@@ -361,8 +458,35 @@ export class SqliteReadStore implements ReadStore {
 }
 
 /** The SQL expression of a field: the id column, or the JSON path inside the document (as the indexes use it). */
-function expr(field: string): string {
-  return field === 'id' ? 'id' : `json_extract(doc, '$.${field}')`;
+function expr(field: string, alias?: string): string {
+  const column = alias ? `${alias}.` : '';
+  return field === 'id' ? `${column}id` : `json_extract(${column}doc, '$.${field}')`;
+}
+
+/** Read stores created before full-text search lack the column that holds a collection's fullText spec. */
+function addFullTextColumn(db: Database.Database): void {
+  const columns = db.prepare('PRAGMA table_info(readstore_collections)').all() as { name: string }[];
+  if (columns.some((c) => c.name === 'full_text')) return;
+  try {
+    db.exec('ALTER TABLE readstore_collections ADD COLUMN full_text TEXT');
+  } catch (err) {
+    if (!(err instanceof Error && /duplicate column/.test(err.message))) throw err; // another process added it
+  }
+}
+
+/** One token per scope, letters and digits only: a hash, so any scope value (a UUID with dashes) fits. */
+function scopeKey(scope: string): string {
+  return `k${createHash('sha256').update(scope).digest('hex').slice(0, 16)}`;
+}
+
+/** The FTS5 column of a document: every word of its full-text fields, each behind its scope's key. */
+function indexedWords(collection: string, ft: FullTextSpec, doc: Doc): string {
+  const scope = textField(doc, ft.scope);
+  if (scope === null) throw new Error(`read model ${collection}: document ${doc.id} needs a string ${ft.scope} (full-text scope)`);
+  const key = scopeKey(scope);
+  const words: string[] = [];
+  for (const field of ft.fields) for (const w of wordsOf(textField(doc, field) ?? '')) words.push(key + w.word);
+  return words.join(' ');
 }
 
 /** SQLite has no booleans: JSON true/false come out of json_extract as 1/0. */

@@ -12,6 +12,7 @@ import { IntegrationFormPage, IntegrationsPage } from './pages/Integrations.js';
 import { KnowledgeBasePage } from './pages/KnowledgeBase.js';
 import { LlmSettingsPage } from './pages/LlmSettings.js';
 import { PipelinePage } from './pages/Pipeline.js';
+import { SearchPage } from './pages/Search.js';
 import { SettingsPage } from './pages/Settings.js';
 import { WebhookLogsPage } from './pages/WebhookLogs.js';
 
@@ -24,6 +25,8 @@ function Page({ route }: { route: Route }) {
       return <ConversationsPage id={sub ?? null} />;
     case 'pipeline':
       return <PipelinePage />;
+    case 'search':
+      return <SearchPage />;
     case 'integrations':
       if (!sub) return <IntegrationsPage />;
       if (sub === 'new') return <IntegrationFormPage id={null} />;

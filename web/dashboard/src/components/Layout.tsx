@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { logout } from '../api/client.js';
 import { useAuth } from '../auth.js';
 import { Link, navigate, type Route } from '../lib/router.js';
+import { HeaderSearch } from './HeaderSearch.js';
 import { Icon, type IconName } from './icons.js';
 import { Button } from './ui.js';
 
@@ -31,7 +32,7 @@ export function Layout({ route, children }: { route: Route; children: ReactNode 
   // On navigation: close the mobile menu, move focus to the new page's heading, set the title.
   useEffect(() => {
     setMenuOpen(false);
-    document.title = `${current?.label ?? 'Dashboard'} · Messaging Agent Service`;
+    document.title = `${current?.label ?? (section === 'search' ? 'Search' : 'Dashboard')} · Messaging Agent Service`;
     if (firstRender.current) {
       firstRender.current = false;
       return;
@@ -85,6 +86,7 @@ export function Layout({ route, children }: { route: Route; children: ReactNode 
           </span>
           <span className="brand-text">Agent Service</span>
         </Link>
+        <HeaderSearch />
         <div className="topbar-spacer" />
         <div className="topbar-company">
           <span className="company-name" data-testid="company-name">

@@ -14,6 +14,7 @@ const paths: Record<string, string> = {
   logout: 'M9 21H5a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2h4 M16 17l5-5-5-5 M21 12H9',
   copy: 'M9 9h11v11H9z M5 15H4a1 1 0 0 1-1-1V4a1 1 0 0 1 1-1h10a1 1 0 0 1 1 1v1',
   check: 'M20 6 9 17l-5-5',
+  search: 'M11 18a7 7 0 1 1 0-14 7 7 0 0 1 0 14z M21 21l-4.35-4.35',
 };
 
 export type IconName = keyof typeof paths;
