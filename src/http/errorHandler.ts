@@ -9,6 +9,8 @@ interface ErrorBody {
   error: { code: string; message: string };
 }
 
+const MAX_ISSUES_SHOWN = 10;
+
 const body = (code: string, message: string): ErrorBody => ({ error: { code, message } });
 
 /**
@@ -36,11 +38,15 @@ export function installErrorHandler(app: FastifyInstance): void {
       return reply.status(503).header('retry-after', '1').send(body('SERVICE_UNAVAILABLE', 'The service is busy; nothing was stored, try again shortly'));
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
-      const first = err.validation[0];
-      const path = first?.instancePath ? first.instancePath.replace(/^\//, '').replaceAll('/', '.') : '';
+      // Every field at once, so a form or a hand-written request is fixed in one round trip (bounded).
       const where = err.validationContext ?? 'body';
-      const field = path ? `${where}.${path}` : where;
-      return reply.status(400).send(body('VALIDATION_ERROR', `${field}: ${first?.message ?? 'invalid'}`));
+      const issues = err.validation.map((issue) => {
+        const path = issue.instancePath ? issue.instancePath.replace(/^\//, '').replaceAll('/', '.') : '';
+        return `${path ? `${where}.${path}` : where}: ${issue.message ?? 'invalid'}`;
+      });
+      const shown = [...new Set(issues)].slice(0, MAX_ISSUES_SHOWN);
+      const more = issues.length > shown.length ? `; and ${issues.length - shown.length} more` : '';
+      return reply.status(400).send(body('VALIDATION_ERROR', (shown.join('; ') || `${where}: invalid`) + more));
     }
     switch (err.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
