@@ -21,6 +21,8 @@ import { webchatRoutes } from './http/routes/webchat.js';
 import { webhookLogRoutes } from './http/routes/webhookLogs.js';
 import { staticFileRoutes } from './http/routes/staticFiles.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
+import { customerRoutes } from './http/routes/customers.js';
+import { cannedReplyRoutes } from './http/routes/cannedReplies.js';
 import { adapterReadiness, openAdapters, type Adapters } from './infrastructure/adapters.js';
 import { createArgonHasher } from './infrastructure/auth/argonHasher.js';
 import { createJwtAccessTokens } from './infrastructure/auth/jwtAccessTokens.js';
@@ -110,6 +112,8 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       llmConfigRoutes(services),
       knowledgeBaseRoutes(services),
       conversationRoutes(services),
+      customerRoutes(services),
+      cannedReplyRoutes(services),
       liveEventRoutes(services, liveEvents),
       webchatRoutes(services, {
         visitorTokens: createVisitorTokens({ key: jwtKey, conversationIdFor, now: () => clock.now() }),

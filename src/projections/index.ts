@@ -8,6 +8,8 @@ import { pipelinesProjection } from './pipelines/pipelinesProjection.js';
 import { conversationRefsProjection } from './conversationRefs/conversationRefsProjection.js';
 import { integrationsProjection } from './integrations/integrationsProjection.js';
 import type { Projection } from './projection.js';
+import { customerConversationsProjection } from './customerConversations/customerConversationsProjection.js';
+import { cannedRepliesProjection } from './cannedReplies/cannedRepliesProjection.js';
 import { webhookLogsProjection } from './webhookLogs/webhookLogsProjection.js';
 
 /** Every read model the dashboard and API query. */
@@ -15,4 +17,6 @@ export const allProjections: Projection[] = [companiesProjection, pipelinesProje
   conversationsProjection,
   agentsProjection,
   knowledgeDocumentsProjection,
+  customerConversationsProjection,
+  cannedRepliesProjection,
 ];
