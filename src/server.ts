@@ -23,6 +23,8 @@ import { staticFileRoutes } from './http/routes/staticFiles.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { customerRoutes } from './http/routes/customers.js';
 import { cannedReplyRoutes } from './http/routes/cannedReplies.js';
+import { knowledgeFileRoutes } from './http/routes/knowledgeFiles.js';
+import { createFileTextExtractor } from './infrastructure/documents/fileText.js';
 import { adapterReadiness, openAdapters, type Adapters } from './infrastructure/adapters.js';
 import { createArgonHasher } from './infrastructure/auth/argonHasher.js';
 import { createJwtAccessTokens } from './infrastructure/auth/jwtAccessTokens.js';
@@ -111,6 +113,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       agentRoutes(services),
       llmConfigRoutes(services),
       knowledgeBaseRoutes(services),
+      knowledgeFileRoutes(services, { files: createFileTextExtractor() }),
       conversationRoutes(services),
       customerRoutes(services),
       cannedReplyRoutes(services),
