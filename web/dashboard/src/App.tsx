@@ -14,6 +14,7 @@ import { LlmSettingsPage } from './pages/LlmSettings.js';
 import { PipelinePage } from './pages/Pipeline.js';
 import { SettingsPage } from './pages/Settings.js';
 import { WebhookLogsPage } from './pages/WebhookLogs.js';
+import { CannedRepliesPage } from './pages/CannedReplies.js';
 
 const PUBLIC = new Set(['', 'login', 'register']);
 
@@ -36,6 +37,8 @@ function Page({ route }: { route: Route }) {
       return <AgentFormPage key={sub} id={sub === 'new' ? null : sub} />;
     case 'knowledge-base':
       return <KnowledgeBasePage />;
+    case 'canned-replies':
+      return <CannedRepliesPage />;
     case 'llm-settings':
       return <LlmSettingsPage />;
     case 'credits':
