@@ -90,3 +90,21 @@ describe('canned replies', () => {
     expect(over.json().error.code).toBe('QUOTA_EXCEEDED');
   });
 });
+
+describe('OpenAPI', () => {
+  it('/docs/json documents the customer, canned-reply and knowledge-file routes', async () => {
+    const doc = (await server.app.inject('/docs/json')).json();
+    for (const [path, methods] of [
+      ['/api/customers/{id}', ['get']],
+      ['/api/customers/{id}/note', ['put']],
+      ['/api/customers/{id}/tags', ['put']],
+      ['/api/customers/{id}/conversations', ['get']],
+      ['/api/canned-replies', ['get', 'post']],
+      ['/api/canned-replies/{id}', ['get', 'patch', 'delete']],
+      ['/api/knowledge-base/files', ['post']],
+    ] as const) {
+      for (const method of methods) expect(doc.paths[path]?.[method], `${method.toUpperCase()} ${path}`).toBeDefined();
+    }
+    expect(doc.paths['/api/conversations/{id}'].get.responses['200'].content['application/json'].schema.properties.conversation.properties.customerId).toBeDefined();
+  });
+});
