@@ -91,6 +91,27 @@ describe('canned replies', () => {
   });
 });
 
+describe('racing creates', () => {
+  it('ten concurrent POSTs of one shortcut over HTTP: exactly one 201, nine 409, one reply stored', async () => {
+    const base = await server.listen(0, '127.0.0.1');
+    const hooli = await signUp(server, 'Hooli');
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        fetch(`${base}/api/canned-replies`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${hooli.bearer}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ shortcut: 'refund', title: `Refund ${i}`, text: `Refund text ${i}` }),
+        }).then(async (r) => ({ status: r.status, body: await r.json() })),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
+    expect(results.filter((r) => r.status === 409).every((r) => r.body.error.code === 'CONFLICT')).toBe(true);
+    const list = (await hooli.call('GET', '/api/canned-replies')).json().cannedReplies;
+    expect(list).toHaveLength(1);
+    expect(list[0].title).toBe(results.find((r) => r.status === 201)!.body.cannedReply.title);
+  });
+});
+
 describe('OpenAPI', () => {
   it('/docs/json documents the customer, canned-reply and knowledge-file routes', async () => {
     const doc = (await server.app.inject('/docs/json')).json();
