@@ -90,6 +90,7 @@ if (!dashboardBuilt || !chromiumPresent) {
       await expect.poll(() => list.getByTestId('canned-reply-option').count()).toBe(2);
       await reply.pressSequentially('gre');
       await expect.poll(() => list.getByTestId('canned-reply-option').count()).toBe(1);
+      await page.screenshot({ path: join(process.cwd(), 'test-results', 'screenshots', 'support-team-conversation.png') });
       await reply.press('Enter');
       await expect.poll(() => reply.inputValue()).toBe('Hi! Thanks for reaching out — let me check that for you.');
       expect(await list.count()).toBe(0);
