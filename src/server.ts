@@ -22,6 +22,10 @@ import { webchatRoutes } from './http/routes/webchat.js';
 import { webhookLogRoutes } from './http/routes/webhookLogs.js';
 import { staticFileRoutes } from './http/routes/staticFiles.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
+import { customerRoutes } from './http/routes/customers.js';
+import { cannedReplyRoutes } from './http/routes/cannedReplies.js';
+import { knowledgeFileRoutes } from './http/routes/knowledgeFiles.js';
+import { createFileTextExtractor } from './infrastructure/documents/fileText.js';
 import { adapterReadiness, openAdapters, type Adapters } from './infrastructure/adapters.js';
 import { createArgonHasher } from './infrastructure/auth/argonHasher.js';
 import { createJwtAccessTokens } from './infrastructure/auth/jwtAccessTokens.js';
@@ -115,8 +119,11 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       agentRoutes(services),
       llmConfigRoutes(services),
       knowledgeBaseRoutes(services),
+      knowledgeFileRoutes(services, { files: createFileTextExtractor() }),
       conversationRoutes(services),
       searchRoutes(services),
+      customerRoutes(services),
+      cannedReplyRoutes(services),
       liveEventRoutes(services, liveEvents),
       webchatRoutes(services, {
         visitorTokens: createVisitorTokens({ key: jwtKey, conversationIdFor, now: () => clock.now() }),

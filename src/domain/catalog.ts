@@ -12,6 +12,8 @@ import { integrationEvents } from './integrations/integration.js';
 import { webhookLogEvents } from './webhooks/webhookLog.js';
 import { creditEvents } from './credits/credits.js';
 import { mergeCatalogs } from './eventCatalog.js';
+import { customerEvents } from './customers/customer.js';
+import { cannedReplyEvents } from './cannedReplies/cannedReplies.js';
 import { sequenceEvents } from './sequence/sequence.js';
 import { sessionEvents } from './sessions/session.js';
 
@@ -32,4 +34,6 @@ export const eventCatalog = mergeCatalogs(
   llmConfigEvents,
   knowledgeDocumentEvents,
   knowledgeQuotaEvents,
+  customerEvents,
+  cannedReplyEvents,
 );

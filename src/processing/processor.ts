@@ -9,6 +9,7 @@ import { createEventConsumer } from '../projections/eventConsumer.js';
 import { allProjections } from '../projections/index.js';
 import { startProjections, type ProjectionRunner } from '../projections/projectionRunner.js';
 import { startReplyPipeline } from '../workers/replyPipeline.js';
+import { startCustomerProfileReactor } from '../workers/customerProfiles.js';
 import { outboundClients, type OutboundOptions } from './outboundClients.js';
 
 export interface ProcessorOptions extends OutboundOptions {
@@ -80,10 +81,13 @@ export async function startProcessor(config: Config, logger: PinoLogger, adapter
       : {}),
   });
 
+  const customerProfiles = await startCustomerProfileReactor({ commands, readStore, consumer });
+
   return {
     projections,
     knowledge,
     async stop() {
+      await customerProfiles.stop();
       await pipeline.stop();
       if (ownKnowledge) await knowledge.stop();
       await projections.stop();

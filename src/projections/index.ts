@@ -9,6 +9,8 @@ import { conversationRefsProjection } from './conversationRefs/conversationRefsP
 import { integrationsProjection } from './integrations/integrationsProjection.js';
 import type { Projection } from './projection.js';
 import { searchProjection } from './search/searchProjection.js';
+import { customerConversationsProjection } from './customerConversations/customerConversationsProjection.js';
+import { cannedRepliesProjection } from './cannedReplies/cannedRepliesProjection.js';
 import { webhookLogsProjection } from './webhookLogs/webhookLogsProjection.js';
 
 /** Every read model the dashboard and API query. */
@@ -17,4 +19,6 @@ export const allProjections: Projection[] = [companiesProjection, pipelinesProje
   agentsProjection,
   knowledgeDocumentsProjection,
   searchProjection,
+  customerConversationsProjection,
+  cannedRepliesProjection,
 ];

@@ -42,6 +42,7 @@ export interface PlatformClientInfo {
   id?: PlatformId;
   name?: string;
   phone?: string;
+  email?: string;
 }
 
 export interface PlatformMessage {
@@ -87,6 +88,8 @@ const clientSchema = z.object({
   id: platformIdSchema.nullish(),
   name: z.string().max(1024).nullish(),
   phone: z.union([z.string().max(64), z.number()], { error: 'expected a string or number' }).nullish(),
+  // Kept for the customer's profile when it is a string; any other value is ignored, never a reason to refuse the message.
+  email: z.unknown().optional(),
 });
 
 const messageSchema = z
@@ -200,6 +203,7 @@ function toMessage(raw: JsonObject): { ok: true; message: PlatformMessage } | { 
     if (m.client.id != null) client.id = m.client.id;
     if (m.client.name != null) client.name = m.client.name;
     if (m.client.phone != null) client.phone = String(m.client.phone);
+    if (typeof m.client.email === 'string' && m.client.email.trim()) client.email = m.client.email.trim().slice(0, 320);
     message.client = client;
   }
   if (m.event_time != null) message.eventTime = m.event_time;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { changeStage, closeConversation, pauseConversation, reopenConversation, resumeConversation, sendOperatorMessage } from '../../commands/conversations/manageConversation.js';
 import { conversationStream } from '../../domain/conversations/decider.js';
 import { platformIdSchema } from '../../domain/platformId.js';
+import { customerIdFor } from '../../domain/customers/customerId.js';
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from '../../projections/conversations/conversationsProjection.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
@@ -29,6 +30,8 @@ export const conversationSchema = z.object({
   messageCount: z.number().int(),
   createdAt: z.string(),
   unansweredReason: z.string().nullable(),
+  /** The customer's profile: GET /api/customers/:customerId. */
+  customerId: z.uuid(),
 });
 export const messageSchema = z.object({
   id: z.string(),
@@ -58,6 +61,7 @@ export const conversationView = (d: ConversationDoc): z.infer<typeof conversatio
   messageCount: d.messageCount,
   createdAt: d.createdAt,
   unansweredReason: d.unansweredReason,
+  customerId: customerIdFor(d.integrationId, d.customer.clientId),
 });
 export const messageView = (m: MessageDoc): z.infer<typeof messageSchema> => ({
   id: m.id,

@@ -15,6 +15,7 @@ import { PipelinePage } from './pages/Pipeline.js';
 import { SearchPage } from './pages/Search.js';
 import { SettingsPage } from './pages/Settings.js';
 import { WebhookLogsPage } from './pages/WebhookLogs.js';
+import { CannedRepliesPage } from './pages/CannedReplies.js';
 
 const PUBLIC = new Set(['', 'login', 'register']);
 
@@ -39,6 +40,8 @@ function Page({ route }: { route: Route }) {
       return <AgentFormPage key={sub} id={sub === 'new' ? null : sub} />;
     case 'knowledge-base':
       return <KnowledgeBasePage />;
+    case 'canned-replies':
+      return <CannedRepliesPage />;
     case 'llm-settings':
       return <LlmSettingsPage />;
     case 'credits':

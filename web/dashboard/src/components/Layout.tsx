@@ -13,6 +13,7 @@ export const NAV: { to: string; label: string; icon: IconName; section: string }
   { to: '/webhook-logs', label: 'Webhook logs', icon: 'logs', section: 'webhook-logs' },
   { to: '/agents', label: 'Agents', icon: 'agents', section: 'agents' },
   { to: '/knowledge-base', label: 'Knowledge base', icon: 'knowledge', section: 'knowledge-base' },
+  { to: '/canned-replies', label: 'Canned replies', icon: 'logs', section: 'canned-replies' },
   { to: '/llm-settings', label: 'LLM settings', icon: 'llm', section: 'llm-settings' },
   { to: '/credits', label: 'Credits', icon: 'credits', section: 'credits' },
   { to: '/settings', label: 'Settings', icon: 'settings', section: 'settings' },

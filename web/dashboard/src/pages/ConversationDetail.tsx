@@ -10,6 +10,8 @@ import { t } from '../lib/messages.js';
 import { describePausedReason, formatShort } from '../lib/format.js';
 import { useAsync } from '../lib/useAsync.js';
 import { useStreamEvents } from '../lib/useStream.js';
+import { CustomerPanel } from '../components/CustomerPanel.js';
+import { useCannedReplyPicker } from '../components/CannedReplyPicker.js';
 
 type SessionAction = 'pause' | 'resume' | 'close' | 'reopen';
 
@@ -247,7 +249,10 @@ export function ConversationDetailView({
               <MessageList messages={messages} />
               <ReplyBox conversationId={id} onSent={detail.reload} closed={state === 'closed'} />
             </div>
-            <SharedContext detail={detail.data} />
+            <div className="conversation-side">
+              <SharedContext detail={detail.data} />
+              <CustomerPanel conversation={conversation} />
+            </div>
           </div>
         </div>
       ) : (
@@ -335,6 +340,8 @@ function ReplyBox({ conversationId, onSent, closed }: { conversationId: string; 
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
   const id = useId();
+  const textareaRef = useRef<HTMLTextAreaElement>(null);
+  const canned = useCannedReplyPicker({ text, setText, textarea: textareaRef });
 
   async function submit(event?: FormEvent) {
     event?.preventDefault();
@@ -358,7 +365,11 @@ function ReplyBox({ conversationId, onSent, closed }: { conversationId: string; 
       <label htmlFor={id} className="field-label">
         Reply as operator
       </label>
+      <div className="canned-anchor">
+      {canned.popup}
       <textarea
+        ref={textareaRef}
+        {...canned.inputProps}
         id={id}
         className="input textarea"
         rows={3}
@@ -366,13 +377,15 @@ function ReplyBox({ conversationId, onSent, closed }: { conversationId: string; 
         placeholder={closed ? 'The session is closed — your message still goes to the customer' : 'Write a message to the customer…'}
         onChange={(event) => setText(event.target.value)}
         onKeyDown={(event) => {
+          if (canned.onKeyDown(event)) return;
           if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) void submit();
         }}
         aria-describedby={`${id}-hint`}
       />
+      </div>
       <div className="reply-foot">
         <span id={`${id}-hint`} className="field-hint">
-          Sent through the customer’s channel. Ctrl+Enter to send.
+          Sent through the customer’s channel. Ctrl+Enter to send; type / for a canned reply.
         </span>
         <Button type="submit" variant="primary" busy={sending} disabled={!text.trim()}>
           Send

@@ -5,6 +5,7 @@ import type { KbDocument, KbDocumentWithContent, KbSearchResult } from '../api/t
 import { useToast } from '../components/Toasts.js';
 import { Button, ConfirmDialog, EmptyState, ErrorState, InlineError, Modal, PageHeader, Skeleton, TextAreaField, TextField, Time } from '../components/ui.js';
 import { useAsync } from '../lib/useAsync.js';
+import { KnowledgeFileUpload } from '../components/KnowledgeFileUpload.js';
 
 const MAX_BYTES = 1024 * 1024;
 
@@ -90,6 +91,7 @@ export function KnowledgeBasePage() {
         </section>
         <div className="stack">
           <AddDocument onAdded={(doc) => documents.setData((list) => [doc, ...(list ?? []).filter((d) => d.id !== doc.id)])} />
+          <KnowledgeFileUpload onAdded={(doc) => documents.setData((list) => [doc, ...(list ?? []).filter((d) => d.id !== doc.id)])} />
           <SearchBox />
         </div>
       </div>

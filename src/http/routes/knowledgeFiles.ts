@@ -1,0 +1,136 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { addKnowledgeDocument } from '../../commands/knowledge/knowledgeDocuments.js';
+import { contentBytes, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_TITLE } from '../../domain/knowledge/documents.js';
+import { ACCEPTED_EXTENSIONS, decodeTextFile, fileKindOf, looksLikePdf, titleFromFilename, type FileKind } from '../../domain/knowledge/fileKinds.js';
+import { KNOWLEDGE_DOCUMENTS, type KnowledgeDocumentDoc } from '../../projections/knowledgeDocuments/knowledgeDocumentsProjection.js';
+import { authenticator, authOf } from '../authenticate.js';
+import { HttpError } from '../errors.js';
+import type { HttpServices } from '../services.js';
+import { errorBody, errorResponses } from './schemas.js';
+import { documentSchema } from './knowledgeBase.js';
+
+/** Largest PDF accepted (its text must still fit a document: MAX_DOCUMENT_BYTES). */
+export const KNOWLEDGE_PDF_MAX_BYTES = 10 * 1024 * 1024;
+/** Largest .txt/.md/.html accepted: markup around 1 MiB of text, and bounded HTML-to-text work on the event loop. */
+export const KNOWLEDGE_TEXT_FILE_MAX_BYTES = 2 * 1024 * 1024;
+
+/** File → text as the route sees it; CPU-heavy, so the implementation (infrastructure) runs it off the event loop. */
+export interface FileTextReader {
+  pdfText(bytes: Uint8Array): Promise<{ text: string; pages: number }>;
+  htmlText(html: string): Promise<string>;
+}
+/** What the reader throws: `reason` tells a bad file from a busy service. */
+type ReadFailure = Error & { reason?: 'malformed' | 'timeout' | 'busy' };
+
+const unsupported = (message: string) => new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', message);
+const unreadable = (message: string) => new HttpError(400, 'VALIDATION_ERROR', message);
+const tooLarge = (message: string) => new HttpError(413, 'PAYLOAD_TOO_LARGE', message);
+const mib = (bytes: number) => `${bytes / (1024 * 1024)} MiB`;
+
+/**
+ * POST /api/knowledge-base/files: a .txt, .md, .html or .pdf file becomes a knowledge-base document.
+ *
+ * The body is the file itself (not multipart: @fastify/multipart is not a dependency, and a raw body needs no
+ * parser, buffering or temp files of its own). The name comes from `?filename=` or the `X-Filename` header
+ * (URL-encoded); the type from its extension, or from the Content-Type when the name has none.
+ */
+export function knowledgeFileRoutes(services: HttpServices, options: { files: FileTextReader }): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.addHook('onRequest', authenticator(services));
+    // A declared size over the limit is refused before a byte of the body is read.
+    app.addHook('onRequest', async (request) => {
+      const declared = Number(request.headers['content-length'] ?? NaN);
+      if (Number.isFinite(declared) && declared > KNOWLEDGE_PDF_MAX_BYTES) {
+        throw tooLarge(`file: at most ${mib(KNOWLEDGE_PDF_MAX_BYTES)} (PDF) or ${mib(KNOWLEDGE_TEXT_FILE_MAX_BYTES)} (.txt, .md, .html)`);
+      }
+    });
+    // This plugin's routes take any body as raw bytes (encapsulated: other routes keep their JSON parser).
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: KNOWLEDGE_PDF_MAX_BYTES }, (_request, body, done) => done(null, body));
+
+    app.post(
+      '/api/knowledge-base/files',
+      {
+        bodyLimit: KNOWLEDGE_PDF_MAX_BYTES,
+        schema: {
+          tags: ['knowledge-base'],
+          security: [{ bearer: [] }],
+          description:
+            `Uploads a file as a knowledge-base document. The request body is the file's bytes (not multipart), with its Content-Type ` +
+            `(text/plain, text/markdown, text/html, application/pdf, or application/octet-stream) and its name in ?filename= or the X-Filename header. ` +
+            `Accepted: ${ACCEPTED_EXTENSIONS.join(', ')}; other types are 415 UNSUPPORTED_MEDIA_TYPE. PDFs up to ${mib(KNOWLEDGE_PDF_MAX_BYTES)}, text files up to ` +
+            `${mib(KNOWLEDGE_TEXT_FILE_MAX_BYTES)}, and the extracted text up to ${MAX_DOCUMENT_BYTES} bytes (413 PAYLOAD_TOO_LARGE beyond). ` +
+            'A text file that is not UTF-8, a malformed PDF or a PDF without text (a scan) is 400 VALIDATION_ERROR. HTML becomes its readable text ' +
+            '(scripts, styles and tags removed, entities decoded). Quotas as for POST /documents (409 QUOTA_EXCEEDED).',
+          querystring: z.strictObject({
+            filename: z.string().trim().min(1).max(255).optional(),
+            title: z.string().trim().min(1).max(MAX_DOCUMENT_TITLE).optional(),
+          }),
+          response: { 201: z.object({ document: documentSchema, source: z.object({ filename: z.string(), kind: z.enum(['text', 'markdown', 'html', 'pdf']), bytes: z.number().int(), pages: z.number().int().nullable() }) }), 409: errorBody, 415: errorBody, 503: errorBody, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const auth = authOf(request);
+        const filename = request.query.filename ?? headerFilename(request.headers['x-filename']);
+        if (!filename) throw unreadable('filename: give the file name in ?filename= or the X-Filename header');
+        const body = request.body;
+        if (!Buffer.isBuffer(body) || body.length === 0) throw unreadable('file: the request body (the file) is empty');
+        const kind = fileKindOf(filename, request.headers['content-type']);
+        if (!kind.ok) throw unsupported(kind.message);
+        const { text, pages } = await textOf(kind.kind, body, options.files);
+        const content = text.trim();
+        if (!content) throw unreadable(kind.kind === 'pdf' ? 'file: the PDF has no text to read (a scanned image? only PDFs with a text layer are supported)' : 'file: the file has no text');
+        const bytes = contentBytes(content);
+        if (bytes > MAX_DOCUMENT_BYTES) throw tooLarge(`file: its text is ${bytes} bytes; a document holds at most ${MAX_DOCUMENT_BYTES} bytes (1 MiB) of UTF-8 text`);
+        const title = (request.query.title ?? titleFromFilename(filename)).slice(0, MAX_DOCUMENT_TITLE) || 'Untitled';
+
+        const chunkCount = await services.knowledge.chunkCount({ title, content });
+        const result = await addKnowledgeDocument(services.commands, {
+          companyId: auth.companyId,
+          userId: auth.userId,
+          title,
+          content,
+          chunkCount,
+          limits: services.config.knowledgeQuota,
+        });
+        if (result.position !== null) await Promise.all([services.waitForProjections(result.position), services.knowledge.waitForPosition(result.position)]);
+        const doc = await services.readStore.get<KnowledgeDocumentDoc>(KNOWLEDGE_DOCUMENTS, result.documentId);
+        if (!doc) throw new Error(`knowledge document ${result.documentId} is missing from its read model after the projections caught up`);
+        return reply.status(201).send({
+          document: { id: doc.id, title: doc.title, chunkCount: doc.chunkCount, createdAt: doc.createdAt, updatedAt: doc.updatedAt ?? doc.createdAt, revision: doc.revision ?? 1 },
+          source: { filename, kind: kind.kind, bytes: body.length, pages },
+        });
+      },
+    );
+  };
+}
+
+function headerFilename(value: string | string[] | undefined): string | undefined {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (!raw) return undefined;
+  try {
+    return decodeURIComponent(raw).trim().slice(0, 255) || undefined;
+  } catch {
+    return raw.trim().slice(0, 255) || undefined;
+  }
+}
+
+async function textOf(kind: FileKind, body: Buffer, reader: FileTextReader): Promise<{ text: string; pages: number | null }> {
+  try {
+    if (kind === 'pdf') {
+      if (!looksLikePdf(body)) throw unreadable('file: not a PDF (it does not start with %PDF-)');
+      return await reader.pdfText(body);
+    }
+    if (body.length > KNOWLEDGE_TEXT_FILE_MAX_BYTES) throw tooLarge(`file: a .txt, .md or .html file may be at most ${mib(KNOWLEDGE_TEXT_FILE_MAX_BYTES)}`);
+    const text = decodeTextFile(body);
+    if (text === null) throw unreadable('file: not UTF-8 text (a binary file, or another character encoding)');
+    return { text: kind === 'html' ? await reader.htmlText(text) : text, pages: null };
+  } catch (err) {
+    const failure = err as ReadFailure;
+    if (failure.reason === 'busy') throw new HttpError(503, 'SERVICE_UNAVAILABLE', 'Too many files are being read right now; try again shortly', 5);
+    if (failure.reason === 'timeout') throw unreadable(`file: ${failure.message}; it is too complex to read`);
+    if (failure.reason === 'malformed') throw unreadable(kind === 'pdf' ? `file: not a readable PDF (${failure.message})` : `file: could not be read (${failure.message})`);
+    throw err;
+  }
+}

@@ -1,0 +1,185 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signUp } from '../support/api.js';
+import { buildPdf } from '../support/pdfFixture.js';
+import { startTestServer, type TestServer } from '../support/testServer.js';
+
+const SHIPPING_PDF = readFileSync(new URL('../fixtures/shipping.pdf', import.meta.url));
+
+let server: TestServer;
+let base: string;
+let acme: Awaited<ReturnType<typeof signUp>>;
+
+beforeAll(async () => {
+  server = await startTestServer({ KNOWLEDGE_MAX_DOCUMENTS: '8' });
+  base = await server.listen(0, '127.0.0.1');
+  acme = await signUp(server, 'Acme');
+});
+afterAll(async () => server?.close());
+
+function upload(body: Buffer | string, contentType: string | null, query: string, token = acme.bearer, headers: Record<string, string> = {}) {
+  return server.app.inject({
+    method: 'POST',
+    url: `/api/knowledge-base/files${query}`,
+    payload: typeof body === 'string' ? Buffer.from(body) : body,
+    headers: { authorization: `Bearer ${token}`, ...(contentType ? { 'content-type': contentType } : {}), ...headers },
+  });
+}
+const contentOf = async (id: string) => (await acme.call('GET', `/api/knowledge-base/documents/${id}`)).json().document.content as string;
+
+describe('POST /api/knowledge-base/files: accepted files', () => {
+  it('a .md file becomes a document titled after the file, found by search', async () => {
+    const md = '# Returns\n\nReturns are free within **30 days** of delivery.\n';
+    const res = await upload(md, 'text/markdown', '?filename=returns-policy.md');
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ document: { title: 'returns-policy', revision: 1 }, source: { filename: 'returns-policy.md', kind: 'markdown', bytes: Buffer.byteLength(md), pages: null } });
+    expect(await contentOf(res.json().document.id)).toBe(md.trim());
+    const hits = (await acme.call('GET', '/api/knowledge-base/search?q=returns%20free')).json().results;
+    expect(hits[0]).toMatchObject({ documentId: res.json().document.id });
+  });
+
+  it('a .txt file named by the X-Filename header (URL-encoded) with a generic Content-Type, and a title given', async () => {
+    const res = await upload('Opening hours: 9–17 on weekdays.', 'application/octet-stream', '?title=Opening%20hours', acme.bearer, { 'x-filename': encodeURIComponent('åpningstider.txt') });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ document: { title: 'Opening hours' }, source: { filename: 'åpningstider.txt', kind: 'text' } });
+  });
+
+  it('an .html page keeps its readable text only: no tags, scripts or styles; entities decoded', async () => {
+    const html = '<html><head><title>Payment</title><style>body{}</style><script>track("secret")</script></head><body><p>We accept <b>Visa</b> &amp; MasterCard.</p></body></html>';
+    const res = await upload(html, 'text/html; charset=utf-8', '?filename=payment.html');
+    expect(res.statusCode).toBe(201);
+    expect(await contentOf(res.json().document.id)).toBe('Payment\n\nWe accept Visa & MasterCard.');
+  });
+
+  it('a .pdf file: its text, page by page', async () => {
+    const res = await upload(SHIPPING_PDF, 'application/pdf', '?filename=shipping.pdf');
+    expect(res.statusCode).toBe(201);
+    expect(res.json().source).toMatchObject({ kind: 'pdf', pages: 2 });
+    const content = await contentOf(res.json().document.id);
+    expect(content).toContain('We ship to Norway within 3 business days.');
+    expect(content).toContain('Returns are free for 30 days.');
+  });
+
+  it("another company does not see the uploaded documents", async () => {
+    const globex = await signUp(server, 'Globex');
+    expect((await globex.call('GET', '/api/knowledge-base/documents')).json().documents).toEqual([]);
+  });
+});
+
+describe('POST /api/knowledge-base/files: refused files, nothing stored', () => {
+  let before: number;
+  beforeAll(async () => {
+    before = (await acme.call('GET', '/api/knowledge-base/documents?limit=200')).json().documents.length;
+  });
+  afterAll(async () => {
+    expect((await acme.call('GET', '/api/knowledge-base/documents?limit=200')).json().documents.length).toBe(before);
+  });
+
+  const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex');
+  it.each([
+    ['a .docx', Buffer.from('PK\u0003\u0004word/document.xml'), 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', '?filename=offer.docx', /\.docx files are not supported/],
+    ['an image', PNG, 'image/png', '?filename=logo.png', /\.png files are not supported/],
+    ['an image without a name extension', PNG, 'image/png', '?filename=logo', /image\/png is not supported/],
+  ])('%s is 415 UNSUPPORTED_MEDIA_TYPE', async (_what, body, type, query, message) => {
+    const res = await upload(body, type, query);
+    expect(res.statusCode).toBe(415);
+    expect(res.json().error).toEqual({ code: 'UNSUPPORTED_MEDIA_TYPE', message: expect.stringMatching(message) });
+  });
+
+  it.each([
+    ['a PDF without text (a scan)', buildPdf([[]]), 'application/pdf', '?filename=scan.pdf', /has no text to read/],
+    ['a malformed PDF', Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog garbage'), 'application/pdf', '?filename=broken.pdf', /not a readable PDF/],
+    ['a truncated PDF', SHIPPING_PDF.subarray(0, 200), 'application/pdf', '?filename=cut.pdf', /not a readable PDF|no text/],
+    ['a file named .pdf that is not one', Buffer.from('hello'), 'application/octet-stream', '?filename=fake.pdf', /not a PDF/],
+    ['a Latin-1 text file', Buffer.from([0x68, 0xe9, 0x6c, 0x6c, 0x6f]), 'text/plain', '?filename=old.txt', /not UTF-8/],
+    ['an empty file', Buffer.alloc(0), 'text/plain', '?filename=empty.txt', /empty/],
+    ['a file of blanks', Buffer.from('  \n\t '), 'text/plain', '?filename=blank.txt', /no text/],
+    ['a file without a name', Buffer.from('text'), 'text/plain', '', /filename/],
+  ])('%s is 400 VALIDATION_ERROR', async (_what, body, type, query, message) => {
+    const res = await upload(body, type, query);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toEqual({ code: 'VALIDATION_ERROR', message: expect.stringMatching(message) });
+  });
+
+  it('a file over 10 MiB is 413 PAYLOAD_TOO_LARGE saying the limit, before the body is read', async () => {
+    const res = await upload(Buffer.alloc(10 * 1024 * 1024 + 1, 0x20), 'application/pdf', '?filename=huge.pdf');
+    expect(res.statusCode).toBe(413);
+    expect(res.json().error).toEqual({ code: 'PAYLOAD_TOO_LARGE', message: expect.stringContaining('10 MiB') });
+  });
+
+  it('a text file over 2 MiB, or text over 1 MiB, is 413 PAYLOAD_TOO_LARGE', async () => {
+    const big = await upload(Buffer.alloc(2 * 1024 * 1024 + 1, 0x61), 'text/plain', '?filename=big.txt');
+    expect(big.statusCode).toBe(413);
+    expect(big.json().error.message).toContain('2 MiB');
+    const long = await upload(Buffer.alloc(1024 * 1024 + 10, 0x61), 'text/plain', '?filename=long.txt');
+    expect(long.statusCode).toBe(413);
+    expect(long.json().error.message).toContain('1 MiB');
+  });
+
+  it('without a token: 401', async () => {
+    const res = await upload('x', 'text/plain', '?filename=a.txt', 'nope');
+    expect(res.statusCode).toBe(401);
+  });
+});
+
+describe('POST /api/knowledge-base/files: quotas apply', () => {
+  it('past KNOWLEDGE_MAX_DOCUMENTS the upload is 409 QUOTA_EXCEEDED', async () => {
+    const initech = await signUp(server, 'Initech');
+    for (let i = 0; i < 8; i++) {
+      const res = await upload(`Fact number ${i}.`, 'text/plain', `?filename=f${i}.txt`, initech.bearer);
+      expect(res.statusCode).toBe(201);
+    }
+    const over = await upload('One too many.', 'text/plain', '?filename=over.txt', initech.bearer);
+    expect(over.statusCode).toBe(409);
+    expect(over.json().error.code).toBe('QUOTA_EXCEEDED');
+  });
+});
+
+/** Polls /healthz from its own process (a probe in this process would stall together with the server). */
+const PROBE = `
+const latencies = [];
+let running = true;
+process.stdin.on('data', () => { running = false; });
+(async () => {
+  while (running) {
+    const started = performance.now();
+    await fetch(process.argv[1] + '/healthz').then((r) => r.arrayBuffer());
+    latencies.push(performance.now() - started);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  process.stdout.write(JSON.stringify(latencies));
+})();
+`;
+
+describe('POST /api/knowledge-base/files: a large PDF does not stall the service', () => {
+  it('/healthz keeps answering (p99 < 500 ms) while a 150-page PDF is read', async () => {
+    const company = await signUp(server, 'Responsive');
+    const pdf = buildPdf(Array.from({ length: 150 }, (_, p) => Array.from({ length: 40 }, (_, l) => `Page ${p} line ${l}: the warranty covers parts and labour for two years.`)));
+    await fetch(`${base}/healthz`).then((r) => r.arrayBuffer());
+    const probe = spawn(process.execPath, ['-e', PROBE, base], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let output = '';
+    probe.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise((resolve) => probe.on('exit', resolve));
+    await new Promise((r) => setTimeout(r, 300));
+
+    const started = performance.now();
+    const res = await fetch(`${base}/api/knowledge-base/files?filename=warranty.pdf`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${company.bearer}`, 'content-type': 'application/pdf' },
+      body: new Uint8Array(pdf),
+    });
+    const took = performance.now() - started;
+    expect(res.status).toBe(201);
+    expect((await res.json()).source.pages).toBe(150);
+
+    probe.stdin.end('stop');
+    await exited;
+    const latencies = (JSON.parse(output) as number[]).sort((a, b) => a - b);
+    const p99 = latencies[Math.floor(latencies.length * 0.99)]!;
+    const max = latencies.at(-1)!;
+    // Parsed on the HTTP thread, the PDF blocked it for the whole upload (seconds): few probes, max ≈ took.
+    expect(latencies.length, `probes ${latencies.length} during ${took.toFixed(0)} ms; p99 ${p99.toFixed(0)} ms, max ${max.toFixed(0)} ms`).toBeGreaterThan(20);
+    expect(p99, `p99 ${p99.toFixed(1)} ms, max ${max.toFixed(1)} ms, upload ${took.toFixed(0)} ms`).toBeLessThan(500);
+  });
+});

@@ -1,0 +1,108 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { launchBrowser, saveFailureScreenshot } from '../support/browser.js';
+import { startTestServer, type TestServer } from '../support/testServer.js';
+
+/**
+ * Working as a support team, in headless Chromium: the customer's profile next to the conversation with an
+ * editable note, a canned reply inserted with "/" in the reply box, and a .md file uploaded to the knowledge
+ * base. Needs `npm run build` and /usr/bin/chromium, like dashboard.browser.test.ts.
+ */
+const dashboardBuilt = existsSync(join(process.cwd(), 'dist', 'dashboard', 'index.html'));
+const chromiumPresent = existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium');
+const TIMEOUT = 90_000;
+const SECRET = 'whsec_0123456789abcdef0123';
+
+if (!dashboardBuilt || !chromiumPresent) {
+  it('prerequisites', () => {
+    expect(dashboardBuilt, 'dist/dashboard is missing: run `npm run build` first').toBe(true);
+    expect(chromiumPresent, '/usr/bin/chromium is missing (apt-get install chromium)').toBe(true);
+  });
+} else {
+  let server: TestServer;
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+  beforeAll(async () => {
+    server = await startTestServer();
+    base = await server.listen(0, '127.0.0.1');
+    browser = await launchBrowser();
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
+    context.setDefaultTimeout(15_000);
+    page = await context.newPage();
+  });
+  afterAll(async () => {
+    await browser?.close().catch(() => {});
+    await server?.close();
+  });
+
+  const token = () => page.evaluate(() => (JSON.parse(localStorage.getItem('mas.session') ?? 'null') as { access_token: string }).access_token);
+  const api = async (method: string, url: string, body?: unknown) => {
+    const res = await server.app.inject({ method: method as 'GET', url, headers: { authorization: `Bearer ${await token()}` }, ...(body ? { payload: body as object } : {}) });
+    return res.json();
+  };
+
+  describe('support team: customer profile, canned replies, knowledge-base files', () => {
+    it('edits the note of the customer next to the conversation, inserts a canned reply with "/", uploads a .md file', { timeout: TIMEOUT }, async (ctx) => {
+      ctx.onTestFailed(async () => {
+        await saveFailureScreenshot(page, 'support-team');
+      });
+      await page.goto(`${base}/#/register`);
+      await page.getByLabel('Company name').fill('Support Outfitters');
+      await page.getByLabel('Email').fill(`support-${Date.now()}@example.com`);
+      await page.getByLabel('Password').fill('correct horse battery');
+      await page.getByRole('button', { name: 'Sign up', exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: 'Conversations', exact: true }).waitFor();
+
+      // A customer writes in through the platform; the team has canned replies (added on their page).
+      const { integration } = await api('POST', '/api/integrations', { name: 'Main', connectorType: 'msgplatform', webhookSecret: SECRET });
+      const payload = JSON.stringify({ message_id: 'm-1', client_id: 'ada', channel_id: 1, transport: 'telegram', text: 'Where is my parcel?', client: { id: 'ada', name: 'Ada Lovelace', phone: '+47 555 0100' } });
+      await server.app.inject({ method: 'POST', url: `/api/webhook/msgplatform/${integration.id}`, payload, headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(payload, SECRET) } });
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Canned replies', exact: true }).click();
+      await page.getByLabel('Shortcut').fill('greeting');
+      await page.getByLabel('Title', { exact: true }).fill('Greeting');
+      await page.getByLabel('Text', { exact: true }).fill('Hi! Thanks for reaching out — let me check that for you.');
+      await page.getByRole('button', { name: 'Add reply', exact: true }).click();
+      await page.getByTestId('canned-reply-row').filter({ hasText: '/greeting' }).waitFor();
+      await api('POST', '/api/canned-replies', { shortcut: 'hours', title: 'Opening hours', text: 'We are open 9–17 on weekdays.' });
+
+      // The conversation shows its customer; the note is edited and saved.
+      const { conversations } = await api('GET', '/api/conversations');
+      await page.goto(`${base}/#/conversations/${conversations[0].id}`);
+      const panel = page.getByTestId('customer-panel');
+      await expect.poll(() => panel.getByTestId('customer-name').textContent()).toBe('Ada Lovelace');
+      expect(await panel.getByTestId('customer-phone').textContent()).toBe('+47 555 0100');
+      await panel.getByTestId('customer-note-input').fill('Prefers phone calls after 16:00.');
+      await panel.getByTestId('customer-note-save').click();
+      await panel.getByTestId('customer-note-meta').waitFor();
+      const customer = await api('GET', `/api/customers/${conversations[0].customerId}`);
+      expect(customer.customer.note).toBe('Prefers phone calls after 16:00.');
+      await expect.poll(() => panel.getByTestId('customer-conversations').textContent()).toContain('This conversation');
+
+      // "/" in the reply box opens the canned replies; typing filters; Enter inserts.
+      const reply = page.getByLabel('Reply as operator');
+      await reply.click();
+      await reply.pressSequentially('/');
+      const list = page.getByTestId('canned-reply-list');
+      await expect.poll(() => list.getByTestId('canned-reply-option').count()).toBe(2);
+      await reply.pressSequentially('gre');
+      await expect.poll(() => list.getByTestId('canned-reply-option').count()).toBe(1);
+      await page.screenshot({ path: join(process.cwd(), 'test-results', 'screenshots', 'support-team-conversation.png') });
+      await reply.press('Enter');
+      await expect.poll(() => reply.inputValue()).toBe('Hi! Thanks for reaching out — let me check that for you.');
+      expect(await list.count()).toBe(0);
+
+      // A .md file becomes a knowledge-base document.
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Knowledge base', exact: true }).click();
+      await page.getByTestId('kb-file-input').setInputFiles({ name: 'returns-policy.md', mimeType: 'text/markdown', buffer: Buffer.from('# Returns\n\nReturns are free within 30 days.\n') });
+      await page.getByTestId('kb-file-upload').click();
+      await page.getByTestId('kb-document-row').filter({ hasText: 'returns-policy' }).waitFor();
+      const docs = await api('GET', '/api/knowledge-base/documents');
+      const stored = await api('GET', `/api/knowledge-base/documents/${docs.documents[0].id}`);
+      expect(stored.document.content).toBe('# Returns\n\nReturns are free within 30 days.');
+    });
+  });
+}

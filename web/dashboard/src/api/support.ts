@@ -1,0 +1,101 @@
+// Customer profiles, canned replies and knowledge-base file uploads (the "work as a support team" API).
+import { API_BASE, ApiError, getFreshToken, query, request, type RequestOptions } from './client.js';
+import type { KbDocument, Page } from './types.js';
+
+export interface Customer {
+  id: string;
+  integrationId: number;
+  clientId: string | number;
+  channelId: string | number | null;
+  transport: string | null;
+  name: string | null;
+  phone: string | null;
+  email: string | null;
+  note: string;
+  noteUpdatedBy: string | null;
+  noteUpdatedAt: string | null;
+  tags: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface CustomerConversation {
+  id: string;
+  integrationId: number;
+  connectorType: 'msgplatform' | 'webchat';
+  transport: string;
+  sessionState: 'active' | 'paused' | 'closed' | 'none';
+  messageCount: number;
+  lastMessageAt: string;
+  createdAt: string;
+}
+
+export interface CannedReply {
+  id: string;
+  shortcut: string;
+  title: string;
+  text: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Limits the server enforces (shown in the forms so nobody types past them). */
+export const CUSTOMER_NOTE_MAX = 4000;
+export const CUSTOMER_TAGS_MAX = 20;
+export const CANNED_TEXT_MAX = 4000;
+
+// --- customers ----------------------------------------------------------------------------
+export const getCustomer = async (id: string, o?: RequestOptions) =>
+  (await request<{ customer: Customer }>('GET', `/api/customers/${encodeURIComponent(id)}`, undefined, o)).customer;
+export const setCustomerNote = async (id: string, note: string) =>
+  (await request<{ customer: Customer }>('PUT', `/api/customers/${encodeURIComponent(id)}/note`, { note })).customer;
+export const setCustomerTags = async (id: string, tags: string[]) =>
+  (await request<{ customer: Customer }>('PUT', `/api/customers/${encodeURIComponent(id)}/tags`, { tags })).customer;
+export async function listCustomerConversations(id: string, cursor: string | null, o?: RequestOptions): Promise<Page<CustomerConversation>> {
+  const result = await request<{ conversations: CustomerConversation[]; nextCursor: string | null }>(
+    'GET',
+    `/api/customers/${encodeURIComponent(id)}/conversations${query({ limit: 10, cursor })}`,
+    undefined,
+    o,
+  );
+  return { items: result.conversations, nextCursor: result.nextCursor };
+}
+
+// --- canned replies -----------------------------------------------------------------------
+/** Every canned reply of the company (the server caps them at 200: one or two pages). */
+export async function listAllCannedReplies(o?: RequestOptions): Promise<CannedReply[]> {
+  const all: CannedReply[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: { cannedReplies: CannedReply[]; nextCursor: string | null } = await request('GET', `/api/canned-replies${query({ limit: 200, cursor })}`, undefined, o);
+    all.push(...page.cannedReplies);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return all;
+}
+export const createCannedReply = async (input: { shortcut: string; title: string; text: string }) =>
+  (await request<{ cannedReply: CannedReply }>('POST', '/api/canned-replies', input)).cannedReply;
+export const updateCannedReply = async (id: string, input: Partial<{ shortcut: string; title: string; text: string }>) =>
+  (await request<{ cannedReply: CannedReply }>('PATCH', `/api/canned-replies/${encodeURIComponent(id)}`, input)).cannedReply;
+export const deleteCannedReply = (id: string) => request<void>('DELETE', `/api/canned-replies/${encodeURIComponent(id)}`);
+
+// --- knowledge-base files -----------------------------------------------------------------
+/** Uploads a .txt/.md/.html/.pdf file as its raw bytes (the API takes no multipart). */
+export async function uploadKnowledgeFile(file: File): Promise<KbDocument> {
+  const token = await getFreshToken();
+  let response: Response;
+  try {
+    response = await fetch(`${API_BASE}/api/knowledge-base/files${query({ filename: file.name })}`, {
+      method: 'POST',
+      headers: { Accept: 'application/json', Authorization: `Bearer ${token}`, 'Content-Type': file.type || 'application/octet-stream' },
+      body: file,
+    });
+  } catch {
+    throw new ApiError(0, 'NETWORK_ERROR', 'Could not reach the server');
+  }
+  const body = (await response.json().catch(() => null)) as { document?: KbDocument; error?: { code: string; message: string } } | null;
+  if (!response.ok || !body?.document) {
+    throw new ApiError(response.status, body?.error?.code ?? 'INTERNAL_ERROR', body?.error?.message ?? `Upload failed (HTTP ${response.status})`);
+  }
+  return body.document;
+}
