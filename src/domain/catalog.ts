@@ -13,7 +13,7 @@ import { webhookLogEvents } from './webhooks/webhookLog.js';
 import { creditEvents } from './credits/credits.js';
 import { mergeCatalogs } from './eventCatalog.js';
 import { sequenceEvents } from './sequence/sequence.js';
-import { sessionEvents } from './sessions/session.js';
+import { loginSessionEvents } from './logins/loginSession.js';
 
 /** Every event type the service stores, with the schema its data is validated against on write and read. */
 export const eventCatalog = mergeCatalogs(
@@ -21,7 +21,7 @@ export const eventCatalog = mergeCatalogs(
   emailReservationEvents,
   userEvents,
   companyEvents,
-  sessionEvents,
+  loginSessionEvents,
   apiTokenEvents,
   creditEvents,
   integrationEvents,

@@ -2,7 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { emailReservationDecider, normalizeEmail } from '../../domain/accounts/emailReservation.js';
 import { userDecider, userStream } from '../../domain/accounts/user.js';
 import { DomainError } from '../../domain/errors.js';
-import { refreshFailed, rotationsBehindHead, sessionDecider, sessionStream } from '../../domain/sessions/session.js';
+import { loginSessionDecider, loginSessionStream, refreshFailed, rotationsBehindHead } from '../../domain/logins/loginSession.js';
 import { WrongExpectedRevisionError } from '../../ports/errors.js';
 import { handleCommand, loadState } from '../handleCommand.js';
 import { randomSecret, sha256Hex } from '../hashing.js';
@@ -27,7 +27,7 @@ export async function findRegisteredUser(deps: Pick<AuthDeps, 'eventStore'>, ema
   const { state: guard } = await loadState(deps.eventStore, emailStream(email), emailReservationDecider);
   if (guard.status !== 'registered') return null;
   const { state: user } = await loadState(deps.eventStore, userStream(guard.userId), userDecider);
-  return user.exists ? user : null;
+  return user.status === 'active' ? user : null;
 }
 
 export async function login(deps: AuthDeps, input: { email: string; password: string }) {
@@ -43,8 +43,8 @@ export async function login(deps: AuthDeps, input: { email: string; password: st
   const now = deps.clock.now();
   await handleCommand(
     deps.eventStore,
-    sessionStream(sessionId),
-    sessionDecider,
+    loginSessionStream(sessionId),
+    loginSessionDecider,
     {
       type: 'StartSession',
       sessionId,
@@ -97,8 +97,8 @@ export async function refreshSession(deps: AuthDeps, refreshToken: string): Prom
   try {
     result = await handleCommand(
       deps.eventStore,
-      sessionStream(sessionId),
-      sessionDecider,
+      loginSessionStream(sessionId),
+      loginSessionDecider,
       {
         type: 'RefreshSession',
         presentedHash,
@@ -134,17 +134,17 @@ export async function refreshSession(deps: AuthDeps, refreshToken: string): Prom
     }
   }
   const { state: user } = await loadState(deps.eventStore, userStream(state.userId), userDecider);
-  if (!user.exists) throw refreshFailed();
+  if (user.status !== 'active') throw refreshFailed();
   const access = await deps.tokens.issue({ userId: user.userId, companyId: user.companyId, companyKey: user.companyKey, sessionId });
   return { session: { access_token: access.token, refresh_token: `${sessionId}.${secret}`, expires_at: access.expiresAt } };
 }
 
 export async function logout(deps: AuthDeps, sessionId: string): Promise<void> {
-  await handleCommand(deps.eventStore, sessionStream(sessionId), sessionDecider, { type: 'RevokeSession', now: deps.clock.now().toISOString() });
+  await handleCommand(deps.eventStore, loginSessionStream(sessionId), loginSessionDecider, { type: 'RevokeSession', now: deps.clock.now().toISOString() });
 }
 
 /** Access tokens die with their session: logout or detected reuse ends them before `exp`. */
 export async function isSessionActive(deps: Pick<AuthDeps, 'eventStore'>, sessionId: string): Promise<boolean> {
-  const { state } = await loadState(deps.eventStore, sessionStream(sessionId), sessionDecider);
+  const { state } = await loadState(deps.eventStore, loginSessionStream(sessionId), loginSessionDecider);
   return state.status === 'active';
 }

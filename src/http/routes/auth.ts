@@ -118,7 +118,7 @@ export function authRoutes(services: HttpServices): FastifyPluginAsyncZod {
           loadState(services.commands.eventStore, userStream(auth.userId), userDecider),
           loadState(services.commands.eventStore, companyStream(auth.companyId), companyDecider),
         ]);
-        if (!user.exists || !company.exists) throw notFound('User');
+        if (user.status !== 'active' || !company.exists) throw notFound('User');
         return {
           user: { id: user.userId, email: user.email, companyId: company.companyKey, isSuperadmin: user.isSuperadmin },
           company: { id: company.companyKey, companyId: company.companyId, companyName: company.name, createdAt: company.createdAt },
