@@ -4,6 +4,8 @@ import { knowledgeQuotaEvents } from './knowledge/quota.js';
 import { llmConfigEvents } from './llm/llmConfig.js';
 import { emailReservationEvents } from './accounts/emailReservation.js';
 import { userEvents } from './accounts/user.js';
+import { teamEvents } from './accounts/team.js';
+import { invitationEvents } from './accounts/invitation.js';
 import { apiTokenEvents } from './apiTokens/apiToken.js';
 import { companyEvents } from './company/company.js';
 import { conversationEvents } from './conversations/events.js';
@@ -20,6 +22,8 @@ export const eventCatalog = mergeCatalogs(
   sequenceEvents,
   emailReservationEvents,
   userEvents,
+  teamEvents,
+  invitationEvents,
   companyEvents,
   loginSessionEvents,
   apiTokenEvents,

@@ -8,6 +8,9 @@ import { pipelinesProjection } from './pipelines/pipelinesProjection.js';
 import { conversationRefsProjection } from './conversationRefs/conversationRefsProjection.js';
 import { integrationsProjection } from './integrations/integrationsProjection.js';
 import type { Projection } from './projection.js';
+import { invitationsProjection } from './invitations/invitationsProjection.js';
+import { loginSessionsProjection } from './loginSessions/loginSessionsProjection.js';
+import { teammatesProjection } from './teammates/teammatesProjection.js';
 import { webhookLogsProjection } from './webhookLogs/webhookLogsProjection.js';
 
 /** Every read model the dashboard and API query. */
@@ -15,4 +18,7 @@ export const allProjections: Projection[] = [companiesProjection, pipelinesProje
   conversationsProjection,
   agentsProjection,
   knowledgeDocumentsProjection,
+  teammatesProjection,
+  invitationsProjection,
+  loginSessionsProjection,
 ];

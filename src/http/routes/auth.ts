@@ -14,9 +14,9 @@ import type { HttpServices } from '../services.js';
 import { errorResponses } from './schemas.js';
 
 const email = z.string().trim().max(254).pipe(z.email({ message: 'must be an email address' }));
-const password = z.string().min(8, 'must be at least 8 characters').max(1024, 'must be at most 1024 characters');
+export const newPassword = z.string().min(8, 'must be at least 8 characters').max(1024, 'must be at most 1024 characters');
 
-const session = z.object({ access_token: z.string(), refresh_token: z.string(), expires_at: z.number().int() });
+export const sessionSchema = z.object({ access_token: z.string(), refresh_token: z.string(), expires_at: z.number().int() });
 
 export function authRoutes(services: HttpServices): FastifyPluginAsyncZod {
   return async (app) => {
@@ -35,7 +35,7 @@ export function authRoutes(services: HttpServices): FastifyPluginAsyncZod {
         config: { rateLimit: perIp },
         schema: {
           tags: ['auth'],
-          body: z.strictObject({ email, password, companyName: z.string().trim().min(1).max(200) }),
+          body: z.strictObject({ email, password: newPassword, companyName: z.string().trim().min(1).max(200) }),
           response: {
             201: z.object({
               user: z.object({ id: z.uuid(), email: z.string() }),
@@ -62,7 +62,7 @@ export function authRoutes(services: HttpServices): FastifyPluginAsyncZod {
           // Login does not re-check the password rules: a stored account must always be able to try.
           body: z.strictObject({ email: z.string().max(254), password: z.string().max(1024) }),
           response: {
-            200: z.object({ session, user: z.object({ id: z.uuid(), email: z.string(), companyId: z.number().int() }) }),
+            200: z.object({ session: sessionSchema, user: z.object({ id: z.uuid(), email: z.string(), companyId: z.number().int() }) }),
             ...errorResponses,
           },
         },
@@ -80,7 +80,7 @@ export function authRoutes(services: HttpServices): FastifyPluginAsyncZod {
         schema: {
           tags: ['auth'],
           body: z.strictObject({ refresh_token: z.string().max(512) }),
-          response: { 200: z.object({ session }), ...errorResponses },
+          response: { 200: z.object({ session: sessionSchema }), ...errorResponses },
         },
       },
       async (request) => refreshSession(services.auth, request.body.refresh_token),
