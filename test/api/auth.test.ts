@@ -220,7 +220,7 @@ describe('GET /api/auth/me', () => {
     const res = await get('/api/auth/me', session.access_token);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
-      user: { id: reg.user.id, email, companyId: reg.company.id, isSuperadmin: false },
+      user: { id: reg.user.id, email, companyId: reg.company.id, isSuperadmin: false, role: 'owner' },
       company: { id: reg.company.id, companyId: reg.company.companyId, companyName: 'Me Corp', createdAt: expect.stringMatching(ISO_MS) },
     });
   });

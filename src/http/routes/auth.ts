@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { companyDecider, companyStream } from '../../domain/company/company.js';
 import { normalizeEmail } from '../../domain/accounts/emailReservation.js';
+import { roleSchema } from '../../domain/accounts/team.js';
 import { userDecider, userStream } from '../../domain/accounts/user.js';
 import { registerCompany } from '../../commands/accounts/registerCompany.js';
 import { login, logout, refreshSession } from '../../commands/accounts/sessions.js';
@@ -105,7 +106,14 @@ export function authRoutes(services: HttpServices): FastifyPluginAsyncZod {
           security: [{ bearer: [] }],
           response: {
             200: z.object({
-              user: z.object({ id: z.uuid(), email: z.string(), companyId: z.number().int(), isSuperadmin: z.boolean() }),
+              user: z.object({
+                id: z.uuid(),
+                email: z.string(),
+                companyId: z.number().int(),
+                isSuperadmin: z.boolean(),
+                /** Beyond the spec: the user's team role (owner, admin, agent); the dashboard hides what the role may not use. */
+                role: roleSchema,
+              }),
               company: z.object({ id: z.number().int(), companyId: z.uuid(), companyName: z.string(), createdAt: z.string() }),
             }),
             ...errorResponses,
@@ -120,7 +128,7 @@ export function authRoutes(services: HttpServices): FastifyPluginAsyncZod {
         ]);
         if (user.status !== 'active' || !company.exists) throw notFound('User');
         return {
-          user: { id: user.userId, email: user.email, companyId: company.companyKey, isSuperadmin: user.isSuperadmin },
+          user: { id: user.userId, email: user.email, companyId: company.companyKey, isSuperadmin: user.isSuperadmin, role: auth.role },
           company: { id: company.companyKey, companyId: company.companyId, companyName: company.name, createdAt: company.createdAt },
         };
       },
