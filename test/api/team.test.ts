@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { memberRole } from '../../src/commands/accounts/membership.js';
 import { startTestServer, uniqueEmail, type TestServer } from '../support/testServer.js';
 
 /**
@@ -326,5 +328,37 @@ describe('tenant isolation of teams', () => {
     expect((await call('GET', '/api/team', undefined, a.bearer)).body.teammates.map((t: any) => t.id).sort()).toEqual([a.userId, aAgent.userId].sort());
     expect((await call('GET', '/api/conversations', undefined, aAgent.bearer)).status).toBe(200);
     expect((await call('GET', '/api/team/invitations', undefined, a.bearer)).body.invitations).toHaveLength(1);
+  });
+});
+
+describe('OpenAPI', () => {
+  it('documents the team routes from the same zod schemas', async () => {
+    const docs = await (await fetch(`${base}/docs/json`)).json();
+    for (const path of ['/api/team', '/api/team/{userId}', '/api/team/invitations', '/api/team/invitations/{id}', '/api/auth/accept-invitation', '/api/auth/invitation']) {
+      expect(docs.paths[path], path).toBeDefined();
+    }
+    expect(docs.paths['/api/team/invitations'].post.requestBody.content['application/json'].schema.properties.role.enum).toEqual(['owner', 'admin', 'agent']);
+    expect(docs.paths['/api/auth/accept-invitation'].post.requestBody.content['application/json'].schema.properties.password.minLength).toBe(8);
+  });
+});
+
+describe('a company registered before teams existed', () => {
+  it('has no team stream: its registering user reads as owner, anyone else as no member; the first join records that owner', async () => {
+    const o = await owner('Old Co');
+    // A company from before teams: its registration and no team stream.
+    const companyId = randomUUID();
+    const ownerId = randomUUID();
+    const events = server.adapters.eventStore;
+    await events.append(
+      `company-${companyId}`,
+      [{ id: randomUUID(), type: 'CompanyRegistered', data: { companyId, companyKey: 999_999, name: 'Old Co', ownerUserId: ownerId, createdAt: new Date().toISOString() } }],
+      'no_stream',
+    );
+    expect(await memberRole({ eventStore: events }, companyId, ownerId)).toBe('owner');
+    expect(await memberRole({ eventStore: events }, companyId, o.userId)).toBeNull();
+    // And a company registered now has its owner on the team stream.
+    expect(await memberRole({ eventStore: events }, o.company.companyId, o.userId)).toBe('owner');
+    const team = await events.readStream(`team-${o.company.companyId}`);
+    expect(team.map((e: any) => [e.type, e.data.role])).toEqual([['TeamMemberJoined', 'owner']]);
   });
 });
