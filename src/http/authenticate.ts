@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { memberRole } from '../commands/accounts/membership.js';
-import { isSessionActive } from '../commands/accounts/sessions.js';
+import { isSessionActive } from '../commands/accounts/logins.js';
 import type { Role } from '../domain/accounts/team.js';
 import { isApiTokenShaped, verifyApiToken } from '../commands/apiTokens/apiTokens.js';
 import { forbidden, unauthorized } from './errors.js';

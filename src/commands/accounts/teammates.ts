@@ -10,7 +10,7 @@ import { constantTimeEqualHex, randomSecret, sha256Hex } from '../hashing.js';
 import type { AuthDeps, CommandDeps } from '../ports.js';
 import { legacyOwnerOf } from './membership.js';
 import { emailStream } from './registerCompany.js';
-import { findRegisteredUser, logout, startLogin } from './sessions.js';
+import { findRegisteredUser, logout, startLogin } from './logins.js';
 
 /** `<invitationId>.<secret>`: the id finds the invitation's stream, only the secret's hash is stored. */
 const splitInvitationToken = (token: string) => {

@@ -6,7 +6,7 @@ import { normalizeEmail } from '../../domain/accounts/emailReservation.js';
 import { roleSchema } from '../../domain/accounts/team.js';
 import { userDecider, userStream } from '../../domain/accounts/user.js';
 import { registerCompany } from '../../commands/accounts/registerCompany.js';
-import { login, logout, refreshSession } from '../../commands/accounts/sessions.js';
+import { login, logout, refreshSession } from '../../commands/accounts/logins.js';
 import { loadState } from '../../commands/handleCommand.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { HttpError, notFound } from '../errors.js';
