@@ -1,3 +1,6 @@
+import { invitationsProjection } from './invitations/invitationsProjection.js';
+import { loginSessionsProjection } from './loginSessions/loginSessionsProjection.js';
+import { teammatesProjection } from './teammates/teammatesProjection.js';
 import { agentsProjection } from './agents/agentsProjection.js';
 import { conversationsProjection } from './conversations/conversationsProjection.js';
 import { knowledgeDocumentsProjection } from './knowledgeDocuments/knowledgeDocumentsProjection.js';
@@ -8,17 +11,11 @@ import { pipelinesProjection } from './pipelines/pipelinesProjection.js';
 import { conversationRefsProjection } from './conversationRefs/conversationRefsProjection.js';
 import { integrationsProjection } from './integrations/integrationsProjection.js';
 import type { Projection } from './projection.js';
-import { invitationsProjection } from './invitations/invitationsProjection.js';
-import { loginSessionsProjection } from './loginSessions/loginSessionsProjection.js';
-import { teammatesProjection } from './teammates/teammatesProjection.js';
 import { webhookLogsProjection } from './webhookLogs/webhookLogsProjection.js';
 
 /** Every read model the dashboard and API query. */
-export const allProjections: Projection[] = [companiesProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection,
+export const allProjections: Projection[] = [companiesProjection, teammatesProjection, invitationsProjection, loginSessionsProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection,
   conversationsProjection,
   agentsProjection,
   knowledgeDocumentsProjection,
-  teammatesProjection,
-  invitationsProjection,
-  loginSessionsProjection,
 ];

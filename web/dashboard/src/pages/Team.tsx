@@ -6,6 +6,7 @@ import { useAuth } from '../auth.js';
 import { useToast } from '../components/Toasts.js';
 import { Badge, Button, ConfirmDialog, CopyButton, EmptyState, ErrorState, InlineError, Modal, PageHeader, SelectField, Skeleton, TextField, Time } from '../components/ui.js';
 import { usePaged } from '../lib/usePaged.js';
+import './team.css';
 
 const ROLE_LABEL: Record<Role, string> = { owner: 'Owner', admin: 'Admin', agent: 'Agent' };
 const ROLE_HINT = 'Agents read and work conversations. Admins also manage integrations, LLM settings, API tokens, credits and the team. Owners can do everything.';
