@@ -77,6 +77,9 @@ export const configSchema = z.object({
   KNOWLEDGE_MAX_DOCUMENTS: z.coerce.number().int().min(1).max(100_000).default(500),
   KNOWLEDGE_MAX_BYTES: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(20 * 1024 * 1024),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  INVITATION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(168),
+  SMTP_URL: optionalUrl(['smtp:', 'smtps:']),
+  SMTP_FROM: z.string().trim().min(3).max(254).optional(),
 });
 
 export type Env = z.input<typeof configSchema>;
@@ -125,6 +128,10 @@ export interface Config {
   knowledgeQuota: { maxDocuments: number; maxBytes: number };
   /** Bearer token GET /metrics requires; unset = unauthenticated (keep /metrics off the public proxy). */
   metricsToken: string | undefined;
+  /** How long a teammate invitation's link works. */
+  invitationTtlMs: number;
+  /** Invitation emails; without SMTP_URL the link is only shown in the dashboard. */
+  smtp: { url: string; from: string } | undefined;
 }
 
 export class ConfigError extends Error {
@@ -197,7 +204,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     knowledgeQuota: { maxDocuments: c.KNOWLEDGE_MAX_DOCUMENTS, maxBytes: c.KNOWLEDGE_MAX_BYTES },
     metricsToken: c.METRICS_TOKEN,
+    invitationTtlMs: c.INVITATION_TTL_HOURS * 3_600_000,
+    smtp: c.SMTP_URL ? { url: c.SMTP_URL, from: c.SMTP_FROM ?? smtpFromMissing() } : undefined,
   };
+}
+
+function smtpFromMissing(): never {
+  throw new ConfigError('invalid environment variable SMTP_FROM: required when SMTP_URL is set (e.g. "Support <noreply@example.com>")');
 }
 
 function parseTrustProxy(v: string): boolean | number | string[] {

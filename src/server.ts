@@ -10,6 +10,8 @@ import { adminRoutes } from './http/routes/admin.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import { agentRoutes } from './http/routes/agents.js';
 import { apiTokenRoutes } from './http/routes/apiTokens.js';
+import { teamRoutes } from './http/routes/team.js';
+import { createSmtpMailer } from './infrastructure/mail/smtpMailer.js';
 import { authRoutes } from './http/routes/auth.js';
 import { billingRoutes } from './http/routes/billing.js';
 import { conversationRoutes } from './http/routes/conversations.js';
@@ -98,6 +100,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     llmResolver,
     knowledge,
     webhookMetrics: metrics.webhooks,
+    ...(config.smtp ? { mailer: createSmtpMailer(config.smtp) } : {}),
   };
 
   // Live updates for the dashboard (SSE): one event-store subscription per instance, fanned out per company.
@@ -111,6 +114,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     features: [
       authRoutes(services),
       apiTokenRoutes(services),
+      teamRoutes(services),
       billingRoutes(services),
       adminRoutes(services),
       integrationRoutes(services),

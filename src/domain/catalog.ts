@@ -4,6 +4,8 @@ import { knowledgeQuotaEvents } from './knowledge/quota.js';
 import { llmConfigEvents } from './llm/llmConfig.js';
 import { emailReservationEvents } from './accounts/emailReservation.js';
 import { userEvents } from './accounts/user.js';
+import { teamEvents } from './accounts/team.js';
+import { invitationEvents } from './accounts/invitation.js';
 import { apiTokenEvents } from './apiTokens/apiToken.js';
 import { companyEvents } from './company/company.js';
 import { conversationEvents } from './conversations/events.js';
@@ -15,15 +17,17 @@ import { mergeCatalogs } from './eventCatalog.js';
 import { customerEvents } from './customers/customer.js';
 import { cannedReplyEvents } from './cannedReplies/cannedReplies.js';
 import { sequenceEvents } from './sequence/sequence.js';
-import { sessionEvents } from './sessions/session.js';
+import { loginSessionEvents } from './logins/loginSession.js';
 
 /** Every event type the service stores, with the schema its data is validated against on write and read. */
 export const eventCatalog = mergeCatalogs(
   sequenceEvents,
   emailReservationEvents,
   userEvents,
+  teamEvents,
+  invitationEvents,
   companyEvents,
-  sessionEvents,
+  loginSessionEvents,
   apiTokenEvents,
   creditEvents,
   integrationEvents,

@@ -1,13 +1,18 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isSessionActive } from '../commands/accounts/sessions.js';
+import { memberRole } from '../commands/accounts/membership.js';
+import { isSessionActive } from '../commands/accounts/logins.js';
+import type { Role } from '../domain/accounts/team.js';
 import { isApiTokenShaped, verifyApiToken } from '../commands/apiTokens/apiTokens.js';
 import { forbidden, unauthorized } from './errors.js';
+import { rolesFor } from './rolePolicy.js';
 import type { HttpServices } from './services.js';
 
 export interface AuthContext {
   kind: 'session' | 'api_token';
   companyId: string;
   userId: string;
+  /** The user's current role (team stream); a company API token acts as an admin. */
+  role: Role;
   sessionId?: string;
   tokenId?: string;
 }
@@ -29,6 +34,8 @@ export function authenticator(services: HttpServices) {
     const header = request.headers.authorization;
     const token = typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
     request.auth = await resolveToken(services, token);
+    const allowed = rolesFor(request.method, request.routeOptions.url ?? '');
+    if (allowed && !allowed.includes(request.auth.role)) throw forbidden(`Your role (${request.auth.role}) may not use this`);
   };
 }
 
@@ -37,7 +44,9 @@ export async function resolveToken(services: HttpServices, token: string | undef
   if (isApiTokenShaped(token)) {
     const found = await verifyApiToken(services.commands, token);
     if (!found) throw unauthorized('Invalid or revoked API token');
-    return { kind: 'api_token', companyId: found.companyId, userId: found.createdBy, tokenId: found.tokenId };
+    // A company's machine credential, made by an owner or admin: it manages what they manage, but never
+    // the team or API tokens (those need a person's session, see requireSession).
+    return { kind: 'api_token', companyId: found.companyId, userId: found.createdBy, role: 'admin', tokenId: found.tokenId };
   }
   let claims;
   try {
@@ -45,8 +54,12 @@ export async function resolveToken(services: HttpServices, token: string | undef
   } catch {
     throw unauthorized('Invalid or expired access token');
   }
-  if (!(await isSessionActive(services.auth, claims.sessionId))) throw unauthorized('Session has ended');
-  return { kind: 'session', companyId: claims.companyId, userId: claims.userId, sessionId: claims.sessionId };
+  // Both are the streams' current state: a logout, a removal from the team or a role change applies to the
+  // very next request, not when the access token expires.
+  const [active, role] = await Promise.all([isSessionActive(services.auth, claims.sessionId), memberRole(services.auth, claims.companyId, claims.userId)]);
+  if (!active) throw unauthorized('Session has ended');
+  if (!role) throw unauthorized('You are no longer a member of this company');
+  return { kind: 'session', companyId: claims.companyId, userId: claims.userId, role, sessionId: claims.sessionId };
 }
 
 export function authOf(request: FastifyRequest): AuthContext {

@@ -33,4 +33,10 @@ export const domainStatus: Record<string, number> = {
   not_supported: 400,
   PAYLOAD_TOO_LARGE: 413,
   LLM_ERROR: 502,
+  EMAIL_TAKEN: 409,
+  LAST_OWNER: 409,
+  INVITATION_USED: 410,
+  INVITATION_REVOKED: 410,
+  INVITATION_EXPIRED: 410,
+  INTERNAL_ERROR: 500,
 };

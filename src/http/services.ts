@@ -5,6 +5,7 @@ import type { PlatformClient } from '../ports/platform.js';
 import type { ReadStore } from '../ports/readStore.js';
 import type { CompanyLlmConfig } from '../domain/llm/llmConfig.js';
 import type { LlmProvider } from '../ports/llm.js';
+import type { Mailer } from '../ports/mailer.js';
 import type { WebhookMetrics } from '../ports/metrics.js';
 import type { KnowledgeSearch } from './routes/knowledgeBase.js';
 
@@ -26,4 +27,6 @@ export interface HttpServices {
   knowledge: KnowledgeSearch;
   /** Webhook rate, outcome and latency (Prometheus /metrics); none in tools and some tests. */
   webhookMetrics?: WebhookMetrics;
+  /** Invitation emails (SMTP_URL); none: links are only shown in the dashboard. */
+  mailer?: Mailer;
 }

@@ -1,3 +1,6 @@
+import { invitationsProjection } from './invitations/invitationsProjection.js';
+import { loginSessionsProjection } from './loginSessions/loginSessionsProjection.js';
+import { teammatesProjection } from './teammates/teammatesProjection.js';
 import { agentsProjection } from './agents/agentsProjection.js';
 import { conversationsProjection } from './conversations/conversationsProjection.js';
 import { knowledgeDocumentsProjection } from './knowledgeDocuments/knowledgeDocumentsProjection.js';
@@ -14,7 +17,7 @@ import { cannedRepliesProjection } from './cannedReplies/cannedRepliesProjection
 import { webhookLogsProjection } from './webhookLogs/webhookLogsProjection.js';
 
 /** Every read model the dashboard and API query. */
-export const allProjections: Projection[] = [companiesProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection,
+export const allProjections: Projection[] = [companiesProjection, teammatesProjection, invitationsProjection, loginSessionsProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection,
   conversationsProjection,
   agentsProjection,
   knowledgeDocumentsProjection,

@@ -220,7 +220,7 @@ describe('GET /api/auth/me', () => {
     const res = await get('/api/auth/me', session.access_token);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
-      user: { id: reg.user.id, email, companyId: reg.company.id, isSuperadmin: false },
+      user: { id: reg.user.id, email, companyId: reg.company.id, isSuperadmin: false, role: 'owner' },
       company: { id: reg.company.id, companyId: reg.company.companyId, companyName: 'Me Corp', createdAt: expect.stringMatching(ISO_MS) },
     });
   });
@@ -364,6 +364,72 @@ describe('tenant isolation: company B on company A', () => {
     expect(revokeA.statusCode).toBe(404);
     expect(revokeA.json().error.code).toBe('NOT_FOUND');
     expect((await get('/api/auth/me', aToken.token)).statusCode).toBe(200);
+  });
+});
+
+describe('tenant isolation: role matrix', () => {
+  /** A teammate of `owner`'s company with this role, signed in (invited and accepted). */
+  async function teammate(ownerBearer: string, role: 'admin' | 'agent') {
+    const invited = await post('/api/team/invitations', { email: uniqueEmail(role), role }, { authorization: `Bearer ${ownerBearer}` });
+    expect(invited.statusCode).toBe(201);
+    const token = invited.json().invitationUrl.split('#/accept-invitation/')[1];
+    const accepted = await post('/api/auth/accept-invitation', { token, name: role, password: 'correct horse' });
+    expect(accepted.statusCode).toBe(200);
+    return accepted.json().session.access_token as string;
+  }
+
+  it('each protected route group answers owner, admin and agent as the roles allow', async () => {
+    const owner = await registerAndLogin(uniqueEmail('matrix'), 'Matrix');
+    const bearers = {
+      owner: owner.session.access_token as string,
+      admin: await teammate(owner.session.access_token, 'admin'),
+      agent: await teammate(owner.session.access_token, 'agent'),
+    };
+    const integration = await server.app.inject({
+      method: 'POST',
+      url: '/api/integrations',
+      payload: { name: 'chat', connectorType: 'webchat' },
+      headers: { authorization: `Bearer ${bearers.owner}` },
+    });
+    expect(integration.statusCode).toBe(201);
+    const integrationId = integration.json().integration.id;
+    // [group, method, url, body, owner, admin, agent]
+    const matrix: [string, 'GET' | 'POST' | 'PUT' | 'PATCH', string, object | undefined, number, number, number][] = [
+      ['conversations', 'GET', '/api/conversations', undefined, 200, 200, 200],
+      ['pipeline', 'GET', '/api/pipeline', undefined, 200, 200, 200],
+      ['agents', 'GET', '/api/agents', undefined, 200, 200, 200],
+      ['knowledge base', 'GET', '/api/knowledge-base/documents', undefined, 200, 200, 200],
+      ['integrations (read)', 'GET', '/api/integrations', undefined, 200, 200, 200],
+      ['integrations (manage)', 'PATCH', `/api/integrations/${integrationId}`, { name: 'renamed' }, 200, 200, 403],
+      ['webhook logs', 'GET', `/api/webhook-logs?integrationId=${integrationId}`, undefined, 200, 200, 403],
+      ['LLM settings', 'GET', '/api/llm-config', undefined, 200, 200, 403],
+      ['API tokens', 'GET', '/api/settings/api-tokens', undefined, 200, 200, 403],
+      ['credits', 'GET', '/api/credits', undefined, 200, 200, 403],
+      ['team (read)', 'GET', '/api/team', undefined, 200, 200, 200],
+      ['team invitations', 'GET', '/api/team/invitations', undefined, 200, 200, 403],
+      ['superadmin', 'GET', '/api/admin/companies', undefined, 403, 403, 403],
+    ];
+    const seen: string[] = [];
+    for (const [group, method, url, payload, ...expected] of matrix) {
+      (['owner', 'admin', 'agent'] as const).forEach((role, i) => seen.push(`${group} ${role} ${expected[i]}`));
+      for (const [i, role] of (['owner', 'admin', 'agent'] as const).entries()) {
+        const res = await server.app.inject({ method, url, headers: { authorization: `Bearer ${bearers[role]}` }, ...(payload ? { payload } : {}) });
+        expect(`${group} ${role} ${res.statusCode}`).toBe(`${group} ${role} ${expected[i]}`);
+        if (res.statusCode === 403) expect(res.json()).toEqual({ error: { code: 'FORBIDDEN', message: expect.any(String) } });
+      }
+    }
+    expect(seen).toHaveLength(matrix.length * 3);
+  });
+
+  it("another company's admin sees only their own team, and gets 404 on yours", async () => {
+    const a = await registerAndLogin(uniqueEmail('a'), 'Company A');
+    const b = await registerAndLogin(uniqueEmail('b'), 'Company B');
+    const bAdmin = await teammate(b.session.access_token, 'admin');
+    const teamB = (await get('/api/team', bAdmin)).json().teammates;
+    expect(teamB.map((t: any) => t.email)).not.toContain(a.email);
+    const removeA = await server.app.inject({ method: 'DELETE', url: `/api/team/${a.user.id}`, headers: { authorization: `Bearer ${bAdmin}` } });
+    expect(removeA.statusCode).toBe(404);
+    expect((await get('/api/auth/me', a.session.access_token)).statusCode).toBe(200);
   });
 });
 

@@ -5,7 +5,7 @@ import { apiTokenDecider, type ApiTokenEvent } from '../../src/domain/apiTokens/
 import { companyDecider, DEFAULT_PIPELINE_STAGES } from '../../src/domain/company/company.js';
 import { creditsDecider, type CreditEvent } from '../../src/domain/credits/credits.js';
 import { sequenceDecider } from '../../src/domain/sequence/sequence.js';
-import { rotationsBehindHead, sessionDecider, type SessionEvent } from '../../src/domain/sessions/session.js';
+import { loginSessionDecider, rotationsBehindHead, type LoginSessionEvent } from '../../src/domain/logins/loginSession.js';
 import { specFor } from '../support/gwt.js';
 
 const U1 = '11111111-1111-4111-8111-111111111111';
@@ -74,12 +74,12 @@ describe('registration', () => {
 });
 
 describe('refresh token rotation (RFC 9700)', () => {
-  const session = specFor(sessionDecider);
-  const started: SessionEvent = {
+  const session = specFor(loginSessionDecider);
+  const started: LoginSessionEvent = {
     type: 'SessionStarted',
     data: { sessionId: U2, userId: U1, companyId: C1, tokenHash: h('a'), startedAt: T0, expiresAt: '2026-01-31T00:00:00.000Z' },
   };
-  const rotated: SessionEvent = { type: 'RefreshTokenRotated', data: { fromHash: h('a'), toHash: h('b'), at: T0, expiresAt: '2026-01-31T00:00:00.000Z' } };
+  const rotated: LoginSessionEvent = { type: 'RefreshTokenRotated', data: { fromHash: h('a'), toHash: h('b'), at: T0, expiresAt: '2026-01-31T00:00:00.000Z' } };
   const refresh = (presented: string, now = '2026-01-02T00:00:00.000Z') =>
     ({ type: 'RefreshSession', presentedHash: h(presented), newHash: h('c'), now, expiresAt: '2026-02-01T00:00:00.000Z', graceMs: 30_000 }) as const;
 
@@ -98,7 +98,7 @@ describe('refresh token rotation (RFC 9700)', () => {
     expect(rotationsBehindHead(state, h('a'), '2026-01-01T00:00:30.000Z', 30_000)).toBe(1);
   });
   it('within the grace window a token several rotations behind finds the head', () => {
-    const rotatedAgain: SessionEvent = { type: 'RefreshTokenRotated', data: { fromHash: h('b'), toHash: h('d'), at: '2026-01-01T00:00:10.000Z', expiresAt: '2026-01-31T00:00:00.000Z' } };
+    const rotatedAgain: LoginSessionEvent = { type: 'RefreshTokenRotated', data: { fromHash: h('b'), toHash: h('d'), at: '2026-01-01T00:00:10.000Z', expiresAt: '2026-01-31T00:00:00.000Z' } };
     const state = session.given([started, rotated, rotatedAgain]).when(refresh('a', '2026-01-01T00:00:20.000Z')).then([]);
     expect(rotationsBehindHead(state, h('a'), '2026-01-01T00:00:20.000Z', 30_000)).toBe(2);
     expect(rotationsBehindHead(state, h('b'), '2026-01-01T00:00:20.000Z', 30_000)).toBe(1);
@@ -113,7 +113,7 @@ describe('refresh token rotation (RFC 9700)', () => {
   });
   it('within the grace window, a revoked or expired family still refuses', () => {
     session.given([started, rotated, { type: 'SessionRevoked', data: { reason: 'logout', at: T0 } }]).when(refresh('a', '2026-01-01T00:00:05.000Z')).thenThrows('REFRESH_FAILED');
-    const shortLived: SessionEvent = { type: 'RefreshTokenRotated', data: { fromHash: h('a'), toHash: h('b'), at: T0, expiresAt: '2026-01-01T00:00:01.000Z' } };
+    const shortLived: LoginSessionEvent = { type: 'RefreshTokenRotated', data: { fromHash: h('a'), toHash: h('b'), at: T0, expiresAt: '2026-01-01T00:00:01.000Z' } };
     session.given([started, shortLived]).when(refresh('a', '2026-01-01T00:00:05.000Z')).thenThrows('REFRESH_FAILED');
   });
   it('refuses the newest token once the family is revoked', () => {
@@ -145,7 +145,7 @@ describe('superadmin (an operator command on an existing account)', () => {
   const revoke = { type: 'RevokeSuperadmin', by: 'cli:ops', now: T0 } as const;
 
   it('a registered user is not a superadmin', () => {
-    expect(user.given([registered]).state).toMatchObject({ exists: true, isSuperadmin: false });
+    expect(user.given([registered]).state).toMatchObject({ status: 'active', isSuperadmin: false });
   });
   it('grants it to an existing account', () => {
     const state = user.given([registered]).when(grant).then([granted]);

@@ -63,4 +63,14 @@ describe('configuration from the environment', () => {
     expect(c.trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1']);
     expect(c.publicBaseUrl).toBe('https://agents.example.com');
   });
+
+  it('invitations: 7 days by default; SMTP only with both SMTP_URL and SMTP_FROM', () => {
+    expect(loadConfig({})).toMatchObject({ invitationTtlMs: 7 * 86_400_000, smtp: undefined });
+    expect(loadConfig({ INVITATION_TTL_HOURS: '24', SMTP_URL: 'smtps://u:p@smtp.example.com', SMTP_FROM: 'Support <no@example.com>' })).toMatchObject({
+      invitationTtlMs: 86_400_000,
+      smtp: { url: 'smtps://u:p@smtp.example.com', from: 'Support <no@example.com>' },
+    });
+    expect(() => loadConfig({ SMTP_URL: 'smtps://u:p@smtp.example.com' })).toThrow(/SMTP_FROM/);
+    expect(() => loadConfig({ SMTP_URL: 'https://smtp.example.com', SMTP_FROM: 'x@example.com' })).toThrow(/SMTP_URL/);
+  });
 });

@@ -3,6 +3,7 @@ import { companyDecider, companyStream } from '../../domain/company/company.js';
 import { creditsDecider, creditsStream, SIGNUP_CREDITS_MICROS } from '../../domain/credits/credits.js';
 import { DomainError } from '../../domain/errors.js';
 import { emailReservationDecider, normalizeEmail } from '../../domain/accounts/emailReservation.js';
+import { teamDecider, teamStream } from '../../domain/accounts/team.js';
 import { userDecider, userStream } from '../../domain/accounts/user.js';
 import { sequenceDecider, sequenceStream } from '../../domain/sequence/sequence.js';
 import { handleCommand } from '../handleCommand.js';
@@ -63,6 +64,13 @@ export async function registerCompany(deps: AuthDeps, input: RegisterInput): Pro
         pipelineId: randomUUID(),
         stageIds: Array.from({ length: 6 }, () => randomUUID()),
       },
+      { metadata },
+    );
+    await handleCommand(
+      deps.eventStore,
+      teamStream(companyId),
+      teamDecider,
+      { type: 'JoinTeam', userId, email, name: null, role: 'owner', now, invitationId: null },
       { metadata },
     );
     await handleCommand(

@@ -3,7 +3,7 @@ import { userDecider, userStream } from '../../domain/accounts/user.js';
 import { DomainError } from '../../domain/errors.js';
 import { handleCommand } from '../handleCommand.js';
 import type { CommandDeps } from '../ports.js';
-import { findRegisteredUser } from './sessions.js';
+import { findRegisteredUser } from './logins.js';
 
 export interface SuperadminChange {
   email: string;

@@ -11,10 +11,17 @@ export const emailReservationEvents = {
   EmailReserved: z.object({ userId: z.uuid(), at: z.iso.datetime() }),
   RegistrationCompleted: z.object({ userId: z.uuid(), companyId: z.uuid() }),
   EmailReservationReleased: z.object({ userId: z.uuid() }),
+  /** The account was removed from its team: the email may register again or be invited anew. */
+  RegisteredEmailReleased: z.object({ userId: z.uuid(), at: z.iso.datetime() }),
 };
 type Events = typeof emailReservationEvents;
 export type EmailReservationEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];
 
+/**
+ * Not an existence flag but a three-step lifecycle, so it keeps its own names rather than the accounts
+ * domain's `none | active` shape: `free` → `reserved` (a registration or an invitation acceptance is under
+ * way, and may go stale) → `registered` (login trusts the email) → `free` again when the member is removed.
+ */
 export type EmailReservationState =
   | { status: 'free' }
   | { status: 'reserved'; userId: string; at: string }
@@ -23,7 +30,8 @@ export type EmailReservationState =
 export type EmailReservationCommand =
   | { type: 'ReserveEmail'; userId: string; now: string }
   | { type: 'CompleteRegistration'; userId: string; companyId: string }
-  | { type: 'ReleaseEmail'; userId: string };
+  | { type: 'ReleaseEmail'; userId: string }
+  | { type: 'ReleaseRegisteredEmail'; userId: string; now: string };
 
 export const STALE_RESERVATION_MS = 5 * 60_000;
 
@@ -37,6 +45,8 @@ export const emailReservationDecider: Decider<EmailReservationCommand, EmailRese
         return { status: 'registered', userId: event.data.userId, companyId: event.data.companyId };
       case 'EmailReservationReleased':
         return state.status === 'reserved' && state.userId === event.data.userId ? { status: 'free' } : state;
+      case 'RegisteredEmailReleased':
+        return state.status === 'registered' && state.userId === event.data.userId ? { status: 'free' } : state;
     }
   },
   decide(command, state) {
@@ -57,6 +67,10 @@ export const emailReservationDecider: Decider<EmailReservationCommand, EmailRese
       case 'ReleaseEmail':
         return state.status === 'reserved' && state.userId === command.userId
           ? [{ type: 'EmailReservationReleased', data: { userId: command.userId } }]
+          : [];
+      case 'ReleaseRegisteredEmail':
+        return state.status === 'registered' && state.userId === command.userId
+          ? [{ type: 'RegisteredEmailReleased', data: { userId: command.userId, at: command.now } }]
           : [];
     }
   },

@@ -26,7 +26,12 @@ export const userEvents = {
 };
 type Events = typeof userEvents;
 export type UserEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];
-export type UserState = { exists: false } | ({ exists: true; isSuperadmin: boolean } & z.infer<typeof registered>);
+/**
+ * The accounts domain's one existence shape (`status`, as agents, integrations and API tokens have it). A user
+ * account is never deleted: leaving a company is a team fact (`team-<companyId>`, see team.ts), so the account's
+ * credentials stay in the event log for the audit trail while its email is released.
+ */
+export type UserState = { status: 'none' } | ({ status: 'active'; isSuperadmin: boolean } & z.infer<typeof registered>);
 export type UserCommand =
   | ({ type: 'RegisterUser' } & z.infer<typeof registered>)
   | { type: 'GrantSuperadmin'; by: string; now: string }
@@ -35,29 +40,29 @@ export type UserCommand =
 const noAccount = () => new DomainError('NOT_FOUND', 'User not found');
 
 export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
-  initialState: { exists: false },
+  initialState: { status: 'none' },
   evolve(state, event) {
     switch (event.type) {
       case 'UserRegistered':
-        return { exists: true, isSuperadmin: false, ...event.data };
+        return { status: 'active', isSuperadmin: false, ...event.data };
       case 'SuperadminGranted':
-        return state.exists ? { ...state, isSuperadmin: true } : state;
+        return state.status === 'active' ? { ...state, isSuperadmin: true } : state;
       case 'SuperadminRevoked':
-        return state.exists ? { ...state, isSuperadmin: false } : state;
+        return state.status === 'active' ? { ...state, isSuperadmin: false } : state;
     }
   },
   decide(command, state) {
     switch (command.type) {
       case 'RegisterUser': {
-        if (state.exists) throw new DomainError('CONFLICT', 'User already exists');
+        if (state.status !== 'none') throw new DomainError('CONFLICT', 'User already exists');
         const { type: _type, ...data } = command;
         return [{ type: 'UserRegistered', data }];
       }
       case 'GrantSuperadmin':
-        if (!state.exists) throw noAccount();
+        if (state.status !== 'active') throw noAccount();
         return state.isSuperadmin ? [] : [{ type: 'SuperadminGranted', data: { by: command.by, at: command.now } }];
       case 'RevokeSuperadmin':
-        if (!state.exists) throw noAccount();
+        if (state.status !== 'active') throw noAccount();
         return state.isSuperadmin ? [{ type: 'SuperadminRevoked', data: { by: command.by, at: command.now } }] : [];
     }
   },

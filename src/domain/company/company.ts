@@ -22,7 +22,7 @@ export type PipelineStage = z.infer<typeof stage>;
 
 export type CompanyState =
   | { exists: false }
-  | { exists: true; companyId: string; companyKey: number; name: string; createdAt: string; pipeline: { id: string; stages: PipelineStage[] } | null };
+  | { exists: true; companyId: string; companyKey: number; name: string; ownerUserId: string; createdAt: string; pipeline: { id: string; stages: PipelineStage[] } | null };
 
 export type CompanyCommand = {
   type: 'RegisterCompany';

@@ -23,7 +23,7 @@ export function adminRoutes(services: HttpServices): FastifyPluginAsyncZod {
     app.addHook('preHandler', async (request: FastifyRequest) => {
       const auth = authOf(request);
       const { state: user } = await loadState(services.commands.eventStore, userStream(auth.userId), userDecider);
-      if (auth.kind !== 'session' || !user.exists || !user.isSuperadmin) throw forbidden('Only a superadmin may use this route');
+      if (auth.kind !== 'session' || user.status !== 'active' || !user.isSuperadmin) throw forbidden('Only a superadmin may use this route');
     });
 
     app.get(

@@ -3,9 +3,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { companyDecider, companyStream } from '../../domain/company/company.js';
 import { normalizeEmail } from '../../domain/accounts/emailReservation.js';
+import { roleSchema } from '../../domain/accounts/team.js';
 import { userDecider, userStream } from '../../domain/accounts/user.js';
 import { registerCompany } from '../../commands/accounts/registerCompany.js';
-import { login, logout, refreshSession } from '../../commands/accounts/sessions.js';
+import { login, logout, refreshSession } from '../../commands/accounts/logins.js';
 import { loadState } from '../../commands/handleCommand.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { HttpError, notFound } from '../errors.js';
@@ -14,9 +15,9 @@ import type { HttpServices } from '../services.js';
 import { errorResponses } from './schemas.js';
 
 const email = z.string().trim().max(254).pipe(z.email({ message: 'must be an email address' }));
-const password = z.string().min(8, 'must be at least 8 characters').max(1024, 'must be at most 1024 characters');
+export const newPassword = z.string().min(8, 'must be at least 8 characters').max(1024, 'must be at most 1024 characters');
 
-const session = z.object({ access_token: z.string(), refresh_token: z.string(), expires_at: z.number().int() });
+export const sessionSchema = z.object({ access_token: z.string(), refresh_token: z.string(), expires_at: z.number().int() });
 
 export function authRoutes(services: HttpServices): FastifyPluginAsyncZod {
   return async (app) => {
@@ -35,7 +36,7 @@ export function authRoutes(services: HttpServices): FastifyPluginAsyncZod {
         config: { rateLimit: perIp },
         schema: {
           tags: ['auth'],
-          body: z.strictObject({ email, password, companyName: z.string().trim().min(1).max(200) }),
+          body: z.strictObject({ email, password: newPassword, companyName: z.string().trim().min(1).max(200) }),
           response: {
             201: z.object({
               user: z.object({ id: z.uuid(), email: z.string() }),
@@ -62,7 +63,7 @@ export function authRoutes(services: HttpServices): FastifyPluginAsyncZod {
           // Login does not re-check the password rules: a stored account must always be able to try.
           body: z.strictObject({ email: z.string().max(254), password: z.string().max(1024) }),
           response: {
-            200: z.object({ session, user: z.object({ id: z.uuid(), email: z.string(), companyId: z.number().int() }) }),
+            200: z.object({ session: sessionSchema, user: z.object({ id: z.uuid(), email: z.string(), companyId: z.number().int() }) }),
             ...errorResponses,
           },
         },
@@ -80,7 +81,7 @@ export function authRoutes(services: HttpServices): FastifyPluginAsyncZod {
         schema: {
           tags: ['auth'],
           body: z.strictObject({ refresh_token: z.string().max(512) }),
-          response: { 200: z.object({ session }), ...errorResponses },
+          response: { 200: z.object({ session: sessionSchema }), ...errorResponses },
         },
       },
       async (request) => refreshSession(services.auth, request.body.refresh_token),
@@ -105,7 +106,14 @@ export function authRoutes(services: HttpServices): FastifyPluginAsyncZod {
           security: [{ bearer: [] }],
           response: {
             200: z.object({
-              user: z.object({ id: z.uuid(), email: z.string(), companyId: z.number().int(), isSuperadmin: z.boolean() }),
+              user: z.object({
+                id: z.uuid(),
+                email: z.string(),
+                companyId: z.number().int(),
+                isSuperadmin: z.boolean(),
+                /** Beyond the spec: the user's team role (owner, admin, agent); the dashboard hides what the role may not use. */
+                role: roleSchema,
+              }),
               company: z.object({ id: z.number().int(), companyId: z.uuid(), companyName: z.string(), createdAt: z.string() }),
             }),
             ...errorResponses,
@@ -118,9 +126,9 @@ export function authRoutes(services: HttpServices): FastifyPluginAsyncZod {
           loadState(services.commands.eventStore, userStream(auth.userId), userDecider),
           loadState(services.commands.eventStore, companyStream(auth.companyId), companyDecider),
         ]);
-        if (!user.exists || !company.exists) throw notFound('User');
+        if (user.status !== 'active' || !company.exists) throw notFound('User');
         return {
-          user: { id: user.userId, email: user.email, companyId: company.companyKey, isSuperadmin: user.isSuperadmin },
+          user: { id: user.userId, email: user.email, companyId: company.companyKey, isSuperadmin: user.isSuperadmin, role: auth.role },
           company: { id: company.companyKey, companyId: company.companyId, companyName: company.name, createdAt: company.createdAt },
         };
       },

@@ -1,11 +1,11 @@
 import { useEffect } from 'react';
 import { AuthProvider, useAuth } from './auth.js';
-import { Layout } from './components/Layout.js';
+import { Layout, NAV } from './components/Layout.js';
 import { ToastProvider } from './components/Toasts.js';
 import { EmptyState } from './components/ui.js';
 import { Link, navigate, useRoute, type Route } from './lib/router.js';
 import { AgentFormPage, AgentsPage } from './pages/Agents.js';
-import { LoginPage, RegisterPage } from './pages/Auth.js';
+import { AcceptInvitationPage, LoginPage, RegisterPage } from './pages/Auth.js';
 import { ConversationsPage } from './pages/Conversations.js';
 import { CreditsPage } from './pages/Credits.js';
 import { IntegrationFormPage, IntegrationsPage } from './pages/Integrations.js';
@@ -14,13 +14,23 @@ import { LlmSettingsPage } from './pages/LlmSettings.js';
 import { PipelinePage } from './pages/Pipeline.js';
 import { SearchPage } from './pages/Search.js';
 import { SettingsPage } from './pages/Settings.js';
+import { TeamPage } from './pages/Team.js';
 import { WebhookLogsPage } from './pages/WebhookLogs.js';
 import { CannedRepliesPage } from './pages/CannedReplies.js';
 
 const PUBLIC = new Set(['', 'login', 'register']);
 
 function Page({ route }: { route: Route }) {
+  const { me } = useAuth();
   const [section = '', sub] = route.segments;
+  const role = me?.user.role;
+  if (role === 'agent' && NAV.some((item) => item.section === section && item.managers)) {
+    return (
+      <EmptyState title="Not available for your role">
+        Owners and admins manage this page. <Link to="/conversations">Go to Conversations</Link>.
+      </EmptyState>
+    );
+  }
   switch (section) {
     case 'conversations':
       return <ConversationsPage id={sub ?? null} />;
@@ -48,6 +58,8 @@ function Page({ route }: { route: Route }) {
       return <CreditsPage />;
     case 'settings':
       return <SettingsPage />;
+    case 'team':
+      return <TeamPage />;
   }
   return (
     <EmptyState title="Page not found">
@@ -65,6 +77,8 @@ function Routes() {
     if (loggedIn && PUBLIC.has(section)) navigate('/conversations', { replace: true });
   }, [loggedIn, section]);
 
+  // Reached from an invitation link, signed in or not: accepting signs the new teammate in.
+  if (section === 'accept-invitation') return <AcceptInvitationPage token={route.segments[1] ?? ''} />;
   if (!loggedIn) return section === 'register' ? <RegisterPage /> : <LoginPage />;
   if (PUBLIC.has(section)) return null;
   return (

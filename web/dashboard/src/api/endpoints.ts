@@ -10,6 +10,10 @@ import type {
   Credits,
   Integration,
   IntegrationInput,
+  Invitation,
+  InvitationPreview,
+  Role,
+  Teammate,
   KbDocument,
   KbDocumentWithContent,
   KbSearchResult,
@@ -148,3 +152,28 @@ export const listApiTokens = async (o?: Opts) =>
   (await request<{ apiTokens: ApiToken[] }>('GET', '/api/settings/api-tokens?limit=200', undefined, o)).apiTokens;
 export const createApiToken = (name: string) => request<{ token: string; apiToken: ApiToken }>('POST', '/api/settings/api-tokens', { name });
 export const revokeApiToken = (id: string) => request<void>('DELETE', `/api/settings/api-tokens/${encodeURIComponent(id)}`);
+
+// --- team ---------------------------------------------------------------------------------
+export async function listTeammates(cursor: string | null, o?: Opts): Promise<Page<Teammate>> {
+  const result = await request<{ teammates: Teammate[]; nextCursor: string | null }>('GET', `/api/team${query({ limit: 50, cursor })}`, undefined, o);
+  return { items: result.teammates, nextCursor: result.nextCursor };
+}
+export async function listInvitations(cursor: string | null, o?: Opts): Promise<Page<Invitation>> {
+  const result = await request<{ invitations: Invitation[]; nextCursor: string | null }>('GET', `/api/team/invitations${query({ limit: 50, cursor })}`, undefined, o);
+  return { items: result.invitations, nextCursor: result.nextCursor };
+}
+export const inviteTeammate = (email: string, role: Role) =>
+  request<{ invitation: Invitation; invitationUrl: string; emailed: boolean }>('POST', '/api/team/invitations', { email, role });
+export const revokeInvitation = (id: string) => request<void>('DELETE', `/api/team/invitations/${encodeURIComponent(id)}`);
+export const changeTeammateRole = async (id: string, role: Role) =>
+  (await request<{ teammate: Teammate }>('PATCH', `/api/team/${encodeURIComponent(id)}`, { role })).teammate;
+export const removeTeammate = (id: string) => request<void>('DELETE', `/api/team/${encodeURIComponent(id)}`);
+
+export const previewInvitation = async (token: string, o?: Opts) =>
+  (await publicRequest<{ invitation: InvitationPreview }>('POST', '/api/auth/invitation', { token }, o)).invitation;
+/** Accepting signs the new teammate in (the login response). */
+export async function acceptInvitation(token: string, name: string, password: string): Promise<User> {
+  const result = await publicRequest<{ session: Session; user: User }>('POST', '/api/auth/accept-invitation', { token, name, password });
+  setSession(result.session);
+  return result.user;
+}

@@ -7,11 +7,40 @@ export interface Session {
   expires_at: number;
 }
 
+export type Role = 'owner' | 'admin' | 'agent';
+
 export interface User {
   id: string;
   email: string;
   companyId: number;
   isSuperadmin?: boolean;
+  /** In GET /api/auth/me: the user's team role. */
+  role?: Role;
+}
+
+export interface Teammate {
+  id: string;
+  email: string;
+  name: string | null;
+  role: Role;
+  joinedAt: string;
+}
+
+export interface Invitation {
+  id: string;
+  email: string;
+  role: Role;
+  invitedBy: string;
+  createdAt: string;
+  expiresAt: string;
+  expired: boolean;
+}
+
+export interface InvitationPreview {
+  email: string;
+  role: Role;
+  companyName: string;
+  expiresAt: string;
 }
 
 export interface Company {

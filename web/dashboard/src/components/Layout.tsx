@@ -6,18 +6,23 @@ import { HeaderSearch } from './HeaderSearch.js';
 import { Icon, type IconName } from './icons.js';
 import { Button } from './ui.js';
 
-export const NAV: { to: string; label: string; icon: IconName; section: string }[] = [
+/** `managers`: only owners and admins use the page (the API refuses an agent there with 403). */
+export const NAV: { to: string; label: string; icon: IconName; section: string; managers?: boolean }[] = [
   { to: '/conversations', label: 'Conversations', icon: 'conversations', section: 'conversations' },
   { to: '/pipeline', label: 'Pipeline', icon: 'pipeline', section: 'pipeline' },
-  { to: '/integrations', label: 'Integrations', icon: 'integrations', section: 'integrations' },
-  { to: '/webhook-logs', label: 'Webhook logs', icon: 'logs', section: 'webhook-logs' },
+  { to: '/integrations', label: 'Integrations', icon: 'integrations', section: 'integrations', managers: true },
+  { to: '/webhook-logs', label: 'Webhook logs', icon: 'logs', section: 'webhook-logs', managers: true },
   { to: '/agents', label: 'Agents', icon: 'agents', section: 'agents' },
   { to: '/knowledge-base', label: 'Knowledge base', icon: 'knowledge', section: 'knowledge-base' },
   { to: '/canned-replies', label: 'Canned replies', icon: 'logs', section: 'canned-replies' },
-  { to: '/llm-settings', label: 'LLM settings', icon: 'llm', section: 'llm-settings' },
-  { to: '/credits', label: 'Credits', icon: 'credits', section: 'credits' },
-  { to: '/settings', label: 'Settings', icon: 'settings', section: 'settings' },
+  { to: '/llm-settings', label: 'LLM settings', icon: 'llm', section: 'llm-settings', managers: true },
+  { to: '/credits', label: 'Credits', icon: 'credits', section: 'credits', managers: true },
+  { to: '/team', label: 'Team', icon: 'team', section: 'team' },
+  { to: '/settings', label: 'Settings', icon: 'settings', section: 'settings', managers: true },
 ];
+
+/** The pages this role may use; while the role is still loading, only the pages every role may use. */
+export const navFor = (role: string | undefined) => NAV.filter((item) => !item.managers || role === 'owner' || role === 'admin');
 
 export function Layout({ route, children }: { route: Route; children: ReactNode }) {
   const { me } = useAuth();
@@ -111,7 +116,7 @@ export function Layout({ route, children }: { route: Route; children: ReactNode 
       </header>
       <nav id="sidebar" ref={navRef} className="sidebar" aria-label="Main">
         <ul>
-          {NAV.map((item) => (
+          {navFor(me?.user.role).map((item) => (
             <li key={item.to}>
               <Link to={item.to} className="nav-link" aria-current={item.section === section ? 'page' : undefined} onClick={() => setMenuOpen(false)}>
                 <Icon name={item.icon} />

@@ -1,7 +1,8 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { describeError } from '../api/client.js';
-import { login, register } from '../api/endpoints.js';
-import { Button, InlineError, TextField } from '../components/ui.js';
+import { acceptInvitation, login, previewInvitation, register } from '../api/endpoints.js';
+import { useAsync } from '../lib/useAsync.js';
+import { Button, ErrorState, InlineError, Skeleton, TextField, Time } from '../components/ui.js';
 import { Link, navigate, useRoute } from '../lib/router.js';
 
 function AuthCard({ title, subtitle, children, footer }: { title: string; subtitle: string; children: ReactNode; footer: ReactNode }) {
@@ -118,6 +119,59 @@ export function RegisterPage() {
           Sign up
         </Button>
       </form>
+    </AuthCard>
+  );
+}
+
+/** The page an invitation link opens: who invited whom, then a name and a password to join. */
+export function AcceptInvitationPage({ token }: { token: string }) {
+  const preview = useAsync((signal) => previewInvitation(token, { signal }), [token]);
+  const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await acceptInvitation(token, name.trim(), password);
+      navigate('/conversations', { replace: true });
+    } catch (err) {
+      setError(describeError(err));
+      setBusy(false);
+    }
+  }
+
+  const invitation = preview.data;
+  return (
+    <AuthCard
+      title="Join your team"
+      subtitle={invitation ? `You are invited to ${invitation.companyName} as ${invitation.role}.` : 'Accept your invitation.'}
+      footer={
+        <>
+          Already have an account? <Link to="/login">Log in instead</Link>
+        </>
+      }
+    >
+      {preview.loading && !invitation ? (
+        <Skeleton rows={2} label="Checking the invitation…" />
+      ) : preview.error ? (
+        <ErrorState error={preview.error} title="This invitation cannot be used" />
+      ) : invitation ? (
+        <form className="form" onSubmit={onSubmit}>
+          <p className="muted small" data-testid="invitation-email">
+            {invitation.email} · expires <Time iso={invitation.expiresAt} />
+          </p>
+          <TextField label="Name" autoComplete="name" required maxLength={200} value={name} onValueChange={setName} autoFocus />
+          <TextField label="Password" type="password" autoComplete="new-password" required minLength={8} value={password} onValueChange={setPassword} hint="At least 8 characters" />
+          <InlineError error={error} />
+          <Button type="submit" variant="primary" busy={busy} className="btn-block">
+            Join team
+          </Button>
+        </form>
+      ) : null}
     </AuthCard>
   );
 }

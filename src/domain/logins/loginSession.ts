@@ -3,14 +3,14 @@ import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
 
 /**
- * A login session is a refresh-token family (RFC 9700 §4.14): each refresh rotates the token; presenting
+ * A login session (not the AI session of a conversation) is a refresh-token family (RFC 9700 §4.14): each refresh rotates the token; presenting
  * a token that was already rotated away means it leaked, so the whole family is revoked.
  * Except within a short grace window after its rotation: two tabs refreshing with one token at the same
  * moment are a race, not a theft, so the late one is answered with the family's current head instead
  * (the grace window of Auth0's "reuse interval" or Okta's "grace period"). Only SHA-256 hashes of refresh
  * tokens are stored.
  */
-export const sessionEvents = {
+export const loginSessionEvents = {
   SessionStarted: z.object({
     sessionId: z.uuid(),
     userId: z.uuid(),
@@ -25,12 +25,13 @@ export const sessionEvents = {
     at: z.iso.datetime(),
     expiresAt: z.iso.datetime(),
   }),
-  SessionRevoked: z.object({ reason: z.enum(['logout', 'reuse_detected']), at: z.iso.datetime() }),
+  // member_removed: the user was removed from their company's team; every login of theirs ends.
+  SessionRevoked: z.object({ reason: z.enum(['logout', 'reuse_detected', 'member_removed']), at: z.iso.datetime() }),
 };
-type Events = typeof sessionEvents;
-export type SessionEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];
+type Events = typeof loginSessionEvents;
+export type LoginSessionEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];
 
-export type SessionState =
+export type LoginSessionState =
   | { status: 'none' }
   | {
       status: 'active' | 'revoked';
@@ -43,10 +44,10 @@ export type SessionState =
       expiresAt: string;
     };
 
-export type SessionCommand =
+export type LoginSessionCommand =
   | { type: 'StartSession'; sessionId: string; userId: string; companyId: string; tokenHash: string; now: string; expiresAt: string }
   | { type: 'RefreshSession'; presentedHash: string; newHash: string; now: string; expiresAt: string; graceMs: number }
-  | { type: 'RevokeSession'; now: string };
+  | { type: 'RevokeSession'; now: string; reason?: 'logout' | 'member_removed' };
 
 export const refreshFailed = () => new DomainError('REFRESH_FAILED', 'Refresh token is invalid or expired');
 
@@ -54,14 +55,14 @@ export const refreshFailed = () => new DomainError('REFRESH_FAILED', 'Refresh to
  * A rotated token presented again within `graceMs` of its rotation: how many rotations it is behind the
  * current head (1 = it was rotated into the current token). null when it is not such a token.
  */
-export function rotationsBehindHead(state: SessionState, presentedHash: string, now: string, graceMs: number): number | null {
+export function rotationsBehindHead(state: LoginSessionState, presentedHash: string, now: string, graceMs: number): number | null {
   if (state.status !== 'active') return null;
   const i = state.rotated.findIndex((r) => r.hash === presentedHash);
   if (i < 0) return null;
   return Date.parse(now) - Date.parse(state.rotated[i]!.at) <= graceMs ? state.rotated.length - i : null;
 }
 
-export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState> = {
+export const loginSessionDecider: Decider<LoginSessionCommand, LoginSessionEvent, LoginSessionState> = {
   initialState: { status: 'none' },
   evolve(state, event) {
     switch (event.type) {
@@ -124,9 +125,10 @@ export const sessionDecider: Decider<SessionCommand, SessionEvent, SessionState>
           },
         ];
       case 'RevokeSession':
-        return state.status === 'active' ? [{ type: 'SessionRevoked', data: { reason: 'logout', at: command.now } }] : [];
+        return state.status === 'active' ? [{ type: 'SessionRevoked', data: { reason: command.reason ?? 'logout', at: command.now } }] : [];
     }
   },
 };
 
-export const sessionStream = (sessionId: string) => `session-${sessionId}`;
+/** The stream keeps its stored name (`session-`): renaming it would orphan every login already stored. */
+export const loginSessionStream = (sessionId: string) => `session-${sessionId}`;

@@ -2,11 +2,12 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { emailReservationDecider, normalizeEmail } from '../../domain/accounts/emailReservation.js';
 import { userDecider, userStream } from '../../domain/accounts/user.js';
 import { DomainError } from '../../domain/errors.js';
-import { refreshFailed, rotationsBehindHead, sessionDecider, sessionStream } from '../../domain/sessions/session.js';
+import { loginSessionDecider, loginSessionStream, refreshFailed, rotationsBehindHead } from '../../domain/logins/loginSession.js';
 import { WrongExpectedRevisionError } from '../../ports/errors.js';
 import { handleCommand, loadState } from '../handleCommand.js';
 import { randomSecret, sha256Hex } from '../hashing.js';
 import type { AuthDeps } from '../ports.js';
+import { memberRole } from './membership.js';
 import { emailStream } from './registerCompany.js';
 
 export interface SessionTokens {
@@ -27,7 +28,7 @@ export async function findRegisteredUser(deps: Pick<AuthDeps, 'eventStore'>, ema
   const { state: guard } = await loadState(deps.eventStore, emailStream(email), emailReservationDecider);
   if (guard.status !== 'registered') return null;
   const { state: user } = await loadState(deps.eventStore, userStream(guard.userId), userDecider);
-  return user.exists ? user : null;
+  return user.status === 'active' ? user : null;
 }
 
 export async function login(deps: AuthDeps, input: { email: string; password: string }) {
@@ -37,14 +38,20 @@ export async function login(deps: AuthDeps, input: { email: string; password: st
     throw invalidCredentials();
   }
   if (!(await deps.hasher.verify(user.passwordHash, input.password))) throw invalidCredentials();
+  // A removed teammate's email is released; this covers the moment in between.
+  if (!(await memberRole(deps, user.companyId, user.userId))) throw invalidCredentials();
+  return startLogin(deps, user);
+}
 
+/** Opens a login session (a refresh-token family) for a user whose credentials were just checked. */
+export async function startLogin(deps: AuthDeps, user: { userId: string; companyId: string; companyKey: number; email: string }) {
   const sessionId = randomUUID();
   const secret = randomSecret();
   const now = deps.clock.now();
   await handleCommand(
     deps.eventStore,
-    sessionStream(sessionId),
-    sessionDecider,
+    loginSessionStream(sessionId),
+    loginSessionDecider,
     {
       type: 'StartSession',
       sessionId,
@@ -97,8 +104,8 @@ export async function refreshSession(deps: AuthDeps, refreshToken: string): Prom
   try {
     result = await handleCommand(
       deps.eventStore,
-      sessionStream(sessionId),
-      sessionDecider,
+      loginSessionStream(sessionId),
+      loginSessionDecider,
       {
         type: 'RefreshSession',
         presentedHash,
@@ -134,17 +141,18 @@ export async function refreshSession(deps: AuthDeps, refreshToken: string): Prom
     }
   }
   const { state: user } = await loadState(deps.eventStore, userStream(state.userId), userDecider);
-  if (!user.exists) throw refreshFailed();
+  if (user.status !== 'active') throw refreshFailed();
+  if (!(await memberRole(deps, user.companyId, user.userId))) throw refreshFailed();
   const access = await deps.tokens.issue({ userId: user.userId, companyId: user.companyId, companyKey: user.companyKey, sessionId });
   return { session: { access_token: access.token, refresh_token: `${sessionId}.${secret}`, expires_at: access.expiresAt } };
 }
 
-export async function logout(deps: AuthDeps, sessionId: string): Promise<void> {
-  await handleCommand(deps.eventStore, sessionStream(sessionId), sessionDecider, { type: 'RevokeSession', now: deps.clock.now().toISOString() });
+export async function logout(deps: Pick<AuthDeps, 'eventStore' | 'clock'>, sessionId: string, reason: 'logout' | 'member_removed' = 'logout'): Promise<void> {
+  await handleCommand(deps.eventStore, loginSessionStream(sessionId), loginSessionDecider, { type: 'RevokeSession', now: deps.clock.now().toISOString(), reason });
 }
 
 /** Access tokens die with their session: logout or detected reuse ends them before `exp`. */
 export async function isSessionActive(deps: Pick<AuthDeps, 'eventStore'>, sessionId: string): Promise<boolean> {
-  const { state } = await loadState(deps.eventStore, sessionStream(sessionId), sessionDecider);
+  const { state } = await loadState(deps.eventStore, loginSessionStream(sessionId), loginSessionDecider);
   return state.status === 'active';
 }

@@ -1,0 +1,38 @@
+import type { Role } from '../domain/accounts/team.js';
+
+/**
+ * Which roles may call which routes, in one table the authenticator applies to every protected route (so a
+ * route added later inside a listed area is covered without remembering to check). Agents read and work
+ * conversations; they do not manage integrations (and their webhook logs), LLM settings, API tokens,
+ * billing/credits or the team. A route not listed here is open to every role.
+ */
+const MANAGERS: readonly Role[] = ['owner', 'admin'];
+
+interface Rule {
+  /** Route pattern as fastify registers it; a trailing `*` matches the prefix. */
+  url: string;
+  /** Methods the rule covers; all when absent. */
+  methods?: readonly string[];
+  roles: readonly Role[];
+}
+
+const WRITE = ['POST', 'PUT', 'PATCH', 'DELETE'];
+
+export const ROLE_RULES: readonly Rule[] = [
+  { url: '/api/integrations*', methods: WRITE, roles: MANAGERS },
+  { url: '/api/webhook-logs*', roles: MANAGERS },
+  { url: '/api/llm-config*', roles: MANAGERS },
+  { url: '/api/settings/*', roles: MANAGERS },
+  { url: '/api/credits*', roles: MANAGERS },
+  { url: '/api/team/invitations*', roles: MANAGERS },
+  { url: '/api/team/:userId', methods: ['PATCH', 'DELETE'], roles: MANAGERS },
+];
+
+/** The roles allowed on a route, or null when every role is. */
+export function rolesFor(method: string, url: string): readonly Role[] | null {
+  for (const rule of ROLE_RULES) {
+    const matches = rule.url.endsWith('*') ? url.startsWith(rule.url.slice(0, -1)) : url === rule.url;
+    if (matches && (!rule.methods || rule.methods.includes(method))) return rule.roles;
+  }
+  return null;
+}
