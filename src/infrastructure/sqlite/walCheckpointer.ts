@@ -71,8 +71,13 @@ export function startWalCheckpointer(path: string, options: { intervalMs?: numbe
   return {
     last: () => last,
     async stop() {
+      // Referenced while stopping: an unreferenced worker and timer let a CLI's event loop end mid-close, so
+      // the close never resolved and the process exited 0 whatever its exit code was to be.
+      worker.ref();
       worker.postMessage('stop');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 1000).unref())]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 1000)))]);
+      clearTimeout(timer);
       await worker.terminate();
     },
   };
