@@ -1,7 +1,7 @@
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import { conversationEvents, type Customer, type DeliveredTo, type PausedReason } from '../../domain/conversations/events.js';
 import type { Doc } from '../../ports/readStore.js';
-import { defineProjection } from '../projection.js';
+import { defineProjection, type ProjectionContext, type RecordedEventOf } from '../projection.js';
 
 export interface ConversationDoc extends Doc {
   companyId: string;
@@ -55,6 +55,117 @@ const systemNote = (conversationId: string, companyId: string, eventId: string, 
   attachments: [],
 });
 
+type ConversationEventType =
+  | 'ConversationStarted'
+  | 'MessageReceived'
+  | 'OperatorMessageRecorded'
+  | 'AiSessionOpened'
+  | 'AiSessionPaused'
+  | 'AiSessionResumed'
+  | 'AiSessionClosed'
+  | 'ConversationReopened'
+  | 'DialogTransferred'
+  | 'StageChanged'
+  | 'AgentReplied'
+  | 'OperatorMessageSent'
+  | 'MessageDelivered'
+  | 'MessageDeliveryFailed'
+  | 'MessagesUnanswered';
+type EventOf<T extends ConversationEventType> = RecordedEventOf<typeof conversationEvents, T>;
+
+/** What a handler gets besides its event: the conversation as it stands, and the batch's read/write context. */
+interface Apply {
+  id: string;
+  doc: ConversationDoc;
+  ctx: ProjectionContext;
+}
+/** A handler returns the conversation's next document, or null to leave it unchanged. */
+type Handler<T extends ConversationEventType> = (event: EventOf<T>, on: Apply) => Promise<ConversationDoc | null> | ConversationDoc | null;
+
+/** Appends a message (counting it as the conversation's latest activity) and returns the updated conversation. */
+function addMessage(event: EventOf<ConversationEventType>, { id, doc, ctx }: Apply, m: Omit<MessageDoc, 'conversationId' | 'companyId' | 'seq'>): ConversationDoc {
+  ctx.put(MESSAGES, { ...m, conversationId: id, companyId: doc.companyId, seq: Number(event.position) } satisfies MessageDoc);
+  return { ...doc, messageCount: doc.messageCount + 1, lastMessageAt: m.createdAt };
+}
+
+async function setDelivery(ctx: ProjectionContext, messageId: string, delivery: MessageDoc['delivery'], error: string | null, deliveredTo: DeliveredTo | null = null) {
+  const m = await ctx.get<MessageDoc>(MESSAGES, messageId);
+  if (m) ctx.put(MESSAGES, { ...m, delivery, deliveryError: error, ...(deliveredTo ? { deliveredTo } : {}) });
+}
+
+const sessionMoved = (doc: ConversationDoc, session: NonNullable<ConversationDoc['session']>): ConversationDoc => ({ ...doc, session, sessionState: session.state });
+
+/** One handler per event type (ConversationStarted creates the document; the others change it). */
+const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted'>]: Handler<T> } = {
+  MessageReceived: (event, on) =>
+    addMessage(event, { ...on, doc: { ...on.doc, awaitingReplyTo: event.data.messageId } }, {
+      id: event.data.messageId,
+      author: 'customer',
+      text: event.data.text,
+      createdAt: event.data.at,
+      delivery: 'received',
+      deliveryError: null,
+      clientMessageId: event.data.clientMessageId ?? null,
+      attachments: event.data.attachments ?? [],
+    }),
+  OperatorMessageRecorded: (event, on) =>
+    addMessage(event, on, { id: event.data.messageId, author: 'operator', text: event.data.text, createdAt: event.data.at, delivery: 'sent', deliveryError: null, clientMessageId: null, attachments: event.data.attachments ?? [] }),
+  AgentReplied: (event, on) =>
+    addMessage(event, { ...on, doc: { ...on.doc, unansweredReason: null, awaitingReplyTo: null } }, {
+      id: event.data.messageId,
+      author: 'agent',
+      text: event.data.text,
+      createdAt: event.data.at,
+      delivery: 'pending',
+      deliveryError: null,
+      clientMessageId: null,
+      attachments: [],
+    }),
+  OperatorMessageSent: (event, on) =>
+    addMessage(event, on, { id: event.data.messageId, author: 'operator', text: event.data.text, createdAt: event.data.at, delivery: 'pending', deliveryError: null, clientMessageId: null, attachments: [] }),
+  MessageDelivered: async (event, { ctx, doc }) => {
+    await setDelivery(ctx, event.data.messageId, 'sent', null, event.data.deliveredTo ?? null);
+    return doc;
+  },
+  MessageDeliveryFailed: async (event, { ctx, doc }) => {
+    await setDelivery(ctx, event.data.messageId, 'failed', event.data.reason);
+    return doc;
+  },
+  MessagesUnanswered: (event, { id, doc, ctx }) => {
+    ctx.put(MESSAGES, systemNote(id, doc.companyId, event.id, Number(event.position), `Not answered by the AI agent: ${event.data.reason}`, event.data.at));
+    return { ...doc, unansweredReason: event.data.reason, awaitingReplyTo: null };
+  },
+  AiSessionOpened: (event, { doc }) => sessionMoved(doc, { id: event.data.sessionId, state: 'active' }),
+  AiSessionPaused: (event, { doc }) => sessionMoved(doc, { id: event.data.sessionId, state: 'paused', pausedReason: event.data.reason }),
+  AiSessionResumed: (event, { doc }) => sessionMoved(doc, { id: event.data.sessionId, state: 'active' }),
+  AiSessionClosed: (event, { doc }) => sessionMoved({ ...doc, awaitingReplyTo: null }, { id: event.data.sessionId, state: 'closed' }),
+  ConversationReopened: (event, { doc }) => sessionMoved(doc, { id: event.data.sessionId, state: 'active' }),
+  DialogTransferred: (event, { doc }) => ({
+    ...doc,
+    context: { ...doc.context, transfers: [...doc.context.transfers, { dialogId: event.data.dialogId, requestId: event.data.requestId, at: event.data.at }] },
+  }),
+  StageChanged: (event, { doc }) => ({ ...doc, stageId: event.data.stageId }),
+};
+
+const started = (id: string, event: EventOf<'ConversationStarted'>): ConversationDoc => ({
+  id,
+  companyId: event.data.companyId,
+  integrationId: event.data.integrationId,
+  connectorType: event.data.connectorType,
+  customer: event.data.customer,
+  session: null,
+  sessionState: 'none',
+  stageId: event.data.stageId,
+  lastMessageAt: event.data.at,
+  messageCount: 0,
+  createdAt: event.data.at,
+  unansweredReason: null,
+  awaitingReplyTo: null,
+  context: { transfers: [], notes: [] },
+});
+
+const EVENT_TYPES: ConversationEventType[] = ['ConversationStarted', ...(Object.keys(handlers) as ConversationEventType[])];
+
 /** Conversation list and detail, with their messages (customer, agent, operator, and system notes). */
 export const conversationsProjection = defineProjection(conversationEvents, {
   name: 'conversations',
@@ -73,120 +184,17 @@ export const conversationsProjection = defineProjection(conversationEvents, {
     },
     { name: MESSAGES, indexes: [['conversationId', 'seq'], 'conversationId', 'seq', 'delivery'] },
   ],
-  eventTypes: [
-    'ConversationStarted',
-    'MessageReceived',
-    'OperatorMessageRecorded',
-    'AiSessionOpened',
-    'AiSessionPaused',
-    'AiSessionResumed',
-    'AiSessionClosed',
-    'ConversationReopened',
-    'DialogTransferred',
-    'StageChanged',
-    'AgentReplied',
-    'OperatorMessageSent',
-    'MessageDelivered',
-    'MessageDeliveryFailed',
-    'MessagesUnanswered',
-  ],
+  eventTypes: EVENT_TYPES,
   async apply(event, ctx) {
     const id = conversationIdOfStream(event.stream);
     if (event.type === 'ConversationStarted') {
-      ctx.put(CONVERSATIONS, {
-        id,
-        companyId: event.data.companyId,
-        integrationId: event.data.integrationId,
-        connectorType: event.data.connectorType,
-        customer: event.data.customer,
-        session: null,
-        sessionState: 'none',
-        stageId: event.data.stageId,
-        lastMessageAt: event.data.at,
-        messageCount: 0,
-        createdAt: event.data.at,
-        unansweredReason: null,
-        awaitingReplyTo: null,
-        context: { transfers: [], notes: [] },
-      } satisfies ConversationDoc);
+      ctx.put(CONVERSATIONS, started(id, event));
       return;
     }
     const doc = await ctx.get<ConversationDoc>(CONVERSATIONS, id);
     if (!doc) return;
-    const next: ConversationDoc = { ...doc };
-    const addMessage = (m: Omit<MessageDoc, 'conversationId' | 'companyId' | 'seq'>) => {
-      next.messageCount += 1;
-      next.lastMessageAt = m.createdAt;
-      ctx.put(MESSAGES, { ...m, conversationId: id, companyId: doc.companyId, seq: Number(event.position) } satisfies MessageDoc);
-    };
-    const setDelivery = async (messageId: string, delivery: MessageDoc['delivery'], error: string | null, deliveredTo: DeliveredTo | null = null) => {
-      const m = await ctx.get<MessageDoc>(MESSAGES, messageId);
-      if (m) ctx.put(MESSAGES, { ...m, delivery, deliveryError: error, ...(deliveredTo ? { deliveredTo } : {}) });
-    };
-    switch (event.type) {
-      case 'MessageReceived':
-        next.awaitingReplyTo = event.data.messageId;
-        addMessage({
-          id: event.data.messageId,
-          author: 'customer',
-          text: event.data.text,
-          createdAt: event.data.at,
-          delivery: 'received',
-          deliveryError: null,
-          clientMessageId: event.data.clientMessageId ?? null,
-          attachments: event.data.attachments ?? [],
-        });
-        break;
-      case 'OperatorMessageRecorded':
-        addMessage({ id: event.data.messageId, author: 'operator', text: event.data.text, createdAt: event.data.at, delivery: 'sent', deliveryError: null, clientMessageId: null, attachments: event.data.attachments ?? [] });
-        break;
-      case 'AgentReplied':
-        next.unansweredReason = null;
-        next.awaitingReplyTo = null;
-        addMessage({ id: event.data.messageId, author: 'agent', text: event.data.text, createdAt: event.data.at, delivery: 'pending', deliveryError: null, clientMessageId: null, attachments: [] });
-        break;
-      case 'OperatorMessageSent':
-        addMessage({ id: event.data.messageId, author: 'operator', text: event.data.text, createdAt: event.data.at, delivery: 'pending', deliveryError: null, clientMessageId: null, attachments: [] });
-        break;
-      case 'MessageDelivered':
-        await setDelivery(event.data.messageId, 'sent', null, event.data.deliveredTo ?? null);
-        break;
-      case 'MessageDeliveryFailed':
-        await setDelivery(event.data.messageId, 'failed', event.data.reason);
-        break;
-      case 'MessagesUnanswered':
-        next.unansweredReason = event.data.reason;
-        next.awaitingReplyTo = null;
-        ctx.put(MESSAGES, systemNote(id, doc.companyId, event.id, Number(event.position), `Not answered by the AI agent: ${event.data.reason}`, event.data.at));
-        break;
-      case 'AiSessionOpened':
-        next.session = { id: event.data.sessionId, state: 'active' };
-        next.sessionState = 'active';
-        break;
-      case 'AiSessionPaused':
-        next.session = { id: event.data.sessionId, state: 'paused', pausedReason: event.data.reason };
-        next.sessionState = 'paused';
-        break;
-      case 'AiSessionResumed':
-        next.session = { id: event.data.sessionId, state: 'active' };
-        next.sessionState = 'active';
-        break;
-      case 'AiSessionClosed':
-        next.session = { id: event.data.sessionId, state: 'closed' };
-        next.awaitingReplyTo = null;
-        next.sessionState = 'closed';
-        break;
-      case 'ConversationReopened':
-        next.session = { id: event.data.sessionId, state: 'active' };
-        next.sessionState = 'active';
-        break;
-      case 'DialogTransferred':
-        next.context = { ...doc.context, transfers: [...doc.context.transfers, { dialogId: event.data.dialogId, requestId: event.data.requestId, at: event.data.at }] };
-        break;
-      case 'StageChanged':
-        next.stageId = event.data.stageId;
-        break;
-    }
-    ctx.put(CONVERSATIONS, next);
+    const handler = handlers[event.type] as Handler<typeof event.type>;
+    const next = await handler(event as never, { id, doc, ctx });
+    if (next) ctx.put(CONVERSATIONS, next);
   },
 });
