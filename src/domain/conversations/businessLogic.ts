@@ -1,6 +1,7 @@
 import { DomainError } from '../errors.js';
 import type { ConversationCommand, Start } from './commands.js';
 import type { ConversationEvent } from './events.js';
+import { asksForHuman } from './handoff.js';
 import { isDuplicate, textFingerprint, type ConversationState } from './state.js';
 
 /**
@@ -52,6 +53,12 @@ export const decideReceiveCustomerMessage: Decision<'ReceiveCustomerMessage'> = 
       at: command.now,
     },
   });
+  // A customer asking for a person joins the "Needs human" queue, and the AI steps back rather than answer.
+  if (!state.handoff.handoff && asksForHuman(command.text)) {
+    events.push({ type: 'HumanRequested', data: { messageId: command.messageId, at: command.now } });
+    const sessionId = !session || session.state === 'closed' ? command.sessionId : session.id;
+    if (session?.state !== 'paused') events.push({ type: 'AiSessionPaused', data: { sessionId, reason: 'customer_request', by: null, at: command.now } });
+  }
   return events;
 };
 
@@ -97,7 +104,12 @@ export const decideResumeSession: Decision<'ResumeSession'> = (command, { sessio
 export const decideCloseSession: Decision<'CloseSession'> = (command, { session }) => {
   if (!session) throw invalidState('There is no AI session to close');
   if (session.state === 'closed') return [];
-  return [{ type: 'AiSessionClosed', data: { sessionId: session.id, reason: command.reason, action: 'session_close', by: command.by, at: command.now } }];
+  return [
+    {
+      type: 'AiSessionClosed',
+      data: { sessionId: session.id, reason: command.reason, action: 'session_close', by: command.by, ...(command.resolution ? { resolution: command.resolution } : {}), at: command.now },
+    },
+  ];
 };
 
 export const decideReopenConversation: Decision<'ReopenConversation'> = (command, state) => {
@@ -209,6 +221,23 @@ export const decideMarkUnanswered: Decision<'MarkUnanswered'> = (command, state)
   return events;
 };
 
+export const decideAssignConversation: Decision<'AssignConversation'> = (command, state) => {
+  if (!state.exists) throw notFound();
+  // Only a user of the conversation's own company can own it; another company's user reads as no user at all.
+  if (!command.assignee || command.assignee.userId !== command.assigneeId || command.assignee.companyId !== state.companyId) {
+    throw new DomainError('VALIDATION_ERROR', 'assigneeId is not a user of this company');
+  }
+  // Assigning the current owner again records nothing: a double click or a retried request is harmless.
+  if (state.assigneeId === command.assigneeId) return [];
+  return [{ type: 'ConversationAssigned', data: { assigneeId: command.assigneeId, previousAssigneeId: state.assigneeId, by: command.by, at: command.now } }];
+};
+
+export const decideUnassignConversation: Decision<'UnassignConversation'> = (command, state) => {
+  if (!state.exists) throw notFound();
+  if (state.assigneeId === null) return [];
+  return [{ type: 'ConversationUnassigned', data: { previousAssigneeId: state.assigneeId, by: command.by, at: command.now } }];
+};
+
 const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
   ReceiveCustomerMessage: decideReceiveCustomerMessage,
   RecordOperatorMessage: decideRecordOperatorMessage,
@@ -224,6 +253,8 @@ const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
   RecordDelivery: decideRecordDelivery,
   RecordDeliveryFailure: decideRecordDeliveryFailure,
   MarkUnanswered: decideMarkUnanswered,
+  AssignConversation: decideAssignConversation,
+  UnassignConversation: decideUnassignConversation,
 };
 
 export function decide(command: ConversationCommand, state: ConversationState): ConversationEvent[] {

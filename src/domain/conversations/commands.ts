@@ -24,7 +24,7 @@ export type ConversationCommand =
   | ({ type: 'RecordOperatorMessage'; start: Start; now: string } & Delivery)
   | { type: 'PauseSession'; reason: PausedReason; by: string | null; now: string }
   | { type: 'ResumeSession'; by: string | null; now: string }
-  | { type: 'CloseSession'; reason: 'close_dialog' | 'close_request' | 'api'; by: string | null; now: string }
+  | { type: 'CloseSession'; reason: 'close_dialog' | 'close_request' | 'api'; by: string | null; resolution?: string; now: string }
   | { type: 'ReopenConversation'; sessionId: string; by: string | null; now: string }
   | { type: 'TransferDialog'; dialogId: PlatformId | null; requestId: PlatformId | null; now: string }
   | { type: 'ChangeStage'; stageId: string; validStageIds: string[]; by: string | null; now: string }
@@ -45,5 +45,14 @@ export type ConversationCommand =
   | { type: 'RecordSendAttempt'; messageId: string; idempotencyKey: string; now: string }
   | { type: 'RecordDelivery'; messageId: string; platformMessageId: PlatformId | null; deliveredTo?: DeliveredTo; now: string }
   | { type: 'RecordDeliveryFailure'; messageId: string; reason: string; attempts: number; now: string }
-  | { type: 'MarkUnanswered'; messageIds: string[]; reason: string; handoff: boolean; now: string };
+  | { type: 'MarkUnanswered'; messageIds: string[]; reason: string; handoff: boolean; now: string }
+  /** `assignee`: the user as the teammates query found them; null when no such user belongs to the company. */
+  | { type: 'AssignConversation'; assigneeId: string; assignee: Teammate | null; by: string; now: string }
+  | { type: 'UnassignConversation'; by: string; now: string };
+
+/** A user who may own conversations of their company (what the membership query answers). */
+export interface Teammate {
+  userId: string;
+  companyId: string;
+}
 

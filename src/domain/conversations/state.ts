@@ -1,5 +1,6 @@
 import type { PlatformId } from '../platformId.js';
 import type { ConversationEvent, Customer, PausedReason } from './events.js';
+import { evolveHandoff, noHandoff, type HandoffTrack } from './handoff.js';
 
 export type SessionState = 'active' | 'paused' | 'closed';
 
@@ -32,6 +33,10 @@ export interface ConversationState {
   /** Fingerprints (length + ends) of recently sent texts: bounded memory whatever the texts' size. */
   recentSentTexts: string[];
   messageCount: number;
+  /** The teammate (user id) who owns the conversation; null: unassigned. */
+  assigneeId: string | null;
+  /** The "Needs human" record and what it is derived from (handoff.ts). */
+  handoff: HandoffTrack;
 }
 
 export const initialConversationState: ConversationState = {
@@ -52,6 +57,8 @@ export const initialConversationState: ConversationState = {
   sentPlatformIds: [],
   recentSentTexts: [],
   messageCount: 0,
+  assigneeId: null,
+  handoff: noHandoff,
 };
 
 /** Every per-conversation list is bounded: the state's size, and the cost of folding one event, never grow with the conversation. */
@@ -81,6 +88,12 @@ const withoutKey = <V>(record: Record<string, V>, key: string): Record<string, V
 };
 
 export function evolve(state: ConversationState, event: ConversationEvent): ConversationState {
+  const handoff = evolveHandoff(state.handoff, event);
+  const next = evolveConversation(state, event);
+  return handoff === next.handoff ? next : { ...next, handoff };
+}
+
+function evolveConversation(state: ConversationState, event: ConversationEvent): ConversationState {
   switch (event.type) {
     case 'ConversationStarted':
       return {
@@ -152,6 +165,12 @@ export function evolve(state: ConversationState, event: ConversationEvent): Conv
     }
     case 'MessagesUnanswered':
       return { ...state, unanswered: state.unanswered.filter((id) => !event.data.messageIds.includes(id)) };
+    case 'HumanRequested':
+      return state;
+    case 'ConversationAssigned':
+      return { ...state, assigneeId: event.data.assigneeId };
+    case 'ConversationUnassigned':
+      return { ...state, assigneeId: null };
   }
 }
 
