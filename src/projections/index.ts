@@ -1,4 +1,5 @@
 import { agentsProjection } from './agents/agentsProjection.js';
+import { conversationReadsProjection } from './conversations/conversationReadsProjection.js';
 import { conversationsProjection } from './conversations/conversationsProjection.js';
 import { knowledgeDocumentsProjection } from './knowledgeDocuments/knowledgeDocumentsProjection.js';
 import { apiTokensProjection } from './apiTokens/apiTokensProjection.js';
@@ -13,6 +14,7 @@ import { webhookLogsProjection } from './webhookLogs/webhookLogsProjection.js';
 /** Every read model the dashboard and API query. */
 export const allProjections: Projection[] = [companiesProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection,
   conversationsProjection,
+  conversationReadsProjection,
   agentsProjection,
   knowledgeDocumentsProjection,
 ];

@@ -1,5 +1,6 @@
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import { conversationEvents, type Customer, type DeliveredTo, type PausedReason } from '../../domain/conversations/events.js';
+import { evolveHandoff, noHandoff, type Handoff, type HandoffTrack } from '../../domain/conversations/handoff.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection, type ProjectionContext, type RecordedEventOf } from '../projection.js';
 
@@ -20,6 +21,23 @@ export interface ConversationDoc extends Doc {
   /** The newest customer message still waiting for an AI answer (null once answered, marked or closed). */
   awaitingReplyTo: string | null;
   context: { transfers: { dialogId: string | number | null; requestId: string | number | null; at: string }[]; notes: string[] };
+  /** The teammate who owns it (null: unassigned). */
+  assigneeId: string | null;
+  /**
+   * For the "Mine" and "Unassigned" views, one indexed field: the owner's id while the conversation is open,
+   * '' while it is open and unassigned, null once it is closed (resolved conversations leave both views).
+   */
+  openAssignee: string | null;
+  /** The "Needs human" record (handoff.ts), flattened below for the view's index. */
+  handoff: Handoff | null;
+  handoffTrack: HandoffTrack;
+  needsHuman: boolean;
+  /** handoff.since, so the queue sorts longest-waiting first. */
+  handoffSince: string | null;
+  /** Customer messages received, for unread counts (a teammate's read marker says how many they saw). */
+  customerMessageCount: number;
+  /** How an operator resolved it, while it stays closed. */
+  resolution: string | null;
 }
 
 export type MessageDoc = {
@@ -70,7 +88,10 @@ type ConversationEventType =
   | 'OperatorMessageSent'
   | 'MessageDelivered'
   | 'MessageDeliveryFailed'
-  | 'MessagesUnanswered';
+  | 'MessagesUnanswered'
+  | 'HumanRequested'
+  | 'ConversationAssigned'
+  | 'ConversationUnassigned';
 type EventOf<T extends ConversationEventType> = RecordedEventOf<typeof conversationEvents, T>;
 
 /** What a handler gets besides its event: the conversation as it stands, and the batch's read/write context. */
@@ -98,7 +119,7 @@ const sessionMoved = (doc: ConversationDoc, session: NonNullable<ConversationDoc
 /** One handler per event type (ConversationStarted creates the document; the others change it). */
 const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted'>]: Handler<T> } = {
   MessageReceived: (event, on) =>
-    addMessage(event, { ...on, doc: { ...on.doc, awaitingReplyTo: event.data.messageId } }, {
+    addMessage(event, { ...on, doc: { ...on.doc, awaitingReplyTo: event.data.messageId, customerMessageCount: (on.doc.customerMessageCount ?? 0) + 1 } }, {
       id: event.data.messageId,
       author: 'customer',
       text: event.data.text,
@@ -138,14 +159,35 @@ const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted'>]: 
   AiSessionOpened: (event, { doc }) => sessionMoved(doc, { id: event.data.sessionId, state: 'active' }),
   AiSessionPaused: (event, { doc }) => sessionMoved(doc, { id: event.data.sessionId, state: 'paused', pausedReason: event.data.reason }),
   AiSessionResumed: (event, { doc }) => sessionMoved(doc, { id: event.data.sessionId, state: 'active' }),
-  AiSessionClosed: (event, { doc }) => sessionMoved({ ...doc, awaitingReplyTo: null }, { id: event.data.sessionId, state: 'closed' }),
-  ConversationReopened: (event, { doc }) => sessionMoved(doc, { id: event.data.sessionId, state: 'active' }),
+  AiSessionClosed: (event, { doc }) =>
+    sessionMoved({ ...doc, awaitingReplyTo: null, resolution: event.data.resolution ?? null }, { id: event.data.sessionId, state: 'closed' }),
+  ConversationReopened: (event, { doc }) => sessionMoved({ ...doc, resolution: null }, { id: event.data.sessionId, state: 'active' }),
   DialogTransferred: (event, { doc }) => ({
     ...doc,
     context: { ...doc.context, transfers: [...doc.context.transfers, { dialogId: event.data.dialogId, requestId: event.data.requestId, at: event.data.at }] },
   }),
   StageChanged: (event, { doc }) => ({ ...doc, stageId: event.data.stageId }),
+  HumanRequested: (_event, { doc }) => doc,
+  ConversationAssigned: (event, { doc }) => ({ ...doc, assigneeId: event.data.assigneeId }),
+  ConversationUnassigned: (_event, { doc }) => ({ ...doc, assigneeId: null }),
 };
+
+/** The inbox fields every event may move: the handoff (folded exactly as the decider folds it) and the views' keys. */
+function withInbox(doc: ConversationDoc, event: EventOf<ConversationEventType>): ConversationDoc {
+  const handoffTrack = evolveHandoff(doc.handoffTrack ?? noHandoff, event);
+  const assigneeId = doc.assigneeId ?? null;
+  return {
+    ...doc,
+    assigneeId,
+    openAssignee: doc.sessionState === 'closed' ? null : (assigneeId ?? ''),
+    handoffTrack,
+    handoff: handoffTrack.handoff,
+    needsHuman: handoffTrack.handoff !== null,
+    handoffSince: handoffTrack.handoff?.since ?? null,
+    customerMessageCount: doc.customerMessageCount ?? 0,
+    resolution: doc.resolution ?? null,
+  };
+}
 
 const started = (id: string, event: EventOf<'ConversationStarted'>): ConversationDoc => ({
   id,
@@ -162,6 +204,14 @@ const started = (id: string, event: EventOf<'ConversationStarted'>): Conversatio
   unansweredReason: null,
   awaitingReplyTo: null,
   context: { transfers: [], notes: [] },
+  assigneeId: null,
+  openAssignee: '',
+  handoff: null,
+  handoffTrack: noHandoff,
+  needsHuman: false,
+  handoffSince: null,
+  customerMessageCount: 0,
+  resolution: null,
 });
 
 const EVENT_TYPES: ConversationEventType[] = ['ConversationStarted', ...(Object.keys(handlers) as ConversationEventType[])];
@@ -180,6 +230,9 @@ export const conversationsProjection = defineProjection(conversationEvents, {
         'lastMessageAt',
         'companyId',
         'awaitingReplyTo',
+        // The inbox views: Mine / Unassigned (newest activity first), Needs human (longest waiting first).
+        ['companyId', 'openAssignee', 'lastMessageAt'],
+        ['companyId', 'needsHuman', 'handoffSince'],
       ],
     },
     { name: MESSAGES, indexes: [['conversationId', 'seq'], 'conversationId', 'seq', 'delivery'] },
@@ -195,6 +248,6 @@ export const conversationsProjection = defineProjection(conversationEvents, {
     if (!doc) return;
     const handler = handlers[event.type] as Handler<typeof event.type>;
     const next = await handler(event as never, { id, doc, ctx });
-    if (next) ctx.put(CONVERSATIONS, next);
+    ctx.put(CONVERSATIONS, withInbox(next ?? doc, event));
   },
 });
