@@ -142,7 +142,7 @@ describe('Handoff queue ("Needs human")', () => {
     expect(after.handoff.handoff).toBeNull();
   });
   it('recognises clear requests for a person and nothing else', () => {
-    for (const text of ['human', 'Operator!', 'I want to speak to a human', 'can I talk with a real person?', 'connect me to an operator', 'Live agent please']) expect(asksForHuman(text), text).toBe(true);
+    for (const text of ['human', 'I need a human', 'Operator!', 'I want to speak to a human', 'can I talk with a real person?', 'connect me to an operator', 'Live agent please']) expect(asksForHuman(text), text).toBe(true);
     for (const text of ['hi', 'Is the human body 60% water?', 'where is my parcel?', 'the operator of the bus was rude', 'what is a representative sample']) expect(asksForHuman(text), text).toBe(false);
   });
 });

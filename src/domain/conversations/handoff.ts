@@ -75,5 +75,6 @@ export function asksForHuman(text: string): boolean {
   if (t.length > 300) return false;
   if (/^(a )?(human|person|operator|real person|live agent|human agent)( please| pls)?[.!?]*$/.test(t)) return true;
   if (/\b(real|live|actual) (person|human|agent|operator)\b/.test(t)) return true;
+  if (/\b(need|want) (a |an |to talk to a |to speak to a |to speak with a )?(human|operator)\b/.test(t)) return true;
   return /\b(talk|speak|chat|connect me|put me through|transfer me)\b[^.?!]{0,25}\b(a |an |to a |to an |with a |with an |to )?(human|person|operator|representative|someone real)\b/.test(t);
 }
