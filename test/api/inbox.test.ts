@@ -260,7 +260,7 @@ describe('views: filters and keyset pagination', () => {
     const since: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = (await fresh.call('GET', `/api/conversations?view=needs_human&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).json();
+      const page: { conversations: { id: string; handoff: { since: string } }[]; nextCursor: string | null } = (await fresh.call('GET', `/api/conversations?view=needs_human&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).json();
       seen.push(...page.conversations.map((c: { id: string }) => c.id));
       since.push(...page.conversations.map((c: { handoff: { since: string } }) => c.handoff.since));
       cursor = page.nextCursor;
