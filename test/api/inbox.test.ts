@@ -271,3 +271,11 @@ describe('views: filters and keyset pagination', () => {
     expect(ids(await fresh.call('GET', '/api/conversations?view=unassigned&state=closed'))).toEqual([]);
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents the new routes and the view parameter', async () => {
+    const doc = (await server.app.inject({ method: 'GET', url: '/docs/json' })).json() as { paths: Record<string, Record<string, { parameters?: { name: string }[] }>> };
+    for (const path of ['/api/conversations/{id}/assign', '/api/conversations/{id}/unassign', '/api/conversations/{id}/read', '/api/conversations/views']) expect(Object.keys(doc.paths), path).toContain(path);
+    expect(doc.paths['/api/conversations']!.get!.parameters!.map((p) => p.name)).toContain('view');
+  });
+});
