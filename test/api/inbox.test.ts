@@ -177,7 +177,6 @@ describe('the handoff queue ("Needs human")', () => {
       return found;
     });
     expect(queued.handoff).toEqual({ reason: 'customer_request', detail: null, since: expect.any(String) });
-    expect(queued.session).toMatchObject({ state: 'paused', pausedReason: 'customer_request' });
 
     expect((await acme.call('POST', `/api/conversations/${c.id}/assign`, { assigneeId: acme.user.id })).statusCode).toBe(200);
     expect((await acme.call('POST', `/api/conversations/${c.id}/messages`, { text: 'Hi, I am here.' })).statusCode).toBe(202);

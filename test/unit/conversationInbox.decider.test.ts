@@ -97,16 +97,15 @@ describe('Handoff queue ("Needs human")', () => {
     ]);
     expect(after.handoff.handoff).toEqual({ reason: 'dialog_transferred', detail: null, since: T });
   });
-  it('a customer asking for a human: HumanRequested, and the active AI steps back', () => {
+  it('a customer asking for a human: HumanRequested (the AI still answers meanwhile)', () => {
     const after = spec.given(active).when({
       type: 'ReceiveCustomerMessage', start, sessionId: S2, messageId: M2, dedupeKey: 'msg:2', dedupeUntil: null, text: 'Can I talk to a human please?', platform: {}, now: T2,
     }).then([
       { type: 'MessageReceived', data: { messageId: M2, dedupeKey: 'msg:2', dedupeUntil: null, text: 'Can I talk to a human please?', platform: {}, at: T2 } },
       { type: 'HumanRequested', data: { messageId: M2, at: T2 } },
-      { type: 'AiSessionPaused', data: { sessionId: S1, reason: 'customer_request', by: null, at: T2 } },
     ]);
     expect(after.handoff.handoff).toEqual({ reason: 'customer_request', detail: null, since: T });
-    expect(after.session?.state).toBe('paused');
+    expect(after.session?.state).toBe('active');
   });
   it('asking again while already waiting for a human records only the message', () => {
     const events = conversationDecider.decide(
@@ -114,6 +113,16 @@ describe('Handoff queue ("Needs human")', () => {
       stateOf(handedOff),
     );
     expect(events.map((e) => e.type)).toEqual(['MessageReceived']);
+  });
+  it('an AI answer after the request does not take it out of the queue; a human reply does', () => {
+    const requested: ConversationEvent = { type: 'HumanRequested', data: { messageId: M1, at: T } };
+    const answered: ConversationEvent = {
+      type: 'AgentReplied',
+      data: { messageId: R1, sessionId: S1, agentId: null, text: 'A colleague is coming.', inReplyTo: [M1], model: 'builtin', inputTokens: 0, outputTokens: 0, handoff: false, at: T2 },
+    };
+    expect(stateOf([...active, requested, answered]).handoff.handoff).toEqual({ reason: 'customer_request', detail: null, since: T });
+    const human: ConversationEvent = { type: 'OperatorMessageRecorded', data: { messageId: O1, dedupeKey: 'msg:op', dedupeUntil: null, text: 'Anna here', platform: {}, at: T3 } };
+    expect(stateOf([...active, requested, answered, human]).handoff.handoff).toBeNull();
   });
   it('the first reason and the waiting time stay when another handoff follows', () => {
     const transferred: ConversationEvent = { type: 'DialogTransferred', data: { action: 'session_transfer_external', dialogId: 5, requestId: null, at: T3 } };

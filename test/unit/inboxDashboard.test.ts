@@ -16,7 +16,6 @@ describe('the audit timeline tells assignment, handoff requests and resolutions 
     expect(say('HumanRequested', { messageId: ANN })).toBe('The customer asked for a human: waiting in “Needs human”.');
     expect(say('AiSessionClosed', { reason: 'api', action: 'session_close', by: `user:${ANN}`, resolution: 'Refund issued' })).toBe('Resolved by an operator: “Refund issued”');
     expect(say('AiSessionClosed', { reason: 'api', action: 'session_close', by: `user:${ANN}` })).toBe('AI session closed: closed by an operator.');
-    expect(say('AiSessionPaused', { reason: 'customer_request', by: null })).toBe('Paused: the customer asked for a human.');
   });
   it('replay CLI', () => {
     const e = (type: string, data: unknown) => describeEvent({ type, data } as RecordedEvent);

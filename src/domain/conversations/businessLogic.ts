@@ -53,12 +53,9 @@ export const decideReceiveCustomerMessage: Decision<'ReceiveCustomerMessage'> = 
       at: command.now,
     },
   });
-  // A customer asking for a person joins the "Needs human" queue, and the AI steps back rather than answer.
-  if (!state.handoff.handoff && asksForHuman(command.text)) {
-    events.push({ type: 'HumanRequested', data: { messageId: command.messageId, at: command.now } });
-    const sessionId = !session || session.state === 'closed' ? command.sessionId : session.id;
-    if (session?.state !== 'paused') events.push({ type: 'AiSessionPaused', data: { sessionId, reason: 'customer_request', by: null, at: command.now } });
-  }
+  // A customer asking for a person joins the "Needs human" queue. The AI still answers meanwhile (it may say a
+  // colleague is coming, or solve it): the request stays in the queue until a human replies or resolves it.
+  if (!state.handoff.handoff && asksForHuman(command.text)) events.push({ type: 'HumanRequested', data: { messageId: command.messageId, at: command.now } });
   return events;
 };
 

@@ -17,7 +17,6 @@ export const pausedReason = z.enum([
   'credits_exhausted',
   'dialog_transferred',
   'handoff',
-  'customer_request',
 ]);
 export type PausedReason = z.infer<typeof pausedReason>;
 

@@ -113,8 +113,6 @@ export function describePausedReason(reason: string | null | undefined): string 
       return 'Paused: the AI provider failed';
     case 'handoff':
       return 'Paused: handed off to a human';
-    case 'customer_request':
-      return 'Paused: the customer asked for a human';
     default:
       return `Paused: ${humanize(reason).toLowerCase()}`;
   }
