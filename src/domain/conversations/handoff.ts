@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ConversationEvent } from './events.js';
 
 /**
@@ -7,15 +8,17 @@ import type { ConversationEvent } from './events.js';
  * is resumed. Both the decider's state and the conversations read model fold it with `evolveHandoff`, so the
  * queue and the decisions can never disagree.
  */
-export type HandoffReason =
+export const handoffReason = z.enum([
   /** The model answered with the agent's handoff message. */
-  | 'agent_handoff'
+  'agent_handoff',
   /** The AI could not answer (the language model failed) and left the messages to a human. */
-  | 'ai_unanswered'
+  'ai_unanswered',
   /** The customer asked for a person. */
-  | 'customer_request'
+  'customer_request',
   /** The messaging platform transferred the dialog to its operators. */
-  | 'dialog_transferred';
+  'dialog_transferred',
+]);
+export type HandoffReason = z.infer<typeof handoffReason>;
 
 export interface Handoff {
   reason: HandoffReason;

@@ -12,6 +12,7 @@ import {
   unassignConversation,
 } from '../../commands/conversations/manageConversation.js';
 import { conversationStream } from '../../domain/conversations/decider.js';
+import { handoffReason } from '../../domain/conversations/handoff.js';
 import { platformIdSchema } from '../../domain/platformId.js';
 import { CONVERSATION_READS, conversationReadId, unreadFor, type ConversationReadDoc } from '../../projections/conversations/conversationReadsProjection.js';
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from '../../projections/conversations/conversationsProjection.js';
@@ -39,7 +40,7 @@ export const conversationSchema = z.object({
   /** Set while a customer waits for a human ("Needs human"): why, and since when they wait. */
   handoff: z
     .object({
-      reason: z.enum(['agent_handoff', 'ai_unanswered', 'customer_request', 'dialog_transferred']),
+      reason: handoffReason,
       detail: z.string().nullable(),
       since: z.string(),
     })
