@@ -31,13 +31,19 @@ export function describeEvent(e: RecordedEvent): string {
     case 'AiSessionResumed':
       return `AI session resumed${d.by ? ` by ${d.by}` : ''}`;
     case 'AiSessionClosed':
-      return `AI session closed (${d.reason}, ${d.action})`;
+      return `AI session closed (${d.reason}, ${d.action})${d.resolution ? `, resolved: ${quote(d.resolution)}` : ''}`;
     case 'ConversationReopened':
       return `conversation reopened${d.by ? ` by ${d.by}` : ''}: AI session ${d.sessionId} opened (active)`;
     case 'DialogTransferred':
       return `dialog transferred (${d.action}): dialog ${JSON.stringify(d.dialogId)}, request ${JSON.stringify(d.requestId)}`;
     case 'StageChanged':
       return `moved to pipeline stage ${d.stageId}`;
+    case 'HumanRequested':
+      return 'the customer asked for a human: waiting in "Needs human"';
+    case 'ConversationAssigned':
+      return `assigned to user ${d.assigneeId}${d.previousAssigneeId ? ` (was user ${d.previousAssigneeId})` : ''} by ${d.by}`;
+    case 'ConversationUnassigned':
+      return `unassigned (was user ${d.previousAssigneeId}) by ${d.by}`;
     default:
       return JSON.stringify(d);
   }

@@ -10,6 +10,7 @@ import { apiTokenEvents } from './apiTokens/apiToken.js';
 import { companyEvents } from './company/company.js';
 import { conversationEvents } from './conversations/events.js';
 import { platformRefEvents } from './conversations/platformRef.js';
+import { readMarkerEvents } from './conversations/readMarker.js';
 import { integrationEvents } from './integrations/integration.js';
 import { webhookLogEvents } from './webhooks/webhookLog.js';
 import { creditEvents } from './credits/credits.js';
@@ -34,6 +35,7 @@ export const eventCatalog = mergeCatalogs(
   webhookLogEvents,
   conversationEvents,
   platformRefEvents,
+  readMarkerEvents,
   agentEvents,
   llmConfigEvents,
   knowledgeDocumentEvents,

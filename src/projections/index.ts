@@ -2,6 +2,7 @@ import { invitationsProjection } from './invitations/invitationsProjection.js';
 import { loginSessionsProjection } from './loginSessions/loginSessionsProjection.js';
 import { teammatesProjection } from './teammates/teammatesProjection.js';
 import { agentsProjection } from './agents/agentsProjection.js';
+import { conversationReadsProjection } from './conversations/conversationReadsProjection.js';
 import { conversationsProjection } from './conversations/conversationsProjection.js';
 import { knowledgeDocumentsProjection } from './knowledgeDocuments/knowledgeDocumentsProjection.js';
 import { apiTokensProjection } from './apiTokens/apiTokensProjection.js';
@@ -19,6 +20,7 @@ import { webhookLogsProjection } from './webhookLogs/webhookLogsProjection.js';
 /** Every read model the dashboard and API query. */
 export const allProjections: Projection[] = [companiesProjection, teammatesProjection, invitationsProjection, loginSessionsProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection,
   conversationsProjection,
+  conversationReadsProjection,
   agentsProjection,
   knowledgeDocumentsProjection,
   searchProjection,

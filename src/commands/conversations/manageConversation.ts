@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { companyDecider, companyStream } from '../../domain/company/company.js';
 import { conversationDecider, conversationStream, type ConversationCommand } from '../../domain/conversations/decider.js';
+import { readMarkerDecider, readMarkerStream } from '../../domain/conversations/readMarker.js';
 import { DomainError } from '../../domain/errors.js';
 import { handleCommand, loadState } from '../handleCommand.js';
 import type { CommandDeps } from '../ports.js';
+import { findTeammate } from './teammates.js';
 
 type Actor = { companyId: string; userId: string };
 
@@ -23,8 +25,9 @@ export const pauseConversation = (deps: CommandDeps, actor: Actor, conversationI
 export const resumeConversation = (deps: CommandDeps, actor: Actor, conversationId: string) =>
   onConversation(deps, actor, conversationId, { type: 'ResumeSession', by: `user:${actor.userId}`, now: now(deps) });
 
-export const closeConversation = (deps: CommandDeps, actor: Actor, conversationId: string) =>
-  onConversation(deps, actor, conversationId, { type: 'CloseSession', reason: 'api', by: `user:${actor.userId}`, now: now(deps) });
+/** Close, or resolve: close with a note of how it was resolved. */
+export const closeConversation = (deps: CommandDeps, actor: Actor, conversationId: string, resolution?: string) =>
+  onConversation(deps, actor, conversationId, { type: 'CloseSession', reason: 'api', by: `user:${actor.userId}`, ...(resolution ? { resolution } : {}), now: now(deps) });
 
 /** A closed conversation gets a new active AI session (a random id, like the one a customer message would open). */
 export const reopenConversation = (deps: CommandDeps, actor: Actor, conversationId: string) =>
@@ -41,3 +44,25 @@ export async function changeStage(deps: CommandDeps, actor: Actor, conversationI
   const validStageIds = company.exists ? (company.pipeline?.stages.map((s) => s.id) ?? []) : [];
   return onConversation(deps, actor, conversationId, { type: 'ChangeStage', stageId, validStageIds, by: `user:${actor.userId}`, now: now(deps) });
 }
+
+/** Gives the conversation to a teammate (a user of the caller's company; anyone else is refused). */
+export async function assignConversation(deps: CommandDeps, actor: Actor, conversationId: string, assigneeId: string) {
+  const assignee = await findTeammate(deps, actor.companyId, assigneeId);
+  return onConversation(deps, actor, conversationId, { type: 'AssignConversation', assigneeId, assignee, by: `user:${actor.userId}`, now: now(deps) });
+}
+
+export const unassignConversation = (deps: CommandDeps, actor: Actor, conversationId: string) =>
+  onConversation(deps, actor, conversationId, { type: 'UnassignConversation', by: `user:${actor.userId}`, now: now(deps) });
+
+/**
+ * The caller has seen the conversation's first `customerMessages` customer messages. Records nothing when that
+ * is not news (readMarker.ts says why this cannot flood the store). The caller checked the conversation is theirs.
+ */
+export const markConversationRead = (deps: CommandDeps, actor: Actor, conversationId: string, customerMessages: number) =>
+  handleCommand(
+    deps.eventStore,
+    readMarkerStream(conversationId, actor.userId),
+    readMarkerDecider,
+    { type: 'MarkConversationRead', conversationId, companyId: actor.companyId, userId: actor.userId, customerMessages, now: now(deps) },
+    { metadata: { companyId: actor.companyId, actor: `user:${actor.userId}` } },
+  );

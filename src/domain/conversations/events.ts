@@ -69,6 +69,8 @@ export const conversationEvents = {
     reason: z.enum(['close_dialog', 'close_request', 'api']),
     action: z.literal('session_close'),
     by: z.string().max(100).nullable(),
+    /** How an operator resolved the conversation when closing it (absent: closed without a note, or by the platform). */
+    resolution: z.string().min(1).max(500).optional(),
     at,
   }),
   /** An operator reopened a closed conversation: a new AI session starts, active, without waiting for the customer. */
@@ -107,6 +109,11 @@ export const conversationEvents = {
   }),
   MessageDeliveryFailed: z.object({ messageId: z.uuid(), reason: z.string().max(500), attempts: z.number().int().min(1), at }),
   MessagesUnanswered: z.object({ messageIds: z.array(z.uuid()).min(1), reason: z.string().max(500), at }),
+  /** The customer asked for a person: the conversation joins the "Needs human" queue. */
+  HumanRequested: z.object({ messageId: z.uuid(), at }),
+  /** A teammate (a user of the conversation's company) now owns the conversation. `by` is `user:<id>`. */
+  ConversationAssigned: z.object({ assigneeId: z.uuid(), previousAssigneeId: z.uuid().nullable(), by: z.string().max(100), at }),
+  ConversationUnassigned: z.object({ previousAssigneeId: z.uuid(), by: z.string().max(100), at }),
 };
 
 type Events = typeof conversationEvents;

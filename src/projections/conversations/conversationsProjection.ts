@@ -1,8 +1,9 @@
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import { conversationEvents, type Customer, type DeliveredTo, type PausedReason } from '../../domain/conversations/events.js';
 import { customerDisplayName, givenName } from '../../domain/conversations/customerName.js';
+import { evolveHandoff, noHandoff, type Handoff, type HandoffTrack } from '../../domain/conversations/handoff.js';
 import type { Doc } from '../../ports/readStore.js';
-import { defineProjection } from '../projection.js';
+import { defineProjection, type ProjectionContext, type RecordedEventOf } from '../projection.js';
 
 export interface ConversationDoc extends Doc {
   companyId: string;
@@ -23,6 +24,23 @@ export interface ConversationDoc extends Doc {
   /** The newest customer message still waiting for an AI answer (null once answered, marked or closed). */
   awaitingReplyTo: string | null;
   context: { transfers: { dialogId: string | number | null; requestId: string | number | null; at: string }[]; notes: string[] };
+  /** The teammate who owns it (null: unassigned). */
+  assigneeId: string | null;
+  /**
+   * For the "Mine" and "Unassigned" views, one indexed field: the owner's id while the conversation is open,
+   * '' while it is open and unassigned, null once it is closed (resolved conversations leave both views).
+   */
+  openAssignee: string | null;
+  /** The "Needs human" record (handoff.ts), flattened below for the view's index. */
+  handoff: Handoff | null;
+  handoffTrack: HandoffTrack;
+  needsHuman: boolean;
+  /** handoff.since, so the queue sorts longest-waiting first. */
+  handoffSince: string | null;
+  /** Customer messages received, for unread counts (a teammate's read marker says how many they saw). */
+  customerMessageCount: number;
+  /** How an operator resolved it, while it stays closed. */
+  resolution: string | null;
 }
 
 export type MessageDoc = {
@@ -58,6 +76,154 @@ const systemNote = (conversationId: string, companyId: string, eventId: string, 
   attachments: [],
 });
 
+type ConversationEventType =
+  | 'ConversationStarted'
+  | 'MessageReceived'
+  | 'OperatorMessageRecorded'
+  | 'AiSessionOpened'
+  | 'AiSessionPaused'
+  | 'AiSessionResumed'
+  | 'AiSessionClosed'
+  | 'ConversationReopened'
+  | 'DialogTransferred'
+  | 'StageChanged'
+  | 'AgentReplied'
+  | 'OperatorMessageSent'
+  | 'MessageDelivered'
+  | 'MessageDeliveryFailed'
+  | 'MessagesUnanswered'
+  | 'HumanRequested'
+  | 'ConversationAssigned'
+  | 'ConversationUnassigned';
+type EventOf<T extends ConversationEventType> = RecordedEventOf<typeof conversationEvents, T>;
+
+/** What a handler gets besides its event: the conversation as it stands, and the batch's read/write context. */
+interface Apply {
+  id: string;
+  doc: ConversationDoc;
+  ctx: ProjectionContext;
+}
+/** A handler returns the conversation's next document, or null to leave it unchanged. */
+type Handler<T extends ConversationEventType> = (event: EventOf<T>, on: Apply) => Promise<ConversationDoc | null> | ConversationDoc | null;
+
+/** Appends a message (counting it as the conversation's latest activity) and returns the updated conversation. */
+function addMessage(event: EventOf<ConversationEventType>, { id, doc, ctx }: Apply, m: Omit<MessageDoc, 'conversationId' | 'companyId' | 'seq'>): ConversationDoc {
+  ctx.put(MESSAGES, { ...m, conversationId: id, companyId: doc.companyId, seq: Number(event.position) } satisfies MessageDoc);
+  return { ...doc, messageCount: doc.messageCount + 1, lastMessageAt: m.createdAt };
+}
+
+async function setDelivery(ctx: ProjectionContext, messageId: string, delivery: MessageDoc['delivery'], error: string | null, deliveredTo: DeliveredTo | null = null) {
+  const m = await ctx.get<MessageDoc>(MESSAGES, messageId);
+  if (m) ctx.put(MESSAGES, { ...m, delivery, deliveryError: error, ...(deliveredTo ? { deliveredTo } : {}) });
+}
+
+const sessionMoved = (doc: ConversationDoc, session: NonNullable<ConversationDoc['session']>): ConversationDoc => ({ ...doc, session, sessionState: session.state });
+
+/** One handler per event type (ConversationStarted creates the document; the others change it). */
+const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted'>]: Handler<T> } = {
+  MessageReceived: (event, on) => {
+    // The client's name as the platform (or the web chat page) sends it with a message: the latest one names them.
+    const given = givenName(event.data.client?.name);
+    const customerName = given ? customerDisplayName(on.doc.connectorType, on.doc.customer, given) : on.doc.customerName;
+    return addMessage(event, { ...on, doc: { ...on.doc, customerName, awaitingReplyTo: event.data.messageId, customerMessageCount: (on.doc.customerMessageCount ?? 0) + 1 } }, {
+      id: event.data.messageId,
+      author: 'customer',
+      text: event.data.text,
+      createdAt: event.data.at,
+      delivery: 'received',
+      deliveryError: null,
+      clientMessageId: event.data.clientMessageId ?? null,
+      attachments: event.data.attachments ?? [],
+    });
+  },
+  OperatorMessageRecorded: (event, on) =>
+    addMessage(event, on, { id: event.data.messageId, author: 'operator', text: event.data.text, createdAt: event.data.at, delivery: 'sent', deliveryError: null, clientMessageId: null, attachments: event.data.attachments ?? [] }),
+  AgentReplied: (event, on) =>
+    addMessage(event, { ...on, doc: { ...on.doc, unansweredReason: null, awaitingReplyTo: null } }, {
+      id: event.data.messageId,
+      author: 'agent',
+      text: event.data.text,
+      createdAt: event.data.at,
+      delivery: 'pending',
+      deliveryError: null,
+      clientMessageId: null,
+      attachments: [],
+    }),
+  OperatorMessageSent: (event, on) =>
+    addMessage(event, on, { id: event.data.messageId, author: 'operator', text: event.data.text, createdAt: event.data.at, delivery: 'pending', deliveryError: null, clientMessageId: null, attachments: [] }),
+  MessageDelivered: async (event, { ctx, doc }) => {
+    await setDelivery(ctx, event.data.messageId, 'sent', null, event.data.deliveredTo ?? null);
+    return doc;
+  },
+  MessageDeliveryFailed: async (event, { ctx, doc }) => {
+    await setDelivery(ctx, event.data.messageId, 'failed', event.data.reason);
+    return doc;
+  },
+  MessagesUnanswered: (event, { id, doc, ctx }) => {
+    ctx.put(MESSAGES, systemNote(id, doc.companyId, event.id, Number(event.position), `Not answered by the AI agent: ${event.data.reason}`, event.data.at));
+    return { ...doc, unansweredReason: event.data.reason, awaitingReplyTo: null };
+  },
+  AiSessionOpened: (event, { doc }) => sessionMoved(doc, { id: event.data.sessionId, state: 'active' }),
+  AiSessionPaused: (event, { doc }) => sessionMoved(doc, { id: event.data.sessionId, state: 'paused', pausedReason: event.data.reason }),
+  AiSessionResumed: (event, { doc }) => sessionMoved(doc, { id: event.data.sessionId, state: 'active' }),
+  AiSessionClosed: (event, { doc }) =>
+    sessionMoved({ ...doc, awaitingReplyTo: null, resolution: event.data.resolution ?? null }, { id: event.data.sessionId, state: 'closed' }),
+  ConversationReopened: (event, { doc }) => sessionMoved({ ...doc, resolution: null }, { id: event.data.sessionId, state: 'active' }),
+  DialogTransferred: (event, { doc }) => ({
+    ...doc,
+    context: { ...doc.context, transfers: [...doc.context.transfers, { dialogId: event.data.dialogId, requestId: event.data.requestId, at: event.data.at }] },
+  }),
+  StageChanged: (event, { doc }) => ({ ...doc, stageId: event.data.stageId }),
+  HumanRequested: (_event, { doc }) => doc,
+  ConversationAssigned: (event, { doc }) => ({ ...doc, assigneeId: event.data.assigneeId }),
+  ConversationUnassigned: (_event, { doc }) => ({ ...doc, assigneeId: null }),
+};
+
+/** The inbox fields every event may move: the handoff (folded exactly as the decider folds it) and the views' keys. */
+function withInbox(doc: ConversationDoc, event: EventOf<ConversationEventType>): ConversationDoc {
+  const handoffTrack = evolveHandoff(doc.handoffTrack ?? noHandoff, event);
+  const assigneeId = doc.assigneeId ?? null;
+  return {
+    ...doc,
+    assigneeId,
+    openAssignee: doc.sessionState === 'closed' ? null : (assigneeId ?? ''),
+    handoffTrack,
+    handoff: handoffTrack.handoff,
+    needsHuman: handoffTrack.handoff !== null,
+    handoffSince: handoffTrack.handoff?.since ?? null,
+    customerMessageCount: doc.customerMessageCount ?? 0,
+    resolution: doc.resolution ?? null,
+  };
+}
+
+const started = (id: string, event: EventOf<'ConversationStarted'>): ConversationDoc => ({
+  id,
+  companyId: event.data.companyId,
+  integrationId: event.data.integrationId,
+  connectorType: event.data.connectorType,
+  customer: event.data.customer,
+  customerName: customerDisplayName(event.data.connectorType, event.data.customer),
+  session: null,
+  sessionState: 'none',
+  stageId: event.data.stageId,
+  lastMessageAt: event.data.at,
+  messageCount: 0,
+  createdAt: event.data.at,
+  unansweredReason: null,
+  awaitingReplyTo: null,
+  context: { transfers: [], notes: [] },
+  assigneeId: null,
+  openAssignee: '',
+  handoff: null,
+  handoffTrack: noHandoff,
+  needsHuman: false,
+  handoffSince: null,
+  customerMessageCount: 0,
+  resolution: null,
+});
+
+const EVENT_TYPES: ConversationEventType[] = ['ConversationStarted', ...(Object.keys(handlers) as ConversationEventType[])];
+
 /** Conversation list and detail, with their messages (customer, agent, operator, and system notes). */
 export const conversationsProjection = defineProjection(conversationEvents, {
   name: 'conversations',
@@ -72,129 +238,24 @@ export const conversationsProjection = defineProjection(conversationEvents, {
         'lastMessageAt',
         'companyId',
         'awaitingReplyTo',
+        // The inbox views: Mine / Unassigned (newest activity first), Needs human (longest waiting first).
+        ['companyId', 'openAssignee', 'lastMessageAt'],
+        ['companyId', 'needsHuman', 'handoffSince'],
       ],
     },
     { name: MESSAGES, indexes: [['conversationId', 'seq'], 'conversationId', 'seq', 'delivery'] },
   ],
-  eventTypes: [
-    'ConversationStarted',
-    'MessageReceived',
-    'OperatorMessageRecorded',
-    'AiSessionOpened',
-    'AiSessionPaused',
-    'AiSessionResumed',
-    'AiSessionClosed',
-    'ConversationReopened',
-    'DialogTransferred',
-    'StageChanged',
-    'AgentReplied',
-    'OperatorMessageSent',
-    'MessageDelivered',
-    'MessageDeliveryFailed',
-    'MessagesUnanswered',
-  ],
+  eventTypes: EVENT_TYPES,
   async apply(event, ctx) {
     const id = conversationIdOfStream(event.stream);
     if (event.type === 'ConversationStarted') {
-      ctx.put(CONVERSATIONS, {
-        id,
-        companyId: event.data.companyId,
-        integrationId: event.data.integrationId,
-        connectorType: event.data.connectorType,
-        customer: event.data.customer,
-        customerName: customerDisplayName(event.data.connectorType, event.data.customer),
-        session: null,
-        sessionState: 'none',
-        stageId: event.data.stageId,
-        lastMessageAt: event.data.at,
-        messageCount: 0,
-        createdAt: event.data.at,
-        unansweredReason: null,
-        awaitingReplyTo: null,
-        context: { transfers: [], notes: [] },
-      } satisfies ConversationDoc);
+      ctx.put(CONVERSATIONS, started(id, event));
       return;
     }
     const doc = await ctx.get<ConversationDoc>(CONVERSATIONS, id);
     if (!doc) return;
-    const next: ConversationDoc = { ...doc };
-    const addMessage = (m: Omit<MessageDoc, 'conversationId' | 'companyId' | 'seq'>) => {
-      next.messageCount += 1;
-      next.lastMessageAt = m.createdAt;
-      ctx.put(MESSAGES, { ...m, conversationId: id, companyId: doc.companyId, seq: Number(event.position) } satisfies MessageDoc);
-    };
-    const setDelivery = async (messageId: string, delivery: MessageDoc['delivery'], error: string | null, deliveredTo: DeliveredTo | null = null) => {
-      const m = await ctx.get<MessageDoc>(MESSAGES, messageId);
-      if (m) ctx.put(MESSAGES, { ...m, delivery, deliveryError: error, ...(deliveredTo ? { deliveredTo } : {}) });
-    };
-    switch (event.type) {
-      case 'MessageReceived': {
-        // The client's name as the platform (or the web chat page) sends it with a message: the latest one names them.
-        const given = givenName(event.data.client?.name);
-        if (given) next.customerName = customerDisplayName(next.connectorType, next.customer, given);
-        next.awaitingReplyTo = event.data.messageId;
-        addMessage({
-          id: event.data.messageId,
-          author: 'customer',
-          text: event.data.text,
-          createdAt: event.data.at,
-          delivery: 'received',
-          deliveryError: null,
-          clientMessageId: event.data.clientMessageId ?? null,
-          attachments: event.data.attachments ?? [],
-        });
-        break;
-      }
-      case 'OperatorMessageRecorded':
-        addMessage({ id: event.data.messageId, author: 'operator', text: event.data.text, createdAt: event.data.at, delivery: 'sent', deliveryError: null, clientMessageId: null, attachments: event.data.attachments ?? [] });
-        break;
-      case 'AgentReplied':
-        next.unansweredReason = null;
-        next.awaitingReplyTo = null;
-        addMessage({ id: event.data.messageId, author: 'agent', text: event.data.text, createdAt: event.data.at, delivery: 'pending', deliveryError: null, clientMessageId: null, attachments: [] });
-        break;
-      case 'OperatorMessageSent':
-        addMessage({ id: event.data.messageId, author: 'operator', text: event.data.text, createdAt: event.data.at, delivery: 'pending', deliveryError: null, clientMessageId: null, attachments: [] });
-        break;
-      case 'MessageDelivered':
-        await setDelivery(event.data.messageId, 'sent', null, event.data.deliveredTo ?? null);
-        break;
-      case 'MessageDeliveryFailed':
-        await setDelivery(event.data.messageId, 'failed', event.data.reason);
-        break;
-      case 'MessagesUnanswered':
-        next.unansweredReason = event.data.reason;
-        next.awaitingReplyTo = null;
-        ctx.put(MESSAGES, systemNote(id, doc.companyId, event.id, Number(event.position), `Not answered by the AI agent: ${event.data.reason}`, event.data.at));
-        break;
-      case 'AiSessionOpened':
-        next.session = { id: event.data.sessionId, state: 'active' };
-        next.sessionState = 'active';
-        break;
-      case 'AiSessionPaused':
-        next.session = { id: event.data.sessionId, state: 'paused', pausedReason: event.data.reason };
-        next.sessionState = 'paused';
-        break;
-      case 'AiSessionResumed':
-        next.session = { id: event.data.sessionId, state: 'active' };
-        next.sessionState = 'active';
-        break;
-      case 'AiSessionClosed':
-        next.session = { id: event.data.sessionId, state: 'closed' };
-        next.awaitingReplyTo = null;
-        next.sessionState = 'closed';
-        break;
-      case 'ConversationReopened':
-        next.session = { id: event.data.sessionId, state: 'active' };
-        next.sessionState = 'active';
-        break;
-      case 'DialogTransferred':
-        next.context = { ...doc.context, transfers: [...doc.context.transfers, { dialogId: event.data.dialogId, requestId: event.data.requestId, at: event.data.at }] };
-        break;
-      case 'StageChanged':
-        next.stageId = event.data.stageId;
-        break;
-    }
-    ctx.put(CONVERSATIONS, next);
+    const handler = handlers[event.type] as Handler<typeof event.type>;
+    const next = await handler(event as never, { id, doc, ctx });
+    ctx.put(CONVERSATIONS, withInbox(next ?? doc, event));
   },
 });

@@ -8,6 +8,7 @@ import type {
   ConversationDetail,
   ConversationEvent,
   Credits,
+  InboxView,
   Integration,
   IntegrationInput,
   Invitation,
@@ -25,6 +26,7 @@ import type {
   Session,
   SessionState,
   User,
+  ViewCounts,
   WebhookLog,
   WebhookLogDetail,
   WebhookOutcome,
@@ -118,6 +120,8 @@ export const searchKnowledgeBase = async (q: string, o?: Opts) =>
 
 // --- conversations ------------------------------------------------------------------------
 export interface ConversationFilters {
+  /** An inbox view ('' = all conversations). */
+  view?: InboxView | '';
   state?: SessionState | '';
   integrationId?: number | '';
   stageId?: string;
@@ -126,7 +130,7 @@ export interface ConversationFilters {
 export async function listConversations(filters: ConversationFilters, cursor: string | null, limit = 50, o?: Opts): Promise<Page<Conversation>> {
   const result = await request<{ conversations: Conversation[]; nextCursor?: string | null }>(
     'GET',
-    `/api/conversations${query({ state: filters.state, integrationId: filters.integrationId, stageId: filters.stageId, limit, cursor })}`,
+    `/api/conversations${query({ view: filters.view, state: filters.state, integrationId: filters.integrationId, stageId: filters.stageId, limit, cursor })}`,
     undefined,
     o,
   );
@@ -139,6 +143,16 @@ export const getConversationEvents = async (id: string, o?: Opts) =>
   (await request<{ events: ConversationEvent[] }>('GET', `/api/conversations/${encodeURIComponent(id)}/events`, undefined, o)).events;
 export const sessionAction = async (id: string, action: 'pause' | 'resume' | 'close' | 'reopen') =>
   (await request<{ conversation: Conversation }>('POST', `/api/conversations/${encodeURIComponent(id)}/${action}`)).conversation;
+/** Close with an optional note of how it was resolved. */
+export const resolveConversation = async (id: string, resolution: string) =>
+  (await request<{ conversation: Conversation }>('POST', `/api/conversations/${encodeURIComponent(id)}/close`, resolution.trim() ? { resolution: resolution.trim() } : {})).conversation;
+export const assignConversation = async (id: string, assigneeId: string) =>
+  (await request<{ conversation: Conversation }>('POST', `/api/conversations/${encodeURIComponent(id)}/assign`, { assigneeId })).conversation;
+export const unassignConversation = async (id: string) =>
+  (await request<{ conversation: Conversation }>('POST', `/api/conversations/${encodeURIComponent(id)}/unassign`)).conversation;
+export const markConversationRead = async (id: string) =>
+  (await request<{ conversation: Conversation }>('POST', `/api/conversations/${encodeURIComponent(id)}/read`)).conversation;
+export const getConversationViews = async (o?: Opts) => (await request<{ views: ViewCounts }>('GET', '/api/conversations/views', undefined, o)).views;
 export const sendOperatorMessage = (id: string, text: string) =>
   request<{ message: unknown }>('POST', `/api/conversations/${encodeURIComponent(id)}/messages`, { text });
 export const setConversationStage = async (id: string, stageId: string) =>

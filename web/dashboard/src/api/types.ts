@@ -185,7 +185,25 @@ export interface Conversation {
   lastMessageAt: string | null;
   messageCount: number;
   createdAt: string;
+  /** The teammate (user id) who owns it; null: unassigned. */
+  assigneeId?: string | null;
+  /** Set while a customer waits for a human ("Needs human"). */
+  handoff?: Handoff | null;
+  /** How it was resolved, while it stays closed. */
+  resolution?: string | null;
+  /** Customer messages the signed-in user has not read. */
+  unread?: number;
 }
+
+export type HandoffReason = 'agent_handoff' | 'ai_unanswered' | 'customer_request' | 'dialog_transferred';
+export interface Handoff {
+  reason: HandoffReason;
+  detail: string | null;
+  since: string;
+}
+
+export type InboxView = 'mine' | 'unassigned' | 'needs_human';
+export type ViewCounts = Record<InboxView, { count: number; unread: number; unreadCapped: boolean }>;
 
 export type MessageAuthor = 'customer' | 'agent' | 'operator' | 'system';
 export type Delivery = 'received' | 'pending' | 'sent' | 'failed';

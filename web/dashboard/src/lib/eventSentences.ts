@@ -22,8 +22,13 @@ const CLOSE_REASONS: Record<string, string> = {
  * The sentence for one event. `stageName` resolves a stage id to its name for StageChanged. An event type this
  * dashboard does not know yet still reads as words ("Something happened"), never as a crash.
  */
-export function describeConversationEvent(event: Pick<ConversationEvent, 'type' | 'data'>, stageName: (id: string) => string | undefined = () => undefined): string {
+export function describeConversationEvent(
+  event: Pick<ConversationEvent, 'type' | 'data'>,
+  stageName: (id: string) => string | undefined = () => undefined,
+  userName: (id: string) => string | undefined = () => undefined,
+): string {
   const d = (event.data ?? {}) as Record<string, unknown>;
+  const teammate = (id: unknown) => (typeof id === 'string' ? (userName(id) ?? `a teammate (${id.slice(0, 8)})`) : 'a teammate');
   switch (event.type) {
     case 'ConversationStarted': {
       const customer = (d.customer ?? {}) as { clientId?: unknown; transport?: unknown };
@@ -53,6 +58,7 @@ export function describeConversationEvent(event: Pick<ConversationEvent, 'type' 
     case 'AiSessionResumed':
       return `AI resumed${byWhom(d.by)}.`;
     case 'AiSessionClosed':
+      if (typeof d.resolution === 'string' && d.resolution) return `Resolved${byWhom(d.by)}: ${quote(d.resolution)}`;
       return `AI session closed: ${CLOSE_REASONS[String(d.reason)] ?? humanize(String(d.reason ?? '')).toLowerCase()}.`;
     case 'ConversationReopened':
       return `Conversation reopened${byWhom(d.by)}: a new AI session started.`;
@@ -62,6 +68,12 @@ export function describeConversationEvent(event: Pick<ConversationEvent, 'type' 
       const name = typeof d.stageId === 'string' ? stageName(d.stageId) : undefined;
       return `Moved to the stage ${name ? quote(name) : 'with id ' + String(d.stageId)}${byWhom(d.by)}.`;
     }
+    case 'HumanRequested':
+      return 'The customer asked for a human: waiting in “Needs human”.';
+    case 'ConversationAssigned':
+      return `Assigned to ${teammate(d.assigneeId)}${byWhom(d.by)}.`;
+    case 'ConversationUnassigned':
+      return `Unassigned from ${teammate(d.previousAssigneeId)}${byWhom(d.by)}.`;
     default:
       return `${humanize(event.type.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase())}.`;
   }

@@ -1,6 +1,18 @@
 import { useEffect, useId, useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { describeError } from '../api/client.js';
-import { getConversation, getConversationEvents, sendOperatorMessage, sessionAction, setConversationStage } from '../api/endpoints.js';
+import {
+  assignConversation,
+  getConversation,
+  getConversationEvents,
+  markConversationRead,
+  resolveConversation,
+  sendOperatorMessage,
+  sessionAction,
+  setConversationStage,
+  unassignConversation,
+} from '../api/endpoints.js';
+import { useAuth } from '../auth.js';
+import { formatWaiting, HANDOFF_REASON } from '../lib/inbox.js';
 import type { Conversation, ConversationDetail, ConversationEvent, Message, Stage } from '../api/types.js';
 import { customerLabel, SessionStateBadge } from '../components/conversation.js';
 import { useToast } from '../components/Toasts.js';
@@ -36,7 +48,9 @@ export function ConversationDetailView({
   onBack: () => void;
 }) {
   const toast = useToast();
+  const me = useAuth().me?.user.id;
   const detail = useAsync((signal) => getConversation(id, { signal }), [id]);
+  const [resolution, setResolution] = useState('');
   const [tab, setTab] = useState<'messages' | 'events'>('messages');
   const [eventsTick, setEventsTick] = useState(0);
   const [acting, setActing] = useState<string | null>(null);
@@ -55,6 +69,35 @@ export function ConversationDetailView({
     onChange(conversation);
   };
 
+  // Opening the conversation reads it: its unread count drops to 0 for this teammate (and again as new messages arrive).
+  const unread = detail.data?.conversation.unread ?? 0;
+  useEffect(() => {
+    if (unread === 0) return;
+    let cancelled = false;
+    markConversationRead(id).then(
+      (conversation) => {
+        if (!cancelled) applyConversation(conversation);
+      },
+      () => undefined,
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [id, unread]);
+
+  async function assign(to: 'me' | 'nobody') {
+    if (!me) return;
+    setActing(to === 'me' ? 'assign' : 'unassign');
+    try {
+      applyConversation(to === 'me' ? await assignConversation(id, me) : await unassignConversation(id));
+      toast.success(to === 'me' ? 'Assigned to you' : 'Unassigned');
+    } catch (error) {
+      toast.error(describeError(error));
+    } finally {
+      setActing(null);
+    }
+  }
+
   const [confirmClose, setConfirmClose] = useState(false);
   const sessionButtons = useRef<HTMLDivElement>(null);
   // Pause and Resume (Close and Reopen) replace each other: focus goes to the button now in the toggled one's place,
@@ -69,7 +112,8 @@ export function ConversationDetailView({
   async function act(action: SessionAction) {
     setActing(action);
     try {
-      applyConversation(await sessionAction(id, action));
+      applyConversation(action === 'close' ? await resolveConversation(id, resolution) : await sessionAction(id, action));
+      if (action === 'close') setResolution('');
       toast.success(t.conversation.done[action]);
       setConfirmClose(false);
     } catch (error) {
@@ -148,6 +192,35 @@ export function ConversationDetailView({
             <SessionStateBadge conversation={conversation} testId="session-state" />
           </div>
         </div>
+        {conversation.handoff && (
+          <p className="notice notice-error" data-testid="handoff">
+            <strong>Needs human:</strong> {HANDOFF_REASON[conversation.handoff.reason] ?? 'Handed off'}
+            {conversation.handoff.detail ? ` (${conversation.handoff.detail})` : ''} · waiting{' '}
+            <span data-testid="handoff-waiting" title={conversation.handoff.since}>
+              {formatWaiting(conversation.handoff.since)}
+            </span>
+          </p>
+        )}
+        {state === 'closed' && conversation.resolution && (
+          <p className="notice" data-testid="resolution">
+            <strong>Resolved:</strong> {conversation.resolution}
+          </p>
+        )}
+        <div className="button-row assignment" role="group" aria-label="Assignment">
+          <span className="muted small" data-testid="assignee-label">
+            {conversation.assigneeId ? (conversation.assigneeId === me ? 'Assigned to you' : 'Assigned to a teammate') : 'Unassigned'}
+          </span>
+          {conversation.assigneeId !== me && (
+            <Button onClick={() => void assign('me')} busy={acting === 'assign'} disabled={acting !== null || !me} data-testid="assign-to-me">
+              Assign to me
+            </Button>
+          )}
+          {conversation.assigneeId && (
+            <Button onClick={() => void assign('nobody')} busy={acting === 'unassign'} disabled={acting !== null} data-testid="unassign">
+              Unassign
+            </Button>
+          )}
+        </div>
         {state === 'paused' && (
           <p className={`notice ${pausedReason === 'credits_exhausted' ? 'notice-error' : 'notice-warning'}`} data-testid="paused-reason">
             {describePausedReason(pausedReason)}
@@ -184,7 +257,24 @@ export function ConversationDetailView({
           <ConfirmDialog
             open={confirmClose}
             title={t.conversation.closeTitle}
-            message={<p>{t.conversation.closeBody}</p>}
+            message={
+              <>
+                <p>{t.conversation.closeBody}</p>
+                <label className="field-label" htmlFor={`${tabsId}-resolution`}>
+                  Resolution (optional)
+                </label>
+                <textarea
+                  id={`${tabsId}-resolution`}
+                  className="input"
+                  data-testid="resolution-input"
+                  maxLength={500}
+                  rows={2}
+                  value={resolution}
+                  placeholder="How was it resolved? Kept on the conversation and in its history."
+                  onChange={(event) => setResolution(event.target.value)}
+                />
+              </>
+            }
             confirmLabel={t.conversation.close}
             busy={acting === 'close'}
             onConfirm={() => void act('close')}
@@ -456,6 +546,7 @@ function SharedContext({ detail }: { detail: ConversationDetail }) {
 }
 
 function EventHistory({ conversationId, tick, stageName }: { conversationId: string; tick: number; stageName: (id: string) => string | undefined }) {
+  const me = useAuth().me?.user.id;
   const events = useAsync((signal) => getConversationEvents(conversationId, { signal }), [conversationId, tick]);
   // Which events show their JSON, by position (stable across live reloads of the list).
   const [open, setOpen] = useState<Set<string>>(new Set());
@@ -496,7 +587,7 @@ function EventHistory({ conversationId, tick, stageName }: { conversationId: str
             <li key={key} className="event" data-testid="event" data-type={event.type}>
               <div className="event-row">
                 <p className="event-sentence" data-testid="event-sentence">
-                  {describeConversationEvent(event, stageName)}
+                  {describeConversationEvent(event, stageName, (userId) => (userId === me ? 'you' : undefined))}
                 </p>
                 <span className="event-time">
                   <Time iso={event.createdAt} />

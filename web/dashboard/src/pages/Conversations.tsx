@@ -1,22 +1,44 @@
 import { useCallback, useMemo, useRef, useState } from 'react';
 import { ApiError } from '../api/client.js';
 import { getConversation, getPipeline, listConversations, listIntegrations, type ConversationFilters } from '../api/endpoints.js';
-import type { Conversation, SessionState } from '../api/types.js';
+import type { Conversation, InboxView, SessionState } from '../api/types.js';
+import { useAuth } from '../auth.js';
 import { byLastActivity, customerLabel, matchesFilters, SessionStateBadge } from '../components/conversation.js';
 import { LiveIndicator } from '../components/LiveIndicator.js';
 import { Badge, Button, EmptyState, ErrorState, InlineError, PageHeader, SelectField, Skeleton } from '../components/ui.js';
 import { formatDateTimeLong, formatRelative } from '../lib/format.js';
+import { formatWaiting, HANDOFF_REASON, useInboxCounts } from '../lib/inbox.js';
 import { Link, navigate } from '../lib/router.js';
 import { useAsync } from '../lib/useAsync.js';
 import { usePaged } from '../lib/usePaged.js';
 import { useStreamEvents } from '../lib/useStream.js';
 import { ConversationDetailView } from './ConversationDetail.js';
 
+const VIEWS: { view: '' | InboxView; label: string }[] = [
+  { view: '', label: 'All' },
+  { view: 'mine', label: 'Mine' },
+  { view: 'unassigned', label: 'Unassigned' },
+  { view: 'needs_human', label: 'Needs human' },
+];
+
+/** Does a conversation belong in an inbox view? (Used to place live updates; the server's filter is the same.) */
+function inView(conversation: Conversation, view: '' | InboxView, me: string | undefined): boolean {
+  const open = conversation.session?.state !== 'closed';
+  if (view === 'mine') return open && conversation.assigneeId === me;
+  if (view === 'unassigned') return open && !conversation.assigneeId;
+  if (view === 'needs_human') return Boolean(conversation.handoff);
+  return true;
+}
+const byLongestWaiting = (a: Conversation, b: Conversation) => (a.handoff?.since ?? '').localeCompare(b.handoff?.since ?? '') || a.id.localeCompare(b.id);
+
 export function ConversationsPage({ id }: { id: string | null }) {
+  const me = useAuth().me?.user.id;
+  const [view, setView] = useState<'' | InboxView>('');
   const [state, setState] = useState<'' | SessionState>('');
   const [integrationId, setIntegrationId] = useState<number | ''>('');
   const [stageId, setStageId] = useState('');
-  const filters: ConversationFilters = useMemo(() => ({ state, integrationId, stageId }), [state, integrationId, stageId]);
+  const filters: ConversationFilters = useMemo(() => ({ view, state, integrationId, stageId }), [view, state, integrationId, stageId]);
+  const inbox = useInboxCounts();
 
   const integrations = useAsync((signal) => listIntegrations({ signal }), []);
   const pipeline = useAsync((signal) => getPipeline({ signal }), []);
@@ -33,11 +55,12 @@ export function ConversationsPage({ id }: { id: string | null }) {
       setItems((items) => {
         if (!items) return items;
         const rest = items.filter((item) => item.id !== conversation.id);
-        if (!matchesFilters(conversation, filters)) return rest;
-        return [...rest, conversation].sort(byLastActivity);
+        if (!matchesFilters(conversation, filters) || !inView(conversation, filters.view ?? '', me)) return rest;
+        return [...rest, conversation].sort(filters.view === 'needs_human' ? byLongestWaiting : byLastActivity);
       });
+      inbox.refresh();
     },
-    [setItems, filters],
+    [setItems, filters, me, inbox.refresh],
   );
   const remove = useCallback((conversationId: string) => setItems((items) => items?.filter((item) => item.id !== conversationId)), [setItems]);
 
@@ -66,12 +89,47 @@ export function ConversationsPage({ id }: { id: string | null }) {
     }, 250);
   });
 
-  const hasFilters = Boolean(state || integrationId !== '' || stageId);
+  const hasFilters = Boolean(view || state || integrationId !== '' || stageId);
 
   return (
     <div className={`conversations-page${id ? ' has-detail' : ''}`}>
       <div className="list-pane">
-        <PageHeader title="Conversations" actions={<LiveIndicator />} />
+        <PageHeader
+          title="Conversations"
+          actions={
+            <>
+              {inbox.permission === 'default' && (
+                <Button onClick={() => void inbox.enableNotifications()} data-testid="enable-notifications" title="Get a browser notification when a customer starts waiting for a human">
+                  Notify me
+                </Button>
+              )}
+              <LiveIndicator />
+            </>
+          }
+        />
+        <div className="tabs inbox-tabs" role="tablist" aria-label="Inbox views">
+          {VIEWS.map(({ view: v, label }) => {
+            const counts = v ? inbox.views?.[v] : undefined;
+            return (
+              <button
+                key={v || 'all'}
+                type="button"
+                role="tab"
+                className="tab"
+                aria-selected={view === v}
+                data-testid={`view-tab-${v || 'all'}`}
+                onClick={() => setView(v)}
+              >
+                {label}
+                {counts && (
+                  <span className="tab-count" data-testid={`view-count-${v}`} title={`${counts.count} conversation${counts.count === 1 ? '' : 's'}, ${counts.unread}${counts.unreadCapped ? '+' : ''} with unread messages`}>
+                    {counts.count}
+                  </span>
+                )}
+              </button>
+            );
+          })}
+        </div>
         <div className="filters" role="group" aria-label="Filter conversations">
           <SelectField label="State" value={state} onValueChange={(v) => setState(v as '' | SessionState)}>
             <option value="">All states</option>
@@ -109,6 +167,7 @@ export function ConversationsPage({ id }: { id: string | null }) {
               action={
                 <Button
                   onClick={() => {
+                    setView('');
                     setState('');
                     setIntegrationId('');
                     setStageId('');
@@ -155,6 +214,17 @@ export function ConversationsPage({ id }: { id: string | null }) {
                         {formatRelative(conversation.lastMessageAt ?? conversation.createdAt)}
                       </time>
                       <span className="row-badges">
+                        {conversation.handoff && (
+                          <Badge tone="danger" data-testid="needs-human" title={`${HANDOFF_REASON[conversation.handoff.reason] ?? 'Handed off'}${conversation.handoff.detail ? `: ${conversation.handoff.detail}` : ''}`}>
+                            Waiting {formatWaiting(conversation.handoff.since)}
+                          </Badge>
+                        )}
+                        {(conversation.unread ?? 0) > 0 && (
+                          <Badge tone="accent" data-testid="unread" title={`${conversation.unread} unread customer message${conversation.unread === 1 ? '' : 's'}`}>
+                            {conversation.unread} new
+                          </Badge>
+                        )}
+                        {conversation.assigneeId && <Badge tone="neutral" data-testid="assignee">{conversation.assigneeId === me ? 'You' : 'Teammate'}</Badge>}
                         <SessionStateBadge conversation={conversation} />
                         {conversation.stageId && stageNames.get(conversation.stageId) && <Badge tone="accent">{stageNames.get(conversation.stageId)}</Badge>}
                         <span className="count" title={`${conversation.messageCount} messages`}>

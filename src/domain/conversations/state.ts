@@ -1,0 +1,176 @@
+import type { PlatformId } from '../platformId.js';
+import type { ConversationEvent, Customer, PausedReason } from './events.js';
+import { evolveHandoff, noHandoff, type HandoffTrack } from './handoff.js';
+
+export type SessionState = 'active' | 'paused' | 'closed';
+
+export interface ConversationState {
+  exists: boolean;
+  conversationId: string | null;
+  companyId: string | null;
+  integrationId: number | null;
+  connectorType: 'msgplatform' | 'webchat' | null;
+  customer: Customer | null;
+  stageId: string | null;
+  session: { id: string; state: SessionState; pausedReason: PausedReason | null } | null;
+  /**
+   * The newest dedupe keys of accepted deliveries and until when each counts (null: forever). A bounded
+   * window: an older redelivery is caught by the store's unique index on its deterministic event ids.
+   */
+  dedupe: { key: string; until: string | null }[];
+  /** Customer messages received since the last answer: a burst is answered once, together. */
+  unanswered: string[];
+  /** When the newest customer message arrived (the burst window counts from it). */
+  lastCustomerMessageAt: string | null;
+  /** Messages we send (agent replies, operator messages) whose delivery is not settled, with send attempts recorded. */
+  outbound: Record<string, { attempts: number }>;
+  /** The newest settled outbound messages, so a redelivered outcome records nothing. */
+  settled: { messageId: string; outcome: 'sent' | 'failed' }[];
+  /** Agent reply ids recently appended, so a redelivered reply job appends nothing. */
+  replies: string[];
+  /** What we sent recently, to recognise the platform echoing our own messages back as "outbox". */
+  sentPlatformIds: PlatformId[];
+  /** Fingerprints (length + ends) of recently sent texts: bounded memory whatever the texts' size. */
+  recentSentTexts: string[];
+  messageCount: number;
+  /** The teammate (user id) who owns the conversation; null: unassigned. */
+  assigneeId: string | null;
+  /** The "Needs human" record and what it is derived from (handoff.ts). */
+  handoff: HandoffTrack;
+}
+
+export const initialConversationState: ConversationState = {
+  exists: false,
+  conversationId: null,
+  companyId: null,
+  integrationId: null,
+  connectorType: null,
+  customer: null,
+  stageId: null,
+  session: null,
+  dedupe: [],
+  unanswered: [],
+  lastCustomerMessageAt: null,
+  outbound: {},
+  settled: [],
+  replies: [],
+  sentPlatformIds: [],
+  recentSentTexts: [],
+  messageCount: 0,
+  assigneeId: null,
+  handoff: noHandoff,
+};
+
+/** Every per-conversation list is bounded: the state's size, and the cost of folding one event, never grow with the conversation. */
+const DEDUPE_KEYS_KEPT = 200;
+const RECENT_KEPT = 50;
+const REPLIES_KEPT = 100;
+/**
+ * A customer writing without pause (or a bot loop) would otherwise grow the list of messages awaiting an
+ * answer without end: the answer covers the newest ones, and the prompt holds no more than these anyway.
+ */
+export const UNANSWERED_KEPT = 50;
+
+const keepLast = <T>(list: T[], item: T, max: number) => (list.length < max ? [...list, item] : [...list.slice(list.length - max + 1), item]);
+
+/** A bounded stand-in for a sent text, to recognise its echo. */
+export const textFingerprint = (text: string) => (text.length <= 256 ? text : `${text.length}:${text.slice(0, 120)}…${text.slice(-120)}`);
+
+export function isDuplicate(state: ConversationState, key: string, now: string): boolean {
+  const entry = state.dedupe.find((d) => d.key === key);
+  if (!entry) return false;
+  return entry.until === null || Date.parse(entry.until) > Date.parse(now);
+}
+
+const withoutKey = <V>(record: Record<string, V>, key: string): Record<string, V> => {
+  const { [key]: _gone, ...rest } = record;
+  return rest;
+};
+
+export function evolve(state: ConversationState, event: ConversationEvent): ConversationState {
+  const handoff = evolveHandoff(state.handoff, event);
+  const next = evolveConversation(state, event);
+  return handoff === next.handoff ? next : { ...next, handoff };
+}
+
+function evolveConversation(state: ConversationState, event: ConversationEvent): ConversationState {
+  switch (event.type) {
+    case 'ConversationStarted':
+      return {
+        ...state,
+        exists: true,
+        conversationId: event.data.conversationId,
+        companyId: event.data.companyId,
+        integrationId: event.data.integrationId,
+        connectorType: event.data.connectorType,
+        customer: event.data.customer,
+        stageId: event.data.stageId,
+      };
+    case 'MessageReceived':
+      return {
+        ...state,
+        dedupe: keepLast(state.dedupe, { key: event.data.dedupeKey, until: event.data.dedupeUntil }, DEDUPE_KEYS_KEPT),
+        unanswered: keepLast(state.unanswered, event.data.messageId, UNANSWERED_KEPT),
+        lastCustomerMessageAt: event.data.at,
+        messageCount: state.messageCount + 1,
+      };
+    case 'OperatorMessageRecorded':
+      return { ...state, dedupe: keepLast(state.dedupe, { key: event.data.dedupeKey, until: event.data.dedupeUntil }, DEDUPE_KEYS_KEPT), messageCount: state.messageCount + 1 };
+    case 'AiSessionOpened':
+      return { ...state, session: { id: event.data.sessionId, state: 'active', pausedReason: null } };
+    case 'AiSessionPaused':
+      return state.session ? { ...state, session: { ...state.session, state: 'paused', pausedReason: event.data.reason } } : state;
+    case 'AiSessionResumed':
+      return state.session ? { ...state, session: { ...state.session, state: 'active', pausedReason: null } } : state;
+    case 'AiSessionClosed':
+      return state.session ? { ...state, session: { ...state.session, state: 'closed', pausedReason: null }, unanswered: [] } : state;
+    case 'ConversationReopened':
+      return { ...state, session: { id: event.data.sessionId, state: 'active', pausedReason: null } };
+    case 'DialogTransferred':
+      return state;
+    case 'StageChanged':
+      return { ...state, stageId: event.data.stageId };
+    case 'AgentReplied':
+      return {
+        ...state,
+        unanswered: state.unanswered.filter((id) => !event.data.inReplyTo.includes(id)),
+        outbound: { ...state.outbound, [event.data.messageId]: { attempts: 0 } },
+        replies: keepLast(state.replies, event.data.messageId, REPLIES_KEPT),
+        recentSentTexts: keepLast(state.recentSentTexts, textFingerprint(event.data.text), RECENT_KEPT),
+        messageCount: state.messageCount + 1,
+      };
+    case 'OperatorMessageSent':
+      return {
+        ...state,
+        outbound: { ...state.outbound, [event.data.messageId]: { attempts: 0 } },
+        recentSentTexts: keepLast(state.recentSentTexts, textFingerprint(event.data.text), RECENT_KEPT),
+        messageCount: state.messageCount + 1,
+      };
+    case 'MessageDelivered':
+      return {
+        ...state,
+        outbound: withoutKey(state.outbound, event.data.messageId),
+        settled: keepLast(state.settled, { messageId: event.data.messageId, outcome: 'sent' as const }, RECENT_KEPT),
+        sentPlatformIds: event.data.platformMessageId === null ? state.sentPlatformIds : keepLast(state.sentPlatformIds, event.data.platformMessageId, RECENT_KEPT),
+      };
+    case 'MessageDeliveryFailed':
+      return {
+        ...state,
+        outbound: withoutKey(state.outbound, event.data.messageId),
+        settled: keepLast(state.settled, { messageId: event.data.messageId, outcome: 'failed' as const }, RECENT_KEPT),
+      };
+    case 'MessageSendAttempted': {
+      const pending = state.outbound[event.data.messageId];
+      return pending ? { ...state, outbound: { ...state.outbound, [event.data.messageId]: { attempts: event.data.attempt } } } : state;
+    }
+    case 'MessagesUnanswered':
+      return { ...state, unanswered: state.unanswered.filter((id) => !event.data.messageIds.includes(id)) };
+    case 'HumanRequested':
+      return state;
+    case 'ConversationAssigned':
+      return { ...state, assigneeId: event.data.assigneeId };
+    case 'ConversationUnassigned':
+      return { ...state, assigneeId: null };
+  }
+}
+

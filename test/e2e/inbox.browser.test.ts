@@ -1,0 +1,109 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { launchBrowser, withFailureScreenshot } from '../support/browser.js';
+import { startTestServer, uniqueEmail, type TestServer } from '../support/testServer.js';
+
+/**
+ * The handoff queue in real Chromium: a customer's question the builtin LLM cannot answer (empty knowledge
+ * base) is handed off; the conversation shows up live in "Needs human" with its reason and wait time, the tab
+ * title counts it, a teammate takes it (Assign to me), replies, and it leaves the queue.
+ * Needs the built dashboard (`npm run build`) and /usr/bin/chromium.
+ */
+
+const SECRET = 'whsec_inbox_browser_0123456789abcdef';
+const PASSWORD = 'correct horse battery';
+const UI_TIMEOUT = 15_000;
+const dashboardBuilt = existsSync(join(process.cwd(), 'dist', 'dashboard', 'index.html'));
+const chromiumPresent = existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium');
+
+let server: TestServer;
+let base: string;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let integrationId: number;
+const pageErrors: string[] = [];
+
+if (!dashboardBuilt || !chromiumPresent) {
+  it('prerequisites', () => {
+    expect(dashboardBuilt, 'dist/dashboard is missing: run `npm run build` first').toBe(true);
+    expect(chromiumPresent, '/usr/bin/chromium is missing').toBe(true);
+  });
+} else {
+  beforeAll(async () => {
+    server = await startTestServer({ REPLY_BURST_WINDOW_MS: '0' });
+    base = await server.listen(0, '127.0.0.1');
+    const email = uniqueEmail('inbox');
+    const json = { 'content-type': 'application/json' };
+    expect((await fetch(`${base}/api/auth/register`, { method: 'POST', headers: json, body: JSON.stringify({ email, password: PASSWORD, companyName: 'Inbox Outfitters' }) })).status).toBe(201);
+    const login = await (await fetch(`${base}/api/auth/login`, { method: 'POST', headers: json, body: JSON.stringify({ email, password: PASSWORD }) })).json();
+    const auth = { ...json, authorization: `Bearer ${login.session.access_token}` };
+    const agent = await (await fetch(`${base}/api/agents`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'Ava', systemPrompt: 'You are Ava.', handoffMessage: 'A colleague will answer shortly.' }) })).json();
+    const integration = await (
+      await fetch(`${base}/api/integrations`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'Telegram line', connectorType: 'msgplatform', agentId: agent.agent.id, webhookSecret: SECRET }) })
+    ).json();
+    integrationId = integration.integration.id;
+
+    browser = await launchBrowser();
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'UTC' });
+    context.setDefaultTimeout(UI_TIMEOUT);
+    await context.addInitScript((value) => localStorage.setItem('mas.session', value), JSON.stringify(login.session));
+    page = await context.newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+  }, 60_000);
+
+  afterAll(async () => {
+    await context?.close().catch(() => {});
+    await browser?.close().catch(() => {});
+    await server?.close();
+  });
+
+  it('a handed-off conversation waits in "Needs human" with its reason and wait time; taken and answered, it leaves the queue', async () => {
+    await withFailureScreenshot(page, 'inbox-needs-human', async () => {
+      await page.goto(`${base}/#/conversations`);
+      await page.getByTestId('view-tab-needs_human').click();
+      await expect.poll(() => page.getByTestId('view-count-needs_human').textContent()).toBe('0');
+
+      // The customer asks something the (empty) knowledge base cannot answer: the builtin LLM hands off.
+      const body = JSON.stringify({ text: 'Do you sell gift cards for the winter collection?', client_id: 'inbox-customer-1', channel_id: 1, transport: 'telegram' });
+      const res = await fetch(`${base}/api/webhook/msgplatform/${integrationId}`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(body, SECRET) } });
+      expect(res.status).toBe(200);
+
+      // Live, without a reload: the row appears in the queue with its wait time, the tab and the title count it.
+      const row = page.locator('.conversation-list [data-testid^="conversation-row-"]');
+      await expect.poll(() => row.count(), { timeout: UI_TIMEOUT }).toBe(1);
+      await expect.poll(() => row.getByTestId('needs-human').textContent()).toBe('Waiting under a minute');
+      expect(await row.getByTestId('needs-human').getAttribute('title')).toBe('The AI handed off');
+      await expect.poll(() => page.getByTestId('view-count-needs_human').textContent()).toBe('1');
+      await expect.poll(() => page.title()).toMatch(/^\(1\) /);
+
+      // A teammate opens it: the reason and the wait, then takes it.
+      await row.click();
+      await expect.poll(() => page.getByTestId('handoff').textContent()).toContain('The AI handed off');
+      expect(await page.getByTestId('handoff-waiting').textContent()).toBe('under a minute');
+      await page.getByTestId('assign-to-me').click();
+      await expect.poll(() => page.getByTestId('assignee-label').textContent()).toBe('Assigned to you');
+
+      // They reply: the customer no longer waits, the conversation leaves the queue, the title count goes.
+      await page.getByLabel('Reply as operator').fill('Hi! Yes, gift cards are available in every store.');
+      await page.getByRole('button', { name: 'Send' }).click();
+      await expect.poll(() => page.getByTestId('handoff').count()).toBe(0);
+      await expect.poll(() => row.count()).toBe(0);
+      await expect.poll(() => page.getByTestId('view-count-needs_human').textContent()).toBe('0');
+      await expect.poll(() => page.title()).not.toMatch(/^\(\d+\) /);
+
+      // It is theirs now: in "Mine".
+      await page.getByTestId('view-tab-mine').click();
+      await expect.poll(() => row.count()).toBe(1);
+      await expect.poll(() => page.getByTestId('view-count-mine').textContent()).toBe('1');
+
+      // The audit timeline tells the story in words.
+      await page.getByRole('tab', { name: 'Event history' }).click();
+      await expect.poll(() => page.getByText('Assigned to you by an operator.').count()).toBe(1);
+      expect(pageErrors).toEqual([]);
+    });
+  }, 90_000);
+}
