@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emailStream } from '../../src/commands/accounts/registerCompany.js';
-import { userStream } from '../../src/domain/accounts/user.js';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
 import { signUp } from '../support/api.js';
 import { startTestServer, uniqueEmail, type TestServer } from '../support/testServer.js';
@@ -20,26 +18,18 @@ let other: Company;
 let acmeIntegration: number;
 let otherIntegration: number;
 
-/**
- * A second user of the owner's company, able to sign in. Today only registration makes users (teammate
- * invitations are being built separately), so the test records the facts registration would record.
- */
+/** A second user of the owner's company, an agent who joined through an invitation, signed in. */
 async function addTeammate(owner: Company) {
-  const store = server.adapters.eventStore;
-  const ownerRegistered = (await store.readStream(userStream(owner.user.id)))[0]!.data as { passwordHash: string; companyKey: number };
-  const userId = randomUUID();
   const email = uniqueEmail('teammate');
-  const at = new Date().toISOString();
-  await store.append(emailStream(email), [{ id: randomUUID(), type: 'EmailReserved', data: { userId, at } }, { id: randomUUID(), type: 'RegistrationCompleted', data: { userId, companyId: owner.company.companyId } }], 'no_stream');
-  await store.append(
-    userStream(userId),
-    [{ id: randomUUID(), type: 'UserRegistered', data: { userId, email, passwordHash: ownerRegistered.passwordHash, companyId: owner.company.companyId, companyKey: ownerRegistered.companyKey, createdAt: at } }],
-    'no_stream',
-  );
-  const login = await server.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: 'correct horse' } });
-  expect(login.statusCode).toBe(200);
-  const token = login.json().session.access_token as string;
-  return { userId, token, call: (method: 'GET' | 'POST', url: string, payload?: unknown) => owner.call(method, url, payload, token) };
+  const invited = await owner.call('POST', '/api/team/invitations', { email, role: 'agent' });
+  expect(invited.statusCode).toBe(201);
+  const url = invited.json().invitationUrl as string;
+  const token = url.slice(url.indexOf('#/accept-invitation/') + '#/accept-invitation/'.length);
+  const accepted = await server.app.inject({ method: 'POST', url: '/api/auth/accept-invitation', payload: { token, name: 'Teammate', password: 'agent password' } });
+  expect(accepted.statusCode).toBe(200);
+  const userId = accepted.json().user.id as string;
+  const bearer = accepted.json().session.access_token as string;
+  return { userId, token: bearer, call: (method: 'GET' | 'POST', url: string, payload?: unknown) => owner.call(method, url, payload, bearer) };
 }
 
 async function webhook(integrationId: number, payload: Record<string, unknown>) {
