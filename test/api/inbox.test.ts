@@ -116,6 +116,15 @@ describe('assignment', () => {
     expect(events.map((e) => e.type)).not.toContain('ConversationAssigned');
   });
 
+  it('a removed teammate can no longer be assigned', async () => {
+    const c = await customerWrites(acme, acmeIntegration, 'hello again');
+    const carol = await addTeammate(acme);
+    expect((await acme.call('POST', `/api/conversations/${c.id}/assign`, { assigneeId: carol.userId })).statusCode).toBe(200);
+    expect((await acme.call('DELETE' as 'POST', `/api/team/${carol.userId}`)).statusCode).toBe(204);
+    const res = await acme.call('POST', `/api/conversations/${c.id}/assign`, { assigneeId: carol.userId });
+    expect(res.json()).toEqual({ error: { code: 'VALIDATION_ERROR', message: 'assigneeId is not a user of this company' } });
+  });
+
   it("another company's conversation is 404 for every action and never in a view", async () => {
     const theirs = await customerWrites(other, otherIntegration, 'I need a human');
     await other.call('POST', `/api/conversations/${theirs.id}/assign`, { assigneeId: other.user.id });
