@@ -1,6 +1,6 @@
-import { loadAgent } from '../commands/agents/agents.js';
+import { loadAgent } from '../commands/agents/queries.js';
 import { chargeUsage } from '../commands/credits/chargeUsage.js';
-import { loadLlmConfig } from '../commands/llm/configureLlm.js';
+import { loadLlmConfig } from '../commands/llm/queries.js';
 import type { CommandDeps } from '../commands/ports.js';
 import type { SecretBox } from '../ports/secretBox.js';
 import { conversationIdOfStream } from '../domain/conversations/decider.js';

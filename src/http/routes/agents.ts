@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createAgent, deleteAgent, loadAgent, updateAgent } from '../../commands/agents/agents.js';
+import { createAgent, deleteAgent, updateAgent } from '../../commands/agents/agents.js';
+import { loadAgent } from '../../commands/agents/queries.js';
 import { AGENT_LIMITS, type LiveAgent } from '../../domain/agents/agent.js';
 import { AGENTS, type AgentDoc } from '../../projections/agents/agentsProjection.js';
 import { authenticator, authOf } from '../authenticate.js';
