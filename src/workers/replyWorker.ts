@@ -180,7 +180,7 @@ async function answer(deps: ReplyWorkerDeps, job: GenerateReplyJob, state: Conve
     handleCommand(deps.eventStore, conversationStream(job.conversationId), conversationDecider, c, { metadata: { companyId: job.companyId, actor: 'ai-agent' } });
 
   const { state: integration } = await loadState(deps.eventStore, integrationStream(state.integrationId!), integrationDecider);
-  if (integration.status !== 'active_record' || !integration.active) {
+  if (integration.status !== 'active' || !integration.active) {
     deps.logger.warn({ ...job, integrationId: state.integrationId }, 'reply job dropped: the integration was deleted or deactivated');
     return { result: 'dropped', reason: 'integration deleted or inactive' };
   }

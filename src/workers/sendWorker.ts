@@ -89,7 +89,7 @@ export async function sendMessage(
   }
 
   const { state: integration } = await loadState(deps.eventStore, integrationStream(state.integrationId!), integrationDecider);
-  if (integration.status !== 'active_record') {
+  if (integration.status !== 'active') {
     deps.logger.warn({ ...job }, 'message not sent: its integration was deleted');
     await fail('the integration was deleted');
     return;

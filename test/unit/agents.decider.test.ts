@@ -23,7 +23,7 @@ const deleted: AgentEvent = { type: 'AgentDeleted', data: { at: T1 } };
 describe('agent decider', () => {
   it('creates an agent with the given settings', () => {
     const state = agent.given([]).when({ type: 'CreateAgent', agentId: A1, companyId: C1, now: T0, ...settings }).then([created]);
-    expect(state).toMatchObject({ status: 'active_record', agentId: A1, companyId: C1, name: 'Support bot', createdAt: T0, updatedAt: T0 });
+    expect(state).toMatchObject({ status: 'active', agentId: A1, companyId: C1, name: 'Support bot', createdAt: T0, updatedAt: T0 });
   });
 
   it('has sensible defaults: builtin model of the company, temperature 0.3, knowledge base on, active, a handoff message', () => {

@@ -1,4 +1,5 @@
 import { agentDecider, agentStream, type LiveAgent } from '../../domain/agents/agent.js';
+import { isActive } from '../../domain/lifecycle.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { loadState } from '../handleCommand.js';
 
@@ -8,5 +9,5 @@ import { loadState } from '../handleCommand.js';
  */
 export async function loadAgent(eventStore: EventStore, companyId: string, agentId: string): Promise<LiveAgent | null> {
   const { state } = await loadState(eventStore, agentStream(agentId), agentDecider);
-  return state.status === 'active_record' && state.companyId === companyId ? state : null;
+  return isActive(state) && state.companyId === companyId ? state : null;
 }

@@ -1,4 +1,5 @@
 import { integrationDecider, integrationStream, type IntegrationState } from '../../domain/integrations/integration.js';
+import { isActive, type Active } from '../../domain/lifecycle.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { loadState } from '../handleCommand.js';
 
@@ -7,15 +8,13 @@ import { loadState } from '../handleCommand.js';
  * very next request. Every route, command and worker that checks an integration reads it through these, so
  * "exists" means one thing everywhere: created and not deleted (whether it is `active` is the caller's rule).
  */
-export type LiveIntegration = IntegrationState & { status: 'active_record' };
+export type LiveIntegration = Active<IntegrationState>;
 export type WebchatIntegration = LiveIntegration & { connectorType: 'webchat' };
-
-const isLive = (state: IntegrationState): state is LiveIntegration => state.status === 'active_record';
 
 /** The integration, or null when it was never created or is deleted. */
 export async function loadIntegration(eventStore: EventStore, integrationId: number): Promise<LiveIntegration | null> {
   const { state } = await loadState(eventStore, integrationStream(integrationId), integrationDecider);
-  return isLive(state) ? state : null;
+  return isActive(state) ? state : null;
 }
 
 /** The integration when it belongs to `companyId`: another company's integration is answered like a missing one. */

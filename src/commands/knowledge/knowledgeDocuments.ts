@@ -100,7 +100,7 @@ export async function reviseKnowledgeDocument(
   const actor = { companyId: input.companyId, userId: input.userId };
   const stream = knowledgeDocumentStream(input.documentId);
   const { state } = await loadState(deps.eventStore, stream, knowledgeDocumentDecider);
-  if (state.status !== 'active_record' || state.companyId !== input.companyId) throw new DomainError('NOT_FOUND', 'Document not found');
+  if (state.status !== 'active' || state.companyId !== input.companyId) throw new DomainError('NOT_FOUND', 'Document not found');
   if (state.revision !== input.expectedRevision) {
     // Decided again below on the latest state; refusing here spares the quota a reservation and its undo.
     knowledgeDocumentDecider.decide({ type: 'ReviseKnowledgeDocument', ...input, now: deps.clock.now().toISOString() }, state);
@@ -160,7 +160,7 @@ export interface StoredKnowledgeDocument {
  */
 export async function readKnowledgeDocument(deps: Pick<CommandDeps, 'eventStore'>, companyId: string, documentId: string): Promise<StoredKnowledgeDocument | null> {
   const { state } = await loadState(deps.eventStore, knowledgeDocumentStream(documentId), knowledgeDocumentDecider);
-  if (state.status !== 'active_record' || state.companyId !== companyId) return null;
+  if (state.status !== 'active' || state.companyId !== companyId) return null;
   const newest = await deps.eventStore.readStream(knowledgeDocumentStream(documentId), { direction: 'backwards', maxCount: MAX_CONTENT_PARTS + 2 });
   const events = newest.reverse() as unknown as (KnowledgeDocumentEvent & { createdAt: string })[];
   const headerAt = events.findLastIndex((e) => e.type === 'KnowledgeDocumentUploaded' || e.type === 'KnowledgeDocumentRevised' || e.type === 'KnowledgeDocumentAdded');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Decider } from '../decider.js';
+import type { Lifecycle } from '../lifecycle.js';
 import { DomainError } from '../errors.js';
 
 export const DEFAULT_AGENT_SYSTEM_PROMPT =
@@ -40,8 +41,8 @@ export const agentEvents = {
 type Events = typeof agentEvents;
 export type AgentEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];
 
-export type LiveAgent = { status: 'active_record'; agentId: string; companyId: string; createdAt: string; updatedAt: string } & AgentSettings;
-export type AgentState = { status: 'none' } | LiveAgent | (Omit<LiveAgent, 'status'> & { status: 'deleted' });
+export type LiveAgent = { status: 'active'; agentId: string; companyId: string; createdAt: string; updatedAt: string } & AgentSettings;
+export type AgentState = { status: 'none' } | (Omit<LiveAgent, 'status'> & { status: Exclude<Lifecycle, 'none'> });
 
 export type AgentCommand =
   | ({ type: 'CreateAgent'; agentId: string; companyId: string; now: string } & AgentSettings)
@@ -64,7 +65,7 @@ export const agentDecider: Decider<AgentCommand, AgentEvent, AgentState> = {
     switch (event.type) {
       case 'AgentCreated': {
         const { at, ...rest } = event.data;
-        return { status: 'active_record', ...rest, createdAt: at, updatedAt: at };
+        return { status: 'active', ...rest, createdAt: at, updatedAt: at };
       }
       case 'AgentUpdated':
         return state.status === 'none' ? state : { ...state, ...event.data.changes, updatedAt: event.data.at };
@@ -80,7 +81,7 @@ export const agentDecider: Decider<AgentCommand, AgentEvent, AgentState> = {
       return [{ type: 'AgentCreated', data: { ...data, at: now } }];
     }
     // Another company's agent is indistinguishable from a missing one.
-    if (state.status !== 'active_record' || state.companyId !== command.companyId) throw notFound();
+    if (state.status !== 'active' || state.companyId !== command.companyId) throw notFound();
     switch (command.type) {
       case 'UpdateAgent': {
         const changes = Object.fromEntries(

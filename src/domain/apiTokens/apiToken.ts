@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Decider } from '../decider.js';
+import type { Lifecycle } from '../lifecycle.js';
 import { DomainError } from '../errors.js';
 
 /**
@@ -24,7 +25,7 @@ export type ApiTokenEvent = { [K in keyof Events]: { type: K; data: z.infer<Even
 
 export type ApiTokenState =
   | { status: 'none' }
-  | ({ status: 'active' | 'revoked'; lastUsedAt: string | null } & z.infer<typeof apiTokenEvents.ApiTokenIssued>);
+  | ({ status: Exclude<Lifecycle, 'none'>; lastUsedAt: string | null } & z.infer<typeof apiTokenEvents.ApiTokenIssued>);
 
 export type ApiTokenCommand =
   | ({ type: 'IssueApiToken' } & z.infer<typeof apiTokenEvents.ApiTokenIssued>)
@@ -43,7 +44,7 @@ export const apiTokenDecider: Decider<ApiTokenCommand, ApiTokenEvent, ApiTokenSt
       case 'ApiTokenUsed':
         return state.status === 'none' ? state : { ...state, lastUsedAt: event.data.at };
       case 'ApiTokenRevoked':
-        return state.status === 'none' ? state : { ...state, status: 'revoked' };
+        return state.status === 'none' ? state : { ...state, status: 'deleted' };
     }
   },
   decide(command, state) {
@@ -59,7 +60,7 @@ export const apiTokenDecider: Decider<ApiTokenCommand, ApiTokenEvent, ApiTokenSt
         return [{ type: 'ApiTokenUsed', data: { at: command.now } }];
       case 'RevokeApiToken':
         if (state.status === 'none' || state.companyId !== command.companyId) throw new DomainError('NOT_FOUND', 'API token not found');
-        if (state.status === 'revoked') return [];
+        if (state.status === 'deleted') return []; // already revoked
         return [{ type: 'ApiTokenRevoked', data: { at: command.now, revokedBy: command.revokedBy } }];
     }
   },

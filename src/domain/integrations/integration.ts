@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Decider } from '../decider.js';
+import type { Lifecycle } from '../lifecycle.js';
 import { DomainError } from '../errors.js';
 
 export const connectorType = z.enum(['msgplatform', 'webchat']);
@@ -43,7 +44,7 @@ export type IntegrationEvent = { [K in keyof Events]: { type: K; data: z.infer<E
 export type IntegrationState =
   | { status: 'none' }
   | ({
-      status: 'active_record' | 'deleted';
+      status: Exclude<Lifecycle, 'none'>;
       integrationId: number;
       companyId: string;
       connectorType: ConnectorType;
@@ -67,7 +68,7 @@ export const integrationDecider: Decider<IntegrationCommand, IntegrationEvent, I
     switch (event.type) {
       case 'IntegrationCreated': {
         const { at, ...rest } = event.data;
-        return { status: 'active_record', ...rest, createdAt: at, updatedAt: at, webhookRegisteredAt: null, registeredUrl: null };
+        return { status: 'active', ...rest, createdAt: at, updatedAt: at, webhookRegisteredAt: null, registeredUrl: null };
       }
       case 'IntegrationUpdated':
         if (state.status === 'none') return state;
@@ -91,7 +92,7 @@ export const integrationDecider: Decider<IntegrationCommand, IntegrationEvent, I
       return [{ type: 'IntegrationCreated', data: { ...data, at: now } }];
     }
     // Another company's integration is indistinguishable from a missing one.
-    if (state.status !== 'active_record' || state.companyId !== command.companyId) throw notFound();
+    if (state.status !== 'active' || state.companyId !== command.companyId) throw notFound();
     switch (command.type) {
       case 'UpdateIntegration': {
         const changes = Object.fromEntries(
