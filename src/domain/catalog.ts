@@ -1,14 +1,14 @@
-import { agentEvents } from './agents/agent.js';
+import { agentEvents } from './agents/events.js';
 import { knowledgeDocumentEvents } from './knowledge/documents.js';
 import { knowledgeQuotaEvents } from './knowledge/quota.js';
 import { llmConfigEvents } from './llm/llmConfig.js';
 import { emailReservationEvents } from './accounts/emailReservation.js';
 import { userEvents } from './accounts/user.js';
-import { apiTokenEvents } from './apiTokens/apiToken.js';
+import { apiTokenEvents } from './apiTokens/events.js';
 import { companyEvents } from './company/company.js';
 import { conversationEvents } from './conversations/events.js';
 import { platformRefEvents } from './conversations/platformRef.js';
-import { integrationEvents } from './integrations/integration.js';
+import { integrationEvents } from './integrations/events.js';
 import { webhookLogEvents } from './webhooks/webhookLog.js';
 import { creditEvents } from './credits/credits.js';
 import { mergeCatalogs } from './eventCatalog.js';

@@ -4,7 +4,7 @@ import { creditsDecider, creditsStream } from '../domain/credits/credits.js';
 import type { Pricing } from '../domain/credits/pricing.js';
 import { chargeUsage } from '../commands/credits/chargeUsage.js';
 import { DomainError } from '../domain/errors.js';
-import { integrationDecider, integrationStream } from '../domain/integrations/integration.js';
+import { integrationDecider, integrationStream } from '../domain/integrations/decider.js';
 import { handleCommand, loadState } from '../commands/handleCommand.js';
 import { deterministicId } from '../commands/hashing.js';
 import type { CommandDeps } from '../commands/ports.js';

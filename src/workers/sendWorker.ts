@@ -1,7 +1,7 @@
 import { conversationDecider, conversationStream } from '../domain/conversations/decider.js';
 import type { ConversationEvent, DeliveredTo } from '../domain/conversations/events.js';
 import type { PlatformId } from '../domain/platformId.js';
-import { integrationDecider, integrationStream } from '../domain/integrations/integration.js';
+import { integrationDecider, integrationStream } from '../domain/integrations/decider.js';
 import { handleCommand, loadState, toDomainEvent } from '../commands/handleCommand.js';
 import type { CommandDeps } from '../commands/ports.js';
 import type { SecretBox } from '../ports/secretBox.js';

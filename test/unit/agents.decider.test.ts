@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  agentDecider,
-  agentDefaults,
-  agentEvents,
-  DEFAULT_AGENT_HANDOFF_MESSAGE,
-  DEFAULT_AGENT_TEMPERATURE,
-  type AgentEvent,
-} from '../../src/domain/agents/agent.js';
+import { agentDecider } from '../../src/domain/agents/decider.js';
+import { agentDefaults, agentEvents, DEFAULT_AGENT_HANDOFF_MESSAGE, DEFAULT_AGENT_TEMPERATURE, type AgentEvent } from '../../src/domain/agents/events.js';
 import { specFor } from '../support/gwt.js';
 
 const A1 = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';

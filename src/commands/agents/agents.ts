@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { agentDecider, agentDefaults, agentStream, type AgentSettings } from '../../domain/agents/agent.js';
+import { agentDecider, agentStream } from '../../domain/agents/decider.js';
+import { agentDefaults, type AgentSettings } from '../../domain/agents/events.js';
 import { handleCommand } from '../handleCommand.js';
 import type { CommandDeps } from '../ports.js';
 

@@ -1,4 +1,4 @@
-import { agentDecider, agentStream, type LiveAgent } from '../../domain/agents/agent.js';
+import { agentDecider, agentStream, type LiveAgent } from '../../domain/agents/decider.js';
 import { isActive } from '../../domain/lifecycle.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { loadState } from '../handleCommand.js';

@@ -1,4 +1,4 @@
-import { integrationDecider, integrationStream, type IntegrationState } from '../../domain/integrations/integration.js';
+import { integrationDecider, integrationStream, type IntegrationState } from '../../domain/integrations/decider.js';
 import { isActive, type Active } from '../../domain/lifecycle.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { loadState } from '../handleCommand.js';

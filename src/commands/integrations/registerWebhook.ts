@@ -1,4 +1,4 @@
-import { integrationDecider, integrationStream } from '../../domain/integrations/integration.js';
+import { integrationDecider, integrationStream } from '../../domain/integrations/decider.js';
 import { loadCompanyIntegration } from './queries.js';
 import { DomainError } from '../../domain/errors.js';
 import { PlatformError, type PlatformClient } from '../../ports/platform.js';

@@ -4,7 +4,7 @@ import { createIntegration } from '../../commands/integrations/createIntegration
 import { registerWebhook } from '../../commands/integrations/registerWebhook.js';
 import { deleteIntegration, updateIntegration } from '../../commands/integrations/updateIntegration.js';
 import { loadCompanyIntegration, type LiveIntegration } from '../../commands/integrations/queries.js';
-import { connectorType, WEBCHAT_GREETING_MAX_LENGTH } from '../../domain/integrations/integration.js';
+import { connectorType, WEBCHAT_GREETING_MAX_LENGTH } from '../../domain/integrations/events.js';
 import { INTEGRATIONS, type IntegrationDoc } from '../../projections/integrations/integrationsProjection.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { notFound, validationError } from '../errors.js';
