@@ -1,7 +1,7 @@
 import { agentEvents } from './agents/events.js';
 import { knowledgeDocumentEvents } from './knowledge/documents.js';
 import { knowledgeQuotaEvents } from './knowledge/quota.js';
-import { llmConfigEvents } from './llm/llmConfig.js';
+import { llmConfigEvents } from './llm/events.js';
 import { emailReservationEvents } from './accounts/emailReservation.js';
 import { userEvents } from './accounts/user.js';
 import { apiTokenEvents } from './apiTokens/events.js';
@@ -10,7 +10,7 @@ import { conversationEvents } from './conversations/events.js';
 import { platformRefEvents } from './conversations/platformRef.js';
 import { integrationEvents } from './integrations/events.js';
 import { webhookLogEvents } from './webhooks/webhookLog.js';
-import { creditEvents } from './credits/credits.js';
+import { creditEvents } from './credits/events.js';
 import { mergeCatalogs } from './eventCatalog.js';
 import { sequenceEvents } from './sequence/sequence.js';
 import { sessionEvents } from './sessions/session.js';

@@ -1,6 +1,6 @@
 import { conversationDecider, conversationStream, type ConversationState } from '../domain/conversations/decider.js';
 import type { ConversationEvent } from '../domain/conversations/events.js';
-import { creditsDecider, creditsStream } from '../domain/credits/credits.js';
+import { creditsDecider, creditsStream } from '../domain/credits/decider.js';
 import type { Pricing } from '../domain/credits/pricing.js';
 import { chargeUsage } from '../commands/credits/chargeUsage.js';
 import { DomainError } from '../domain/errors.js';

@@ -1,5 +1,5 @@
 import { companyStream } from '../../domain/company/company.js';
-import { llmConfigDecider, type CompanyLlmConfig } from '../../domain/llm/llmConfig.js';
+import { llmConfigDecider, type CompanyLlmConfig } from '../../domain/llm/decider.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { loadState } from '../handleCommand.js';
 
