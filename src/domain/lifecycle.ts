@@ -13,3 +13,9 @@ export type Lifecycle = 'none' | 'active' | 'deleted';
 export type Active<S extends { status: string }> = S & { status: 'active' };
 
 export const isActive = <S extends { status: string }>(state: S): state is Active<S> => state.status === 'active';
+
+/** The state a create or update just produced: `active` by construction, checked here instead of cast. */
+export function expectActive<S extends { status: string }>(state: S, what: string): Active<S> {
+  if (!isActive(state)) throw new Error(`${what} is ${state.status} right after a change that keeps it active`);
+  return state;
+}

@@ -8,7 +8,7 @@ import {
 } from '../../domain/knowledge/documents.js';
 import type { KnowledgeQuotaLimits } from '../../domain/knowledge/quota.js';
 import { DomainError } from '../../domain/errors.js';
-import { handleCommand, loadState } from '../handleCommand.js';
+import { handleCommand, loadState, toDomainEvent } from '../handleCommand.js';
 import type { CommandDeps } from '../ports.js';
 import { confirmKnowledgeQuota, releaseKnowledgeQuota, reserveKnowledgeQuota, resizeKnowledgeQuota } from './knowledgeQuota.js';
 
@@ -162,7 +162,7 @@ export async function readKnowledgeDocument(deps: Pick<CommandDeps, 'eventStore'
   const { state } = await loadState(deps.eventStore, knowledgeDocumentStream(documentId), knowledgeDocumentDecider);
   if (state.status !== 'active' || state.companyId !== companyId) return null;
   const newest = await deps.eventStore.readStream(knowledgeDocumentStream(documentId), { direction: 'backwards', maxCount: MAX_CONTENT_PARTS + 2 });
-  const events = newest.reverse() as unknown as (KnowledgeDocumentEvent & { createdAt: string })[];
+  const events = newest.reverse().map((e) => toDomainEvent<KnowledgeDocumentEvent>(e));
   const headerAt = events.findLastIndex((e) => e.type === 'KnowledgeDocumentUploaded' || e.type === 'KnowledgeDocumentRevised' || e.type === 'KnowledgeDocumentAdded');
   const header = events[headerAt];
   if (header === undefined) throw new Error(`knowledge document ${documentId}: no header among its last ${newest.length} events`);

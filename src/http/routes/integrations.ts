@@ -4,6 +4,7 @@ import { createIntegration } from '../../commands/integrations/createIntegration
 import { registerWebhook } from '../../commands/integrations/registerWebhook.js';
 import { deleteIntegration, updateIntegration } from '../../commands/integrations/updateIntegration.js';
 import { loadCompanyIntegration, type LiveIntegration } from '../../commands/integrations/queries.js';
+import { expectActive } from '../../domain/lifecycle.js';
 import { connectorType, WEBCHAT_GREETING_MAX_LENGTH } from '../../domain/integrations/events.js';
 import { INTEGRATIONS, type IntegrationDoc } from '../../projections/integrations/integrationsProjection.js';
 import { authenticator, authOf } from '../authenticate.js';
@@ -162,7 +163,7 @@ export function integrationRoutes(services: HttpServices): FastifyPluginAsyncZod
         checkGreeting(request.body.connectorType, request.body.greeting);
         const result = await createIntegration(deps, { ...request.body, companyId: auth.companyId, userId: auth.userId });
         await services.waitForProjections(result.position);
-        return reply.status(201).send({ integration: integrationView(services, result.state as LiveIntegration) });
+        return reply.status(201).send({ integration: integrationView(services, expectActive(result.state, 'integration')) });
       },
     );
 
@@ -198,7 +199,7 @@ export function integrationRoutes(services: HttpServices): FastifyPluginAsyncZod
         if (request.body.greeting) checkGreeting((await load(auth.companyId, parseId(request.params.id))).connectorType, request.body.greeting);
         const result = await updateIntegration(deps, { companyId: auth.companyId, userId: auth.userId, integrationId: parseId(request.params.id), changes: request.body });
         await services.waitForProjections(result.position);
-        return { integration: integrationView(services, result.state as LiveIntegration) };
+        return { integration: integrationView(services, expectActive(result.state, 'integration')) };
       },
     );
 

@@ -1,5 +1,6 @@
 import { KNOWLEDGE_DOCUMENT_STREAM_PREFIX, type KnowledgeDocumentEvent } from '../../domain/knowledge/documents.js';
 import type { EventFilter, EventStore, RecordedEvent } from '../../ports/eventStore.js';
+import { toDomainEvent } from '../../commands/handleCommand.js';
 import type { Logger } from '../../ports/logger.js';
 import { createEventConsumer, type EventConsumer } from '../../projections/eventConsumer.js';
 import type { KnowledgeIndex, KnowledgeSearchOptions, KnowledgeSearchResult } from './knowledgeIndex.js';
@@ -79,7 +80,7 @@ export function startKnowledgeIndexer(options: StartKnowledgeIndexerOptions): Kn
   let stopped = false;
 
   const apply = async (event: RecordedEvent) => {
-    const e = event as unknown as KnowledgeDocumentEvent;
+    const e = toDomainEvent<KnowledgeDocumentEvent>(event);
     const documentId = event.stream.slice(KNOWLEDGE_DOCUMENT_STREAM_PREFIX.length);
     try {
       // An edit (Revised) arrives like an upload; adding its content replaces the document's old passages.
