@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, uniqueEmail, type TestServer } from '../support/testServer.js';
+import { signUp } from '../support/api.js';
+import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /** /api/settings/api-tokens (src/http/routes/apiTokens.ts). */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -11,57 +12,44 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-const post = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
-  server.app.inject({ method: 'POST', url, payload: payload as object, headers });
-const get = (url: string, token?: string) => server.app.inject({ method: 'GET', url, headers: token ? { authorization: `Bearer ${token}` } : {} });
-
-async function registerAndLogin(email = uniqueEmail(), companyName = 'Acme') {
-  const reg = await post('/api/auth/register', { email, password: 'correct horse', companyName });
-  expect(reg.statusCode).toBe(201);
-  const login = await post('/api/auth/login', { email, password: 'correct horse' });
-  expect(login.statusCode).toBe(200);
-  return { session: login.json().session } as { session: any };
-}
-
 describe('company API tokens', () => {
   it('created (shown once), listed without the secret, used, and revoked effective on the next request', async () => {
-    const { session } = await registerAndLogin();
-    const auth = { authorization: `Bearer ${session.access_token}` };
-    const created = await post('/api/settings/api-tokens', { name: 'CI script' }, auth);
+    const co = await signUp(server);
+    const created = await co.call('POST', '/api/settings/api-tokens', { name: 'CI script' });
     expect(created.statusCode).toBe(201);
     const { token, apiToken } = created.json();
     expect(token).toMatch(/^mas_[0-9a-f]{32}_[A-Za-z0-9_-]{43}$/);
     expect(apiToken).toEqual({ id: expect.stringMatching(UUID), name: 'CI script', prefix: token.slice(0, 12), createdAt: expect.stringMatching(ISO_MS), lastUsedAt: null });
 
-    const me = await get('/api/auth/me', token);
+    const me = await co.call('GET', '/api/auth/me', undefined, token);
     expect(me.statusCode).toBe(200);
 
-    const list = await get('/api/settings/api-tokens', session.access_token);
+    const list = await co.call('GET', '/api/settings/api-tokens');
     expect(list.json().apiTokens).toHaveLength(1);
     expect(JSON.stringify(list.json())).not.toContain(token.slice(13));
-    await expect.poll(async () => (await get('/api/settings/api-tokens', session.access_token)).json().apiTokens[0].lastUsedAt).toMatch(ISO_MS);
+    await expect.poll(async () => (await co.call('GET', '/api/settings/api-tokens')).json().apiTokens[0].lastUsedAt).toMatch(ISO_MS);
 
-    const del = await server.app.inject({ method: 'DELETE', url: `/api/settings/api-tokens/${apiToken.id}`, headers: auth });
+    const del = await co.call('DELETE', `/api/settings/api-tokens/${apiToken.id}`);
     expect(del.statusCode).toBe(204);
-    expect((await get('/api/auth/me', token)).statusCode).toBe(401);
-    expect((await get('/api/settings/api-tokens', session.access_token)).json().apiTokens).toEqual([]);
+    expect((await co.call('GET', '/api/auth/me', undefined, token)).statusCode).toBe(401);
+    expect((await co.call('GET', '/api/settings/api-tokens')).json().apiTokens).toEqual([]);
   });
 
   it('an API token cannot create or revoke API tokens: 403 FORBIDDEN', async () => {
-    const { session } = await registerAndLogin();
-    const { token, apiToken } = (await post('/api/settings/api-tokens', { name: 'x' }, { authorization: `Bearer ${session.access_token}` })).json();
-    const create = await post('/api/settings/api-tokens', { name: 'y' }, { authorization: `Bearer ${token}` });
+    const co = await signUp(server);
+    const { token, apiToken } = (await co.call('POST', '/api/settings/api-tokens', { name: 'x' })).json();
+    const create = await co.call('POST', '/api/settings/api-tokens', { name: 'y' }, token);
     expect(create.statusCode).toBe(403);
     expect(create.json().error.code).toBe('FORBIDDEN');
-    const revoke = await server.app.inject({ method: 'DELETE', url: `/api/settings/api-tokens/${apiToken.id}`, headers: { authorization: `Bearer ${token}` } });
+    const revoke = await co.call('DELETE', `/api/settings/api-tokens/${apiToken.id}`, undefined, token);
     expect(revoke.statusCode).toBe(403);
     // An API token can still read.
-    expect((await get('/api/settings/api-tokens', token)).statusCode).toBe(200);
+    expect((await co.call('GET', '/api/settings/api-tokens', undefined, token)).statusCode).toBe(200);
   });
 
   it('never stores the token itself, only its hash', async () => {
-    const { session } = await registerAndLogin();
-    const { token } = (await post('/api/settings/api-tokens', { name: 'x' }, { authorization: `Bearer ${session.access_token}` })).json();
+    const co = await signUp(server);
+    const { token } = (await co.call('POST', '/api/settings/api-tokens', { name: 'x' })).json();
     const all = JSON.stringify(await server.adapters.eventStore.readAll({}), (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
     expect(all).not.toContain(token.slice(13));
   });

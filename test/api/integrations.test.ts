@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUp } from '../support/api.js';
+import { signUp, signUpWithIntegration } from '../support/api.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
@@ -7,16 +7,14 @@ import { startTestServer, type TestServer } from '../support/testServer.js';
 const SECRET = 'whsec_0123456789abcdef0123';
 let server: TestServer;
 let platform: FakePlatform;
-let acme: Awaited<ReturnType<typeof signUp>>;
+let acme: Awaited<ReturnType<typeof signUpWithIntegration>>;
 let integrationId: number;
 
 beforeAll(async () => {
   server = await startTestServer({ ALLOW_PRIVATE_PLATFORM_URLS: 'true' });
   platform = await startFakePlatform({ token: 'platform-token-1' });
-  acme = await signUp(server, 'Acme');
-  const created = await acme.call('POST', '/api/integrations', { name: 'Main', connectorType: 'msgplatform', webhookSecret: SECRET });
-  expect(created.statusCode).toBe(201);
-  integrationId = created.json().integration.id;
+  acme = await signUpWithIntegration(server, SECRET);
+  integrationId = acme.integrationId;
 });
 afterAll(async () => {
   await server?.close();

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
-import { signUp } from '../support/api.js';
+import { signUp, signUpWithIntegration } from '../support/api.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
@@ -9,17 +9,15 @@ const SECRET = 'whsec_0123456789abcdef0123';
 let server: TestServer;
 let base: string;
 let platform: FakePlatform;
-let acme: Awaited<ReturnType<typeof signUp>>;
+let acme: Awaited<ReturnType<typeof signUpWithIntegration>>;
 let integrationId: number;
 
 beforeAll(async () => {
   server = await startTestServer({ ALLOW_PRIVATE_PLATFORM_URLS: 'true' });
   base = await server.listen(0, '127.0.0.1');
   platform = await startFakePlatform({ token: 'platform-token-1' });
-  acme = await signUp(server, 'Acme');
-  const created = await acme.call('POST', '/api/integrations', { name: 'Main', connectorType: 'msgplatform', webhookSecret: SECRET });
-  expect(created.statusCode).toBe(201);
-  integrationId = created.json().integration.id;
+  acme = await signUpWithIntegration(server, SECRET);
+  integrationId = acme.integrationId;
 });
 afterAll(async () => {
   await server?.close();
