@@ -45,6 +45,7 @@ import { remoteProjectionWaiter } from './processing/projectionProgress.js';
 import type { PlatformClient } from './ports/platform.js';
 import { webchatSubject } from './workers/jobs.js';
 import type { ProjectionRunner } from './projections/projectionRunner.js';
+import { createEventConsumer } from './projections/eventConsumer.js';
 
 export interface ServerOptions {
   clock?: Clock;
@@ -71,7 +72,10 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
   metrics.watchEventLoop('api', loop);
   const { jwtKey, secretBox, requireHttps, platform, llmResolver } = outboundClients(config, logger, options);
   // The knowledge-base search index lives in memory (on its own worker thread): rebuilt from the events on every start.
-  const knowledge = startKnowledgeIndexer({ eventStore, logger: logger.child({ component: 'knowledge-index' }) });
+  // This thread's one reader of the event log, for the knowledge index and the live updates (each event read once).
+  // Small batches: a document stored before content parts existed carries up to 1 MiB in one event.
+  const consumer = createEventConsumer({ eventStore, logger: logger.child({ component: 'api-event-consumer' }), batchSize: 16 });
+  const knowledge = startKnowledgeIndexer({ eventStore, consumer, logger: logger.child({ component: 'knowledge-index' }) });
   // The processing side starts (on its own thread by default) while this thread builds the HTTP app; the
   // server listens only once both are up. Until then nothing can call the closures that wait for it.
   const processingStarted = startProcessingSide(config, logger, adapters, { ...options, knowledge, metrics });
@@ -103,8 +107,8 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     ...(config.smtp ? { mailer: createSmtpMailer(config.smtp) } : {}),
   };
 
-  // Live updates for the dashboard (SSE): one event-store subscription per instance, fanned out per company.
-  const liveEvents = await startLiveEvents({ eventStore, readStore, waitForProjections: (position) => waitForPosition(position), logger: logger.child({ component: 'live-events' }) });
+  // Live updates for the dashboard (SSE): one processor on this thread's consumer, fanned out per company.
+  const liveEvents = await startLiveEvents({ eventStore, readStore, consumer, waitForProjections: (position) => waitForPosition(position), logger: logger.child({ component: 'live-events' }) });
 
   const app = await buildApp({
     config,
@@ -149,7 +153,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     knowledge,
     liveEvents,
     // Stop accepting, finish in-flight requests, stop subscriptions and workers, then close the stores.
-    ...serviceLifecycle(app, config, [() => liveEvents.stop(), () => processing.stop(), () => knowledge.stop(), () => loop.stop(), () => adapters.close()]),
+    ...serviceLifecycle(app, config, [() => liveEvents.stop(), () => processing.stop(), () => knowledge.stop(), () => consumer.stop(), () => loop.stop(), () => adapters.close()]),
   };
 }
 

@@ -3,7 +3,7 @@ import type { AuthDeps, CommandDeps } from '../commands/ports.js';
 import type { SecretBox } from '../ports/secretBox.js';
 import type { PlatformClient } from '../ports/platform.js';
 import type { ReadStore } from '../ports/readStore.js';
-import type { CompanyLlmConfig } from '../domain/llm/llmConfig.js';
+import type { CompanyLlmConfig } from '../domain/llm/decider.js';
 import type { LlmProvider } from '../ports/llm.js';
 import type { Mailer } from '../ports/mailer.js';
 import type { WebhookMetrics } from '../ports/metrics.js';

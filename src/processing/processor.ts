@@ -46,7 +46,7 @@ export async function startProcessor(config: Config, logger: PinoLogger, adapter
   options.metrics?.watchProjections(projections, eventStore);
   const ownKnowledge = !options.knowledge;
   // The knowledge-base search index lives in memory: rebuilt from the events on every start.
-  const knowledge = options.knowledge ?? startKnowledgeIndexer({ eventStore, logger: logger.child({ component: 'knowledge-index' }) });
+  const knowledge = options.knowledge ?? startKnowledgeIndexer({ eventStore, consumer, logger: logger.child({ component: 'knowledge-index' }) });
 
   const pipeline = await startReplyPipeline({
     commands,

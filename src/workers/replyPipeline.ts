@@ -1,13 +1,13 @@
-import { loadAgent } from '../commands/agents/agents.js';
+import { loadAgent } from '../commands/agents/queries.js';
 import { chargeUsage } from '../commands/credits/chargeUsage.js';
-import { loadLlmConfig } from '../commands/llm/configureLlm.js';
+import { loadLlmConfig } from '../commands/llm/queries.js';
 import type { CommandDeps } from '../commands/ports.js';
 import type { SecretBox } from '../ports/secretBox.js';
 import { conversationIdOfStream } from '../domain/conversations/decider.js';
 import type { Pricing } from '../domain/credits/pricing.js';
 import type { Bus } from '../ports/bus.js';
 import type { EventStore, RecordedEvent } from '../ports/eventStore.js';
-import type { CompanyLlmConfig } from '../domain/llm/llmConfig.js';
+import type { CompanyLlmConfig } from '../domain/llm/decider.js';
 import type { LlmProvider } from '../ports/llm.js';
 import type { Logger } from '../ports/logger.js';
 import type { JobMetrics } from '../ports/metrics.js';

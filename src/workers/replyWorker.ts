@@ -1,10 +1,10 @@
 import { conversationDecider, conversationStream, type ConversationState } from '../domain/conversations/decider.js';
 import type { ConversationEvent } from '../domain/conversations/events.js';
-import { creditsDecider, creditsStream } from '../domain/credits/credits.js';
 import type { Pricing } from '../domain/credits/pricing.js';
 import { chargeUsage } from '../commands/credits/chargeUsage.js';
 import { DomainError } from '../domain/errors.js';
-import { integrationDecider, integrationStream } from '../domain/integrations/integration.js';
+import { loadCreditBalance } from '../commands/credits/queries.js';
+import { loadIntegration } from '../commands/integrations/queries.js';
 import { handleCommand, loadState } from '../commands/handleCommand.js';
 import { deterministicId } from '../commands/hashing.js';
 import type { CommandDeps } from '../commands/ports.js';
@@ -179,8 +179,8 @@ async function answer(deps: ReplyWorkerDeps, job: GenerateReplyJob, state: Conve
   const command = (c: Parameters<typeof conversationDecider.decide>[0]) =>
     handleCommand(deps.eventStore, conversationStream(job.conversationId), conversationDecider, c, { metadata: { companyId: job.companyId, actor: 'ai-agent' } });
 
-  const { state: integration } = await loadState(deps.eventStore, integrationStream(state.integrationId!), integrationDecider);
-  if (integration.status !== 'active_record' || !integration.active) {
+  const integration = await loadIntegration(deps.eventStore, state.integrationId!);
+  if (integration === null || !integration.active) {
     deps.logger.warn({ ...job, integrationId: state.integrationId }, 'reply job dropped: the integration was deleted or deactivated');
     return { result: 'dropped', reason: 'integration deleted or inactive' };
   }
@@ -192,8 +192,7 @@ async function answer(deps: ReplyWorkerDeps, job: GenerateReplyJob, state: Conve
 
   const llm = await deps.loadLlm(job.companyId);
   if (llm.kind !== 'builtin') {
-    const { state: credits } = await loadState(deps.eventStore, creditsStream(job.companyId), creditsDecider);
-    if (credits.balanceMicros <= 0) {
+    if ((await loadCreditBalance(deps.eventStore, job.companyId)) <= 0) {
       // No LLM call without credits: the session waits for a human or a top-up.
       await command({ type: 'PauseSession', reason: 'credits_exhausted', by: null, now: now(deps) });
       await markUnanswered('the company is out of credits', false);

@@ -1,7 +1,7 @@
 import { conversationDecider, conversationStream } from '../domain/conversations/decider.js';
 import type { ConversationEvent, DeliveredTo } from '../domain/conversations/events.js';
 import type { PlatformId } from '../domain/platformId.js';
-import { integrationDecider, integrationStream } from '../domain/integrations/integration.js';
+import { loadIntegration } from '../commands/integrations/queries.js';
 import { handleCommand, loadState, toDomainEvent } from '../commands/handleCommand.js';
 import type { CommandDeps } from '../commands/ports.js';
 import type { SecretBox } from '../ports/secretBox.js';
@@ -88,8 +88,8 @@ export async function sendMessage(
     return;
   }
 
-  const { state: integration } = await loadState(deps.eventStore, integrationStream(state.integrationId!), integrationDecider);
-  if (integration.status !== 'active_record') {
+  const integration = await loadIntegration(deps.eventStore, state.integrationId!);
+  if (integration === null) {
     deps.logger.warn({ ...job }, 'message not sent: its integration was deleted');
     await fail('the integration was deleted');
     return;

@@ -14,3 +14,11 @@ export async function signUp(server: TestServer, companyName = 'Acme', email = u
     server.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload !== undefined ? { payload: payload as object } : {}) });
   return { email, bearer, user, company: reg.json().company as { id: number; companyId: string; companyName: string }, call };
 }
+
+/** `signUp`'s company with one messaging-platform integration: what webhook and integration tests start from. */
+export async function signUpWithIntegration(server: TestServer, webhookSecret: string, companyName = 'Acme') {
+  const company = await signUp(server, companyName);
+  const created = await company.call('POST', '/api/integrations', { name: 'Main', connectorType: 'msgplatform', webhookSecret });
+  expect(created.statusCode).toBe(201);
+  return { ...company, integrationId: created.json().integration.id as number };
+}

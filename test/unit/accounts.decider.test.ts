@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { emailReservationDecider, type EmailReservationEvent } from '../../src/domain/accounts/emailReservation.js';
 import { userDecider, type UserEvent } from '../../src/domain/accounts/user.js';
-import { apiTokenDecider, type ApiTokenEvent } from '../../src/domain/apiTokens/apiToken.js';
+import { apiTokenDecider } from '../../src/domain/apiTokens/decider.js';
+import { type ApiTokenEvent } from '../../src/domain/apiTokens/events.js';
 import { companyDecider, DEFAULT_PIPELINE_STAGES } from '../../src/domain/company/company.js';
-import { creditsDecider, type CreditEvent } from '../../src/domain/credits/credits.js';
+import { creditsDecider } from '../../src/domain/credits/decider.js';
+import { type CreditEvent } from '../../src/domain/credits/events.js';
 import { sequenceDecider } from '../../src/domain/sequence/sequence.js';
 import { loginSessionDecider, rotationsBehindHead, type LoginSessionEvent } from '../../src/domain/logins/loginSession.js';
 import { specFor } from '../support/gwt.js';

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  agentDecider,
-  agentDefaults,
-  agentEvents,
-  DEFAULT_AGENT_HANDOFF_MESSAGE,
-  DEFAULT_AGENT_TEMPERATURE,
-  type AgentEvent,
-} from '../../src/domain/agents/agent.js';
+import { agentDecider } from '../../src/domain/agents/decider.js';
+import { agentDefaults, agentEvents, DEFAULT_AGENT_HANDOFF_MESSAGE, DEFAULT_AGENT_TEMPERATURE, type AgentEvent } from '../../src/domain/agents/events.js';
 import { specFor } from '../support/gwt.js';
 
 const A1 = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
@@ -23,7 +17,7 @@ const deleted: AgentEvent = { type: 'AgentDeleted', data: { at: T1 } };
 describe('agent decider', () => {
   it('creates an agent with the given settings', () => {
     const state = agent.given([]).when({ type: 'CreateAgent', agentId: A1, companyId: C1, now: T0, ...settings }).then([created]);
-    expect(state).toMatchObject({ status: 'active_record', agentId: A1, companyId: C1, name: 'Support bot', createdAt: T0, updatedAt: T0 });
+    expect(state).toMatchObject({ status: 'active', agentId: A1, companyId: C1, name: 'Support bot', createdAt: T0, updatedAt: T0 });
   });
 
   it('has sensible defaults: builtin model of the company, temperature 0.3, knowledge base on, active, a handoff message', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chargeUsage, type Usage } from '../../src/commands/credits/chargeUsage.js';
 import { deterministicId } from '../../src/commands/hashing.js';
-import { creditsStream } from '../../src/domain/credits/credits.js';
+import { creditsStream } from '../../src/domain/credits/decider.js';
 import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventStore.js';
 import { silentLogger } from '../../src/ports/logger.js';
 

@@ -34,7 +34,7 @@ const abandon = { type: 'AbandonKnowledgeDocument', companyId: C1, now: T1 } as 
 describe('knowledge document decider', () => {
   it('adds a document: a header with its size, then its content', () => {
     const state = doc.given([]).when(add(TEXT)).then(uploaded);
-    expect(state).toEqual({ status: 'active_record', documentId: D1, companyId: C1, title: 'Shipping', createdAt: T0, deletedAt: null, quotaBytes: TEXT.length, revision: 1 });
+    expect(state).toEqual({ status: 'active', documentId: D1, companyId: C1, title: 'Shipping', createdAt: T0, deletedAt: null, quotaBytes: TEXT.length, revision: 1 });
   });
 
   it('stores a 1 MiB document as 16 parts of at most 64 KiB, which join back into the content', () => {
@@ -133,7 +133,7 @@ describe('knowledge document decider: editing a document', () => {
 
   it('given an uploaded document, when edited on its revision 1, then a revised header (revision 2) and the new content; the quota counts the new size', () => {
     const state = doc.given(uploaded).when(revise(1)).then(revised(2));
-    expect(state).toMatchObject({ status: 'active_record', title: 'Shipping times', revision: 2, quotaBytes: contentBytes(NEW), createdAt: T0 });
+    expect(state).toMatchObject({ status: 'active', title: 'Shipping times', revision: 2, quotaBytes: contentBytes(NEW), createdAt: T0 });
   });
 
   it('given a document edited once, when edited again on revision 2, then revision 3', () => {

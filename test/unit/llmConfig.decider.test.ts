@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { companyDecider, type CompanyEvent } from '../../src/domain/company/company.js';
-import { DEFAULT_LLM_CONFIG, isLlmBaseUrl, llmConfigDecider, llmConfigEvents, type LlmConfigEvent } from '../../src/domain/llm/llmConfig.js';
+import { DEFAULT_LLM_CONFIG, isLlmBaseUrl, llmConfigDecider } from '../../src/domain/llm/decider.js';
+import { llmConfigEvents, type LlmConfigEvent } from '../../src/domain/llm/events.js';
 import { specFor } from '../support/gwt.js';
 
 const C1 = 'cccccccc-cccc-4ccc-8ccc-cccccccccccc';

@@ -33,7 +33,7 @@ function twoInstances(): [EventStore, EventStore] {
 }
 
 const companyId = randomUUID();
-const integration = { status: 'active_record', integrationId: 7, companyId, connectorType: 'msgplatform' } as LiveIntegration;
+const integration = { status: 'active', integrationId: 7, companyId, connectorType: 'msgplatform' } as LiveIntegration;
 const clock = { now: () => new Date('2026-11-22T10:00:00.000Z') };
 const deps = (eventStore: EventStore) => ({ eventStore, clock, logger: silentLogger, findConversationByRef: async () => null });
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { conversationStream } from '../../src/domain/conversations/decider.js';
-import { integrationStream } from '../../src/domain/integrations/integration.js';
+import { integrationStream } from '../../src/domain/integrations/decider.js';
 import { chunkTexts } from '../../src/domain/knowledge/chunking.js';
 import { createBuiltinLlm } from '../../src/infrastructure/llm/builtinLlm.js';
 import { createInProcessBus } from '../../src/infrastructure/memory/inProcessBus.js';

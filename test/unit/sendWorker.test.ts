@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { conversationStream } from '../../src/domain/conversations/decider.js';
-import { integrationStream } from '../../src/domain/integrations/integration.js';
+import { integrationStream } from '../../src/domain/integrations/decider.js';
 import { createInProcessBus } from '../../src/infrastructure/memory/inProcessBus.js';
 import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventStore.js';
 import { silentLogger } from '../../src/ports/logger.js';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { companyDecider, companyStream } from '../../domain/company/company.js';
-import { creditsDecider, creditsStream, SIGNUP_CREDITS_MICROS } from '../../domain/credits/credits.js';
+import { creditsDecider, creditsStream } from '../../domain/credits/decider.js';
+import { SIGNUP_CREDITS_MICROS } from '../../domain/credits/events.js';
 import { DomainError } from '../../domain/errors.js';
 import { emailReservationDecider, normalizeEmail } from '../../domain/accounts/emailReservation.js';
 import { teamDecider, teamStream } from '../../domain/accounts/team.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { agentDecider, agentDefaults, agentStream, type AgentSettings, type LiveAgent } from '../../domain/agents/agent.js';
-import type { EventStore } from '../../ports/eventStore.js';
-import { handleCommand, loadState } from '../handleCommand.js';
+import { agentDecider, agentStream } from '../../domain/agents/decider.js';
+import { agentDefaults, type AgentSettings } from '../../domain/agents/events.js';
+import { handleCommand } from '../handleCommand.js';
 import type { CommandDeps } from '../ports.js';
 
 /** Create, update and delete an agent (`agent-<uuid>`); another company's agent is NOT_FOUND. */
@@ -45,13 +45,4 @@ export async function deleteAgent(deps: CommandDeps, input: { companyId: string;
     { type: 'DeleteAgent', companyId: input.companyId, now: deps.clock.now().toISOString() },
     { metadata: metadataOf(input) },
   );
-}
-
-/**
- * The agent's current settings straight from its stream (strongly consistent), or null when it does not
- * exist, was deleted or belongs to another company. For the API and the reply pipeline.
- */
-export async function loadAgent(eventStore: EventStore, companyId: string, agentId: string): Promise<LiveAgent | null> {
-  const { state } = await loadState(eventStore, agentStream(agentId), agentDecider);
-  return state.status === 'active_record' && state.companyId === companyId ? state : null;
 }

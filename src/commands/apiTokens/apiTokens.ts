@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { apiTokenDecider, apiTokenStream } from '../../domain/apiTokens/apiToken.js';
+import { apiTokenDecider, apiTokenStream } from '../../domain/apiTokens/decider.js';
 import { handleCommand, loadState } from '../handleCommand.js';
 import { constantTimeEqualHex, randomSecret, sha256Hex } from '../hashing.js';
 import type { CommandDeps } from '../ports.js';

@@ -1,4 +1,4 @@
-import { creditsDecider, creditsStream } from '../../domain/credits/credits.js';
+import { creditsDecider, creditsStream } from '../../domain/credits/decider.js';
 import { costMicros, type Pricing } from '../../domain/credits/pricing.js';
 import { handleCommand } from '../handleCommand.js';
 import { deterministicId } from '../hashing.js';

@@ -1,4 +1,4 @@
-import { creditsDecider, creditsStream } from '../../domain/credits/credits.js';
+import { creditsDecider, creditsStream } from '../../domain/credits/decider.js';
 import { handleCommand } from '../handleCommand.js';
 import type { CommandDeps } from '../ports.js';
 

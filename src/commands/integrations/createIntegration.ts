@@ -1,4 +1,5 @@
-import { integrationDecider, integrationStream, type ConnectorType } from '../../domain/integrations/integration.js';
+import { integrationDecider, integrationStream } from '../../domain/integrations/decider.js';
+import { type ConnectorType } from '../../domain/integrations/events.js';
 import { sequenceDecider, sequenceStream } from '../../domain/sequence/sequence.js';
 import { handleCommand } from '../handleCommand.js';
 import { checkAgentReference } from './agentReference.js';

@@ -1,4 +1,4 @@
-import type { IntegrationSettings } from '../../domain/integrations/integration.js';
+import type { IntegrationSettings } from '../../domain/integrations/events.js';
 import type { SecretBox } from '../../ports/secretBox.js';
 
 /** What a client may send: secrets in plain text (write-only), everything else as stored. */

@@ -1,7 +1,8 @@
-import { integrationDecider, integrationStream } from '../../domain/integrations/integration.js';
+import { integrationDecider, integrationStream } from '../../domain/integrations/decider.js';
+import { loadCompanyIntegration } from './queries.js';
 import { DomainError } from '../../domain/errors.js';
 import { PlatformError, type PlatformClient } from '../../ports/platform.js';
-import { handleCommand, loadState } from '../handleCommand.js';
+import { handleCommand } from '../handleCommand.js';
 import type { CommandDeps } from '../ports.js';
 import type { SecretBox } from '../../ports/secretBox.js';
 
@@ -13,8 +14,8 @@ export async function registerWebhook(
   deps: CommandDeps & { secretBox: SecretBox; platform: PlatformClient },
   input: { companyId: string; userId: string; integrationId: number; webhookUrl: string },
 ) {
-  const { state } = await loadState(deps.eventStore, integrationStream(input.integrationId), integrationDecider);
-  if (state.status !== 'active_record' || state.companyId !== input.companyId) throw new DomainError('NOT_FOUND', 'Integration not found');
+  const state = await loadCompanyIntegration(deps.eventStore, input.companyId, input.integrationId);
+  if (state === null) throw new DomainError('NOT_FOUND', 'Integration not found');
   if (!state.apiUrl) throw new DomainError('not_supported', 'Set the platform API URL (apiUrl) of this integration before registering its webhook');
   if (!state.apiToken) throw new DomainError('VALIDATION_ERROR', 'Set the platform API token (apiToken) of this integration before registering its webhook');
   let registered;

@@ -1,4 +1,4 @@
-import { integrationDecider, integrationStream } from '../../domain/integrations/integration.js';
+import { integrationDecider, integrationStream } from '../../domain/integrations/decider.js';
 import { handleCommand } from '../handleCommand.js';
 import { checkAgentReference } from './agentReference.js';
 import type { CommandDeps } from '../ports.js';

@@ -73,7 +73,7 @@ async function reclaimStale(deps: CommandDeps, actor: Actor) {
       now: deps.clock.now().toISOString(),
     });
     const bytes = state.pending[documentId]!.bytes;
-    if (doc.state.status === 'active_record') await confirmKnowledgeQuota(deps, actor, documentId);
+    if (doc.state.status === 'active') await confirmKnowledgeQuota(deps, actor, documentId);
     else await releaseKnowledgeQuota(deps, actor, { documentId, bytes, reason: doc.state.status === 'deleted' ? 'deleted' : 'abandoned' });
     deps.logger.warn({ companyId: actor.companyId, documentId, stored: doc.state.status !== 'abandoned' }, 'knowledge quota: settled a stale reservation');
   }

@@ -1,7 +1,7 @@
 import { companyStream } from '../../domain/company/company.js';
-import { llmConfigDecider, type CompanyLlmConfig, type LlmProviderName } from '../../domain/llm/llmConfig.js';
-import type { EventStore } from '../../ports/eventStore.js';
-import { handleCommand, loadState } from '../handleCommand.js';
+import { llmConfigDecider, type CompanyLlmConfig } from '../../domain/llm/decider.js';
+import { type LlmProviderName } from '../../domain/llm/events.js';
+import { handleCommand } from '../handleCommand.js';
 import type { CommandDeps } from '../ports.js';
 import type { SecretBox } from '../../ports/secretBox.js';
 
@@ -34,14 +34,4 @@ export async function configureLlm(deps: CommandDeps & { secretBox: SecretBox },
   );
   const { configuredAt: _c, ...config } = result.state;
   return { ...result, config: config satisfies CompanyLlmConfig };
-}
-
-/**
- * The company's current LLM configuration from its stream (strongly consistent: a change applies to the
- * very next reply); `{provider:'builtin', baseUrl:null, model:null, sealedApiKey:null}` when never configured.
- */
-export async function loadLlmConfig(eventStore: EventStore, companyId: string): Promise<CompanyLlmConfig> {
-  const { state } = await loadState(eventStore, companyStream(companyId), llmConfigDecider);
-  const { configuredAt: _c, ...config } = state;
-  return config;
 }

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { conversationStream } from '../../domain/conversations/decider.js';
-import type { IntegrationState } from '../../domain/integrations/integration.js';
+import type { WebchatIntegration } from '../integrations/queries.js';
 import { conversationIdFor } from '../conversations/conversationIds.js';
 import { handleCommand } from '../handleCommand.js';
 import { defaultStage, sessionIdFor, withDeterministicIds } from '../conversations/deliveries.js';
 import { deterministicId } from '../hashing.js';
 import type { CommandDeps } from '../ports.js';
 
-export type WebchatIntegration = Exclude<IntegrationState, { status: 'none' }> & { connectorType: 'webchat' };
+export type { WebchatIntegration };
 
 export interface WebchatMessageInput {
   visitorId: string;

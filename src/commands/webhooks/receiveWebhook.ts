@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { conversationStream } from '../../domain/conversations/decider.js';
 import type { ConversationEvent } from '../../domain/conversations/events.js';
 import { DomainError } from '../../domain/errors.js';
-import type { IntegrationState } from '../../domain/integrations/integration.js';
+import type { LiveIntegration } from '../integrations/queries.js';
 import type { PlatformMessage, WebhookPayload } from '../../domain/webhooks/payload.js';
 import { conversationIdFor } from '../conversations/conversationIds.js';
 import { handleCommand } from '../handleCommand.js';
@@ -27,7 +27,7 @@ export interface ReceiveWebhookDeps extends CommandDeps {
   findConversationByRef(integrationId: number, ref: { requestId?: string | number; dialogId?: string | number }): Promise<string | null>;
 }
 
-export type LiveIntegration = Exclude<IntegrationState, { status: 'none' }>;
+export type { LiveIntegration };
 
 /**
  * Dedupe key of a delivery: the platform's message id when it has one (forever), else a hash of the

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Decider } from '../decider.js';
+import type { Lifecycle } from '../lifecycle.js';
 import { DomainError } from '../errors.js';
 
 /** A knowledge-base document's content limit: 1 MiB of UTF-8. */
@@ -108,7 +109,7 @@ export type KnowledgeDocumentState =
   | { status: 'none' }
   | { status: 'abandoned'; companyId: string }
   | {
-      status: 'active_record' | 'deleted';
+      status: Exclude<Lifecycle, 'none'>;
       documentId: string;
       companyId: string;
       title: string;
@@ -135,7 +136,7 @@ export const knowledgeDocumentDecider: Decider<KnowledgeDocumentCommand, Knowled
       case 'KnowledgeDocumentUploaded':
       case 'KnowledgeDocumentAdded':
         return {
-          status: 'active_record',
+          status: 'active',
           documentId: event.data.documentId,
           companyId: event.data.companyId,
           title: event.data.title,
@@ -145,13 +146,13 @@ export const knowledgeDocumentDecider: Decider<KnowledgeDocumentCommand, Knowled
           revision: 1,
         };
       case 'KnowledgeDocumentRevised':
-        if (state.status !== 'active_record') return state;
+        if (state.status !== 'active') return state;
         // A document stored before quotas stays uncounted when edited (its quota never held it).
         return { ...state, title: event.data.title, quotaBytes: state.quotaBytes === null ? null : event.data.bytes, revision: event.data.revision };
       case 'KnowledgeDocumentPartAdded':
         return state;
       case 'KnowledgeDocumentDeleted':
-        return state.status === 'active_record' ? { ...state, status: 'deleted', deletedAt: event.data.at } : state;
+        return state.status === 'active' ? { ...state, status: 'deleted', deletedAt: event.data.at } : state;
       case 'KnowledgeDocumentAbandoned':
         return state.status === 'none' ? { status: 'abandoned', companyId: event.data.companyId } : state;
     }
@@ -160,7 +161,7 @@ export const knowledgeDocumentDecider: Decider<KnowledgeDocumentCommand, Knowled
     switch (command.type) {
       case 'ReviseKnowledgeDocument': {
         // Another company's document is indistinguishable from a missing one.
-        if (state.status !== 'active_record' || state.companyId !== command.companyId) throw new DomainError('NOT_FOUND', 'Document not found');
+        if (state.status !== 'active' || state.companyId !== command.companyId) throw new DomainError('NOT_FOUND', 'Document not found');
         if (command.expectedRevision !== state.revision) {
           throw new DomainError(
             'CONFLICT',
@@ -211,7 +212,7 @@ export const knowledgeDocumentDecider: Decider<KnowledgeDocumentCommand, Knowled
         return state.status === 'none' ? [{ type: 'KnowledgeDocumentAbandoned', data: { companyId: command.companyId, at: command.now } }] : [];
       case 'DeleteKnowledgeDocument':
         // Another company's document is indistinguishable from a missing one.
-        if (state.status !== 'active_record' || state.companyId !== command.companyId) throw new DomainError('NOT_FOUND', 'Document not found');
+        if (state.status !== 'active' || state.companyId !== command.companyId) throw new DomainError('NOT_FOUND', 'Document not found');
         return [{ type: 'KnowledgeDocumentDeleted', data: { at: command.now } }];
     }
   },

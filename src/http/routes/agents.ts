@@ -1,7 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createAgent, deleteAgent, loadAgent, updateAgent } from '../../commands/agents/agents.js';
-import { AGENT_LIMITS, type LiveAgent } from '../../domain/agents/agent.js';
+import { createAgent, deleteAgent, updateAgent } from '../../commands/agents/agents.js';
+import { loadAgent } from '../../commands/agents/queries.js';
+import { type LiveAgent } from '../../domain/agents/decider.js';
+import { expectActive } from '../../domain/lifecycle.js';
+import { AGENT_LIMITS } from '../../domain/agents/events.js';
 import { AGENTS, type AgentDoc } from '../../projections/agents/agentsProjection.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
@@ -38,7 +41,7 @@ const writable = {
   handoffMessage: z.string().trim().min(1).max(AGENT_LIMITS.handoffMessage),
 };
 
-const isLive = (a: AgentDoc | LiveAgent): a is LiveAgent => typeof (a as Partial<LiveAgent>).agentId === 'string';
+const isLive = (a: AgentDoc | LiveAgent): a is LiveAgent => 'agentId' in a;
 
 export function agentView(a: AgentDoc | LiveAgent): AgentView {
   return {
@@ -114,7 +117,7 @@ export function agentRoutes(services: HttpServices): FastifyPluginAsyncZod {
         const auth = authOf(request);
         const result = await createAgent(deps, { ...request.body, companyId: auth.companyId, userId: auth.userId });
         await services.waitForProjections(result.position);
-        return reply.status(201).send({ agent: agentView(result.state as LiveAgent) });
+        return reply.status(201).send({ agent: agentView(expectActive(result.state, 'agent')) });
       },
     );
 
@@ -151,7 +154,7 @@ export function agentRoutes(services: HttpServices): FastifyPluginAsyncZod {
         const auth = authOf(request);
         const result = await updateAgent(deps, { companyId: auth.companyId, userId: auth.userId, agentId: parseId(request.params.id), changes: request.body });
         await services.waitForProjections(result.position);
-        return { agent: agentView(result.state as LiveAgent) };
+        return { agent: agentView(expectActive(result.state, 'agent')) };
       },
     );
 

@@ -3,8 +3,9 @@ import { z } from 'zod';
 import { createIntegration } from '../../commands/integrations/createIntegration.js';
 import { registerWebhook } from '../../commands/integrations/registerWebhook.js';
 import { deleteIntegration, updateIntegration } from '../../commands/integrations/updateIntegration.js';
-import { loadState } from '../../commands/handleCommand.js';
-import { connectorType, integrationDecider, integrationStream, WEBCHAT_GREETING_MAX_LENGTH, type IntegrationState } from '../../domain/integrations/integration.js';
+import { loadCompanyIntegration, type LiveIntegration } from '../../commands/integrations/queries.js';
+import { expectActive } from '../../domain/lifecycle.js';
+import { connectorType, WEBCHAT_GREETING_MAX_LENGTH } from '../../domain/integrations/events.js';
 import { INTEGRATIONS, type IntegrationDoc } from '../../projections/integrations/integrationsProjection.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { notFound, validationError } from '../errors.js';
@@ -65,8 +66,6 @@ const writable = {
 
 export const webhookUrlOf = (services: HttpServices, type: string, id: number) => `${services.config.publicBaseUrl}/api/webhook/${type}/${id}`;
 
-type LiveIntegration = Exclude<IntegrationState, { status: 'none' }>;
-
 export function integrationView(services: HttpServices, i: IntegrationDoc | LiveIntegration): z.infer<typeof integrationSchema> {
   const isDoc = 'hasApiToken' in i;
   return {
@@ -107,9 +106,9 @@ export function integrationRoutes(services: HttpServices): FastifyPluginAsyncZod
     if (greeting && type !== 'webchat') throw validationError('greeting: only a webchat integration has a greeting');
   };
   const load = async (companyId: string, id: number) => {
-    const { state } = await loadState(services.commands.eventStore, integrationStream(id), integrationDecider);
-    if (state.status !== 'active_record' || state.companyId !== companyId) throw notFound('Integration');
-    return state;
+    const integration = await loadCompanyIntegration(services.commands.eventStore, companyId, id);
+    if (integration === null) throw notFound('Integration');
+    return integration;
   };
 
   return async (app) => {
@@ -164,7 +163,7 @@ export function integrationRoutes(services: HttpServices): FastifyPluginAsyncZod
         checkGreeting(request.body.connectorType, request.body.greeting);
         const result = await createIntegration(deps, { ...request.body, companyId: auth.companyId, userId: auth.userId });
         await services.waitForProjections(result.position);
-        return reply.status(201).send({ integration: integrationView(services, result.state as LiveIntegration) });
+        return reply.status(201).send({ integration: integrationView(services, expectActive(result.state, 'integration')) });
       },
     );
 
@@ -200,7 +199,7 @@ export function integrationRoutes(services: HttpServices): FastifyPluginAsyncZod
         if (request.body.greeting) checkGreeting((await load(auth.companyId, parseId(request.params.id))).connectorType, request.body.greeting);
         const result = await updateIntegration(deps, { companyId: auth.companyId, userId: auth.userId, integrationId: parseId(request.params.id), changes: request.body });
         await services.waitForProjections(result.position);
-        return { integration: integrationView(services, result.state as LiveIntegration) };
+        return { integration: integrationView(services, expectActive(result.state, 'integration')) };
       },
     );
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { addKnowledgeDocument, deleteKnowledgeDocument, readKnowledgeDocument, reviseKnowledgeDocument } from '../../commands/knowledge/knowledgeDocuments.js';
+import { addKnowledgeDocument, deleteKnowledgeDocument, reviseKnowledgeDocument } from '../../commands/knowledge/knowledgeDocuments.js';
+import { readKnowledgeDocument } from '../../commands/knowledge/queries.js';
 import { contentBytes, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_TITLE } from '../../domain/knowledge/documents.js';
 import { KNOWLEDGE_DOCUMENTS, type KnowledgeDocumentDoc } from '../../projections/knowledgeDocuments/knowledgeDocumentsProjection.js';
 import { BODY_LIMIT } from '../app.js';

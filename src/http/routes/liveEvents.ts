@@ -1,11 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { EventStore, RecordedEvent, Subscription } from '../../ports/eventStore.js';
+import type { EventStore, RecordedEvent } from '../../ports/eventStore.js';
 import type { Logger } from '../../ports/logger.js';
 import type { ReadStore } from '../../ports/readStore.js';
 import { API_TOKENS, type ApiTokenDoc } from '../../projections/apiTokens/apiTokensProjection.js';
 import { CONVERSATIONS, type ConversationDoc } from '../../projections/conversations/conversationsProjection.js';
+import { createEventConsumer, type EventConsumer } from '../../projections/eventConsumer.js';
 import { resolveToken, type AuthContext } from '../authenticate.js';
 import { HttpError } from '../errors.js';
 import type { HttpServices } from '../services.js';
@@ -14,8 +15,8 @@ import { errorResponses } from './schemas.js';
 /**
  * Live updates for the dashboard: `GET /api/events/stream` (Server-Sent Events).
  *
- * One event-store subscription per server instance follows the `conversation-*` and `webhooklog-*` streams
- * from the head at start-up. For each batch it waits until the projections have passed the batch's last
+ * A processor on the instance's shared event consumer (eventConsumer.ts) follows the `conversation-*` and
+ * `webhooklog-*` streams from the head at start-up. For each batch it waits until the projections have passed the batch's last
  * position (so the dashboard's refetch sees the change), then tells the connected clients of each affected
  * company which conversations changed and which webhook deliveries were logged. Nothing is replayed: a client
  * that reconnects refetches its lists.
@@ -54,6 +55,9 @@ export interface StartLiveEventsOptions {
   /** Resolves once every projection has applied the event at `position`. */
   waitForProjections(position: bigint): Promise<void>;
   logger: Logger;
+  /** The consumer it follows the log on; by default one of its own. */
+  consumer?: EventConsumer;
+  /** Events per read of its own consumer. Default 200. */
   batchSize?: number;
 }
 
@@ -62,8 +66,6 @@ export async function startLiveEvents(options: StartLiveEventsOptions): Promise<
   const byCompany = new Map<string, Set<LiveListener>>();
   let total = 0;
   let stopped = false;
-  let subscription: Subscription | null = null;
-  let restartTimer: NodeJS.Timeout | null = null;
   // Start at the head: only changes from now on are news; a client's first fetch covers the past.
   let position = await eventStore.headPosition();
 
@@ -104,30 +106,23 @@ export async function startLiveEvents(options: StartLiveEventsOptions): Promise<
         }
       }
     }
-    position = last;
   };
 
-  const start = (attempt: number) => {
-    if (stopped) return;
-    subscription = eventStore.subscribe(
-      {
-        after: position,
-        filter: { streamPrefixes: [CONVERSATION_PREFIX, WEBHOOK_LOG_PREFIX] },
-        batchSize: options.batchSize ?? 200,
-        onError: (err) => {
-          if (stopped) return;
-          const delay = Math.min(30_000, 250 * 2 ** attempt);
-          logger.error({ err, retryInMs: delay }, 'live events subscription failed; restarting');
-          restartTimer = setTimeout(() => start(attempt + 1), delay);
-        },
-      },
-      async (events) => {
-        await handle(events);
-        attempt = 0;
-      },
-    );
-  };
-  start(0);
+  const ownConsumer = options.consumer ? null : createEventConsumer({ eventStore, logger, batchSize: options.batchSize ?? 200 });
+  const attached = (options.consumer ?? ownConsumer!).attach({
+    name: 'live-events',
+    filter: { streamPrefixes: [CONVERSATION_PREFIX, WEBHOOK_LOG_PREFIX] },
+    resumeAfter: async () => position,
+    handle: async (events, through) => {
+      if (events.length > 0) await handle(events);
+      position = through;
+    },
+    retryDelay: (err, attempt) => {
+      const delay = Math.min(30_000, 250 * 2 ** (attempt - 1));
+      logger.error({ err, retryInMs: delay }, 'live events could not follow the event store; retrying');
+      return delay;
+    },
+  });
 
   return {
     listen(companyId, listener) {
@@ -149,8 +144,8 @@ export async function startLiveEvents(options: StartLiveEventsOptions): Promise<
     },
     async stop() {
       stopped = true;
-      if (restartTimer) clearTimeout(restartTimer);
-      await subscription?.stop();
+      await attached.detach();
+      await ownConsumer?.stop();
     },
   };
 }

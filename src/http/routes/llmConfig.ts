@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { configureLlm, loadLlmConfig, toLlmCommandFields, type LlmConfigInput } from '../../commands/llm/configureLlm.js';
+import { configureLlm, toLlmCommandFields, type LlmConfigInput } from '../../commands/llm/configureLlm.js';
+import { loadLlmConfig } from '../../commands/llm/queries.js';
 import { DomainError } from '../../domain/errors.js';
-import { checkLlmConfig, LLM_CONFIG_LIMITS, llmProvider, type CompanyLlmConfig } from '../../domain/llm/llmConfig.js';
+import { checkLlmConfig, type CompanyLlmConfig } from '../../domain/llm/decider.js';
+import { LLM_CONFIG_LIMITS, llmProvider } from '../../domain/llm/events.js';
 import { BUILTIN_MODEL, isLlmError, type LlmProvider } from '../../ports/llm.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { HttpError, validationError } from '../errors.js';

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { loadState } from '../../commands/handleCommand.js';
 import { conversationIdFor } from '../../commands/conversations/conversationIds.js';
-import { integrationDecider, integrationStream } from '../../domain/integrations/integration.js';
+import { loadCompanyIntegration } from '../../commands/integrations/queries.js';
 import { authOf } from '../authenticate.js';
 import { HttpError, notFound } from '../errors.js';
 import { inProcessHeaders, testClientId, testMessageBody } from '../inProcessWebhook.js';
@@ -42,8 +41,8 @@ export function testMessageRoute(services: HttpServices): FastifyPluginAsyncZod 
         const auth = authOf(request);
         if (!/^\d{1,15}$/.test(request.params.id)) throw notFound('Integration');
         const integrationId = Number(request.params.id);
-        const { state } = await loadState(services.commands.eventStore, integrationStream(integrationId), integrationDecider);
-        if (state.status !== 'active_record' || state.companyId !== auth.companyId) throw notFound('Integration');
+        const state = await loadCompanyIntegration(services.commands.eventStore, auth.companyId, integrationId);
+        if (state === null) throw notFound('Integration');
         if (state.connectorType !== 'msgplatform') {
           throw new HttpError(400, 'not_supported', 'Test messages go through the messaging-platform webhook; try a web chat integration from its widget');
         }

@@ -1,10 +1,9 @@
 import fastifyWebsocket from '@fastify/websocket';
 import type { FastifyPluginAsync } from 'fastify';
 import type { WebSocket } from 'ws';
-import { loadState } from '../../commands/handleCommand.js';
+import { loadWebchatIntegration } from '../../commands/integrations/queries.js';
 import type { VisitorTokens } from '../../ports/visitorTokens.js';
 import type { WebchatIntegration } from '../../commands/webchat/receiveWebchatMessage.js';
-import { integrationDecider, integrationStream } from '../../domain/integrations/integration.js';
 import type { RateLimiter } from '../../ports/rateLimiter.js';
 import type { HttpServices } from '../services.js';
 import { webchatFloodLimits } from '../webchatFloodLimits.js';
@@ -39,10 +38,6 @@ export function webchatRoutes(services: HttpServices, deps: WebchatRouteDeps): F
   const { eventStore } = services.commands;
   const floodLimits = webchatFloodLimits(deps.rateLimiter, services.config.webchatFloodLimits);
 
-  async function loadWebchatIntegration(integrationId: number): Promise<WebchatIntegration | null> {
-    const { state } = await loadState(eventStore, integrationStream(integrationId), integrationDecider);
-    return state.status === 'active_record' && state.connectorType === 'webchat' ? (state as WebchatIntegration) : null;
-  }
 
   return async (app) => {
     const logger = app.log.child({ component: 'webchat' });
@@ -87,7 +82,7 @@ export function webchatRoutes(services: HttpServices, deps: WebchatRouteDeps): F
       sockets,
       inflight,
       connectionsPerIp,
-      loadIntegration: loadWebchatIntegration,
+      loadIntegration: (integrationId) => loadWebchatIntegration(eventStore, integrationId),
     };
     app.get('/api/webchat/:integrationId', { websocket: true, schema: { hide: true } }, (socket, request) => {
       handleConnection(env, socket, request);

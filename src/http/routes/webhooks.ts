@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { loadState } from '../../commands/handleCommand.js';
+import { loadIntegration } from '../../commands/integrations/queries.js';
 import { logWebhook } from '../../commands/webhooks/logWebhook.js';
 import { receiveWebhook, type ReceiveWebhookDeps } from '../../commands/webhooks/receiveWebhook.js';
-import { integrationDecider, integrationStream } from '../../domain/integrations/integration.js';
 import { classifyWebhookJson } from '../../domain/webhooks/payload.js';
 import { loggedPayload } from '../../domain/webhooks/redactPayload.js';
 import type { WebhookLogEntry } from '../../domain/webhooks/webhookLog.js';
@@ -83,8 +82,8 @@ export function webhookRoutes(services: HttpServices): FastifyPluginAsyncZod {
       async (request) => {
         const { connectorType, integrationId } = request.params;
         if (connectorType !== 'msgplatform' || !/^\d{1,15}$/.test(integrationId)) throw notFound('Integration');
-        const { state } = await loadState(services.commands.eventStore, integrationStream(Number(integrationId)), integrationDecider);
-        if (state.status !== 'active_record' || state.connectorType !== connectorType) throw notFound('Integration');
+        const integration = await loadIntegration(services.commands.eventStore, Number(integrationId));
+        if (integration?.connectorType !== connectorType) throw notFound('Integration');
         return { ok: true as const, verified: true as const };
       },
     );
@@ -108,8 +107,8 @@ export function webhookRoutes(services: HttpServices): FastifyPluginAsyncZod {
         // webchat integrations use the WebSocket, never this URL.
         if (connectorType !== 'msgplatform' || !/^\d{1,15}$/.test(rawId)) throw notFound('Integration');
         const integrationId = Number(rawId);
-        const { state: integration } = await loadState(services.commands.eventStore, integrationStream(integrationId), integrationDecider);
-        if (integration.status !== 'active_record' || integration.connectorType !== connectorType) throw notFound('Integration');
+        const integration = await loadIntegration(services.commands.eventStore, integrationId);
+        if (integration?.connectorType !== connectorType) throw notFound('Integration');
 
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         // Best effort like the entry itself: a payload that cannot be redacted is left out, never logged raw.

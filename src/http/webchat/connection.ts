@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
+import { z } from 'zod';
 import { conversationIdFor } from '../../commands/conversations/conversationIds.js';
 import { receiveWebchatMessage, type WebchatIntegration } from '../../commands/webchat/receiveWebchatMessage.js';
 import { webchatHistory } from '../../commands/webchat/webchatHistory.js';
@@ -12,6 +13,9 @@ import type { webchatFloodLimits } from '../webchatFloodLimits.js';
 import type { WebchatHub } from '../webchatHub.js';
 import { originAllowed } from './originPolicy.js';
 import type { SlidingWindow } from './slidingWindow.js';
+
+/** The route's path parameter, read at the boundary (fastify types params as unknown here). */
+const webchatParams = z.object({ integrationId: z.string().max(40) });
 
 /** The window of the per-visitor message limit. */
 export const WEBCHAT_RATE_WINDOW_MS = 10_000;
@@ -94,7 +98,7 @@ export function handleConnection(env: WebchatConnectionEnv, socket: WebSocket, r
 }
 
 function openConnection(env: WebchatConnectionEnv, socket: WebSocket, request: FastifyRequest): Connection {
-  const rawId = (request.params as { integrationId?: string }).integrationId ?? '';
+  const rawId = webchatParams.safeParse(request.params).data?.integrationId ?? '';
   env.sockets.add(socket);
   return {
     env,

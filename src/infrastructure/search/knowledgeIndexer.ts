@@ -1,6 +1,8 @@
 import { KNOWLEDGE_DOCUMENT_STREAM_PREFIX, type KnowledgeDocumentEvent } from '../../domain/knowledge/documents.js';
-import type { EventFilter, EventStore, RecordedEvent, Subscription } from '../../ports/eventStore.js';
+import type { EventFilter, EventStore, RecordedEvent } from '../../ports/eventStore.js';
+import { toDomainEvent } from '../../commands/handleCommand.js';
 import type { Logger } from '../../ports/logger.js';
+import { createEventConsumer, type EventConsumer } from '../../projections/eventConsumer.js';
 import type { KnowledgeIndex, KnowledgeSearchOptions, KnowledgeSearchResult } from './knowledgeIndex.js';
 import { inProcessIndexHost, startIndexWorker, type KnowledgeIndexHost } from './knowledgeIndexHost.js';
 
@@ -12,6 +14,9 @@ import { inProcessIndexHost, startIndexWorker, type KnowledgeIndexHost } from '.
  * and every KnowledgeDocumentDeleted, chunking each document again with `chunkTexts`, then follows new ones. Every server process builds its
  * own copy; `waitForPosition` gives read-your-writes on the process that served the write.
  *
+ * It is a processor of the shared event consumer (`consumer`, or one of its own): the events it reads are read
+ * and decoded once for every processor attached, and a failed read or step is retried from its position.
+ *
  * Chunking and indexing run on a worker thread (knowledgeIndexHost.ts); this thread only forwards events, one
  * at a time so a search never waits behind more than one document, and answers waits and searches.
  */
@@ -20,14 +25,14 @@ export interface KnowledgeIndexer {
   /**
    * Resolves once every knowledge-base event at or before `position` is in the index (immediately for a
    * position with no knowledge-base event left to apply). Rejects after `timeoutMs` (default 5000) or
-   * once the indexer stopped or failed.
+   * once the indexer stopped (a failed read is retried, so only the timeout ends a wait while it runs).
    */
   waitForPosition(position: bigint, timeoutMs?: number): Promise<void>;
   /** The company's passages matching `query`, best first (never another company's). */
   search(companyId: string, query: string, options?: KnowledgeSearchOptions): Promise<KnowledgeSearchResult[]>;
   /** Number of passages the document will be indexed as (computed off this thread). */
   chunkCount(document: { title: string; content: string }): Promise<number>;
-  /** Position of the last knowledge-base event applied, null before the first. */
+  /** Position through which the log is applied (every knowledge-base event up to it is in the index), null before the first. */
   position(): bigint | null;
   stop(): Promise<void>;
 }
@@ -39,7 +44,9 @@ export interface StartKnowledgeIndexerOptions {
   /** Where chunking and indexing run; overrides `index`. */
   host?: KnowledgeIndexHost;
   logger: Logger;
-  /** Events per subscription batch; small, since a (pre-parts) document event may carry 1 MiB of content. Default 16. */
+  /** The consumer it follows the log on; by default one of its own. */
+  consumer?: EventConsumer;
+  /** Events per read of its own consumer; small, since a (pre-parts) document event may carry 1 MiB of content. Default 16. */
   batchSize?: number;
 }
 
@@ -70,11 +77,10 @@ export function startKnowledgeIndexer(options: StartKnowledgeIndexerOptions): Kn
   const assembling = new Map<string, { companyId: string; title: string; parts: string[]; expected: number }>();
   const waiters = new Set<Waiter>();
   let processed: bigint | null = null;
-  let failure: Error | null = null;
   let stopped = false;
 
   const apply = async (event: RecordedEvent) => {
-    const e = event as unknown as KnowledgeDocumentEvent;
+    const e = toDomainEvent<KnowledgeDocumentEvent>(event);
     const documentId = event.stream.slice(KNOWLEDGE_DOCUMENT_STREAM_PREFIX.length);
     try {
       // An edit (Revised) arrives like an upload; adding its content replaces the document's old passages.
@@ -150,30 +156,31 @@ export function startKnowledgeIndexer(options: StartKnowledgeIndexerOptions): Kn
     }
   };
 
-  const subscription: Subscription = eventStore.subscribe(
-    {
-      after: null,
-      filter,
-      batchSize: Math.max(1, options.batchSize ?? 16),
-      onError: (err) => {
-        failure = new KnowledgeIndexerWaitError(`the knowledge index stopped following the event store: ${err instanceof Error ? err.message : String(err)}`);
-        logger.error({ err, position: processed === null ? null : String(processed) }, 'knowledge index subscription failed: search results will be stale until restart');
-        rejectAll(failure);
-      },
-    },
-    async (events) => {
+  const ownConsumer = options.consumer ? null : createEventConsumer({ eventStore, logger, batchSize: Math.max(1, options.batchSize ?? 16) });
+  const attached = (options.consumer ?? ownConsumer!).attach({
+    name: 'knowledge-index',
+    filter,
+    // In memory only: after a failure it goes on from the last event it applied; on a new start from the beginning.
+    resumeAfter: async () => processed,
+    handle: async (events, through) => {
       for (const event of events) {
         await apply(event);
         processed = event.position;
         for (const waiter of [...waiters]) check(waiter);
       }
+      processed = through;
+      for (const waiter of [...waiters]) check(waiter);
     },
-  );
+    retryDelay: (err, attempt) => {
+      const delay = Math.min(30_000, 250 * 2 ** (attempt - 1));
+      logger.error({ err, position: processed === null ? null : String(processed), retryInMs: delay }, 'knowledge index could not follow the event store; retrying');
+      return delay;
+    },
+  });
 
   return {
     waitForPosition(position, timeoutMs = 5_000) {
       if (processed !== null && processed >= position) return Promise.resolve();
-      if (failure) return Promise.reject(failure);
       if (stopped) return Promise.reject(new KnowledgeIndexerWaitError('the knowledge indexer is stopped'));
       return new Promise<void>((resolve, reject) => {
         const waiter: Waiter = {
@@ -196,7 +203,8 @@ export function startKnowledgeIndexer(options: StartKnowledgeIndexerOptions): Kn
     async stop() {
       if (stopped) return;
       stopped = true;
-      await subscription.stop();
+      await attached.detach();
+      await ownConsumer?.stop();
       rejectAll(new KnowledgeIndexerWaitError('the knowledge indexer is stopped'));
       await host.close();
     },

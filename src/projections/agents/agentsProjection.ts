@@ -1,4 +1,4 @@
-import { agentEvents } from '../../domain/agents/agent.js';
+import { agentEvents } from '../../domain/agents/events.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 

@@ -1,4 +1,4 @@
-import { apiTokenEvents } from '../../domain/apiTokens/apiToken.js';
+import { apiTokenEvents } from '../../domain/apiTokens/events.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 

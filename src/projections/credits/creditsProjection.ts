@@ -1,4 +1,4 @@
-import { creditEvents } from '../../domain/credits/credits.js';
+import { creditEvents } from '../../domain/credits/events.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 

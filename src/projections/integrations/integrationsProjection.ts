@@ -1,4 +1,4 @@
-import { integrationEvents } from '../../domain/integrations/integration.js';
+import { integrationEvents } from '../../domain/integrations/events.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 

@@ -1,47 +1,11 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
+import type { Lifecycle } from '../lifecycle.js';
+import { agentSettings as settings, type AgentEvent, type AgentSettings } from './events.js';
 
-export const DEFAULT_AGENT_SYSTEM_PROMPT =
-  'You are a helpful customer support agent. Answer politely and concisely, using the knowledge base when it is relevant. ' +
-  'If you are not sure of the answer, say so rather than guessing.';
-export const DEFAULT_AGENT_TEMPERATURE = 0.3;
-export const DEFAULT_AGENT_HANDOFF_MESSAGE = 'Thanks for your message — a member of our team will get back to you shortly.';
-
-export const AGENT_LIMITS = { name: 200, systemPrompt: 20_000, model: 200, handoffMessage: 2_000 } as const;
-
-const settings = z.object({
-  name: z.string().min(1).max(AGENT_LIMITS.name),
-  systemPrompt: z.string().min(1).max(AGENT_LIMITS.systemPrompt),
-  /** null: the model of the company's LLM configuration. */
-  model: z.string().min(1).max(AGENT_LIMITS.model).nullable(),
-  temperature: z.number().min(0).max(2),
-  useKnowledgeBase: z.boolean(),
-  active: z.boolean(),
-  handoffMessage: z.string().min(1).max(AGENT_LIMITS.handoffMessage),
-});
-export type AgentSettings = z.infer<typeof settings>;
-
-/** What a new agent gets for every setting the client leaves out. */
-export const agentDefaults: Omit<AgentSettings, 'name'> = {
-  systemPrompt: DEFAULT_AGENT_SYSTEM_PROMPT,
-  model: null,
-  temperature: DEFAULT_AGENT_TEMPERATURE,
-  useKnowledgeBase: true,
-  active: true,
-  handoffMessage: DEFAULT_AGENT_HANDOFF_MESSAGE,
-};
-
-export const agentEvents = {
-  AgentCreated: settings.extend({ agentId: z.uuid(), companyId: z.uuid(), at: z.iso.datetime() }),
-  AgentUpdated: z.object({ changes: settings.partial(), at: z.iso.datetime() }),
-  AgentDeleted: z.object({ at: z.iso.datetime() }),
-};
-type Events = typeof agentEvents;
-export type AgentEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];
-
-export type LiveAgent = { status: 'active_record'; agentId: string; companyId: string; createdAt: string; updatedAt: string } & AgentSettings;
-export type AgentState = { status: 'none' } | LiveAgent | (Omit<LiveAgent, 'status'> & { status: 'deleted' });
+export type LiveAgent = { status: 'active'; agentId: string; companyId: string; createdAt: string; updatedAt: string } & AgentSettings;
+export type AgentState = { status: 'none' } | (Omit<LiveAgent, 'status'> & { status: Exclude<Lifecycle, 'none'> });
 
 export type AgentCommand =
   | ({ type: 'CreateAgent'; agentId: string; companyId: string; now: string } & AgentSettings)
@@ -64,7 +28,7 @@ export const agentDecider: Decider<AgentCommand, AgentEvent, AgentState> = {
     switch (event.type) {
       case 'AgentCreated': {
         const { at, ...rest } = event.data;
-        return { status: 'active_record', ...rest, createdAt: at, updatedAt: at };
+        return { status: 'active', ...rest, createdAt: at, updatedAt: at };
       }
       case 'AgentUpdated':
         return state.status === 'none' ? state : { ...state, ...event.data.changes, updatedAt: event.data.at };
@@ -80,7 +44,7 @@ export const agentDecider: Decider<AgentCommand, AgentEvent, AgentState> = {
       return [{ type: 'AgentCreated', data: { ...data, at: now } }];
     }
     // Another company's agent is indistinguishable from a missing one.
-    if (state.status !== 'active_record' || state.companyId !== command.companyId) throw notFound();
+    if (state.status !== 'active' || state.companyId !== command.companyId) throw notFound();
     switch (command.type) {
       case 'UpdateAgent': {
         const changes = Object.fromEntries(

@@ -1,30 +1,12 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
-
-/**
- * A company API token lives in its own stream so that authenticating it reads a short, strongly
- * consistent history: a revocation is effective on the very next request. Only a hash is stored.
- */
-export const apiTokenEvents = {
-  ApiTokenIssued: z.object({
-    tokenId: z.uuid(),
-    companyId: z.uuid(),
-    name: z.string().min(1).max(100),
-    prefix: z.string().max(16),
-    secretHash: z.string().length(64),
-    createdAt: z.iso.datetime(),
-    createdBy: z.uuid(),
-  }),
-  ApiTokenUsed: z.object({ at: z.iso.datetime() }),
-  ApiTokenRevoked: z.object({ at: z.iso.datetime(), revokedBy: z.uuid() }),
-};
-type Events = typeof apiTokenEvents;
-export type ApiTokenEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];
+import type { Lifecycle } from '../lifecycle.js';
+import type { ApiTokenEvent, apiTokenEvents } from './events.js';
 
 export type ApiTokenState =
   | { status: 'none' }
-  | ({ status: 'active' | 'revoked'; lastUsedAt: string | null } & z.infer<typeof apiTokenEvents.ApiTokenIssued>);
+  | ({ status: Exclude<Lifecycle, 'none'>; lastUsedAt: string | null } & z.infer<typeof apiTokenEvents.ApiTokenIssued>);
 
 export type ApiTokenCommand =
   | ({ type: 'IssueApiToken' } & z.infer<typeof apiTokenEvents.ApiTokenIssued>)
@@ -43,7 +25,7 @@ export const apiTokenDecider: Decider<ApiTokenCommand, ApiTokenEvent, ApiTokenSt
       case 'ApiTokenUsed':
         return state.status === 'none' ? state : { ...state, lastUsedAt: event.data.at };
       case 'ApiTokenRevoked':
-        return state.status === 'none' ? state : { ...state, status: 'revoked' };
+        return state.status === 'none' ? state : { ...state, status: 'deleted' };
     }
   },
   decide(command, state) {
@@ -59,7 +41,7 @@ export const apiTokenDecider: Decider<ApiTokenCommand, ApiTokenEvent, ApiTokenSt
         return [{ type: 'ApiTokenUsed', data: { at: command.now } }];
       case 'RevokeApiToken':
         if (state.status === 'none' || state.companyId !== command.companyId) throw new DomainError('NOT_FOUND', 'API token not found');
-        if (state.status === 'revoked') return [];
+        if (state.status === 'deleted') return []; // already revoked
         return [{ type: 'ApiTokenRevoked', data: { at: command.now, revokedBy: command.revokedBy } }];
     }
   },

@@ -1,49 +1,12 @@
-import { z } from 'zod';
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
-
-export const connectorType = z.enum(['msgplatform', 'webchat']);
-export type ConnectorType = z.infer<typeof connectorType>;
-
-/** Longest web-chat greeting, in characters. */
-export const WEBCHAT_GREETING_MAX_LENGTH = 500;
-
-/** Secrets are stored sealed (AES-256-GCM, `v1:` envelope) in events; never in plain text. */
-const sealed = z.string().startsWith('v1:').max(4096);
-
-const settings = z.object({
-  name: z.string().min(1).max(200),
-  apiUrl: z.string().max(2048).nullable(),
-  webhookSecret: sealed.nullable(),
-  apiToken: sealed.nullable(),
-  active: z.boolean(),
-  agentId: z.uuid().nullable(),
-  allowedOrigins: z.array(z.string().max(300)).max(50),
-  /** Web chat: the first message a visitor sees. Optional: integrations created before it have none. */
-  greeting: z.string().max(WEBCHAT_GREETING_MAX_LENGTH).nullable().optional(),
-});
-export type IntegrationSettings = z.infer<typeof settings>;
-
-export const integrationEvents = {
-  IntegrationCreated: settings.extend({
-    integrationId: z.number().int().positive(),
-    companyId: z.uuid(),
-    connectorType,
-    at: z.iso.datetime(),
-  }),
-  IntegrationUpdated: z.object({ changes: settings.partial(), at: z.iso.datetime() }),
-  IntegrationDeleted: z.object({ at: z.iso.datetime() }),
-  // Looser than platformIdSchema on purpose: ids stored while the platform client accepted any string or number
-  // must still read (events are validated on read).
-  WebhookRegistered: z.object({ platformWebhookId: z.union([z.string(), z.number()]).nullable(), url: z.string(), at: z.iso.datetime() }),
-};
-type Events = typeof integrationEvents;
-export type IntegrationEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];
+import type { Lifecycle } from '../lifecycle.js';
+import type { ConnectorType, IntegrationEvent, IntegrationSettings } from './events.js';
 
 export type IntegrationState =
   | { status: 'none' }
   | ({
-      status: 'active_record' | 'deleted';
+      status: Exclude<Lifecycle, 'none'>;
       integrationId: number;
       companyId: string;
       connectorType: ConnectorType;
@@ -67,7 +30,7 @@ export const integrationDecider: Decider<IntegrationCommand, IntegrationEvent, I
     switch (event.type) {
       case 'IntegrationCreated': {
         const { at, ...rest } = event.data;
-        return { status: 'active_record', ...rest, createdAt: at, updatedAt: at, webhookRegisteredAt: null, registeredUrl: null };
+        return { status: 'active', ...rest, createdAt: at, updatedAt: at, webhookRegisteredAt: null, registeredUrl: null };
       }
       case 'IntegrationUpdated':
         if (state.status === 'none') return state;
@@ -91,7 +54,7 @@ export const integrationDecider: Decider<IntegrationCommand, IntegrationEvent, I
       return [{ type: 'IntegrationCreated', data: { ...data, at: now } }];
     }
     // Another company's integration is indistinguishable from a missing one.
-    if (state.status !== 'active_record' || state.companyId !== command.companyId) throw notFound();
+    if (state.status !== 'active' || state.companyId !== command.companyId) throw notFound();
     switch (command.type) {
       case 'UpdateIntegration': {
         const changes = Object.fromEntries(

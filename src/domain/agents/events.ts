@@ -1,0 +1,39 @@
+import { z } from 'zod';
+
+export const DEFAULT_AGENT_SYSTEM_PROMPT =
+  'You are a helpful customer support agent. Answer politely and concisely, using the knowledge base when it is relevant. ' +
+  'If you are not sure of the answer, say so rather than guessing.';
+export const DEFAULT_AGENT_TEMPERATURE = 0.3;
+export const DEFAULT_AGENT_HANDOFF_MESSAGE = 'Thanks for your message — a member of our team will get back to you shortly.';
+
+export const AGENT_LIMITS = { name: 200, systemPrompt: 20_000, model: 200, handoffMessage: 2_000 } as const;
+
+export const agentSettings = z.object({
+  name: z.string().min(1).max(AGENT_LIMITS.name),
+  systemPrompt: z.string().min(1).max(AGENT_LIMITS.systemPrompt),
+  /** null: the model of the company's LLM configuration. */
+  model: z.string().min(1).max(AGENT_LIMITS.model).nullable(),
+  temperature: z.number().min(0).max(2),
+  useKnowledgeBase: z.boolean(),
+  active: z.boolean(),
+  handoffMessage: z.string().min(1).max(AGENT_LIMITS.handoffMessage),
+});
+export type AgentSettings = z.infer<typeof agentSettings>;
+
+/** What a new agent gets for every setting the client leaves out. */
+export const agentDefaults: Omit<AgentSettings, 'name'> = {
+  systemPrompt: DEFAULT_AGENT_SYSTEM_PROMPT,
+  model: null,
+  temperature: DEFAULT_AGENT_TEMPERATURE,
+  useKnowledgeBase: true,
+  active: true,
+  handoffMessage: DEFAULT_AGENT_HANDOFF_MESSAGE,
+};
+
+export const agentEvents = {
+  AgentCreated: agentSettings.extend({ agentId: z.uuid(), companyId: z.uuid(), at: z.iso.datetime() }),
+  AgentUpdated: z.object({ changes: agentSettings.partial(), at: z.iso.datetime() }),
+  AgentDeleted: z.object({ at: z.iso.datetime() }),
+};
+type Events = typeof agentEvents;
+export type AgentEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];

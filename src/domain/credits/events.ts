@@ -1,0 +1,24 @@
+import { z } from 'zod';
+
+/** Money is integer micro-dollars; $5.00 of free credits at sign-up. */
+export const SIGNUP_CREDITS_MICROS = 5_000_000;
+
+export const creditEvents = {
+  CreditsGranted: z.object({
+    amountMicros: z.number().int().positive(),
+    reason: z.string().min(1).max(200),
+    grantedBy: z.uuid().nullable(),
+    at: z.iso.datetime(),
+  }),
+  CreditsConsumed: z.object({
+    amountMicros: z.number().int().min(0),
+    model: z.string(),
+    inputTokens: z.number().int().min(0),
+    outputTokens: z.number().int().min(0),
+    conversationId: z.string(),
+    replyId: z.string(),
+    at: z.iso.datetime(),
+  }),
+};
+type Events = typeof creditEvents;
+export type CreditEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];
