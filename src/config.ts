@@ -67,6 +67,7 @@ export const configSchema = z.object({
   WORKER_COMPANY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   ROLE: z.enum(['all', 'api', 'processor']).default('all'),
   PROCESSOR_THREAD: bool.optional(),
+  PROCESSOR_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(5),
   WEBCHAT_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(20),
   WEBCHAT_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   WEBCHAT_MESSAGES_PER_10S: z.coerce.number().int().min(1).max(10_000).default(10),
@@ -119,6 +120,8 @@ export interface Config {
   /** api: HTTP only; processor: projections, reactors and workers only; all: both (the processing side on a worker thread unless processorThread is false). */
   role: 'all' | 'api' | 'processor';
   processorThread: boolean;
+  /** CPU priority (nice) of the processor thread: under contention request serving comes first; 0 keeps it equal. */
+  processorThreadNice: number;
   webchatMaxConnectionsPerIp: number;
   webchatHeartbeatMs: number;
   webchatMessagesPer10s: number;
@@ -193,6 +196,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     role: c.ROLE,
     // Tests inspect the processing side in-process; everywhere else it gets its own thread.
     processorThread: c.PROCESSOR_THREAD ?? c.NODE_ENV !== 'test',
+    processorThreadNice: c.PROCESSOR_THREAD_NICE,
     webchatMaxConnectionsPerIp: c.WEBCHAT_MAX_CONNECTIONS_PER_IP,
     webchatHeartbeatMs: c.WEBCHAT_HEARTBEAT_MS,
     webchatMessagesPer10s: c.WEBCHAT_MESSAGES_PER_10S,

@@ -5,6 +5,7 @@ import { createLogger } from '../infrastructure/logger.js';
 import { createServiceMetrics } from '../infrastructure/metrics/serviceMetrics.js';
 import { startEventLoopMonitor } from './eventLoopMonitor.js';
 import { startProcessor } from './processor.js';
+import { lowerThisThreadPriority } from './threadPriority.js';
 import type { ToHost, ToProcessor } from './processorThread.js';
 
 /** The processing side on its own thread: its own event loop, its own store connections. */
@@ -12,6 +13,12 @@ const port = parentPort!;
 const { config } = workerData as { config: Config };
 const logger = createLogger({ level: config.logLevel }).child({ thread: 'processor' });
 const post = (message: ToHost) => port.postMessage(message);
+
+// Projections, reactors and workers catch up in the time requests leave: on a saturated machine the kernel
+// serves the HTTP thread first, so acknowledgements keep their rate while the processing side lags (and catches up).
+if (config.processorThreadNice > 0 && !lowerThisThreadPriority(config.processorThreadNice)) {
+  logger.debug({ nice: config.processorThreadNice }, 'processor thread priority left unchanged (not supported here)');
+}
 
 try {
   const loop = startEventLoopMonitor();
