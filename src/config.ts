@@ -67,7 +67,7 @@ export const configSchema = z.object({
   WORKER_COMPANY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   ROLE: z.enum(['all', 'api', 'processor']).default('all'),
   PROCESSOR_THREAD: bool.optional(),
-  PROCESSOR_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(5),
+  PROCESSOR_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(0),
   WEBCHAT_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(20),
   WEBCHAT_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   WEBCHAT_MESSAGES_PER_10S: z.coerce.number().int().min(1).max(10_000).default(10),

@@ -14,8 +14,8 @@ const { config } = workerData as { config: Config };
 const logger = createLogger({ level: config.logLevel }).child({ thread: 'processor' });
 const post = (message: ToHost) => port.postMessage(message);
 
-// Projections, reactors and workers catch up in the time requests leave: on a saturated machine the kernel
-// serves the HTTP thread first, so acknowledgements keep their rate while the processing side lags (and catches up).
+// With PROCESSOR_THREAD_NICE > 0, projections, reactors and workers catch up in the time requests leave: on a
+// saturated machine the kernel serves the HTTP thread first (acknowledgements keep their rate, replies lag).
 if (config.processorThreadNice > 0 && !lowerThisThreadPriority(config.processorThreadNice)) {
   logger.debug({ nice: config.processorThreadNice }, 'processor thread priority left unchanged (not supported here)');
 }
