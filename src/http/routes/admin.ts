@@ -1,10 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { userDecider, userStream } from '../../domain/accounts/user.js';
 import { formatMicros } from '../../domain/credits/pricing.js';
 import { grantCredits } from '../../commands/credits/grantCredits.js';
-import { loadState } from '../../commands/handleCommand.js';
+import { loadUser } from '../../commands/accounts/queries.js';
 import { COMPANIES, type CompanyDoc } from '../../projections/companies/companiesProjection.js';
 import { CREDIT_BALANCES, type CreditBalanceDoc } from '../../projections/credits/creditsProjection.js';
 import { authenticator, authOf } from '../authenticate.js';
@@ -22,8 +21,8 @@ export function adminRoutes(services: HttpServices): FastifyPluginAsyncZod {
     app.addHook('onRequest', authenticator(services));
     app.addHook('preHandler', async (request: FastifyRequest) => {
       const auth = authOf(request);
-      const { state: user } = await loadState(services.commands.eventStore, userStream(auth.userId), userDecider);
-      if (auth.kind !== 'session' || user.status !== 'active' || !user.isSuperadmin) throw forbidden('Only a superadmin may use this route');
+      const user = await loadUser(services.commands.eventStore, auth.userId);
+      if (auth.kind !== 'session' || !user?.isSuperadmin) throw forbidden('Only a superadmin may use this route');
     });
 
     app.get(

@@ -1,13 +1,11 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { companyDecider, companyStream } from '../../domain/company/company.js';
 import { normalizeEmail } from '../../domain/accounts/emailReservation.js';
 import { roleSchema } from '../../domain/accounts/team.js';
-import { userDecider, userStream } from '../../domain/accounts/user.js';
 import { registerCompany } from '../../commands/accounts/registerCompany.js';
 import { login, logout, refreshSession } from '../../commands/accounts/logins.js';
-import { loadState } from '../../commands/handleCommand.js';
+import { loadCompany, loadUser } from '../../commands/accounts/queries.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { HttpError, notFound } from '../errors.js';
 import { keyedLimiter } from '../rateLimit.js';
@@ -122,11 +120,11 @@ export function authRoutes(services: HttpServices): FastifyPluginAsyncZod {
       },
       async (request) => {
         const auth = authOf(request);
-        const [{ state: user }, { state: company }] = await Promise.all([
-          loadState(services.commands.eventStore, userStream(auth.userId), userDecider),
-          loadState(services.commands.eventStore, companyStream(auth.companyId), companyDecider),
+        const [user, company] = await Promise.all([
+          loadUser(services.commands.eventStore, auth.userId),
+          loadCompany(services.commands.eventStore, auth.companyId),
         ]);
-        if (user.status !== 'active' || !company.exists) throw notFound('User');
+        if (!user || !company) throw notFound('User');
         return {
           user: { id: user.userId, email: user.email, companyId: company.companyKey, isSuperadmin: user.isSuperadmin, role: auth.role },
           company: { id: company.companyKey, companyId: company.companyId, companyName: company.name, createdAt: company.createdAt },
