@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import type { AuthDeps, CommandDeps } from '../commands/ports.js';
+import type { AuthDeps, CommandDeps } from '../commands/deps.js';
 import type { SecretBox } from '../ports/secretBox.js';
 import type { PlatformClient } from '../ports/platform.js';
 import type { ReadStore } from '../ports/readStore.js';

@@ -1,7 +1,7 @@
 import type { ConversationEvent } from '../domain/conversations/events.js';
 import type { ChannelProfile } from '../domain/customers/customer.js';
 import { updateCustomerFromChannel } from '../commands/customers/customers.js';
-import type { CommandDeps } from '../commands/ports.js';
+import type { CommandDeps } from '../commands/deps.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 import type { ReadStore } from '../ports/readStore.js';
 import type { EventConsumer } from '../projections/eventConsumer.js';

@@ -1,7 +1,7 @@
 import { loadAgent } from '../commands/agents/queries.js';
 import { chargeUsage } from '../commands/credits/chargeUsage.js';
 import { loadLlmConfig } from '../commands/llm/queries.js';
-import type { CommandDeps } from '../commands/ports.js';
+import type { CommandDeps } from '../commands/deps.js';
 import type { SecretBox } from '../ports/secretBox.js';
 import { conversationIdOfStream } from '../domain/conversations/decider.js';
 import type { Pricing } from '../domain/credits/pricing.js';

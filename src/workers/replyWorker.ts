@@ -7,7 +7,7 @@ import { loadCreditBalance } from '../commands/credits/queries.js';
 import { loadIntegration } from '../commands/integrations/queries.js';
 import { handleCommand, loadState } from '../commands/handleCommand.js';
 import { deterministicId } from '../commands/hashing.js';
-import type { CommandDeps } from '../commands/ports.js';
+import type { CommandDeps } from '../commands/deps.js';
 import type { Bus, BusSubscription } from '../ports/bus.js';
 import { isLlmError, type LlmMessage, type LlmPassage, type LlmProvider, type LlmResponse } from '../ports/llm.js';
 import { noopJobMetrics, type JobMetrics, type JobTracker } from '../ports/metrics.js';

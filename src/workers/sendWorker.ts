@@ -3,7 +3,7 @@ import type { ConversationEvent, DeliveredTo } from '../domain/conversations/eve
 import type { PlatformId } from '../domain/platformId.js';
 import { loadIntegration } from '../commands/integrations/queries.js';
 import { handleCommand, loadState, toDomainEvent } from '../commands/handleCommand.js';
-import type { CommandDeps } from '../commands/ports.js';
+import type { CommandDeps } from '../commands/deps.js';
 import type { SecretBox } from '../ports/secretBox.js';
 import type { Bus, BusSubscription } from '../ports/bus.js';
 import { noopJobMetrics, type JobMetrics } from '../ports/metrics.js';

@@ -6,7 +6,7 @@ import { loginSessionDecider, loginSessionStream, refreshFailed, rotationsBehind
 import { WrongExpectedRevisionError } from '../../ports/errors.js';
 import { handleCommand, loadState } from '../handleCommand.js';
 import { randomSecret, sha256Hex } from '../hashing.js';
-import type { AuthDeps } from '../ports.js';
+import type { AuthDeps } from '../deps.js';
 import { memberRole } from './membership.js';
 import { emailStream } from './registerCompany.js';
 

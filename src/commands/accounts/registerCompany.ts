@@ -9,7 +9,7 @@ import { userDecider, userStream } from '../../domain/accounts/user.js';
 import { sequenceDecider, sequenceStream } from '../../domain/sequence/sequence.js';
 import { handleCommand } from '../handleCommand.js';
 import { sha256Hex } from '../hashing.js';
-import type { AuthDeps } from '../ports.js';
+import type { AuthDeps } from '../deps.js';
 
 export const emailStream = (email: string) => `email-${sha256Hex(normalizeEmail(email))}`;
 

@@ -2,7 +2,7 @@ import { normalizeEmail } from '../../domain/accounts/emailReservation.js';
 import { userDecider, userStream } from '../../domain/accounts/user.js';
 import { DomainError } from '../../domain/errors.js';
 import { handleCommand } from '../handleCommand.js';
-import type { CommandDeps } from '../ports.js';
+import type { CommandDeps } from '../deps.js';
 import { findRegisteredUser } from './logins.js';
 
 export interface SuperadminChange {

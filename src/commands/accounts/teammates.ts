@@ -7,7 +7,7 @@ import { companyDecider, companyStream } from '../../domain/company/company.js';
 import { DomainError } from '../../domain/errors.js';
 import { handleCommand, loadState } from '../handleCommand.js';
 import { constantTimeEqualHex, randomSecret, sha256Hex } from '../hashing.js';
-import type { AuthDeps, CommandDeps } from '../ports.js';
+import type { AuthDeps, CommandDeps } from '../deps.js';
 import { legacyOwnerOf } from './membership.js';
 import { emailStream } from './registerCompany.js';
 import { findRegisteredUser, logout, startLogin } from './logins.js';

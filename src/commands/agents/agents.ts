@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { agentDecider, agentStream } from '../../domain/agents/decider.js';
 import { agentDefaults, type AgentSettings } from '../../domain/agents/events.js';
 import { handleCommand } from '../handleCommand.js';
-import type { CommandDeps } from '../ports.js';
+import type { CommandDeps } from '../deps.js';
 
 /** Create, update and delete an agent (`agent-<uuid>`); another company's agent is NOT_FOUND. */
 

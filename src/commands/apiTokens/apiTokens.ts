@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { apiTokenDecider, apiTokenStream } from '../../domain/apiTokens/decider.js';
 import { handleCommand, loadState } from '../handleCommand.js';
 import { constantTimeEqualHex, randomSecret, sha256Hex } from '../hashing.js';
-import type { CommandDeps } from '../ports.js';
+import type { CommandDeps } from '../deps.js';
 
 /** `mas_<token id, 32 hex>_<secret>`: the id finds the token's stream without a lookup table. */
 const TOKEN_PATTERN = /^mas_([0-9a-f]{32})_([A-Za-z0-9_-]{43})$/;

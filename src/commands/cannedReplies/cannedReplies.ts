@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { cannedRepliesDecider, cannedRepliesStream, normaliseShortcut, type CannedReply, type CannedReplyFields } from '../../domain/cannedReplies/cannedReplies.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { handleCommand, loadState } from '../handleCommand.js';
-import type { CommandDeps } from '../ports.js';
+import type { CommandDeps } from '../deps.js';
 
 /** Create, update and delete a company's canned replies (one `cannedreplies-<companyId>` stream). */
 

@@ -2,7 +2,7 @@ import { companyDecider, companyStream } from '../../domain/company/company.js';
 import { conversationDecider, conversationStream } from '../../domain/conversations/decider.js';
 import { cachedState, loadState } from '../handleCommand.js';
 import { deterministicId } from '../hashing.js';
-import type { CommandDeps } from '../ports.js';
+import type { CommandDeps } from '../deps.js';
 
 /**
  * Gives the events of one delivery ids derived from its dedupe key, so a racing or late redelivery appends

@@ -4,7 +4,7 @@ import { conversationDecider, conversationStream, type ConversationCommand } fro
 import { readMarkerDecider, readMarkerStream } from '../../domain/conversations/readMarker.js';
 import { DomainError } from '../../domain/errors.js';
 import { handleCommand, loadState } from '../handleCommand.js';
-import type { CommandDeps } from '../ports.js';
+import type { CommandDeps } from '../deps.js';
 import { findTeammate } from './teammates.js';
 
 type Actor = { companyId: string; userId: string };

@@ -1,7 +1,7 @@
 import { platformRefDecider, type PlatformRefKind } from '../../domain/conversations/platformRef.js';
 import { handleCommand } from '../handleCommand.js';
 import { sha256Hex } from '../hashing.js';
-import type { CommandDeps } from '../ports.js';
+import type { CommandDeps } from '../deps.js';
 
 type Ref = { kind: PlatformRefKind; id: string | number };
 

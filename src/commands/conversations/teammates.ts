@@ -1,6 +1,6 @@
 import type { Teammate } from '../../domain/conversations/commands.js';
 import { memberRole } from '../accounts/membership.js';
-import type { CommandDeps } from '../ports.js';
+import type { CommandDeps } from '../deps.js';
 
 /**
  * THE membership query for conversation ownership: the user `userId` as a teammate of `companyId`, or null when

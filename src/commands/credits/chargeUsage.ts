@@ -2,7 +2,7 @@ import { creditsDecider, creditsStream } from '../../domain/credits/decider.js';
 import { costMicros, type Pricing } from '../../domain/credits/pricing.js';
 import { handleCommand } from '../handleCommand.js';
 import { deterministicId } from '../hashing.js';
-import type { CommandDeps } from '../ports.js';
+import type { CommandDeps } from '../deps.js';
 
 export interface Usage {
   companyId: string;

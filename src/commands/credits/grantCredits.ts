@@ -1,6 +1,6 @@
 import { creditsDecider, creditsStream } from '../../domain/credits/decider.js';
 import { handleCommand } from '../handleCommand.js';
-import type { CommandDeps } from '../ports.js';
+import type { CommandDeps } from '../deps.js';
 
 export async function grantCredits(deps: CommandDeps, input: { companyId: string; amountMicros: number; reason: string; grantedBy: string }) {
   const result = await handleCommand(

@@ -2,7 +2,7 @@ import { customerDecider, customerStream, type ChannelProfile, type KnownCustome
 import type { EventStore } from '../../ports/eventStore.js';
 import { customerIdFor } from '../../domain/customers/customerId.js';
 import { handleCommand, loadState } from '../handleCommand.js';
-import type { CommandDeps } from '../ports.js';
+import type { CommandDeps } from '../deps.js';
 
 export { customerIdFor };
 

@@ -3,7 +3,7 @@ import { type ConnectorType } from '../../domain/integrations/events.js';
 import { sequenceDecider, sequenceStream } from '../../domain/sequence/sequence.js';
 import { handleCommand } from '../handleCommand.js';
 import { checkAgentReference } from './agentReference.js';
-import type { CommandDeps } from '../ports.js';
+import type { CommandDeps } from '../deps.js';
 import type { SecretBox } from '../../ports/secretBox.js';
 import { toSettings, type IntegrationInput } from './integrationInput.js';
 

@@ -3,7 +3,7 @@ import { loadCompanyIntegration } from './queries.js';
 import { DomainError } from '../../domain/errors.js';
 import { PlatformError, type PlatformClient } from '../../ports/platform.js';
 import { handleCommand } from '../handleCommand.js';
-import type { CommandDeps } from '../ports.js';
+import type { CommandDeps } from '../deps.js';
 import type { SecretBox } from '../../ports/secretBox.js';
 
 /**

@@ -1,7 +1,7 @@
 import { integrationDecider, integrationStream } from '../../domain/integrations/decider.js';
 import { handleCommand } from '../handleCommand.js';
 import { checkAgentReference } from './agentReference.js';
-import type { CommandDeps } from '../ports.js';
+import type { CommandDeps } from '../deps.js';
 import type { SecretBox } from '../../ports/secretBox.js';
 import { toSettings, type IntegrationInput } from './integrationInput.js';
 

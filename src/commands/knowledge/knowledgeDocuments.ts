@@ -7,7 +7,7 @@ import {
 import type { KnowledgeQuotaLimits } from '../../domain/knowledge/quota.js';
 import { DomainError } from '../../domain/errors.js';
 import { handleCommand, loadState } from '../handleCommand.js';
-import type { CommandDeps } from '../ports.js';
+import type { CommandDeps } from '../deps.js';
 import { confirmKnowledgeQuota, releaseKnowledgeQuota, reserveKnowledgeQuota, resizeKnowledgeQuota } from './knowledgeQuota.js';
 
 /** Add, edit and delete knowledge-base documents (reading one: queries.ts) (`kbdoc-<uuid>`); another company's document is NOT_FOUND. */

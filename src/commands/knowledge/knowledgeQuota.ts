@@ -8,7 +8,7 @@ import {
 } from '../../domain/knowledge/quota.js';
 import { deterministicId } from '../hashing.js';
 import { handleCommand, loadState } from '../handleCommand.js';
-import type { CommandDeps } from '../ports.js';
+import type { CommandDeps } from '../deps.js';
 
 /**
  * The company's knowledge-base quota stream (`kbquota-<companyId>`, domain/knowledge/quota.ts). Every quota

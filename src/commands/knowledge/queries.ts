@@ -1,6 +1,6 @@
 import { contentBytes, knowledgeDocumentDecider, knowledgeDocumentStream, MAX_CONTENT_PARTS, type KnowledgeDocumentEvent } from '../../domain/knowledge/documents.js';
 import { loadState, toDomainEvent } from '../handleCommand.js';
-import type { CommandDeps } from '../ports.js';
+import type { CommandDeps } from '../deps.js';
 
 export interface StoredKnowledgeDocument {
   id: string;

@@ -2,7 +2,7 @@ import { companyStream } from '../../domain/company/company.js';
 import { llmConfigDecider, type CompanyLlmConfig } from '../../domain/llm/decider.js';
 import { type LlmProviderName } from '../../domain/llm/events.js';
 import { handleCommand } from '../handleCommand.js';
-import type { CommandDeps } from '../ports.js';
+import type { CommandDeps } from '../deps.js';
 import type { SecretBox } from '../../ports/secretBox.js';
 
 export interface LlmConfigInput {

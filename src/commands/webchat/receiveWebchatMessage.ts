@@ -5,7 +5,7 @@ import { conversationIdFor } from '../conversations/conversationIds.js';
 import { handleCommand } from '../handleCommand.js';
 import { defaultStage, sessionIdFor, withDeterministicIds } from '../conversations/deliveries.js';
 import { deterministicId } from '../hashing.js';
-import type { CommandDeps } from '../ports.js';
+import type { CommandDeps } from '../deps.js';
 
 export type { WebchatIntegration };
 

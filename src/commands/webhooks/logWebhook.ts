@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { webhookLogStream, type WebhookLogEntry } from '../../domain/webhooks/webhookLog.js';
-import type { CommandDeps } from '../ports.js';
+import type { CommandDeps } from '../deps.js';
 
 /** Append-only delivery log: no decision to make, so any revision will do. */
 export async function logWebhook(deps: CommandDeps, entry: Omit<WebhookLogEntry, 'logId'>) {

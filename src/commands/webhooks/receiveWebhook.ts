@@ -9,7 +9,7 @@ import { handleCommand } from '../handleCommand.js';
 import { defaultStage, sessionIdFor, withDeterministicIds } from '../conversations/deliveries.js';
 import { findLinkedConversation, linkPlatformRefs, refsOf } from '../conversations/platformRefs.js';
 import { deterministicId, sha256Hex } from '../hashing.js';
-import type { CommandDeps } from '../ports.js';
+import type { CommandDeps } from '../deps.js';
 
 export const BODY_DEDUPE_WINDOW_MS = 24 * 60 * 60 * 1000;
 
