@@ -97,6 +97,14 @@ function signatureHeaders(mode: string, raw: Buffer): Record<string, string> {
 describe('property: random webhook requests against a real server', () => {
   it('are answered with a documented status (never 5xx), and leave only whole, valid events behind', async () => {
     const acked: string[] = [];
+    /** The acknowledged bodies by message id, so a failure names what was acknowledged and not stored. */
+    const ackedBodies = new Map<string, string[]>();
+    /**
+     * Message ids acknowledged with a hook_type (an operator's message, for one). The platform numbers all of a
+     * channel's messages in one sequence, so a later customer message with the same id is a redelivery of that
+     * message to the service, rightly acknowledged as a duplicate: only the generator can make such a pair.
+     */
+    const ackedWithHookType = new Set<string>();
     const statuses = new Map<number, number>();
     await fc.assert(
       fc.asyncProperty(body, signing, contentType, extraHeaders, target, async (raw, mode, type, extra, t) => {
@@ -110,7 +118,11 @@ describe('property: random webhook requests against a real server', () => {
         if (res.status === 200) {
           expect(json).toEqual({ ok: true });
           const parsed = (() => { try { return JSON.parse(raw.toString('utf8')) as { message_id?: unknown; hook_type?: unknown }; } catch { return null; } })();
-          if (parsed && typeof parsed === 'object' && parsed.message_id != null && parsed.hook_type == null) acked.push(String(parsed.message_id));
+          if (parsed && typeof parsed === 'object' && parsed.message_id != null && parsed.hook_type != null) ackedWithHookType.add(String(parsed.message_id));
+          if (parsed && typeof parsed === 'object' && parsed.message_id != null && parsed.hook_type == null) {
+            acked.push(String(parsed.message_id));
+            ackedBodies.set(String(parsed.message_id), [...(ackedBodies.get(String(parsed.message_id)) ?? []), `${pathOf(t)} ${raw.toString('utf8').slice(0, 500)}`]);
+          }
         } else {
           expect(typeof json.error?.code).toBe('string');
           expect(typeof json.error?.message).toBe('string');
@@ -120,7 +132,7 @@ describe('property: random webhook requests against a real server', () => {
     );
     // Signed, accepted customer messages with a message id are stored (duplicates of one id once).
     const stored = await storedPlatformMessageIds(server.adapters.eventStore);
-    expect(acked.filter((id) => !stored.has(id))).toEqual([]);
+    expect(acked.filter((id) => !stored.has(id) && !ackedWithHookType.has(id)).map((id) => ({ id, bodies: ackedBodies.get(id) }))).toEqual([]);
     expect([...stored.values()].filter((n) => n !== 1)).toEqual([]);
     expect(await storeProblems(server.adapters.eventStore)).toEqual([]);
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
