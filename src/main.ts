@@ -17,6 +17,11 @@ try {
 const logger = createLogger({ level: config.logLevel });
 const server = config.role === 'processor' ? await createProcessorService(config, logger) : await createServer(config, logger);
 await server.listen();
+// The processing side may still be starting (see createServer); if it cannot, the service is of no use.
+server.processingStarted.catch((err: unknown) => {
+  logger.fatal({ err }, 'the processing side failed to start');
+  void server.stop().finally(() => process.exit(1));
+});
 // The one line a newcomer reads: where to open the dashboard and where the platform must send webhooks.
 const dashboard = config.dashboardUrl ?? `${config.publicBaseUrl}/`;
 const webhookBase = `${config.publicBaseUrl}/api/webhook/`;

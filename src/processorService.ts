@@ -31,6 +31,7 @@ export async function createProcessorService(config: Config, logger: PinoLogger)
   return {
     app,
     adapters,
+    processingStarted: Promise.resolve(),
     ...serviceLifecycle(app, config, [() => progress.stop(), () => processor.stop(), () => loop.stop(), () => adapters.close()]),
   };
 }

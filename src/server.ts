@@ -39,7 +39,7 @@ import { checkPlatformUrl, type Resolver } from './infrastructure/net/ssrfGuard.
 import { startKnowledgeIndexer, type KnowledgeIndexer } from './infrastructure/search/knowledgeIndexer.js';
 import { startEventLoopMonitor } from './processing/eventLoopMonitor.js';
 import { outboundClients } from './processing/outboundClients.js';
-import { startProcessor, type ProcessorOptions } from './processing/processor.js';
+import type { ProcessorOptions } from './processing/processor.js';
 import { startProcessorThread } from './processing/processorThread.js';
 import { remoteProjectionWaiter } from './processing/projectionProgress.js';
 import type { PlatformClient } from './ports/platform.js';
@@ -76,10 +76,12 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
   // Small batches: a document stored before content parts existed carries up to 1 MiB in one event.
   const consumer = createEventConsumer({ eventStore, logger: logger.child({ component: 'api-event-consumer' }), batchSize: 16 });
   const knowledge = startKnowledgeIndexer({ eventStore, consumer, logger: logger.child({ component: 'knowledge-index' }) });
-  // The processing side starts (on its own thread by default) while this thread builds the HTTP app; the
-  // server listens only once both are up. Until then nothing can call the closures that wait for it.
-  const processingStarted = startProcessingSide(config, logger, adapters, { ...options, knowledge, metrics });
-  processingStarted.catch(() => {}); // awaited below; not an unhandled rejection meanwhile
+  // The processing side starts (on its own thread by default) while this thread builds the HTTP app, and may
+  // still be starting when the server listens: a webhook accepted meanwhile is already durable, requests that
+  // read their own writes wait for it (waitForPosition), and /readyz says `processor: false` until it runs.
+  let processing: ProcessingSide | undefined;
+  const processingStarted = startProcessingSide(config, logger, adapters, { ...options, knowledge, metrics }).then((side) => (processing = side));
+  processingStarted.catch(() => {}); // the caller awaits it (server.processingStarted); not an unhandled rejection meanwhile
   const waitForPosition: ProjectionRunner['waitForPosition'] = async (position, timeoutMs) =>
     (await processingStarted).projections.waitForPosition(position, timeoutMs);
   const commands: CommandDeps = { eventStore, clock, logger: logger.child({ component: 'commands' }) };
@@ -113,8 +115,8 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
   const app = await buildApp({
     config,
     logger,
-    readiness: async () => ({ ...(await adapterReadiness(adapters)), processor: processing.isRunning() }),
-    metrics: async () => ({ eventLoop: { api: loop.snapshot(), ...(await processing.eventLoop()) } }),
+    readiness: async () => ({ ...(await adapterReadiness(adapters)), processor: processing?.isRunning() ?? false }),
+    metrics: async () => ({ eventLoop: { api: loop.snapshot(), ...(processing ? await processing.eventLoop() : {}) } }),
     features: [
       authRoutes(services),
       apiTokenRoutes(services),
@@ -142,18 +144,26 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       metricsRoutes({ token: config.metricsToken, expose: async () => exposeMetrics(metrics.registry, await (await processingStarted).metrics()) }),
     ],
   });
-  const processing = await processingStarted;
-  const projections = processing.projections;
 
   return {
     app,
     adapters,
     services,
-    projections,
+    /** Resolves once the processing side runs; rejects if it could not start (main.ts then exits). */
+    processingStarted: processingStarted.then(() => undefined),
+    /** Waits for the processing side's projections, wherever they run. */
+    projections: remoteRunner(waitForPosition),
     knowledge,
     liveEvents,
     // Stop accepting, finish in-flight requests, stop subscriptions and workers, then close the stores.
-    ...serviceLifecycle(app, config, [() => liveEvents.stop(), () => processing.stop(), () => knowledge.stop(), () => consumer.stop(), () => loop.stop(), () => adapters.close()]),
+    ...serviceLifecycle(app, config, [
+      () => liveEvents.stop(),
+      () => processingStarted.then((side) => side.stop(), () => {}),
+      () => knowledge.stop(),
+      () => consumer.stop(),
+      () => loop.stop(),
+      () => adapters.close(),
+    ]),
   };
 }
 
@@ -163,8 +173,23 @@ export type Server = Awaited<ReturnType<typeof createServer>>;
  * Where the processing side runs, by ROLE: with the HTTP server on its own worker thread (all, the default),
  * in this thread (all with PROCESSOR_THREAD=false: tests that inspect it), or in other processes (api).
  */
-async function startProcessingSide(config: Config, logger: PinoLogger, adapters: Adapters, options: ProcessorOptions & { knowledge: KnowledgeIndexer }) {
+interface ProcessingSide {
+  projections: ProjectionRunner;
+  isRunning(): boolean;
+  eventLoop(): Promise<Record<string, unknown>>;
+  metrics(): Promise<MetricsJson[]>;
+  stop(): Promise<void>;
+}
+
+async function startProcessingSide(
+  config: Config,
+  logger: PinoLogger,
+  adapters: Adapters,
+  options: ProcessorOptions & { knowledge: KnowledgeIndexer },
+): Promise<ProcessingSide> {
   if (config.role === 'all' && !config.processorThread) {
+    // Imported here: with a processor thread (the default) this thread never loads the processing side's modules.
+    const { startProcessor } = await import('./processing/processor.js');
     const processor = await startProcessor(config, logger, adapters, options);
     return { projections: processor.projections, isRunning: () => true, eventLoop: async () => ({}), metrics: noRemoteMetrics, stop: () => processor.stop() };
   }

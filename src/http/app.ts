@@ -68,9 +68,10 @@ export async function buildApp(deps: AppDeps) {
     if (closing) reply.header('connection', 'close');
   });
   // One line per request: at debug (LOG_LEVEL=debug shows every request), a 5xx at warn so failures stay
-  // visible at the default level (the error itself is logged at error by the error handler).
+  // visible at the default level (the error itself is logged at error by the error handler). A 503 from
+  // /readyz is an answer, not a failure: load balancers poll it, and it is 503 while the service starts.
   app.addHook('onResponse', async (request, reply) => {
-    const level = reply.statusCode >= 500 ? 'warn' : 'debug';
+    const level = reply.statusCode >= 500 && request.routeOptions.url !== '/readyz' ? 'warn' : 'debug';
     if (!deps.logger.isLevelEnabled(level)) return;
     request.log[level]({ req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
   });

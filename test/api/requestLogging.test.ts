@@ -5,7 +5,7 @@ import { createLogger } from '../../src/infrastructure/logger.js';
 import { testConfig } from '../support/testConfig.js';
 
 /** The shell app (health routes, error handler) with a route that fails, logging into an array. */
-async function appLoggingAt(level: string) {
+async function appLoggingAt(level: string, readiness: () => Promise<Record<string, boolean>> = async () => ({})) {
   const lines: Array<{ level: number; msg: string; req?: { url: string }; res?: { statusCode: number } }> = [];
   const destination = new Writable({
     write(chunk, _encoding, done) {
@@ -16,7 +16,7 @@ async function appLoggingAt(level: string) {
   const app = await buildApp({
     config: testConfig(),
     logger: createLogger({ level, destination }),
-    readiness: async () => ({}),
+    readiness,
     features: [
       async (f) => {
         f.get('/boom', async () => {
@@ -36,6 +36,13 @@ describe('request logging', () => {
     expect(requestLines()).toEqual([]);
     expect((await app.inject({ url: '/boom' })).statusCode).toBe(500);
     expect(requestLines()).toEqual([expect.objectContaining({ level: 40, req: expect.objectContaining({ url: '/boom' }), res: { statusCode: 500 } })]);
+    await app.close();
+  });
+
+  it('a 503 from /readyz (still starting, or a dependency down) is an answer polled by load balancers, not a warning', async () => {
+    const { app, requestLines } = await appLoggingAt('info', async () => ({ processor: false }));
+    expect((await app.inject({ url: '/readyz' })).statusCode).toBe(503);
+    expect(requestLines()).toEqual([]);
     await app.close();
   });
 

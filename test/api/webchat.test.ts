@@ -398,6 +398,7 @@ describe('across instances', () => {
         },
       },
     });
+    await secondary.processingStarted;
     secondaryBase = await secondary.listen(0, '127.0.0.1');
   });
   afterAll(async () => {

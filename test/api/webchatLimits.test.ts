@@ -187,6 +187,7 @@ describe('across instances sharing one NATS', () => {
         WEBCHAT_MESSAGES_PER_INTEGRATION_PER_MINUTE: '10',
       });
       const server = await createServer(config, createLogger({ level: config.logLevel }));
+      await server.processingStarted;
       servers.push(server);
       bases.push(await server.listen(0, '127.0.0.1'));
     }

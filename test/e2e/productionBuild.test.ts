@@ -79,7 +79,7 @@ describe('the production build (npm run build; npm start runs dist/server/main.j
     const proc = startCompiled({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, NODE_ENV: 'development', LOG_LEVEL: 'debug' });
     try {
       await healthyAfter(proc, base, 30_000);
-      await fetch(`${base}/readyz`);
+      await expect.poll(async () => (await fetch(`${base}/readyz`)).status, { timeout: 10_000, interval: 50 }).toBe(200);
       await expect.poll(() => logLines(proc.output()).filter((l) => l.msg === 'projection started').length, { timeout: 10_000 }).toBeGreaterThanOrEqual(10);
       const requests = () =>
         logLines(proc.output())
@@ -125,10 +125,16 @@ describe('the production build (npm run build; npm start runs dist/server/main.j
       expect(ms, `healthy after: ${attempts.join('; ')}`).toBeLessThan(2000);
 
       // Ran as JavaScript: no loader flag on the process; the processor thread (started from its compiled
-      // entry: dist has no shim to fall back to) is running.
+      // entry: dist has no shim to fall back to) comes up right after: the server listens while it starts,
+      // and /readyz says so until it runs.
       expect(readFileSync(`/proc/${proc.child.pid}/cmdline`, 'utf8').split('\0').filter(Boolean).slice(1)).toEqual([MAIN]);
-      const ready = await (await fetch(`${base}/readyz`)).json();
-      expect(ready.checks).toEqual({ eventStore: true, readStore: true, bus: true, processor: true });
+      const readiness = async () => {
+        const res = await fetch(`${base}/readyz`);
+        const body = await res.json();
+        expect(res.status).toBe(body.ok ? 200 : 503);
+        return body.checks;
+      };
+      await expect.poll(readiness, { timeout: 10_000, interval: 50 }).toEqual({ eventStore: true, readStore: true, bus: true, processor: true });
       await fetch(`${base}/`);
       await fetch(`${base}/api/conversations`); // 401
 

@@ -47,6 +47,7 @@ beforeAll(async () => {
       },
     });
     const server = await createServer(config, createLogger({ level: 'info', destination }));
+    await server.processingStarted;
     servers.push(server);
     bases.push(await server.listen(0, '127.0.0.1'));
   }

@@ -32,8 +32,14 @@ describe('the service process (src/main.ts, what npm start runs)', () => {
       const base = `http://127.0.0.1:${port}`;
       await expect.poll(async () => (await fetch(`${base}/healthz`).catch(() => null))?.status, { timeout: 30_000, interval: 200 }).toBe(200);
       expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ ok: true });
-      const ready = await (await fetch(`${base}/readyz`)).json();
-      // The processing side runs on its own thread; /readyz reports each thread's event-loop delay.
+      // The processing side runs on its own thread, which may still be starting when the server listens;
+      // /readyz is 503 until it runs, then reports each thread's event-loop delay.
+      const readyz = async () => {
+        const res = await fetch(`${base}/readyz`);
+        return { status: res.status, body: await res.json() };
+      };
+      await expect.poll(async () => (await readyz()).status, { timeout: 10_000, interval: 50 }).toBe(200);
+      const ready = (await readyz()).body;
       expect(ready.checks).toEqual({ eventStore: true, readStore: true, bus: true, processor: true });
       expect(ready.metrics.eventLoop.api).toMatchObject({ p99Ms: expect.any(Number), maxMs: expect.any(Number) });
       expect(ready.metrics.eventLoop.processor).toMatchObject({ p99Ms: expect.any(Number), maxMs: expect.any(Number) });

@@ -41,6 +41,7 @@ beforeAll(async () => {
       },
     },
   });
+  await server.processingStarted;
   base = await server.listen(0, '127.0.0.1');
 });
 afterAll(async () => {

@@ -44,6 +44,7 @@ beforeAll(async () => {
       },
     },
   });
+  await server.processingStarted;
   base = await server.listen(0, '127.0.0.1');
   holder = new Database(path);
 });

@@ -36,6 +36,7 @@ export async function startTestServer(env: Record<string, string> = {}, logDesti
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.dnsResolver ? { dnsResolver: options.dnsResolver } : {}),
   });
+  await server.processingStarted;
   return Object.assign(server, {
     dataDir,
     async close() {

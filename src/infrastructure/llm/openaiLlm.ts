@@ -1,10 +1,4 @@
-import OpenAI, {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-  OpenAIError,
-} from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import {
   type LlmConnectionTest,
@@ -67,6 +61,11 @@ const CHARS_PER_TOKEN = 4;
 /** Placeholder bearer token for servers that need none (the SDK insists on a key). */
 const NO_KEY = 'no-key';
 
+type Sdk = typeof import('openai');
+let sdkLoading: Promise<Sdk> | undefined;
+/** The SDK is loaded on first use: most installations never call it, and it costs ~120 ms of start-up per thread. */
+const loadSdk = (): Promise<Sdk> => (sdkLoading ??= import('openai'));
+
 export function createOpenAiLlm(options: OpenAiLlmOptions): LlmProvider {
   const apiKey = options.apiKey && options.apiKey.length > 0 ? options.apiKey : undefined;
   const timeoutMs = options.timeoutMs ?? DEFAULT_LLM_TIMEOUT_MS;
@@ -82,7 +81,7 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmProvider {
   const where = displayUrl(options.baseUrl);
   const scrub = makeScrubber(apiKey);
 
-  const client = new OpenAI({
+  const clientOptions: ConstructorParameters<typeof OpenAI>[0] = {
     baseURL: options.baseUrl,
     apiKey: apiKey ?? NO_KEY,
     adminAPIKey: null,
@@ -97,9 +96,15 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmProvider {
       requireHttps: options.network?.requireHttps ?? false,
       ...(options.network?.resolver ? { resolver: options.network.resolver } : {}),
     }),
-  });
+  };
+  let client: { sdk: Sdk; api: OpenAI } | undefined;
+  const connect = async () => {
+    if (client) return client;
+    const sdk = await loadSdk();
+    return (client = { sdk, api: new sdk.default(clientOptions) });
+  };
 
-  const toLlmError = (error: unknown): LlmError => mapError(error, where, scrub);
+  const toLlmError = (error: unknown): LlmError => mapError(error, where, scrub, client?.sdk);
 
   return {
     async complete(request: LlmRequest): Promise<LlmResponse> {
@@ -107,7 +112,7 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmProvider {
       const params = buildParams(request, messages);
       let completion: ChatCompletion;
       try {
-        completion = await client.chat.completions.create(params, { signal: request.signal ?? null });
+        completion = await (await connect()).api.chat.completions.create(params, { signal: request.signal ?? null });
       } catch (error) {
         throw toLlmError(error);
       }
@@ -120,7 +125,7 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmProvider {
       try {
         if (test.model) {
           // Any well-formed completion proves URL, key and model; the content itself does not matter.
-          const completion = await client.chat.completions.create(
+          const completion = await (await connect()).api.chat.completions.create(
             buildParams({ model: test.model, messages: [], maxTokens: 16 }, [{ role: 'user', content: 'ping' }]),
             requestOptions,
           );
@@ -130,7 +135,7 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmProvider {
           const reported = typeof completion.model === 'string' && completion.model.length > 0 ? completion.model.slice(0, 200) : test.model;
           return { ok: true, latencyMs: Date.now() - started, models: [reported] };
         }
-        const page = await client.models.list(requestOptions);
+        const page = await (await connect()).api.models.list(requestOptions);
         const models = Array.isArray(page.data) ? page.data.map((m) => String(m.id)).slice(0, 200) : [];
         return { ok: true, latencyMs: Date.now() - started, models };
       } catch (error) {
@@ -259,9 +264,14 @@ function sameText(a: string, b: string): boolean {
 
 // --- errors ----------------------------------------------------------------------------------
 
-function mapError(error: unknown, where: string, scrub: (s: string) => string): LlmError {
+function mapError(error: unknown, where: string, scrub: (s: string) => string, sdk: Sdk | undefined): LlmError {
   if (error instanceof LlmError) return error;
   const detail = (e: { message: string }) => scrub(e.message).slice(0, 300);
+  if (sdk === undefined) {
+    const message = error instanceof Error ? detail(error) : scrub(String(error)).slice(0, 300);
+    return new LlmError('invalid_request', `the LLM client could not be loaded: ${message}`, false);
+  }
+  const { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, OpenAIError } = sdk;
 
   // Order matters: the abort/connection errors are APIError subclasses without a status.
   if (error instanceof APIUserAbortError) {
