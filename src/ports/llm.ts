@@ -21,6 +21,9 @@ export interface LlmPassage {
    * reports it (the knowledge index does). The builtin provider computes it itself when absent.
    */
   coverage?: number;
+  /** Where the passage comes from, when it is a knowledge-base chunk (recorded as the answer's sources). */
+  documentId?: string;
+  chunkIndex?: number;
 }
 
 export interface LlmRequest {
@@ -50,6 +53,11 @@ export interface LlmResponse {
   handoff?: boolean;
   /** True when `usage` was estimated (~4 chars/token) because the provider did not report it. */
   usageEstimated?: boolean;
+  /**
+   * Which of `request.passages` (indexes) the answer drew from, when the provider knows (the builtin one
+   * answers from one passage, or none when it hands off). Absent: every passage given was in the prompt.
+   */
+  usedPassages?: number[];
 }
 
 export type LlmConnectionTest =

@@ -20,7 +20,7 @@ import { recoverUnfinishedJobs } from './recoverJobs.js';
 import { startReplyWorker, type AgentProfile } from './replyWorker.js';
 import { startSendWorker } from './sendWorker.js';
 
-type Passage = { title: string; text: string; score: number; coverage?: number };
+type Passage = { title: string; text: string; score: number; coverage?: number; documentId?: string; chunkIndex?: number };
 /** The passages a reply is grounded on (the knowledge index; the HTTP routes use a wider interface). */
 export interface PassageSearch {
   search(companyId: string, query: string, options: { limit: number }): Passage[] | Promise<Passage[]>;
@@ -85,7 +85,14 @@ export async function startReplyPipeline(deps: ReplyPipelineDeps): Promise<{ sto
             return { kind: llmConfig.provider, provider: deps.llmResolver(llmConfig), model: llmConfig.model };
           },
           searchKnowledge: async (companyId, query, limit) =>
-            (await deps.knowledge.search(companyId, query, { limit })).map((r) => ({ title: r.title, text: r.text, score: r.score, coverage: r.coverage })),
+            (await deps.knowledge.search(companyId, query, { limit })).map((r) => ({
+              title: r.title,
+              text: r.text,
+              score: r.score,
+              coverage: r.coverage,
+              documentId: r.documentId,
+              chunkIndex: r.chunkIndex,
+            })),
           pricing: deps.pricing,
           burstWindowMs: deps.settings.burstWindowMs,
           llmRetryDelaysMs: deps.settings.llmRetryDelaysMs,

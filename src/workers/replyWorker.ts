@@ -10,6 +10,7 @@ import { deterministicId } from '../commands/hashing.js';
 import type { CommandDeps } from '../commands/deps.js';
 import type { Bus, BusSubscription } from '../ports/bus.js';
 import { isLlmError, type LlmMessage, type LlmPassage, type LlmProvider, type LlmResponse } from '../ports/llm.js';
+import { generateAnswer, type GeneratedAnswer } from './answerGeneration.js';
 import { noopJobMetrics, type JobMetrics, type JobTracker } from '../ports/metrics.js';
 import { createFairSlots, type FairSlots } from './fairSlots.js';
 import { readRecentHistory } from './recentHistory.js';
@@ -152,7 +153,7 @@ async function generateReplyOnce(deps: ReplyWorkerDeps, job: GenerateReplyJob, t
       const { state: current } = await loadState(deps.eventStore, stream, conversationDecider);
       if (current.unanswered.at(-1) !== job.messageId) continue;
       const history = await readRecentHistory(deps.eventStore, stream, { unanswered: current.unanswered, turns: HISTORY_MESSAGES });
-      return await answer(deps, job, current, history);
+      return await answerMessages(deps, job, current, history);
     } finally {
       release();
     }
@@ -171,7 +172,7 @@ async function markUnanswered(deps: ReplyWorkerDeps, job: GenerateReplyJob, reas
   );
 }
 
-async function answer(deps: ReplyWorkerDeps, job: GenerateReplyJob, state: ConversationState, events: ConversationEvent[]): Promise<Outcome> {
+async function answerMessages(deps: ReplyWorkerDeps, job: GenerateReplyJob, state: ConversationState, events: ConversationEvent[]): Promise<Outcome> {
   const session = state.session;
   if (!session || session.state !== 'active') return { result: 'skipped', reason: `the AI session is ${session?.state ?? 'missing'}` };
   const unanswered = [...state.unanswered];
@@ -201,16 +202,15 @@ async function answer(deps: ReplyWorkerDeps, job: GenerateReplyJob, state: Conve
   }
 
   const texts = unanswered.map((id) => textOf(events, id)).filter(Boolean);
-  const passages = agent.useKnowledgeBase ? await deps.searchKnowledge(job.companyId, texts.join('\n'), 5) : [];
-  const model = agent.model ?? llm.model ?? 'builtin';
-  let response: LlmResponse;
+  let answer: GeneratedAnswer;
   try {
-    response = await completeWithRetries(deps, llm.provider, {
-      model,
-      temperature: agent.temperature,
+    answer = await generateAnswer(deps, {
+      companyId: job.companyId,
+      provider: llm.provider,
+      model: agent.model ?? llm.model ?? 'builtin',
+      agent,
       messages: buildPrompt(agent, events, unanswered),
-      passages,
-      handoffMessage: agent.handoffMessage,
+      question: texts.join('\n'),
     });
   } catch (err) {
     const reason = isLlmError(err) ? `the language model failed (${err.kind}): ${err.message}` : 'the language model failed';
@@ -218,6 +218,7 @@ async function answer(deps: ReplyWorkerDeps, job: GenerateReplyJob, state: Conve
     await markUnanswered(reason, true);
     return { result: 'unanswered', reason };
   }
+  const { response, provenance } = answer;
 
   const replyId = deterministicId(`reply:${job.messageId}`);
   try {
@@ -232,6 +233,7 @@ async function answer(deps: ReplyWorkerDeps, job: GenerateReplyJob, state: Conve
       inputTokens: response.usage.inputTokens,
       outputTokens: response.usage.outputTokens,
       handoff: response.handoff === true,
+      provenance,
       now: now(deps),
     });
   } catch (err) {
@@ -259,19 +261,6 @@ async function chargeDropped(deps: ReplyWorkerDeps, job: GenerateReplyJob, llm: 
     inputTokens: response.usage.inputTokens,
     outputTokens: response.usage.outputTokens,
   }).catch((err) => deps.logger.error({ err, ...job, replyId }, 'the LLM usage of a dropped reply was not charged'));
-}
-
-async function completeWithRetries(deps: ReplyWorkerDeps, provider: LlmProvider, request: Parameters<LlmProvider['complete']>[0]) {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await provider.complete(request);
-    } catch (err) {
-      const delay = deps.llmRetryDelaysMs[attempt];
-      if (!isLlmError(err) || !err.retryable || delay === undefined) throw err;
-      deps.logger.warn({ kind: err.kind, attempt: attempt + 1, retryInMs: delay }, 'LLM call failed; retrying');
-      await sleep(delay);
-    }
-  }
 }
 
 function textOf(events: ConversationEvent[], messageId: string): string {

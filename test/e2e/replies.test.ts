@@ -256,6 +256,16 @@ describe('a customer writes, the agent answers through the same channel', () => 
     await webhook(co.integrationId, inbound('kb', 'Do you ship to Norway?'));
     await expect.poll(() => sentTo('kb').length, { timeout: 10_000 }).toBe(1);
     expect(sentTo('kb')[0]!.text).toContain('We ship to Norway');
+    // The reply records what produced it: the passage it quoted, how long the model took, what it cost.
+    const { conversation: kb } = await conversationOf(co, 'kb');
+    const events = (await co.call('GET', `/api/conversations/${kb.id}/events`)).json().events;
+    const replied = events.find((e: { type: string }) => e.type === 'AgentReplied');
+    expect(replied.data.provenance).toEqual({
+      sources: [{ documentId: doc.json().document.id, title: 'Shipping', chunkIndex: 0, score: expect.any(Number) }],
+      latencyMs: expect.any(Number),
+      costMicros: 0,
+      usageEstimated: false,
+    });
     await webhook(co.integrationId, inbound('kb2', 'Can I pay with bitcoin?'));
     await expect.poll(() => sentTo('kb2').length, { timeout: 10_000 }).toBe(1);
     expect(sentTo('kb2')[0]!.text).toBe('A colleague will reply soon.');

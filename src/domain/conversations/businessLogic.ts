@@ -160,6 +160,7 @@ export const decideAppendAgentReply: Decision<'AppendAgentReply'> = (command, st
         inputTokens: command.inputTokens,
         outputTokens: command.outputTokens,
         handoff: command.handoff,
+        ...(command.provenance ? { provenance: command.provenance } : {}),
         at: command.now,
       },
     },

@@ -1,4 +1,5 @@
 import type { PlatformId } from '../platformId.js';
+import type { AnswerProvenance } from '../answers/provenance.js';
 import type { Customer, DeliveredTo, PausedReason, PlatformRefs } from './events.js';
 
 export interface Start {
@@ -39,6 +40,7 @@ export type ConversationCommand =
       inputTokens: number;
       outputTokens: number;
       handoff: boolean;
+      provenance?: AnswerProvenance;
       now: string;
     }
   | { type: 'SendOperatorMessage'; messageId: string; text: string; by: string; now: string }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { platformIdSchema } from '../platformId.js';
+import { answerProvenanceSchema } from '../answers/provenance.js';
 
 const at = z.iso.datetime();
 const json = z.json();
@@ -92,6 +93,8 @@ export const conversationEvents = {
     inputTokens: z.number().int().min(0),
     outputTokens: z.number().int().min(0),
     handoff: z.boolean(),
+    /** What produced the answer (sources, latency, cost). Absent on replies stored before it was recorded. */
+    provenance: answerProvenanceSchema.optional(),
     at,
   }),
   OperatorMessageSent: z.object({ messageId: z.uuid(), text: z.string().min(1).max(65_536), by: z.string().max(100), at }),

@@ -54,12 +54,14 @@ export function createBuiltinLlm(options: BuiltinLlmOptions = {}): LlmProvider {
           usage: { inputTokens: 0, outputTokens: 0 },
           model: BUILTIN_MODEL,
           handoff: true,
+          usedPassages: [],
         };
       }
       return {
         text: trimAnswer(stripHeadingContext(passage.text).trim(), maxAnswerChars),
         usage: { inputTokens: 0, outputTokens: 0 },
         model: BUILTIN_MODEL,
+        usedPassages: [request.passages!.indexOf(passage)],
       };
     },
     async testConnection() {

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+
+/**
+ * What produced an AI answer, recorded with it (AgentReplied.provenance, playground and replay answers):
+ * the knowledge-base passages the answer drew from, how long the model took and what the answer cost.
+ * The model and its token counts are recorded next to it. The customer never sees any of this.
+ */
+export const answerSourceSchema = z.object({
+  documentId: z.string().min(1).max(100),
+  title: z.string().max(500),
+  /** Which passage of the document (its chunks are numbered from 0 as indexed). */
+  chunkIndex: z.number().int().min(0),
+  /** The search score: only comparable within one answer's sources. */
+  score: z.number(),
+});
+export type AnswerSource = z.infer<typeof answerSourceSchema>;
+
+export const MAX_ANSWER_SOURCES = 20;
+
+export const answerProvenanceSchema = z.object({
+  sources: z.array(answerSourceSchema).max(MAX_ANSWER_SOURCES),
+  /** Wall time of the model call, retries included. */
+  latencyMs: z.number().int().min(0),
+  /** What the answer cost at the model's price, in micro-dollars (0 for the builtin provider). */
+  costMicros: z.number().int().min(0),
+  /** The provider reported no token usage; the counts were estimated (~4 characters per token). */
+  usageEstimated: z.boolean(),
+});
+export type AnswerProvenance = z.infer<typeof answerProvenanceSchema>;

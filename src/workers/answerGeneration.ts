@@ -1,0 +1,92 @@
+import { MAX_ANSWER_SOURCES, type AnswerProvenance } from '../domain/answers/provenance.js';
+import { costMicros, type Pricing } from '../domain/credits/pricing.js';
+import { isLlmError, type LlmMessage, type LlmPassage, type LlmProvider, type LlmResponse } from '../ports/llm.js';
+import type { Logger } from '../ports/logger.js';
+
+/**
+ * One AI answer, the same way wherever it is asked for (a customer's reply, the agent playground, a replay
+ * evaluation): retrieve knowledge-base passages, call the model (retrying what is retryable), and say what
+ * produced the answer. Nothing here appends events or charges: the caller decides what the answer becomes.
+ */
+
+/** The parts of an agent's configuration an answer depends on (a saved agent, or a draft being evaluated). */
+export interface AnswerAgent {
+  systemPrompt: string;
+  temperature: number;
+  useKnowledgeBase: boolean;
+  handoffMessage: string;
+}
+
+export interface AnswerDeps {
+  searchKnowledge(companyId: string, query: string, limit: number): Promise<LlmPassage[]>;
+  pricing: Pricing;
+  /** Waits between LLM attempts after a retryable failure (the SDK retries too). */
+  llmRetryDelaysMs: number[];
+  logger: Logger;
+}
+
+export interface AnswerRequest {
+  companyId: string;
+  provider: LlmProvider;
+  model: string;
+  agent: AnswerAgent;
+  /** The prompt: system prompt, history and the question (see buildPrompt). */
+  messages: LlmMessage[];
+  /** What the knowledge base is searched with (the customer's pending messages). */
+  question: string;
+  signal?: AbortSignal;
+}
+
+export interface GeneratedAnswer {
+  response: LlmResponse;
+  provenance: AnswerProvenance;
+}
+
+const PASSAGES = 5;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Throws what the provider throws (LlmError) once the retries are spent. */
+export async function generateAnswer(deps: AnswerDeps, request: AnswerRequest): Promise<GeneratedAnswer> {
+  const passages = request.agent.useKnowledgeBase ? await deps.searchKnowledge(request.companyId, request.question, PASSAGES) : [];
+  const started = performance.now();
+  const response = await completeWithRetries(deps, request.provider, {
+    model: request.model,
+    temperature: request.agent.temperature,
+    messages: request.messages,
+    passages,
+    handoffMessage: request.agent.handoffMessage,
+    ...(request.signal ? { signal: request.signal } : {}),
+  });
+  const latencyMs = Math.round(performance.now() - started);
+  return {
+    response,
+    provenance: {
+      sources: sourcesOf(passages, response.usedPassages),
+      latencyMs,
+      costMicros: costMicros(response.model, response.usage, deps.pricing.table, deps.pricing.defaultPrice),
+      usageEstimated: response.usageEstimated === true,
+    },
+  };
+}
+
+/** The knowledge-base passages the answer drew from, best first (passages that are not chunks are left out). */
+export function sourcesOf(passages: LlmPassage[], used: number[] | undefined): AnswerProvenance['sources'] {
+  const picked = used === undefined ? passages : used.map((i) => passages[i]).filter((p): p is LlmPassage => p !== undefined);
+  return picked
+    .filter((p) => p.documentId !== undefined && p.chunkIndex !== undefined)
+    .slice(0, MAX_ANSWER_SOURCES)
+    .map((p) => ({ documentId: p.documentId!, title: p.title.slice(0, 500), chunkIndex: p.chunkIndex!, score: Number.isFinite(p.score) ? p.score : 0 }));
+}
+
+async function completeWithRetries(deps: AnswerDeps, provider: LlmProvider, request: Parameters<LlmProvider['complete']>[0]) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await provider.complete(request);
+    } catch (err) {
+      const delay = deps.llmRetryDelaysMs[attempt];
+      if (!isLlmError(err) || !err.retryable || delay === undefined) throw err;
+      deps.logger.warn({ kind: err.kind, attempt: attempt + 1, retryInMs: delay }, 'LLM call failed; retrying');
+      await sleep(delay);
+    }
+  }
+}

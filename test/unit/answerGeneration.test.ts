@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { loadPricing } from '../../src/domain/credits/pricing.js';
+import { LlmError, type LlmProvider, type LlmRequest } from '../../src/ports/llm.js';
+import { generateAnswer, sourcesOf } from '../../src/workers/answerGeneration.js';
+import { createBuiltinLlm } from '../../src/infrastructure/llm/builtinLlm.js';
+
+const silent = { info() {}, warn() {}, error() {}, debug() {}, child: () => silent } as never;
+const agent = { systemPrompt: 'Be brief.', temperature: 0.2, useKnowledgeBase: true, handoffMessage: 'A colleague will reply.' };
+const passages = [
+  { title: 'Returns', text: 'Returns within 30 days.', score: 7.5, documentId: 'doc-r', chunkIndex: 2 },
+  { title: 'Shipping', text: 'We ship to Norway.', score: 3.1, documentId: 'doc-s', chunkIndex: 0 },
+];
+const deps = () => ({
+  searchKnowledge: async () => passages,
+  pricing: loadPricing(),
+  llmRetryDelaysMs: [1, 1],
+  logger: silent,
+});
+
+function scripted(...answers: Array<Error | { text: string; inputTokens: number; outputTokens: number }>): LlmProvider & { requests: LlmRequest[] } {
+  const requests: LlmRequest[] = [];
+  return {
+    requests,
+    async complete(request) {
+      requests.push(request);
+      const next = answers.shift()!;
+      if (next instanceof Error) throw next;
+      return { text: next.text, model: 'gpt-4o-mini-2024-07-18', usage: { inputTokens: next.inputTokens, outputTokens: next.outputTokens } };
+    },
+    async testConnection() {
+      return { ok: true, latencyMs: 0 };
+    },
+  };
+}
+
+describe('generating an answer (customer reply, playground, replay)', () => {
+  it('given an OpenAI-compatible model that used the prompt, then every passage given is a source and the cost is the model price', async () => {
+    const provider = scripted(new LlmError('server_error', 'boom', true), { text: 'Within 30 days.', inputTokens: 1000, outputTokens: 100 });
+    const { response, provenance } = await generateAnswer(deps(), { companyId: 'c', provider, model: 'gpt-4o-mini', agent, messages: [{ role: 'user', content: 'returns?' }], question: 'returns?' });
+    expect(response.text).toBe('Within 30 days.');
+    expect(provider.requests).toHaveLength(2); // the retryable failure was retried
+    expect(provider.requests[1]!.passages).toEqual(passages);
+    // gpt-4o-mini: 150 micros per 1K input, 600 per 1K output → 150 + 60.
+    expect(provenance).toEqual({
+      sources: [
+        { documentId: 'doc-r', title: 'Returns', chunkIndex: 2, score: 7.5 },
+        { documentId: 'doc-s', title: 'Shipping', chunkIndex: 0, score: 3.1 },
+      ],
+      latencyMs: expect.any(Number),
+      costMicros: 210,
+      usageEstimated: false,
+    });
+  });
+
+  it('given the builtin provider, then only the passage it quoted is a source, and a handoff has none', async () => {
+    const builtin = createBuiltinLlm();
+    const quoted = await generateAnswer(deps(), { companyId: 'c', provider: builtin, model: 'builtin', agent, messages: [{ role: 'user', content: 'Do you ship to Norway?' }], question: 'ship Norway' });
+    expect(quoted.provenance.sources).toEqual([{ documentId: 'doc-s', title: 'Shipping', chunkIndex: 0, score: 3.1 }]);
+    expect(quoted.provenance.costMicros).toBe(0);
+    const handoff = await generateAnswer(deps(), { companyId: 'c', provider: builtin, model: 'builtin', agent, messages: [{ role: 'user', content: 'bitcoin payments?' }], question: 'bitcoin' });
+    expect(handoff.response.handoff).toBe(true);
+    expect(handoff.provenance.sources).toEqual([]);
+  });
+
+  it('given an agent without the knowledge base, then nothing is searched and there are no sources', async () => {
+    const provider = scripted({ text: 'Hi', inputTokens: 10, outputTokens: 2 });
+    const result = await generateAnswer({ ...deps(), searchKnowledge: async () => { throw new Error('must not search'); } }, { companyId: 'c', provider, model: 'm', agent: { ...agent, useKnowledgeBase: false }, messages: [], question: 'q' });
+    expect(result.provenance.sources).toEqual([]);
+    expect(provider.requests[0]!.passages).toEqual([]);
+  });
+
+  it('leaves out passages that are not knowledge-base chunks and indexes the provider does not know', () => {
+    expect(sourcesOf([{ title: 'x', text: 't', score: 1 }, ...passages], [0, 2, 9])).toEqual([{ documentId: 'doc-s', title: 'Shipping', chunkIndex: 0, score: 3.1 }]);
+  });
+
+  it('a non-retryable failure is thrown at once', async () => {
+    const provider = scripted(new LlmError('auth', 'bad key', false));
+    await expect(generateAnswer(deps(), { companyId: 'c', provider, model: 'm', agent, messages: [], question: 'q' })).rejects.toMatchObject({ kind: 'auth' });
+    expect(provider.requests).toHaveLength(1);
+  });
+});
