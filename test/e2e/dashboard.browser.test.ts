@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
-import { launchBrowser, saveFailureScreenshot } from '../support/browser.js';
+import { browserPrerequisites, dashboardContext, launchBrowser, saveFailureScreenshot } from '../support/browser.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
@@ -30,8 +30,6 @@ const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(process.cwd(),
 const STEP_TIMEOUT = 60_000;
 const UI_TIMEOUT = 15_000;
 
-const dashboardBuilt = existsSync(join(process.cwd(), 'dist', 'dashboard', 'index.html'));
-const chromiumPresent = existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium');
 
 let server: TestServer;
 let base: string;
@@ -47,21 +45,13 @@ let conversationId: string;
 let targetStage: { id: string; name: string };
 const pageErrors: string[] = [];
 
-if (!dashboardBuilt || !chromiumPresent) {
-  // A missing prerequisite is a failure, not a silent skip: CI must run this suite.
-  it('prerequisites', () => {
-    expect(dashboardBuilt, 'dist/dashboard is missing: run `npm run build` first').toBe(true);
-    expect(chromiumPresent, '/usr/bin/chromium is missing (apt-get install chromium)').toBe(true);
-  });
-} else {
+if (browserPrerequisites()) {
   beforeAll(async () => {
     platform = await startFakePlatform({ token: PLATFORM_TOKEN });
     server = await startTestServer({ ALLOW_PRIVATE_PLATFORM_URLS: 'true', REPLY_BURST_WINDOW_MS: '200' });
     base = await server.listen(0, '127.0.0.1');
     browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'UTC', colorScheme: 'light' });
-    context.setDefaultTimeout(UI_TIMEOUT);
-    context.setDefaultNavigationTimeout(UI_TIMEOUT);
+    context = await dashboardContext(browser, { timeoutMs: UI_TIMEOUT, colorScheme: 'light' });
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
     mkdirSync(SCREENSHOTS, { recursive: true });

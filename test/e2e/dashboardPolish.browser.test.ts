@@ -1,12 +1,12 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
-import { launchBrowser, saveFailureScreenshot } from '../support/browser.js';
+import { type SignedUp, browserPrerequisites, launchBrowser, saveFailureScreenshot, signUpByApi } from '../support/browser.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
-import { startTestServer, uniqueEmail, type TestServer } from '../support/testServer.js';
+import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /**
  * The dashboard's rough edges (issue 15), in real headless Chromium against a real server: the pipeline fits six
@@ -21,15 +21,12 @@ import { startTestServer, uniqueEmail, type TestServer } from '../support/testSe
 
 const PLATFORM_TOKEN = 'platform-token-polish';
 const WEBHOOK_SECRET = 'whsec_polish_0123456789abcdef0123';
-const PASSWORD = 'correct horse battery';
 const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');
 const STEP = 60_000;
 const UI = 15_000;
 // Web chat customers are named after their visitor id: long, unbreakable labels.
 const LONG_CLIENTS = ['5f0c2b7e-9d4a-4c61-8e2f-1a3b5c7d9e0f', '0b9e8d7c-6a5f-4e3d-2c1b-0a9f8e7d6c5b'];
 
-const dashboardBuilt = existsSync(join(process.cwd(), 'dist', 'dashboard', 'index.html'));
-const chromiumPresent = existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium');
 
 let server: TestServer;
 let base: string;
@@ -38,23 +35,14 @@ let llm: FakeLlm;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-let bearer: string;
-let session: unknown;
+let owner: SignedUp;
 let integrationId: number;
 let bareIntegrationId: number;
 const conversationIds: string[] = [];
 let stages: { id: string; name: string }[] = [];
 const pageErrors: string[] = [];
 
-async function api(method: string, url: string, body?: unknown) {
-  const res = await fetch(`${base}${url}`, {
-    method,
-    headers: { authorization: `Bearer ${bearer}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : null };
-}
+const api = (method: string, url: string, body?: unknown) => owner.api(method, url, body);
 
 let seq = 0;
 async function deliver(clientId: string | number, text: string) {
@@ -94,23 +82,14 @@ function step(name: string, fn: () => Promise<void>) {
   });
 }
 
-if (!dashboardBuilt || !chromiumPresent) {
-  it('prerequisites', () => {
-    expect(dashboardBuilt, 'dist/dashboard is missing: run `npm run build` first').toBe(true);
-    expect(chromiumPresent, '/usr/bin/chromium is missing').toBe(true);
-  });
-} else {
+if (browserPrerequisites()) {
   beforeAll(async () => {
     platform = await startFakePlatform({ token: PLATFORM_TOKEN });
     llm = await startFakeLlm({ models: ['polish-model-1'] });
     server = await startTestServer({ ALLOW_PRIVATE_PLATFORM_URLS: 'true', REPLY_BURST_WINDOW_MS: '100' });
     base = await server.listen(0, '127.0.0.1');
 
-    const email = uniqueEmail('polish');
-    expect((await fetch(`${base}/api/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD, companyName: 'Nordic Outfitters' }) })).status).toBe(201);
-    const login = await (await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) })).json();
-    session = login.session;
-    bearer = login.session.access_token;
+    owner = await signUpByApi(base, { tag: 'polish', companyName: 'Nordic Outfitters' });
 
     const agent = await api('POST', '/api/agents', { name: 'Ava', systemPrompt: 'You are Ava.', handoffMessage: 'A colleague will answer shortly.' });
     expect(agent.status).toBe(201);
@@ -155,7 +134,7 @@ if (!dashboardBuilt || !chromiumPresent) {
     // Init scripts run in every frame, the sandboxed widget preview (no storage) included: only the dashboard gets the session.
     await context.addInitScript((value) => {
       if (window === window.top) localStorage.setItem('mas.session', value);
-    }, JSON.stringify(session));
+    }, JSON.stringify(owner.session));
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
     mkdirSync(SCREENSHOTS, { recursive: true });

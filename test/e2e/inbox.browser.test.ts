@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
-import { launchBrowser, withFailureScreenshot } from '../support/browser.js';
-import { startTestServer, uniqueEmail, type TestServer } from '../support/testServer.js';
+import { browserPrerequisites, dashboardContext, launchBrowser, signUpByApi, withFailureScreenshot } from '../support/browser.js';
+import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /**
  * The handoff queue in real Chromium: a customer's question the builtin LLM cannot answer (empty knowledge
@@ -14,10 +12,7 @@ import { startTestServer, uniqueEmail, type TestServer } from '../support/testSe
  */
 
 const SECRET = 'whsec_inbox_browser_0123456789abcdef';
-const PASSWORD = 'correct horse battery';
 const UI_TIMEOUT = 15_000;
-const dashboardBuilt = existsSync(join(process.cwd(), 'dist', 'dashboard', 'index.html'));
-const chromiumPresent = existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium');
 
 let server: TestServer;
 let base: string;
@@ -27,30 +22,17 @@ let page: Page;
 let integrationId: number;
 const pageErrors: string[] = [];
 
-if (!dashboardBuilt || !chromiumPresent) {
-  it('prerequisites', () => {
-    expect(dashboardBuilt, 'dist/dashboard is missing: run `npm run build` first').toBe(true);
-    expect(chromiumPresent, '/usr/bin/chromium is missing').toBe(true);
-  });
-} else {
+if (browserPrerequisites()) {
   beforeAll(async () => {
     server = await startTestServer({ REPLY_BURST_WINDOW_MS: '0' });
     base = await server.listen(0, '127.0.0.1');
-    const email = uniqueEmail('inbox');
-    const json = { 'content-type': 'application/json' };
-    expect((await fetch(`${base}/api/auth/register`, { method: 'POST', headers: json, body: JSON.stringify({ email, password: PASSWORD, companyName: 'Inbox Outfitters' }) })).status).toBe(201);
-    const login = await (await fetch(`${base}/api/auth/login`, { method: 'POST', headers: json, body: JSON.stringify({ email, password: PASSWORD }) })).json();
-    const auth = { ...json, authorization: `Bearer ${login.session.access_token}` };
-    const agent = await (await fetch(`${base}/api/agents`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'Ava', systemPrompt: 'You are Ava.', handoffMessage: 'A colleague will answer shortly.' }) })).json();
-    const integration = await (
-      await fetch(`${base}/api/integrations`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'Telegram line', connectorType: 'msgplatform', agentId: agent.agent.id, webhookSecret: SECRET }) })
-    ).json();
+    const owner = await signUpByApi(base, { tag: 'inbox', companyName: 'Inbox Outfitters' });
+    const agent = (await owner.api('POST', '/api/agents', { name: 'Ava', systemPrompt: 'You are Ava.', handoffMessage: 'A colleague will answer shortly.' })).json;
+    const integration = (await owner.api('POST', '/api/integrations', { name: 'Telegram line', connectorType: 'msgplatform', agentId: agent.agent.id, webhookSecret: SECRET })).json;
     integrationId = integration.integration.id;
 
     browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'UTC' });
-    context.setDefaultTimeout(UI_TIMEOUT);
-    await context.addInitScript((value) => localStorage.setItem('mas.session', value), JSON.stringify(login.session));
+    context = await dashboardContext(browser, { session: owner.session, timeoutMs: UI_TIMEOUT });
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
   }, 60_000);

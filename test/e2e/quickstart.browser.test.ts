@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launchBrowser, saveFailureScreenshot } from '../support/browser.js';
+import { browserPrerequisites, dashboardContext, launchBrowser, saveFailureScreenshot } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /**
@@ -18,8 +17,6 @@ const STEP_TIMEOUT = 60_000;
 const UI_TIMEOUT = 15_000;
 const ANSWER = 'We ship to Norway, Sweden and Denmark within 3 business days.';
 
-const dashboardBuilt = existsSync(join(process.cwd(), 'dist', 'dashboard', 'index.html'));
-const chromiumPresent = existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium');
 
 let server: TestServer;
 let base: string;
@@ -30,21 +27,14 @@ let broken: string | null = null;
 let integrationId: number;
 const pageErrors: string[] = [];
 
-if (!dashboardBuilt || !chromiumPresent) {
-  it('prerequisites', () => {
-    expect(dashboardBuilt, 'dist/dashboard is missing: run `npm run build` first').toBe(true);
-    expect(chromiumPresent, '/usr/bin/chromium is missing (apt-get install chromium)').toBe(true);
-  });
-} else {
+if (browserPrerequisites()) {
   beforeAll(async () => {
     // Deliberately the defaults a newcomer has: no ALLOW_PRIVATE_PLATFORM_URLS, no platform, builtin LLM.
     // SEND_MAX_ATTEMPTS=1: the last step's failing send is recorded at once instead of after the retry backoff.
     server = await startTestServer({ REPLY_BURST_WINDOW_MS: '200', SEND_MAX_ATTEMPTS: '1' });
     base = await server.listen(0, '127.0.0.1');
     browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'UTC' });
-    context.setDefaultTimeout(UI_TIMEOUT);
-    context.setDefaultNavigationTimeout(UI_TIMEOUT);
+    context = await dashboardContext(browser, { timeoutMs: UI_TIMEOUT });
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
   });

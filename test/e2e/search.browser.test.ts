@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
-import { launchBrowser, saveFailureScreenshot } from '../support/browser.js';
-import { startTestServer, uniqueEmail, type TestServer } from '../support/testServer.js';
+import { browserPrerequisites, dashboardContext, launchBrowser, saveFailureScreenshot, signUpByApi } from '../support/browser.js';
+import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /**
  * Search in the dashboard, in real headless Chromium against a real server: the top bar's search box finds a past
@@ -13,11 +13,8 @@ import { startTestServer, uniqueEmail, type TestServer } from '../support/testSe
  */
 
 const SECRET = 'whsec_search_browser_0123456789ab';
-const PASSWORD = 'correct horse battery';
 const UI = 15_000;
 const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');
-const dashboardBuilt = existsSync(join(process.cwd(), 'dist', 'dashboard', 'index.html'));
-const chromiumPresent = existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium');
 
 let server: TestServer;
 let base: string;
@@ -50,34 +47,19 @@ function step(name: string, fn: () => Promise<void>) {
   });
 }
 
-if (!dashboardBuilt || !chromiumPresent) {
-  it('prerequisites', () => {
-    expect(dashboardBuilt, 'dist/dashboard is missing: run `npm run build` first').toBe(true);
-    expect(chromiumPresent, '/usr/bin/chromium is missing').toBe(true);
-  });
-} else {
+if (browserPrerequisites()) {
   beforeAll(async () => {
     server = await startTestServer();
     base = await server.listen(0, '127.0.0.1');
-    const email = uniqueEmail('search');
-    const json = { 'content-type': 'application/json' };
-    expect((await fetch(`${base}/api/auth/register`, { method: 'POST', headers: json, body: JSON.stringify({ email, password: PASSWORD, companyName: 'Fjord Supplies' }) })).status).toBe(201);
-    const login = await (await fetch(`${base}/api/auth/login`, { method: 'POST', headers: json, body: JSON.stringify({ email, password: PASSWORD }) })).json();
-    bearer = login.session.access_token;
-    const res = await fetch(`${base}/api/integrations`, {
-      method: 'POST',
-      headers: { ...json, authorization: `Bearer ${bearer}` },
-      body: JSON.stringify({ name: 'Telegram', connectorType: 'msgplatform', webhookSecret: SECRET }),
-    });
-    integrationId = (await res.json()).integration.id;
+    const owner = await signUpByApi(base, { tag: 'search', companyName: 'Fjord Supplies' });
+    bearer = owner.bearer;
+    integrationId = (await owner.api('POST', '/api/integrations', { name: 'Telegram', connectorType: 'msgplatform', webhookSecret: SECRET })).json.integration.id;
     await deliver('c-1', 'Ingrid Berg', 'Hi! Is the <img src=x onerror="window.__pwned=1"> kayak paddle still in stock?');
     for (let i = 0; i < 4; i++) await deliver(`c-${i + 2}`, `Customer ${i}`, `Question ${i} about delivery times`);
     await server.projections.waitForPosition((await server.adapters.eventStore.headPosition())!);
 
     browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC', colorScheme: 'light' });
-    context.setDefaultTimeout(UI);
-    await context.addInitScript((value) => localStorage.setItem('mas.session', value), JSON.stringify(login.session));
+    context = await dashboardContext(browser, { session: owner.session, timeoutMs: UI, colorScheme: 'light' });
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
     mkdirSync(SCREENSHOTS, { recursive: true });

@@ -1,9 +1,7 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
-import { launchBrowser, withFailureScreenshot } from '../support/browser.js';
+import { browserPrerequisites, dashboardContext, launchBrowser, withFailureScreenshot } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /**
@@ -13,8 +11,6 @@ import { startTestServer, type TestServer } from '../support/testServer.js';
  */
 const SECRET = 'whsec_journey_0123456789abcdef';
 const UI_TIMEOUT = 15_000;
-const dashboardBuilt = existsSync(join(process.cwd(), 'dist', 'dashboard', 'index.html'));
-const chromiumPresent = existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium');
 
 let server: TestServer;
 let base: string;
@@ -29,19 +25,13 @@ async function customerWrites(integrationId: number, clientId: string, name: str
   expect(res.status).toBe(200);
 }
 
-if (!dashboardBuilt || !chromiumPresent) {
-  it('prerequisites', () => {
-    expect(dashboardBuilt, 'dist/dashboard is missing: run `npm run build` first').toBe(true);
-    expect(chromiumPresent, '/usr/bin/chromium is missing').toBe(true);
-  });
-} else {
+if (browserPrerequisites()) {
   beforeAll(async () => {
     server = await startTestServer({ REPLY_BURST_WINDOW_MS: '0' });
     base = await server.listen(0, '127.0.0.1');
     browser = await launchBrowser();
-    ownerContext = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'UTC' });
-    agentContext = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'UTC' });
-    for (const c of [ownerContext, agentContext]) c.setDefaultTimeout(UI_TIMEOUT);
+    ownerContext = await dashboardContext(browser, { timeoutMs: UI_TIMEOUT });
+    agentContext = await dashboardContext(browser, { timeoutMs: UI_TIMEOUT });
   }, 60_000);
   afterAll(async () => {
     await browser?.close().catch(() => {});

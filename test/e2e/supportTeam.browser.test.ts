@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
-import { launchBrowser, saveFailureScreenshot } from '../support/browser.js';
+import { browserPrerequisites, dashboardContext, launchBrowser, saveFailureScreenshot } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /**
@@ -11,17 +10,10 @@ import { startTestServer, type TestServer } from '../support/testServer.js';
  * editable note, a canned reply inserted with "/" in the reply box, and a .md file uploaded to the knowledge
  * base. Needs `npm run build` and /usr/bin/chromium, like dashboard.browser.test.ts.
  */
-const dashboardBuilt = existsSync(join(process.cwd(), 'dist', 'dashboard', 'index.html'));
-const chromiumPresent = existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium');
 const TIMEOUT = 90_000;
 const SECRET = 'whsec_0123456789abcdef0123';
 
-if (!dashboardBuilt || !chromiumPresent) {
-  it('prerequisites', () => {
-    expect(dashboardBuilt, 'dist/dashboard is missing: run `npm run build` first').toBe(true);
-    expect(chromiumPresent, '/usr/bin/chromium is missing (apt-get install chromium)').toBe(true);
-  });
-} else {
+if (browserPrerequisites()) {
   let server: TestServer;
   let base: string;
   let browser: Browser;
@@ -30,8 +22,7 @@ if (!dashboardBuilt || !chromiumPresent) {
     server = await startTestServer();
     base = await server.listen(0, '127.0.0.1');
     browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
-    context.setDefaultTimeout(15_000);
+    const context = await dashboardContext(browser, { viewport: { width: 1400, height: 900 }, timeoutMs: 15_000 });
     page = await context.newPage();
   });
   afterAll(async () => {

@@ -1,8 +1,6 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { launchBrowser, withFailureScreenshot } from '../support/browser.js';
+import { launchBrowser, withFailureScreenshot, browserPrerequisites } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /**
@@ -11,8 +9,6 @@ import { startTestServer, type TestServer } from '../support/testServer.js';
  * LLM settings, Credits or Settings (API tokens) pages; the owner removes them, and the agent's next
  * request is refused. Needs the built dashboard (`npm run build`) and /usr/bin/chromium.
  */
-const dashboardBuilt = existsSync(join(process.cwd(), 'dist', 'dashboard', 'index.html'));
-const chromiumPresent = existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium');
 const UI_TIMEOUT = 15_000;
 
 let server: TestServer;
@@ -21,12 +17,7 @@ let browser: Browser;
 let ownerContext: BrowserContext;
 let agentContext: BrowserContext;
 
-if (!dashboardBuilt || !chromiumPresent) {
-  it('prerequisites', () => {
-    expect(dashboardBuilt, 'dist/dashboard is missing: run `npm run build` first').toBe(true);
-    expect(chromiumPresent, '/usr/bin/chromium is missing (apt-get install chromium)').toBe(true);
-  });
-} else {
+if (browserPrerequisites()) {
   beforeAll(async () => {
     server = await startTestServer();
     base = await server.listen(0, '127.0.0.1');

@@ -1,6 +1,8 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { uniqueEmail } from './testServer.js';
 
 /**
  * Headless Chromium for the browser suites: Debian's /usr/bin/chromium driven by playwright-core
@@ -53,4 +55,86 @@ export async function withFailureScreenshot<T>(page: Page | undefined | null, na
     if (path && error instanceof Error) error.message += `\n(screenshot: ${path})`;
     throw error;
   }
+}
+
+/**
+ * Whether a browser suite can run here: the built dashboard (npm run build; npm test's pretest does it) and
+ * Chromium. When one is missing it registers a failing `prerequisites` test naming it: CI must run these
+ * suites, so a missing prerequisite is a failure, never a silent skip.
+ */
+export function browserPrerequisites(): boolean {
+  const dashboardBuilt = existsSync(join(process.cwd(), 'dist', 'dashboard', 'index.html'));
+  const chromiumPresent = existsSync(CHROMIUM_PATH);
+  if (dashboardBuilt && chromiumPresent) return true;
+  it('prerequisites', () => {
+    expect(dashboardBuilt, 'dist/dashboard is missing: run `npm run build` first').toBe(true);
+    expect(chromiumPresent, `${CHROMIUM_PATH} is missing (apt-get install chromium)`).toBe(true);
+  });
+  return false;
+}
+
+export interface DashboardContextOptions {
+  viewport?: { width: number; height: number };
+  /** A session from POST /api/auth/login: the dashboard opens signed in. */
+  session?: unknown;
+  /** Default timeout of every action and navigation (ms). */
+  timeoutMs?: number;
+  colorScheme?: 'light' | 'dark';
+}
+
+/**
+ * A browser context as the suites use it: 1280×800 unless told, English locale and UTC (screenshots and
+ * dates do not depend on the machine), default timeouts, and optionally signed in. The session goes into
+ * the dashboard's own top frame only, not into the frames of the pages it embeds (the widget preview).
+ */
+export async function dashboardContext(browser: Browser, options: DashboardContextOptions = {}): Promise<BrowserContext> {
+  const context = await browser.newContext({
+    viewport: options.viewport ?? { width: 1280, height: 800 },
+    locale: 'en-US',
+    timezoneId: 'UTC',
+    ...(options.colorScheme ? { colorScheme: options.colorScheme } : {}),
+  });
+  context.setDefaultTimeout(options.timeoutMs ?? 15_000);
+  context.setDefaultNavigationTimeout(options.timeoutMs ?? 15_000);
+  if (options.session !== undefined) {
+    await context.addInitScript((value) => {
+      if (window === window.top) localStorage.setItem('mas.session', value);
+    }, JSON.stringify(options.session));
+  }
+  return context;
+}
+
+export interface SignedUp {
+  email: string;
+  session: { access_token: string; [k: string]: unknown };
+  bearer: string;
+  /** A JSON call as this user: status and parsed body. */
+  api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }>;
+}
+
+/** Registers a company through the API and signs its owner in (what a suite does before opening the dashboard). */
+export async function signUpByApi(base: string, options: { tag: string; companyName: string; password?: string }): Promise<SignedUp> {
+  const email = uniqueEmail(options.tag);
+  const password = options.password ?? 'correct horse battery';
+  const json = { 'content-type': 'application/json' };
+  const registered = await fetch(`${base}/api/auth/register`, { method: 'POST', headers: json, body: JSON.stringify({ email, password, companyName: options.companyName }) });
+  expect(registered.status, 'register').toBe(201);
+  const login = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: json, body: JSON.stringify({ email, password }) });
+  expect(login.status, 'login').toBe(200);
+  const { session } = (await login.json()) as { session: SignedUp['session'] };
+  const bearer = session.access_token;
+  return {
+    email,
+    session,
+    bearer,
+    async api(method, path, body) {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${bearer}`, ...(body === undefined ? {} : json) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await res.text();
+      return { status: res.status, json: text ? JSON.parse(text) : null };
+    },
+  };
 }
