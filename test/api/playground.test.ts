@@ -289,6 +289,21 @@ describe('agent playground', () => {
     expect((await ask(co, sessionId, 'Do you ship to Norway?')).statusCode).toBe(200);
   });
 
+  it('any teammate role may use it: an agent-role teammate starts a session and asks', async () => {
+    const co = await company();
+    const invited = await co.call('POST', '/api/team/invitations', { email: `agent-role-${Date.now()}@example.com`, role: 'agent' });
+    expect(invited.statusCode).toBe(201);
+    const token = String(invited.json().invitationUrl).split('#/accept-invitation/')[1];
+    const accepted = await server.app.inject({ method: 'POST', url: '/api/auth/accept-invitation', payload: { token, name: 'Agent Role', password: 'agent password' } });
+    expect(accepted.statusCode).toBe(200);
+    const bearer = accepted.json().session.access_token as string;
+    const started = await co.call('POST', `/api/agents/${co.agentId}/playground`, undefined, bearer);
+    expect(started.statusCode).toBe(201);
+    const res = await co.call('POST', `/api/playground/${started.json().session.id}/messages`, { text: 'Do you ship to Norway?' }, bearer);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().turn.answer.provenance.sources).toHaveLength(1);
+  });
+
   it('is documented in the OpenAPI document', async () => {
     const doc = (await server.app.inject({ method: 'GET', url: '/docs/json' })).json();
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/agents/{id}/playground', '/api/playground/{sessionId}', '/api/playground/{sessionId}/messages']));
