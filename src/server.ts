@@ -27,6 +27,7 @@ import { webhookRoutes } from './http/routes/webhooks.js';
 import { customerRoutes } from './http/routes/customers.js';
 import { cannedReplyRoutes } from './http/routes/cannedReplies.js';
 import { knowledgeFileRoutes } from './http/routes/knowledgeFiles.js';
+import { playgroundRoutes } from './http/routes/playground.js';
 import { createFileTextExtractor } from './infrastructure/documents/fileText.js';
 import { adapterReadiness, openAdapters, type Adapters } from './infrastructure/adapters.js';
 import { createArgonHasher } from './infrastructure/auth/argonHasher.js';
@@ -134,6 +135,10 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       searchRoutes(services),
       customerRoutes(services),
       cannedReplyRoutes(services),
+      playgroundRoutes(services, {
+        searchKnowledge: async (companyId, query, limit) =>
+          (await knowledge.search(companyId, query, { limit })).map(({ title, text, score, coverage, documentId, chunkIndex }) => ({ title, text, score, coverage, documentId, chunkIndex })),
+      }),
       liveEventRoutes(services, liveEvents),
       webchatRoutes(services, {
         visitorTokens: createVisitorTokens({ key: jwtKey, conversationIdFor, now: () => clock.now() }),

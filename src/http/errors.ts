@@ -33,6 +33,8 @@ export const domainStatus: Record<string, number> = {
   not_supported: 400,
   PAYLOAD_TOO_LARGE: 413,
   LLM_ERROR: 502,
+  /** A paid LLM call with the credits spent (the agent playground; a customer's reply pauses the session instead). */
+  credits_exhausted: 402,
   EMAIL_TAKEN: 409,
   LAST_OWNER: 409,
   INVITATION_USED: 410,

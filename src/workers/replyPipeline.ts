@@ -18,6 +18,7 @@ import { GENERATE_REPLY, SEND_MESSAGE } from './jobs.js';
 import { startReactor } from './reactor.js';
 import { recoverUnfinishedJobs } from './recoverJobs.js';
 import { startReplyWorker, type AgentProfile } from './replyWorker.js';
+import { chargePlaygroundAnswer } from './playgroundCharges.js';
 import { startSendWorker } from './sendWorker.js';
 
 type Passage = { title: string; text: string; score: number; coverage?: number; documentId?: string; chunkIndex?: number };
@@ -71,6 +72,7 @@ export async function startReplyPipeline(deps: ReplyPipelineDeps): Promise<{ sto
     await reactor('reply-jobs', ['MessageReceived'], (event) => publishReplyJob(bus, event)),
     await reactor('outbound-jobs', ['AgentReplied', 'OperatorMessageSent'], (event) => publishSendJob(bus, event)),
     await reactor('credit-charges', ['AgentReplied'], (event) => chargeReply({ ...commands, pricing: deps.pricing }, event)),
+    await reactor('playground-charges', ['PlaygroundAnswered'], (event) => chargePlaygroundAnswer({ ...commands, pricing: deps.pricing }, event)),
   ];
 
   const workers = deps.workers

@@ -98,6 +98,9 @@ describe('audit replay', () => {
     const live = await dump(store);
     expect(live.conversations!.length).toBeGreaterThan(0);
     expect(live.messages!.length).toBeGreaterThanOrEqual(2);
+    // The AI reply's provenance (the passage it quoted) is part of what a rebuild must reproduce.
+    const reply = live.messages!.find((m) => (m as { author?: string }).author === 'agent') as { answer?: { provenance: { sources: unknown[] } | null } } | undefined;
+    expect(reply?.answer?.provenance?.sources).toHaveLength(1);
     const result = await rebuildProjections({ eventStore: server.adapters.eventStore, readStore: store, projections: allProjections, logger: silentLogger });
     expect(result.generation).toBeGreaterThan(1);
     expect(await store.activeGeneration()).toBe(result.generation);

@@ -29,6 +29,19 @@ describe('describeConversationEvent', () => {
     expect(say('AiSessionPaused', { reason: 'credits_exhausted', by: null })).toBe('Paused: out of credits.');
   });
 
+  it('names the knowledge-base documents an AI reply drew from (the Sources under it list the passages)', () => {
+    const source = (title: string, chunkIndex = 0) => ({ documentId: `d-${title}`, title, chunkIndex, score: 1 });
+    const provenance = (sources: unknown[]) => ({ sources, latencyMs: 5, costMicros: 0, usageEstimated: false });
+    expect(say('AgentReplied', { text: 'We ship to Norway.', provenance: provenance([source('Shipping'), source('Shipping', 1)]) })).toBe('AI agent replied from “Shipping”: “We ship to Norway.”');
+    expect(say('AgentReplied', { text: 'Yes.', provenance: provenance([source('Shipping'), source('Returns')]) })).toBe('AI agent replied from “Shipping” and “Returns”: “Yes.”');
+    expect(say('AgentReplied', { text: 'Hm.', provenance: provenance(['A', 'B', 'C', 'D'].map((t) => source(t))) })).toBe('AI agent replied from “A”, “B”, “C” and 1 more: “Hm.”');
+    expect(say('AgentReplied', { text: 'A colleague will reply.', handoff: true, provenance: provenance([]) })).toBe(
+      'AI agent replied and handed over to a human without a knowledge-base source: “A colleague will reply.”',
+    );
+    // Stored before provenance was recorded: the sentence as it always was.
+    expect(say('AgentReplied', { text: 'Hi!' })).toBe('AI agent replied: “Hi!”');
+  });
+
   it('an unknown event type still reads as words, and bad data does not throw', () => {
     expect(say('SomethingNewHappened', null)).toBe('Something new happened.');
     expect(() => say('ConversationStarted', null)).not.toThrow();

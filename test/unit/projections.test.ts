@@ -110,7 +110,21 @@ describe('conversations projection', () => {
         ],
         messages: [
           { id: m(1), conversationId: conversation, companyId: company, seq: 1, author: 'customer', text: 'hello 1', createdAt: at(1), delivery: 'received', deliveryError: null, clientMessageId: null, attachments: [] },
-          { id: m(2), conversationId: conversation, companyId: company, seq: 3, author: 'agent', text: 'hi!', createdAt: at(2), delivery: 'sent', deliveryError: null, clientMessageId: null, attachments: [] },
+          {
+            id: m(2),
+            conversationId: conversation,
+            companyId: company,
+            seq: 3,
+            author: 'agent',
+            text: 'hi!',
+            createdAt: at(2),
+            delivery: 'sent',
+            deliveryError: null,
+            clientMessageId: null,
+            attachments: [],
+            // What produced the answer; a reply stored before provenance was recorded has none.
+            answer: { model: 'builtin', inputTokens: 3, outputTokens: 2, provenance: null },
+          },
           { id: m(3), conversationId: conversation, companyId: company, seq: 6, author: 'operator', text: 'a human here', createdAt: at(5), delivery: 'failed', deliveryError: 'platform said 500', clientMessageId: null, attachments: [] },
         ],
       });

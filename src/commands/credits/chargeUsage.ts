@@ -4,15 +4,17 @@ import { handleCommand } from '../handleCommand.js';
 import { deterministicId } from '../hashing.js';
 import type { CommandDeps } from '../deps.js';
 
-export interface Usage {
+/** What an LLM call answered: a customer's conversation, or a question in the agent playground. */
+export type UsageFor = { conversationId: string; playgroundSessionId?: undefined } | { playgroundSessionId: string; conversationId?: undefined };
+
+export type Usage = UsageFor & {
   companyId: string;
-  conversationId: string;
-  /** The reply the LLM call produced: charges are idempotent per reply. */
+  /** The reply (or playground answer) the LLM call produced: charges are idempotent per reply. */
   replyId: string;
   model: string;
   inputTokens: number;
   outputTokens: number;
-}
+};
 
 /** Charges one LLM call at the model's price; free calls (the builtin provider uses no tokens) leave no entry. */
 export async function chargeUsage(deps: CommandDeps & { pricing: Pricing }, usage: Usage) {
@@ -28,7 +30,9 @@ export async function chargeUsage(deps: CommandDeps & { pricing: Pricing }, usag
       model: usage.model,
       inputTokens: usage.inputTokens,
       outputTokens: usage.outputTokens,
-      conversationId: usage.conversationId,
+      // A playground answer has no conversation: '' keeps the event's field a string for every reader.
+      conversationId: usage.conversationId ?? '',
+      ...(usage.playgroundSessionId !== undefined ? { playgroundSessionId: usage.playgroundSessionId } : {}),
       replyId: usage.replyId,
       now: deps.clock.now().toISOString(),
     },

@@ -12,6 +12,8 @@ export type CreditCommand =
       inputTokens: number;
       outputTokens: number;
       conversationId: string;
+      /** An agent-playground answer (conversationId is then ''). */
+      playgroundSessionId?: string;
       replyId: string;
       now: string;
     };
@@ -53,6 +55,7 @@ export const creditsDecider: Decider<CreditCommand, CreditEvent, CreditState> = 
               inputTokens: command.inputTokens,
               outputTokens: command.outputTokens,
               conversationId: command.conversationId,
+              ...(command.playgroundSessionId !== undefined ? { playgroundSessionId: command.playgroundSessionId } : {}),
               replyId: command.replyId,
               at: command.now,
             },

@@ -15,7 +15,10 @@ export const creditEvents = {
     model: z.string(),
     inputTokens: z.number().int().min(0),
     outputTokens: z.number().int().min(0),
+    /** The conversation whose reply it paid for ('' when the answer was not a customer's: see playgroundSessionId). */
     conversationId: z.string(),
+    /** Set when the answer was given in the agent playground (no conversation): the playground session. */
+    playgroundSessionId: z.string().optional(),
     replyId: z.string(),
     at: z.iso.datetime(),
   }),

@@ -11,6 +11,7 @@ import {
   sendOperatorMessage,
   unassignConversation,
 } from '../../commands/conversations/manageConversation.js';
+import { answerProvenanceSchema } from '../../domain/answers/provenance.js';
 import { conversationStream } from '../../domain/conversations/decider.js';
 import { handoffReason } from '../../domain/conversations/handoff.js';
 import { platformIdSchema } from '../../domain/platformId.js';
@@ -70,6 +71,11 @@ export const messageSchema = z.object({
   /** Where a sent message went; `sandbox`: the integration has no platform apiUrl, so it was kept here and sent nowhere. */
   deliveredTo: z.enum(['platform', 'webchat', 'sandbox']).nullable(),
   attachments: z.array(z.unknown()),
+  /** AI replies only (null on other messages): the model that answered, its token counts and what produced the answer. */
+  model: z.string().nullable(),
+  inputTokens: z.number().int().nullable(),
+  outputTokens: z.number().int().nullable(),
+  provenance: answerProvenanceSchema.nullable().describe('AI replies: the knowledge-base passages used, latency and cost; null on other messages and on replies stored before it was recorded'),
 });
 const contextSchema = z.object({
   transfers: z.array(z.object({ dialogId: platformIdSchema.nullable(), requestId: platformIdSchema.nullable(), at: z.string() })),
@@ -103,6 +109,10 @@ export const messageView = (m: MessageDoc): z.infer<typeof messageSchema> => ({
   deliveryError: m.deliveryError,
   deliveredTo: m.deliveredTo ?? null,
   attachments: m.attachments,
+  model: m.answer?.model ?? null,
+  inputTokens: m.answer?.inputTokens ?? null,
+  outputTokens: m.answer?.outputTokens ?? null,
+  provenance: m.answer?.provenance ?? null,
 });
 
 const MESSAGES_SHOWN = 500;

@@ -1,4 +1,5 @@
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
+import type { AnswerProvenance } from '../../domain/answers/provenance.js';
 import { conversationEvents, type Customer, type DeliveredTo, type PausedReason } from '../../domain/conversations/events.js';
 import { customerDisplayName, givenName } from '../../domain/conversations/customerName.js';
 import { evolveHandoff, noHandoff, type Handoff, type HandoffTrack } from '../../domain/conversations/handoff.js';
@@ -57,7 +58,17 @@ export type MessageDoc = {
   deliveredTo?: DeliveredTo | null;
   clientMessageId: string | null;
   attachments: unknown[];
+  /** What produced an AI reply (AgentReplied): for teammates only, never sent to the customer. Absent on other messages. */
+  answer?: AnswerFacts;
 };
+
+export interface AnswerFacts {
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** null: the reply was stored before provenance was recorded. */
+  provenance: AnswerProvenance | null;
+}
 
 export const CONVERSATIONS = 'conversations';
 export const MESSAGES = 'messages';
@@ -148,6 +159,7 @@ const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted'>]: 
       deliveryError: null,
       clientMessageId: null,
       attachments: [],
+      answer: { model: event.data.model, inputTokens: event.data.inputTokens, outputTokens: event.data.outputTokens, provenance: event.data.provenance ?? null },
     }),
   OperatorMessageSent: (event, on) =>
     addMessage(event, on, { id: event.data.messageId, author: 'operator', text: event.data.text, createdAt: event.data.at, delivery: 'pending', deliveryError: null, clientMessageId: null, attachments: [] }),

@@ -33,8 +33,8 @@ export const creditsProjection = defineProjection(creditEvents, {
       companyId,
       at: event.data.at,
       deltaMicros: delta,
-      reason: event.type === 'CreditsGranted' ? event.data.reason : `AI reply (${event.data.model}, ${event.data.inputTokens}+${event.data.outputTokens} tokens)`,
-      conversationId: event.type === 'CreditsConsumed' ? event.data.conversationId : null,
+      reason: event.type === 'CreditsGranted' ? event.data.reason : `${event.data.playgroundSessionId ? 'Playground answer' : 'AI reply'} (${event.data.model}, ${event.data.inputTokens}+${event.data.outputTokens} tokens)`,
+      conversationId: event.type === 'CreditsConsumed' && event.data.conversationId ? event.data.conversationId : null,
     } satisfies LedgerEntryDoc);
   },
 });

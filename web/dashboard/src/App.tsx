@@ -17,6 +17,7 @@ import { SettingsPage } from './pages/Settings.js';
 import { TeamPage } from './pages/Team.js';
 import { WebhookLogsPage } from './pages/WebhookLogs.js';
 import { CannedRepliesPage } from './pages/CannedReplies.js';
+import { PlaygroundPage } from './pages/Playground.js';
 
 const PUBLIC = new Set(['', 'login', 'register']);
 
@@ -47,6 +48,7 @@ function Page({ route }: { route: Route }) {
       return <WebhookLogsPage />;
     case 'agents':
       if (!sub) return <AgentsPage />;
+      if (route.segments[2] === 'playground') return <PlaygroundPage key={sub} agentId={sub} />;
       return <AgentFormPage key={sub} id={sub === 'new' ? null : sub} />;
     case 'knowledge-base':
       return <KnowledgeBasePage />;

@@ -1,3 +1,4 @@
+import type { AnswerProvenanceView } from '../components/AnswerSources.js';
 // Resource shapes of the public API (see /work/shared/API.md).
 
 export interface Session {
@@ -218,6 +219,11 @@ export interface Message {
   deliveryError?: string | null;
   /** Where a sent message went; 'sandbox' = kept in the service, sent nowhere. */
   deliveredTo?: 'platform' | 'webchat' | 'sandbox' | null;
+  /** AI replies: what produced the answer (null on other messages; absent from an older server). */
+  model?: string | null;
+  inputTokens?: number | null;
+  outputTokens?: number | null;
+  provenance?: AnswerProvenanceView | null;
 }
 
 export interface Transfer {

@@ -12,6 +12,17 @@ export function quote(text: unknown): string {
 
 const byWhom = (by: unknown) => (typeof by === 'string' && by.startsWith('user:') ? ' by an operator' : '');
 
+/** " from “Shipping” and “Returns”" — the knowledge-base documents an answer drew from (none recorded: nothing). */
+function fromSources(provenance: unknown): string {
+  const sources = (provenance as { sources?: unknown } | null | undefined)?.sources;
+  if (!Array.isArray(sources)) return '';
+  if (sources.length === 0) return ' without a knowledge-base source';
+  const titles = [...new Set(sources.map((s) => String((s as { title?: unknown }).title ?? '').trim() || 'an untitled document'))];
+  const shown = titles.slice(0, 3).map((t) => `“${t.length > 60 ? `${t.slice(0, 59)}…` : t}”`);
+  const more = titles.length > shown.length ? ` and ${formatNumber(titles.length - shown.length)} more` : '';
+  return ` from ${shown.length > 1 && !more ? `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}` : shown.join(', ')}${more}`;
+}
+
 const CLOSE_REASONS: Record<string, string> = {
   close_dialog: 'the dialog was closed on the platform',
   close_request: 'the platform asked to close the dialog',
@@ -42,7 +53,7 @@ export function describeConversationEvent(
     case 'OperatorMessageSent':
       return `Operator message queued for the customer: ${quote(d.text)}`;
     case 'AgentReplied':
-      return `AI agent replied${d.handoff ? ' and handed over to a human' : ''}: ${quote(d.text)}`;
+      return `AI agent replied${d.handoff ? ' and handed over to a human' : ''}${fromSources(d.provenance)}: ${quote(d.text)}`;
     case 'MessageSendAttempted':
       return `Sending a message to the customer (attempt ${formatNumber(Number(d.attempt) || 1)}).`;
     case 'MessageDelivered':

@@ -73,6 +73,9 @@ export function AgentsPage() {
                 <Link to={`/agents/${encodeURIComponent(agent.id)}`} className="btn btn-secondary btn-sm">
                   Edit
                 </Link>
+                <Link to={`/agents/${encodeURIComponent(agent.id)}/playground`} className="btn btn-secondary btn-sm" data-testid="agent-try-it">
+                  Try it
+                </Link>
                 <Button size="sm" variant="ghost" className="danger-text" onClick={() => setToDelete(agent)}>
                   Delete
                 </Button>

@@ -18,6 +18,8 @@ import { customerLabel, SessionStateBadge } from '../components/conversation.js'
 import { useToast } from '../components/Toasts.js';
 import { Badge, Button, ConfirmDialog, EmptyState, ErrorState, Skeleton, Time } from '../components/ui.js';
 import { describeConversationEvent } from '../lib/eventSentences.js';
+import { answerFactsOfEvent, answerFactsOfMessage } from '../lib/answerFacts.js';
+import { AnswerSources } from '../components/AnswerSources.js';
 import { t } from '../lib/messages.js';
 import { describePausedReason, formatShort } from '../lib/format.js';
 import { useAsync } from '../lib/useAsync.js';
@@ -384,16 +386,20 @@ function MessageList({ messages }: { messages: Message[] }) {
         stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
       }}
     >
-      {messages.map((message) => (
-        <li key={message.id} className={`message message-${message.author}`} data-testid="message" data-author={message.author} data-delivery={message.delivery}>
-          <div className="message-meta">
-            <span className="message-author">{AUTHOR_LABEL[message.author] ?? message.author}</span>
-            <Time iso={message.createdAt} format={formatShort} />
-            <DeliveryState message={message} />
-          </div>
-          <div className="message-text">{message.text}</div>
-        </li>
-      ))}
+      {messages.map((message) => {
+        const facts = answerFactsOfMessage(message);
+        return (
+          <li key={message.id} className={`message message-${message.author}`} data-testid="message" data-author={message.author} data-delivery={message.delivery}>
+            <div className="message-meta">
+              <span className="message-author">{AUTHOR_LABEL[message.author] ?? message.author}</span>
+              <Time iso={message.createdAt} format={formatShort} />
+              <DeliveryState message={message} />
+            </div>
+            <div className="message-text">{message.text}</div>
+            {facts && <AnswerSources facts={facts} />}
+          </li>
+        );
+      })}
     </ol>
   );
 }
@@ -583,6 +589,7 @@ function EventHistory({ conversationId, tick, stageName }: { conversationId: str
           const key = keyOf(event);
           const shown = open.has(key);
           const jsonId = `event-json-${key}`;
+          const facts = answerFactsOfEvent(event);
           return (
             <li key={key} className="event" data-testid="event" data-type={event.type}>
               <div className="event-row">
@@ -593,6 +600,7 @@ function EventHistory({ conversationId, tick, stageName }: { conversationId: str
                   <Time iso={event.createdAt} />
                 </span>
               </div>
+              {facts && <AnswerSources facts={facts} />}
               <div className="event-foot">
                 <span className="event-type" title={t.events.typeTitle}>
                   {event.type}

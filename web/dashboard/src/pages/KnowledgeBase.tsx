@@ -6,6 +6,7 @@ import { useToast } from '../components/Toasts.js';
 import { Button, ConfirmDialog, EmptyState, ErrorState, InlineError, Modal, PageHeader, Skeleton, TextAreaField, TextField, Time } from '../components/ui.js';
 import { useAsync } from '../lib/useAsync.js';
 import { KnowledgeFileUpload } from '../components/KnowledgeFileUpload.js';
+import { navigate, useRoute } from '../lib/router.js';
 
 const MAX_BYTES = 1024 * 1024;
 
@@ -21,6 +22,17 @@ export function KnowledgeBasePage() {
   const [toDelete, setToDelete] = useState<KbDocument | null>(null);
   const [toEdit, setToEdit] = useState<KbDocument | null>(null);
   const [deleting, setDeleting] = useState(false);
+  // `#/knowledge-base?document=<id>` (an answer's source links here) opens that document.
+  const requested = useRoute().query.get('document');
+  useEffect(() => {
+    if (!requested) return;
+    const known = documents.data?.find((d) => d.id === requested);
+    setToEdit((current) => (current?.id === requested ? current : (known ?? ({ id: requested, title: 'Document' } as KbDocument))));
+  }, [requested, documents.data]);
+  const closeDocument = () => {
+    setToEdit(null);
+    if (requested) navigate('/knowledge-base', { replace: true });
+  };
 
   async function confirmDelete() {
     if (!toDelete) return;
@@ -97,7 +109,7 @@ export function KnowledgeBasePage() {
       </div>
       <EditDocumentDialog
         document={toEdit}
-        onClose={() => setToEdit(null)}
+        onClose={closeDocument}
         onSaved={(saved) => documents.setData((list) => list?.map((d) => (d.id === saved.id ? saved : d)))}
       />
       <ConfirmDialog

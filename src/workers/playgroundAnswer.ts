@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { loadAgent } from '../commands/agents/queries.js';
+import { loadCreditBalance } from '../commands/credits/queries.js';
+import { deterministicId } from '../commands/hashing.js';
+import { loadLlmConfig } from '../commands/llm/queries.js';
+import { loadOwnPlayground, playgroundCommand, readPlaygroundEvents, type Teammate } from '../commands/playground/playgroundSessions.js';
+import type { CommandDeps } from '../commands/deps.js';
+import { DomainError } from '../domain/errors.js';
+import type { CompanyLlmConfig } from '../domain/llm/decider.js';
+import { PLAYGROUND_LIMITS, type PlaygroundEvent } from '../domain/playground/playground.js';
+import { playgroundTurns, type PlaygroundTurn } from '../domain/playground/turns.js';
+import { isLlmError, type LlmMessage, type LlmProvider } from '../ports/llm.js';
+import { generateAnswer, type AnswerDeps } from './answerGeneration.js';
+import type { FairSlots } from './fairSlots.js';
+
+/**
+ * One playground question, answered while the teammate's request waits (README "Agent playground" says why not
+ * a bus job): the agent's saved configuration, the company's LLM settings and knowledge base, and the session's
+ * last turns, through the same generateAnswer as a customer's reply. The question and its outcome (answer or
+ * failure) are recorded on the session's stream; the answer is charged by the credit-charges reactor.
+ */
+
+/** Question/answer pairs of the session put in the prompt, like a conversation's recent history. */
+export const PLAYGROUND_HISTORY_TURNS = 10;
+
+export interface PlaygroundDeps extends CommandDeps, Omit<AnswerDeps, 'logger'> {
+  llmResolver(config: CompanyLlmConfig): LlmProvider;
+  /** The company's share of the process's playground LLM calls. */
+  slots: FairSlots;
+}
+
+export async function answerPlaygroundQuestion(
+  deps: PlaygroundDeps,
+  teammate: Teammate,
+  sessionId: string,
+  text: string,
+  signal?: AbortSignal,
+): Promise<PlaygroundTurn> {
+  const session = await loadOwnPlayground(deps.eventStore, teammate.companyId, sessionId);
+  const agent = await loadAgent(deps.eventStore, teammate.companyId, session.agentId);
+  if (!agent) throw new DomainError('NOT_FOUND', 'The agent of this playground session no longer exists');
+  const llmConfig = await loadLlmConfig(deps.eventStore, teammate.companyId);
+  // As for a customer's reply: no paid LLM call without credits.
+  if (llmConfig.provider !== 'builtin' && (await loadCreditBalance(deps.eventStore, teammate.companyId)) <= 0) {
+    throw new DomainError('credits_exhausted', 'The company is out of credits: top up to use a paid language model, or switch to the builtin provider');
+  }
+  // Beyond the company's share nothing is recorded: the teammate retries after Retry-After.
+  const release = await deps.slots.acquire(teammate.companyId, 0);
+  if (!release) throw new DomainError('RATE_LIMITED', 'Your company already has as many playground questions waiting for the model as it may; try again in a moment');
+  const questionId = randomUUID();
+  const now = () => deps.clock.now().toISOString();
+  try {
+    await playgroundCommand(deps, teammate, sessionId, { type: 'AskPlaygroundQuestion', questionId, text, by: `user:${teammate.userId}`, now: now() });
+    // The newest events are enough for the history: each answered turn is 2 events, plus the questions in flight.
+    const recent = await readPlaygroundEvents(deps.eventStore, sessionId, { newest: 2 * PLAYGROUND_HISTORY_TURNS + 2 * PLAYGROUND_LIMITS.pending + 1 });
+    const question = text.trim();
+    let answer;
+    try {
+      answer = await generateAnswer(
+        { ...deps, llmRetryDelaysMs: [] },
+        {
+          companyId: teammate.companyId,
+          provider: deps.llmResolver(llmConfig),
+          model: agent.model ?? llmConfig.model ?? 'builtin',
+          agent,
+          messages: playgroundPrompt(agent.systemPrompt, recent, questionId, question),
+          question,
+          ...(signal ? { signal } : {}),
+        },
+      );
+    } catch (err) {
+      const reason = signal?.aborted
+        ? 'the teammate left before the answer came'
+        : isLlmError(err)
+          ? `the language model failed (${err.kind}): ${err.message}`
+          : 'the language model failed';
+      if (!isLlmError(err)) deps.logger.error({ err, sessionId }, 'playground answer failed');
+      await playgroundCommand(deps, teammate, sessionId, { type: 'RecordPlaygroundFailure', questionId, reason, now: now() });
+      throw new DomainError('LLM_ERROR', reason);
+    }
+    const { response, provenance } = answer;
+    const answerId = deterministicId(`playground-answer:${questionId}`);
+    const answeredAt = now();
+    await playgroundCommand(deps, teammate, sessionId, {
+      type: 'RecordPlaygroundAnswer',
+      questionId,
+      answerId,
+      text: response.text,
+      model: response.model,
+      inputTokens: response.usage.inputTokens,
+      outputTokens: response.usage.outputTokens,
+      handoff: response.handoff === true,
+      provenance,
+      now: answeredAt,
+    });
+    return {
+      question: { id: questionId, text: question, at: recent.find((e) => e.type === 'PlaygroundQuestionAsked' && e.data.questionId === questionId)?.data.at ?? answeredAt },
+      answer: {
+        id: answerId,
+        text: response.text,
+        model: response.model,
+        inputTokens: response.usage.inputTokens,
+        outputTokens: response.usage.outputTokens,
+        handoff: response.handoff === true,
+        provenance,
+        at: answeredAt,
+      },
+      failure: null,
+    };
+  } finally {
+    release();
+  }
+}
+
+/** System prompt, the session's last answered turns, then the question (a failed or pending question is left out). */
+export function playgroundPrompt(systemPrompt: string, events: PlaygroundEvent[], questionId: string, question: string): LlmMessage[] {
+  const before: PlaygroundEvent[] = [];
+  for (const e of events) {
+    if (e.type === 'PlaygroundQuestionAsked' && e.data.questionId === questionId) break;
+    before.push(e);
+  }
+  const history = playgroundTurns(before)
+    .filter((t) => t.answer !== null && t.answer.text !== '')
+    .slice(-PLAYGROUND_HISTORY_TURNS)
+    .flatMap((t): LlmMessage[] => [
+      { role: 'user', content: t.question.text },
+      { role: 'assistant', content: t.answer!.text },
+    ]);
+  return [{ role: 'system', content: systemPrompt }, ...history, { role: 'user', content: question }];
+}

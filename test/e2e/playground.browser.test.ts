@@ -1,0 +1,125 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, saveFailureScreenshot } from '../support/browser.js';
+import { startTestServer, type TestServer } from '../support/testServer.js';
+
+/**
+ * "See what the AI does" in headless Chromium: a reply's Sources in the conversation view (and its event
+ * history), a source opening its knowledge-base document, and an agent-playground answer with its sources on a
+ * 390 px phone. Needs `npm run build` and /usr/bin/chromium, like dashboard.browser.test.ts.
+ */
+const dashboardBuilt = existsSync(join(process.cwd(), 'dist', 'dashboard', 'index.html'));
+const chromiumPresent = existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium');
+const TIMEOUT = 90_000;
+
+if (!dashboardBuilt || !chromiumPresent) {
+  it('prerequisites', () => {
+    expect(dashboardBuilt, 'dist/dashboard is missing: run `npm run build` first').toBe(true);
+    expect(chromiumPresent, '/usr/bin/chromium is missing (apt-get install chromium)').toBe(true);
+  });
+} else {
+  let server: TestServer;
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+  beforeAll(async () => {
+    server = await startTestServer({ REPLY_BURST_WINDOW_MS: '50' });
+    base = await server.listen(0, '127.0.0.1');
+    browser = await launchBrowser();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'UTC' });
+    context.setDefaultTimeout(15_000);
+    page = await context.newPage();
+  });
+  afterAll(async () => {
+    await browser?.close().catch(() => {});
+    await server?.close();
+  });
+
+  /** A call to the API with the signed-in dashboard's token (set-up the UI has its own tests for). */
+  const api = (method: string, path: string, body?: unknown) =>
+    page.evaluate(
+      async ({ method, path, body }) => {
+        const bearer = (JSON.parse(localStorage.getItem('mas.session') ?? 'null') as { access_token: string }).access_token;
+        const res = await fetch(path, { method, headers: { authorization: `Bearer ${bearer}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+        return { status: res.status, json: res.status === 204 ? null : await res.json() };
+      },
+      { method, path, body },
+    );
+
+  describe('answer sources and the agent playground', () => {
+    it("shows a reply's sources in the conversation view and the event history, opens the source, and answers in the playground with its sources", { timeout: TIMEOUT }, async (ctx) => {
+      ctx.onTestFailed(async () => {
+        await saveFailureScreenshot(page, 'playground');
+      });
+      await page.goto(`${base}/#/register`);
+      await page.getByLabel('Company name').fill('Sources Outfitters');
+      await page.getByLabel('Email').fill(`sources-${Date.now()}@example.com`);
+      await page.getByLabel('Password').fill('correct horse battery');
+      await page.getByRole('button', { name: 'Sign up', exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: 'Conversations', exact: true }).waitFor();
+
+      const agent = (await api('POST', '/api/agents', { name: 'Ava', handoffMessage: 'A colleague will reply soon.' })).json.agent;
+      const doc = (await api('POST', '/api/knowledge-base/documents', { title: 'Shipping', content: 'We ship to Norway, Sweden and Denmark within 5 working days.' })).json.document;
+      const integration = (await api('POST', '/api/integrations', { name: 'Sandbox', connectorType: 'msgplatform', webhookSecret: 'whsec_sources_0123456789', agentId: agent.id })).json.integration;
+      const sent = await api('POST', `/api/integrations/${integration.id}/test-message`, { text: 'Do you ship to Norway?' });
+      expect(sent.status).toBe(202);
+      const conversationId = sent.json.conversationId as string;
+      await expect
+        .poll(async () => (await api('GET', `/api/conversations/${conversationId}`)).json.messages.some((m: { author: string }) => m.author === 'agent'), { timeout: 15_000 })
+        .toBe(true);
+
+      // The conversation view: "Sources" under the AI reply, collapsed, naming the document it quoted.
+      await page.goto(`${base}/#/conversations/${conversationId}`);
+      const reply = page.locator('[data-testid="message"][data-author="agent"]');
+      await expect.poll(() => reply.locator('.message-text').textContent()).toContain('We ship to Norway');
+      const sources = reply.getByTestId('answer-sources');
+      expect(await sources.getAttribute('open')).toBeNull();
+      await sources.locator('summary').click();
+      const link = sources.getByRole('link', { name: 'Shipping' });
+      expect(await link.getAttribute('href')).toBe(`#/knowledge-base?document=${doc.id}`);
+      await expect.poll(() => sources.textContent()).toMatch(/0 in \/ 0 out tokens/);
+      // The customer's own message has none.
+      expect(await page.locator('[data-testid="message"][data-author="customer"]').getByTestId('answer-sources').count()).toBe(0);
+
+      // The event history shows them under AgentReplied too.
+      await page.getByRole('tab', { name: 'Event history' }).click();
+      const repliedEvent = page.locator('[data-testid="event"][data-type="AgentReplied"]');
+      await repliedEvent.getByTestId('answer-sources').locator('summary').click();
+      await repliedEvent.getByRole('link', { name: 'Shipping' }).waitFor();
+
+      // A source opens its document on the knowledge-base page.
+      await repliedEvent.getByRole('link', { name: 'Shipping' }).click();
+      const dialog = page.getByRole('dialog');
+      await expect.poll(() => dialog.getByLabel('Content', { exact: true }).inputValue()).toBe('We ship to Norway, Sweden and Denmark within 5 working days.');
+      await dialog.getByRole('button', { name: 'Close', exact: true }).first().click();
+      await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/knowledge-base');
+
+      // The playground, on a phone: Agents → Try it, ask, and the answer shows its sources (open there).
+      await page.setViewportSize({ width: 390, height: 800 });
+      await page.goto(`${base}/#/agents`);
+      await page.getByTestId('agent-try-it').click();
+      await page.getByRole('heading', { level: 1, name: 'Playground: Ava' }).waitFor();
+      await page.getByTestId('playground-input').fill('How fast do you ship to Denmark?');
+      await page.getByTestId('playground-send').click();
+      const answer = page.getByTestId('playground-answer');
+      await expect.poll(() => answer.locator('.message-text').textContent(), { timeout: 15_000 }).toContain('Denmark within 5 working days');
+      const answerSources = answer.getByTestId('answer-sources');
+      expect(await answerSources.getAttribute('open')).not.toBeNull();
+      await answerSources.getByRole('link', { name: 'Shipping' }).waitFor();
+      await expect.poll(() => answerSources.textContent()).toMatch(/tokens · \d+ ms · \$?0\.00/);
+      // Usable at 390 px: nothing wider than the screen.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+
+      // A reload continues the same session; New session starts an empty one.
+      await page.reload();
+      await page.getByTestId('playground-answer').waitFor();
+      await page.getByTestId('playground-new-session').click();
+      await expect.poll(() => page.getByTestId('playground-answer').count()).toBe(0);
+
+      // Nothing of this became a conversation.
+      expect((await api('GET', '/api/conversations')).json.conversations.map((c: { id: string }) => c.id)).toEqual([conversationId]);
+    });
+  });
+}

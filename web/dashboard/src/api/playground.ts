@@ -1,0 +1,31 @@
+// The agent playground API (README "Answer provenance and the agent playground").
+import { request, type RequestOptions } from './client.js';
+import type { AnswerProvenanceView } from '../components/AnswerSources.js';
+
+export interface PlaygroundTurn {
+  question: { id: string; text: string; at: string };
+  answer: {
+    id: string;
+    text: string;
+    model: string;
+    inputTokens: number;
+    outputTokens: number;
+    handoff: boolean;
+    provenance: AnswerProvenanceView;
+    at: string;
+  } | null;
+  failure: { reason: string; at: string } | null;
+}
+
+export interface PlaygroundSession {
+  session: { id: string; agentId: string; startedAt: string; questionCount: number; questionLimit: number };
+  turns: PlaygroundTurn[];
+}
+
+/** Like a web chat visitor's message. */
+export const PLAYGROUND_MAX_TEXT = 16 * 1024;
+
+export const startPlayground = (agentId: string) => request<PlaygroundSession>('POST', `/api/agents/${encodeURIComponent(agentId)}/playground`);
+export const getPlayground = (sessionId: string, o?: RequestOptions) => request<PlaygroundSession>('GET', `/api/playground/${encodeURIComponent(sessionId)}`, undefined, o);
+export const askPlayground = async (sessionId: string, text: string) =>
+  (await request<{ turn: PlaygroundTurn }>('POST', `/api/playground/${encodeURIComponent(sessionId)}/messages`, { text })).turn;
