@@ -34,7 +34,7 @@ export const domainStatus: Record<string, number> = {
   PAYLOAD_TOO_LARGE: 413,
   LLM_ERROR: 502,
   /** A paid LLM call with the credits spent (the agent playground; a customer's reply pauses the session instead). */
-  credits_exhausted: 402,
+  CREDITS_EXHAUSTED: 402,
   EMAIL_TAKEN: 409,
   LAST_OWNER: 409,
   INVITATION_USED: 410,

@@ -42,7 +42,7 @@ export async function answerPlaygroundQuestion(
   const llmConfig = await loadLlmConfig(deps.eventStore, teammate.companyId);
   // As for a customer's reply: no paid LLM call without credits.
   if (llmConfig.provider !== 'builtin' && (await loadCreditBalance(deps.eventStore, teammate.companyId)) <= 0) {
-    throw new DomainError('credits_exhausted', 'The company is out of credits: top up to use a paid language model, or switch to the builtin provider');
+    throw new DomainError('CREDITS_EXHAUSTED', 'The company is out of credits: top up to use a paid language model, or switch to the builtin provider');
   }
   // Beyond the company's share nothing is recorded: the teammate retries after Retry-After.
   const release = await deps.slots.acquire(teammate.companyId, 0);

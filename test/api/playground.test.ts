@@ -273,7 +273,7 @@ describe('agent playground', () => {
     expect(Date.now() - abortedAt).toBeLessThan(LLM_TIMEOUT_MS);
   });
 
-  it('out of credits with a paid provider: 402 credits_exhausted, no model call; the builtin provider still answers', async () => {
+  it('out of credits with a paid provider: 402 CREDITS_EXHAUSTED, no model call; the builtin provider still answers', async () => {
     const co = await company({ provider: 'openai', model: 'pricey-model' });
     const sessionId = await startSession(co);
     expect((await ask(co, sessionId, 'Spend it all')).statusCode).toBe(200);
@@ -281,7 +281,7 @@ describe('agent playground', () => {
     const calls = llm.completionRequests.length;
     const refused = await ask(co, sessionId, 'Once more?');
     expect(refused.statusCode).toBe(402);
-    expect(refused.json().error).toEqual({ code: 'credits_exhausted', message: expect.stringMatching(/out of credits/) });
+    expect(refused.json().error).toEqual({ code: 'CREDITS_EXHAUSTED', message: expect.stringMatching(/out of credits/) });
     expect(llm.completionRequests.length).toBe(calls);
     expect((await co.call('GET', `/api/playground/${sessionId}`)).json().session.questionCount).toBe(1);
 

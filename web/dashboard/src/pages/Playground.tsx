@@ -19,7 +19,7 @@ interface Pending {
 }
 
 function explain(error: unknown): string {
-  if (error instanceof ApiError && error.code === 'credits_exhausted') return 'Out of credits: top up, or switch the LLM settings to the builtin provider to keep trying.';
+  if (error instanceof ApiError && error.code === 'CREDITS_EXHAUSTED') return 'Out of credits: top up, or switch the LLM settings to the builtin provider to keep trying.';
   if (error instanceof ApiError && error.code === 'RATE_LIMITED') return 'Your company already has as many playground questions waiting for the model as it may — try again in a moment.';
   if (error instanceof ApiError && error.code === 'LLM_ERROR') return `No answer: ${error.message}`;
   return describeError(error);
