@@ -21,7 +21,22 @@ const toSeconds = (date: string) => Date.parse(`${date}T00:00:00.000Z`) / 1000;
  * formatted in UTC, so a day reads as the API's (company-timezone) day whatever the browser's timezone.
  * It follows its container's width (ResizeObserver), so it fits a phone and a desktop alike.
  */
-export function TimeSeriesChart({ title, dates, series, formatValue, testId }: { title: string; dates: string[]; series: ChartSeries[]; formatValue: (v: number) => string; testId: string }) {
+export function TimeSeriesChart({
+  title,
+  dates,
+  series,
+  formatValue,
+  testId,
+  minTop = 1,
+}: {
+  title: string;
+  dates: string[];
+  series: ChartSeries[];
+  formatValue: (v: number) => string;
+  testId: string;
+  /** The y axis reaches at least this high, so an empty or tiny series does not zoom into rounding noise. */
+  minTop?: number;
+}) {
   const holder = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
@@ -33,7 +48,7 @@ export function TimeSeriesChart({ title, dates, series, formatValue, testId }: {
       height: 220,
       legend: { show: false },
       cursor: { drag: { x: false, y: false } },
-      scales: { x: { time: false }, y: { range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(1, (max ?? 1) * 1.1)] } },
+      scales: { x: { time: false }, y: { range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(minTop, (max ?? 0) * 1.1)] } },
       axes: [
         {
           stroke: '#667085',
@@ -42,7 +57,7 @@ export function TimeSeriesChart({ title, dates, series, formatValue, testId }: {
           incrs: [DAY_S, 2 * DAY_S, 7 * DAY_S, 14 * DAY_S, 30 * DAY_S, 61 * DAY_S, 91 * DAY_S],
           space: 60,
         },
-        { stroke: '#667085', grid: { stroke: '#eef0f3' }, size: 64, values: (_u, splits) => splits.map((v) => formatValue(v)) },
+        { stroke: '#667085', grid: { stroke: '#eef0f3' }, size: 72, values: (_u, splits) => splits.map((v) => formatValue(v)) },
       ],
       series: [
         {},
@@ -60,7 +75,7 @@ export function TimeSeriesChart({ title, dates, series, formatValue, testId }: {
       observer.disconnect();
       plot.destroy();
     };
-  }, [dates, series, formatValue]);
+  }, [dates, series, formatValue, minTop]);
 
   return (
     <figure className="chart" data-testid={testId}>

@@ -26,6 +26,10 @@ function todayIn(timezone: string): string {
 const shiftDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00.000Z`) + days * 86_400_000).toISOString().slice(0, 10);
 const daysBetween = (from: string, to: string) => Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000) + 1;
 
+const formatAxisDuration = (ms: number) => formatDuration(Math.round(ms));
+/** Axis ticks in dollars, rounded to a cent above a cent ("$0.25"), else to a tenth of a cent. */
+const formatAxisMicros = (micros: number) => formatMicros(Math.round(micros / (micros >= 10_000 ? 10_000 : 1_000)) * (micros >= 10_000 ? 10_000 : 1_000));
+
 const COLORS = { a: '#4f46e5', b: '#0e9384', c: '#dc6803', d: '#b42318', e: '#667085' };
 
 export function AnalyticsPage() {
@@ -67,7 +71,16 @@ export function AnalyticsPage() {
             timezone in Settings.
           </>
         }
-        actions={<Button onClick={report.reload}>Refresh</Button>}
+        actions={
+          <Button
+            onClick={() => {
+              report.reload();
+              filters.reload(); // integrations and agents added since the page opened
+            }}
+          >
+            Refresh
+          </Button>
+        }
       />
       <section className="card analytics-controls" aria-label="Date range and filter">
         <SelectField label="Date range" value={preset} onValueChange={(v) => setPreset(v as Preset)} data-testid="analytics-range">
@@ -197,11 +210,11 @@ function Report({ data }: { data: AnalyticsReport }) {
           <TimeSeriesChart testId="chart-ai" title="AI replies, resolved and handed off" dates={charts.dates} series={charts.ai} formatValue={formatNumber} />
         </section>
         <section className="card">
-          <TimeSeriesChart testId="chart-first-response" title="First-response time, AI and human" dates={charts.dates} series={charts.firstResponse} formatValue={(v) => formatDuration(v)} />
+          <TimeSeriesChart testId="chart-first-response" title="First-response time, AI and human" dates={charts.dates} series={charts.firstResponse} formatValue={formatAxisDuration} minTop={1000} />
           <p className="muted small">From a customer's first unanswered message to the first answer. Percentiles are within ±12%.</p>
         </section>
         <section className="card">
-          <TimeSeriesChart testId="chart-credits" title="Credits spent" dates={charts.dates} series={charts.credits} formatValue={(v) => formatMicros(Math.round(v))} />
+          <TimeSeriesChart testId="chart-credits" title="Credits spent" dates={charts.dates} series={charts.credits} formatValue={formatAxisMicros} minTop={10_000} />
         </section>
       </div>
       <section className="card" aria-labelledby="handoff-reasons-title">
