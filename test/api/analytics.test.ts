@@ -119,6 +119,12 @@ describe('GET /api/analytics', () => {
     }
   });
 
+  it('is in the OpenAPI document with its query parameters', async () => {
+    const doc = (await server.app.inject('/docs/json')).json() as { paths: Record<string, Record<string, { parameters?: { name: string }[] }>> };
+    expect(doc.paths['/api/analytics']?.get?.parameters?.map((p) => p.name).sort()).toEqual(['agentId', 'from', 'integrationId', 'to']);
+    expect(Object.keys(doc.paths['/api/settings/timezone'] ?? {}).sort()).toEqual(['get', 'put']);
+  });
+
   it('defaults to the last 30 days ending today in the company timezone', async () => {
     const res = await analytics(acme, '');
     expect(res.statusCode).toBe(200);

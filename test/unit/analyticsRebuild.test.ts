@@ -135,6 +135,7 @@ describe('analytics projection: rebuild', () => {
     readStore = SqliteReadStore.open({ path: ':memory:' });
     runner = startProjections({ eventStore, readStore, projections: [analyticsProjection], logger: silentLogger, batchSize: 7 });
     const events = realisticEvents(20250310);
+    expect(events.length).toBeGreaterThan(900);
     // Appended in uneven chunks while the projector runs, so live batches fall differently from the rebuild's.
     let position = 0n;
     for (let i = 0; i < events.length; ) {
