@@ -148,6 +148,24 @@ if (!dashboardBuilt || !chromiumPresent) {
       await expect.poll(() => total('ai-replies').textContent()).toBe('3');
     });
 
+    it('an owner sets the company timezone in Settings; Analytics then count days there', { timeout: STEP_TIMEOUT }, async () => {
+      await nav('Settings').click();
+      await heading('Settings').waitFor();
+      const input = page.getByTestId('timezone-input');
+      await expect.poll(() => input.inputValue()).toBe('UTC');
+      await input.fill('Mars/Olympus');
+      await page.getByRole('button', { name: 'Save timezone', exact: true }).click();
+      await page.getByText('not an IANA timezone name').waitFor();
+      await input.fill('Asia/Tokyo');
+      await page.getByRole('button', { name: 'Save timezone', exact: true }).click();
+      await expect.poll(async () => (await api('GET', '/api/settings/timezone')).body.timezone).toBe('Asia/Tokyo');
+      await nav('Analytics').click();
+      await heading('Analytics').waitFor();
+      await page.getByText('(Asia/Tokyo)').waitFor();
+      // Events counted before the change keep their (UTC) days; the totals are unchanged.
+      await expect.poll(() => total('ai-replies').textContent()).toBe('3');
+    });
+
     it('fits a 390 px phone: charts within the screen, no sideways scrolling', { timeout: STEP_TIMEOUT }, async () => {
       await page.setViewportSize({ width: 390, height: 844 });
       await page.getByTestId('chart-ai').locator('.uplot canvas').waitFor();
