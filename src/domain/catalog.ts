@@ -8,6 +8,7 @@ import { teamEvents } from './accounts/team.js';
 import { invitationEvents } from './accounts/invitation.js';
 import { apiTokenEvents } from './apiTokens/events.js';
 import { companyEvents } from './company/company.js';
+import { companyTimezoneEvents } from './company/timezone.js';
 import { conversationEvents } from './conversations/events.js';
 import { platformRefEvents } from './conversations/platformRef.js';
 import { readMarkerEvents } from './conversations/readMarker.js';
@@ -29,6 +30,7 @@ export const eventCatalog = mergeCatalogs(
   teamEvents,
   invitationEvents,
   companyEvents,
+  companyTimezoneEvents,
   loginSessionEvents,
   apiTokenEvents,
   creditEvents,

@@ -12,6 +12,7 @@ import { pipelinesProjection } from './pipelines/pipelinesProjection.js';
 import { conversationRefsProjection } from './conversationRefs/conversationRefsProjection.js';
 import { integrationsProjection } from './integrations/integrationsProjection.js';
 import type { Projection } from './projection.js';
+import { analyticsProjection } from './analytics/analyticsProjection.js';
 import { searchProjection } from './search/searchProjection.js';
 import { customerConversationsProjection } from './customerConversations/customerConversationsProjection.js';
 import { cannedRepliesProjection } from './cannedReplies/cannedRepliesProjection.js';
@@ -26,4 +27,5 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   searchProjection,
   customerConversationsProjection,
   cannedRepliesProjection,
+  analyticsProjection,
 ];

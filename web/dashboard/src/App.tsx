@@ -1,8 +1,8 @@
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
 import { AuthProvider, useAuth } from './auth.js';
 import { Layout, NAV } from './components/Layout.js';
 import { ToastProvider } from './components/Toasts.js';
-import { EmptyState } from './components/ui.js';
+import { EmptyState, Skeleton } from './components/ui.js';
 import { Link, navigate, useRoute, type Route } from './lib/router.js';
 import { AgentFormPage, AgentsPage } from './pages/Agents.js';
 import { AcceptInvitationPage, LoginPage, RegisterPage } from './pages/Auth.js';
@@ -18,6 +18,9 @@ import { TeamPage } from './pages/Team.js';
 import { WebhookLogsPage } from './pages/WebhookLogs.js';
 import { CannedRepliesPage } from './pages/CannedReplies.js';
 import { PlaygroundPage } from './pages/Playground.js';
+
+// The charts library loads with the Analytics page only, not with every other page.
+const AnalyticsPage = lazy(async () => ({ default: (await import('./pages/Analytics.js')).AnalyticsPage }));
 
 const PUBLIC = new Set(['', 'login', 'register']);
 
@@ -37,6 +40,12 @@ function Page({ route }: { route: Route }) {
       return <ConversationsPage id={sub ?? null} />;
     case 'pipeline':
       return <PipelinePage />;
+    case 'analytics':
+      return (
+        <Suspense fallback={<Skeleton rows={6} label="Loading analytics…" />}>
+          <AnalyticsPage />
+        </Suspense>
+      );
     case 'search':
       return <SearchPage />;
     case 'integrations':

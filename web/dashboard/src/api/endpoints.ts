@@ -1,6 +1,7 @@
 // One typed function per API call the dashboard makes.
 import { publicRequest, query, request, setSession, type RequestOptions } from './client.js';
 import type {
+  AnalyticsReport,
   Agent,
   AgentInput,
   ApiToken,
@@ -191,3 +192,9 @@ export async function acceptInvitation(token: string, name: string, password: st
   setSession(result.session);
   return result.user;
 }
+
+// --- analytics ----------------------------------------------------------------------------
+export const getAnalytics = (params: { from?: string; to?: string; integrationId?: number; agentId?: string }, o?: Opts) =>
+  request<AnalyticsReport>('GET', `/api/analytics${query(params)}`, undefined, o);
+export const getCompanyTimezone = async (o?: Opts) => (await request<{ timezone: string }>('GET', '/api/settings/timezone', undefined, o)).timezone;
+export const setCompanyTimezone = async (timezone: string) => (await request<{ timezone: string }>('PUT', '/api/settings/timezone', { timezone })).timezone;

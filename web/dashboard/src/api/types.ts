@@ -288,3 +288,33 @@ export interface Page<T> {
   items: T[];
   nextCursor: string | null;
 }
+
+// --- analytics ------------------------------------------------------------------------------
+export interface FirstResponse {
+  count: number;
+  p50Ms: number | null;
+  p90Ms: number | null;
+}
+export interface AnalyticsSeries {
+  conversationsStarted: number;
+  conversationsActive: number;
+  customerMessages: number;
+  aiReplies: number;
+  operatorMessages: number;
+  aiResolved: number;
+  handedOff: number;
+  deliveryFailed: number;
+  unanswered: number;
+  repliesFailed: number;
+  creditsSpentMicros: number;
+  handoffReasons: Record<HandoffReason, number>;
+  aiFirstResponse: FirstResponse;
+  humanFirstResponse: FirstResponse;
+}
+export interface AnalyticsReport {
+  timezone: string;
+  from: string;
+  to: string;
+  days: (AnalyticsSeries & { date: string })[];
+  totals: AnalyticsSeries;
+}

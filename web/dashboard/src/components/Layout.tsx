@@ -10,6 +10,7 @@ import { Button } from './ui.js';
 export const NAV: { to: string; label: string; icon: IconName; section: string; managers?: boolean }[] = [
   { to: '/conversations', label: 'Conversations', icon: 'conversations', section: 'conversations' },
   { to: '/pipeline', label: 'Pipeline', icon: 'pipeline', section: 'pipeline' },
+  { to: '/analytics', label: 'Analytics', icon: 'analytics', section: 'analytics' },
   { to: '/integrations', label: 'Integrations', icon: 'integrations', section: 'integrations', managers: true },
   { to: '/webhook-logs', label: 'Webhook logs', icon: 'logs', section: 'webhook-logs', managers: true },
   { to: '/agents', label: 'Agents', icon: 'agents', section: 'agents' },

@@ -1,6 +1,7 @@
 const paths: Record<string, string> = {
   conversations: 'M21 15a2 2 0 0 1-2 2H7l-4 4V5a2 2 0 0 1 2-2h14a2 2 0 0 1 2 2z',
   pipeline: 'M4 4h4v16H4z M10 4h4v10h-4z M16 4h4v13h-4z',
+  analytics: 'M3 3v18h18 M7 15l4-4 3 3 6-7',
   integrations:
     'M10 13a5 5 0 0 0 7.54.54l3-3a5 5 0 0 0-7.07-7.07l-1.72 1.71 M14 11a5 5 0 0 0-7.54-.54l-3 3a5 5 0 0 0 7.07 7.07l1.71-1.71',
   logs: 'M8 6h13 M8 12h13 M8 18h13 M3 6h.01 M3 12h.01 M3 18h.01',

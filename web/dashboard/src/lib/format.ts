@@ -117,3 +117,32 @@ export function describePausedReason(reason: string | null | undefined): string 
       return `Paused: ${humanize(reason).toLowerCase()}`;
   }
 }
+
+// A calendar day the API names as `YYYY-MM-DD` (already a day in the company's timezone): formatted as that
+// day, never shifted by the browser's own timezone.
+const calendarDay = new Intl.DateTimeFormat(UI_LOCALE, { month: 'short', day: 'numeric', timeZone: 'UTC' });
+const calendarDayLong = new Intl.DateTimeFormat(UI_LOCALE, { dateStyle: 'medium', timeZone: 'UTC' });
+
+/** "Mar 10" for "2025-03-10" (`long`: "Mar 10, 2025"). */
+export function formatDay(date: string, options: { long?: boolean } = {}): string {
+  const ms = Date.parse(`${date}T00:00:00.000Z`);
+  if (Number.isNaN(ms)) return date;
+  return (options.long ? calendarDayLong : calendarDay).format(ms);
+}
+
+const decimal1 = new Intl.NumberFormat(UI_LOCALE, { maximumFractionDigits: 1 });
+
+/** A duration in milliseconds as a short figure: "850 ms", "4.2 s", "3.5 min", "2.1 h", "1.5 d". */
+export function formatDuration(ms: number | null | undefined, fallback = '—'): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return fallback;
+  if (ms < 1000) return `${integer.format(ms)} ms`;
+  if (ms < 60_000) return `${decimal1.format(ms / 1000)} s`;
+  if (ms < 3_600_000) return `${decimal1.format(ms / 60_000)} min`;
+  if (ms < 86_400_000) return `${decimal1.format(ms / 3_600_000)} h`;
+  return `${decimal1.format(ms / 86_400_000)} d`;
+}
+
+/** A share as a percentage: "42%"; the fallback when the whole is zero. */
+export function formatPercent(part: number, whole: number, fallback = '—'): string {
+  return whole > 0 ? `${integer.format((part / whole) * 100)}%` : fallback;
+}

@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { describeError } from '../api/client.js';
-import { createApiToken, listApiTokens, revokeApiToken } from '../api/endpoints.js';
+import { createApiToken, getCompanyTimezone, listApiTokens, revokeApiToken, setCompanyTimezone } from '../api/endpoints.js';
 import type { ApiToken } from '../api/types.js';
 import { useAuth } from '../auth.js';
 import { useToast } from '../components/Toasts.js';
@@ -40,8 +40,71 @@ export function SettingsPage() {
           <Skeleton rows={3} />
         )}
       </section>
+      <CompanyTimezone />
       <ApiTokens />
     </>
+  );
+}
+
+/** Every IANA zone the browser knows (for suggestions only: the server validates the name). */
+const TIMEZONES: string[] = (() => {
+  try {
+    return ['UTC', ...(Intl as unknown as { supportedValuesOf(k: string): string[] }).supportedValuesOf('timeZone').filter((z) => z !== 'UTC')];
+  } catch {
+    return ['UTC'];
+  }
+})();
+
+function CompanyTimezone() {
+  const toast = useToast();
+  const current = useAsync((signal) => getCompanyTimezone({ signal }), []);
+  const [value, setValue] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const listId = useId();
+  const shown = value ?? current.data ?? '';
+
+  async function onSave(event: FormEvent) {
+    event.preventDefault();
+    setSaving(true);
+    setError(null);
+    try {
+      const saved = await setCompanyTimezone(shown.trim());
+      current.setData(saved);
+      setValue(null);
+      toast.success(`Timezone set to ${saved}`);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  return (
+    <section className="card" aria-labelledby="timezone-title">
+      <h2 className="section-title" id="timezone-title">
+        Timezone
+      </h2>
+      <p className="muted small">
+        Analytics count each day in this timezone. A change applies from now on: days already counted keep the timezone they were counted in.
+      </p>
+      {current.error && current.data === undefined ? (
+        <ErrorState error={current.error} onRetry={current.reload} title="Could not load the timezone" />
+      ) : (
+        <form className="inline-form" onSubmit={onSave}>
+          <TextField label="IANA timezone" required maxLength={64} value={shown} onValueChange={setValue} list={listId} placeholder="e.g. Europe/Berlin" data-testid="timezone-input" />
+          <datalist id={listId}>
+            {TIMEZONES.map((z) => (
+              <option key={z} value={z} />
+            ))}
+          </datalist>
+          <Button type="submit" variant="primary" busy={saving} disabled={!shown.trim() || shown.trim() === current.data}>
+            Save timezone
+          </Button>
+        </form>
+      )}
+      <InlineError error={error} />
+    </section>
   );
 }
 
