@@ -27,6 +27,7 @@ import { webhookRoutes } from './http/routes/webhooks.js';
 import { customerRoutes } from './http/routes/customers.js';
 import { cannedReplyRoutes } from './http/routes/cannedReplies.js';
 import { knowledgeFileRoutes } from './http/routes/knowledgeFiles.js';
+import { replayRoutes } from './http/routes/replays.js';
 import { createFileTextExtractor } from './infrastructure/documents/fileText.js';
 import { adapterReadiness, openAdapters, type Adapters } from './infrastructure/adapters.js';
 import { createArgonHasher } from './infrastructure/auth/argonHasher.js';
@@ -134,6 +135,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       searchRoutes(services),
       customerRoutes(services),
       cannedReplyRoutes(services),
+      replayRoutes(services),
       liveEventRoutes(services, liveEvents),
       webchatRoutes(services, {
         visitorTokens: createVisitorTokens({ key: jwtKey, conversationIdFor, now: () => clock.now() }),

@@ -19,6 +19,7 @@ import { customerEvents } from './customers/customer.js';
 import { cannedReplyEvents } from './cannedReplies/cannedReplies.js';
 import { sequenceEvents } from './sequence/sequence.js';
 import { loginSessionEvents } from './logins/loginSession.js';
+import { replayEvents } from './replays/events.js';
 
 /** Every event type the service stores, with the schema its data is validated against on write and read. */
 export const eventCatalog = mergeCatalogs(
@@ -42,4 +43,5 @@ export const eventCatalog = mergeCatalogs(
   knowledgeQuotaEvents,
   customerEvents,
   cannedReplyEvents,
+  replayEvents,
 );

@@ -9,6 +9,8 @@ export interface Usage {
   conversationId: string;
   /** The reply the LLM call produced: charges are idempotent per reply. */
   replyId: string;
+  /** A replay evaluation's answer (its replyId is the replayed answer's id): no reply of the conversation. */
+  replayId?: string;
   model: string;
   inputTokens: number;
   outputTokens: number;
@@ -30,6 +32,7 @@ export async function chargeUsage(deps: CommandDeps & { pricing: Pricing }, usag
       outputTokens: usage.outputTokens,
       conversationId: usage.conversationId,
       replyId: usage.replyId,
+      ...(usage.replayId ? { replayId: usage.replayId } : {}),
       now: deps.clock.now().toISOString(),
     },
     { metadata: { companyId: usage.companyId, actor: 'ai-agent' }, maxRetries: 50 },

@@ -13,6 +13,7 @@ export type CreditCommand =
       outputTokens: number;
       conversationId: string;
       replyId: string;
+      replayId?: string;
       now: string;
     };
 
@@ -54,6 +55,7 @@ export const creditsDecider: Decider<CreditCommand, CreditEvent, CreditState> = 
               outputTokens: command.outputTokens,
               conversationId: command.conversationId,
               replyId: command.replyId,
+              ...(command.replayId ? { replayId: command.replayId } : {}),
               at: command.now,
             },
           },

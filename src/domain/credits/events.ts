@@ -17,6 +17,8 @@ export const creditEvents = {
     outputTokens: z.number().int().min(0),
     conversationId: z.string(),
     replyId: z.string(),
+    /** Set when the call answered a replay evaluation (conversationId is then the replayed conversation). */
+    replayId: z.uuid().optional(),
     at: z.iso.datetime(),
   }),
 };
