@@ -17,6 +17,7 @@ import { SettingsPage } from './pages/Settings.js';
 import { TeamPage } from './pages/Team.js';
 import { WebhookLogsPage } from './pages/WebhookLogs.js';
 import { CannedRepliesPage } from './pages/CannedReplies.js';
+import { ReplaysPage } from './pages/Replays.js';
 
 const PUBLIC = new Set(['', 'login', 'register']);
 
@@ -50,6 +51,8 @@ function Page({ route }: { route: Route }) {
       return <AgentFormPage key={sub} id={sub === 'new' ? null : sub} />;
     case 'knowledge-base':
       return <KnowledgeBasePage />;
+    case 'replays':
+      return <ReplaysPage id={sub ?? null} />;
     case 'canned-replies':
       return <CannedRepliesPage />;
     case 'llm-settings':
