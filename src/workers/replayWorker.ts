@@ -48,6 +48,9 @@ export async function startReplayWorker(deps: ReplayWorkerDeps): Promise<BusSubs
   const inFlight = new Map<string, Set<AbortController>>();
   // A conversation's job runs once at a time in this process (a recovery sweep may publish it again).
   const running = new Set<string>();
+  // Shutting down: the conversation's job stops between turns (and its call in flight is aborted) and is left
+  // unacknowledged, so the bus redelivers it (or the start-up sweep republishes it) and the next process resumes.
+  const shutdown = { stopping: false };
   const cancels = await deps.bus.listen<unknown>(REPLAY_CANCELLED, (data) => {
     const notice = replayCancelledNotice.safeParse(data);
     if (notice.success) for (const c of inFlight.get(notice.data.replayId) ?? []) c.abort();
@@ -62,9 +65,9 @@ export async function startReplayWorker(deps: ReplayWorkerDeps): Promise<BusSubs
       running.add(key);
       let outcome: Outcome;
       try {
-        outcome = await runConversation(deps, job, slots, inFlight);
+        outcome = await runConversation(deps, job, slots, inFlight, shutdown);
       } catch (err) {
-        if (message.deliveryCount < maxDeliver) throw err;
+        if (message.deliveryCount < maxDeliver || shutdown.stopping) throw err;
         deps.logger.error({ ...job, err, delivery: message.deliveryCount }, 'replay job failed for good');
         await failReplay(deps, { companyId: job.companyId, replayId: job.replayId, reason: 'job_failed', message: `replaying a conversation failed: ${errorText(err)}` });
         return;
@@ -80,13 +83,22 @@ export async function startReplayWorker(deps: ReplayWorkerDeps): Promise<BusSubs
   );
   return {
     async stop() {
+      shutdown.stopping = true;
+      for (const controllers of inFlight.values()) for (const c of controllers) c.abort();
       await subscription.stop();
       await cancels.stop();
     },
   };
 }
 
-async function runConversation(deps: ReplayWorkerDeps, job: RunReplayJob, slots: FairSlots, inFlight: Map<string, Set<AbortController>>): Promise<Outcome> {
+async function runConversation(
+  deps: ReplayWorkerDeps,
+  job: RunReplayJob,
+  slots: FairSlots,
+  inFlight: Map<string, Set<AbortController>>,
+  shutdown: { stopping: boolean },
+): Promise<Outcome> {
+  const interrupted = () => new Error('the replay worker is stopping: the job is left to be redelivered');
   const stream = replayStream(job.replayId);
   const status = async () => (await loadState(deps.eventStore, stream, replayDecider)).state;
   const first = await status();
@@ -99,6 +111,7 @@ async function runConversation(deps: ReplayWorkerDeps, job: RunReplayJob, slots:
   const { turns } = await readReplayTurns(deps.eventStore, job.conversationId, { upToRevision: BigInt(planned.upToRevision), maxTurns: REPLAY_LIMITS.turnsPerConversation });
 
   for (const turn of turns.slice(0, planned.turns)) {
+    if (shutdown.stopping) throw interrupted();
     const state = await status();
     if (state.status !== 'running') return 'stopped';
     if (state.recorded.includes(answerKey(job.conversationId, turn.turn))) continue;
@@ -106,7 +119,10 @@ async function runConversation(deps: ReplayWorkerDeps, job: RunReplayJob, slots:
     if (!release) return 'deferred';
     try {
       const draft = await answerTurn(deps, job, requested.draft, turn, status, inFlight);
-      if (draft === 'stopped') return 'stopped';
+      if (draft === 'stopped') {
+        if (shutdown.stopping) throw interrupted();
+        return 'stopped';
+      }
       await recordReplayAnswer(deps, {
         replayId: job.replayId,
         companyId: job.companyId,

@@ -342,4 +342,24 @@ describe('tenants and roles', () => {
     expect((await a.call('GET', '/api/replays')).json().replays.map((r: { id: string }) => r.id)).toEqual([replay.id]);
     expect((await a.get('not-an-id')).statusCode).toBe(404);
   });
+
+  it('owners and admins start, estimate and cancel (they spend credits); an agent reads replays but may not start one', async () => {
+    const owner = await company('Roles');
+    const conv = await owner.seed([{ customer: ['hello'] }]);
+    const replay = await owner.start([conv.conversationId]);
+    const invited = await owner.call('POST', '/api/team/invitations', { email: uniqueEmail('replay-agent'), role: 'agent' });
+    expect(invited.statusCode).toBe(201);
+    const url = invited.json().invitationUrl as string;
+    const token = url.slice(url.indexOf('#/accept-invitation/') + '#/accept-invitation/'.length);
+    const accepted = await server.app.inject({ method: 'POST', url: '/api/auth/accept-invitation', payload: { token, name: 'Agent', password: 'agent password' } });
+    expect(accepted.statusCode).toBe(200);
+    const agentToken = accepted.json().session.access_token as string;
+    const estimate = await owner.call('POST', '/api/replays/estimate', { draft, conversationIds: [conv.conversationId] }, agentToken);
+    expect(estimate.statusCode).toBe(403);
+    expect(estimate.json().error.code).toBe('FORBIDDEN');
+    expect((await owner.call('POST', '/api/replays', { draft, conversationIds: [conv.conversationId], confirmedCostMicros: 0 }, agentToken)).statusCode).toBe(403);
+    expect((await owner.call('POST', `/api/replays/${replay.id}/cancel`, undefined, agentToken)).statusCode).toBe(403);
+    expect((await owner.call('GET', '/api/replays', undefined, agentToken)).json().replays.map((r: { id: string }) => r.id)).toEqual([replay.id]);
+    expect((await owner.call('GET', `/api/replays/${replay.id}`, undefined, agentToken)).statusCode).toBe(200);
+  });
 });
