@@ -109,6 +109,12 @@ if (!dashboardBuilt || !chromiumPresent) {
       // Stacked, not squeezed side by side.
       expect(draft!.y).toBeGreaterThan(recorded!.y);
       expect(draft!.width).toBeGreaterThan(250);
+      // The form and the list of replays fit the phone too.
+      await page.goto(`${base}/#/replays`);
+      await page.getByRole('heading', { name: 'New replay' }).waitFor();
+      await expect.poll(() => page.getByTestId('replay-conversations').locator('li').count()).toBe(2);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+      expect(await page.getByRole('link', { name: /completed/ }).count()).toBe(1);
     });
     expect(pageErrors).toEqual([]);
     await context.close();
