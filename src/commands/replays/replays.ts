@@ -126,7 +126,7 @@ export async function recordReplayAnswer(deps: CommandDeps, input: RecordInput) 
   );
 }
 
-export async function failReplay(deps: CommandDeps, input: { companyId: string; replayId: string; reason: 'credits_exhausted' | 'job_failed' | 'llm_unavailable'; message: string }) {
+export async function failReplay(deps: CommandDeps, input: { companyId: string; replayId: string; reason: 'credits_exhausted' | 'job_failed'; message: string }) {
   return handleCommand(
     deps.eventStore,
     replayStream(input.replayId),

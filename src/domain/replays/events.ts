@@ -71,7 +71,7 @@ export const replayConversationSchema = z.object({
 });
 export type ReplayConversation = z.infer<typeof replayConversationSchema>;
 
-export const replayFailureReason = z.enum(['credits_exhausted', 'job_failed', 'llm_unavailable']);
+export const replayFailureReason = z.enum(['credits_exhausted', 'job_failed']);
 
 const at = z.iso.datetime();
 
