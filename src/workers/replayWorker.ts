@@ -174,7 +174,8 @@ async function answerTurn(
     if (llm.kind !== 'builtin') {
       await chargeUsage(deps, {
         companyId: job.companyId,
-        conversationId: job.conversationId,
+        // Not a customer's reply: no conversation's (nor its integration's or agent's) spend; the replay says where it went.
+        conversationId: '',
         replyId: replayAnswerId(job.replayId, job.conversationId, turn.turn),
         replayId: job.replayId,
         model: response.model,

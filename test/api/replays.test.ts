@@ -184,6 +184,8 @@ describe('a replay run', () => {
     const credits = (await c.call('GET', '/api/credits')).json().credits;
     const replayCharges = credits.ledger.filter((l: { reason: string }) => l.reason.startsWith('Replay answer'));
     expect(replayCharges).toHaveLength(5);
+    // Charged to the company, not to the replayed conversation (nor its integration or agent).
+    expect(replayCharges.every((l: { conversationId?: string }) => l.conversationId === undefined)).toBe(true);
     expect(replayCharges.reduce((n: number, l: { deltaMicros: number }) => n - l.deltaMicros, 0)).toBe(spent);
     // (The seeded conversation's two recorded AI replies are charged too, as any stored reply is.)
     const recordedReplies = credits.ledger.filter((l: { reason: string }) => l.reason.startsWith('AI reply')).reduce((n: number, l: { deltaMicros: number }) => n - l.deltaMicros, 0);

@@ -9,7 +9,7 @@ export interface Usage {
   conversationId: string;
   /** The reply the LLM call produced: charges are idempotent per reply. */
   replyId: string;
-  /** A replay evaluation's answer (its replyId is the replayed answer's id): no reply of the conversation. */
+  /** A replay evaluation's answer (its replyId is the replayed answer's id; conversationId ''): no customer's reply. */
   replayId?: string;
   model: string;
   inputTokens: number;

@@ -17,7 +17,7 @@ export const creditEvents = {
     outputTokens: z.number().int().min(0),
     conversationId: z.string(),
     replyId: z.string(),
-    /** Set when the call answered a replay evaluation (conversationId is then the replayed conversation). */
+    /** Set when the call answered a replay evaluation (conversationId is then '': no customer's reply). */
     replayId: z.uuid().optional(),
     at: z.iso.datetime(),
   }),
