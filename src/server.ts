@@ -29,6 +29,7 @@ import { cannedReplyRoutes } from './http/routes/cannedReplies.js';
 import { knowledgeFileRoutes } from './http/routes/knowledgeFiles.js';
 import { playgroundRoutes } from './http/routes/playground.js';
 import { analyticsRoutes } from './http/routes/analytics.js';
+import { replayRoutes } from './http/routes/replays.js';
 import { createFileTextExtractor } from './infrastructure/documents/fileText.js';
 import { adapterReadiness, openAdapters, type Adapters } from './infrastructure/adapters.js';
 import { createArgonHasher } from './infrastructure/auth/argonHasher.js';
@@ -141,6 +142,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
           (await knowledge.search(companyId, query, { limit })).map(({ title, text, score, coverage, documentId, chunkIndex }) => ({ title, text, score, coverage, documentId, chunkIndex })),
       }),
       analyticsRoutes(services),
+      replayRoutes(services),
       liveEventRoutes(services, liveEvents),
       webchatRoutes(services, {
         visitorTokens: createVisitorTokens({ key: jwtKey, conversationIdFor, now: () => clock.now() }),

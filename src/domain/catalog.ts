@@ -21,6 +21,7 @@ import { cannedReplyEvents } from './cannedReplies/cannedReplies.js';
 import { sequenceEvents } from './sequence/sequence.js';
 import { loginSessionEvents } from './logins/loginSession.js';
 import { playgroundEvents } from './playground/playground.js';
+import { replayEvents } from './replays/events.js';
 
 /** Every event type the service stores, with the schema its data is validated against on write and read. */
 export const eventCatalog = mergeCatalogs(
@@ -46,4 +47,5 @@ export const eventCatalog = mergeCatalogs(
   customerEvents,
   cannedReplyEvents,
   playgroundEvents,
+  replayEvents,
 );

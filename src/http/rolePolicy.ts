@@ -24,6 +24,8 @@ export const ROLE_RULES: readonly Rule[] = [
   { url: '/api/llm-config*', roles: MANAGERS },
   { url: '/api/settings/*', roles: MANAGERS },
   { url: '/api/credits*', roles: MANAGERS },
+  // Starting or stopping a replay spends credits; every role may read the comparisons.
+  { url: '/api/replays*', methods: WRITE, roles: MANAGERS },
   { url: '/api/team/invitations*', roles: MANAGERS },
   { url: '/api/team/:userId', methods: ['PATCH', 'DELETE'], roles: MANAGERS },
 ];

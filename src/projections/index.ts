@@ -17,6 +17,7 @@ import { searchProjection } from './search/searchProjection.js';
 import { customerConversationsProjection } from './customerConversations/customerConversationsProjection.js';
 import { cannedRepliesProjection } from './cannedReplies/cannedRepliesProjection.js';
 import { webhookLogsProjection } from './webhookLogs/webhookLogsProjection.js';
+import { replaysProjection } from './replays/replaysProjection.js';
 
 /** Every read model the dashboard and API query. */
 export const allProjections: Projection[] = [companiesProjection, teammatesProjection, invitationsProjection, loginSessionsProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection,
@@ -28,4 +29,5 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   customerConversationsProjection,
   cannedRepliesProjection,
   analyticsProjection,
+  replaysProjection,
 ];

@@ -20,6 +20,7 @@ import { recoverUnfinishedJobs } from './recoverJobs.js';
 import { startReplyWorker, type AgentProfile } from './replyWorker.js';
 import { chargePlaygroundAnswer } from './playgroundCharges.js';
 import { startSendWorker } from './sendWorker.js';
+import { startReplayPipeline } from './replayPipeline.js';
 
 type Passage = { title: string; text: string; score: number; coverage?: number; documentId?: string; chunkIndex?: number };
 /** The passages a reply is grounded on (the knowledge index; the HTTP routes use a wider interface). */
@@ -120,11 +121,14 @@ export async function startReplyPipeline(deps: ReplyPipelineDeps): Promise<{ sto
     await deps.recoverJobs.waitForProjections();
     await recoverUnfinishedJobs({ readStore, bus, logger: logger.child({ component: 'recovery' }) });
   }
+  // Replay evaluations: their own subject, durable and slots (replayPipeline.ts).
+  const replays = await startReplayPipeline(deps);
 
   return {
     async stop() {
       for (const r of reactors) await r.stop();
       for (const w of workers) await w.stop();
+      await replays.stop();
     },
   };
 }

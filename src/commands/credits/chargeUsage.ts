@@ -11,6 +11,8 @@ export type Usage = UsageFor & {
   companyId: string;
   /** The reply (or playground answer) the LLM call produced: charges are idempotent per reply. */
   replyId: string;
+  /** A replay evaluation's answer (its replyId is the replayed answer's id; conversationId ''): no customer's reply. */
+  replayId?: string;
   model: string;
   inputTokens: number;
   outputTokens: number;
@@ -34,6 +36,7 @@ export async function chargeUsage(deps: CommandDeps & { pricing: Pricing }, usag
       conversationId: usage.conversationId ?? '',
       ...(usage.playgroundSessionId !== undefined ? { playgroundSessionId: usage.playgroundSessionId } : {}),
       replyId: usage.replyId,
+      ...(usage.replayId ? { replayId: usage.replayId } : {}),
       now: deps.clock.now().toISOString(),
     },
     { metadata: { companyId: usage.companyId, actor: 'ai-agent' }, maxRetries: 50 },

@@ -15,6 +15,7 @@ export type CreditCommand =
       /** An agent-playground answer (conversationId is then ''). */
       playgroundSessionId?: string;
       replyId: string;
+      replayId?: string;
       now: string;
     };
 
@@ -57,6 +58,7 @@ export const creditsDecider: Decider<CreditCommand, CreditEvent, CreditState> = 
               conversationId: command.conversationId,
               ...(command.playgroundSessionId !== undefined ? { playgroundSessionId: command.playgroundSessionId } : {}),
               replyId: command.replyId,
+              ...(command.replayId ? { replayId: command.replayId } : {}),
               at: command.now,
             },
           },

@@ -20,6 +20,8 @@ export const creditEvents = {
     /** Set when the answer was given in the agent playground (no conversation): the playground session. */
     playgroundSessionId: z.string().optional(),
     replyId: z.string(),
+    /** Set when the call answered a replay evaluation (conversationId is then '': no customer's reply). */
+    replayId: z.uuid().optional(),
     at: z.iso.datetime(),
   }),
 };

@@ -33,7 +33,10 @@ export const creditsProjection = defineProjection(creditEvents, {
       companyId,
       at: event.data.at,
       deltaMicros: delta,
-      reason: event.type === 'CreditsGranted' ? event.data.reason : `${event.data.playgroundSessionId ? 'Playground answer' : 'AI reply'} (${event.data.model}, ${event.data.inputTokens}+${event.data.outputTokens} tokens)`,
+      reason:
+        event.type === 'CreditsGranted'
+          ? event.data.reason
+          : `${event.data.replayId ? 'Replay answer' : event.data.playgroundSessionId ? 'Playground answer' : 'AI reply'} (${event.data.model}, ${event.data.inputTokens}+${event.data.outputTokens} tokens)`,
       conversationId: event.type === 'CreditsConsumed' && event.data.conversationId ? event.data.conversationId : null,
     } satisfies LedgerEntryDoc);
   },

@@ -21,6 +21,7 @@ import { PlaygroundPage } from './pages/Playground.js';
 
 // The charts library loads with the Analytics page only, not with every other page.
 const AnalyticsPage = lazy(async () => ({ default: (await import('./pages/Analytics.js')).AnalyticsPage }));
+import { ReplaysPage } from './pages/Replays.js';
 
 const PUBLIC = new Set(['', 'login', 'register']);
 
@@ -61,6 +62,8 @@ function Page({ route }: { route: Route }) {
       return <AgentFormPage key={sub} id={sub === 'new' ? null : sub} />;
     case 'knowledge-base':
       return <KnowledgeBasePage />;
+    case 'replays':
+      return <ReplaysPage id={sub ?? null} />;
     case 'canned-replies':
       return <CannedRepliesPage />;
     case 'llm-settings':

@@ -14,6 +14,7 @@ export const NAV: { to: string; label: string; icon: IconName; section: string; 
   { to: '/integrations', label: 'Integrations', icon: 'integrations', section: 'integrations', managers: true },
   { to: '/webhook-logs', label: 'Webhook logs', icon: 'logs', section: 'webhook-logs', managers: true },
   { to: '/agents', label: 'Agents', icon: 'agents', section: 'agents' },
+  { to: '/replays', label: 'Replay', icon: 'agents', section: 'replays' },
   { to: '/knowledge-base', label: 'Knowledge base', icon: 'knowledge', section: 'knowledge-base' },
   { to: '/canned-replies', label: 'Canned replies', icon: 'logs', section: 'canned-replies' },
   { to: '/llm-settings', label: 'LLM settings', icon: 'llm', section: 'llm-settings', managers: true },

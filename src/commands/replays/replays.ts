@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { conversationStream } from '../../domain/conversations/decider.js';
+import type { Pricing } from '../../domain/credits/pricing.js';
+import { DomainError } from '../../domain/errors.js';
+import { answerKey, replayDecider, replayStream, type ReplayCommand } from '../../domain/replays/decider.js';
+import type { ReplayConversation, ReplayDraft } from '../../domain/replays/events.js';
+import { loadLlmConfig } from '../llm/queries.js';
+import { handleCommand } from '../handleCommand.js';
+import { deterministicId } from '../hashing.js';
+import type { CommandDeps } from '../deps.js';
+import { estimateTurn, readReplayTurns } from './replayPlan.js';
+
+/** Estimate, request, record into and cancel a replay evaluation (`replay-<uuid>`); another company's is NOT_FOUND. */
+
+export interface ReplayEstimate {
+  llm: { kind: 'builtin' | 'openai'; model: string };
+  conversations: ReplayConversation[];
+  /** Customer turns to answer (each one LLM call). */
+  messages: number;
+  inputTokens: number;
+  outputTokens: number;
+  costMicros: number;
+}
+
+/**
+ * What a replay of these conversations with this draft would answer and cost, from the conversations as they
+ * are now (their revision is kept: the replay reads nothing later). Unknown or another company's conversation: NOT_FOUND.
+ */
+export async function estimateReplay(
+  deps: CommandDeps & { pricing: Pricing },
+  input: { companyId: string; draft: ReplayDraft; conversationIds: string[] },
+): Promise<ReplayEstimate> {
+  const config = await loadLlmConfig(deps.eventStore, input.companyId);
+  const llm = { kind: config.provider, model: input.draft.model ?? config.model ?? 'builtin' } as const;
+  const conversations: ReplayConversation[] = [];
+  let messages = 0;
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let cost = 0;
+  for (const conversationId of new Set(input.conversationIds)) {
+    await expectOwnConversation(deps, input.companyId, conversationId);
+    const tail = await readReplayTurns(deps.eventStore, conversationId);
+    conversations.push({ conversationId, upToRevision: String(tail.revision < 0n ? 0n : tail.revision), turns: tail.turns.length });
+    for (const turn of tail.turns) {
+      const e = estimateTurn(input.draft, turn, llm, deps.pricing);
+      messages++;
+      inputTokens += e.inputTokens;
+      outputTokens += e.outputTokens;
+      cost += e.costMicros;
+    }
+    // Let other requests run between conversations (each read is a few bounded pages).
+    await new Promise((r) => setImmediate(r));
+  }
+  return { llm, conversations, messages, inputTokens, outputTokens, costMicros: cost };
+}
+
+/** The conversation's first event says whose it is: one read, strongly consistent. */
+async function expectOwnConversation(deps: CommandDeps, companyId: string, conversationId: string) {
+  const [first] = await deps.eventStore.readStream(conversationStream(conversationId), { maxCount: 1 });
+  if (!first || first.type !== 'ConversationStarted' || (first.data as { companyId?: string }).companyId !== companyId) {
+    throw new DomainError('NOT_FOUND', `Conversation ${conversationId} not found`);
+  }
+}
+
+/**
+ * Starts a replay once the user confirmed its cost: the estimate is made again, and a confirmation below it
+ * (the conversations grew, the price or the model changed) is refused with the new estimate.
+ */
+export async function requestReplay(
+  deps: CommandDeps & { pricing: Pricing },
+  input: { companyId: string; userId: string | null; draft: ReplayDraft; conversationIds: string[]; confirmedCostMicros: number },
+) {
+  const estimate = await estimateReplay(deps, input);
+  if (estimate.costMicros > input.confirmedCostMicros) {
+    throw new DomainError(
+      'CONFLICT',
+      `The estimated cost is now ${estimate.costMicros} micro-dollars for ${estimate.messages} messages (confirmed ${input.confirmedCostMicros}): confirm the new estimate`,
+    );
+  }
+  const replayId = randomUUID();
+  const result = await handleCommand(
+    deps.eventStore,
+    replayStream(replayId),
+    replayDecider,
+    {
+      type: 'RequestReplay',
+      replayId,
+      companyId: input.companyId,
+      requestedBy: input.userId ? `user:${input.userId}` : null,
+      draft: input.draft,
+      llm: estimate.llm,
+      conversations: estimate.conversations.filter((c) => c.turns > 0),
+      total: estimate.messages,
+      estimatedCostMicros: estimate.costMicros,
+      now: deps.clock.now().toISOString(),
+    },
+    { metadata: { companyId: input.companyId, actor: input.userId ? `user:${input.userId}` : 'api' } },
+  );
+  return { replayId, estimate, position: result.position };
+}
+
+export async function cancelReplay(deps: CommandDeps, input: { companyId: string; userId: string | null; replayId: string }) {
+  return handleCommand(
+    deps.eventStore,
+    replayStream(input.replayId),
+    replayDecider,
+    { type: 'CancelReplay', companyId: input.companyId, by: input.userId ? `user:${input.userId}` : null, now: deps.clock.now().toISOString() },
+    { metadata: { companyId: input.companyId, actor: input.userId ? `user:${input.userId}` : 'api' } },
+  );
+}
+
+type RecordInput = Omit<Extract<ReplayCommand, { type: 'RecordReplayAnswer' }>, 'type' | 'now'> & { replayId: string };
+
+/** The id of a replayed answer: the same for every delivery of its job, so it is recorded (and charged) once. */
+export const replayAnswerId = (replayId: string, conversationId: string, turn: number) => deterministicId(`replay-answer:${replayId}:${answerKey(conversationId, turn)}`);
+
+export async function recordReplayAnswer(deps: CommandDeps, input: RecordInput) {
+  const { replayId, ...answer } = input;
+  const id = replayAnswerId(replayId, input.conversationId, input.turn);
+  return handleCommand(
+    deps.eventStore,
+    replayStream(replayId),
+    { ...replayDecider, decide: (c, s) => replayDecider.decide(c, s).map((e) => ({ ...e, id: deterministicId(`${id}:${e.type}`) })) },
+    { type: 'RecordReplayAnswer' as const, ...answer, now: deps.clock.now().toISOString() },
+    { metadata: { companyId: input.companyId, actor: 'replay' }, maxRetries: 50 },
+  );
+}
+
+export async function failReplay(deps: CommandDeps, input: { companyId: string; replayId: string; reason: 'credits_exhausted' | 'job_failed'; message: string }) {
+  return handleCommand(
+    deps.eventStore,
+    replayStream(input.replayId),
+    replayDecider,
+    { type: 'FailReplay', companyId: input.companyId, reason: input.reason, message: input.message, now: deps.clock.now().toISOString() },
+    { metadata: { companyId: input.companyId, actor: 'replay' }, maxRetries: 50 },
+  );
+}

@@ -1,0 +1,206 @@
+import { chargeUsage } from '../commands/credits/chargeUsage.js';
+import { loadCreditBalance } from '../commands/credits/queries.js';
+import type { CommandDeps } from '../commands/deps.js';
+import { loadState } from '../commands/handleCommand.js';
+import { readReplayTurns, type ReplayTurn } from '../commands/replays/replayPlan.js';
+import { failReplay, recordReplayAnswer, replayAnswerId } from '../commands/replays/replays.js';
+import type { Pricing } from '../domain/credits/pricing.js';
+import { answerKey, replayDecider, replayStream } from '../domain/replays/decider.js';
+import { REPLAY_LIMITS, replayEvents, type DraftAnswer, type ReplayDraft } from '../domain/replays/events.js';
+import type { Bus, BusSubscription } from '../ports/bus.js';
+import { isLlmError, type LlmPassage } from '../ports/llm.js';
+import { generateAnswer } from './answerGeneration.js';
+import { createFairSlots, type FairSlots } from './fairSlots.js';
+import { REPLAY_CANCELLED, RUN_REPLAY, replayCancelledNotice, runReplayJob, type RunReplayJob } from './replayJobs.js';
+import { buildPrompt, type CompanyLlm } from './replyWorker.js';
+
+export interface ReplayWorkerDeps extends CommandDeps {
+  bus: Bus;
+  loadLlm(companyId: string): Promise<CompanyLlm>;
+  searchKnowledge(companyId: string, query: string, limit: number): Promise<LlmPassage[]>;
+  pricing: Pricing;
+  llmRetryDelaysMs: number[];
+  /** Replayed answers generated at once in this process, and at most this many for one company. */
+  concurrency: number;
+  perCompanyConcurrency: number;
+  maxDeliver?: number;
+  backoffMs?: number[];
+}
+
+/** How long a job waits for its company's share of the replay slots before stepping aside. */
+const SLOT_WAIT_MS = 1000;
+
+type Outcome = 'finished' | 'stopped' | 'deferred' | 'busy';
+
+/**
+ * Runs replay evaluations: one job per replayed conversation answers its turns one after the other with the
+ * draft (generateAnswer + buildPrompt, as a customer's reply is produced), each turn's prompt built from the
+ * conversation's events up to that turn only. Nothing is appended to the conversation and nothing is sent: the
+ * answers go to the replay's own stream, once each (deterministic ids), and are charged as they are spent.
+ *
+ * Replays have their own slots, shared fairly between companies, so an evaluation never takes a worker from a
+ * customer's reply. Before every LLM call the replay's status is read again (a cancel stops the next call), and
+ * a cancel broadcast aborts the calls in flight.
+ */
+export async function startReplayWorker(deps: ReplayWorkerDeps): Promise<BusSubscription> {
+  const maxDeliver = deps.maxDeliver ?? 5;
+  const slots = createFairSlots({ total: deps.concurrency, perCompany: deps.perCompanyConcurrency });
+  const inFlight = new Map<string, Set<AbortController>>();
+  // A conversation's job runs once at a time in this process (a recovery sweep may publish it again).
+  const running = new Set<string>();
+  // Shutting down: the conversation's job stops between turns (and its call in flight is aborted) and is left
+  // unacknowledged, so the bus redelivers it (or the start-up sweep republishes it) and the next process resumes.
+  const shutdown = { stopping: false };
+  const cancels = await deps.bus.listen<unknown>(REPLAY_CANCELLED, (data) => {
+    const notice = replayCancelledNotice.safeParse(data);
+    if (notice.success) for (const c of inFlight.get(notice.data.replayId) ?? []) c.abort();
+  });
+  const subscription = await deps.bus.subscribe<RunReplayJob>(
+    RUN_REPLAY,
+    { durable: 'replay-runner', concurrency: deps.concurrency * 2, maxDeliver, backoffMs: deps.backoffMs ?? [1000, 5000, 15000] },
+    async (message) => {
+      const job = runReplayJob.parse(message.data);
+      const key = `${job.replayId}:${job.conversationId}`;
+      if (running.has(key)) return;
+      running.add(key);
+      let outcome: Outcome;
+      try {
+        outcome = await runConversation(deps, job, slots, inFlight, shutdown);
+      } catch (err) {
+        if (message.deliveryCount < maxDeliver || shutdown.stopping) throw err;
+        deps.logger.error({ ...job, err, delivery: message.deliveryCount }, 'replay job failed for good');
+        await failReplay(deps, { companyId: job.companyId, replayId: job.replayId, reason: 'job_failed', message: `replaying a conversation failed: ${errorText(err)}` });
+        return;
+      } finally {
+        running.delete(key);
+      }
+      if (outcome === 'deferred') {
+        // Its company already uses its share: back of the queue, under a new dedupe id, so others go first.
+        await deps.bus.publish(RUN_REPLAY, job, { dedupeId: `${message.dedupeId}:deferred:${Date.now()}` });
+      }
+      deps.logger.info({ ...job, outcome, delivery: message.deliveryCount }, 'replay job done');
+    },
+  );
+  return {
+    async stop() {
+      shutdown.stopping = true;
+      for (const controllers of inFlight.values()) for (const c of controllers) c.abort();
+      await subscription.stop();
+      await cancels.stop();
+    },
+  };
+}
+
+async function runConversation(
+  deps: ReplayWorkerDeps,
+  job: RunReplayJob,
+  slots: FairSlots,
+  inFlight: Map<string, Set<AbortController>>,
+  shutdown: { stopping: boolean },
+): Promise<Outcome> {
+  const interrupted = () => new Error('the replay worker is stopping: the job is left to be redelivered');
+  const stream = replayStream(job.replayId);
+  const status = async () => (await loadState(deps.eventStore, stream, replayDecider)).state;
+  const first = await status();
+  if (first.status !== 'running') return 'stopped';
+  // The request is the stream's first event: one read, whatever the replay recorded since.
+  const [requestedEvent] = await deps.eventStore.readStream(stream, { maxCount: 1 });
+  const requested = replayEvents.ReplayRequested.parse(requestedEvent?.data);
+  const planned = requested.conversations.find((c) => c.conversationId === job.conversationId);
+  if (!planned) return 'stopped';
+  const { turns } = await readReplayTurns(deps.eventStore, job.conversationId, { upToRevision: BigInt(planned.upToRevision), maxTurns: REPLAY_LIMITS.turnsPerConversation });
+
+  for (const turn of turns.slice(0, planned.turns)) {
+    if (shutdown.stopping) throw interrupted();
+    const state = await status();
+    if (state.status !== 'running') return 'stopped';
+    if (state.recorded.includes(answerKey(job.conversationId, turn.turn))) continue;
+    const release = await slots.acquire(job.companyId, SLOT_WAIT_MS);
+    if (!release) return 'deferred';
+    try {
+      const draft = await answerTurn(deps, job, requested.draft, turn, status, inFlight);
+      if (draft === 'stopped') {
+        if (shutdown.stopping) throw interrupted();
+        return 'stopped';
+      }
+      await recordReplayAnswer(deps, {
+        replayId: job.replayId,
+        companyId: job.companyId,
+        conversationId: job.conversationId,
+        turn: turn.turn,
+        messageIds: turn.messageIds,
+        customerText: turn.customerText,
+        customerAt: turn.customerAt,
+        recorded: turn.recorded,
+        draft,
+      });
+    } finally {
+      release();
+    }
+  }
+  return 'finished';
+}
+
+async function answerTurn(
+  deps: ReplayWorkerDeps,
+  job: RunReplayJob,
+  draft: ReplayDraft,
+  turn: ReplayTurn,
+  status: () => Promise<{ status: string }>,
+  inFlight: Map<string, Set<AbortController>>,
+): Promise<DraftAnswer | 'stopped'> {
+  const llm = await deps.loadLlm(job.companyId);
+  if (llm.kind !== 'builtin' && (await loadCreditBalance(deps.eventStore, job.companyId)) <= 0) {
+    await failReplay(deps, { companyId: job.companyId, replayId: job.replayId, reason: 'credits_exhausted', message: 'The company ran out of credits: the replay stopped' });
+    return 'stopped';
+  }
+  const controller = new AbortController();
+  const controllers = inFlight.get(job.replayId) ?? new Set();
+  inFlight.set(job.replayId, controllers.add(controller));
+  try {
+    // Read again once the call can be aborted: a cancel broadcast before this point is not missed.
+    if ((await status()).status !== 'running') return 'stopped';
+    const model = draft.model ?? llm.model ?? 'builtin';
+    const profile = { agentId: draft.basedOnAgentId ?? job.replayId, companyId: job.companyId, active: true, name: 'draft', ...draft, model };
+    const { response, provenance } = await generateAnswer(deps, {
+      companyId: job.companyId,
+      provider: llm.provider,
+      model,
+      agent: draft,
+      messages: buildPrompt(profile, turn.history, turn.messageIds),
+      question: turn.customerText,
+      signal: controller.signal,
+    });
+    if (llm.kind !== 'builtin') {
+      await chargeUsage(deps, {
+        companyId: job.companyId,
+        // Not a customer's reply: no conversation's (nor its integration's or agent's) spend; the replay says where it went.
+        conversationId: '',
+        replyId: replayAnswerId(job.replayId, job.conversationId, turn.turn),
+        replayId: job.replayId,
+        model: response.model,
+        inputTokens: response.usage.inputTokens,
+        outputTokens: response.usage.outputTokens,
+      });
+    }
+    return {
+      status: 'answered',
+      text: response.text,
+      model: response.model.slice(0, 200),
+      inputTokens: response.usage.inputTokens,
+      outputTokens: response.usage.outputTokens,
+      handoff: response.handoff === true,
+      provenance,
+    };
+  } catch (err) {
+    if (controller.signal.aborted) return 'stopped';
+    if (!isLlmError(err)) throw err;
+    deps.logger.warn({ ...job, turn: turn.turn, err }, 'replayed answer failed');
+    return { status: 'failed', error: `the language model failed (${err.kind}): ${err.message}`.slice(0, 500) };
+  } finally {
+    controllers.delete(controller);
+    if (controllers.size === 0) inFlight.delete(job.replayId);
+  }
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message.slice(0, 200) : 'unknown error');
