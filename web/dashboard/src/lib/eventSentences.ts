@@ -42,7 +42,7 @@ export function describeConversationEvent(
     case 'OperatorMessageSent':
       return `Operator message queued for the customer: ${quote(d.text)}`;
     case 'AgentReplied':
-      return `AI agent replied${d.handoff ? ' and handed over to a human' : ''}: ${quote(d.text)}`;
+      return `AI agent replied${d.handoff ? ` and handed over to a human${typeof d.handoffReason === 'string' && d.handoffReason ? ` (the model's reason: ${quote(d.handoffReason)})` : ''}` : ''}: ${quote(d.text)}`;
     case 'MessageSendAttempted':
       return `Sending a message to the customer (attempt ${formatNumber(Number(d.attempt) || 1)}).`;
     case 'MessageDelivered':
