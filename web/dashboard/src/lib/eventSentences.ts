@@ -12,6 +12,9 @@ export function quote(text: unknown): string {
 
 const byWhom = (by: unknown) => (typeof by === 'string' && by.startsWith('user:') ? ' by an operator' : '');
 
+/** " (the model's reason: “…”)" when the model said why it handed off (untrusted text: quoted and cut, never markup). */
+const modelReason = (reason: unknown) => (typeof reason === 'string' && reason.trim() ? ` (the model's reason: ${quote(reason)})` : '');
+
 const CLOSE_REASONS: Record<string, string> = {
   close_dialog: 'the dialog was closed on the platform',
   close_request: 'the platform asked to close the dialog',
@@ -42,7 +45,7 @@ export function describeConversationEvent(
     case 'OperatorMessageSent':
       return `Operator message queued for the customer: ${quote(d.text)}`;
     case 'AgentReplied':
-      return `AI agent replied${d.handoff ? ` and handed over to a human${typeof d.handoffReason === 'string' && d.handoffReason ? ` (the model's reason: ${quote(d.handoffReason)})` : ''}` : ''}: ${quote(d.text)}`;
+      return `AI agent replied${d.handoff ? ` and handed over to a human${modelReason(d.handoffReason)}` : ''}: ${quote(d.text)}`;
     case 'MessageSendAttempted':
       return `Sending a message to the customer (attempt ${formatNumber(Number(d.attempt) || 1)}).`;
     case 'MessageDelivered':
