@@ -204,9 +204,10 @@ async function answerMessages(deps: ReplyWorkerDeps, job: GenerateReplyJob, stat
 
   const texts = unanswered.map((id) => textOf(events, id)).filter(Boolean);
   const replyId = deterministicId(`reply:${job.messageId}`);
-  // A web chat visitor watches the answer being written; a platform customer gets one message, as always.
+  // A web chat visitor watches the answer being written; a platform customer gets one message, as always
+  // (and the builtin provider answers at once: nothing to stream).
   const stream =
-    state.connectorType === 'webchat' ? createReplyStream({ bus: deps.bus, subject: webchatSubject(job.conversationId), replyId, logger: deps.logger }) : null;
+    state.connectorType === 'webchat' && llm.kind !== 'builtin' ? createReplyStream({ bus: deps.bus, subject: webchatSubject(job.conversationId), replyId, logger: deps.logger }) : null;
   const takeover = stream ? watchForTakeover(deps, job, session.id) : null;
   let answer: GeneratedAnswer;
   try {

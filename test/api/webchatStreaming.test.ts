@@ -99,6 +99,21 @@ describe('streaming a reply to a web chat visitor', () => {
     await client.waitFor((f) => f.type === 'typing' && f.on === false, 5000, finalAt);
   }, 30_000);
 
+  it('two visitors streaming at once each get only their own reply, whole', async () => {
+    llm.reply = (body) => `Answer for ${String(body.messages?.at(-1)?.content)}: ${ANSWER}`;
+    const [a, b] = await Promise.all([visitor(), visitor()]);
+    await Promise.all([a.client.message('visitor A', 'c-a'), b.client.message('visitor B', 'c-b')]);
+    const [finalA, finalB] = await Promise.all([a.client.waitFor(agentMessage, 15_000), b.client.waitFor(agentMessage, 15_000)]);
+    expect(finalA.text).toBe(`Answer for visitor A: ${ANSWER}`);
+    expect(finalB.text).toBe(`Answer for visitor B: ${ANSWER}`);
+    for (const [c, final] of [[a.client, finalA], [b.client, finalB]] as const) {
+      const deltas = deltasOf(c);
+      expect(deltas.length).toBeGreaterThan(1);
+      expect(deltas.every((d) => d.id === final.id)).toBe(true);
+      expect(deltas.map((d) => d.text).join('')).toBe(final.text);
+    }
+  }, 30_000);
+
   it('a retry after a stream that broke off starts the partial over (offset 0): the old text is never glued to the new', async () => {
     llm.breakStreamNext(1, 10);
     const { client, conversationId } = await visitor();
