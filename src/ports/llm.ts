@@ -37,6 +37,13 @@ export interface LlmRequest {
   passages?: LlmPassage[];
   /** What to answer when the provider has nothing to say (the agent's handoff message). */
   handoffMessage?: string;
+  /**
+   * Receives the answer's text as it is generated, fragment by fragment (their concatenation is the raw
+   * answer). Only providers that stream call it (the OpenAI-compatible one streams only when it is given;
+   * the builtin one never does); it must be cheap and must not throw. Nothing is promised about the
+   * fragments of an attempt that fails: the caller discards them.
+   */
+  onDelta?: (text: string) => void;
 }
 
 export interface LlmUsage {
@@ -51,6 +58,11 @@ export interface LlmResponse {
   model: string;
   /** True when `text` is the handoff message: nothing matched, a human should take over. */
   handoff?: boolean;
+  /**
+   * Why the model handed off, when it said so (the OpenAI-compatible path's `handoff_to_human` tool call).
+   * Untrusted model output: plain text, control characters removed, at most MAX_HANDOFF_REASON characters.
+   */
+  handoffReason?: string;
   /** True when `usage` was estimated (~4 chars/token) because the provider did not report it. */
   usageEstimated?: boolean;
   /**
@@ -102,6 +114,17 @@ export class LlmError extends Error {
 
 export function isLlmError(value: unknown): value is LlmError {
   return value instanceof LlmError;
+}
+
+/** Longest handoff reason kept from a model (it lands in an event and the dashboard). */
+export const MAX_HANDOFF_REASON = 500;
+
+/** A model's handoff reason made safe to store: a string, no control characters, one line, bounded; undefined when empty. */
+export function cleanHandoffReason(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  // eslint-disable-next-line no-control-regex
+  const text = value.slice(0, MAX_HANDOFF_REASON * 4).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return text.length === 0 ? undefined : text.slice(0, MAX_HANDOFF_REASON);
 }
 
 /** The model name the builtin provider reports; it costs nothing. */

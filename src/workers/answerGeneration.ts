@@ -35,6 +35,11 @@ export interface AnswerRequest {
   /** What the knowledge base is searched with (the customer's pending messages). */
   question: string;
   signal?: AbortSignal;
+  /**
+   * Streams the answer as it is generated (providers that stream only): each text fragment with the number
+   * of the attempt it belongs to (0, 1, …). A new attempt starts over: what an earlier one sent is void.
+   */
+  onDelta?: (text: string, attempt: number) => void;
 }
 
 export interface GeneratedAnswer {
@@ -56,7 +61,7 @@ export async function generateAnswer(deps: AnswerDeps, request: AnswerRequest): 
     passages,
     handoffMessage: request.agent.handoffMessage,
     ...(request.signal ? { signal: request.signal } : {}),
-  });
+  }, request.onDelta);
   const latencyMs = Math.round(performance.now() - started);
   return {
     response,
@@ -78,10 +83,15 @@ export function sourcesOf(passages: LlmPassage[], used: number[] | undefined): A
     .map((p) => ({ documentId: p.documentId!, title: p.title.slice(0, 500), chunkIndex: p.chunkIndex!, score: Number.isFinite(p.score) ? p.score : 0 }));
 }
 
-async function completeWithRetries(deps: AnswerDeps, provider: LlmProvider, request: Parameters<LlmProvider['complete']>[0]) {
+async function completeWithRetries(
+  deps: AnswerDeps,
+  provider: LlmProvider,
+  request: Parameters<LlmProvider['complete']>[0],
+  onDelta: AnswerRequest['onDelta'],
+) {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await provider.complete(request);
+      return await provider.complete(onDelta ? { ...request, onDelta: (text) => onDelta(text, attempt) } : request);
     } catch (err) {
       const delay = deps.llmRetryDelaysMs[attempt];
       if (!isLlmError(err) || !err.retryable || delay === undefined) throw err;

@@ -11,6 +11,7 @@ import type { CommandDeps } from '../commands/deps.js';
 import type { Bus, BusSubscription } from '../ports/bus.js';
 import { isLlmError, type LlmMessage, type LlmPassage, type LlmProvider, type LlmResponse } from '../ports/llm.js';
 import { generateAnswer, type GeneratedAnswer } from './answerGeneration.js';
+import { createReplyStream } from './replyStream.js';
 import { noopJobMetrics, type JobMetrics, type JobTracker } from '../ports/metrics.js';
 import { createFairSlots, type FairSlots } from './fairSlots.js';
 import { readRecentHistory } from './recentHistory.js';
@@ -202,6 +203,12 @@ async function answerMessages(deps: ReplyWorkerDeps, job: GenerateReplyJob, stat
   }
 
   const texts = unanswered.map((id) => textOf(events, id)).filter(Boolean);
+  const replyId = deterministicId(`reply:${job.messageId}`);
+  // A web chat visitor watches the answer being written; a platform customer gets one message, as always
+  // (and the builtin provider answers at once: nothing to stream).
+  const stream =
+    state.connectorType === 'webchat' && llm.kind !== 'builtin' ? createReplyStream({ bus: deps.bus, subject: webchatSubject(job.conversationId), replyId, logger: deps.logger }) : null;
+  const takeover = stream ? watchForTakeover(deps, job, session.id) : null;
   let answer: GeneratedAnswer;
   try {
     answer = await generateAnswer(deps, {
@@ -211,16 +218,28 @@ async function answerMessages(deps: ReplyWorkerDeps, job: GenerateReplyJob, stat
       agent,
       messages: buildPrompt(agent, events, unanswered),
       question: texts.join('\n'),
+      ...(stream && takeover ? { onDelta: stream.push, signal: takeover.signal } : {}),
     });
+    await stream?.finish();
   } catch (err) {
-    const reason = isLlmError(err) ? `the language model failed (${err.kind}): ${err.message}` : 'the language model failed';
+    await stream?.cancel();
+    if (takeover?.signal.aborted) {
+      // A human took the conversation while the model was still writing: the stream stopped, nothing is stored.
+      deps.logger.info({ ...job }, 'streamed reply stopped: the AI session was taken over');
+      return { result: 'dropped', reason: 'the AI session was taken over while answering' };
+    }
+    // Anything but the model's own failure (the knowledge search, the store) fails the job: it is redelivered,
+    // and only after the last delivery are the messages marked unanswered with what went wrong.
+    if (!isLlmError(err)) throw err;
+    const reason = `the language model failed (${err.kind}): ${err.message}`;
     deps.logger.warn({ ...job, err }, 'LLM failed after retries: message left to a human');
     await markUnanswered(reason, true);
     return { result: 'unanswered', reason };
+  } finally {
+    takeover?.stop();
   }
   const { response, provenance } = answer;
 
-  const replyId = deterministicId(`reply:${job.messageId}`);
   try {
     await command({
       type: 'AppendAgentReply',
@@ -233,6 +252,7 @@ async function answerMessages(deps: ReplyWorkerDeps, job: GenerateReplyJob, stat
       inputTokens: response.usage.inputTokens,
       outputTokens: response.usage.outputTokens,
       handoff: response.handoff === true,
+      ...(response.handoff && response.handoffReason ? { handoffReason: response.handoffReason } : {}),
       provenance,
       now: now(deps),
     });
@@ -284,6 +304,30 @@ export function buildPrompt(agent: AgentProfile, events: ConversationEvent[], un
 }
 
 const now = (deps: CommandDeps) => deps.clock.now().toISOString();
+
+/** How often a streamed answer checks that its AI session is still the active one. */
+const TAKEOVER_CHECK_MS = 1000;
+
+/**
+ * While a reply streams to a visitor, a human taking over (pausing or closing the session) must stop it at
+ * once rather than when the model is done. One cached state read per second per streaming reply.
+ */
+function watchForTakeover(deps: ReplyWorkerDeps, job: GenerateReplyJob, sessionId: string): { signal: AbortSignal; stop(): void } {
+  const controller = new AbortController();
+  let checking = false;
+  const timer = setInterval(() => {
+    if (checking || controller.signal.aborted) return;
+    checking = true;
+    loadState(deps.eventStore, conversationStream(job.conversationId), conversationDecider)
+      .then(({ state }) => {
+        if (state.session?.id !== sessionId || state.session.state !== 'active') controller.abort();
+      })
+      .catch((err) => deps.logger.warn({ ...job, err }, 'checking the AI session during a streamed reply failed'))
+      .finally(() => (checking = false));
+  }, TAKEOVER_CHECK_MS);
+  timer.unref();
+  return { signal: controller.signal, stop: () => clearInterval(timer) };
+}
 
 interface TypingIndicator {
   readonly started: boolean;

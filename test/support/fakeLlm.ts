@@ -12,6 +12,13 @@ import type { AddressInfo } from 'node:net';
  * - Faults: `failNext(n, status)` (error body; `retry-after-ms` header so SDK retries are quick),
  *   `malformedNext(n)` (200 without choices), `delayMs` (before responding, for timeouts),
  *   `omitUsageNext(n)` (200 without usage).
+ * - Streaming: a request with `stream: true` is answered with SSE chunks (the content in pieces of
+ *   `chunkChars`, `chunkDelayMs` apart), usage in a last chunk when `stream_options.include_usage` asks for
+ *   it (and `omitUsageNext` does not say otherwise). `breakStreamNext(n, afterChunks)` cuts the connection
+ *   after that many content chunks.
+ * - Tool calls: a reply function may answer `{ content, toolCalls: [{ name, arguments }] }` (streamed as
+ *   argument fragments when streaming); `handoffNext(reason)` makes the next answers call `handoff_to_human`.
+ * - `rejectTools`: a request carrying `tools` gets a 400 saying tools are not supported.
  */
 
 export interface FakeLlmRequest {
@@ -33,7 +40,13 @@ export interface ChatCompletionBody {
 
 export type FakeReply =
   | string
-  | ((body: ChatCompletionBody) => string | { content: string | null; model?: string; usage?: FakeUsage });
+  | ((body: ChatCompletionBody) => string | { content: string | null; model?: string; usage?: FakeUsage; toolCalls?: FakeToolCall[] });
+
+export interface FakeToolCall {
+  name: string;
+  /** The JSON arguments as the model would send them (any text: malformed on purpose is allowed). */
+  arguments: string;
+}
 
 export interface FakeUsage {
   prompt_tokens: number;
@@ -48,6 +61,11 @@ export interface FakeLlmOptions {
   delayMs?: number;
   /** Delay the SDK waits before retrying a failed request (`retry-after-ms`). Default 5. */
   retryAfterMs?: number;
+  /** Streaming: characters per content chunk (default 4) and the wait between chunks (default 0). */
+  chunkChars?: number;
+  chunkDelayMs?: number;
+  /** Requests carrying `tools` are refused with a 400 (servers without tool calling). */
+  rejectTools?: boolean;
 }
 
 export interface FakeLlm {
@@ -60,7 +78,14 @@ export interface FakeLlm {
   usage: FakeUsage | undefined;
   apiKey: string | undefined;
   delayMs: number;
+  chunkChars: number;
+  chunkDelayMs: number;
+  rejectTools: boolean;
   failNext(count: number, status?: number, body?: unknown): void;
+  /** The next `count` streamed answers break off (connection destroyed) after `afterChunks` content chunks. */
+  breakStreamNext(count: number, afterChunks?: number): void;
+  /** The next `count` answers call `handoff_to_human` with this reason instead of answering. */
+  handoffNext(reason: string, count?: number): void;
   malformedNext(count: number): void;
   omitUsageNext(count: number): void;
   reset(): void;
@@ -72,6 +97,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   const failures: { status: number; body: unknown }[] = [];
   let malformed = 0;
   let omitUsage = 0;
+  const breaks: number[] = [];
+  const handoffs: string[] = [];
   const retryAfterMs = options.retryAfterMs ?? 5;
   const models = options.models ?? ['gpt-4o-mini', 'llama3.2'];
   const timers = new Set<NodeJS.Timeout>();
@@ -81,6 +108,9 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     usage: options.usage,
     apiKey: options.apiKey,
     delayMs: options.delayMs ?? 0,
+    chunkChars: options.chunkChars ?? 4,
+    chunkDelayMs: options.chunkDelayMs ?? 0,
+    rejectTools: options.rejectTools ?? false,
   };
 
   const send = (res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}) => {
@@ -164,6 +194,10 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     }
 
     const completion = (body ?? {}) as ChatCompletionBody;
+    if (state.rejectTools && completion.tools !== undefined) {
+      send(res, 400, errorBody("Invalid parameter: 'tools' is not supported by this model.", 'invalid_request_error', null));
+      return;
+    }
     const model = typeof completion.model === 'string' ? completion.model : 'unknown';
     if (malformed > 0) {
       malformed--;
@@ -174,8 +208,13 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     let content: string | null;
     let replyModel = model;
     let replyUsage = state.usage;
+    let toolCalls: FakeToolCall[] | undefined;
     const reply = state.reply;
-    if (reply === undefined) {
+    const handoffReason = handoffs.shift();
+    if (handoffReason !== undefined) {
+      content = null;
+      toolCalls = [{ name: 'handoff_to_human', arguments: JSON.stringify({ reason: handoffReason }) }];
+    } else if (reply === undefined) {
       content = `Echo: ${lastUserMessage(completion)}`;
     } else if (typeof reply === 'string') {
       content = reply;
@@ -187,6 +226,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
         content = result.content;
         replyModel = result.model ?? model;
         replyUsage = result.usage ?? replyUsage;
+        toolCalls = result.toolCalls;
       }
     }
     const usage = replyUsage ?? {
@@ -195,16 +235,95 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     };
     const includeUsage = omitUsage === 0;
     if (omitUsage > 0) omitUsage--;
+    const tool_calls = toolCalls?.map((t, i) => ({ id: `call_${i}`, type: 'function', function: { name: t.name, arguments: t.arguments } }));
+    if (completion.stream === true) {
+      const wantsUsage = (completion.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+      await streamAnswer(res, {
+        id: `chatcmpl-${requests.length}`,
+        model: replyModel,
+        content,
+        toolCalls: toolCalls ?? [],
+        usage: includeUsage && wantsUsage ? usage : undefined,
+        breakAfter: breaks.shift(),
+      });
+      return;
+    }
     send(res, 200, {
       id: `chatcmpl-${requests.length}`,
       object: 'chat.completion',
       created: now(),
       model: replyModel,
-      choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop', logprobs: null }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content, ...(tool_calls ? { tool_calls } : {}) },
+          finish_reason: tool_calls ? 'tool_calls' : 'stop',
+          logprobs: null,
+        },
+      ],
       ...(includeUsage
         ? { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }
         : {}),
     });
+  };
+
+  const pause = (res: ServerResponse, ms: number) =>
+    new Promise<void>((resolve) => {
+      if (ms <= 0) return resolve();
+      const closed = () => {
+        clearTimeout(timer);
+        timers.delete(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        res.off('close', closed);
+        resolve();
+      }, ms);
+      timers.add(timer);
+      res.once('close', closed);
+    });
+
+  /** The answer as OpenAI streams it: role, content pieces, tool-call fragments, finish, then usage (if asked), [DONE]. */
+  const streamAnswer = async (
+    res: ServerResponse,
+    a: { id: string; model: string; content: string | null; toolCalls: FakeToolCall[]; usage: FakeUsage | undefined; breakAfter: number | undefined },
+  ) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    const base = { id: a.id, object: 'chat.completion.chunk', created: now(), model: a.model };
+    const write = (choices: unknown[], extra: Record<string, unknown> = {}) => {
+      if (!res.destroyed) res.write(`data: ${JSON.stringify({ ...base, choices, ...extra })}\n\n`);
+    };
+    const delta = (d: Record<string, unknown>, finish: string | null = null) => write([{ index: 0, delta: d, finish_reason: finish, logprobs: null }]);
+    delta({ role: 'assistant', content: '' });
+    const size = Math.max(1, state.chunkChars);
+    const text = a.content ?? '';
+    let sent = 0;
+    for (let at = 0; at < text.length; at += size) {
+      if (a.breakAfter !== undefined && sent >= a.breakAfter) {
+        res.destroy();
+        return;
+      }
+      await pause(res, state.chunkDelayMs);
+      if (res.destroyed) return;
+      delta({ content: text.slice(at, at + size) });
+      sent++;
+    }
+    if (a.breakAfter !== undefined) {
+      res.destroy();
+      return;
+    }
+    for (const [index, call] of a.toolCalls.entries()) {
+      delta({ tool_calls: [{ index, id: `call_${index}`, type: 'function', function: { name: call.name, arguments: '' } }] });
+      for (let at = 0; at < call.arguments.length; at += size) {
+        await pause(res, state.chunkDelayMs);
+        if (res.destroyed) return;
+        delta({ tool_calls: [{ index, function: { arguments: call.arguments.slice(at, at + size) } }] });
+      }
+    }
+    delta({}, a.toolCalls.length > 0 ? 'tool_calls' : 'stop');
+    if (a.usage) write([], { usage: { ...a.usage, total_tokens: a.usage.prompt_tokens + a.usage.completion_tokens } });
+    if (!res.destroyed) res.end('data: [DONE]\n\n');
   };
 
   const server = createServer((req, res) => {
@@ -251,6 +370,30 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     set delayMs(value) {
       state.delayMs = value;
     },
+    get chunkChars() {
+      return state.chunkChars;
+    },
+    set chunkChars(value) {
+      state.chunkChars = value;
+    },
+    get chunkDelayMs() {
+      return state.chunkDelayMs;
+    },
+    set chunkDelayMs(value) {
+      state.chunkDelayMs = value;
+    },
+    get rejectTools() {
+      return state.rejectTools;
+    },
+    set rejectTools(value) {
+      state.rejectTools = value;
+    },
+    breakStreamNext(count, afterChunks = 2) {
+      for (let i = 0; i < count; i++) breaks.push(afterChunks);
+    },
+    handoffNext(reason, count = 1) {
+      for (let i = 0; i < count; i++) handoffs.push(reason);
+    },
     failNext(count, status = 500, body) {
       const payload =
         body ??
@@ -270,7 +413,12 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       failures.length = 0;
       malformed = 0;
       omitUsage = 0;
+      breaks.length = 0;
+      handoffs.length = 0;
       state.delayMs = options.delayMs ?? 0;
+      state.chunkChars = options.chunkChars ?? 4;
+      state.chunkDelayMs = options.chunkDelayMs ?? 0;
+      state.rejectTools = options.rejectTools ?? false;
       state.reply = options.reply;
       state.usage = options.usage;
       state.apiKey = options.apiKey;

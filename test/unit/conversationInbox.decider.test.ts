@@ -77,6 +77,31 @@ describe('Handoff queue ("Needs human")', () => {
   it('a handoff reply by the model sets the handoff with the time the customer started waiting', () => {
     expect(stateOf(handedOff).handoff.handoff).toEqual({ reason: 'agent_handoff', detail: null, since: T });
   });
+  it("a handoff by the model's tool call records its reason on AgentReplied (bounded) and shows it as the handoff's detail; a reason without a handoff is not kept", () => {
+    const reply = (handoff: boolean, handoffReason?: string): ConversationCommand => ({
+      type: 'AppendAgentReply',
+      messageId: R1,
+      sessionId: S1,
+      agentId: null,
+      text: 'A colleague will get back to you.',
+      inReplyTo: [M1],
+      model: 'gpt-4o-mini',
+      inputTokens: 10,
+      outputTokens: 2,
+      handoff,
+      ...(handoffReason !== undefined ? { handoffReason } : {}),
+      now: T2,
+    });
+    const after = spec.given(active).when(reply(true, 'Wants a refund')).then([
+      { type: 'AgentReplied', data: { ...handoffReply.data, model: 'gpt-4o-mini', inputTokens: 10, outputTokens: 2, handoffReason: 'Wants a refund' } },
+      handoffPause,
+    ]);
+    expect(after.handoff.handoff).toEqual({ reason: 'agent_handoff', detail: 'Wants a refund', since: T });
+    const events = conversationDecider.decide(reply(true, 'x'.repeat(900)), stateOf(active));
+    expect((events[0]!.data as { handoffReason: string }).handoffReason).toHaveLength(500);
+    const plain = conversationDecider.decide(reply(false, 'ignored'), stateOf(active));
+    expect(plain[0]!.data).not.toHaveProperty('handoffReason');
+  });
   it('the AI failing with a handoff (MarkUnanswered handoff) sets it with the failure as detail', () => {
     const after = spec.given(active).when({ type: 'MarkUnanswered', messageIds: [M1], reason: 'the language model failed (timeout)', handoff: true, now: T2 }).then([
       { type: 'MessagesUnanswered', data: { messageIds: [M1], reason: 'the language model failed (timeout)', at: T2 } },

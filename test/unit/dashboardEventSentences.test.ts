@@ -13,6 +13,13 @@ describe('describeConversationEvent', () => {
     expect(long.endsWith('…”')).toBe(true);
   });
 
+  it("says the model's handoff reason (quoted, bounded) when it gave one", () => {
+    expect(say('AgentReplied', { text: 'A colleague will reply.', handoff: true, handoffReason: 'Wants a refund' })).toBe(
+      "AI agent replied and handed over to a human (the model's reason: “Wants a refund”): “A colleague will reply.”",
+    );
+    expect(say('AgentReplied', { text: 'A colleague will reply.', handoff: true })).toBe('AI agent replied and handed over to a human: “A colleague will reply.”');
+  });
+
   it('says why a reply was not delivered', () => {
     expect(say('MessageDeliveryFailed', { reason: 'platform answered 503', attempts: 5 })).toBe('Reply not delivered: platform answered 503 (after 5 attempts).');
   });

@@ -152,6 +152,32 @@ describe('createGuardedFetch', () => {
     const guarded = createGuardedFetch({ allowPrivate: true, requireHttps: false, maxResponseBytes: 1_000 });
     await expect(guarded(`http://127.0.0.1:${big.port}/`)).rejects.toThrow(/exceeds 1000 bytes/);
   });
+
+  it('hands an event stream on as it arrives, still capped in total and cut by the signal', async () => {
+    const sse = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: 1\n\n');
+      const timer = setInterval(() => res.write(`data: ${'x'.repeat(400)}\n\n`), 30);
+      res.on('close', () => clearInterval(timer));
+    });
+    const guarded = createGuardedFetch({ allowPrivate: true, requireHttps: false, maxResponseBytes: 1_000 });
+    const res = await guarded(`http://127.0.0.1:${sse.port}/`);
+    const reader = res.body!.getReader();
+    // The first event is readable while the server is still writing.
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: 1\n\n');
+    await expect((async () => {
+      for (;;) if ((await reader.read()).done) return 'ended';
+    })()).rejects.toThrow(/exceeds 1000 bytes/);
+
+    const controller = new AbortController();
+    const cut = await createGuardedFetch({ allowPrivate: true, requireHttps: false })(`http://127.0.0.1:${sse.port}/`, { signal: controller.signal });
+    const cutReader = cut.body!.getReader();
+    await cutReader.read();
+    controller.abort();
+    await expect((async () => {
+      for (;;) if ((await cutReader.read()).done) return 'ended';
+    })()).rejects.toMatchObject({ name: 'AbortError' });
+  });
 });
 
 describe('the OpenAI-compatible client goes through the guard', () => {

@@ -160,6 +160,7 @@ export const decideAppendAgentReply: Decision<'AppendAgentReply'> = (command, st
         inputTokens: command.inputTokens,
         outputTokens: command.outputTokens,
         handoff: command.handoff,
+        ...(command.handoff && command.handoffReason ? { handoffReason: command.handoffReason.slice(0, 500) } : {}),
         ...(command.provenance ? { provenance: command.provenance } : {}),
         at: command.now,
       },

@@ -40,6 +40,8 @@ export type ConversationCommand =
       inputTokens: number;
       outputTokens: number;
       handoff: boolean;
+      /** The model's reason for a handoff (bounded plain text); kept only when `handoff`. */
+      handoffReason?: string;
       provenance?: AnswerProvenance;
       now: string;
     }

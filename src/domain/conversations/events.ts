@@ -93,6 +93,8 @@ export const conversationEvents = {
     inputTokens: z.number().int().min(0),
     outputTokens: z.number().int().min(0),
     handoff: z.boolean(),
+    /** Why the model handed off, in its own words (untrusted plain text); absent when it gave none or on older events. */
+    handoffReason: z.string().max(500).optional(),
     /** What produced the answer (sources, latency, cost). Absent on replies stored before it was recorded. */
     provenance: answerProvenanceSchema.optional(),
     at,

@@ -9,7 +9,7 @@ import type { ConversationEvent } from './events.js';
  * queue and the decisions can never disagree.
  */
 export const handoffReason = z.enum([
-  /** The model answered with the agent's handoff message. */
+  /** The model answered with the agent's handoff message (its reason, when it gave one, is the detail). */
   'agent_handoff',
   /** The AI could not answer (the language model failed) and left the messages to a human. */
   'ai_unanswered',
@@ -49,7 +49,7 @@ export function evolveHandoff(track: HandoffTrack, event: Pick<ConversationEvent
       return track.waitingSince ? track : { ...track, waitingSince: e.data.at };
     case 'AgentReplied':
       // A handoff reply tells the customer someone will come: they still wait, now for a human.
-      return e.data.handoff ? handedOff(track, 'agent_handoff', e.data.at) : { ...track, waitingSince: null };
+      return e.data.handoff ? handedOff(track, 'agent_handoff', e.data.at, e.data.handoffReason ?? null) : { ...track, waitingSince: null };
     case 'MessagesUnanswered':
       return { ...track, lastUnansweredReason: e.data.reason };
     case 'AiSessionPaused':

@@ -321,10 +321,12 @@ async function storeMessage(conn: Connection, clientMessageId: string, text: str
 
 // ---- push ----------------------------------------------------------------------------------------------
 
-/** Agent and operator messages and typing from the conversation's bus subject; held back until `ready`. */
+/** Agent and operator messages, typing and reply deltas from the conversation's bus subject; held back until `ready`. */
 function pushToVisitor(conn: Connection, push: WebchatPush): void {
   if (conn.closed) return;
   if (!conn.ready) {
+    // A partial reply seen from its middle is useless: the final message (or the history) brings it whole.
+    if (push.type === 'delta') return;
     if (conn.early.length < MAX_EARLY_PUSHES) conn.early.push(push);
     return;
   }

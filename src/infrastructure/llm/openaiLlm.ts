@@ -1,6 +1,12 @@
 import type OpenAI from 'openai';
-import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
 import {
+  cleanHandoffReason,
   type LlmConnectionTest,
   type LlmMessage,
   type LlmPassage,
@@ -30,6 +36,13 @@ import { isSsrfRefusal, type Resolver } from '../net/ssrfGuard.js';
  *   company-configured server. (OPENAI_CUSTOM_HEADERS cannot be disabled this way: do not set it.)
  * - `passages` and `handoffMessage`, when given, are added to the prompt as one system message after the
  *   leading system message(s); an answer equal to the handoff message comes back with `handoff: true`.
+ * - With a `handoffMessage` the model is also offered a `handoff_to_human` tool (required `reason`,
+ *   tool_choice auto); calling it answers with the handoff message, `handoff: true` and the model's reason.
+ *   A server that rejects `tools` (HTTP 400/422 whose error mentions tools) is asked again once without
+ *   them, and this client never offers them again.
+ * - With `onDelta` the answer is streamed (`stream: true`, `stream_options.include_usage`): each content
+ *   fragment goes to `onDelta` as it arrives, tool-call fragments are accumulated, usage comes from the
+ *   last chunk (estimated when the server sends none). A stream that breaks off is a retryable LlmError.
  */
 
 export interface OpenAiLlmOptions {
@@ -105,18 +118,81 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmProvider {
   };
 
   const toLlmError = (error: unknown): LlmError => mapError(error, where, scrub, client?.sdk);
+  /** Set once the server rejected `tools`: this client answers without the handoff tool from then on. */
+  let toolsRejected = false;
+
+  const attempt = async (request: LlmRequest, withTools: boolean): Promise<LlmResponse> => {
+    const messages = buildMessages(request, withTools);
+    const params = buildParams(request, messages);
+    if (withTools) {
+      params.tools = [HANDOFF_TOOL];
+      params.tool_choice = 'auto';
+    }
+    const options = { signal: request.signal ?? null };
+    const api = (await connect()).api;
+    if (request.onDelta === undefined) {
+      const completion = await api.chat.completions.create(params, options);
+      return readCompletion(completion, request, messages);
+    }
+    const onDelta = request.onDelta;
+    // The SDK's timeout ends once the response starts: a stream that stalls is cut here, after the same time without a chunk.
+    const cut = new AbortController();
+    const onCallerAbort = () => cut.abort();
+    request.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    if (request.signal?.aborted) cut.abort();
+    let stalled = false;
+    let idle: NodeJS.Timeout | undefined;
+    const watch = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        stalled = true;
+        cut.abort();
+      }, timeoutMs);
+    };
+    const collected = newStreamedAnswer();
+    const stopListening = () => request.signal?.removeEventListener('abort', onCallerAbort);
+    // Until the response starts, failures are the SDK's (its timeout and retries apply), raw for `complete` to read.
+    const stream = await api.chat.completions
+      .create({ ...params, stream: true, stream_options: { include_usage: true } }, { signal: cut.signal })
+      .catch((error: unknown) => {
+        stopListening();
+        throw error;
+      });
+    try {
+      watch();
+      for await (const chunk of stream) {
+        watch();
+        addChunk(collected, chunk, onDelta);
+      }
+    } catch (error) {
+      if (stalled) throw new LlmError('timeout', `the LLM API at ${where} stopped sending its streamed answer`, true);
+      throw streamBrokeOff(toLlmError(error), where);
+    } finally {
+      clearTimeout(idle);
+      stopListening();
+    }
+    // The SDK ends the iteration quietly when the signal aborts it: what came so far is not an answer.
+    if (stalled) throw new LlmError('timeout', `the LLM API at ${where} stopped sending its streamed answer`, true);
+    if (cut.signal.aborted) throw new LlmError('aborted', 'the LLM request was cancelled', false);
+    return readCompletion(streamedCompletion(collected), request, messages);
+  };
 
   return {
     async complete(request: LlmRequest): Promise<LlmResponse> {
-      const messages = buildMessages(request);
-      const params = buildParams(request, messages);
-      let completion: ChatCompletion;
+      const withTools = offersHandoffTool(request) && !toolsRejected;
       try {
-        completion = await (await connect()).api.chat.completions.create(params, { signal: request.signal ?? null });
+        return await attempt(request, withTools);
       } catch (error) {
+        if (withTools && client !== undefined && rejectsTools(error, client.sdk)) {
+          toolsRejected = true;
+          try {
+            return await attempt(request, false);
+          } catch (retryError) {
+            throw toLlmError(retryError);
+          }
+        }
         throw toLlmError(error);
       }
-      return readCompletion(completion, request, messages);
     },
 
     async testConnection(test = {}): Promise<LlmConnectionTest> {
@@ -171,15 +247,42 @@ function buildParams(request: LlmRequest, messages: LlmMessage[]): ChatCompletio
   return params;
 }
 
-function buildMessages(request: LlmRequest): LlmMessage[] {
-  const context = contextMessage(request.passages ?? [], request.handoffMessage);
+/** The model's way to hand a conversation to people (offered with the agent's handoff message). */
+export const HANDOFF_TOOL_NAME = 'handoff_to_human';
+const HANDOFF_TOOL: ChatCompletionTool = {
+  type: 'function',
+  function: {
+    name: HANDOFF_TOOL_NAME,
+    description:
+      'Hand the conversation to a human colleague: call it when you cannot answer from the conversation and the knowledge base, or when the customer needs a person.',
+    parameters: {
+      type: 'object',
+      properties: { reason: { type: 'string', description: 'Why a human should take over, in one short sentence.' } },
+      required: ['reason'],
+      additionalProperties: false,
+    },
+  },
+};
+
+const offersHandoffTool = (request: LlmRequest) => (request.handoffMessage?.trim() ?? '') !== '';
+
+/** A 400/422 whose error is about `tools`/`tool_choice`/functions: the server does not do tool calls. */
+function rejectsTools(error: unknown, sdk: Sdk): boolean {
+  if (!(error instanceof sdk.APIError) || (error.status !== 400 && error.status !== 422)) return false;
+  // Read, never repeated: the body is the server's words.
+  const said = `${error.message} ${JSON.stringify((error as { error?: unknown }).error ?? '')}`.slice(0, 4000);
+  return /tool|function/i.test(said);
+}
+
+function buildMessages(request: LlmRequest, withTools = false): LlmMessage[] {
+  const context = contextMessage(request.passages ?? [], request.handoffMessage, withTools);
   if (context === null) return request.messages;
   const firstNonSystem = request.messages.findIndex((m) => m.role !== 'system');
   const at = firstNonSystem < 0 ? request.messages.length : firstNonSystem;
   return [...request.messages.slice(0, at), { role: 'system', content: context }, ...request.messages.slice(at)];
 }
 
-function contextMessage(passages: LlmPassage[], handoffMessage: string | undefined): string | null {
+function contextMessage(passages: LlmPassage[], handoffMessage: string | undefined, withTools: boolean): string | null {
   const parts: string[] = [];
   if (passages.length > 0) {
     parts.push(
@@ -188,6 +291,11 @@ function contextMessage(passages: LlmPassage[], handoffMessage: string | undefin
     );
   }
   const handoff = handoffMessage?.trim();
+  if (handoff && withTools) {
+    parts.push(
+      `If you cannot answer from the conversation and the knowledge base, or the customer needs a person, call ${HANDOFF_TOOL_NAME} with a short reason instead of answering. If you cannot call it, follow the next instruction.`,
+    );
+  }
   if (handoff) {
     parts.push(
       'If you cannot answer from the conversation and the knowledge base, reply with exactly this text and nothing else:\n' +
@@ -206,6 +314,15 @@ function readCompletion(
 ): LlmResponse {
   const shape = completion as unknown as { choices?: unknown; model?: unknown; usage?: unknown };
   const choice = Array.isArray(shape.choices) ? (shape.choices[0] as Partial<ChatCompletion.Choice> | undefined) : undefined;
+  const handoffCall = findHandoffCall(choice?.message?.tool_calls);
+  const model = typeof shape.model === 'string' && shape.model.length > 0 ? shape.model.slice(0, 200) : request.model;
+  if (handoffCall !== undefined && request.handoffMessage?.trim()) {
+    // The model handed off: the customer reads the agent's handoff message, the reason goes to the team.
+    const text = request.handoffMessage.trim();
+    const reason = handoffReasonOf(handoffCall);
+    const { usage, usageEstimated } = readUsage(shape.usage, sentMessages, handoffCall.length);
+    return { text, usage, model, handoff: true, ...(reason !== undefined ? { handoffReason: reason } : {}), ...(usageEstimated ? { usageEstimated: true } : {}) };
+  }
   const content = choice?.message?.content;
   if (typeof content !== 'string') {
     // The refusal text itself is the server's words: not repeated.
@@ -221,9 +338,36 @@ function readCompletion(
     );
   }
   const text = content.trim();
-  const model = typeof shape.model === 'string' && shape.model.length > 0 ? shape.model : request.model;
+  const { usage, usageEstimated } = readUsage(shape.usage, sentMessages, content.length);
+  const handoff = request.handoffMessage !== undefined && sameText(text, request.handoffMessage);
+  return {
+    text,
+    usage,
+    model,
+    ...(handoff ? { handoff: true } : {}),
+    ...(usageEstimated ? { usageEstimated: true } : {}),
+  };
+}
 
-  const usage = shape.usage as { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined | null;
+/** The handoff tool call's arguments (raw JSON text), when the model made one. */
+function findHandoffCall(calls: unknown): string | undefined {
+  if (!Array.isArray(calls)) return undefined;
+  for (const call of calls as { function?: { name?: unknown; arguments?: unknown } }[]) {
+    if (call?.function?.name === HANDOFF_TOOL_NAME) return typeof call.function.arguments === 'string' ? call.function.arguments : '';
+  }
+  return undefined;
+}
+
+function handoffReasonOf(args: string): string | undefined {
+  try {
+    return cleanHandoffReason((JSON.parse(args) as { reason?: unknown } | null)?.reason);
+  } catch {
+    return undefined; // handed off all the same, without a reason
+  }
+}
+
+function readUsage(raw: unknown, sentMessages: LlmMessage[], outputChars: number): { usage: LlmResponse['usage']; usageEstimated: boolean } {
+  const usage = raw as { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined | null;
   const reportedIn = usage?.prompt_tokens;
   const reportedOut = usage?.completion_tokens;
   const valid = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0;
@@ -239,17 +383,88 @@ function readCompletion(
     usageEstimated = true;
     const promptChars = sentMessages.reduce((sum, m) => sum + m.content.length, 0);
     inputTokens = valid(reportedIn) ? Math.ceil(reportedIn) : Math.ceil(promptChars / CHARS_PER_TOKEN);
-    outputTokens = valid(reportedOut) ? Math.ceil(reportedOut) : Math.ceil(content.length / CHARS_PER_TOKEN);
+    outputTokens = valid(reportedOut) ? Math.ceil(reportedOut) : Math.ceil(outputChars / CHARS_PER_TOKEN);
   }
+  return { usage: { inputTokens, outputTokens }, usageEstimated };
+}
 
-  const handoff = request.handoffMessage !== undefined && sameText(text, request.handoffMessage);
+// --- streaming -------------------------------------------------------------------------------
+
+/** Tool-call arguments kept from a stream; a model sending more is not making a sensible handoff call. */
+const MAX_TOOL_ARGUMENT_CHARS = 16_384;
+
+interface StreamedAnswer {
+  parts: string[];
+  model: string | undefined;
+  usage: unknown;
+  finishReason: string | null;
+  /** Tool calls by index, their arguments accumulated. */
+  tools: Map<number, { name: string; arguments: string }>;
+  refused: boolean;
+}
+
+const newStreamedAnswer = (): StreamedAnswer => ({ parts: [], model: undefined, usage: undefined, finishReason: null, tools: new Map(), refused: false });
+
+/** One chunk's worth of work, proportional to the chunk: content fragments are kept as parts, joined once at the end. */
+function addChunk(answer: StreamedAnswer, chunk: ChatCompletionChunk, onDelta: (text: string) => void): void {
+  if (typeof chunk.model === 'string' && chunk.model.length > 0) answer.model = chunk.model;
+  if (chunk.usage) answer.usage = chunk.usage;
+  const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+  if (!choice) return;
+  if (choice.finish_reason) answer.finishReason = choice.finish_reason;
+  const delta = choice.delta;
+  if (!delta) return;
+  if (typeof delta.refusal === 'string' && delta.refusal.length > 0) answer.refused = true;
+  if (typeof delta.content === 'string' && delta.content.length > 0) {
+    answer.parts.push(delta.content);
+    onDelta(delta.content);
+  }
+  for (const call of delta.tool_calls ?? []) {
+    const index = typeof call.index === 'number' ? call.index : 0;
+    const tool = answer.tools.get(index) ?? { name: '', arguments: '' };
+    if (typeof call.function?.name === 'string') tool.name = (tool.name + call.function.name).slice(0, 200);
+    if (typeof call.function?.arguments === 'string' && tool.arguments.length < MAX_TOOL_ARGUMENT_CHARS) {
+      tool.arguments += call.function.arguments.slice(0, MAX_TOOL_ARGUMENT_CHARS - tool.arguments.length);
+    }
+    answer.tools.set(index, tool);
+  }
+}
+
+/** The stream as the completion it adds up to, so both paths are read (and validated) the same way. */
+function streamedCompletion(answer: StreamedAnswer): ChatCompletion {
+  const content = answer.parts.length > 0 ? answer.parts.join('') : null;
+  const toolCalls = [...answer.tools.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([index, tool]) => ({ id: `call_${index}`, type: 'function' as const, function: tool }));
   return {
-    text,
-    usage: { inputTokens, outputTokens },
-    model,
-    ...(handoff ? { handoff: true } : {}),
-    ...(usageEstimated ? { usageEstimated: true } : {}),
-  };
+    id: 'streamed',
+    object: 'chat.completion',
+    created: 0,
+    model: answer.model ?? '',
+    choices: [
+      {
+        index: 0,
+        finish_reason: (answer.finishReason ?? 'stop') as ChatCompletion.Choice['finish_reason'],
+        logprobs: null,
+        message: {
+          role: 'assistant',
+          content,
+          refusal: answer.refused && content === null ? 'refused' : null,
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+        },
+      },
+    ],
+    ...(answer.usage ? { usage: answer.usage as ChatCompletion['usage'] } : {}),
+  } as ChatCompletion;
+}
+
+/**
+ * A failure once the stream had started: cancelled stays cancelled, anything else (a dropped connection,
+ * an error event in the stream) is the server breaking off its answer, worth another attempt.
+ */
+function streamBrokeOff(error: LlmError, where: string): LlmError {
+  if (error.kind === 'aborted' || error.kind === 'timeout' || error.retryable) return error;
+  return new LlmError('server_error', `the LLM API at ${where} broke off its streamed answer`, true, error.status);
 }
 
 function sameText(a: string, b: string): boolean {

@@ -13,7 +13,9 @@ import { readCappedBody } from './cappedBody.js';
  * - a fresh connection per request (no pool), so no socket opened under an earlier answer is reused;
  * - redirects are never followed: a 3xx comes back as it is, without its body, for the caller to refuse;
  * - bodies are read whole (capped) before the promise resolves, so the caller's abort signal (the SDK's
- *   timeout) covers the entire exchange; `accept-encoding: identity` keeps them uncompressed.
+ *   timeout) covers the entire exchange; `accept-encoding: identity` keeps them uncompressed. The exception
+ *   is a 2xx `text/event-stream` (a streamed answer): its body is handed on as it arrives, still capped in
+ *   total, and the abort signal keeps cutting it until it ends (the caller watches for a stalled stream).
  *
  * Refusals reject with an error whose `code` is `ERR_SSRF_BLOCKED` (`isSsrfRefusal`).
  */
@@ -118,6 +120,10 @@ export function createGuardedFetch(options: GuardedFetchOptions): typeof fetch {
           req.destroy();
           return;
         }
+        if (status < 300 && /^text\/event-stream\b/i.test(res.headers['content-type'] ?? '')) {
+          finish(null, new Response(streamBody(req, res, signal, maxBytes), { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
+          return;
+        }
         readCappedBody(req, res, maxBytes, {
           tooLarge: () => finish(new ResponseTooLargeError(maxBytes)),
           done: (buffer) => {
@@ -129,4 +135,40 @@ export function createGuardedFetch(options: GuardedFetchOptions): typeof fetch {
       req.end(body);
     });
   } as typeof fetch;
+}
+
+/** A streamed body as it arrives: at most `maxBytes` in total, cut (with an error) by the signal or the cap. */
+function streamBody(req: http.ClientRequest, res: http.IncomingMessage, signal: AbortSignal, maxBytes: number): ReadableStream<Uint8Array> {
+  let size = 0;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      let done = false;
+      const end = (err?: unknown) => {
+        if (done) return;
+        done = true;
+        signal.removeEventListener('abort', onAbort);
+        if (err) {
+          controller.error(err);
+          req.destroy();
+        } else controller.close();
+      };
+      const onAbort = () => end(abortError(signal));
+      signal.addEventListener('abort', onAbort, { once: true });
+      res.on('data', (chunk: Buffer) => {
+        if (done) return;
+        size += chunk.length;
+        if (size > maxBytes) return end(new ResponseTooLargeError(maxBytes));
+        controller.enqueue(new Uint8Array(chunk));
+      });
+      res.on('end', () => end());
+      res.on('error', (err) => end(err));
+      res.on('close', () => {
+        // Closed before its end: the server (or the network) broke the stream off.
+        if (!res.complete) end(new Error('the connection closed before the streamed response ended'));
+      });
+    },
+    cancel() {
+      req.destroy();
+    },
+  });
 }

@@ -18,6 +18,8 @@ export interface ClientEvents {
   message(m: ChatMessage): void;
   ack(clientMessageId: string, messageId: string): void;
   typing(on: boolean): void;
+  /** A piece of an agent reply being written (see protocol.ts `delta`). */
+  delta(id: string, offset: number, text: string): void;
   /** `failed` is set when the error names one of our queued messages (it is no longer re-sent). */
   error(code: string, message: string, failed?: OutboxItem): void;
 }
@@ -209,6 +211,9 @@ export class ChatClient {
         break;
       case 'typing':
         this.on.typing(f.on);
+        break;
+      case 'delta':
+        this.on.delta(f.id, f.offset, f.text);
         break;
       case 'error':
         if (isFinalRefusal(f.code)) {

@@ -89,6 +89,7 @@ function init(): void {
       message: (m) => view.add(m),
       ack: (cid, mid) => view.markSent(cid, mid),
       typing: (on) => view.setTyping(on),
+      delta: (id, offset, text) => view.addDelta(id, offset, text),
       error: (code, message, failed) => {
         if (failed) view.markFailed(failed, message);
         view.showError(message || `Something went wrong (${code})`);

@@ -27,6 +27,8 @@ export type ServerFrame =
   | { type: 'message'; message: ChatMessage }
   | { type: 'ack'; clientMessageId: string; messageId: string }
   | { type: 'typing'; on: boolean }
+  /** A piece of an agent reply still being written: `text` goes at `offset` of reply `id` (0 starts it over). */
+  | { type: 'delta'; id: string; offset: number; text: string }
   | { type: 'error'; code: string; message: string; clientMessageId?: string };
 
 export type ClientFrame =
@@ -93,6 +95,12 @@ export function parseFrame(data: unknown): ServerFrame | null {
     }
     case 'typing':
       return { type: 'typing', on: v.on === true };
+    case 'delta': {
+      const id = str(v.id);
+      const offset = v.offset;
+      if (id === undefined || typeof v.text !== 'string' || typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0) return null;
+      return { type: 'delta', id, offset, text: v.text };
+    }
     case 'error': {
       const f: ServerFrame = {
         type: 'error',

@@ -14,7 +14,8 @@ export interface UiOptions {
 /**
  * DOM hooks for tests (all inside the open shadow root of `<mas-webchat>`): messages are
  * `.m[data-author]`, with `data-id` once the server id is known, `data-client-message-id` for the
- * visitor's own messages and `data-state` = sending | sent | failed on those.
+ * visitor's own messages and `data-state` = sending | sent | failed on those. An agent reply still being
+ * written is `.m[data-partial]` with `data-reply-id`; its final message takes its place.
  */
 
 const LABEL: Record<string, string> = { customer: 'You', agent: 'Agent', operator: 'Operator', system: 'Notice' };
@@ -54,6 +55,8 @@ export class ChatUi {
   private readonly input: HTMLTextAreaElement;
   /** Rendered messages by `id:<server id>` and `c:<clientMessageId>`. */
   private byKey = new Map<string, HTMLElement>();
+  /** Agent replies being written, by reply id: their element and the text node that grows. */
+  private partials = new Map<string, { el: HTMLElement; text: Text }>();
   private unread = 0;
   private errTimer: ReturnType<typeof setTimeout> | undefined;
   private typingTimer: ReturnType<typeof setTimeout> | undefined;
@@ -195,7 +198,46 @@ export class ChatUi {
   setTyping(on: boolean): void {
     clearTimeout(this.typingTimer);
     this.typing.hidden = !on;
-    if (on) this.typingTimer = setTimeout(() => (this.typing.hidden = true), TYPING_SAFETY_MS);
+    if (on) {
+      this.typingTimer = setTimeout(() => {
+        this.typing.hidden = true;
+        this.dropPartials();
+      }, TYPING_SAFETY_MS);
+    } else {
+      // The agent stopped without (or after) its reply: a partial still shown never completed.
+      this.dropPartials();
+    }
+  }
+
+  /**
+   * A piece of an agent reply still being written: shown in place, growing, as plain text. Offset 0 starts it
+   * over (a retry must not glue the old text to the new); a piece that does not continue it is skipped (the
+   * final message brings the whole text); a reply already shown in full is left alone.
+   */
+  addDelta(id: string, offset: number, text: string): void {
+    if (this.byKey.has(`id:${id}`) || text === '') return;
+    const partial = this.partials.get(id);
+    const stick = this.atBottom();
+    if (offset === 0) {
+      if (partial) {
+        partial.text.data = text;
+      } else {
+        const node = document.createTextNode(text);
+        const e = el('div', { class: 'm m-agent', 'data-author': 'agent', 'data-partial': '', 'data-reply-id': id }, el('span', { class: 'sr' }, `${LABEL.agent}: `), el('div', { class: 't' }, node));
+        this.partials.set(id, { el: e, text: node });
+        this.log.append(e);
+      }
+    } else if (partial && offset === partial.text.length) {
+      partial.text.appendData(text);
+    } else {
+      return;
+    }
+    if (stick) this.toEnd();
+  }
+
+  private dropPartials(): void {
+    for (const { el: e } of this.partials.values()) e.remove();
+    this.partials.clear();
   }
 
   /** The integration's greeting (from the server, or the page's data-greeting); redraws the list's first item. */
@@ -223,6 +265,7 @@ export class ChatUi {
   /** Replaces the list: greeting, then server history, then still-pending own messages. */
   reset(history: ChatMessage[], pending: OutboxItem[] = []): void {
     this.byKey.clear();
+    this.partials.clear();
     this.log.replaceChildren();
     if (this.o.greeting) this.log.append(this.greetingElement(this.o.greeting));
     for (const m of history) this.add(m, false);
@@ -247,7 +290,14 @@ export class ChatUi {
     }
     if (m.author === 'customer') e.dataset.state = 'sent';
     const stick = this.atBottom();
-    this.log.append(e);
+    const partial = this.partials.get(m.id);
+    if (partial) {
+      // The reply as stored replaces what was shown while it was written, where it stood.
+      this.partials.delete(m.id);
+      partial.el.replaceWith(e);
+    } else {
+      this.log.append(e);
+    }
     if (live && m.author !== 'customer') {
       this.setTyping(false);
       if (!this.isOpen) {

@@ -22,6 +22,8 @@ function fromSources(provenance: unknown): string {
   const more = titles.length > shown.length ? ` and ${formatNumber(titles.length - shown.length)} more` : '';
   return ` from ${shown.length > 1 && !more ? `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}` : shown.join(', ')}${more}`;
 }
+/** " (the model's reason: “…”)" when the model said why it handed off (untrusted text: quoted and cut, never markup). */
+const modelReason = (reason: unknown) => (typeof reason === 'string' && reason.trim() ? ` (the model's reason: ${quote(reason)})` : '');
 
 const CLOSE_REASONS: Record<string, string> = {
   close_dialog: 'the dialog was closed on the platform',
@@ -53,7 +55,7 @@ export function describeConversationEvent(
     case 'OperatorMessageSent':
       return `Operator message queued for the customer: ${quote(d.text)}`;
     case 'AgentReplied':
-      return `AI agent replied${d.handoff ? ' and handed over to a human' : ''}${fromSources(d.provenance)}: ${quote(d.text)}`;
+      return `AI agent replied${d.handoff ? ` and handed over to a human${modelReason(d.handoffReason)}` : ''}${fromSources(d.provenance)}: ${quote(d.text)}`;
     case 'MessageSendAttempted':
       return `Sending a message to the customer (attempt ${formatNumber(Number(d.attempt) || 1)}).`;
     case 'MessageDelivered':
