@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launchBrowser, saveFailureScreenshot } from '../support/browser.js';
+import { browserPrerequisites, dashboardContext, launchBrowser, saveFailureScreenshot } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /**
@@ -15,8 +14,6 @@ import { startTestServer, type TestServer } from '../support/testServer.js';
 const STEP_TIMEOUT = 60_000;
 const UI_TIMEOUT = 15_000;
 
-const dashboardBuilt = existsSync(join(process.cwd(), 'dist', 'dashboard', 'index.html'));
-const chromiumPresent = existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium');
 
 let server: TestServer;
 let base: string;
@@ -37,19 +34,12 @@ const api = async (method: string, path: string, body?: unknown) => {
   return { status: res.status, body: (await res.json()) as any };
 };
 
-if (!dashboardBuilt || !chromiumPresent) {
-  it('prerequisites', () => {
-    expect(dashboardBuilt, 'dist/dashboard is missing: run `npm run build` first').toBe(true);
-    expect(chromiumPresent, '/usr/bin/chromium is missing (apt-get install chromium)').toBe(true);
-  });
-} else {
+if (browserPrerequisites()) {
   beforeAll(async () => {
     server = await startTestServer({ REPLY_BURST_WINDOW_MS: '100' });
     base = await server.listen(0, '127.0.0.1');
     browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
-    context.setDefaultTimeout(UI_TIMEOUT);
-    context.setDefaultNavigationTimeout(UI_TIMEOUT);
+    context = await dashboardContext(browser, { viewport: { width: 1280, height: 900 }, timeoutMs: UI_TIMEOUT });
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
   });

@@ -1,8 +1,6 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, saveFailureScreenshot } from '../support/browser.js';
+import { browserPrerequisites, dashboardContext, launchBrowser, saveFailureScreenshot } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /**
@@ -10,16 +8,9 @@ import { startTestServer, type TestServer } from '../support/testServer.js';
  * history), a source opening its knowledge-base document, and an agent-playground answer with its sources on a
  * 390 px phone. Needs `npm run build` and /usr/bin/chromium, like dashboard.browser.test.ts.
  */
-const dashboardBuilt = existsSync(join(process.cwd(), 'dist', 'dashboard', 'index.html'));
-const chromiumPresent = existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium');
 const TIMEOUT = 90_000;
 
-if (!dashboardBuilt || !chromiumPresent) {
-  it('prerequisites', () => {
-    expect(dashboardBuilt, 'dist/dashboard is missing: run `npm run build` first').toBe(true);
-    expect(chromiumPresent, '/usr/bin/chromium is missing (apt-get install chromium)').toBe(true);
-  });
-} else {
+if (browserPrerequisites()) {
   let server: TestServer;
   let base: string;
   let browser: Browser;
@@ -28,8 +19,7 @@ if (!dashboardBuilt || !chromiumPresent) {
     server = await startTestServer({ REPLY_BURST_WINDOW_MS: '50' });
     base = await server.listen(0, '127.0.0.1');
     browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'UTC' });
-    context.setDefaultTimeout(15_000);
+    const context = await dashboardContext(browser, { timeoutMs: 15_000 });
     page = await context.newPage();
   });
   afterAll(async () => {

@@ -1,8 +1,6 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { launchBrowser, withFailureScreenshot } from '../support/browser.js';
+import { browserPrerequisites, dashboardContext, launchBrowser, withFailureScreenshot } from '../support/browser.js';
 import { seedConversation } from '../support/replayFixtures.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
@@ -13,20 +11,13 @@ import { startTestServer, type TestServer } from '../support/testServer.js';
  * Needs the built dashboard (`npm run build`) and Chromium.
  */
 const UI_TIMEOUT = 15_000;
-const dashboardBuilt = existsSync(join(process.cwd(), 'dist', 'dashboard', 'index.html'));
-const chromiumPresent = existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium');
 
 let server: TestServer;
 let base: string;
 let browser: Browser;
 const pageErrors: string[] = [];
 
-if (!dashboardBuilt || !chromiumPresent) {
-  it('prerequisites', () => {
-    expect(dashboardBuilt, 'dist/dashboard is missing: run `npm run build` first').toBe(true);
-    expect(chromiumPresent, '/usr/bin/chromium is missing').toBe(true);
-  });
-} else {
+if (browserPrerequisites()) {
   beforeAll(async () => {
     server = await startTestServer();
     base = await server.listen(0, '127.0.0.1');
@@ -38,8 +29,7 @@ if (!dashboardBuilt || !chromiumPresent) {
   });
 
   it('runs a small replay with the builtin provider and shows the comparison, usable at 1280 and 390 px', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US', timezoneId: 'UTC' });
-    context.setDefaultTimeout(UI_TIMEOUT);
+    const context = await dashboardContext(browser, { timeoutMs: UI_TIMEOUT });
     const page = await context.newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));
     let replayUrl = '';
