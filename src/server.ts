@@ -47,6 +47,7 @@ import { startProcessorThread } from './processing/processorThread.js';
 import { remoteProjectionWaiter } from './processing/projectionProgress.js';
 import type { PlatformClient } from './ports/platform.js';
 import { webchatSubject } from './workers/jobs.js';
+import { searchPassages } from './workers/answerGeneration.js';
 import type { ProjectionRunner } from './projections/projectionRunner.js';
 import { createEventConsumer } from './projections/eventConsumer.js';
 
@@ -138,8 +139,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       customerRoutes(services),
       cannedReplyRoutes(services),
       playgroundRoutes(services, {
-        searchKnowledge: async (companyId, query, limit) =>
-          (await knowledge.search(companyId, query, { limit })).map(({ title, text, score, coverage, documentId, chunkIndex }) => ({ title, text, score, coverage, documentId, chunkIndex })),
+        searchKnowledge: searchPassages(knowledge),
       }),
       analyticsRoutes(services),
       replayRoutes(services),

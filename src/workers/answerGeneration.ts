@@ -47,6 +47,17 @@ export interface GeneratedAnswer {
   provenance: AnswerProvenance;
 }
 
+/** The knowledge index as answers read it (its results carry more fields; these are the ones an answer keeps). */
+export interface PassageSearch {
+  search(companyId: string, query: string, options: { limit: number }): LlmPassage[] | Promise<LlmPassage[]>;
+}
+
+/** `searchKnowledge` over a knowledge index: the passages with where each comes from, nothing else. */
+export const searchPassages =
+  (index: PassageSearch): AnswerDeps['searchKnowledge'] =>
+  async (companyId, query, limit) =>
+    (await index.search(companyId, query, { limit })).map(({ title, text, score, coverage, documentId, chunkIndex }) => ({ title, text, score, coverage, documentId, chunkIndex }));
+
 const PASSAGES = 5;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

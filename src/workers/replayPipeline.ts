@@ -6,6 +6,7 @@ import { REPLAYS, type ReplayDoc } from '../projections/replays/replaysProjectio
 import { startReactor } from './reactor.js';
 import { REPLAY_CANCELLED, RUN_REPLAY } from './replayJobs.js';
 import { startReplayWorker } from './replayWorker.js';
+import { searchPassages } from './answerGeneration.js';
 import type { ReplyPipelineDeps } from './replyPipeline.js';
 
 /**
@@ -40,15 +41,7 @@ export async function startReplayPipeline(deps: ReplyPipelineDeps): Promise<{ st
           const llmConfig = await loadLlmConfig(eventStore, companyId);
           return { kind: llmConfig.provider, provider: deps.llmResolver(llmConfig), model: llmConfig.model };
         },
-        searchKnowledge: async (companyId, query, limit) =>
-          (await deps.knowledge.search(companyId, query, { limit })).map((r) => ({
-            title: r.title,
-            text: r.text,
-            score: r.score,
-            coverage: r.coverage,
-            documentId: r.documentId,
-            chunkIndex: r.chunkIndex,
-          })),
+        searchKnowledge: searchPassages(deps.knowledge),
         pricing: deps.pricing,
         llmRetryDelaysMs: deps.settings.llmRetryDelaysMs,
         // Half the reply workers' slots at most: evaluations never crowd out customers' replies.

@@ -18,15 +18,13 @@ import { GENERATE_REPLY, SEND_MESSAGE } from './jobs.js';
 import { startReactor } from './reactor.js';
 import { recoverUnfinishedJobs } from './recoverJobs.js';
 import { startReplyWorker, type AgentProfile } from './replyWorker.js';
+import { searchPassages, type PassageSearch } from './answerGeneration.js';
 import { chargePlaygroundAnswer } from './playgroundCharges.js';
 import { startSendWorker } from './sendWorker.js';
 import { startReplayPipeline } from './replayPipeline.js';
 
-type Passage = { title: string; text: string; score: number; coverage?: number; documentId?: string; chunkIndex?: number };
-/** The passages a reply is grounded on (the knowledge index; the HTTP routes use a wider interface). */
-export interface PassageSearch {
-  search(companyId: string, query: string, options: { limit: number }): Passage[] | Promise<Passage[]>;
-}
+
+export type { PassageSearch };
 
 export interface ReplyPipelineDeps {
   commands: CommandDeps;
@@ -87,15 +85,7 @@ export async function startReplyPipeline(deps: ReplyPipelineDeps): Promise<{ sto
             const llmConfig = await loadLlmConfig(eventStore, companyId);
             return { kind: llmConfig.provider, provider: deps.llmResolver(llmConfig), model: llmConfig.model };
           },
-          searchKnowledge: async (companyId, query, limit) =>
-            (await deps.knowledge.search(companyId, query, { limit })).map((r) => ({
-              title: r.title,
-              text: r.text,
-              score: r.score,
-              coverage: r.coverage,
-              documentId: r.documentId,
-              chunkIndex: r.chunkIndex,
-            })),
+          searchKnowledge: searchPassages(deps.knowledge),
           pricing: deps.pricing,
           burstWindowMs: deps.settings.burstWindowMs,
           llmRetryDelaysMs: deps.settings.llmRetryDelaysMs,

@@ -33,6 +33,7 @@ describe('builtin LLM', () => {
       text: 'Refunds take 5 business days.',
       usage: { inputTokens: 0, outputTokens: 0 },
       model: BUILTIN_MODEL,
+      usedPassages: [0], // the answer's source: the refund policy, not the shipping passage
     });
   });
 
@@ -48,6 +49,7 @@ describe('builtin LLM', () => {
       usage: { inputTokens: 0, outputTokens: 0 },
       model: BUILTIN_MODEL,
       handoff: true,
+      usedPassages: [],
     });
 
     // "pay" is one of three query terms (pay, bitcoin, crypto): 1/3 < 0.5 → handoff despite a high score.
