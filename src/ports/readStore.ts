@@ -69,8 +69,14 @@ export interface ReadStore {
    * allows (SQLite) and idempotently otherwise (MongoDB: each document carries the position that wrote it,
    * and an older position never overwrites a newer one). A commit at or below the projector's checkpoint is a
    * replay and changes nothing. Several ops on one document in one commit: the last one wins.
+   *
+   * `after` is the checkpoint the batch was computed on (what the projector read its documents against). When
+   * given and the checkpoint has moved since (another instance projected in between), the batch was computed
+   * from stale documents: nothing is written and ProjectionConflictError is thrown, so the projector starts
+   * again from the stored checkpoint. Without it, two processors sharing a read store would apply the events
+   * between the two checkpoints twice (a counter counted twice).
    */
-  commit(projector: string, ops: WriteOp[], position: bigint): Promise<void>;
+  commit(projector: string, ops: WriteOp[], position: bigint, after?: bigint | null): Promise<void>;
   /** Last position the projector committed; null when it never ran. */
   checkpoint(projector: string): Promise<bigint | null>;
   /**
@@ -109,6 +115,18 @@ export class StaleGenerationError extends Error {
     readonly active: number,
   ) {
     super(`read store generation ${generation} is stale: generation ${active} is active`);
+  }
+}
+
+/** A projector's batch computed on a checkpoint another writer has since moved (see ReadStore.commit). */
+export class ProjectionConflictError extends Error {
+  override readonly name = 'ProjectionConflictError';
+  constructor(
+    readonly projector: string,
+    readonly expected: bigint | null,
+    readonly actual: string | null,
+  ) {
+    super(`projection ${projector} was advanced elsewhere (expected checkpoint ${expected === null ? 'none' : String(expected)}, found ${actual ?? 'none'})`);
   }
 }
 

@@ -202,7 +202,8 @@ class Consumer implements EventConsumer {
           slot.log.warn({ err }, 'event processor parked until restarted');
           while (!slot.detached && !slot.restartRequested) await this.pause(slot, null);
         } else {
-          slot.log.warn({ err, retryInMs: delay }, 'event processor failed; it resumes from its checkpoint');
+          // 0: an expected restart the processor asked for (another processor got there first, a new generation).
+          slot.log[delay === 0 ? 'debug' : 'warn']({ err, retryInMs: delay }, 'event processor failed; it resumes from its checkpoint');
           await this.pause(slot, delay);
         }
       }

@@ -2,6 +2,7 @@ import type { EventStore, RecordedEvent } from '../ports/eventStore.js';
 import type { Logger } from '../ports/logger.js';
 import {
   StaleGenerationError,
+  ProjectionConflictError,
   checkDoc,
   type Doc,
   type FindQuery,
@@ -401,6 +402,13 @@ class Runner implements ProjectionRunner {
           w.log.info({ generation: err.generation, active: err.active }, 'read store generation switched; projection restarts there');
           return 0;
         }
+        if (err instanceof ProjectionConflictError) {
+          // Another processor sharing this read store projected the same events first: start again from the
+          // checkpoint it saved, reading the documents as it left them.
+          w.state = 'starting';
+          w.log.debug({ err }, 'projection advanced by another processor; it resumes from the stored checkpoint');
+          return 0;
+        }
         const delay = Math.min(500 * 2 ** (attempt - 1), 30_000);
         w.state = 'retrying';
         w.log.error({ err, retryInMs: delay }, 'projection interrupted by an error; it resumes from its checkpoint');
@@ -415,7 +423,8 @@ class Runner implements ProjectionRunner {
     const { ops, applied } = await applyBatch(w.projection, w.types, store, events, w.log);
     w.uncommittedEvents += scanned;
     if (applied > 0 || ops.length > 0 || w.uncommittedEvents >= this.checkpointEvery) {
-      await store.commit(w.projection.name, ops, through);
+      // Computed on the documents as of w.committed: refused if another processor has moved the checkpoint since.
+      await store.commit(w.projection.name, ops, through, w.committed);
       w.committed = through;
       w.uncommittedEvents = 0;
     }
@@ -427,10 +436,10 @@ class Runner implements ProjectionRunner {
   private async flush(w: Worker): Promise<void> {
     if (!w.store || w.lastSeen === null || (w.committed !== null && w.lastSeen <= w.committed)) return;
     try {
-      await w.store.commit(w.projection.name, [], w.lastSeen);
+      await w.store.commit(w.projection.name, [], w.lastSeen, w.committed);
       w.committed = w.lastSeen;
     } catch (err) {
-      if (!(err instanceof StaleGenerationError)) {
+      if (!(err instanceof StaleGenerationError) && !(err instanceof ProjectionConflictError)) {
         w.log.warn({ err }, 'could not save the checkpoint at stop; the skipped events will be read again');
       }
     }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   InvalidCursorError,
+  ProjectionConflictError,
   StaleGenerationError,
   type CollectionSpec,
   type Doc,
@@ -147,6 +148,25 @@ export function readStoreContract(name: string, factory: ReadStoreFactory, optio
         await expect(store.commit('p', [put('items', { id: 'x', _pos: 1 })], 1n)).rejects.toThrow();
         await expect(store.commit('p', [put('nope', { id: 'x' })], 1n)).rejects.toThrow(/not declared/);
         expect(await store.checkpoint('p')).toBeNull();
+      });
+
+      it('refuses a batch computed on a checkpoint another instance has moved since, and writes none of it', async () => {
+        const second = await fx.openAnother();
+        await second.ensureCollections([items, other, notes]);
+        await store.commit('counter', [put('items', { id: 'n', v: 1 })], 1n, null);
+        // Both read v=1 at checkpoint 1; the second instance commits events 2..3 first.
+        await second.commit('counter', [put('items', { id: 'n', v: 3 })], 3n, 1n);
+        // This instance's batch of events 2..4, computed on v=1, would count events 2 and 3 twice.
+        await expect(store.commit('counter', [put('items', { id: 'n', v: 4 })], 4n, 1n)).rejects.toBeInstanceOf(ProjectionConflictError);
+        expect(await store.get('items', 'n')).toEqual({ id: 'n', v: 3 });
+        expect(await store.checkpoint('counter')).toBe(3n);
+        // Started again from checkpoint 3, its batch is accepted; a first commit expects no checkpoint.
+        await store.commit('counter', [put('items', { id: 'n', v: 4 })], 4n, 3n);
+        expect(await store.get('items', 'n')).toEqual({ id: 'n', v: 4 });
+        await expect(store.commit('fresh', [], 2n, 1n)).rejects.toBeInstanceOf(ProjectionConflictError);
+        // A batch at or below the checkpoint is still a replay: nothing happens, nothing is refused.
+        await store.commit('counter', [put('items', { id: 'n', v: 99 })], 4n, 1n);
+        expect(await store.get('items', 'n')).toEqual({ id: 'n', v: 4 });
       });
 
       it('shows one instance the commits of another', async () => {

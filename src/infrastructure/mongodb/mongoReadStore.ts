@@ -12,6 +12,7 @@ import type { Logger } from '../../ports/logger.js';
 import { silentLogger } from '../../ports/logger.js';
 import {
   StaleGenerationError,
+  ProjectionConflictError,
   checkCollectionName,
   checkDoc,
   collapseOps,
@@ -269,7 +270,7 @@ export class MongoReadStore implements ReadStore {
     return { items, nextCursor };
   }
 
-  async commit(projector: string, ops: WriteOp[], position: bigint): Promise<void> {
+  async commit(projector: string, ops: WriteOp[], position: bigint, after?: bigint | null): Promise<void> {
     const pos = positionKey(position);
     const collapsed = collapseOps(ops);
     const replacements = new Map<WriteOp, Document>();
@@ -299,6 +300,7 @@ export class MongoReadStore implements ReadStore {
           await this.checkNotStale(generation, session);
           const current = await this.s.checkpoints.findOne({ _id: checkpointId }, { session });
           if (current && current.position >= pos) return; // a replay: already applied
+          checkAfter(projector, after, current?.position ?? null);
           for (const [name, group] of groups) {
             // The same per-document guard as without transactions (a write conflict inside a transaction would
             // abort it, so the versions are read first and older writes dropped).
@@ -330,6 +332,9 @@ export class MongoReadStore implements ReadStore {
 
     const current = await this.s.checkpoints.findOne({ _id: checkpointId });
     if (current && current.position >= pos) return; // a replay: already applied
+    // Without transactions (a standalone server) this check and the writes below are not atomic: run one
+    // processor per read store there, or a replica set (README).
+    checkAfter(projector, after, current?.position ?? null);
     for (const [name, group] of groups) {
       // Each write applies only over an older version; when a newer one exists the upsert's insert collides
       // with it (duplicate key), which is the expected outcome of a replay.
@@ -556,4 +561,9 @@ function keysetFilter(sort: SortKey[], after: Scalar[]): Document {
     branches.push({ $and: [...equal, beyond] });
   }
   return branches.length ? { $or: branches } : { _id: { $exists: false } };
+}
+
+/** See ReadStore.commit: a batch computed on a checkpoint that has moved since is refused. */
+function checkAfter(projector: string, after: bigint | null | undefined, current: string | null): void {
+  if (after !== undefined && current !== (after === null ? null : positionKey(after))) throw new ProjectionConflictError(projector, after, current);
 }

@@ -5,6 +5,7 @@ import { silentLogger } from '../../ports/logger.js';
 import { SAFETY_NET_PAGES, startWalCheckpointer, type WalCheckpointer } from './walCheckpointer.js';
 import {
   StaleGenerationError,
+  ProjectionConflictError,
   checkCollectionName,
   checkDoc,
   collapseOps,
@@ -215,7 +216,7 @@ export class SqliteReadStore implements ReadStore {
     });
   }
 
-  async commit(projector: string, ops: WriteOp[], position: bigint): Promise<void> {
+  async commit(projector: string, ops: WriteOp[], position: bigint, after?: bigint | null): Promise<void> {
     const pos = positionKey(position);
     const collapsed = collapseOps(ops);
     for (const op of collapsed) {
@@ -236,6 +237,9 @@ export class SqliteReadStore implements ReadStore {
         generation,
       ) as { position: string } | undefined;
       if (current && current.position >= pos) return; // a replay: already applied
+      if (after !== undefined && (current?.position ?? null) !== (after === null ? null : positionKey(after))) {
+        throw new ProjectionConflictError(projector, after, current?.position ?? null);
+      }
       collapsed.forEach((op, i) => {
         const spec = this.s.specs.get(op.collection);
         if (!spec) throw new Error(`read model collection ${op.collection} is not declared (ensureCollections first)`);
