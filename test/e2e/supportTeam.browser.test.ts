@@ -53,11 +53,14 @@ if (browserPrerequisites()) {
       const payload = JSON.stringify({ message_id: 'm-1', client_id: 'ada', channel_id: 1, transport: 'telegram', text: 'Where is my parcel?', client: { id: 'ada', name: 'Ada Lovelace', phone: '+47 555 0100' } });
       await server.app.inject({ method: 'POST', url: `/api/webhook/msgplatform/${integration.id}`, payload, headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(payload, SECRET) } });
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Canned replies', exact: true }).click();
+      // A new company has none yet: the page says so (ListState's empty state), then lists the first one added.
+      await page.getByText('No canned replies yet', { exact: false }).waitFor();
       await page.getByLabel('Shortcut').fill('greeting');
       await page.getByLabel('Title', { exact: true }).fill('Greeting');
       await page.getByLabel('Text', { exact: true }).fill('Hi! Thanks for reaching out — let me check that for you.');
       await page.getByRole('button', { name: 'Add reply', exact: true }).click();
       await page.getByTestId('canned-reply-row').filter({ hasText: '/greeting' }).waitFor();
+      expect(await page.getByText('No canned replies yet', { exact: false }).count()).toBe(0);
       await api('POST', '/api/canned-replies', { shortcut: 'hours', title: 'Opening hours', text: 'We are open 9–17 on weekdays.' });
 
       // The conversation shows its customer; the note is edited and saved.

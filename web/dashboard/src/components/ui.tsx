@@ -68,6 +68,33 @@ export function EmptyState({ title, children, action }: { title: string; childre
   );
 }
 
+/**
+ * A list's states, the same on every page: a skeleton until the first load, the error with a retry when that
+ * failed, `empty` when it loaded nothing, else the list itself (`children`). A reload keeps showing the list.
+ */
+export function ListState({
+  list,
+  items,
+  loadingLabel,
+  skeletonRows = 3,
+  errorTitle,
+  empty,
+  children,
+}: {
+  list: { loading: boolean; error: unknown; reload: () => void };
+  items: readonly unknown[] | null | undefined;
+  loadingLabel: string;
+  skeletonRows?: number;
+  errorTitle: string;
+  empty: ReactNode;
+  children: ReactNode;
+}) {
+  if (list.loading && !items) return <Skeleton rows={skeletonRows} label={loadingLabel} />;
+  if (list.error && !items) return <ErrorState error={list.error} onRetry={list.reload} title={errorTitle} />;
+  if (items && items.length === 0) return <>{empty}</>;
+  return <>{children}</>;
+}
+
 export function ErrorState({ error, onRetry, title = 'Could not load this' }: { error: unknown; onRetry?: () => void; title?: string }) {
   return (
     <div className="error-state" role="alert">

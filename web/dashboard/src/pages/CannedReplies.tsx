@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { describeError } from '../api/client.js';
 import { CANNED_TEXT_MAX, createCannedReply, deleteCannedReply, listAllCannedReplies, updateCannedReply, type CannedReply } from '../api/support.js';
 import { useToast } from '../components/Toasts.js';
-import { Button, ConfirmDialog, EmptyState, ErrorState, InlineError, PageHeader, Skeleton, TextAreaField, TextField } from '../components/ui.js';
+import { Button, ConfirmDialog, EmptyState, InlineError, ListState, PageHeader, TextAreaField, TextField } from '../components/ui.js';
 import { useAsync } from '../lib/useAsync.js';
 
 /** The company's canned replies: what `/shortcut` inserts in a conversation's reply box. */
@@ -37,13 +37,7 @@ export function CannedRepliesPage() {
           <h2 className="section-title" id="canned-list-title">
             Replies
           </h2>
-          {replies.loading && !replies.data ? (
-            <Skeleton rows={4} label="Loading canned replies…" />
-          ) : replies.error && !replies.data ? (
-            <ErrorState error={replies.error} onRetry={replies.reload} title="Could not load the canned replies" />
-          ) : replies.data && replies.data.length === 0 ? (
-            <EmptyState title="No canned replies yet — add greetings, opening hours or return instructions" />
-          ) : (
+          <ListState list={replies} items={replies.data} loadingLabel="Loading canned replies…" skeletonRows={4} errorTitle="Could not load the canned replies" empty={<EmptyState title="No canned replies yet — add greetings, opening hours or return instructions" />}>
             <div className="table-wrap">
               <table className="table">
                 <thead>
@@ -77,7 +71,7 @@ export function CannedRepliesPage() {
                 </tbody>
               </table>
             </div>
-          )}
+          </ListState>
         </section>
         <CannedReplyForm
           key={editing?.id ?? 'new'}

@@ -3,7 +3,7 @@ import { ApiError, describeError } from '../api/client.js';
 import { createDocument, deleteDocument, getDocument, listDocuments, searchKnowledgeBase, updateDocument } from '../api/endpoints.js';
 import type { KbDocument, KbDocumentWithContent, KbSearchResult } from '../api/types.js';
 import { useToast } from '../components/Toasts.js';
-import { Button, ConfirmDialog, EmptyState, ErrorState, InlineError, Modal, PageHeader, Skeleton, TextAreaField, TextField, Time } from '../components/ui.js';
+import { Button, ConfirmDialog, EmptyState, ErrorState, InlineError, ListState, Modal, PageHeader, Skeleton, TextAreaField, TextField, Time } from '../components/ui.js';
 import { useAsync } from '../lib/useAsync.js';
 import { KnowledgeFileUpload } from '../components/KnowledgeFileUpload.js';
 import { navigate, useRoute } from '../lib/router.js';
@@ -57,13 +57,7 @@ export function KnowledgeBasePage() {
           <h2 className="section-title" id="kb-docs-title">
             Documents
           </h2>
-          {documents.loading && !documents.data ? (
-            <Skeleton rows={4} label="Loading documents…" />
-          ) : documents.error && !documents.data ? (
-            <ErrorState error={documents.error} onRetry={documents.reload} title="Could not load the documents" />
-          ) : documents.data && documents.data.length === 0 ? (
-            <EmptyState title="No documents yet — add your FAQ, prices or policies so agents can answer from them" />
-          ) : (
+          <ListState list={documents} items={documents.data} loadingLabel="Loading documents…" skeletonRows={4} errorTitle="Could not load the documents" empty={<EmptyState title="No documents yet — add your FAQ, prices or policies so agents can answer from them" />}>
             <div className="table-wrap">
               <table className="table">
                 <thead>
@@ -99,7 +93,7 @@ export function KnowledgeBasePage() {
                 </tbody>
               </table>
             </div>
-          )}
+          </ListState>
         </section>
         <div className="stack">
           <AddDocument onAdded={(doc) => documents.setData((list) => [doc, ...(list ?? []).filter((d) => d.id !== doc.id)])} />

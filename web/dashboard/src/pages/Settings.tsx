@@ -4,7 +4,7 @@ import { createApiToken, getCompanyTimezone, listApiTokens, revokeApiToken, setC
 import type { ApiToken } from '../api/types.js';
 import { useAuth } from '../auth.js';
 import { useToast } from '../components/Toasts.js';
-import { Badge, Button, ConfirmDialog, CopyButton, EmptyState, ErrorState, InlineError, Modal, PageHeader, Skeleton, TextField, Time } from '../components/ui.js';
+import { Badge, Button, ConfirmDialog, CopyButton, EmptyState, ErrorState, InlineError, ListState, Modal, PageHeader, Skeleton, TextField, Time } from '../components/ui.js';
 import { t } from '../lib/messages.js';
 import { useAsync } from '../lib/useAsync.js';
 
@@ -169,13 +169,7 @@ function ApiTokens() {
       </form>
       <InlineError error={createError} />
 
-      {tokens.loading && !tokens.data ? (
-        <Skeleton rows={3} label="Loading tokens…" />
-      ) : tokens.error && !tokens.data ? (
-        <ErrorState error={tokens.error} onRetry={tokens.reload} title="Could not load the API tokens" />
-      ) : tokens.data && tokens.data.length === 0 ? (
-        <EmptyState title="No API tokens yet — create one to call the API from your own systems" />
-      ) : (
+      <ListState list={tokens} items={tokens.data} loadingLabel="Loading tokens…" skeletonRows={3} errorTitle="Could not load the API tokens" empty={<EmptyState title="No API tokens yet — create one to call the API from your own systems" />}>
         <div className="table-wrap">
           <table className="table table-cards">
             <thead>
@@ -214,7 +208,7 @@ function ApiTokens() {
             </tbody>
           </table>
         </div>
-      )}
+      </ListState>
 
       <Modal
         open={created !== null}

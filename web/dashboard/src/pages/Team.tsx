@@ -4,7 +4,7 @@ import { changeTeammateRole, inviteTeammate, listInvitations, listTeammates, rem
 import type { Invitation, Role, Teammate } from '../api/types.js';
 import { useAuth } from '../auth.js';
 import { useToast } from '../components/Toasts.js';
-import { Badge, Button, ConfirmDialog, CopyButton, EmptyState, ErrorState, InlineError, Modal, PageHeader, SelectField, Skeleton, TextField, Time } from '../components/ui.js';
+import { Badge, Button, ConfirmDialog, CopyButton, EmptyState, ErrorState, InlineError, ListState, Modal, PageHeader, SelectField, Skeleton, TextField, Time } from '../components/ui.js';
 import { usePaged } from '../lib/usePaged.js';
 import './team.css';
 
@@ -215,13 +215,7 @@ function InviteAndPending({ myRole }: { myRole: Role }) {
       <InlineError error={error} />
 
       <h3 className="section-subtitle">Pending invitations</h3>
-      {pending.loading && !pending.items ? (
-        <Skeleton rows={2} label="Loading invitations…" />
-      ) : pending.error && !pending.items ? (
-        <ErrorState error={pending.error} onRetry={pending.reload} title="Could not load the invitations" />
-      ) : pending.items && pending.items.length === 0 ? (
-        <EmptyState title="No pending invitations" />
-      ) : (
+      <ListState list={pending} items={pending.items} loadingLabel="Loading invitations…" skeletonRows={2} errorTitle="Could not load the invitations" empty={<EmptyState title="No pending invitations" />}>
         <div className="table-wrap">
           <table className="table table-cards">
             <thead>
@@ -259,7 +253,7 @@ function InviteAndPending({ myRole }: { myRole: Role }) {
             </Button>
           )}
         </div>
-      )}
+      </ListState>
 
       <Modal
         open={created !== null}
