@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { browserPrerequisites, dashboardContext, launchBrowser, saveFailureScreenshot } from '../support/browser.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserPrerequisites, dashboardContext, journeySteps, launchBrowser } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /**
@@ -20,7 +20,6 @@ let base: string;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-let broken: string | null = null;
 let token: string;
 let integrationId: number;
 const pageErrors: string[] = [];
@@ -50,13 +49,7 @@ if (browserPrerequisites()) {
     await server?.close();
   });
 
-  beforeEach((ctx) => {
-    if (broken) ctx.skip(`an earlier step failed: ${broken}`);
-    ctx.onTestFailed(async () => {
-      broken = ctx.task.name;
-      await saveFailureScreenshot(page, `analytics-${ctx.task.name}`);
-    });
-  });
+  journeySteps('analytics', () => page);
 
   const nav = (label: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label, exact: true });
   const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true });

@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
-import { browserPrerequisites, dashboardContext, launchBrowser, saveFailureScreenshot } from '../support/browser.js';
+import { browserPrerequisites, dashboardContext, journeySteps, launchBrowser } from '../support/browser.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
@@ -37,7 +37,6 @@ let platform: FakePlatform;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-let broken: string | null = null;
 
 // Filled in as the flow goes.
 let integrationId: number;
@@ -63,15 +62,7 @@ if (browserPrerequisites()) {
     await server?.close();
     await platform?.close();
   });
-
-  // Each step depends on the ones before it: after a failure the rest are skipped, not piled up as failures.
-  beforeEach((ctx) => {
-    if (broken) ctx.skip(`an earlier step failed: ${broken}`);
-    ctx.onTestFailed(async () => {
-      broken = ctx.task.name;
-      await saveFailureScreenshot(page, `dashboard-${ctx.task.name}`);
-    });
-  });
+  journeySteps('dashboard', () => page);
 
   const nav = (label: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label, exact: true });
   const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true });

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import { uniqueEmail } from './testServer.js';
 
 /**
@@ -137,4 +137,20 @@ export async function signUpByApi(base: string, options: { tag: string; companyN
       return { status: res.status, json: text ? JSON.parse(text) : null };
     },
   };
+}
+
+/**
+ * The tests of a describe block as the steps of one journey, each depending on the ones before: once a step
+ * fails, a screenshot of `page()` is saved and every later step is skipped naming it, instead of piling up
+ * failures that only repeat the first.
+ */
+export function journeySteps(name: string, page: () => Page | undefined): void {
+  let broken: string | null = null;
+  beforeEach((ctx) => {
+    if (broken) ctx.skip(`an earlier step failed: ${broken}`);
+    ctx.onTestFailed(async () => {
+      broken = ctx.task.name;
+      await saveFailureScreenshot(page(), `${name}-${ctx.task.name}`);
+    });
+  });
 }

@@ -340,53 +340,11 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   });
   const { port } = server.address() as AddressInfo;
 
-  return {
+  const fake: Omit<FakeLlm, keyof typeof state> = {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     get completionRequests() {
       return requests.filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions');
-    },
-    get reply() {
-      return state.reply;
-    },
-    set reply(value) {
-      state.reply = value;
-    },
-    get usage() {
-      return state.usage;
-    },
-    set usage(value) {
-      state.usage = value;
-    },
-    get apiKey() {
-      return state.apiKey;
-    },
-    set apiKey(value) {
-      state.apiKey = value;
-    },
-    get delayMs() {
-      return state.delayMs;
-    },
-    set delayMs(value) {
-      state.delayMs = value;
-    },
-    get chunkChars() {
-      return state.chunkChars;
-    },
-    set chunkChars(value) {
-      state.chunkChars = value;
-    },
-    get chunkDelayMs() {
-      return state.chunkDelayMs;
-    },
-    set chunkDelayMs(value) {
-      state.chunkDelayMs = value;
-    },
-    get rejectTools() {
-      return state.rejectTools;
-    },
-    set rejectTools(value) {
-      state.rejectTools = value;
     },
     breakStreamNext(count, afterChunks = 2) {
       for (let i = 0; i < count; i++) breaks.push(afterChunks);
@@ -430,6 +388,11 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  // The settings a test may change between calls (llm.reply = …, llm.delayMs = …) read and write `state`.
+  for (const key of Object.keys(state) as (keyof typeof state)[]) {
+    Object.defineProperty(fake, key, { get: () => state[key], set: (value) => void Object.assign(state, { [key]: value }), enumerable: true });
+  }
+  return fake as FakeLlm;
 }
 
 function now(): number {
