@@ -21,6 +21,7 @@ import { knowledgeBaseRoutes } from './http/routes/knowledgeBase.js';
 import { liveEventRoutes, startLiveEvents } from './http/routes/liveEvents.js';
 import { llmConfigRoutes } from './http/routes/llmConfig.js';
 import { webchatRoutes } from './http/routes/webchat.js';
+import { pendingWrites } from './http/pendingWrites.js';
 import { webhookLogRoutes } from './http/routes/webhookLogs.js';
 import { staticFileRoutes } from './http/routes/staticFiles.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
@@ -116,6 +117,8 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
   // Live updates for the dashboard (SSE): one processor on this thread's consumer, fanned out per company.
   const liveEvents = await startLiveEvents({ eventStore, readStore, consumer, waitForProjections: (position) => waitForPosition(position), logger: logger.child({ component: 'live-events' }) });
 
+  // A webhook's log entry is written after its acknowledgement; this process's log reads wait for those in flight.
+  const webhookLogWrites = pendingWrites();
   const app = await buildApp({
     config,
     logger,
@@ -128,8 +131,8 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       billingRoutes(services),
       adminRoutes(services),
       integrationRoutes(services),
-      webhookRoutes(services),
-      webhookLogRoutes(services),
+      webhookRoutes(services, webhookLogWrites),
+      webhookLogRoutes(services, webhookLogWrites),
       agentRoutes(services),
       llmConfigRoutes(services),
       knowledgeBaseRoutes(services),

@@ -1,7 +1,14 @@
 import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { openAdapters } from '../../src/infrastructure/adapters.js';
+import { createLogger } from '../../src/infrastructure/logger.js';
+import type { EventStore } from '../../src/ports/eventStore.js';
+import { createServer } from '../../src/server.js';
 import { signUp } from '../support/api.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
@@ -194,6 +201,55 @@ describe('live', () => {
     } finally {
       await mine.close();
       await theirs.close();
+    }
+  });
+});
+
+describe('read your own deliveries', () => {
+  // Regression (CI, stop 17): a log entry is appended after the acknowledgement; under load the list read right
+  // after a 200 did not have it yet. Here every log append is held back, so the race is certain.
+  it('a list or entry read after a 200 has that delivery, even when its log entry is still being written', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mas-slow-log-'));
+    const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+    const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: dataDir, REPLY_BURST_WINDOW_MS: '50' });
+    const opened = await openAdapters(config, logger);
+    const store = opened.eventStore;
+    const slowAppend: EventStore['append'] = async (...args) => {
+      if (args[0].startsWith('webhooklog-')) await new Promise((resolve) => setTimeout(resolve, 300));
+      return store.append(...args);
+    };
+    const slowLogs = new Proxy(store, {
+      get(target, key) {
+        if (key === 'append') return slowAppend;
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const slow = await createServer(config, logger, { adapters: { ...opened, eventStore: slowLogs } });
+    try {
+      await slow.processingStarted;
+      const slowBase = await slow.listen(0, '127.0.0.1');
+      const co = await signUp(slow as TestServer, 'Slow log');
+      const created = await co.call('POST', '/api/integrations', { name: 'P', connectorType: 'msgplatform', webhookSecret: SECRET });
+      const integrationId = created.json().integration.id as number;
+      const deliveries = await Promise.all(
+        [1, 2, 3].map(async (i) => {
+          const body = JSON.stringify(message({ client_id: `slow-${i}` }));
+          const res = await fetch(`${slowBase}/api/webhook/msgplatform/${integrationId}`, {
+            method: 'POST',
+            body,
+            headers: { 'content-type': 'application/json', 'x-webhook-signature': sign(body, SECRET) },
+          });
+          return res.status;
+        }),
+      );
+      expect(deliveries).toEqual([200, 200, 200]);
+      const logs = (await co.call('GET', '/api/webhook-logs')).json().logs;
+      expect(logs).toHaveLength(3);
+      expect(logs.every((l: { outcome: string; conversationId: string | null }) => l.outcome === 'processed' && l.conversationId)).toBe(true);
+    } finally {
+      await slow.stop();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

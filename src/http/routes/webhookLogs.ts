@@ -4,6 +4,7 @@ import { webhookKind, webhookOutcome } from '../../domain/webhooks/webhookLog.js
 import { WEBHOOK_LOGS, type WebhookLogDoc } from '../../projections/webhookLogs/webhookLogsProjection.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
+import type { PendingWrites } from '../pendingWrites.js';
 import type { HttpServices } from '../services.js';
 import { errorResponses, listQuery } from './schemas.js';
 
@@ -38,9 +39,13 @@ const logView = (d: WebhookLogDoc): z.infer<typeof logSchema> => ({
   hasPayload: d.payload !== undefined,
 });
 
-export function webhookLogRoutes(services: HttpServices): FastifyPluginAsyncZod {
-  // Log entries are appended after the webhook is acknowledged: read everything stored so far.
-  const catchUp = async () => services.waitForProjections(await services.commands.eventStore.headPosition());
+export function webhookLogRoutes(services: HttpServices, logWrites: PendingWrites): FastifyPluginAsyncZod {
+  // Log entries are appended after the webhook is acknowledged: wait for this process's entries still being
+  // written, then read everything stored so far.
+  const catchUp = async () => {
+    await logWrites.settled();
+    await services.waitForProjections(await services.commands.eventStore.headPosition());
+  };
 
   return async (app) => {
     app.addHook('onRequest', authenticator(services));

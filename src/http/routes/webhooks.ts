@@ -11,6 +11,7 @@ import { CONVERSATION_REFS, refId } from '../../projections/conversationRefs/con
 import { BODY_LIMIT } from '../app.js';
 import { HttpError, notFound } from '../errors.js';
 import { isInProcessRequest } from '../inProcessWebhook.js';
+import type { PendingWrites } from '../pendingWrites.js';
 import type { HttpServices } from '../services.js';
 import { verifyWebhookSignature } from '../webhookSignature.js';
 import { errorResponses } from './schemas.js';
@@ -21,7 +22,7 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
  * The platform's webhook endpoint. The signature is checked over the exact raw bytes before any
  * parsing, so this scope reads every body as a Buffer. Checks run in API.md's order.
  */
-export function webhookRoutes(services: HttpServices): FastifyPluginAsyncZod {
+export function webhookRoutes(services: HttpServices, logWrites: PendingWrites): FastifyPluginAsyncZod {
   const deps: ReceiveWebhookDeps = {
     ...services.commands,
     async findConversationByRef(integrationId, ref) {
@@ -120,8 +121,8 @@ export function webhookRoutes(services: HttpServices): FastifyPluginAsyncZod {
             return {};
           }
         };
-        const log = (entry: Pick<WebhookLogEntry, 'httpStatus' | 'outcome' | 'kind' | 'reason'> & { conversationId?: string | null }) =>
-          logWebhook(services.commands, {
+        const log = (entry: Pick<WebhookLogEntry, 'httpStatus' | 'outcome' | 'kind' | 'reason'> & { conversationId?: string | null }) => {
+          const written = logWebhook(services.commands, {
             integrationId,
             companyId: integration.companyId,
             receivedAt,
@@ -129,6 +130,9 @@ export function webhookRoutes(services: HttpServices): FastifyPluginAsyncZod {
             ...entry,
             ...payloadOf(),
           }).catch((err) => request.log.error({ err, integrationId }, 'webhook log entry lost'));
+          logWrites.track(written);
+          return written;
+        };
         const reject = async (status: number, code: string, message: string): Promise<never> => {
           await log({ httpStatus: status, outcome: 'rejected', kind: 'other', reason: `${code}: ${message}` });
           throw new HttpError(status, code, message);
