@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { conversationDecider, isDuplicate, type ConversationCommand } from '../../src/domain/conversations/decider.js';
+import { dedupeWindowSize, DEDUPE_WINDOW_MAX, DEDUPE_WINDOW_MIN } from '../../src/domain/conversations/dedupeWindow.js';
 import type { ConversationEvent } from '../../src/domain/conversations/events.js';
 import { specFor } from '../support/gwt.js';
 
@@ -288,13 +289,14 @@ describe('a conversation of years keeps a bounded state', () => {
       state = conversationDecider.evolve(state, { type: 'MessageDelivered', data: { messageId: r, platformMessageId: i, at: T } });
     }
     expect(state.messageCount).toBe(10_001);
-    expect(state.dedupe.length).toBeLessThanOrEqual(200);
+    expect(dedupeWindowSize(state.dedupe)).toBeLessThanOrEqual(DEDUPE_WINDOW_MAX);
     expect(state.replies.length).toBeLessThanOrEqual(100);
     expect(Object.keys(state.outbound)).toHaveLength(0);
     expect(state.settled.length).toBeLessThanOrEqual(50);
     expect(JSON.stringify(state).length).toBeLessThan(100_000);
     // The newest delivery is still recognised as a duplicate; the oldest is left to the store's unique id index.
     expect(isDuplicate(state, 'msg:4999', T2)).toBe(true);
+    expect(isDuplicate(state, `msg:${5000 - DEDUPE_WINDOW_MIN}`, T2)).toBe(true);
     expect(isDuplicate(state, 'msg:0', T2)).toBe(false);
   });
 

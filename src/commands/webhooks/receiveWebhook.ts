@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { conversationStream } from '../../domain/conversations/decider.js';
+import { findKey } from '../../domain/conversations/dedupeWindow.js';
 import type { ConversationEvent } from '../../domain/conversations/events.js';
 import { DomainError } from '../../domain/errors.js';
 import type { LiveIntegration } from '../integrations/queries.js';
@@ -87,7 +88,7 @@ export async function receiveWebhook(
     return {
       outcome: duplicate ? 'duplicate' : 'processed',
       kind: 'message',
-      reason: duplicate ? (payload.kind === 'operator_message' && !result.state.dedupe.some((d) => d.key === dedupe.key) ? 'echo of a message this service sent' : 'already received') : null,
+      reason: duplicate ? (payload.kind === 'operator_message' && !findKey(result.state.dedupe, dedupe.key) ? 'echo of a message this service sent' : 'already received') : null,
       conversationId,
       position: result.position,
       events: result.events,

@@ -1,4 +1,5 @@
 import type { PlatformId } from '../platformId.js';
+import { emptyDedupeWindow, findKey, rememberKey, type DedupeWindow } from './dedupeWindow.js';
 import type { ConversationEvent, Customer, PausedReason } from './events.js';
 import { evolveHandoff, noHandoff, type HandoffTrack } from './handoff.js';
 
@@ -13,11 +14,8 @@ export interface ConversationState {
   customer: Customer | null;
   stageId: string | null;
   session: { id: string; state: SessionState; pausedReason: PausedReason | null } | null;
-  /**
-   * The newest dedupe keys of accepted deliveries and until when each counts (null: forever). A bounded
-   * window: an older redelivery is caught by the store's unique index on its deterministic event ids.
-   */
-  dedupe: { key: string; until: string | null }[];
+  /** The newest dedupe keys of accepted deliveries (dedupeWindow.ts). */
+  dedupe: DedupeWindow;
   /** Customer messages received since the last answer: a burst is answered once, together. */
   unanswered: string[];
   /** When the newest customer message arrived (the burst window counts from it). */
@@ -48,7 +46,7 @@ export const initialConversationState: ConversationState = {
   customer: null,
   stageId: null,
   session: null,
-  dedupe: [],
+  dedupe: emptyDedupeWindow,
   unanswered: [],
   lastCustomerMessageAt: null,
   outbound: {},
@@ -62,7 +60,6 @@ export const initialConversationState: ConversationState = {
 };
 
 /** Every per-conversation list is bounded: the state's size, and the cost of folding one event, never grow with the conversation. */
-const DEDUPE_KEYS_KEPT = 200;
 const RECENT_KEPT = 50;
 const REPLIES_KEPT = 100;
 /**
@@ -77,7 +74,7 @@ const keepLast = <T>(list: T[], item: T, max: number) => (list.length < max ? [.
 export const textFingerprint = (text: string) => (text.length <= 256 ? text : `${text.length}:${text.slice(0, 120)}…${text.slice(-120)}`);
 
 export function isDuplicate(state: ConversationState, key: string, now: string): boolean {
-  const entry = state.dedupe.find((d) => d.key === key);
+  const entry = findKey(state.dedupe, key);
   if (!entry) return false;
   return entry.until === null || Date.parse(entry.until) > Date.parse(now);
 }
@@ -109,13 +106,13 @@ function evolveConversation(state: ConversationState, event: ConversationEvent):
     case 'MessageReceived':
       return {
         ...state,
-        dedupe: keepLast(state.dedupe, { key: event.data.dedupeKey, until: event.data.dedupeUntil }, DEDUPE_KEYS_KEPT),
+        dedupe: rememberKey(state.dedupe, event.data.dedupeKey, event.data.dedupeUntil),
         unanswered: keepLast(state.unanswered, event.data.messageId, UNANSWERED_KEPT),
         lastCustomerMessageAt: event.data.at,
         messageCount: state.messageCount + 1,
       };
     case 'OperatorMessageRecorded':
-      return { ...state, dedupe: keepLast(state.dedupe, { key: event.data.dedupeKey, until: event.data.dedupeUntil }, DEDUPE_KEYS_KEPT), messageCount: state.messageCount + 1 };
+      return { ...state, dedupe: rememberKey(state.dedupe, event.data.dedupeKey, event.data.dedupeUntil), messageCount: state.messageCount + 1 };
     case 'AiSessionOpened':
       return { ...state, session: { id: event.data.sessionId, state: 'active', pausedReason: null } };
     case 'AiSessionPaused':
