@@ -129,3 +129,6 @@ export function cleanHandoffReason(value: unknown): string | undefined {
 
 /** The model name the builtin provider reports; it costs nothing. */
 export const BUILTIN_MODEL = 'builtin';
+
+/** The characters of a prompt, for estimating its tokens when a server does not report them. */
+export const promptChars = (messages: readonly LlmMessage[]) => messages.reduce((sum, m) => sum + m.content.length, 0);

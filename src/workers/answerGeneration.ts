@@ -1,6 +1,6 @@
 import { MAX_ANSWER_SOURCES, type AnswerProvenance } from '../domain/answers/provenance.js';
-import { costMicros, type Pricing } from '../domain/credits/pricing.js';
-import { isLlmError, type LlmMessage, type LlmPassage, type LlmProvider, type LlmResponse } from '../ports/llm.js';
+import { costMicros, estimateUsage, type Pricing, type TokenUsage } from '../domain/credits/pricing.js';
+import { isLlmError, promptChars, type LlmMessage, type LlmPassage, type LlmProvider, type LlmResponse } from '../ports/llm.js';
 import type { Logger } from '../ports/logger.js';
 
 /**
@@ -61,18 +61,48 @@ export const searchPassages =
 const PASSAGES = 5;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Throws what the provider throws (LlmError) once the retries are spent. */
+/**
+ * The answer's signal stopped it while the model was writing. The call was made and is billed by the provider,
+ * but a stopped stream reports no usage: this carries an estimate (the prompt and what was written, over every
+ * attempt), for the caller to charge.
+ */
+export class AnswerStopped extends Error {
+  constructor(
+    readonly model: string,
+    readonly usage: TokenUsage,
+  ) {
+    super('the answer was stopped while it was being written');
+    this.name = 'AnswerStopped';
+  }
+}
+
+/** Throws what the provider throws (LlmError) once the retries are spent, or AnswerStopped. */
 export async function generateAnswer(deps: AnswerDeps, request: AnswerRequest): Promise<GeneratedAnswer> {
   const passages = request.agent.useKnowledgeBase ? await deps.searchKnowledge(request.companyId, request.question, PASSAGES) : [];
   const started = performance.now();
-  const response = await completeWithRetries(deps, request.provider, {
-    model: request.model,
-    temperature: request.agent.temperature,
-    messages: request.messages,
-    passages,
-    handoffMessage: request.agent.handoffMessage,
-    ...(request.signal ? { signal: request.signal } : {}),
-  }, request.onDelta);
+  let attempts = 0;
+  let writtenChars = 0;
+  const onDelta = request.onDelta;
+  let response: LlmResponse;
+  try {
+    response = await completeWithRetries(deps, request.provider, {
+      model: request.model,
+      temperature: request.agent.temperature,
+      messages: request.messages,
+      passages,
+      handoffMessage: request.agent.handoffMessage,
+      ...(request.signal ? { signal: request.signal } : {}),
+    }, onDelta && ((text, attempt) => {
+      attempts = Math.max(attempts, attempt + 1);
+      writtenChars += text.length;
+      onDelta(text, attempt);
+    }));
+  } catch (err) {
+    if (!request.signal?.aborted) throw err;
+    // The signal only reaches the provider: stopped, the prompt was sent at least once.
+    const prompt = promptChars(request.messages) + passages.reduce((sum, p) => sum + p.title.length + p.text.length, 0);
+    throw new AnswerStopped(request.model, estimateUsage(prompt * Math.max(1, attempts), writtenChars));
+  }
   const latencyMs = Math.round(performance.now() - started);
   return {
     response,

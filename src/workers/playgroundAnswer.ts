@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { loadAgent } from '../commands/agents/queries.js';
+import { chargeUsage } from '../commands/credits/chargeUsage.js';
 import { loadCreditBalance } from '../commands/credits/queries.js';
 import { deterministicId } from '../commands/hashing.js';
 import { loadLlmConfig } from '../commands/llm/queries.js';
@@ -10,7 +11,7 @@ import type { CompanyLlmConfig } from '../domain/llm/decider.js';
 import { PLAYGROUND_LIMITS, type PlaygroundEvent } from '../domain/playground/playground.js';
 import { playgroundTurns, type PlaygroundTurn } from '../domain/playground/turns.js';
 import { isLlmError, type LlmMessage, type LlmProvider } from '../ports/llm.js';
-import { generateAnswer, type AnswerDeps } from './answerGeneration.js';
+import { AnswerStopped, generateAnswer, type AnswerDeps } from './answerGeneration.js';
 import type { FairSlots } from './fairSlots.js';
 
 /**
@@ -69,6 +70,16 @@ export async function answerPlaygroundQuestion(
         },
       );
     } catch (err) {
+      // The teammate left mid-answer: the call was made all the same, and is charged on its estimated usage.
+      if (err instanceof AnswerStopped && llmConfig.provider !== 'builtin') {
+        await chargeUsage(deps, {
+          companyId: teammate.companyId,
+          playgroundSessionId: sessionId,
+          replyId: deterministicId(`playground-answer:${questionId}`),
+          model: err.model,
+          ...err.usage,
+        });
+      }
       const reason = signal?.aborted
         ? 'the teammate left before the answer came'
         : isLlmError(err)

@@ -9,7 +9,7 @@ import { answerKey, replayDecider, replayStream } from '../domain/replays/decide
 import { REPLAY_LIMITS, replayEvents, type DraftAnswer, type ReplayDraft } from '../domain/replays/events.js';
 import type { Bus, BusSubscription } from '../ports/bus.js';
 import { isLlmError, type LlmPassage } from '../ports/llm.js';
-import { generateAnswer } from './answerGeneration.js';
+import { AnswerStopped, generateAnswer } from './answerGeneration.js';
 import { createFairSlots, type FairSlots } from './fairSlots.js';
 import { REPLAY_CANCELLED, RUN_REPLAY, replayCancelledNotice, runReplayJob, type RunReplayJob } from './replayJobs.js';
 import { buildPrompt, type CompanyLlm } from './replyWorker.js';
@@ -193,7 +193,13 @@ async function answerTurn(
       provenance,
     };
   } catch (err) {
-    if (controller.signal.aborted) return 'stopped';
+    if (controller.signal.aborted) {
+      // Cancelled mid-answer: the call was made all the same, and is charged on its estimated usage.
+      if (err instanceof AnswerStopped && llm.kind !== 'builtin') {
+        await chargeUsage(deps, { companyId: job.companyId, conversationId: '', replyId: replayAnswerId(job.replayId, job.conversationId, turn.turn), replayId: job.replayId, model: err.model, ...err.usage });
+      }
+      return 'stopped';
+    }
     if (!isLlmError(err)) throw err;
     deps.logger.warn({ ...job, turn: turn.turn, err }, 'replayed answer failed');
     return { status: 'failed', error: `the language model failed (${err.kind}): ${err.message}`.slice(0, 500) };

@@ -1,6 +1,6 @@
 import { conversationDecider, conversationStream, type ConversationState } from '../domain/conversations/decider.js';
 import type { ConversationEvent } from '../domain/conversations/events.js';
-import type { Pricing } from '../domain/credits/pricing.js';
+import type { Pricing, TokenUsage } from '../domain/credits/pricing.js';
 import { chargeUsage } from '../commands/credits/chargeUsage.js';
 import { DomainError } from '../domain/errors.js';
 import { loadCreditBalance } from '../commands/credits/queries.js';
@@ -9,8 +9,8 @@ import { handleCommand, loadState } from '../commands/handleCommand.js';
 import { deterministicId } from '../commands/hashing.js';
 import type { CommandDeps } from '../commands/deps.js';
 import type { Bus, BusSubscription } from '../ports/bus.js';
-import { isLlmError, type LlmMessage, type LlmPassage, type LlmProvider, type LlmResponse } from '../ports/llm.js';
-import { generateAnswer, type GeneratedAnswer } from './answerGeneration.js';
+import { isLlmError, type LlmMessage, type LlmPassage, type LlmProvider } from '../ports/llm.js';
+import { AnswerStopped, generateAnswer, type GeneratedAnswer } from './answerGeneration.js';
 import { createReplyStream } from './replyStream.js';
 import { noopJobMetrics, type JobMetrics, type JobTracker } from '../ports/metrics.js';
 import { createFairSlots, type FairSlots } from './fairSlots.js';
@@ -223,9 +223,11 @@ async function answerMessages(deps: ReplyWorkerDeps, job: GenerateReplyJob, stat
     await stream?.finish();
   } catch (err) {
     await stream?.cancel();
-    if (takeover?.signal.aborted) {
+    if (err instanceof AnswerStopped) {
       // A human took the conversation while the model was still writing: the stream stopped, nothing is stored.
+      // The call was made all the same: it is charged on its estimated usage.
       deps.logger.info({ ...job }, 'streamed reply stopped: the AI session was taken over');
+      await chargeDropped(deps, job, llm, err, replyId);
       return { result: 'dropped', reason: 'the AI session was taken over while answering' };
     }
     // Anything but the model's own failure (the knowledge search, the store) fails the job: it is redelivered,
@@ -271,7 +273,7 @@ async function answerMessages(deps: ReplyWorkerDeps, job: GenerateReplyJob, stat
  * A reply that is stored is charged by the credit-charges reactor, from its AgentReplied event (so a crash
  * cannot lose the charge). A dropped reply still cost an LLM call: it is charged here, once per reply id.
  */
-async function chargeDropped(deps: ReplyWorkerDeps, job: GenerateReplyJob, llm: CompanyLlm, response: LlmResponse, replyId: string) {
+async function chargeDropped(deps: ReplyWorkerDeps, job: GenerateReplyJob, llm: CompanyLlm, response: { model: string; usage: TokenUsage }, replyId: string) {
   if (llm.kind === 'builtin') return;
   await chargeUsage(deps, {
     companyId: job.companyId,

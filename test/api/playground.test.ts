@@ -271,6 +271,12 @@ describe('agent playground', () => {
       .poll(async () => (await co.call('GET', `/api/playground/${sessionId}`)).json().turns[0].failure?.reason ?? null, { timeout: LLM_TIMEOUT_MS - 500, interval: 50 })
       .toMatch(/left before the answer/);
     expect(Date.now() - abortedAt).toBeLessThan(LLM_TIMEOUT_MS);
+    // The call was sent and is billed by the provider without a usage report: charged on the prompt's estimate.
+    const charges = async () =>
+      (await server.adapters.eventStore.readStream(`credits-${co.company.companyId}`)).filter((e) => e.type === 'CreditsConsumed').map((e) => e.data as Record<string, any>);
+    await expect.poll(charges, { timeout: 5000 }).toHaveLength(1);
+    expect((await charges())[0]).toMatchObject({ playgroundSessionId: sessionId, conversationId: '', outputTokens: 0 });
+    expect((await charges())[0]!.inputTokens).toBeGreaterThan(0);
   });
 
   it('out of credits with a paid provider: 402 CREDITS_EXHAUSTED, no model call; the builtin provider still answers', async () => {

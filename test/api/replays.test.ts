@@ -271,6 +271,13 @@ describe('cancel', () => {
     expect(hung.completionRequests).toHaveLength(1);
     expect((await c.get(replay.id)).json()).toMatchObject({ replay: { status: 'cancelled', progress: { done: 0 } }, answers: [] });
     expect((await replayEventsOf(replay.id)).filter((t) => t !== 'ReplayRequested')).toEqual(['ReplayCancelled']);
+    // The aborted call was sent and is billed by the provider without a usage report: charged on the prompt's estimate.
+    const charges = async () =>
+      (await server.adapters.eventStore.readStream(`credits-${c.company.companyId}`))        .filter((e) => e.type === 'CreditsConsumed' && (e.data as { replayId?: string }).replayId === replay.id)
+        .map((e) => e.data as Record<string, any>);
+    await expect.poll(charges, { timeout: 5000 }).toHaveLength(1);
+    expect((await charges())[0]).toMatchObject({ replayId: replay.id, conversationId: '', model: 'gpt-4o-mini', outputTokens: 0 });
+    expect((await charges())[0]!.inputTokens).toBeGreaterThanOrEqual(Math.ceil(draft.systemPrompt.length / 4));
 
     // The aborted call gave its company's only replay slot back: the next replay runs (against a healthy model).
     expect((await c.call('PUT', '/api/llm-config', { provider: 'openai', baseUrl: llm.url, apiKey: 'sk-replay', model: 'gpt-4o-mini' })).statusCode).toBe(200);

@@ -142,9 +142,11 @@ describe('streaming a reply to a web chat visitor', () => {
     expect(llm.completionRequests).toHaveLength(3);
   }, 30_000);
 
-  it('an operator taking over mid-stream stops the stream: no more deltas, nothing stored, typing off', async () => {
+  it('an operator taking over mid-stream stops the stream: no more deltas, nothing stored, typing off; the call is charged on its estimate', async () => {
     llm.chunkDelayMs = 60;
     const { co, client, conversationId } = await visitor();
+    const charges = async () =>
+      (await server.adapters.eventStore.readStream(`credits-${co.company.companyId}`)).filter((e) => e.type === 'CreditsConsumed').map((e) => e.data as Record<string, any>);
     await client.message('Do you ship to Norway?', 'c-1');
     await client.waitFor((f) => f.type === 'delta', 10_000);
     expect((await co.call('POST', `/api/conversations/${conversationId}/pause`)).statusCode).toBe(200);
@@ -155,6 +157,14 @@ describe('streaming a reply to a web chat visitor', () => {
     expect(assemble(deltasOf(client)).length).toBeLessThan(ANSWER.length);
     expect(client.frames.some(agentMessage)).toBe(false);
     expect(await ofType(conversationId, 'AgentReplied')).toEqual([]);
+    // The provider billed the prompt and what it wrote before the stop, and reported no usage: estimated, ~4 chars a token.
+    await expect.poll(charges, { timeout: 5000 }).toHaveLength(1);
+    const [charge] = await charges();
+    expect(charge).toMatchObject({ model: 'gpt-4o-mini', conversationId });
+    expect(charge!.amountMicros).toBeGreaterThan(0);
+    expect(charge!.inputTokens).toBeGreaterThanOrEqual(Math.ceil('You are Ava.Do you ship to Norway?'.length / 4));
+    expect(charge!.outputTokens).toBeGreaterThan(0);
+    expect(charge!.outputTokens).toBeLessThan(Math.ceil(ANSWER.length / 4));
   }, 30_000);
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadPricing } from '../../src/domain/credits/pricing.js';
 import { LlmError, type LlmProvider, type LlmRequest } from '../../src/ports/llm.js';
-import { generateAnswer, sourcesOf } from '../../src/workers/answerGeneration.js';
+import { AnswerStopped, generateAnswer, sourcesOf } from '../../src/workers/answerGeneration.js';
 import { createBuiltinLlm } from '../../src/infrastructure/llm/builtinLlm.js';
 
 const silent = { info() {}, warn() {}, error() {}, debug() {}, child: () => silent } as never;
@@ -77,5 +77,51 @@ describe('generating an answer (customer reply, playground, replay)', () => {
     const provider = scripted(new LlmError('auth', 'bad key', false));
     await expect(generateAnswer(deps(), { companyId: 'c', provider, model: 'm', agent, messages: [], question: 'q' })).rejects.toMatchObject({ kind: 'auth' });
     expect(provider.requests).toHaveLength(1);
+  });
+});
+
+describe('an answer stopped while it is written (a takeover, a teammate leaving, a cancelled replay)', () => {
+  it('given two attempts that wrote 3 and 5 characters, when the signal stops the second, then AnswerStopped estimates the prompt twice and the 8 characters', async () => {
+    const controller = new AbortController();
+    let attempt = 0;
+    const provider: LlmProvider = {
+      async complete(request) {
+        if (attempt++ === 0) {
+          request.onDelta?.('abc');
+          throw new LlmError('server_error', 'broke off', true);
+        }
+        request.onDelta?.('defgh');
+        controller.abort();
+        throw new LlmError('aborted', 'stopped', false);
+      },
+      async testConnection() {
+        return { ok: true, latencyMs: 0 };
+      },
+    };
+    const messages = [{ role: 'system' as const, content: 'Be brief.' }, { role: 'user' as const, content: 'returns?' }];
+    const written: string[] = [];
+    const stopped = await generateAnswer(deps(), {
+      companyId: 'c',
+      provider,
+      model: 'gpt-4o-mini',
+      agent,
+      messages,
+      question: 'returns?',
+      signal: controller.signal,
+      onDelta: (text) => written.push(text),
+    }).catch((err: unknown) => err);
+    expect(written).toEqual(['abc', 'defgh']);
+    expect(stopped).toBeInstanceOf(AnswerStopped);
+    const prompt = 'Be brief.'.length + 'returns?'.length + passages.reduce((n, p) => n + p.title.length + p.text.length, 0);
+    expect((stopped as AnswerStopped).usage).toEqual({ inputTokens: Math.ceil((2 * prompt) / 4), outputTokens: 2 });
+    expect((stopped as AnswerStopped).model).toBe('gpt-4o-mini');
+  });
+
+  it('given a failure without the signal stopping it, then the provider error is thrown as it was', async () => {
+    const controller = new AbortController();
+    const provider = scripted(new LlmError('auth', 'bad key', false));
+    await expect(
+      generateAnswer(deps(), { companyId: 'c', provider, model: 'm', agent, messages: [], question: 'q', signal: controller.signal, onDelta: () => {} }),
+    ).rejects.toMatchObject({ kind: 'auth' });
   });
 });

@@ -25,6 +25,15 @@ export interface TokenUsage {
  * Public list prices (USD per 1M tokens, input / output) at the time of writing. Keys are lower-case.
  * Override or extend with LLM_PRICE_TABLE.
  */
+/** Average characters per token, for estimating usage nobody reported (a server that omits it, a stopped stream). */
+export const CHARS_PER_TOKEN = 4;
+
+/** Usage estimated from characters, rounded up: a call whose usage is unknown is still charged, never free. */
+export const estimateUsage = (promptChars: number, outputChars: number): TokenUsage => ({
+  inputTokens: Math.ceil(promptChars / CHARS_PER_TOKEN),
+  outputTokens: Math.ceil(outputChars / CHARS_PER_TOKEN),
+});
+
 export const DEFAULT_PRICE_TABLE: Readonly<PriceTable> = Object.freeze({
   'gpt-4o-mini': { inputMicrosPer1K: 150, outputMicrosPer1K: 600 }, // $0.15 / $0.60
   'gpt-4o': { inputMicrosPer1K: 2500, outputMicrosPer1K: 10000 }, // $2.50 / $10

@@ -14,7 +14,9 @@ import {
   type LlmRequest,
   type LlmResponse,
   LlmError,
+  promptChars,
 } from '../../ports/llm.js';
+import { estimateUsage } from '../../domain/credits/pricing.js';
 import { createGuardedFetch, ResponseTooLargeError } from '../net/guardedFetch.js';
 import { isSsrfRefusal, type Resolver } from '../net/ssrfGuard.js';
 
@@ -69,8 +71,6 @@ export interface LlmNetworkPolicy {
 
 export const DEFAULT_LLM_TIMEOUT_MS = 30_000;
 export const DEFAULT_LLM_MAX_RETRIES = 2;
-/** Average characters per token, for estimating usage a server did not report. */
-const CHARS_PER_TOKEN = 4;
 /** Placeholder bearer token for servers that need none (the SDK insists on a key). */
 const NO_KEY = 'no-key';
 
@@ -381,9 +381,9 @@ function readUsage(raw: unknown, sentMessages: LlmMessage[], outputChars: number
     // Some compatible servers omit usage. Estimate ~4 characters per token (rounded up) so the reply is
     // still charged, never free; the estimate is flagged with usageEstimated.
     usageEstimated = true;
-    const promptChars = sentMessages.reduce((sum, m) => sum + m.content.length, 0);
-    inputTokens = valid(reportedIn) ? Math.ceil(reportedIn) : Math.ceil(promptChars / CHARS_PER_TOKEN);
-    outputTokens = valid(reportedOut) ? Math.ceil(reportedOut) : Math.ceil(outputChars / CHARS_PER_TOKEN);
+    const estimate = estimateUsage(promptChars(sentMessages), outputChars);
+    inputTokens = valid(reportedIn) ? Math.ceil(reportedIn) : estimate.inputTokens;
+    outputTokens = valid(reportedOut) ? Math.ceil(reportedOut) : estimate.outputTokens;
   }
   return { usage: { inputTokens, outputTokens }, usageEstimated };
 }
