@@ -119,8 +119,9 @@ describe('naming the customer', () => {
     expect(await c.message('Hello there', 'n-1')).toMatchObject({ type: 'ack' });
     const expected = `Visitor ${String(ready.visitorId).replace(/-/g, '').slice(0, 4).toUpperCase()}`;
     expect(expected).toMatch(/^Visitor [0-9A-F]{4}$/);
+    // The ack says the message is stored; the dashboard's list is a projection that follows it.
+    await expect.poll(async () => (await co.call('GET', '/api/conversations')).json().conversations.length, { timeout: 5000 }).toBe(1);
     const list = (await co.call('GET', '/api/conversations')).json().conversations;
-    expect(list).toHaveLength(1);
     expect(list[0].customer).toMatchObject({ clientId: ready.visitorId, displayName: expected });
     const detail = (await co.call('GET', `/api/conversations/${ready.conversationId}`)).json().conversation;
     expect(detail.customer.displayName).toBe(expected);
