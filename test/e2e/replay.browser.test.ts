@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { browserPrerequisites, dashboardContext, launchBrowser, withFailureScreenshot } from '../support/browser.js';
+import { browserPrerequisites, dashboardContext, launchBrowser, signUpByApi, withFailureScreenshot } from '../support/browser.js';
 import { seedConversation } from '../support/replayFixtures.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
@@ -105,6 +105,36 @@ if (browserPrerequisites()) {
       await expect.poll(() => page.getByTestId('replay-conversations').locator('li').count()).toBe(2);
       expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
       expect(await page.getByRole('link', { name: /completed/ }).count()).toBe(1);
+    });
+    expect(pageErrors).toEqual([]);
+    await context.close();
+  }, 90_000);
+
+  it('the picker finds a conversation beyond the loaded pages by the server\'s search', async () => {
+    const owner = await signUpByApi(base, { tag: 'replay-search', companyName: 'Deep History' });
+    const companyId = (await owner.api('GET', '/api/auth/me')).json.company.companyId as string;
+    // The oldest conversation, then more than a page of newer ones: the first page (50, newest first) leaves it out.
+    await seedConversation(server.adapters.eventStore, companyId, [{ customer: ['Where is my canoe paddle?'] }], 'Zelda Quist');
+    for (let i = 0; i < 55; i++) await seedConversation(server.adapters.eventStore, companyId, [{ customer: [`Question ${i}`] }], `Filler ${i}`);
+    const context = await dashboardContext(browser, { timeoutMs: UI_TIMEOUT, session: owner.session });
+    const page = await context.newPage();
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    await withFailureScreenshot(page, 'replay-search', async () => {
+      await page.goto(`${base}/#/replays`);
+      await page.getByRole('heading', { name: 'New replay' }).waitFor();
+      const list = page.getByTestId('replay-conversations');
+      await expect.poll(() => list.locator('li').count(), { timeout: UI_TIMEOUT }).toBe(50);
+      expect(await list.getByText('Zelda Quist').count()).toBe(0);
+      // By name, and by the words of a message: one entry, however many of its messages match.
+      await page.getByLabel('Filter').fill('zelda');
+      await expect.poll(() => list.locator('li').allInnerTexts(), { timeout: UI_TIMEOUT }).toEqual([expect.stringContaining('Zelda Quist')]);
+      await page.getByLabel('Filter').fill('canoe paddle');
+      await expect.poll(() => list.locator('li').allInnerTexts(), { timeout: UI_TIMEOUT }).toEqual([expect.stringMatching(/Zelda Quist[\s\S]*canoe paddle/)]);
+      await list.getByRole('checkbox', { name: /Zelda Quist/ }).check();
+      await page.getByRole('button', { name: 'Estimate' }).click();
+      await expect.poll(() => page.getByTestId('replay-estimate').innerText()).toMatch(/1 messages? /);
+      await page.getByLabel('Filter').fill('nobody by this name');
+      await expect.poll(() => list.innerText(), { timeout: UI_TIMEOUT }).toContain('No conversation matches.');
     });
     expect(pageErrors).toEqual([]);
     await context.close();

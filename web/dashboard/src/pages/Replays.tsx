@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError, describeError } from '../api/client.js';
 import { listAgents, listConversations } from '../api/endpoints.js';
 import {
@@ -12,6 +12,7 @@ import {
   type ReplayDraft,
   type ReplayEstimate,
 } from '../api/replays.js';
+import { searchMessages } from '../api/search.js';
 import type { Conversation } from '../api/types.js';
 import { useAuth } from '../auth.js';
 import { AnswerSources } from '../components/AnswerSources.js';
@@ -20,6 +21,7 @@ import { Badge, Button, EmptyState, ErrorState, InlineError, PageHeader, SelectF
 import { formatMicros, formatNumber } from '../lib/format.js';
 import { Link, navigate } from '../lib/router.js';
 import { useAsync } from '../lib/useAsync.js';
+import { useDebounced } from '../lib/useDebounced.js';
 import { usePaged } from '../lib/usePaged.js';
 import './replays.css';
 
@@ -111,10 +113,27 @@ function NewReplay() {
   const t = Number(temperature);
   const temperatureError = temperature.trim() === '' || !Number.isFinite(t) || t < 0 || t > 2 ? 'Use a number from 0 to 2' : null;
   const draft: ReplayDraft = { basedOnAgentId: agentId || null, systemPrompt, model: model.trim() || null, temperature: t, useKnowledgeBase };
-  const visible = useMemo(() => {
+  // The list holds the pages loaded so far; a filter also asks the server's search (customer names and messages),
+  // so a conversation beyond those pages can be picked without loading them all.
+  const searched = useDebounced(filter.trim(), 300);
+  const found = useAsync(
+    async (signal): Promise<Picked[]> => {
+      if (!searched) return [];
+      const hits = await searchMessages(searched, null, { signal });
+      const byConversation = new Map<string, Picked>();
+      for (const hit of hits.items) {
+        if (!byConversation.has(hit.conversationId)) byConversation.set(hit.conversationId, { id: hit.conversationId, name: hit.customerName ?? 'Customer', detail: hit.snippet.text });
+      }
+      return [...byConversation.values()];
+    },
+    [searched],
+  );
+  const visible = useMemo((): Picked[] => {
     const q = filter.trim().toLowerCase();
-    return (conversations.items ?? []).filter((c) => !q || nameOf(c).toLowerCase().includes(q) || c.id.startsWith(q));
-  }, [conversations.items, filter]);
+    const loaded = (conversations.items ?? []).filter((c) => !q || nameOf(c).toLowerCase().includes(q) || c.id.startsWith(q)).map(pickedOf);
+    const seen = new Set(loaded.map((c) => c.id));
+    return [...loaded, ...(q ? (found.data ?? []).filter((c) => !seen.has(c.id)) : [])];
+  }, [conversations.items, filter, found.data]);
 
   const toggle = (id: string, on: boolean) =>
     setSelected((s) => (on ? (s.includes(id) || s.length >= MAX_CONVERSATIONS ? s : [...s, id]) : s.filter((x) => x !== id)));
@@ -191,14 +210,12 @@ function NewReplay() {
                       disabled={!selected.includes(c.id) && selected.length >= MAX_CONVERSATIONS}
                       onChange={(e) => toggle(c.id, e.target.checked)}
                     />
-                    <span className="replay-conversation-name">{nameOf(c)}</span>
-                    <span className="muted">
-                      {formatNumber(c.messageCount)} messages · <Time iso={c.lastMessageAt} />
-                    </span>
+                    <span className="replay-conversation-name">{c.name}</span>
+                    <span className="muted">{c.detail}</span>
                   </label>
                 </li>
               ))}
-              {visible.length === 0 && <li className="muted">No conversation matches.</li>}
+              {visible.length === 0 && <li className="muted">{found.loading && searched ? 'Searching…' : 'No conversation matches.'}</li>}
             </ul>
           )}
           {conversations.nextCursor && (
@@ -229,6 +246,22 @@ function NewReplay() {
 }
 
 const nameOf = (c: Conversation) => c.customer.displayName ?? c.customer.name ?? String(c.customer.clientId);
+
+/** A conversation in the picker: from the loaded list, or found by the server's search (with the matching text). */
+interface Picked {
+  id: string;
+  name: string;
+  detail: ReactNode;
+}
+const pickedOf = (c: Conversation): Picked => ({
+  id: c.id,
+  name: nameOf(c),
+  detail: (
+    <>
+      {formatNumber(c.messageCount)} messages · <Time iso={c.lastMessageAt} />
+    </>
+  ),
+});
 
 function ReplayDetail({ id }: { id: string }) {
   const toast = useToast();
