@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { getAnalytics, listAgents, listIntegrations } from '../api/endpoints.js';
 import type { AnalyticsReport, HandoffReason } from '../api/types.js';
 import { TimeSeriesChart, type ChartSeries } from '../components/TimeSeriesChart.js';
+import { DataTable } from '../components/DataTable.js';
 import { Button, EmptyState, ErrorState, PageHeader, SelectField, Skeleton, TextField } from '../components/ui.js';
 import { formatDay, formatDuration, formatMicros, formatNumber, formatPercent } from '../lib/format.js';
 import { useAsync } from '../lib/useAsync.js';
@@ -224,30 +225,15 @@ function Report({ data }: { data: AnalyticsReport }) {
         {t.handedOff === 0 ? (
           <p className="muted">No conversation was handed off to a person in this range.</p>
         ) : (
-          <div className="table-wrap">
-            <table className="table" data-testid="handoff-reasons">
-              <thead>
-                <tr>
-                  <th scope="col">Reason</th>
-                  <th scope="col" className="num">
-                    Conversations
-                  </th>
-                  <th scope="col" className="num">
-                    Share
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {reasons.map((r) => (
-                  <tr key={r.reason} data-reason={r.reason}>
-                    <td>{HANDOFF_REASON_LABELS[r.reason]}</td>
-                    <td className="num">{formatNumber(r.count)}</td>
-                    <td className="num">{formatPercent(r.count, t.handedOff)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable testId="handoff-reasons" columns={['Reason', { label: 'Conversations', className: 'num' }, { label: 'Share', className: 'num' }]}>
+            {reasons.map((r) => (
+              <tr key={r.reason} data-reason={r.reason}>
+                <td>{HANDOFF_REASON_LABELS[r.reason]}</td>
+                <td className="num">{formatNumber(r.count)}</td>
+                <td className="num">{formatPercent(r.count, t.handedOff)}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </section>
     </>

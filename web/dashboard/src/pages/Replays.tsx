@@ -16,6 +16,7 @@ import type { Conversation } from '../api/types.js';
 import { useAuth } from '../auth.js';
 import { AnswerSources } from '../components/AnswerSources.js';
 import { useToast } from '../components/Toasts.js';
+import { LoadMoreButton } from '../components/LoadMore.js';
 import { Badge, Button, EmptyState, ErrorState, InlineError, PageHeader, SelectField, Skeleton, Switch, TextAreaField, TextField, Time } from '../components/ui.js';
 import { formatMicros, formatNumber } from '../lib/format.js';
 import { Link, navigate } from '../lib/router.js';
@@ -71,11 +72,7 @@ function ReplayList() {
             ))}
           </ul>
         )}
-        {replays.nextCursor && (
-          <Button onClick={replays.loadMore} busy={replays.loadingMore}>
-            Load more
-          </Button>
-        )}
+        <LoadMoreButton list={replays} />
       </section>
     </>
   );
@@ -201,11 +198,9 @@ function NewReplay() {
               {visible.length === 0 && <li className="muted">No conversation matches.</li>}
             </ul>
           )}
-          {conversations.nextCursor && (
-            <Button size="sm" onClick={conversations.loadMore} busy={conversations.loadingMore}>
-              Load more conversations
-            </Button>
-          )}
+          <LoadMoreButton list={conversations} size="sm">
+            Load more conversations
+          </LoadMoreButton>
         </fieldset>
       </div>
       <InlineError error={error} />
