@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { getAnalytics, listAgents, listIntegrations } from '../api/endpoints.js';
 import type { AnalyticsReport, HandoffReason } from '../api/types.js';
+import { CardSection } from '../components/CardSection.js';
 import { TimeSeriesChart, type ChartSeries } from '../components/TimeSeriesChart.js';
 import { DataTable } from '../components/DataTable.js';
 import { Button, EmptyState, ErrorState, PageHeader, SelectField, Skeleton, TextField } from '../components/ui.js';
@@ -218,10 +219,7 @@ function Report({ data }: { data: AnalyticsReport }) {
           <TimeSeriesChart testId="chart-credits" title="Credits spent" dates={charts.dates} series={charts.credits} formatValue={formatAxisMicros} minTop={10_000} />
         </section>
       </div>
-      <section className="card" aria-labelledby="handoff-reasons-title">
-        <h2 className="section-title" id="handoff-reasons-title">
-          Why conversations were handed off
-        </h2>
+      <CardSection title="Why conversations were handed off">
         {t.handedOff === 0 ? (
           <p className="muted">No conversation was handed off to a person in this range.</p>
         ) : (
@@ -235,7 +233,7 @@ function Report({ data }: { data: AnalyticsReport }) {
             ))}
           </DataTable>
         )}
-      </section>
+      </CardSection>
     </>
   );
 }

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { CANNED_TEXT_MAX, createCannedReply, deleteCannedReply, listAllCannedReplies, updateCannedReply, type CannedReply } from '../api/support.js';
+import { CardSection } from '../components/CardSection.js';
 import { useToast } from '../components/Toasts.js';
 import { DataTable, RowDangerButton } from '../components/DataTable.js';
 import { Button, ConfirmDialog, EmptyState, InlineError, ListState, PageHeader, TextAreaField, TextField } from '../components/ui.js';
@@ -23,10 +24,7 @@ export function CannedRepliesPage() {
     <>
       <PageHeader title="Canned replies" description="Ready-made answers: type / and the shortcut in a conversation's reply box to insert one." />
       <div className="two-col">
-        <section className="card" aria-labelledby="canned-list-title">
-          <h2 className="section-title" id="canned-list-title">
-            Replies
-          </h2>
+        <CardSection title="Replies">
           <ListState list={replies} items={replies.data} loadingLabel="Loading canned replies…" skeletonRows={4} errorTitle="Could not load the canned replies" empty={<EmptyState title="No canned replies yet — add greetings, opening hours or return instructions" />}>
             <DataTable columns={['Shortcut', 'Title', 'Text']} actions>
               {replies.data?.map((reply) => (
@@ -48,7 +46,7 @@ export function CannedRepliesPage() {
               ))}
             </DataTable>
           </ListState>
-        </section>
+        </CardSection>
         <CannedReplyForm
           key={editing?.id ?? 'new'}
           editing={editing}
@@ -87,10 +85,7 @@ function CannedReplyForm({ editing, onSaved, onCancel }: { editing: CannedReply 
   }
 
   return (
-    <section className="card" aria-labelledby="canned-form-title">
-      <h2 className="section-title" id="canned-form-title">
-        {editing ? `Edit /${editing.shortcut}` : 'Add a canned reply'}
-      </h2>
+    <CardSection title={editing ? `Edit /${editing.shortcut}` : 'Add a canned reply'}>
       <form className="form" onSubmit={onSubmit}>
         <TextField label="Shortcut" required value={shortcut} onValueChange={setShortcut} placeholder="e.g. hours" hint="Lower-case letters, digits, - and _; typed after /" data-testid="canned-shortcut" />
         <TextField label="Title" required value={title} onValueChange={setTitle} placeholder="e.g. Opening hours" data-testid="canned-title" />
@@ -107,6 +102,6 @@ function CannedReplyForm({ editing, onSaved, onCancel }: { editing: CannedReply 
           </Button>
         </div>
       </form>
-    </section>
+    </CardSection>
   );
 }

@@ -1,4 +1,5 @@
 import { getCredits } from '../api/endpoints.js';
+import { CardSection } from '../components/CardSection.js';
 import { DataTable } from '../components/DataTable.js';
 import { Button, EmptyState, ErrorState, PageHeader, Skeleton, Time } from '../components/ui.js';
 import { formatMicros, humanize } from '../lib/format.js';
@@ -46,10 +47,7 @@ export function CreditsPage() {
             </p>
             {low && <p className="notice notice-error">Out of credits: AI replies are paused until credits are added.</p>}
           </section>
-          <section className="card" aria-labelledby="ledger-title">
-            <h2 className="section-title" id="ledger-title">
-              Ledger
-            </h2>
+          <CardSection title="Ledger">
             {ledger.length === 0 ? (
               <EmptyState title="No credit movements yet" />
             ) : (
@@ -77,7 +75,7 @@ export function CreditsPage() {
                 })}
               </DataTable>
             )}
-          </section>
+          </CardSection>
         </>
       ) : null}
     </>

@@ -2,6 +2,7 @@ import { useEffect, useId, useState, type FormEvent } from 'react';
 import { ApiError, describeError } from '../api/client.js';
 import { createDocument, deleteDocument, getDocument, listDocuments, searchKnowledgeBase, updateDocument } from '../api/endpoints.js';
 import type { KbDocument, KbDocumentWithContent, KbSearchResult } from '../api/types.js';
+import { CardSection } from '../components/CardSection.js';
 import { useToast } from '../components/Toasts.js';
 import { DataTable, RowDangerButton } from '../components/DataTable.js';
 import { Button, ConfirmDialog, EmptyState, ErrorState, InlineError, ListState, Modal, PageHeader, Skeleton, TextAreaField, TextField, Time } from '../components/ui.js';
@@ -44,10 +45,7 @@ export function KnowledgeBasePage() {
     <>
       <PageHeader title="Knowledge base" description="Documents your agents use to answer. Each document is split into searchable chunks." />
       <div className="two-col">
-        <section className="card" aria-labelledby="kb-docs-title">
-          <h2 className="section-title" id="kb-docs-title">
-            Documents
-          </h2>
+        <CardSection title="Documents">
           <ListState list={documents} items={documents.data} loadingLabel="Loading documents…" skeletonRows={4} errorTitle="Could not load the documents" empty={<EmptyState title="No documents yet — add your FAQ, prices or policies so agents can answer from them" />}>
             <DataTable columns={['Title', { label: 'Chunks', className: 'num' }, 'Updated']} actions>
               {documents.data?.map((doc) => (
@@ -69,7 +67,7 @@ export function KnowledgeBasePage() {
               ))}
             </DataTable>
           </ListState>
-        </section>
+        </CardSection>
         <div className="stack">
           <AddDocument onAdded={(doc) => documents.setData((list) => [doc, ...(list ?? []).filter((d) => d.id !== doc.id)])} />
           <KnowledgeFileUpload onAdded={(doc) => documents.setData((list) => [doc, ...(list ?? []).filter((d) => d.id !== doc.id)])} />
@@ -200,10 +198,7 @@ function AddDocument({ onAdded }: { onAdded: (doc: KbDocument) => void }) {
   }
 
   return (
-    <section className="card" aria-labelledby="kb-add-title">
-      <h2 className="section-title" id="kb-add-title">
-        Add a document
-      </h2>
+    <CardSection title="Add a document">
       <form className="form" onSubmit={onSubmit}>
         <TextField label="Title" required value={title} onValueChange={setTitle} placeholder="e.g. Delivery and returns" />
         <TextAreaField
@@ -223,7 +218,7 @@ function AddDocument({ onAdded }: { onAdded: (doc: KbDocument) => void }) {
           </Button>
         </div>
       </form>
-    </section>
+    </CardSection>
   );
 }
 
@@ -244,10 +239,7 @@ function SearchBox() {
   }
 
   return (
-    <section className="card" aria-labelledby="kb-search-title">
-      <h2 className="section-title" id="kb-search-title">
-        Try a search
-      </h2>
+    <CardSection title="Try a search">
       <form className="search-row" onSubmit={onSubmit} role="search">
         <TextField label="Search the knowledge base" type="search" value={q} onValueChange={setQ} placeholder="What would a customer ask?" />
         <Button type="submit" busy={search.busy} disabled={!q.trim()}>
@@ -275,6 +267,6 @@ function SearchBox() {
             </ol>
           ))}
       </div>
-    </section>
+    </CardSection>
   );
 }

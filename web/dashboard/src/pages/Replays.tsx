@@ -15,6 +15,7 @@ import {
 import type { Conversation } from '../api/types.js';
 import { useAuth } from '../auth.js';
 import { AnswerSources } from '../components/AnswerSources.js';
+import { CardSection } from '../components/CardSection.js';
 import { useToast } from '../components/Toasts.js';
 import { LoadMoreButton } from '../components/LoadMore.js';
 import { Badge, Button, EmptyState, ErrorState, InlineError, PageHeader, SelectField, Skeleton, Switch, TextAreaField, TextField, Time } from '../components/ui.js';
@@ -45,10 +46,7 @@ function ReplayList() {
         description="Try a draft agent on past conversations: each customer message is answered again with the draft, from the conversation as it was at that point, and shown next to the recorded answer. Nothing is sent to customers."
       />
       {manager && <NewReplay />}
-      <section className="card" aria-labelledby="replays-title">
-        <h2 className="section-title" id="replays-title">
-          Past replays
-        </h2>
+      <CardSection title="Past replays">
         {replays.loading && !replays.items ? (
           <Skeleton rows={3} />
         ) : replays.error && !replays.items ? (
@@ -73,7 +71,7 @@ function ReplayList() {
           </ul>
         )}
         <LoadMoreButton list={replays} />
-      </section>
+      </CardSection>
     </>
   );
 }

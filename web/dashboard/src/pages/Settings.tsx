@@ -2,6 +2,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { createApiToken, getCompanyTimezone, listApiTokens, revokeApiToken, setCompanyTimezone } from '../api/endpoints.js';
 import type { ApiToken } from '../api/types.js';
 import { useAuth } from '../auth.js';
+import { CardSection } from '../components/CardSection.js';
 import { useToast } from '../components/Toasts.js';
 import { DataTable, RowDangerButton } from '../components/DataTable.js';
 import { ShownOnceDialog } from '../components/ShownOnceDialog.js';
@@ -16,10 +17,7 @@ export function SettingsPage() {
   return (
     <>
       <PageHeader title="Settings" description="Your company and the API tokens for server-to-server access." />
-      <section className="card" aria-labelledby="company-title">
-        <h2 className="section-title" id="company-title">
-          Company
-        </h2>
+      <CardSection title="Company">
         {me ? (
           <dl className="kv">
             <dt>Company name</dt>
@@ -42,7 +40,7 @@ export function SettingsPage() {
         ) : (
           <Skeleton rows={3} />
         )}
-      </section>
+      </CardSection>
       <CompanyTimezone />
       <ApiTokens />
     </>
@@ -77,10 +75,7 @@ function CompanyTimezone() {
   }
 
   return (
-    <section className="card" aria-labelledby="timezone-title">
-      <h2 className="section-title" id="timezone-title">
-        Timezone
-      </h2>
+    <CardSection title="Timezone">
       <p className="muted small">
         Analytics count each day in this timezone. A change applies from now on: days already counted keep the timezone they were counted in.
       </p>
@@ -100,7 +95,7 @@ function CompanyTimezone() {
         </form>
       )}
       <InlineError error={save.error} />
-    </section>
+    </CardSection>
   );
 }
 
@@ -129,10 +124,7 @@ function ApiTokens() {
   }
 
   return (
-    <section className="card" aria-labelledby="tokens-title">
-      <h2 className="section-title" id="tokens-title">
-        API tokens
-      </h2>
+    <CardSection title="API tokens">
       <p className="muted small">
         Use a token as <code className="code-inline">Authorization: Bearer &lt;token&gt;</code> from your own servers and scripts. It acts for this
         company only.
@@ -191,6 +183,6 @@ function ApiTokens() {
         }
         confirmLabel="Revoke"
       />
-    </section>
+    </CardSection>
   );
 }

@@ -3,6 +3,7 @@ import { describeError } from '../api/client.js';
 import { changeTeammateRole, inviteTeammate, listInvitations, listTeammates, removeTeammate, revokeInvitation } from '../api/endpoints.js';
 import type { Invitation, Role, Teammate } from '../api/types.js';
 import { useAuth } from '../auth.js';
+import { CardSection } from '../components/CardSection.js';
 import { useToast } from '../components/Toasts.js';
 import { DataTable, RowDangerButton } from '../components/DataTable.js';
 import { LoadMoreButton } from '../components/LoadMore.js';
@@ -56,10 +57,7 @@ function Teammates({ myId, myRole }: { myId: string | undefined; myRole: Role | 
   const editable = (m: Teammate) => manager && !(myRole === 'admin' && m.role === 'owner');
 
   return (
-    <section className="card" aria-labelledby="teammates-title">
-      <h2 className="section-title" id="teammates-title">
-        Teammates
-      </h2>
+    <CardSection title="Teammates">
       {team.loading && !team.items ? (
         <Skeleton rows={3} label="Loading teammates…" />
       ) : team.error && !team.items ? (
@@ -117,7 +115,7 @@ function Teammates({ myId, myRole }: { myId: string | undefined; myRole: Role | 
         }
         confirmLabel="Remove"
       />
-    </section>
+    </CardSection>
   );
 }
 
@@ -146,10 +144,7 @@ function InviteAndPending({ myRole }: { myRole: Role }) {
   }
 
   return (
-    <section className="card" aria-labelledby="invite-title">
-      <h2 className="section-title" id="invite-title">
-        Invite a teammate
-      </h2>
+    <CardSection title="Invite a teammate">
       <p className="muted small">{ROLE_HINT}</p>
       <form className="inline-form" onSubmit={onInvite}>
         <TextField label="Email" type="email" required maxLength={254} value={email} onValueChange={setEmail} placeholder="name@example.com" />
@@ -201,6 +196,6 @@ function InviteAndPending({ myRole }: { myRole: Role }) {
       />
 
       <ConfirmDialog {...revoke.dialog} title="Revoke this invitation?" message={<p>The link sent to {revoke.target?.email} stops working at once.</p>} confirmLabel="Revoke" />
-    </section>
+    </CardSection>
   );
 }
