@@ -2,6 +2,7 @@ import { useId, useRef, useState, type FormEvent } from 'react';
 import { describeError } from '../api/client.js';
 import { uploadKnowledgeFile } from '../api/support.js';
 import type { KbDocument } from '../api/types.js';
+import { CardSection } from './CardSection.js';
 import { useToast } from './Toasts.js';
 import { Button, InlineError } from './ui.js';
 import './support.css';
@@ -36,10 +37,7 @@ export function KnowledgeFileUpload({ onAdded }: { onAdded: (doc: KbDocument) =>
   }
 
   return (
-    <section className="card" aria-labelledby={`${id}-title`}>
-      <h2 className="section-title" id={`${id}-title`}>
-        Upload a file
-      </h2>
+    <CardSection title="Upload a file">
       <form className="kb-upload" onSubmit={onSubmit}>
         <label htmlFor={id} className="field-label">
           File
@@ -67,6 +65,6 @@ export function KnowledgeFileUpload({ onAdded }: { onAdded: (doc: KbDocument) =>
           </Button>
         </div>
       </form>
-    </section>
+    </CardSection>
   );
 }

@@ -1,32 +1,21 @@
 import { useState, type FormEvent } from 'react';
-import { describeError } from '../api/client.js';
 import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from '../api/endpoints.js';
 import type { Agent, AgentInput } from '../api/types.js';
 import { useToast } from '../components/Toasts.js';
 import { Badge, Button, ConfirmDialog, EmptyState, ErrorState, InlineError, PageHeader, Skeleton, Switch, TextAreaField, TextField } from '../components/ui.js';
+import { useConfirmedDelete, type ConfirmedDelete } from '../components/useConfirmedDelete.js';
+import { useSubmit } from '../components/useSubmit.js';
 import { Link, navigate } from '../lib/router.js';
 import { useAsync } from '../lib/useAsync.js';
 
 export function AgentsPage() {
   const toast = useToast();
   const agents = useAsync((signal) => listAgents({ signal }), []);
-  const [toDelete, setToDelete] = useState<Agent | null>(null);
-  const [deleting, setDeleting] = useState(false);
-
-  async function confirmDelete() {
-    if (!toDelete) return;
-    setDeleting(true);
-    try {
-      await deleteAgent(toDelete.id);
-      agents.setData((list) => list?.filter((a) => a.id !== toDelete.id));
-      toast.success(`Agent “${toDelete.name}” deleted`);
-      setToDelete(null);
-    } catch (error) {
-      toast.error(describeError(error));
-    } finally {
-      setDeleting(false);
-    }
-  }
+  const deletion = useConfirmedDelete(async (agent: Agent) => {
+    await deleteAgent(agent.id);
+    agents.setData((list) => list?.filter((a) => a.id !== agent.id));
+    toast.success(`Agent “${agent.name}” deleted`);
+  });
 
   return (
     <>
@@ -76,7 +65,7 @@ export function AgentsPage() {
                 <Link to={`/agents/${encodeURIComponent(agent.id)}/playground`} className="btn btn-secondary btn-sm" data-testid="agent-try-it">
                   Try it
                 </Link>
-                <Button size="sm" variant="ghost" className="danger-text" onClick={() => setToDelete(agent)}>
+                <Button size="sm" variant="ghost" className="danger-text" onClick={() => deletion.ask(agent)}>
                   Delete
                 </Button>
               </div>
@@ -84,15 +73,7 @@ export function AgentsPage() {
           ))}
         </div>
       )}
-      <ConfirmDialog
-        open={toDelete !== null}
-        title="Delete this agent?"
-        message={<p>“{toDelete?.name}” will stop answering. Integrations using it will have no agent until you choose another.</p>}
-        confirmLabel="Delete"
-        busy={deleting}
-        onConfirm={confirmDelete}
-        onCancel={() => setToDelete(null)}
-      />
+      <DeleteAgentDialog deletion={deletion} />
     </>
   );
 }
@@ -131,53 +112,39 @@ function AgentForm({ agent }: { agent: Agent | null }) {
   const [useKnowledgeBase, setUseKnowledgeBase] = useState(agent?.useKnowledgeBase ?? true);
   const [active, setActive] = useState(agent?.active ?? true);
   const [handoffMessage, setHandoffMessage] = useState(agent?.handoffMessage ?? '');
-  const [saving, setSaving] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [confirmDelete, setConfirmDelete] = useState(false);
-  const [deleting, setDeleting] = useState(false);
+  const save = useSubmit();
+  const deletion = useConfirmedDelete(async (agent: Agent) => {
+    await deleteAgent(agent.id);
+    toast.success(`Agent “${agent.name}” deleted`);
+    navigate('/agents');
+  });
 
   const temperatureValue = temperature.trim() === '' ? undefined : Number(temperature);
   const temperatureError =
     temperatureValue !== undefined && (!Number.isFinite(temperatureValue) || temperatureValue < 0 || temperatureValue > 2) ? 'Use a number from 0 to 2' : null;
 
-  async function onSubmit(event: FormEvent) {
+  function onSubmit(event: FormEvent) {
     event.preventDefault();
     if (temperatureError) return;
-    setSaving(true);
-    setError(null);
     const input: AgentInput = { name: name.trim(), useKnowledgeBase, active };
     // Optional texts: send what is filled in; on edit also send empties so a field can be cleared.
     if (systemPrompt.trim() || agent?.systemPrompt) input.systemPrompt = systemPrompt;
     if (model.trim() || agent?.model) input.model = model.trim();
     if (temperatureValue !== undefined) input.temperature = temperatureValue;
     if (handoffMessage.trim() || agent?.handoffMessage) input.handoffMessage = handoffMessage;
-    try {
-      if (agent) {
-        await updateAgent(agent.id, input);
-        toast.success('Agent saved');
-      } else {
-        const created = await createAgent(input);
-        toast.success(`Agent “${created.name}” created`);
-      }
-      navigate('/agents');
-    } catch (err) {
-      setError(err);
-      setSaving(false);
-    }
-  }
-
-  async function onDelete() {
-    if (!agent) return;
-    setDeleting(true);
-    try {
-      await deleteAgent(agent.id);
-      toast.success(`Agent “${agent.name}” deleted`);
-      setConfirmDelete(false);
-      navigate('/agents');
-    } catch (err) {
-      toast.error(describeError(err));
-      setDeleting(false);
-    }
+    void save.run(
+      async () => {
+        if (agent) {
+          await updateAgent(agent.id, input);
+          toast.success('Agent saved');
+        } else {
+          const created = await createAgent(input);
+          toast.success(`Agent “${created.name}” created`);
+        }
+        navigate('/agents');
+      },
+      { leaves: true },
+    );
   }
 
   return (
@@ -222,31 +189,33 @@ function AgentForm({ agent }: { agent: Agent | null }) {
       />
       <Switch label="Use the knowledge base" checked={useKnowledgeBase} onChange={setUseKnowledgeBase} hint="Ground replies in your documents." />
       <Switch label="Active" checked={active} onChange={setActive} hint="Inactive agents do not answer." />
-      <InlineError error={error} />
+      <InlineError error={save.error} />
       <div className="form-actions">
         {agent && (
-          <Button variant="danger" className="push-left" onClick={() => setConfirmDelete(true)}>
+          <Button variant="danger" className="push-left" onClick={() => deletion.ask(agent)}>
             Delete
           </Button>
         )}
         <Link to="/agents" className="btn btn-ghost">
           Cancel
         </Link>
-        <Button type="submit" variant="primary" busy={saving}>
+        <Button type="submit" variant="primary" busy={save.busy}>
           Save
         </Button>
       </div>
-      {agent && (
-        <ConfirmDialog
-          open={confirmDelete}
-          title="Delete this agent?"
-          message={<p>“{agent.name}” will stop answering. Integrations using it will have no agent until you choose another.</p>}
-          confirmLabel="Delete"
-          busy={deleting}
-          onConfirm={onDelete}
-          onCancel={() => setConfirmDelete(false)}
-        />
-      )}
+      <DeleteAgentDialog deletion={deletion} />
     </form>
+  );
+}
+
+/** The same question from the list and from the form. */
+function DeleteAgentDialog({ deletion }: { deletion: ConfirmedDelete<Agent> }) {
+  return (
+    <ConfirmDialog
+      {...deletion.dialog}
+      title="Delete this agent?"
+      message={<p>“{deletion.target?.name}” will stop answering. Integrations using it will have no agent until you choose another.</p>}
+      confirmLabel="Delete"
+    />
   );
 }

@@ -1,7 +1,9 @@
 import { useEffect, useMemo, useState } from 'react';
 import { getAnalytics, listAgents, listIntegrations } from '../api/endpoints.js';
 import type { AnalyticsReport, HandoffReason } from '../api/types.js';
+import { CardSection } from '../components/CardSection.js';
 import { TimeSeriesChart, type ChartSeries } from '../components/TimeSeriesChart.js';
+import { DataTable } from '../components/DataTable.js';
 import { Button, EmptyState, ErrorState, PageHeader, SelectField, Skeleton, TextField } from '../components/ui.js';
 import { formatDay, formatDuration, formatMicros, formatNumber, formatPercent } from '../lib/format.js';
 import { useAsync } from '../lib/useAsync.js';
@@ -217,39 +219,21 @@ function Report({ data }: { data: AnalyticsReport }) {
           <TimeSeriesChart testId="chart-credits" title="Credits spent" dates={charts.dates} series={charts.credits} formatValue={formatAxisMicros} minTop={10_000} />
         </section>
       </div>
-      <section className="card" aria-labelledby="handoff-reasons-title">
-        <h2 className="section-title" id="handoff-reasons-title">
-          Why conversations were handed off
-        </h2>
+      <CardSection title="Why conversations were handed off">
         {t.handedOff === 0 ? (
           <p className="muted">No conversation was handed off to a person in this range.</p>
         ) : (
-          <div className="table-wrap">
-            <table className="table" data-testid="handoff-reasons">
-              <thead>
-                <tr>
-                  <th scope="col">Reason</th>
-                  <th scope="col" className="num">
-                    Conversations
-                  </th>
-                  <th scope="col" className="num">
-                    Share
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {reasons.map((r) => (
-                  <tr key={r.reason} data-reason={r.reason}>
-                    <td>{HANDOFF_REASON_LABELS[r.reason]}</td>
-                    <td className="num">{formatNumber(r.count)}</td>
-                    <td className="num">{formatPercent(r.count, t.handedOff)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable testId="handoff-reasons" columns={['Reason', { label: 'Conversations', className: 'num' }, { label: 'Share', className: 'num' }]}>
+            {reasons.map((r) => (
+              <tr key={r.reason} data-reason={r.reason}>
+                <td>{HANDOFF_REASON_LABELS[r.reason]}</td>
+                <td className="num">{formatNumber(r.count)}</td>
+                <td className="num">{formatPercent(r.count, t.handedOff)}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
-      </section>
+      </CardSection>
     </>
   );
 }

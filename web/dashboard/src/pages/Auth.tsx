@@ -3,6 +3,7 @@ import { describeError } from '../api/client.js';
 import { acceptInvitation, login, previewInvitation, register } from '../api/endpoints.js';
 import { useAsync } from '../lib/useAsync.js';
 import { Button, ErrorState, InlineError, Skeleton, TextField, Time } from '../components/ui.js';
+import { useSubmit, type Submit } from '../components/useSubmit.js';
 import { Link, navigate, useRoute } from '../lib/router.js';
 
 function AuthCard({ title, subtitle, children, footer }: { title: string; subtitle: string; children: ReactNode; footer: ReactNode }) {
@@ -26,6 +27,18 @@ function AuthCard({ title, subtitle, children, footer }: { title: string; subtit
   );
 }
 
+/** The button and error line under each auth form; the page goes away when the submission succeeds. */
+function AuthSubmit({ submit, children }: { submit: Submit; children: ReactNode }) {
+  return (
+    <>
+      <InlineError error={submit.error} />
+      <Button type="submit" variant="primary" busy={submit.busy} className="btn-block">
+        {children}
+      </Button>
+    </>
+  );
+}
+
 /** After logging in: stay on a deep link, otherwise go to Conversations. */
 function afterLogin(path: string) {
   if (path === '/' || path === '/login' || path === '/register') navigate('/conversations', { replace: true });
@@ -35,20 +48,14 @@ export function LoginPage() {
   const route = useRoute();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const submit = useSubmit();
 
-  async function onSubmit(event: FormEvent) {
+  function onSubmit(event: FormEvent) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void submit.run(async () => {
       await login(email.trim(), password);
       afterLogin(route.path);
-    } catch (err) {
-      setError(describeError(err));
-      setBusy(false);
-    }
+    }, { leaves: true });
   }
 
   return (
@@ -64,10 +71,7 @@ export function LoginPage() {
       <form className="form" onSubmit={onSubmit} noValidate={false}>
         <TextField label="Email" type="email" autoComplete="username" required value={email} onValueChange={setEmail} autoFocus />
         <TextField label="Password" type="password" autoComplete="current-password" required value={password} onValueChange={setPassword} />
-        <InlineError error={error} />
-        <Button type="submit" variant="primary" busy={busy} className="btn-block">
-          Log in
-        </Button>
+        <AuthSubmit submit={submit}>Log in</AuthSubmit>
       </form>
     </AuthCard>
   );
@@ -77,27 +81,19 @@ export function RegisterPage() {
   const [companyName, setCompanyName] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const submit = useSubmit();
 
-  async function onSubmit(event: FormEvent) {
+  function onSubmit(event: FormEvent) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void submit.run(async () => {
       await register(email.trim(), password, companyName.trim());
-    } catch (err) {
-      setError(describeError(err));
-      setBusy(false);
-      return;
-    }
-    try {
-      await login(email.trim(), password);
+      try {
+        await login(email.trim(), password);
+      } catch (err) {
+        throw new Error(`Your account was created, but logging in failed: ${describeError(err)}`);
+      }
       navigate('/conversations', { replace: true });
-    } catch (err) {
-      setError(`Your account was created, but logging in failed: ${describeError(err)}`);
-      setBusy(false);
-    }
+    }, { leaves: true });
   }
 
   return (
@@ -114,10 +110,7 @@ export function RegisterPage() {
         <TextField label="Company name" autoComplete="organization" required value={companyName} onValueChange={setCompanyName} autoFocus />
         <TextField label="Email" type="email" autoComplete="email" required value={email} onValueChange={setEmail} />
         <TextField label="Password" type="password" autoComplete="new-password" required value={password} onValueChange={setPassword} />
-        <InlineError error={error} />
-        <Button type="submit" variant="primary" busy={busy} className="btn-block">
-          Sign up
-        </Button>
+        <AuthSubmit submit={submit}>Sign up</AuthSubmit>
       </form>
     </AuthCard>
   );
@@ -128,20 +121,14 @@ export function AcceptInvitationPage({ token }: { token: string }) {
   const preview = useAsync((signal) => previewInvitation(token, { signal }), [token]);
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const submit = useSubmit();
 
-  async function onSubmit(event: FormEvent) {
+  function onSubmit(event: FormEvent) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void submit.run(async () => {
       await acceptInvitation(token, name.trim(), password);
       navigate('/conversations', { replace: true });
-    } catch (err) {
-      setError(describeError(err));
-      setBusy(false);
-    }
+    }, { leaves: true });
   }
 
   const invitation = preview.data;
@@ -166,10 +153,7 @@ export function AcceptInvitationPage({ token }: { token: string }) {
           </p>
           <TextField label="Name" autoComplete="name" required maxLength={200} value={name} onValueChange={setName} autoFocus />
           <TextField label="Password" type="password" autoComplete="new-password" required minLength={8} value={password} onValueChange={setPassword} hint="At least 8 characters" />
-          <InlineError error={error} />
-          <Button type="submit" variant="primary" busy={busy} className="btn-block">
-            Join team
-          </Button>
+          <AuthSubmit submit={submit}>Join team</AuthSubmit>
         </form>
       ) : null}
     </AuthCard>

@@ -5,7 +5,8 @@ import type { Conversation, InboxView, SessionState } from '../api/types.js';
 import { useAuth } from '../auth.js';
 import { byLastActivity, customerLabel, matchesFilters, SessionStateBadge } from '../components/conversation.js';
 import { LiveIndicator } from '../components/LiveIndicator.js';
-import { Badge, Button, EmptyState, ErrorState, InlineError, PageHeader, SelectField, Skeleton } from '../components/ui.js';
+import { LoadMore } from '../components/LoadMore.js';
+import { Badge, Button, EmptyState, ErrorState, PageHeader, SelectField, Skeleton } from '../components/ui.js';
 import { formatDateTimeLong, formatRelative } from '../lib/format.js';
 import { formatWaiting, HANDOFF_REASON, useInboxCounts } from '../lib/inbox.js';
 import { Link, navigate } from '../lib/router.js';
@@ -237,14 +238,7 @@ export function ConversationsPage({ id }: { id: string | null }) {
                 </li>
               ))}
             </ul>
-            {list.nextCursor && (
-              <div className="list-foot">
-                <Button onClick={list.loadMore} busy={list.loadingMore}>
-                  Load more
-                </Button>
-              </div>
-            )}
-            <InlineError error={list.loadMoreError} />
+            <LoadMore list={list} />
           </>
         )}
       </div>

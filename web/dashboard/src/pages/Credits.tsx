@@ -1,4 +1,6 @@
 import { getCredits } from '../api/endpoints.js';
+import { CardSection } from '../components/CardSection.js';
+import { DataTable } from '../components/DataTable.js';
 import { Button, EmptyState, ErrorState, PageHeader, Skeleton, Time } from '../components/ui.js';
 import { formatMicros, humanize } from '../lib/format.js';
 import { Link } from '../lib/router.js';
@@ -45,52 +47,35 @@ export function CreditsPage() {
             </p>
             {low && <p className="notice notice-error">Out of credits: AI replies are paused until credits are added.</p>}
           </section>
-          <section className="card" aria-labelledby="ledger-title">
-            <h2 className="section-title" id="ledger-title">
-              Ledger
-            </h2>
+          <CardSection title="Ledger">
             {ledger.length === 0 ? (
               <EmptyState title="No credit movements yet" />
             ) : (
-              <div className="table-wrap">
-                <table className="table table-cards">
-                  <thead>
-                    <tr>
-                      <th scope="col">{t.credits.time}</th>
-                      <th scope="col" className="num">
-                        {t.credits.amount}
-                      </th>
-                      <th scope="col">{t.credits.reason}</th>
-                      <th scope="col">{t.credits.conversation}</th>
+              <DataTable cards columns={[t.credits.time, { label: t.credits.amount, className: 'num' }, t.credits.reason, t.credits.conversation]}>
+                {ledger.map((entry, index) => {
+                  const negative = String(entry.deltaMicros).startsWith('-');
+                  return (
+                    <tr key={`${entry.at}-${index}`} data-testid="ledger-row">
+                      <td className="nowrap" data-label={t.credits.time}>
+                        <Time iso={entry.at} />
+                      </td>
+                      <td data-label={t.credits.amount} className={`num nowrap ${negative ? 'amount-negative' : 'amount-positive'}`}>{formatMicros(entry.deltaMicros, { sign: true })}</td>
+                      <td className="wrap" data-label={t.credits.reason}>
+                        {humanize(entry.reason)}
+                      </td>
+                      <td data-label={t.credits.conversation}>
+                        {entry.conversationId ? (
+                          <Link to={`/conversations/${encodeURIComponent(entry.conversationId)}`}>{t.credits.openConversation}</Link>
+                        ) : (
+                          <span className="muted">—</span>
+                        )}
+                      </td>
                     </tr>
-                  </thead>
-                  <tbody>
-                    {ledger.map((entry, index) => {
-                      const negative = String(entry.deltaMicros).startsWith('-');
-                      return (
-                        <tr key={`${entry.at}-${index}`} data-testid="ledger-row">
-                          <td className="nowrap" data-label={t.credits.time}>
-                            <Time iso={entry.at} />
-                          </td>
-                          <td data-label={t.credits.amount} className={`num nowrap ${negative ? 'amount-negative' : 'amount-positive'}`}>{formatMicros(entry.deltaMicros, { sign: true })}</td>
-                          <td className="wrap" data-label={t.credits.reason}>
-                            {humanize(entry.reason)}
-                          </td>
-                          <td data-label={t.credits.conversation}>
-                            {entry.conversationId ? (
-                              <Link to={`/conversations/${encodeURIComponent(entry.conversationId)}`}>{t.credits.openConversation}</Link>
-                            ) : (
-                              <span className="muted">—</span>
-                            )}
-                          </td>
-                        </tr>
-                      );
-                    })}
-                  </tbody>
-                </table>
-              </div>
+                  );
+                })}
+              </DataTable>
             )}
-          </section>
+          </CardSection>
         </>
       ) : null}
     </>

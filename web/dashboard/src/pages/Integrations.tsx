@@ -12,6 +12,8 @@ import {
 import type { Agent, ConnectorType, Integration, IntegrationInput } from '../api/types.js';
 import { useToast } from '../components/Toasts.js';
 import { UnsavedChangesGuard } from '../components/UnsavedChangesGuard.js';
+import { useConfirmedDelete } from '../components/useConfirmedDelete.js';
+import { useSubmit } from '../components/useSubmit.js';
 import { WebchatGreeting } from '../components/WebchatGreeting.js';
 import {
   Badge,
@@ -420,17 +422,17 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
       {label}
     </Link>
   );
-  const [saving, setSaving] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [confirmDelete, setConfirmDelete] = useState(false);
-  const [deleting, setDeleting] = useState(false);
+  const save = useSubmit();
+  const deletion = useConfirmedDelete(async (doomed: Integration) => {
+    await deleteIntegration(doomed.id);
+    toast.success(`Integration “${doomed.name}” deleted`);
+    navigate('/integrations');
+  });
   const secretBoxId = useId();
   const isPlatform = connectorType === 'msgplatform';
 
-  async function onSubmit(event: FormEvent) {
+  function onSubmit(event: FormEvent) {
     event.preventDefault();
-    setSaving(true);
-    setError(null);
     const input: IntegrationInput = { name: name.trim(), active };
     if (isNew) input.connectorType = connectorType;
     if (agentId) input.agentId = agentId;
@@ -448,33 +450,19 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
         .filter(Boolean);
       if (greeting.trim() || integration?.greeting) input.greeting = greeting.trim() || null;
     }
-    try {
-      if (isNew) {
-        const created = await createIntegration(input);
-        toast.success(`Integration “${created.name}” created`);
-      } else {
-        await updateIntegration(integration.id, input);
-        toast.success('Integration saved');
-      }
-      navigate('/integrations');
-    } catch (err) {
-      setError(err);
-      setSaving(false);
-    }
-  }
-
-  async function onDelete() {
-    if (!integration) return;
-    setDeleting(true);
-    try {
-      await deleteIntegration(integration.id);
-      toast.success(`Integration “${integration.name}” deleted`);
-      setConfirmDelete(false);
-      navigate('/integrations');
-    } catch (err) {
-      toast.error(describeError(err));
-      setDeleting(false);
-    }
+    void save.run(
+      async () => {
+        if (isNew) {
+          const created = await createIntegration(input);
+          toast.success(`Integration “${created.name}” created`);
+        } else {
+          await updateIntegration(integration.id, input);
+          toast.success('Integration saved');
+        }
+        navigate('/integrations');
+      },
+      { leaves: true },
+    );
   }
 
   return (
@@ -624,25 +612,25 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
       <Switch label="Active" checked={active} onChange={setActive} hint="Inactive integrations reject incoming messages." />
 
       {restored && <p className="notice notice-info">{t.integrations.draftRestored}</p>}
-      <UnsavedChangesGuard when={dirty && !saving} guardRef={guard} />
-      <InlineError error={error} />
+      <UnsavedChangesGuard when={dirty && !save.busy} guardRef={guard} />
+      <InlineError error={save.error} />
       <div className="form-actions">
         {!isNew && (
-          <Button variant="danger" className="push-left" onClick={() => setConfirmDelete(true)}>
+          <Button variant="danger" className="push-left" onClick={() => deletion.ask(integration)}>
             Delete
           </Button>
         )}
         <Link to="/integrations" className="btn btn-ghost">
           Cancel
         </Link>
-        <Button type="submit" variant="primary" busy={saving}>
+        <Button type="submit" variant="primary" busy={save.busy}>
           Save
         </Button>
       </div>
 
       {!isNew && (
         <ConfirmDialog
-          open={confirmDelete}
+          {...deletion.dialog}
           title="Delete this integration?"
           message={
             <p>
@@ -651,9 +639,6 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
             </p>
           }
           confirmLabel="Delete"
-          busy={deleting}
-          onConfirm={onDelete}
-          onCancel={() => setConfirmDelete(false)}
         />
       )}
     </form>

@@ -2,8 +2,12 @@ import { useEffect, useId, useState, type FormEvent } from 'react';
 import { ApiError, describeError } from '../api/client.js';
 import { createDocument, deleteDocument, getDocument, listDocuments, searchKnowledgeBase, updateDocument } from '../api/endpoints.js';
 import type { KbDocument, KbDocumentWithContent, KbSearchResult } from '../api/types.js';
+import { CardSection } from '../components/CardSection.js';
 import { useToast } from '../components/Toasts.js';
+import { DataTable, RowDangerButton } from '../components/DataTable.js';
 import { Button, ConfirmDialog, EmptyState, ErrorState, InlineError, ListState, Modal, PageHeader, Skeleton, TextAreaField, TextField, Time } from '../components/ui.js';
+import { useConfirmedDelete } from '../components/useConfirmedDelete.js';
+import { useSubmit } from '../components/useSubmit.js';
 import { useAsync } from '../lib/useAsync.js';
 import { KnowledgeFileUpload } from '../components/KnowledgeFileUpload.js';
 import { navigate, useRoute } from '../lib/router.js';
@@ -19,9 +23,12 @@ function describeDocumentError(error: unknown): string {
 export function KnowledgeBasePage() {
   const toast = useToast();
   const documents = useAsync((signal) => listDocuments({ signal }), []);
-  const [toDelete, setToDelete] = useState<KbDocument | null>(null);
   const [toEdit, setToEdit] = useState<KbDocument | null>(null);
-  const [deleting, setDeleting] = useState(false);
+  const deletion = useConfirmedDelete(async (doc: KbDocument) => {
+    await deleteDocument(doc.id);
+    documents.setData((list) => list?.filter((d) => d.id !== doc.id));
+    toast.success(`“${doc.title}” deleted`);
+  });
   // `#/knowledge-base?document=<id>` (an answer's source links here) opens that document.
   const requested = useRoute().query.get('document');
   useEffect(() => {
@@ -34,67 +41,33 @@ export function KnowledgeBasePage() {
     if (requested) navigate('/knowledge-base', { replace: true });
   };
 
-  async function confirmDelete() {
-    if (!toDelete) return;
-    setDeleting(true);
-    try {
-      await deleteDocument(toDelete.id);
-      documents.setData((list) => list?.filter((d) => d.id !== toDelete.id));
-      toast.success(`“${toDelete.title}” deleted`);
-      setToDelete(null);
-    } catch (error) {
-      toast.error(describeError(error));
-    } finally {
-      setDeleting(false);
-    }
-  }
-
   return (
     <>
       <PageHeader title="Knowledge base" description="Documents your agents use to answer. Each document is split into searchable chunks." />
       <div className="two-col">
-        <section className="card" aria-labelledby="kb-docs-title">
-          <h2 className="section-title" id="kb-docs-title">
-            Documents
-          </h2>
+        <CardSection title="Documents">
           <ListState list={documents} items={documents.data} loadingLabel="Loading documents…" skeletonRows={4} errorTitle="Could not load the documents" empty={<EmptyState title="No documents yet — add your FAQ, prices or policies so agents can answer from them" />}>
-            <div className="table-wrap">
-              <table className="table">
-                <thead>
-                  <tr>
-                    <th scope="col">Title</th>
-                    <th scope="col" className="num">
-                      Chunks
-                    </th>
-                    <th scope="col">Updated</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {documents.data?.map((doc) => (
-                    <tr key={doc.id} data-testid="kb-document-row">
-                      <td className="wrap">{doc.title}</td>
-                      <td className="num">{doc.chunkCount}</td>
-                      <td className="nowrap">
-                        <Time iso={doc.updatedAt ?? doc.createdAt} />
-                      </td>
-                      <td className="actions">
-                        <Button size="sm" variant="ghost" onClick={() => setToEdit(doc)} aria-label={`View or edit ${doc.title}`}>
-                          View / edit
-                        </Button>
-                        <Button size="sm" variant="ghost" className="danger-text" onClick={() => setToDelete(doc)} aria-label={`Delete ${doc.title}`}>
-                          Delete
-                        </Button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable columns={['Title', { label: 'Chunks', className: 'num' }, 'Updated']} actions>
+              {documents.data?.map((doc) => (
+                <tr key={doc.id} data-testid="kb-document-row">
+                  <td className="wrap">{doc.title}</td>
+                  <td className="num">{doc.chunkCount}</td>
+                  <td className="nowrap">
+                    <Time iso={doc.updatedAt ?? doc.createdAt} />
+                  </td>
+                  <td className="actions">
+                    <Button size="sm" variant="ghost" onClick={() => setToEdit(doc)} aria-label={`View or edit ${doc.title}`}>
+                      View / edit
+                    </Button>
+                    <RowDangerButton onClick={() => deletion.ask(doc)} label={`Delete ${doc.title}`}>
+                      Delete
+                    </RowDangerButton>
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           </ListState>
-        </section>
+        </CardSection>
         <div className="stack">
           <AddDocument onAdded={(doc) => documents.setData((list) => [doc, ...(list ?? []).filter((d) => d.id !== doc.id)])} />
           <KnowledgeFileUpload onAdded={(doc) => documents.setData((list) => [doc, ...(list ?? []).filter((d) => d.id !== doc.id)])} />
@@ -106,15 +79,7 @@ export function KnowledgeBasePage() {
         onClose={closeDocument}
         onSaved={(saved) => documents.setData((list) => list?.map((d) => (d.id === saved.id ? saved : d)))}
       />
-      <ConfirmDialog
-        open={toDelete !== null}
-        title="Delete this document?"
-        message={<p>Agents will no longer use “{toDelete?.title}”.</p>}
-        confirmLabel="Delete"
-        busy={deleting}
-        onConfirm={confirmDelete}
-        onCancel={() => setToDelete(null)}
-      />
+      <ConfirmDialog {...deletion.dialog} title="Delete this document?" message={<p>Agents will no longer use “{deletion.target?.title}”.</p>} confirmLabel="Delete" />
     </>
   );
 }
@@ -130,8 +95,7 @@ function EditDocumentDialog({ document, onClose, onSaved }: { document: KbDocume
   const [loadError, setLoadError] = useState<unknown>(null);
   const [title, setTitle] = useState('');
   const [content, setContent] = useState('');
-  const [saving, setSaving] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const save = useSubmit();
   const [reloads, setReloads] = useState(0);
   const bytes = new TextEncoder().encode(content).length;
   const tooLarge = bytes > MAX_BYTES;
@@ -139,7 +103,7 @@ function EditDocumentDialog({ document, onClose, onSaved }: { document: KbDocume
   useEffect(() => {
     setLoaded(null);
     setLoadError(null);
-    setError(null);
+    save.setError(null);
     if (!document) return;
     const controller = new AbortController();
     getDocument(document.id, { signal: controller.signal })
@@ -154,24 +118,18 @@ function EditDocumentDialog({ document, onClose, onSaved }: { document: KbDocume
     return () => controller.abort();
   }, [document, reloads]);
 
-  async function onSubmit(event: FormEvent) {
+  function onSubmit(event: FormEvent) {
     event.preventDefault();
     if (!loaded || tooLarge) return;
-    setSaving(true);
-    setError(null);
-    try {
+    void save.run(async () => {
       const saved = await updateDocument(loaded.id, { title: title.trim(), content, expectedRevision: loaded.revision });
       onSaved(saved);
       toast.success(`“${saved.title}” saved (${saved.chunkCount} chunk${saved.chunkCount === 1 ? '' : 's'})`);
       onClose();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setSaving(false);
-    }
+    });
   }
 
-  const conflict = error instanceof ApiError && error.code === 'CONFLICT';
+  const conflict = save.error instanceof ApiError && save.error.code === 'CONFLICT';
   const unchanged = loaded !== null && title.trim() === loaded.title && content === loaded.content;
   return (
     <Modal
@@ -180,11 +138,11 @@ function EditDocumentDialog({ document, onClose, onSaved }: { document: KbDocume
       title={loaded ? `Document: ${loaded.title}` : (document?.title ?? 'Document')}
       footer={
         <>
-          <Button onClick={onClose} disabled={saving}>
+          <Button onClick={onClose} disabled={save.busy}>
             Close
           </Button>
           {conflict && <Button onClick={() => setReloads((n) => n + 1)}>Reload their version</Button>}
-          <Button type="submit" form={formId} variant="primary" busy={saving} disabled={!loaded || unchanged || !title.trim() || !content.trim() || tooLarge}>
+          <Button type="submit" form={formId} variant="primary" busy={save.busy} disabled={!loaded || unchanged || !title.trim() || !content.trim() || tooLarge}>
             Save changes
           </Button>
         </>
@@ -209,7 +167,7 @@ function EditDocumentDialog({ document, onClose, onSaved }: { document: KbDocume
             hint={`${(bytes / 1024).toFixed(bytes < 10240 ? 1 : 0)} KiB of 1024 KiB`}
             error={tooLarge ? 'Document too large (max 1 MiB)' : null}
           />
-          <InlineError error={error ? describeDocumentError(error) : null} />
+          <InlineError error={save.error ? describeDocumentError(save.error) : null} />
         </form>
       )}
     </Modal>
@@ -220,37 +178,27 @@ function AddDocument({ onAdded }: { onAdded: (doc: KbDocument) => void }) {
   const toast = useToast();
   const [title, setTitle] = useState('');
   const [content, setContent] = useState('');
-  const [saving, setSaving] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const add = useSubmit();
   const bytes = new TextEncoder().encode(content).length;
   const tooLarge = bytes > MAX_BYTES;
 
-  async function onSubmit(event: FormEvent) {
+  function onSubmit(event: FormEvent) {
     event.preventDefault();
     if (tooLarge) {
-      setError('Document too large (max 1 MiB)');
+      add.setError(new Error('Document too large (max 1 MiB)'));
       return;
     }
-    setSaving(true);
-    setError(null);
-    try {
+    void add.run(async () => {
       const doc = await createDocument(title.trim(), content);
       onAdded(doc);
       setTitle('');
       setContent('');
       toast.success(`“${doc.title}” added (${doc.chunkCount} chunk${doc.chunkCount === 1 ? '' : 's'})`);
-    } catch (err) {
-      setError(describeDocumentError(err));
-    } finally {
-      setSaving(false);
-    }
+    });
   }
 
   return (
-    <section className="card" aria-labelledby="kb-add-title">
-      <h2 className="section-title" id="kb-add-title">
-        Add a document
-      </h2>
+    <CardSection title="Add a document">
       <form className="form" onSubmit={onSubmit}>
         <TextField label="Title" required value={title} onValueChange={setTitle} placeholder="e.g. Delivery and returns" />
         <TextAreaField
@@ -263,14 +211,14 @@ function AddDocument({ onAdded }: { onAdded: (doc: KbDocument) => void }) {
           hint={`${(bytes / 1024).toFixed(bytes < 10240 ? 1 : 0)} KiB of 1024 KiB`}
           error={tooLarge ? 'Document too large (max 1 MiB)' : null}
         />
-        <InlineError error={error} />
+        <InlineError error={add.error ? describeDocumentError(add.error) : null} />
         <div className="form-actions">
-          <Button type="submit" variant="primary" busy={saving} disabled={!title.trim() || !content.trim()}>
+          <Button type="submit" variant="primary" busy={add.busy} disabled={!title.trim() || !content.trim()}>
             Add document
           </Button>
         </div>
       </form>
-    </section>
+    </CardSection>
   );
 }
 
@@ -278,37 +226,27 @@ function SearchBox() {
   const [q, setQ] = useState('');
   const [results, setResults] = useState<KbSearchResult[] | null>(null);
   const [searched, setSearched] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const search = useSubmit();
 
-  async function onSubmit(event: FormEvent) {
+  function onSubmit(event: FormEvent) {
     event.preventDefault();
     const query = q.trim();
     if (!query) return;
-    setBusy(true);
-    setError(null);
-    try {
+    void search.run(async () => {
       setResults(await searchKnowledgeBase(query));
       setSearched(query);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
-    <section className="card" aria-labelledby="kb-search-title">
-      <h2 className="section-title" id="kb-search-title">
-        Try a search
-      </h2>
+    <CardSection title="Try a search">
       <form className="search-row" onSubmit={onSubmit} role="search">
         <TextField label="Search the knowledge base" type="search" value={q} onValueChange={setQ} placeholder="What would a customer ask?" />
-        <Button type="submit" busy={busy} disabled={!q.trim()}>
+        <Button type="submit" busy={search.busy} disabled={!q.trim()}>
           Search
         </Button>
       </form>
-      <InlineError error={error} />
+      <InlineError error={search.error} />
       <div aria-live="polite">
         {results &&
           (results.length === 0 ? (
@@ -329,6 +267,6 @@ function SearchBox() {
             </ol>
           ))}
       </div>
-    </section>
+    </CardSection>
   );
 }

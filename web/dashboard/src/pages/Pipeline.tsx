@@ -5,7 +5,8 @@ import type { Conversation, Stage } from '../api/types.js';
 import { byLastActivity, customerLabel, SessionStateBadge } from '../components/conversation.js';
 import { LiveIndicator } from '../components/LiveIndicator.js';
 import { useToast } from '../components/Toasts.js';
-import { Button, EmptyState, ErrorState, InlineError, PageHeader, Skeleton } from '../components/ui.js';
+import { LoadMore } from '../components/LoadMore.js';
+import { Button, EmptyState, ErrorState, PageHeader, Skeleton } from '../components/ui.js';
 import { formatNumber, formatRelative } from '../lib/format.js';
 import { t } from '../lib/messages.js';
 import { Link } from '../lib/router.js';
@@ -195,14 +196,7 @@ export function PipelinePage() {
             {columns.none.length > 0 && renderColumn(NO_STAGE, t.pipeline.noStage, columns.none)}
             {stages.map((stage) => renderColumn(stage.id, stage.name, columns.groups.get(stage.id) ?? []))}
           </div>
-          {conversations.nextCursor && (
-            <div className="list-foot">
-              <Button onClick={conversations.loadMore} busy={conversations.loadingMore}>
-                {t.common.loadMore}
-              </Button>
-            </div>
-          )}
-          <InlineError error={conversations.loadMoreError} />
+          <LoadMore list={conversations}>{t.common.loadMore}</LoadMore>
         </>
       )}
     </>

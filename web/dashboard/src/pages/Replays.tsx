@@ -16,7 +16,9 @@ import { searchMessages } from '../api/search.js';
 import type { Conversation } from '../api/types.js';
 import { useAuth } from '../auth.js';
 import { AnswerSources } from '../components/AnswerSources.js';
+import { CardSection } from '../components/CardSection.js';
 import { useToast } from '../components/Toasts.js';
+import { LoadMoreButton } from '../components/LoadMore.js';
 import { Badge, Button, EmptyState, ErrorState, InlineError, PageHeader, SelectField, Skeleton, Switch, TextAreaField, TextField, Time } from '../components/ui.js';
 import { formatMicros, formatNumber } from '../lib/format.js';
 import { Link, navigate } from '../lib/router.js';
@@ -46,10 +48,7 @@ function ReplayList() {
         description="Try a draft agent on past conversations: each customer message is answered again with the draft, from the conversation as it was at that point, and shown next to the recorded answer. Nothing is sent to customers."
       />
       {manager && <NewReplay />}
-      <section className="card" aria-labelledby="replays-title">
-        <h2 className="section-title" id="replays-title">
-          Past replays
-        </h2>
+      <CardSection title="Past replays">
         {replays.loading && !replays.items ? (
           <Skeleton rows={3} />
         ) : replays.error && !replays.items ? (
@@ -73,12 +72,8 @@ function ReplayList() {
             ))}
           </ul>
         )}
-        {replays.nextCursor && (
-          <Button onClick={replays.loadMore} busy={replays.loadingMore}>
-            Load more
-          </Button>
-        )}
-      </section>
+        <LoadMoreButton list={replays} />
+      </CardSection>
     </>
   );
 }
@@ -218,11 +213,9 @@ function NewReplay() {
               {visible.length === 0 && <li className="muted">{found.loading && searched ? 'Searching…' : 'No conversation matches.'}</li>}
             </ul>
           )}
-          {conversations.nextCursor && (
-            <Button size="sm" onClick={conversations.loadMore} busy={conversations.loadingMore}>
-              Load more conversations
-            </Button>
-          )}
+          <LoadMoreButton list={conversations} size="sm">
+            Load more conversations
+          </LoadMoreButton>
         </fieldset>
       </div>
       <InlineError error={error} />

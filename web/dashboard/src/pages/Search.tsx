@@ -1,7 +1,8 @@
 import { searchMessages, type SearchResult } from '../api/search.js';
 import { SearchForm } from '../components/HeaderSearch.js';
 import { Highlighted } from '../components/Highlighted.js';
-import { Button, EmptyState, ErrorState, InlineError, PageHeader, Skeleton } from '../components/ui.js';
+import { LoadMore } from '../components/LoadMore.js';
+import { EmptyState, ErrorState, PageHeader, Skeleton } from '../components/ui.js';
 import { formatDateTimeLong, formatRelative } from '../lib/format.js';
 import { Link, useRoute } from '../lib/router.js';
 import { usePaged } from '../lib/usePaged.js';
@@ -56,14 +57,7 @@ function Results({ q }: { q: string }) {
           </li>
         ))}
       </ul>
-      {list.nextCursor && (
-        <div className="list-foot">
-          <Button onClick={list.loadMore} busy={list.loadingMore}>
-            More results
-          </Button>
-        </div>
-      )}
-      <InlineError error={list.loadMoreError} />
+      <LoadMore list={list}>More results</LoadMore>
     </section>
   );
 }

@@ -2,6 +2,8 @@ import { Fragment, useEffect, useRef, useState } from 'react';
 import { subscribeWebhookLogs, type WebhookLogEvent } from '../api/events.js';
 import { getWebhookLog, listIntegrations, listWebhookLogs } from '../api/endpoints.js';
 import type { Integration, WebhookLog, WebhookLogDetail, WebhookOutcome } from '../api/types.js';
+import { DataTable } from '../components/DataTable.js';
+import { LoadMoreButton } from '../components/LoadMore.js';
 import { Badge, Button, EmptyState, ErrorState, InlineError, PageHeader, SelectField, Skeleton, Time, type Tone } from '../components/ui.js';
 import { humanize } from '../lib/format.js';
 import { Link, navigate, useRoute } from '../lib/router.js';
@@ -115,75 +117,56 @@ function LogsTable({ integrationId, outcome, integrations }: { integrationId: nu
   const items = logs.items ?? [];
   return (
     <>
-      <div className="table-wrap">
-        <table className="table">
-          <caption className="visually-hidden">Webhook deliveries</caption>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              {integrationId === null && <th scope="col">Integration</th>}
-              <th scope="col">Outcome</th>
-              <th scope="col">HTTP status</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Conversation</th>
-              <th scope="col">
-                <span className="visually-hidden">Payload</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((log) => (
-              <Fragment key={log.id}>
-                <tr data-testid="webhook-log-row" data-outcome={log.outcome} data-log-id={log.id}>
-                  <td className="nowrap">
-                    <Time iso={log.receivedAt} />
-                  </td>
-                  {integrationId === null && <td>{names.get(log.integrationId) ?? `#${log.integrationId}`}</td>}
-                  <td>
-                    <Badge tone={OUTCOME_TONE[log.outcome] ?? 'neutral'}>{log.outcome}</Badge>
-                  </td>
-                  <td>
-                    <span className={`http-status http-${String(log.httpStatus).charAt(0)}xx`}>{log.httpStatus}</span>
-                  </td>
-                  <td>{humanize(log.kind)}</td>
-                  <td className="wrap">{log.reason ?? <span className="muted">—</span>}</td>
-                  <td>
-                    {log.conversationId ? (
-                      <Link to={`/conversations/${encodeURIComponent(log.conversationId)}`} data-testid="webhook-log-conversation">
-                        Open
-                      </Link>
-                    ) : (
-                      <span className="muted">—</span>
-                    )}
-                  </td>
-                  <td>
-                    {log.hasPayload && (
-                      <Button onClick={() => setOpen(open === log.id ? null : log.id)} aria-expanded={open === log.id}>
-                        {open === log.id ? 'Hide payload' : 'Payload'}
-                      </Button>
-                    )}
-                  </td>
-                </tr>
-                {open === log.id && (
-                  <tr>
-                    <td colSpan={integrationId === null ? 8 : 7}>
-                      <PayloadView logId={log.id} />
-                    </td>
-                  </tr>
+      <DataTable
+        caption="Webhook deliveries"
+        columns={['Time', ...(integrationId === null ? ['Integration'] : []), 'Outcome', 'HTTP status', 'Kind', 'Reason', 'Conversation']}
+        actions="Payload"
+      >
+        {items.map((log) => (
+          <Fragment key={log.id}>
+            <tr data-testid="webhook-log-row" data-outcome={log.outcome} data-log-id={log.id}>
+              <td className="nowrap">
+                <Time iso={log.receivedAt} />
+              </td>
+              {integrationId === null && <td>{names.get(log.integrationId) ?? `#${log.integrationId}`}</td>}
+              <td>
+                <Badge tone={OUTCOME_TONE[log.outcome] ?? 'neutral'}>{log.outcome}</Badge>
+              </td>
+              <td>
+                <span className={`http-status http-${String(log.httpStatus).charAt(0)}xx`}>{log.httpStatus}</span>
+              </td>
+              <td>{humanize(log.kind)}</td>
+              <td className="wrap">{log.reason ?? <span className="muted">—</span>}</td>
+              <td>
+                {log.conversationId ? (
+                  <Link to={`/conversations/${encodeURIComponent(log.conversationId)}`} data-testid="webhook-log-conversation">
+                    Open
+                  </Link>
+                ) : (
+                  <span className="muted">—</span>
                 )}
-              </Fragment>
-            ))}
-          </tbody>
-        </table>
-      </div>
+              </td>
+              <td>
+                {log.hasPayload && (
+                  <Button onClick={() => setOpen(open === log.id ? null : log.id)} aria-expanded={open === log.id}>
+                    {open === log.id ? 'Hide payload' : 'Payload'}
+                  </Button>
+                )}
+              </td>
+            </tr>
+            {open === log.id && (
+              <tr>
+                <td colSpan={integrationId === null ? 8 : 7}>
+                  <PayloadView logId={log.id} />
+                </td>
+              </tr>
+            )}
+          </Fragment>
+        ))}
+      </DataTable>
       <div className="list-foot">
         <span className="muted small">Showing {items.length}</span>
-        {logs.nextCursor && (
-          <Button onClick={logs.loadMore} busy={logs.loadingMore}>
-            Load more
-          </Button>
-        )}
+        <LoadMoreButton list={logs} />
       </div>
       <InlineError error={logs.loadMoreError} />
     </>
