@@ -20,9 +20,6 @@ import { errorBody, errorResponses } from './schemas.js';
  * playground calls.
  */
 
-/** LLM calls the playground makes at once in this process, and at most this many for one company. */
-export const PLAYGROUND_CONCURRENCY = { total: 8, perCompany: 2 } as const;
-
 export interface PlaygroundRouteOptions {
   /** Knowledge-base passages with their text and chunk (the in-memory index). */
   searchKnowledge(companyId: string, query: string, limit: number): Promise<LlmPassage[]>;
@@ -59,7 +56,9 @@ const isUuid = (s: string) => z.uuid().safeParse(s).success;
 const turnView = (t: PlaygroundTurn): z.infer<typeof turnSchema> => t;
 
 export function playgroundRoutes(services: HttpServices, options: PlaygroundRouteOptions): FastifyPluginAsyncZod {
-  const slots = createFairSlots(PLAYGROUND_CONCURRENCY);
+  // LLM calls the playground makes at once in this process, and per company (PLAYGROUND_CONCURRENCY, PLAYGROUND_COMPANY_CONCURRENCY).
+  const concurrency = services.config.playgroundConcurrency;
+  const slots = createFairSlots(concurrency);
   const security = [{ bearer: [] }];
   const tags = ['playground'];
 
@@ -125,7 +124,7 @@ export function playgroundRoutes(services: HttpServices, options: PlaygroundRout
           description:
             `Answers while the request waits (the LLM timeout applies), with the agent's saved configuration, the company's LLM settings and knowledge base, and the session's last turns. ` +
             `200 with the turn: the answer with its sources, tokens, latency and cost; charged to the credits like a customer reply. ` +
-            `402 \`credits_exhausted\` when a paid provider is configured and the credits are spent; 429 \`RATE_LIMITED\` (Retry-After) when the company already has ${PLAYGROUND_CONCURRENCY.perCompany} playground questions waiting for the model; ` +
+            `402 \`credits_exhausted\` when a paid provider is configured and the credits are spent; 429 \`RATE_LIMITED\` (Retry-After) when the company already has ${concurrency.perCompany} playground questions waiting for the model; ` +
             `502 \`LLM_ERROR\` when the model fails or times out (the failure is recorded in the session); 409 \`CONFLICT\` once the session holds ${PLAYGROUND_LIMITS.questions} questions. ` +
             `A client that disconnects cancels the model call.`,
           security,
