@@ -252,6 +252,36 @@ describe('agent playground', () => {
     expect((await co.call('GET', `/api/playground/${sessionId}`)).json().session.questionCount).toBe(2);
   });
 
+  it('the share is configuration: with PLAYGROUND_COMPANY_CONCURRENCY=1 a second question while one waits for the model gets 429', async () => {
+    const narrow = await startTestServer({ ALLOW_PRIVATE_PLATFORM_URLS: 'true', LLM_MAX_RETRIES: '0', PLAYGROUND_COMPANY_CONCURRENCY: '1' });
+    const narrowBase = await narrow.listen(0, '127.0.0.1');
+    const controller = new AbortController();
+    try {
+      const co = await signUp(narrow, 'Narrow Inc');
+      const agent = (await co.call('POST', '/api/agents', { name: 'Ava', handoffMessage: 'Soon.' })).json().agent;
+      expect((await co.call('PUT', '/api/llm-config', { provider: 'openai', baseUrl: llm.url, apiKey: LLM_KEY, model: 'fake-model' })).statusCode).toBe(200);
+      const sessionId = (await co.call('POST', `/api/agents/${agent.id}/playground`)).json().session.id as string;
+      llm.delayMs = 60_000;
+      const post = (text: string, signal?: AbortSignal) =>
+        fetch(`${narrowBase}/api/playground/${sessionId}/messages`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${co.bearer}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ text }),
+          ...(signal ? { signal } : {}),
+        });
+      const waiting = post('one', controller.signal).catch(() => null);
+      await expect.poll(() => llm.completionRequests.length, { timeout: 3000 }).toBe(1);
+      const second = await post('two');
+      expect(second.status).toBe(429);
+      expect((await second.json()).error.code).toBe('RATE_LIMITED');
+      controller.abort();
+      await waiting;
+    } finally {
+      controller.abort();
+      await narrow.close();
+    }
+  });
+
   it('a teammate who disconnects cancels the model call; the session records why there is no answer', async () => {
     const co = await company({ provider: 'openai' });
     const sessionId = await startSession(co);
