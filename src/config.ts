@@ -65,6 +65,8 @@ export const configSchema = z.object({
   SEND_RETRY_BACKOFF_MS: msList.default([1000, 5000, 15000, 30000]),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   WORKER_COMPANY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+  PLAYGROUND_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  PLAYGROUND_COMPANY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(2),
   ROLE: z.enum(['all', 'api', 'processor']).default('all'),
   PROCESSOR_THREAD: bool.optional(),
   PROCESSOR_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(0),
@@ -117,6 +119,8 @@ export interface Config {
   workerConcurrency: number;
   /** At most this many of one company's reply jobs run at once (its fair share of the worker slots). */
   workerCompanyConcurrency: number;
+  /** Playground LLM calls one API process makes at once, and at most this many for one company (capped at total). */
+  playgroundConcurrency: { total: number; perCompany: number };
   /** api: HTTP only; processor: projections, reactors and workers only; all: both (the processing side on a worker thread unless processorThread is false). */
   role: 'all' | 'api' | 'processor';
   processorThread: boolean;
@@ -193,6 +197,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sendRetryBackoffMs: c.SEND_RETRY_BACKOFF_MS,
     workerConcurrency: c.WORKER_CONCURRENCY,
     workerCompanyConcurrency: Math.min(c.WORKER_COMPANY_CONCURRENCY, c.WORKER_CONCURRENCY),
+    playgroundConcurrency: { total: c.PLAYGROUND_CONCURRENCY, perCompany: Math.min(c.PLAYGROUND_COMPANY_CONCURRENCY, c.PLAYGROUND_CONCURRENCY) },
     role: c.ROLE,
     // Tests inspect the processing side in-process; everywhere else it gets its own thread.
     processorThread: c.PROCESSOR_THREAD ?? c.NODE_ENV !== 'test',

@@ -111,6 +111,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     llmResolver,
     knowledge,
     webhookMetrics: metrics.webhooks,
+    replayMetrics: metrics.replays,
     ...(config.smtp ? { mailer: createSmtpMailer(config.smtp) } : {}),
   };
 

@@ -6,7 +6,7 @@ import type { ReadStore } from '../ports/readStore.js';
 import type { CompanyLlmConfig } from '../domain/llm/decider.js';
 import type { LlmProvider } from '../ports/llm.js';
 import type { Mailer } from '../ports/mailer.js';
-import type { WebhookMetrics } from '../ports/metrics.js';
+import type { ReplayMetrics, WebhookMetrics } from '../ports/metrics.js';
 import type { KnowledgeSearch } from './routes/knowledgeBase.js';
 
 /** What route plugins need from the composition root. */
@@ -27,6 +27,8 @@ export interface HttpServices {
   knowledge: KnowledgeSearch;
   /** Webhook rate, outcome and latency (Prometheus /metrics); none in tools and some tests. */
   webhookMetrics?: WebhookMetrics;
+  /** Replays cancelled through the API (the processing side counts the other outcomes). */
+  replayMetrics?: ReplayMetrics;
   /** Invitation emails (SMTP_URL); none: links are only shown in the dashboard. */
   mailer?: Mailer;
 }

@@ -37,6 +37,22 @@ export interface JobMetrics {
   jobStarted(queue: JobQueue): JobTracker;
 }
 
+/** How a replay evaluation ended (its terminal event). */
+export type ReplayOutcome = 'completed' | 'failed' | 'cancelled';
+
+/**
+ * Replay evaluations, counted by the process that appended the fact (each terminal event and each answer is
+ * appended once, so the sum over every process's /metrics counts each once), and the conversation jobs this
+ * process's replay worker is running.
+ */
+export interface ReplayMetrics {
+  replayFinished(outcome: ReplayOutcome): void;
+  answerRecorded(status: 'answered' | 'failed'): void;
+  /** A conversation's replay job started in this process; call the result when it ends, however it ends. */
+  jobStarted(): () => void;
+}
+
 const noopTracker: JobTracker = { waiting: () => {}, running: () => {}, done: () => {} };
 export const noopJobMetrics: JobMetrics = { jobStarted: () => noopTracker };
 export const noopWebhookMetrics: WebhookMetrics = { webhookHandled: () => {} };
+export const noopReplayMetrics: ReplayMetrics = { replayFinished: () => {}, answerRecorded: () => {}, jobStarted: () => () => {} };

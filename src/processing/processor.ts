@@ -69,6 +69,7 @@ export async function startProcessor(config: Config, logger: PinoLogger, adapter
     },
     workers: options.workers !== false,
     jobMetrics: options.metrics?.jobs,
+    replayMetrics: options.metrics?.replays,
     ...(adapters.engines.bus === 'in-process'
       ? {
           recoverJobs: {

@@ -18,6 +18,7 @@ import { customerConversationsProjection } from './customerConversations/custome
 import { cannedRepliesProjection } from './cannedReplies/cannedRepliesProjection.js';
 import { webhookLogsProjection } from './webhookLogs/webhookLogsProjection.js';
 import { replaysProjection } from './replays/replaysProjection.js';
+import { playgroundSessionsProjection } from './playgroundSessions/playgroundSessionsProjection.js';
 
 /** Every read model the dashboard and API query. */
 export const allProjections: Projection[] = [companiesProjection, teammatesProjection, invitationsProjection, loginSessionsProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection,
@@ -30,4 +31,5 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   cannedRepliesProjection,
   analyticsProjection,
   replaysProjection,
+  playgroundSessionsProjection,
 ];

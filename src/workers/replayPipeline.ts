@@ -47,6 +47,7 @@ export async function startReplayPipeline(deps: ReplyPipelineDeps): Promise<{ st
         // Half the reply workers' slots at most: evaluations never crowd out customers' replies.
         concurrency: Math.max(1, Math.floor(deps.settings.workerConcurrency / 2)),
         perCompanyConcurrency: Math.max(1, Math.min(deps.settings.perCompanyConcurrency, Math.floor(deps.settings.workerConcurrency / 4))),
+        ...(deps.replayMetrics ? { metrics: deps.replayMetrics } : {}),
       })
     : null;
 

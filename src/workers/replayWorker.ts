@@ -9,7 +9,9 @@ import { answerKey, replayDecider, replayStream } from '../domain/replays/decide
 import { REPLAY_LIMITS, replayEvents, type DraftAnswer, type ReplayDraft } from '../domain/replays/events.js';
 import type { Bus, BusSubscription } from '../ports/bus.js';
 import { isLlmError, type LlmPassage } from '../ports/llm.js';
+import { noopReplayMetrics, type ReplayMetrics } from '../ports/metrics.js';
 import { AnswerStopped, generateAnswer } from './answerGeneration.js';
+import { countReplayEvents } from './countReplayEvents.js';
 import { createFairSlots, type FairSlots } from './fairSlots.js';
 import { REPLAY_CANCELLED, RUN_REPLAY, replayCancelledNotice, runReplayJob, type RunReplayJob } from './replayJobs.js';
 import { buildPrompt, type CompanyLlm } from './replyWorker.js';
@@ -25,6 +27,8 @@ export interface ReplayWorkerDeps extends CommandDeps {
   perCompanyConcurrency: number;
   maxDeliver?: number;
   backoffMs?: number[];
+  /** Replay outcomes, answers and running jobs (Prometheus /metrics); none in tools and some tests. */
+  metrics?: ReplayMetrics;
 }
 
 /** How long a job waits for its company's share of the replay slots before stepping aside. */
@@ -44,6 +48,7 @@ type Outcome = 'finished' | 'stopped' | 'deferred' | 'busy';
  */
 export async function startReplayWorker(deps: ReplayWorkerDeps): Promise<BusSubscription> {
   const maxDeliver = deps.maxDeliver ?? 5;
+  const metrics = deps.metrics ?? noopReplayMetrics;
   const slots = createFairSlots({ total: deps.concurrency, perCompany: deps.perCompanyConcurrency });
   const inFlight = new Map<string, Set<AbortController>>();
   // A conversation's job runs once at a time in this process (a recovery sweep may publish it again).
@@ -63,16 +68,19 @@ export async function startReplayWorker(deps: ReplayWorkerDeps): Promise<BusSubs
       const key = `${job.replayId}:${job.conversationId}`;
       if (running.has(key)) return;
       running.add(key);
+      const jobDone = metrics.jobStarted();
       let outcome: Outcome;
       try {
-        outcome = await runConversation(deps, job, slots, inFlight, shutdown);
+        outcome = await runConversation({ ...deps, metrics }, job, slots, inFlight, shutdown);
       } catch (err) {
         if (message.deliveryCount < maxDeliver || shutdown.stopping) throw err;
         deps.logger.error({ ...job, err, delivery: message.deliveryCount }, 'replay job failed for good');
-        await failReplay(deps, { companyId: job.companyId, replayId: job.replayId, reason: 'job_failed', message: `replaying a conversation failed: ${errorText(err)}` });
+        const failed = await failReplay(deps, { companyId: job.companyId, replayId: job.replayId, reason: 'job_failed', message: `replaying a conversation failed: ${errorText(err)}` });
+        countReplayEvents(metrics, failed.events);
         return;
       } finally {
         running.delete(key);
+        jobDone();
       }
       if (outcome === 'deferred') {
         // Its company already uses its share: back of the queue, under a new dedupe id, so others go first.
@@ -92,7 +100,7 @@ export async function startReplayWorker(deps: ReplayWorkerDeps): Promise<BusSubs
 }
 
 async function runConversation(
-  deps: ReplayWorkerDeps,
+  deps: ReplayWorkerDeps & { metrics: ReplayMetrics },
   job: RunReplayJob,
   slots: FairSlots,
   inFlight: Map<string, Set<AbortController>>,
@@ -123,7 +131,7 @@ async function runConversation(
         if (shutdown.stopping) throw interrupted();
         return 'stopped';
       }
-      await recordReplayAnswer(deps, {
+      const appended = await recordReplayAnswer(deps, {
         replayId: job.replayId,
         companyId: job.companyId,
         conversationId: job.conversationId,
@@ -134,6 +142,7 @@ async function runConversation(
         recorded: turn.recorded,
         draft,
       });
+      countReplayEvents(deps.metrics, appended.events);
     } finally {
       release();
     }
@@ -142,7 +151,7 @@ async function runConversation(
 }
 
 async function answerTurn(
-  deps: ReplayWorkerDeps,
+  deps: ReplayWorkerDeps & { metrics: ReplayMetrics },
   job: RunReplayJob,
   draft: ReplayDraft,
   turn: ReplayTurn,
@@ -151,7 +160,8 @@ async function answerTurn(
 ): Promise<DraftAnswer | 'stopped'> {
   const llm = await deps.loadLlm(job.companyId);
   if (llm.kind !== 'builtin' && (await loadCreditBalance(deps.eventStore, job.companyId)) <= 0) {
-    await failReplay(deps, { companyId: job.companyId, replayId: job.replayId, reason: 'credits_exhausted', message: 'The company ran out of credits: the replay stopped' });
+    const failed = await failReplay(deps, { companyId: job.companyId, replayId: job.replayId, reason: 'credits_exhausted', message: 'The company ran out of credits: the replay stopped' });
+    countReplayEvents(deps.metrics, failed.events);
     return 'stopped';
   }
   const controller = new AbortController();

@@ -10,7 +10,7 @@ import type { EventStore, RecordedEvent } from '../ports/eventStore.js';
 import type { CompanyLlmConfig } from '../domain/llm/decider.js';
 import type { LlmProvider } from '../ports/llm.js';
 import type { Logger } from '../ports/logger.js';
-import type { JobMetrics } from '../ports/metrics.js';
+import type { JobMetrics, ReplayMetrics } from '../ports/metrics.js';
 import type { PlatformClient } from '../ports/platform.js';
 import type { ReadStore } from '../ports/readStore.js';
 import type { EventConsumer } from '../projections/eventConsumer.js';
@@ -52,6 +52,8 @@ export interface ReplyPipelineDeps {
   recoverJobs?: { waitForProjections(): Promise<void> };
   /** Where the workers report the jobs they hold per company (the queue-depth metric). */
   jobMetrics?: JobMetrics;
+  /** Replay outcomes, answers and running replay jobs. */
+  replayMetrics?: ReplayMetrics;
 }
 
 /**

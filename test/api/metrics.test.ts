@@ -5,6 +5,7 @@ import { signUp } from '../support/api.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
 import { samples, valueOf } from '../support/prometheus.js';
+import { seedConversation } from '../support/replayFixtures.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 const SECRET = 'whsec_metrics_0123456789';
@@ -19,7 +20,14 @@ let llm: FakeLlm;
 beforeAll(async () => {
   platform = await startFakePlatform({ token: PLATFORM_TOKEN });
   llm = await startFakeLlm({ apiKey: LLM_KEY, reply: 'We ship everywhere.', usage: { prompt_tokens: 10, completion_tokens: 5 } });
-  server = await startTestServer({ ALLOW_PRIVATE_PLATFORM_URLS: 'true', REPLY_BURST_WINDOW_MS: '0', LLM_MAX_RETRIES: '0', LLM_RETRY_DELAYS_MS: '20' });
+  server = await startTestServer({
+    ALLOW_PRIVATE_PLATFORM_URLS: 'true',
+    REPLY_BURST_WINDOW_MS: '0',
+    LLM_MAX_RETRIES: '0',
+    LLM_RETRY_DELAYS_MS: '20',
+    // One answer of this model costs more than a new company's $5: a replay with it runs out of credits.
+    LLM_PRICE_TABLE: JSON.stringify({ pricey: { inputMicrosPer1K: 1_000_000_000, outputMicrosPer1K: 0 } }),
+  });
   base = await server.listen(0, '127.0.0.1');
 });
 afterAll(async () => {
@@ -130,6 +138,78 @@ describe('GET /metrics (Prometheus)', () => {
     expect(during).not.toContain('Metrics Inc');
     await platform.waitForMessages(sent + 1, 10_000);
     await expect.poll(async () => samples(await scrape(), 'mas_worker_jobs', { company_id: companyId }), { timeout: 5000, interval: 50 }).toEqual([]);
+  });
+});
+
+describe('replay metrics', () => {
+  const draft = { systemPrompt: 'You are the draft.', temperature: 0.1, useKnowledgeBase: false };
+  const finished = (text: string, outcome: string) => valueOf(text, 'mas_replays_finished_total', { outcome });
+  const answers = (text: string, status: string) => valueOf(text, 'mas_replay_answers_total', { status });
+  const jobsRunning = (text: string) => valueOf(text, 'mas_replay_jobs_running');
+
+  async function replayCompany() {
+    const co = await signUp(server, 'Replay Metrics Inc');
+    expect((await co.call('PUT', '/api/llm-config', { provider: 'openai', baseUrl: llm.url, apiKey: LLM_KEY, model: 'fake-model' })).statusCode).toBe(200);
+    const seed = (questions: string[]) =>
+      seedConversation(server.adapters.eventStore, co.company.companyId, questions.map((q, i) => ({ customer: [q], answer: { operator: `answer ${i}` } })));
+    const start = async (conversationId: string, d: object = draft) => {
+      const estimate = (await co.call('POST', '/api/replays/estimate', { draft: d, conversationIds: [conversationId] })).json().estimate;
+      const res = await co.call('POST', '/api/replays', { draft: d, conversationIds: [conversationId], confirmedCostMicros: estimate.costMicros });
+      expect(res.statusCode).toBe(201);
+      return res.json().replay.id as string;
+    };
+    const settled = async (id: string) => {
+      await expect.poll(async () => (await co.call('GET', `/api/replays/${id}`)).json().replay.status, { timeout: 15_000, interval: 50 }).not.toBe('running');
+      return (await co.call('GET', `/api/replays/${id}`)).json().replay as { status: string; progress: { done: number }; failedAnswers: number };
+    };
+    return { ...co, seed, start, settled };
+  }
+
+  it('every series exists at 0 before the first replay, so rate() sees the first one', async () => {
+    const text = await scrape();
+    for (const outcome of ['completed', 'failed', 'cancelled']) expect(samples(text, 'mas_replays_finished_total', { outcome }), outcome).toHaveLength(1);
+    for (const status of ['answered', 'failed']) expect(samples(text, 'mas_replay_answers_total', { status }), status).toHaveLength(1);
+    expect(samples(text, 'mas_replay_jobs_running')).toHaveLength(1);
+  });
+
+  it('counts replays by outcome (completed, failed, cancelled) and their answers by status, once each, and shows the jobs running', async () => {
+    const co = await replayCompany();
+    const before = await scrape();
+
+    // Completed, its first turn's LLM call failing (both attempts) and its second answered.
+    const completedConversation = await co.seed(['first question', 'second question']);
+    llm.failNext(2, 500);
+    const completed = await co.settled(await co.start(completedConversation.conversationId));
+    expect(completed).toMatchObject({ status: 'completed', progress: { done: 2 }, failedAnswers: 1 });
+
+    // Failed: one answer of the pricey model spends the credits, the next turn stops the replay.
+    const brokeCo = await replayCompany();
+    const brokeConversation = await brokeCo.seed(['one', 'two', 'three']);
+    const failed = await brokeCo.settled(await brokeCo.start(brokeConversation.conversationId, { ...draft, model: 'pricey' }));
+    expect(failed).toMatchObject({ status: 'failed', progress: { done: 1 }, failedAnswers: 0 });
+
+    // Cancelled while its job waits on the model: the job is counted while it runs, and no longer after.
+    llm.delayMs = 10_000;
+    try {
+      const slow = await co.seed(['slow question']);
+      const id = await co.start(slow.conversationId);
+      await expect.poll(async () => jobsRunning(await scrape()), { timeout: 5000, interval: 50 }).toBe(1);
+      expect((await co.call('POST', `/api/replays/${id}/cancel`)).json().replay.status).toBe('cancelled');
+      expect((await co.call('POST', `/api/replays/${id}/cancel`)).statusCode).toBe(200); // again: a no-op, not counted again
+      await expect.poll(async () => jobsRunning(await scrape()), { timeout: 5000, interval: 50 }).toBe(0);
+    } finally {
+      llm.delayMs = 0;
+    }
+
+    const after = await scrape();
+    expect({
+      completed: finished(after, 'completed') - finished(before, 'completed'),
+      failed: finished(after, 'failed') - finished(before, 'failed'),
+      cancelled: finished(after, 'cancelled') - finished(before, 'cancelled'),
+      answered: answers(after, 'answered') - answers(before, 'answered'),
+      failedAnswers: answers(after, 'failed') - answers(before, 'failed'),
+    }).toEqual({ completed: 1, failed: 1, cancelled: 1, answered: 2, failedAnswers: 1 });
+    expect(after).not.toContain('Replay Metrics Inc');
   });
 });
 

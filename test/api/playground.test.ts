@@ -252,6 +252,36 @@ describe('agent playground', () => {
     expect((await co.call('GET', `/api/playground/${sessionId}`)).json().session.questionCount).toBe(2);
   });
 
+  it('the share is configuration: with PLAYGROUND_COMPANY_CONCURRENCY=1 a second question while one waits for the model gets 429', async () => {
+    const narrow = await startTestServer({ ALLOW_PRIVATE_PLATFORM_URLS: 'true', LLM_MAX_RETRIES: '0', PLAYGROUND_COMPANY_CONCURRENCY: '1' });
+    const narrowBase = await narrow.listen(0, '127.0.0.1');
+    const controller = new AbortController();
+    try {
+      const co = await signUp(narrow, 'Narrow Inc');
+      const agent = (await co.call('POST', '/api/agents', { name: 'Ava', handoffMessage: 'Soon.' })).json().agent;
+      expect((await co.call('PUT', '/api/llm-config', { provider: 'openai', baseUrl: llm.url, apiKey: LLM_KEY, model: 'fake-model' })).statusCode).toBe(200);
+      const sessionId = (await co.call('POST', `/api/agents/${agent.id}/playground`)).json().session.id as string;
+      llm.delayMs = 60_000;
+      const post = (text: string, signal?: AbortSignal) =>
+        fetch(`${narrowBase}/api/playground/${sessionId}/messages`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${co.bearer}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ text }),
+          ...(signal ? { signal } : {}),
+        });
+      const waiting = post('one', controller.signal).catch(() => null);
+      await expect.poll(() => llm.completionRequests.length, { timeout: 3000 }).toBe(1);
+      const second = await post('two');
+      expect(second.status).toBe(429);
+      expect((await second.json()).error.code).toBe('RATE_LIMITED');
+      controller.abort();
+      await waiting;
+    } finally {
+      controller.abort();
+      await narrow.close();
+    }
+  });
+
   it('a teammate who disconnects cancels the model call; the session records why there is no answer', async () => {
     const co = await company({ provider: 'openai' });
     const sessionId = await startSession(co);
@@ -308,10 +338,97 @@ describe('agent playground', () => {
     const res = await co.call('POST', `/api/playground/${started.json().session.id}/messages`, { text: 'Do you ship to Norway?' }, bearer);
     expect(res.statusCode).toBe(200);
     expect(res.json().turn.answer.provenance.sources).toHaveLength(1);
+    const listed = await co.call('GET', `/api/playground?agentId=${co.agentId}`, undefined, bearer);
+    expect(listed.statusCode).toBe(200);
+    expect(listed.json().sessions.map((x: { id: string }) => x.id)).toContain(started.json().session.id);
   });
 
   it('is documented in the OpenAPI document', async () => {
     const doc = (await server.app.inject({ method: 'GET', url: '/docs/json' })).json();
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/agents/{id}/playground', '/api/playground/{sessionId}', '/api/playground/{sessionId}/messages']));
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/agents/{id}/playground', '/api/playground', '/api/playground/{sessionId}', '/api/playground/{sessionId}/messages']));
+  });
+});
+
+describe('finding a playground session again (GET /api/playground)', () => {
+  type Listed = { id: string };
+  const ids = (res: { json(): { sessions: Listed[] } }) => res.json().sessions.map((x) => x.id);
+  const pause = () => new Promise((r) => setTimeout(r, 5)); // distinct timestamps, so the order is the test's
+
+  it("lists the caller's company's sessions only, newest activity first, one agent's on request, in keyset pages", async () => {
+    const co = await company();
+    const bo = (await co.call('POST', '/api/agents', { name: 'Bo', handoffMessage: 'Soon.' })).json().agent.id as string;
+    const s1 = await startSession(co);
+    await pause();
+    const s2 = await startSession(co);
+    await pause();
+    const s3 = (await co.call('POST', `/api/agents/${bo}/playground`)).json().session.id as string;
+    const other = await company();
+    const otherSession = await startSession(other);
+
+    // Started sessions are listed at once (the start waits for the read model), newest first.
+    expect(ids(await co.call('GET', '/api/playground'))).toEqual([s3, s2, s1]);
+    expect(ids(await other.call('GET', '/api/playground'))).toEqual([otherSession]);
+
+    // A question brings the oldest session to the top.
+    await pause();
+    expect((await ask(co, s1, 'Do you ship to Norway?')).statusCode).toBe(200);
+    await expect.poll(async () => ids(await co.call('GET', '/api/playground')), { timeout: 5000 }).toEqual([s1, s3, s2]);
+    const [top] = (await co.call('GET', '/api/playground')).json().sessions;
+    expect(top).toEqual({
+      id: s1,
+      agentId: co.agentId,
+      agentName: 'Ava',
+      startedBy: `user:${co.user.id}`,
+      startedAt: expect.any(String),
+      questionCount: 1,
+      questionLimit: PLAYGROUND_LIMITS.questions,
+      firstQuestion: 'Do you ship to Norway?',
+      lastQuestionAt: expect.any(String),
+      lastActivityAt: expect.any(String),
+    });
+    expect(top.lastActivityAt >= top.lastQuestionAt && top.lastQuestionAt > top.startedAt).toBe(true);
+
+    expect(ids(await co.call('GET', `/api/playground?agentId=${co.agentId}`))).toEqual([s1, s2]);
+    expect(ids(await co.call('GET', `/api/playground?agentId=${bo}`))).toEqual([s3]);
+    // Another company's agent: nothing of theirs, and no sign it exists.
+    expect(ids(await other.call('GET', `/api/playground?agentId=${co.agentId}`))).toEqual([]);
+
+    const first = await co.call('GET', '/api/playground?limit=2');
+    expect(ids(first)).toEqual([s1, s3]);
+    const cursor = first.json().nextCursor as string;
+    expect(cursor).toEqual(expect.any(String));
+    const second = await co.call('GET', `/api/playground?limit=2&cursor=${encodeURIComponent(cursor)}`);
+    expect(ids(second)).toEqual([s2]);
+    expect(second.json().nextCursor).toBeNull();
+    // The cursor belongs to this company's query: another company cannot page through it.
+    const foreign = await other.call('GET', `/api/playground?limit=2&cursor=${encodeURIComponent(cursor)}`);
+    expect(foreign.statusCode).toBe(400);
+    expect(foreign.json().error.code).toBe('VALIDATION_ERROR');
+
+    // A deleted agent's sessions stay listed, without a name.
+    expect((await co.call('DELETE', `/api/agents/${bo}`)).statusCode).toBe(204);
+    await expect.poll(async () => (await co.call('GET', `/api/playground?agentId=${bo}`)).json().sessions[0]?.agentName, { timeout: 5000 }).toBeNull();
+  });
+
+  it('refuses a bad cursor, limit or agent id with 400 VALIDATION_ERROR', async () => {
+    const co = await company();
+    await startSession(co);
+    await startSession(co);
+    const cursorOfAgentList = (await co.call('GET', `/api/playground?agentId=${co.agentId}&limit=1`)).json().nextCursor as string;
+    expect(cursorOfAgentList).toEqual(expect.any(String));
+    for (const query of [
+      'cursor=not-a-cursor',
+      `cursor=${encodeURIComponent(cursorOfAgentList)}`, // a cursor of another query
+      'limit=0',
+      'limit=201',
+      'limit=many',
+      'agentId=not-a-uuid',
+      'sort=asc',
+    ]) {
+      const res = await co.call('GET', `/api/playground?${query}`);
+      expect(res.statusCode, query).toBe(400);
+      expect(res.json().error, query).toEqual({ code: 'VALIDATION_ERROR', message: expect.any(String) });
+    }
+    expect((await server.app.inject({ method: 'GET', url: '/api/playground' })).statusCode).toBe(401);
   });
 });

@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../support/testServer.js';
 /**
  * "See what the AI does" in headless Chromium: a reply's Sources in the conversation view (and its event
  * history), a source opening its knowledge-base document, and an agent-playground answer with its sources on a
- * 390 px phone. Needs `npm run build` and /usr/bin/chromium, like dashboard.browser.test.ts.
+ * 390 px phone, reopened later from its recent-sessions list. Needs `npm run build` and /usr/bin/chromium, like dashboard.browser.test.ts.
  */
 const TIMEOUT = 90_000;
 
@@ -107,6 +107,21 @@ if (browserPrerequisites()) {
       await page.getByTestId('playground-answer').waitFor();
       await page.getByTestId('playground-new-session').click();
       await expect.poll(() => page.getByTestId('playground-answer').count()).toBe(0);
+
+      // Recent sessions: the new, current one first and the past one by its first question; opening the past one
+      // shows its questions and answers again, and a reload then continues it.
+      const listed = page.getByTestId('playground-session');
+      await expect.poll(() => listed.count(), { timeout: 10_000 }).toBe(2);
+      expect(await listed.first().getAttribute('aria-current')).toBe('true');
+      await expect.poll(() => listed.first().textContent()).toMatch(/No questions yet.*0 questions · started by you/);
+      const past = listed.filter({ hasText: 'How fast do you ship to Denmark?' });
+      await expect.poll(() => past.textContent()).toMatch(/1 question · started by you/);
+      await past.click();
+      await expect.poll(() => page.getByTestId('playground-answer').locator('.message-text').textContent(), { timeout: 10_000 }).toContain('Denmark within 5 working days');
+      await expect.poll(() => past.getAttribute('aria-current')).toBe('true');
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await page.reload();
+      await expect.poll(() => page.getByTestId('playground-answer').locator('.message-text').textContent(), { timeout: 10_000 }).toContain('Denmark within 5 working days');
 
       // Nothing of this became a conversation.
       expect((await api('GET', '/api/conversations')).json.conversations.map((c: { id: string }) => c.id)).toEqual([conversationId]);

@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, configSchema, loadConfig } from '../../src/config.js';
 
 describe('configuration from the environment', () => {
   it('uses the documented defaults when nothing is set', () => {
@@ -33,6 +34,10 @@ describe('configuration from the environment', () => {
     ['ALLOW_PRIVATE_PLATFORM_URLS', 'maybe'],
     ['REFRESH_TOKEN_REUSE_GRACE_SECONDS', '301'],
     ['REFRESH_TOKEN_REUSE_GRACE_SECONDS', '-1'],
+    ['PLAYGROUND_CONCURRENCY', '0'],
+    ['PLAYGROUND_CONCURRENCY', 'many'],
+    ['PLAYGROUND_COMPANY_CONCURRENCY', '1.5'],
+    ['PLAYGROUND_COMPANY_CONCURRENCY', '257'],
   ])('a bad %s=%s stops start-up with one line naming the variable', (name, value) => {
     let error: unknown;
     try {
@@ -72,5 +77,17 @@ describe('configuration from the environment', () => {
     });
     expect(() => loadConfig({ SMTP_URL: 'smtps://u:p@smtp.example.com' })).toThrow(/SMTP_FROM/);
     expect(() => loadConfig({ SMTP_URL: 'https://smtp.example.com', SMTP_FROM: 'x@example.com' })).toThrow(/SMTP_URL/);
+  });
+
+  it('playground slots: 8 LLM calls per process and 2 per company by default; a company never gets more than the process', () => {
+    expect(loadConfig({}).playgroundConcurrency).toEqual({ total: 8, perCompany: 2 });
+    expect(loadConfig({ PLAYGROUND_CONCURRENCY: '20', PLAYGROUND_COMPANY_CONCURRENCY: '5' }).playgroundConcurrency).toEqual({ total: 20, perCompany: 5 });
+    expect(loadConfig({ PLAYGROUND_CONCURRENCY: '3', PLAYGROUND_COMPANY_CONCURRENCY: '5' }).playgroundConcurrency).toEqual({ total: 3, perCompany: 3 });
+  });
+
+  it("README's environment table lists every variable the service reads", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const documented = new Set([...readme.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((m) => m[1]));
+    expect(Object.keys(configSchema.shape).filter((name) => !documented.has(name))).toEqual([]);
   });
 });

@@ -8,10 +8,12 @@ import { playgroundTurns, type PlaygroundTurn } from '../../domain/playground/tu
 import type { LlmPassage } from '../../ports/llm.js';
 import { createFairSlots } from '../../workers/fairSlots.js';
 import { answerPlaygroundQuestion } from '../../workers/playgroundAnswer.js';
+import { AGENTS, type AgentDoc } from '../../projections/agents/agentsProjection.js';
+import { PLAYGROUND_SESSIONS, type PlaygroundSessionDoc } from '../../projections/playgroundSessions/playgroundSessionsProjection.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
-import { errorBody, errorResponses } from './schemas.js';
+import { errorBody, errorResponses, listQuery } from './schemas.js';
 
 /**
  * The agent playground (README "Agent playground"): a teammate chats with a saved agent without a platform.
@@ -19,9 +21,6 @@ import { errorBody, errorResponses } from './schemas.js';
  * session: 404). The model is called while the request waits, within the company's share of this process's
  * playground calls.
  */
-
-/** LLM calls the playground makes at once in this process, and at most this many for one company. */
-export const PLAYGROUND_CONCURRENCY = { total: 8, perCompany: 2 } as const;
 
 export interface PlaygroundRouteOptions {
   /** Knowledge-base passages with their text and chunk (the in-memory index). */
@@ -53,13 +52,23 @@ const sessionSchema = z.object({
   questionLimit: z.number().int(),
 });
 const sessionResponse = z.object({ session: sessionSchema, turns: z.array(turnSchema) });
+const sessionSummarySchema = sessionSchema.extend({
+  agentName: z.string().nullable().describe('the agent’s current name; null once the agent is deleted'),
+  startedBy: z.string().describe('`user:<id>` of the teammate who started it'),
+  firstQuestion: z.string().nullable().describe('the first question, shortened to 120 characters; null before any'),
+  lastQuestionAt: z.string().nullable(),
+  lastActivityAt: z.string().describe('the newest question, answer or failure (startedAt before any): the list’s order'),
+});
+const sessionListQuery = listQuery.extend({ agentId: z.uuid().optional().describe('only the sessions with this agent') });
 const uuidParam = (name: string) => z.object({ [name]: z.string().max(64) });
 const isUuid = (s: string) => z.uuid().safeParse(s).success;
 
 const turnView = (t: PlaygroundTurn): z.infer<typeof turnSchema> => t;
 
 export function playgroundRoutes(services: HttpServices, options: PlaygroundRouteOptions): FastifyPluginAsyncZod {
-  const slots = createFairSlots(PLAYGROUND_CONCURRENCY);
+  // LLM calls the playground makes at once in this process, and per company (PLAYGROUND_CONCURRENCY, PLAYGROUND_COMPANY_CONCURRENCY).
+  const concurrency = services.config.playgroundConcurrency;
+  const slots = createFairSlots(concurrency);
   const security = [{ bearer: [] }];
   const tags = ['playground'];
 
@@ -79,8 +88,53 @@ export function playgroundRoutes(services: HttpServices, options: PlaygroundRout
     };
   };
 
+  /** The page's sessions with their agents' current names (one read per distinct agent, at most a page's worth). */
+  const summaries = async (docs: PlaygroundSessionDoc[]) => {
+    const names = new Map<string, string | null>();
+    for (const agentId of new Set(docs.map((d) => d.agentId))) {
+      const agent = await services.readStore.get<AgentDoc>(AGENTS, agentId);
+      names.set(agentId, agent?.name ?? null);
+    }
+    return docs.map((d) => ({
+      id: d.id,
+      agentId: d.agentId,
+      agentName: names.get(d.agentId) ?? null,
+      startedBy: d.startedBy,
+      startedAt: d.startedAt,
+      questionCount: d.questionCount,
+      questionLimit: PLAYGROUND_LIMITS.questions,
+      firstQuestion: d.firstQuestion,
+      lastQuestionAt: d.lastQuestionAt,
+      lastActivityAt: d.lastActivityAt,
+    }));
+  };
+
   return async (app) => {
     app.addHook('onRequest', authenticator(services));
+
+    app.get(
+      '/api/playground',
+      {
+        schema: {
+          tags,
+          summary: 'Recent playground sessions of the company',
+          description: 'Newest activity first (keyset cursor), every teammate’s sessions of the caller’s company; `agentId` keeps one agent’s. Open one with GET /api/playground/:sessionId.',
+          security,
+          querystring: sessionListQuery,
+          response: { 200: z.object({ sessions: z.array(sessionSummarySchema), nextCursor: z.string().nullable() }), ...errorResponses },
+        },
+      },
+      async (request) => {
+        const { agentId, limit, cursor } = request.query;
+        const page = await services.readStore.find<PlaygroundSessionDoc>(PLAYGROUND_SESSIONS, {
+          where: { companyId: authOf(request).companyId, ...(agentId ? { agentId: agentId.toLowerCase() } : {}) },
+          orderBy: [{ field: 'lastActivityAt', direction: 'desc' }],
+          limit,
+          cursor: cursor ?? null,
+        });
+        return { sessions: await summaries(page.items), nextCursor: page.nextCursor };
+      },
+    );
 
     app.post(
       '/api/agents/:id/playground',
@@ -99,7 +153,9 @@ export function playgroundRoutes(services: HttpServices, options: PlaygroundRout
         const auth = authOf(request);
         const agentId = request.params.id as string;
         if (!isUuid(agentId) || !(await loadAgent(services.commands.eventStore, auth.companyId, agentId))) throw notFound('Agent');
-        const { sessionId } = await startPlayground(services.commands, auth, agentId);
+        const { sessionId, position } = await startPlayground(services.commands, auth, agentId);
+        // The session list shows it as soon as the teammate has it.
+        await services.waitForProjections(position);
         return reply.status(201).send(await sessionView(auth.companyId, sessionId));
       },
     );
@@ -125,7 +181,7 @@ export function playgroundRoutes(services: HttpServices, options: PlaygroundRout
           description:
             `Answers while the request waits (the LLM timeout applies), with the agent's saved configuration, the company's LLM settings and knowledge base, and the session's last turns. ` +
             `200 with the turn: the answer with its sources, tokens, latency and cost; charged to the credits like a customer reply. ` +
-            `402 \`credits_exhausted\` when a paid provider is configured and the credits are spent; 429 \`RATE_LIMITED\` (Retry-After) when the company already has ${PLAYGROUND_CONCURRENCY.perCompany} playground questions waiting for the model; ` +
+            `402 \`credits_exhausted\` when a paid provider is configured and the credits are spent; 429 \`RATE_LIMITED\` (Retry-After) when the company already has ${concurrency.perCompany} playground questions waiting for the model; ` +
             `502 \`LLM_ERROR\` when the model fails or times out (the failure is recorded in the session); 409 \`CONFLICT\` once the session holds ${PLAYGROUND_LIMITS.questions} questions. ` +
             `A client that disconnects cancels the model call.`,
           security,

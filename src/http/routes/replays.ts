@@ -5,6 +5,7 @@ import { cancelReplay, estimateReplay, requestReplay } from '../../commands/repl
 import { AGENT_LIMITS, DEFAULT_AGENT_HANDOFF_MESSAGE } from '../../domain/agents/events.js';
 import { REPLAY_LIMITS, draftAnswerSchema, recordedAnswerSchema, replayDraftSchema, type ReplayDraft } from '../../domain/replays/events.js';
 import { REPLAY_ANSWERS, REPLAYS, type ReplayAnswerDoc, type ReplayDoc } from '../../projections/replays/replaysProjection.js';
+import { countReplayEvents } from '../../workers/countReplayEvents.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
@@ -247,6 +248,7 @@ export function replayRoutes(services: HttpServices): FastifyPluginAsyncZod {
         const auth = authOf(request);
         const replay = await loadReplay(auth.companyId, request.params.id);
         const result = await cancelReplay(services.commands, { companyId: auth.companyId, userId: auth.userId, replayId: replay.id });
+        if (services.replayMetrics) countReplayEvents(services.replayMetrics, result.events);
         await services.waitForProjections(result.position);
         const view = replayView(await loadReplay(auth.companyId, replay.id));
         // A second cancel appends nothing: the stream, not a read model that may lag, says it is cancelled.

@@ -2,6 +2,7 @@ import { collectDefaultMetrics, Gauge, Histogram, Registry, type MetricObjectWit
 import type { WebhookMetrics } from '../../ports/metrics.js';
 import { createJobGauge } from './jobGauge.js';
 import { createLlmInstrumentation } from './instrumentedLlm.js';
+import { createReplayMetrics } from './replayMetrics.js';
 
 export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
 
@@ -56,6 +57,7 @@ export function createServiceMetrics(options: { processMetrics: boolean }) {
     registry,
     webhooks,
     jobs: createJobGauge(registry),
+    replays: createReplayMetrics(registry),
     instrumentLlm: createLlmInstrumentation(registry),
     watchEventLoop(thread: 'api' | 'processor', loop: EventLoopSource) {
       loops.set(thread, loop);

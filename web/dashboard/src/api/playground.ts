@@ -1,5 +1,5 @@
 // The agent playground API (README "Answer provenance and the agent playground").
-import { request, type RequestOptions } from './client.js';
+import { query, request, type RequestOptions } from './client.js';
 import type { AnswerProvenanceView } from '../components/AnswerSources.js';
 
 export interface PlaygroundTurn {
@@ -29,3 +29,23 @@ export const startPlayground = (agentId: string) => request<PlaygroundSession>('
 export const getPlayground = (sessionId: string, o?: RequestOptions) => request<PlaygroundSession>('GET', `/api/playground/${encodeURIComponent(sessionId)}`, undefined, o);
 export const askPlayground = async (sessionId: string, text: string) =>
   (await request<{ turn: PlaygroundTurn }>('POST', `/api/playground/${encodeURIComponent(sessionId)}/messages`, { text })).turn;
+
+/** A session as the list shows it (GET /api/playground). */
+export interface PlaygroundSessionSummary {
+  id: string;
+  agentId: string;
+  agentName: string | null;
+  /** `user:<id>` of the teammate who started it. */
+  startedBy: string;
+  startedAt: string;
+  questionCount: number;
+  questionLimit: number;
+  /** The first question, shortened; null before any. */
+  firstQuestion: string | null;
+  lastQuestionAt: string | null;
+  lastActivityAt: string;
+}
+
+/** The company's playground sessions, newest activity first; one agent's with `agentId`. */
+export const listPlaygroundSessions = (filter: { agentId?: string; limit?: number; cursor?: string | null }, o?: RequestOptions) =>
+  request<{ sessions: PlaygroundSessionSummary[]; nextCursor: string | null }>('GET', `/api/playground${query({ agentId: filter.agentId, limit: filter.limit ?? 10, cursor: filter.cursor })}`, undefined, o);

@@ -1,11 +1,21 @@
 import { useEffect, useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { ApiError, describeError } from '../api/client.js';
 import { getAgent } from '../api/endpoints.js';
-import { askPlayground, getPlayground, PLAYGROUND_MAX_TEXT, startPlayground, type PlaygroundSession, type PlaygroundTurn } from '../api/playground.js';
+import {
+  askPlayground,
+  getPlayground,
+  listPlaygroundSessions,
+  PLAYGROUND_MAX_TEXT,
+  startPlayground,
+  type PlaygroundSession,
+  type PlaygroundSessionSummary,
+  type PlaygroundTurn,
+} from '../api/playground.js';
+import { useAuth } from '../auth.js';
 import { AnswerSources } from '../components/AnswerSources.js';
 import { useToast } from '../components/Toasts.js';
 import { Badge, Button, EmptyState, ErrorState, PageHeader, Skeleton, Time } from '../components/ui.js';
-import { formatShort } from '../lib/format.js';
+import { formatRelative, formatShort } from '../lib/format.js';
 import { Link } from '../lib/router.js';
 import { useAsync } from '../lib/useAsync.js';
 
@@ -35,6 +45,25 @@ export function PlaygroundPage({ agentId }: { agentId: string }) {
   const [text, setText] = useState('');
   const [starting, setStarting] = useState(false);
   const [lastError, setLastError] = useState<string | null>(null);
+  // Bumped whenever the sessions list may have changed (a session started, opened or asked in).
+  const [listVersion, setListVersion] = useState(0);
+  const refreshList = () => setListVersion((v) => v + 1);
+
+  /** Opens a past session from the list; it becomes the one a reload continues. */
+  async function openSession(sessionId: string) {
+    if (session?.session.id === sessionId) return;
+    setLoadError(null);
+    setLastError(null);
+    try {
+      const opened = await getPlayground(sessionId);
+      localStorage.setItem(storageKey(agentId), sessionId);
+      setSession(opened);
+      setPending([]);
+    } catch (error) {
+      toast.error(explain(error));
+      refreshList();
+    }
+  }
 
   async function newSession() {
     setStarting(true);
@@ -45,6 +74,7 @@ export function PlaygroundPage({ agentId }: { agentId: string }) {
       localStorage.setItem(storageKey(agentId), started.session.id);
       setSession(started);
       setPending([]);
+      refreshList();
     } catch (error) {
       setLoadError(error);
     } finally {
@@ -95,6 +125,7 @@ export function PlaygroundPage({ agentId }: { agentId: string }) {
       if (error instanceof ApiError && error.status !== 502) setText((current) => current || question);
     } finally {
       setPending((list) => list.filter((p) => p.key !== key));
+      refreshList();
     }
   }
 
@@ -168,7 +199,69 @@ export function PlaygroundPage({ agentId }: { agentId: string }) {
           </form>
         </section>
       )}
+      {!agent.error && <RecentSessions agentId={agentId} currentId={session?.session.id ?? null} version={listVersion} onOpen={(id) => void openSession(id)} />}
     </>
+  );
+}
+
+/** The agent's recent sessions (every teammate's), newest activity first: open one to read or continue it. */
+function RecentSessions({ agentId, currentId, version, onOpen }: { agentId: string; currentId: string | null; version: number; onOpen: (sessionId: string) => void }) {
+  const me = useAuth().me;
+  const [more, setMore] = useState<{ sessions: PlaygroundSessionSummary[]; nextCursor: string | null } | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
+  const first = useAsync((signal) => listPlaygroundSessions({ agentId }, { signal }), [agentId, version]);
+  useEffect(() => setMore(null), [agentId, version]);
+  const sessions = [...(first.data?.sessions ?? []), ...(more?.sessions ?? [])];
+  const nextCursor = more ? more.nextCursor : (first.data?.nextCursor ?? null);
+
+  async function loadMore() {
+    if (!nextCursor) return;
+    setLoadingMore(true);
+    try {
+      const page = await listPlaygroundSessions({ agentId, cursor: nextCursor });
+      setMore((current) => ({ sessions: [...(current?.sessions ?? []), ...page.sessions], nextCursor: page.nextCursor }));
+    } finally {
+      setLoadingMore(false);
+    }
+  }
+
+  const who = (startedBy: string) => (me && startedBy === `user:${me.user.id}` ? 'you' : 'a teammate');
+  return (
+    <section className="card playground-sessions" aria-label="Recent sessions" data-testid="playground-sessions">
+      <h2 className="card-title">Recent sessions</h2>
+      {first.error ? (
+        <ErrorState error={first.error} onRetry={first.reload} title="Could not load the sessions" />
+      ) : first.data === undefined ? (
+        <Skeleton rows={2} label="Loading sessions…" />
+      ) : sessions.length === 0 ? (
+        <p className="muted small">No sessions yet.</p>
+      ) : (
+        <ul className="playground-session-list">
+          {sessions.map((s) => (
+            <li key={s.id}>
+              <button
+                type="button"
+                className={`playground-session${s.id === currentId ? ' is-current' : ''}`}
+                aria-current={s.id === currentId ? 'true' : undefined}
+                onClick={() => onOpen(s.id)}
+                data-testid="playground-session"
+                data-session-id={s.id}
+              >
+                <span className="playground-session-title">{s.firstQuestion ?? 'No questions yet'}</span>
+                <span className="muted small">
+                  {s.questionCount} {s.questionCount === 1 ? 'question' : 'questions'} · started by {who(s.startedBy)} · {formatRelative(s.lastActivityAt)}
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {nextCursor && (
+        <Button size="sm" onClick={() => void loadMore()} busy={loadingMore} data-testid="playground-sessions-more">
+          Show older sessions
+        </Button>
+      )}
+    </section>
   );
 }
 
