@@ -22,3 +22,26 @@ export async function signUpWithIntegration(server: TestServer, webhookSecret: s
   expect(created.statusCode).toBe(201);
   return { ...company, integrationId: created.json().integration.id as number };
 }
+
+/** What the helpers below need of a company: `signUp`'s authenticated `call`. */
+type Caller = Pick<Awaited<ReturnType<typeof signUp>>, 'call'>;
+
+/** An agent of the company (creation checked); its id. */
+export async function createAgent(co: Caller, fields: Record<string, unknown> = { name: 'Ava', systemPrompt: 'You are Ava.' }): Promise<number> {
+  const res = await co.call('POST', '/api/agents', fields);
+  expect(res.statusCode).toBe(201);
+  return res.json().agent.id as number;
+}
+
+/** A web-chat integration answered by `agentId` and allowed on `allowedOrigins` (creation checked); its id. */
+export async function createWebchatIntegration(co: Caller, agentId: number, allowedOrigins: string[], fields: Record<string, unknown> = {}): Promise<number> {
+  const res = await co.call('POST', '/api/integrations', { name: 'Site chat', connectorType: 'webchat', agentId, allowedOrigins, ...fields });
+  expect(res.statusCode).toBe(201);
+  return res.json().integration.id as number;
+}
+
+/** The company's model: an OpenAI-compatible server at `baseUrl` (a fake LLM). */
+export async function useOpenAiLlm(co: Caller, baseUrl: string, options: { apiKey?: string; model?: string } = {}): Promise<void> {
+  const res = await co.call('PUT', '/api/llm-config', { provider: 'openai', baseUrl, apiKey: options.apiKey ?? 'sk-test', model: options.model ?? 'gpt-4o-mini' });
+  expect(res.statusCode).toBe(200);
+}
