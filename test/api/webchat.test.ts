@@ -11,7 +11,7 @@ import { createMemoryRateLimiter } from '../../src/infrastructure/memory/memoryR
 import { connectNatsBus } from '../../src/infrastructure/nats/natsBus.js';
 import { SqliteReadStore } from '../../src/infrastructure/sqlite/sqliteReadStore.js';
 import { createServer, type Server } from '../../src/server.js';
-import { signUp } from '../support/api.js';
+import { createAgent, createWebchatIntegration, signUp } from '../support/api.js';
 import { startNatsServer, type NatsServerHandle } from '../support/natsServer.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 import { connectWebchat, type WebchatClient } from '../support/webchatClient.js';
@@ -49,18 +49,9 @@ async function connect(integrationId: number | string, origin: string | null = O
 /** A company with a builtin-LLM agent answering from its knowledge base, and a webchat integration. */
 async function webchatCompany(target: Server = server, options: { active?: boolean; allowedOrigins?: string[] } = {}) {
   const co = await signUp(target as TestServer, 'Webchat Inc');
-  const agent = await co.call('POST', '/api/agents', { name: 'Ava', systemPrompt: 'You are Ava.', handoffMessage: 'A colleague will reply soon.' });
-  expect(agent.statusCode).toBe(201);
+  const agentId = await createAgent(co, { name: 'Ava', systemPrompt: 'You are Ava.', handoffMessage: 'A colleague will reply soon.' });
   expect((await co.call('POST', '/api/knowledge-base/documents', { title: 'Shipping', content: KB })).statusCode).toBe(201);
-  const integration = await co.call('POST', '/api/integrations', {
-    name: 'Site chat',
-    connectorType: 'webchat',
-    agentId: agent.json().agent.id,
-    allowedOrigins: options.allowedOrigins ?? [ORIGIN],
-    active: options.active ?? true,
-  });
-  expect(integration.statusCode).toBe(201);
-  return { ...co, integrationId: integration.json().integration.id as number };
+  return { ...co, integrationId: await createWebchatIntegration(co, agentId, options.allowedOrigins ?? [ORIGIN], { active: options.active ?? true }) };
 }
 
 const eventsOf = async (target: Server, conversationId: string) => target.adapters.eventStore.readStream(`conversation-${conversationId}`);

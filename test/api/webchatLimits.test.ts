@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/infrastructure/logger.js';
 import { createServer, type Server } from '../../src/server.js';
-import { signUp } from '../support/api.js';
+import { createAgent, createWebchatIntegration, signUp } from '../support/api.js';
 import { startNatsServer, type NatsServerHandle } from '../support/natsServer.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 import { connectWebchat, type Frame, type WebchatClient } from '../support/webchatClient.js';
@@ -31,13 +31,8 @@ async function connect(base: string, integrationId: number, ip?: string) {
 /** A company with an agent and a webchat integration; `webchat()` adds another integration to it. */
 async function webchatCompany(server: Server) {
   const co = await signUp(server as TestServer, 'Flood Target');
-  const agent = await co.call('POST', '/api/agents', { name: 'Ava', systemPrompt: 'You are Ava.' });
-  expect(agent.statusCode).toBe(201);
-  const webchat = async () => {
-    const res = await co.call('POST', '/api/integrations', { name: 'Site chat', connectorType: 'webchat', agentId: agent.json().agent.id, allowedOrigins: [ORIGIN] });
-    expect(res.statusCode).toBe(201);
-    return res.json().integration.id as number;
-  };
+  const agentId = await createAgent(co);
+  const webchat = () => createWebchatIntegration(co, agentId, [ORIGIN]);
   return { ...co, webchat, integrationId: await webchat() };
 }
 

@@ -1,10 +1,9 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, createWebchatIntegration, signUp, useOpenAiLlm } from '../support/api.js';
-import { launchBrowser } from '../support/browser.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
-import { reportWidgetFailure, requireWidgetBundle, startShopPage, widgetVisitor, type ShopPage, type WidgetVisitor } from '../support/widgetPage.js';
+import { reportWidgetFailure, startWidgetStage, type WidgetStage, type WidgetVisitor } from '../support/widgetPage.js';
 
 /**
  * What a shopper sees in the widget, in headless Chromium: the integration's greeting first; "Agent is
@@ -20,20 +19,18 @@ const BURST_MS = 1000;
 let server: TestServer;
 let base: string;
 let llm: FakeLlm;
-let shop: ShopPage;
+let stage: WidgetStage;
 let refusedUrl: string;
-let browser: Browser;
 let visitor: WidgetVisitor;
 let page: Page;
-const consoleLines: string[] = [];
 
 beforeAll(async () => {
-  requireWidgetBundle();
   llm = await startFakeLlm({ delayMs: LLM_DELAY_MS, reply: 'We ship to Norway in 3 days.' });
   server = await startTestServer({ REPLY_BURST_WINDOW_MS: String(BURST_MS), ALLOW_PRIVATE_PLATFORM_URLS: 'true' });
   base = (await server.listen(0, '127.0.0.1')).replace('localhost', '127.0.0.1');
 
-  shop = await startShopPage(base);
+  stage = await startWidgetStage(base);
+  const { shop } = stage;
   // The same page under another host name is another origin, and not allowed.
   refusedUrl = `http://localhost:${shop.port}/`;
 
@@ -42,20 +39,17 @@ beforeAll(async () => {
   const agentId = await createAgent(co, { name: 'Ava', systemPrompt: 'You are Ava.', useKnowledgeBase: false });
   shop.integrationId = await createWebchatIntegration(co, agentId, [shop.origin], { greeting: GREETING });
 
-  browser = await launchBrowser();
-  visitor = await widgetVisitor(browser, consoleLines);
+  visitor = await stage.newVisitor();
   page = visitor.page;
 });
 
 afterAll(async () => {
-  await visitor?.close();
-  await browser?.close().catch(() => {});
-  await shop?.close();
+  await stage?.close();
   await server?.close();
   await llm?.close();
 });
 
-const onFailure = () => reportWidgetFailure('webchat-ux', () => page, consoleLines);
+const onFailure = () => reportWidgetFailure('webchat-ux', () => page, stage.consoleLines);
 
 async function openChat() {
   await page.getByRole('button', { name: 'Open chat' }).click();
@@ -67,7 +61,7 @@ const answers = () => page.locator('mas-webchat .m[data-author="agent"]:not([dat
 describe('the widget on an allowed site', () => {
   it('shows the greeting first, then "typing" from the message until the slow answer, without a gap', async () => {
     onFailure();
-    await page.goto(shop.url);
+    await page.goto(stage.shop.url);
     await openChat();
     await expect.poll(() => page.evaluate(() => window.MessagingAgentWidget?.state().connected), { timeout: 10_000 }).toBe(true);
     const first = page.locator('mas-webchat .log > .m').first();

@@ -1,9 +1,8 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, createWebchatIntegration, signUp } from '../support/api.js';
-import { launchBrowser } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
-import { reportWidgetFailure, requireWidgetBundle, startShopPage, widgetVisitor, type ShopPage, type WidgetVisitor } from '../support/widgetPage.js';
+import { reportWidgetFailure, startWidgetStage, type WidgetStage } from '../support/widgetPage.js';
 
 /**
  * The embeddable widget against the real service in headless Chromium: a shop page on another origin
@@ -17,19 +16,16 @@ const KB = '# Shipping\n\nWe ship to Norway, Sweden and Denmark within 3 busines
 let server: TestServer;
 let port: number;
 let base: string;
-let shop: ShopPage;
-let browser: Browser;
-let visitor: WidgetVisitor;
+let stage: WidgetStage;
 let page: Page;
-const consoleLines: string[] = [];
 
 beforeAll(async () => {
-  requireWidgetBundle();
   server = await startTestServer(ENV);
   base = (await server.listen(0, '127.0.0.1')).replace('localhost', '127.0.0.1');
   port = Number(new URL(base).port);
 
-  shop = await startShopPage(base, { widgetTitle: 'Ask the shop' });
+  stage = await startWidgetStage(base, { widgetTitle: 'Ask the shop' });
+  const { shop } = stage;
   expect(shop.origin).not.toBe(new URL(base).origin);
 
   const co = await signUp(server, 'Widget Shop');
@@ -37,15 +33,11 @@ beforeAll(async () => {
   expect((await co.call('POST', '/api/knowledge-base/documents', { title: 'Shipping', content: KB })).statusCode).toBe(201);
   shop.integrationId = await createWebchatIntegration(co, agentId, [shop.origin]);
 
-  browser = await launchBrowser();
-  visitor = await widgetVisitor(browser, consoleLines);
-  page = visitor.page;
+  page = (await stage.newVisitor()).page;
 });
 
 afterAll(async () => {
-  await visitor?.close();
-  await browser?.close().catch(() => {});
-  await shop?.close();
+  await stage?.close();
   await server?.close();
 });
 
@@ -69,9 +61,9 @@ async function receivedTexts(conversationId: string) {
 
 describe('the widget on another origin', () => {
   it('asks, is answered from the knowledge base, keeps the history over a reload, and delivers a message typed during a restart once', async () => {
-    reportWidgetFailure('widget', () => page, consoleLines);
+    reportWidgetFailure('widget', () => page, stage.consoleLines);
 
-    await page.goto(shop.url);
+    await page.goto(stage.shop.url);
     await openChat();
     await expect.poll(() => page.evaluate(() => window.MessagingAgentWidget?.state().connected), { timeout: 10_000 }).toBe(true);
 

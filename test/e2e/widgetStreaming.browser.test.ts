@@ -1,10 +1,9 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent, createWebchatIntegration, signUp, useOpenAiLlm } from '../support/api.js';
-import { launchBrowser } from '../support/browser.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
-import { reportWidgetFailure, requireWidgetBundle, startShopPage, widgetVisitor, type ShopPage, type WidgetVisitor } from '../support/widgetPage.js';
+import { reportWidgetFailure, startWidgetStage, type WidgetStage } from '../support/widgetPage.js';
 
 /**
  * A streamed answer in the widget, in headless Chromium: with a model that writes slowly, the shopper sees the
@@ -17,31 +16,23 @@ const ANSWER = 'We ship to Norway, Sweden and Denmark within three business days
 let server: TestServer;
 let base: string;
 let llm: FakeLlm;
-let shop: ShopPage;
-let browser: Browser;
-let visitor: WidgetVisitor | undefined;
+let stage: WidgetStage;
 let page: Page;
-const consoleLines: string[] = [];
 
 beforeAll(async () => {
-  requireWidgetBundle();
   llm = await startFakeLlm({ reply: ANSWER, chunkChars: 4, chunkDelayMs: 60 });
   server = await startTestServer({ REPLY_BURST_WINDOW_MS: '0', ALLOW_PRIVATE_PLATFORM_URLS: 'true', LLM_MAX_RETRIES: '0', LLM_RETRY_DELAYS_MS: '20' });
   base = (await server.listen(0, '127.0.0.1')).replace('localhost', '127.0.0.1');
-  shop = await startShopPage(base);
+  stage = await startWidgetStage(base);
 
   const co = await signUp(server, 'Widget streaming');
   await useOpenAiLlm(co, llm.url);
   const agentId = await createAgent(co, { name: 'Ava', systemPrompt: 'You are Ava.', useKnowledgeBase: false });
-  shop.integrationId = await createWebchatIntegration(co, agentId, [shop.origin]);
-
-  browser = await launchBrowser();
+  stage.shop.integrationId = await createWebchatIntegration(co, agentId, [stage.shop.origin]);
 });
 
 afterAll(async () => {
-  await visitor?.close();
-  await browser?.close().catch(() => {});
-  await shop?.close();
+  await stage?.close();
   await server?.close();
   await llm?.close();
 });
@@ -49,11 +40,9 @@ afterAll(async () => {
 beforeEach(async () => {
   llm.reset();
   // A fresh context (its own storage): a new visitor and conversation per test.
-  await visitor?.close();
-  visitor = await widgetVisitor(browser, consoleLines);
-  page = visitor.page;
-  await page.goto(shop.url);
-  reportWidgetFailure('widget-streaming', () => page, consoleLines);
+  page = (await stage.newVisitor()).page;
+  await page.goto(stage.shop.url);
+  reportWidgetFailure('widget-streaming', () => page, stage.consoleLines);
 });
 
 async function ask(text: string) {

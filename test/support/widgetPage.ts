@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { onTestFailed } from 'vitest';
-import { saveFailureScreenshot } from './browser.js';
+import { launchBrowser, saveFailureScreenshot } from './browser.js';
 
 /**
  * What the widget suites share: a shop on another origin that embeds the built widget, and a visitor's browser
@@ -81,4 +81,42 @@ export function reportWidgetFailure(name: string, page: () => Page | undefined, 
     const shot = await saveFailureScreenshot(page(), `${name}-${task.name}`);
     console.error(`${name} test failed; screenshot: ${shot}\nbrowser console:\n${consoleLines.join('\n')}`);
   });
+}
+
+/** The shop page, headless Chromium, and the visitor of the moment: what a widget suite opens once. */
+export interface WidgetStage {
+  shop: ShopPage;
+  browser: Browser;
+  /** The console of every visitor page so far. */
+  consoleLines: string[];
+  /** A new visitor, in a fresh context; the previous visitor's context is closed. */
+  newVisitor(): Promise<WidgetVisitor>;
+  /** Ends the visitor, the browser and the shop (not the service). */
+  close(): Promise<void>;
+}
+
+export async function startWidgetStage(base: string, options: { widgetTitle?: string } = {}): Promise<WidgetStage> {
+  requireWidgetBundle();
+  const shop = await startShopPage(base, options);
+  const browser = await launchBrowser().catch(async (error: unknown) => {
+    await shop.close();
+    throw error;
+  });
+  const consoleLines: string[] = [];
+  let visitor: WidgetVisitor | undefined;
+  return {
+    shop,
+    browser,
+    consoleLines,
+    async newVisitor() {
+      await visitor?.close();
+      visitor = await widgetVisitor(browser, consoleLines);
+      return visitor;
+    },
+    async close() {
+      await visitor?.close();
+      await browser.close().catch(() => {});
+      await shop.close();
+    },
+  };
 }
