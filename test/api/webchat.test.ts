@@ -14,7 +14,7 @@ import { createServer, type Server } from '../../src/server.js';
 import { createAgent, createWebchatIntegration, signUp } from '../support/api.js';
 import { startNatsServer, type NatsServerHandle } from '../support/natsServer.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
-import { connectWebchat, type WebchatClient } from '../support/webchatClient.js';
+import { connectWebchat, PER_IP_WEBCHAT_LIMITS_LIFTED, type WebchatClient } from '../support/webchatClient.js';
 
 const ORIGIN = 'http://shop.example';
 const KB = '# Shipping\n\nWe ship to Norway, Sweden and Denmark within 3 business days. Shipping is free above 50 EUR.';
@@ -26,13 +26,7 @@ const clients: WebchatClient[] = [];
 
 beforeAll(async () => {
   // Every socket of this file comes from 127.0.0.1: the per-IP flood limits (webchatLimits.test.ts) are lifted.
-  server = await startTestServer({
-    REPLY_BURST_WINDOW_MS: '200',
-    WEBCHAT_MESSAGES_PER_10S: '5',
-    WEBCHAT_MAX_CONNECTIONS_PER_IP: '100',
-    WEBCHAT_NEW_VISITORS_PER_IP_PER_MINUTE: '1000',
-    WEBCHAT_MESSAGES_PER_IP_PER_MINUTE: '1000',
-  });
+  server = await startTestServer({ REPLY_BURST_WINDOW_MS: '200', WEBCHAT_MESSAGES_PER_10S: '5', ...PER_IP_WEBCHAT_LIMITS_LIFTED });
   base = await server.listen(0, '127.0.0.1');
 });
 afterAll(async () => {

@@ -4,7 +4,7 @@ import { wireCompany } from '../support/faultFixtures.js';
 import { startFakeLlm, type ChatCompletionBody, type FakeLlm } from '../support/fakeLlm.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
-import { connectWebchat, type Frame, type WebchatClient } from '../support/webchatClient.js';
+import { connectWebchat, PER_IP_WEBCHAT_LIMITS_LIFTED, type Frame, type WebchatClient } from '../support/webchatClient.js';
 
 /**
  * Streaming to web chat and handoff by the model, end to end: a real server, a web-chat WebSocket client, an
@@ -28,9 +28,7 @@ beforeAll(async () => {
     REPLY_BURST_WINDOW_MS: '0',
     LLM_MAX_RETRIES: '0',
     LLM_RETRY_DELAYS_MS: '30,30',
-    WEBCHAT_MAX_CONNECTIONS_PER_IP: '100',
-    WEBCHAT_NEW_VISITORS_PER_IP_PER_MINUTE: '1000',
-    WEBCHAT_MESSAGES_PER_IP_PER_MINUTE: '1000',
+    ...PER_IP_WEBCHAT_LIMITS_LIFTED,
   });
   base = await server.listen(0, '127.0.0.1');
 });
