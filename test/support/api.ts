@@ -27,14 +27,14 @@ export async function signUpWithIntegration(server: TestServer, webhookSecret: s
 type Caller = Pick<Awaited<ReturnType<typeof signUp>>, 'call'>;
 
 /** An agent of the company (creation checked); its id. */
-export async function createAgent(co: Caller, fields: Record<string, unknown> = { name: 'Ava', systemPrompt: 'You are Ava.' }): Promise<number> {
+export async function createAgent(co: Caller, fields: Record<string, unknown> = { name: 'Ava', systemPrompt: 'You are Ava.' }): Promise<string> {
   const res = await co.call('POST', '/api/agents', fields);
   expect(res.statusCode).toBe(201);
-  return res.json().agent.id as number;
+  return res.json().agent.id as string;
 }
 
 /** A web-chat integration answered by `agentId` and allowed on `allowedOrigins` (creation checked); its id. */
-export async function createWebchatIntegration(co: Caller, agentId: number, allowedOrigins: string[], fields: Record<string, unknown> = {}): Promise<number> {
+export async function createWebchatIntegration(co: Caller, agentId: string, allowedOrigins: string[], fields: Record<string, unknown> = {}): Promise<number> {
   const res = await co.call('POST', '/api/integrations', { name: 'Site chat', connectorType: 'webchat', agentId, allowedOrigins, ...fields });
   expect(res.statusCode).toBe(201);
   return res.json().integration.id as number;
@@ -44,4 +44,17 @@ export async function createWebchatIntegration(co: Caller, agentId: number, allo
 export async function useOpenAiLlm(co: Caller, baseUrl: string, options: { apiKey?: string; model?: string } = {}): Promise<void> {
   const res = await co.call('PUT', '/api/llm-config', { provider: 'openai', baseUrl, apiKey: options.apiKey ?? 'sk-test', model: options.model ?? 'gpt-4o-mini' });
   expect(res.statusCode).toBe(200);
+}
+
+/**
+ * A msgplatform integration answered by `agentId` that sends its replies through the platform API at `apiUrl`
+ * (creation checked); its id.
+ */
+export async function createPlatformIntegration(
+  co: Caller,
+  fields: { agentId: string; apiUrl: string; apiToken: string; webhookSecret: string; name?: string },
+): Promise<number> {
+  const res = await co.call('POST', '/api/integrations', { name: 'Platform', connectorType: 'msgplatform', ...fields });
+  expect(res.statusCode).toBe(201);
+  return res.json().integration.id as number;
 }
