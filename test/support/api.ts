@@ -15,6 +15,16 @@ export async function signUp(server: TestServer, companyName = 'Acme', email = u
   return { email, bearer, user, company: reg.json().company as { id: number; companyId: string; companyName: string }, call };
 }
 
+/** A company `signUp` made, with its authenticated `call`. */
+export type Company = Awaited<ReturnType<typeof signUp>>;
+
+/** Acme and Globex, two companies on one server: what the tenant-isolation checks compare. */
+export async function acmeAndGlobex(server: TestServer): Promise<{ acme: Company; globex: Company }> {
+  const acme = await signUp(server, 'Acme');
+  const globex = await signUp(server, 'Globex');
+  return { acme, globex };
+}
+
 /** `signUp`'s company with one messaging-platform integration: what webhook and integration tests start from. */
 export async function signUpWithIntegration(server: TestServer, webhookSecret: string, companyName = 'Acme') {
   const company = await signUp(server, companyName);
@@ -24,7 +34,7 @@ export async function signUpWithIntegration(server: TestServer, webhookSecret: s
 }
 
 /** What the helpers below need of a company: `signUp`'s authenticated `call`. */
-type Caller = Pick<Awaited<ReturnType<typeof signUp>>, 'call'>;
+type Caller = Pick<Company, 'call'>;
 
 /** An agent of the company (creation checked); its id. */
 export async function createAgent(co: Caller, fields: Record<string, unknown> = { name: 'Ava', systemPrompt: 'You are Ava.' }): Promise<string> {
