@@ -1,7 +1,8 @@
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { browserPrerequisites, dashboardContext, signUpInDashboard, startServerAndBrowser, withFailureScreenshot, type ServerAndBrowser } from '../support/browser.js';
+import { browserPrerequisites, dashboardContext, launchBrowser, withFailureScreenshot } from '../support/browser.js';
 import { seedConversation } from '../support/replayFixtures.js';
-import type { TestServer } from '../support/testServer.js';
+import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /**
  * Replay evaluation in real Chromium: the owner starts a draft from an existing agent, edits its prompt, picks a
@@ -13,25 +14,32 @@ const UI_TIMEOUT = 15_000;
 
 let server: TestServer;
 let base: string;
-let stage: ServerAndBrowser;
+let browser: Browser;
 const pageErrors: string[] = [];
 
 if (browserPrerequisites()) {
   beforeAll(async () => {
-    stage = await startServerAndBrowser();
-    ({ server, base } = stage);
+    server = await startTestServer();
+    base = await server.listen(0, '127.0.0.1');
+    browser = await launchBrowser();
   }, 60_000);
   afterAll(async () => {
-    await stage?.close();
+    await browser?.close().catch(() => {});
+    await server?.close();
   });
 
   it('runs a small replay with the builtin provider and shows the comparison, usable at 1280 and 390 px', async () => {
-    const context = await dashboardContext(stage.browser, { timeoutMs: UI_TIMEOUT });
+    const context = await dashboardContext(browser, { timeoutMs: UI_TIMEOUT });
     const page = await context.newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));
     let replayUrl = '';
     await withFailureScreenshot(page, 'replay-1280', async () => {
-      await signUpInDashboard(page, base, { companyName: 'Replay Outfitters', email: 'owner@replay.example', password: 'owner password' });
+      await page.goto(`${base}/#/register`);
+      await page.getByLabel('Company name').fill('Replay Outfitters');
+      await page.getByLabel('Email').fill('owner@replay.example');
+      await page.getByLabel('Password').fill('owner password');
+      await page.getByRole('button', { name: 'Sign up' }).click();
+      await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
       const session = await page.evaluate(() => JSON.parse(localStorage.getItem('mas.session') ?? '{}') as { access_token: string });
       const api = async (method: string, path: string, body?: unknown) => {
         const res = await fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${session.access_token}` }, body: body === undefined ? undefined : JSON.stringify(body) });
