@@ -1,19 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUp } from '../support/api.js';
-// TEMPORARY: '../support/testServer.js' once the lead wired the feature routes into src/server.ts.
-import { startTestServer } from '../support/testServer.js';
-import type { TestServer } from '../support/testServer.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+import { acmeAndGlobex, signUp, type Company } from '../support/api.js';
+import { ISO_MS, UUID } from '../support/formats.js';
+import { startTestServer, type TestServer } from '../support/testServer.js';
 
 let server: TestServer;
-let acme: Awaited<ReturnType<typeof signUp>>;
-let globex: Awaited<ReturnType<typeof signUp>>;
+let acme: Company;
+let globex: Company;
 beforeAll(async () => {
   server = await startTestServer();
-  acme = await signUp(server, 'Acme');
-  globex = await signUp(server, 'Globex');
+  ({ acme, globex } = await acmeAndGlobex(server));
 });
 afterAll(async () => server?.close());
 

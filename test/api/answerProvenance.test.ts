@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
-import { signUp } from '../support/api.js';
+import { createPlatformIntegration, signUp, useOpenAiLlm } from '../support/api.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
+import { postPlatformWebhook } from '../support/platformWebhook.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /**
@@ -41,21 +41,13 @@ async function companyWithKnowledge(provider: 'builtin' | 'openai') {
   const co = await signUp(server, `Provenance ${provider}`);
   const agent = (await co.call('POST', '/api/agents', { name: 'Ava', handoffMessage: 'A colleague will reply soon.' })).json().agent;
   const doc = (await co.call('POST', '/api/knowledge-base/documents', { title: 'Shipping', content: 'We ship to Norway, Sweden and Denmark within 5 working days.' })).json().document;
-  if (provider === 'openai') expect((await co.call('PUT', '/api/llm-config', { provider: 'openai', baseUrl: llm.url, apiKey: LLM_KEY, model: 'fake-model' })).statusCode).toBe(200);
-  const integration = (
-    await co.call('POST', '/api/integrations', { name: 'P', connectorType: 'msgplatform', apiUrl: platform.url, apiToken: TOKEN, webhookSecret: SECRET, agentId: agent.id })
-  ).json().integration;
-  return { ...co, integrationId: integration.id as number, documentId: doc.id as string };
+  if (provider === 'openai') await useOpenAiLlm(co, llm.url, { apiKey: LLM_KEY, model: 'fake-model' });
+  const integrationId = await createPlatformIntegration(co, { name: 'P', agentId: agent.id, apiUrl: platform.url, apiToken: TOKEN, webhookSecret: SECRET });
+  return { ...co, integrationId, documentId: doc.id as string };
 }
 
 async function customerAsks(integrationId: number, clientId: string, text: string) {
-  const body = JSON.stringify({ hook_type: 'inbox', type: 'from_client', message_id: `m-${clientId}`, client_id: clientId, channel_id: 1, transport: 'telegram', text });
-  const res = await fetch(`${base}/api/webhook/msgplatform/${integrationId}`, {
-    method: 'POST',
-    body,
-    headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(body, SECRET) },
-  });
-  expect(res.status).toBe(200);
+  await postPlatformWebhook(base, integrationId, SECRET, { hook_type: 'inbox', type: 'from_client', message_id: `m-${clientId}`, client_id: clientId, channel_id: 1, transport: 'telegram', text });
   await expect.poll(() => platform.messages().filter((m) => m.client_id === clientId).length, { timeout: 10_000 }).toBe(1);
   return platform.messages().find((m) => m.client_id === clientId)!;
 }

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../support/api.js';
+import { ISO_MS, UUID } from '../support/formats.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /** /api/settings/api-tokens (src/http/routes/apiTokens.ts). */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();

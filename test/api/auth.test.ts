@@ -2,10 +2,8 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantSuperadmin } from '../../src/commands/accounts/superadmin.js';
 import { JWT_AUDIENCE, JWT_ISSUER } from '../../src/infrastructure/auth/jwtAccessTokens.js';
+import { ISO_MS, UUID } from '../support/formats.js';
 import { startTestServer, uniqueEmail, type TestServer } from '../support/testServer.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 let server: TestServer;
 beforeAll(async () => {

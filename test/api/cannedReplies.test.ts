@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUp } from '../support/api.js';
+import { acmeAndGlobex, signUp, type Company } from '../support/api.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 let server: TestServer;
-let acme: Awaited<ReturnType<typeof signUp>>;
-let globex: Awaited<ReturnType<typeof signUp>>;
+let acme: Company;
+let globex: Company;
 
 beforeAll(async () => {
   server = await startTestServer();
-  acme = await signUp(server, 'Acme');
-  globex = await signUp(server, 'Globex');
+  ({ acme, globex } = await acmeAndGlobex(server));
 });
 afterAll(async () => {
   await server?.close();

@@ -1,18 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
-import { signUp } from '../support/api.js';
+import { acmeAndGlobex, type Company } from '../support/api.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 const SECRET = 'whsec_0123456789abcdef0123';
 let server: TestServer;
-let acme: Awaited<ReturnType<typeof signUp>>;
-let globex: Awaited<ReturnType<typeof signUp>>;
+let acme: Company;
+let globex: Company;
 let integrationId: number;
 
 beforeAll(async () => {
   server = await startTestServer();
-  acme = await signUp(server, 'Acme');
-  globex = await signUp(server, 'Globex');
+  ({ acme, globex } = await acmeAndGlobex(server));
   const created = await acme.call('POST', '/api/integrations', { name: 'Main', connectorType: 'msgplatform', webhookSecret: SECRET });
   expect(created.statusCode).toBe(201);
   integrationId = created.json().integration.id;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
 import { signUp } from '../support/api.js';
+import { eventually } from '../support/eventually.js';
 import { startTestServer, uniqueEmail, type TestServer } from '../support/testServer.js';
 
 /**
@@ -42,7 +43,7 @@ let clients = 0;
 /** A customer writes; resolves with the conversation once the list shows it. */
 async function customerWrites(who: Company, integrationId: number, text: string, clientId = `client-${++clients}`) {
   await webhook(integrationId, { text, client_id: clientId, channel_id: 1, transport: 'telegram' });
-  return eventually(async () => {
+  return settled(async () => {
     const list = (await who.call('GET', '/api/conversations?limit=200')).json().conversations as { id: string; customer: { clientId: string } }[];
     const found = list.find((c) => String(c.customer.clientId) === clientId);
     if (!found) throw new Error(`no conversation for ${clientId} yet`);
@@ -50,17 +51,8 @@ async function customerWrites(who: Company, integrationId: number, text: string,
   });
 }
 
-async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > until) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
+/** The read models this suite waits for settle within 10 s. */
+const settled = <T>(check: () => Promise<T>) => eventually(check, 10_000, 50);
 
 const ids = (res: { json(): { conversations: { id: string }[] } }) => res.json().conversations.map((c) => c.id);
 
@@ -141,7 +133,7 @@ describe('assignment', () => {
     for (const view of ['mine', 'unassigned', 'needs_human']) {
       expect(ids(await acme.call('GET', `/api/conversations?view=${view}&limit=200`)), view).not.toContain(theirs.id);
     }
-    await eventually(async () => expect(ids(await other.call('GET', '/api/conversations?view=needs_human'))).toContain(theirs.id));
+    await settled(async () => expect(ids(await other.call('GET', '/api/conversations?view=needs_human'))).toContain(theirs.id));
   });
 
   it('two teammates assigning at once: both succeed in order, and the state matches the last event', async () => {
@@ -169,7 +161,7 @@ describe('assignment', () => {
 describe('the handoff queue ("Needs human")', () => {
   it('a customer asking for a human waits in "Needs human" with the reason and since when; a teammate replies and it leaves', async () => {
     const c = await customerWrites(acme, acmeIntegration, 'Can I speak to a human please?');
-    const queued = await eventually(async () => {
+    const queued = await settled(async () => {
       const list = (await acme.call('GET', '/api/conversations?view=needs_human&limit=200')).json().conversations as { id: string; handoff: unknown; session: unknown }[];
       const found = list.find((x) => x.id === c.id);
       if (!found) throw new Error('not queued yet');
@@ -191,7 +183,7 @@ describe('the handoff queue ("Needs human")', () => {
     await webhook(acmeIntegration, { hook_type: 'dialog_transferred', request_id: 55001, dialog_id: 66001 });
     const paused = await customerWrites(acme, acmeIntegration, 'hello too');
     await acme.call('POST', `/api/conversations/${paused.id}/pause`);
-    await eventually(async () => expect(ids(await acme.call('GET', '/api/conversations?view=needs_human&limit=200'))).toContain(transferred.id));
+    await settled(async () => expect(ids(await acme.call('GET', '/api/conversations?view=needs_human&limit=200'))).toContain(transferred.id));
     const queue = (await acme.call('GET', '/api/conversations?view=needs_human&limit=200')).json().conversations as { id: string; handoff: { reason: string } }[];
     expect(queue.find((x) => x.id === transferred.id)!.handoff.reason).toBe('dialog_transferred');
     expect(queue.map((x) => x.id)).not.toContain(paused.id);
@@ -199,7 +191,7 @@ describe('the handoff queue ("Needs human")', () => {
 
   it('resolve = close with a resolution: out of the queue and of the open views, the resolution kept; reopen brings it back to its owner', async () => {
     const c = await customerWrites(acme, acmeIntegration, 'real person please');
-    await eventually(async () => expect(ids(await acme.call('GET', '/api/conversations?view=needs_human&limit=200'))).toContain(c.id));
+    await settled(async () => expect(ids(await acme.call('GET', '/api/conversations?view=needs_human&limit=200'))).toContain(c.id));
     await acme.call('POST', `/api/conversations/${c.id}/assign`, { assigneeId: acme.user.id });
     const resolved = await acme.call('POST', `/api/conversations/${c.id}/close`, { resolution: 'Refund issued' });
     expect(resolved.statusCode).toBe(200);
@@ -220,7 +212,7 @@ describe('unread counts', () => {
     const carol = await addTeammate(acme);
     const c = await customerWrites(acme, acmeIntegration, 'first');
     await webhook(acmeIntegration, { text: 'second', client_id: String(c.customer.clientId), channel_id: 1, transport: 'telegram' });
-    await eventually(async () => expect((await acme.call('GET', `/api/conversations/${c.id}`)).json().conversation.unread).toBe(2));
+    await settled(async () => expect((await acme.call('GET', `/api/conversations/${c.id}`)).json().conversation.unread).toBe(2));
 
     const read = await acme.call('POST', `/api/conversations/${c.id}/read`);
     expect(read.json().conversation.unread).toBe(0);
@@ -233,7 +225,7 @@ describe('unread counts', () => {
     expect(await markers()).toBe(1);
 
     await webhook(acmeIntegration, { text: 'third', client_id: String(c.customer.clientId), channel_id: 1, transport: 'telegram' });
-    await eventually(async () => {
+    await settled(async () => {
       const list = (await acme.call('GET', '/api/conversations?view=unassigned&limit=200')).json().conversations as { id: string; unread: number }[];
       expect(list.find((x) => x.id === c.id)?.unread).toBe(1);
     });
@@ -253,7 +245,7 @@ describe('views: filters and keyset pagination', () => {
     const integration = (await fresh.call('POST', '/api/integrations', { name: 'P', connectorType: 'msgplatform', webhookSecret: SECRET })).json().integration.id as number;
     const made: string[] = [];
     for (let i = 0; i < 5; i++) made.push((await customerWrites(fresh, integration, 'talk to a human', `page-${i}`)).id);
-    await eventually(async () => expect((await fresh.call('GET', '/api/conversations/views')).json().views.needs_human.count).toBe(5));
+    await settled(async () => expect((await fresh.call('GET', '/api/conversations/views')).json().views.needs_human.count).toBe(5));
     const seen: string[] = [];
     const since: string[] = [];
     let cursor: string | null = null;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUp } from '../support/api.js';
+import { acmeAndGlobex, type Company } from '../support/api.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /**
@@ -11,8 +11,8 @@ import { startTestServer, type TestServer } from '../support/testServer.js';
  */
 
 let server: TestServer;
-let acme: Awaited<ReturnType<typeof signUp>>;
-let globex: Awaited<ReturnType<typeof signUp>>;
+let acme: Company;
+let globex: Company;
 let ownAgent: string;
 let otherOwnAgent: string;
 let deletedAgent: string;
@@ -26,8 +26,7 @@ const createAgent = async (who: typeof acme, name: string) => {
 
 beforeAll(async () => {
   server = await startTestServer();
-  acme = await signUp(server, 'Acme');
-  globex = await signUp(server, 'Globex');
+  ({ acme, globex } = await acmeAndGlobex(server));
   ownAgent = await createAgent(acme, 'Support');
   otherOwnAgent = await createAgent(acme, 'Sales');
   deletedAgent = await createAgent(acme, 'Gone');

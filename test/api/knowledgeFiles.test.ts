@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../support/api.js';
+import { startHealthProbe } from '../support/healthProbe.js';
 import { buildPdf } from '../support/pdfFixture.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
@@ -136,32 +136,12 @@ describe('POST /api/knowledge-base/files: quotas apply', () => {
   });
 });
 
-/** Polls /healthz from its own process (a probe in this process would stall together with the server). */
-const PROBE = `
-const latencies = [];
-let running = true;
-process.stdin.on('data', () => { running = false; });
-(async () => {
-  while (running) {
-    const started = performance.now();
-    await fetch(process.argv[1] + '/healthz').then((r) => r.arrayBuffer());
-    latencies.push(performance.now() - started);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  process.stdout.write(JSON.stringify(latencies));
-})();
-`;
-
 describe('POST /api/knowledge-base/files: a large PDF does not stall the service', () => {
   it('/healthz keeps answering (p99 < 500 ms) while a 150-page PDF is read', async () => {
     const company = await signUp(server, 'Responsive');
     const pdf = buildPdf(Array.from({ length: 150 }, (_, p) => Array.from({ length: 40 }, (_, l) => `Page ${p} line ${l}: the warranty covers parts and labour for two years.`)));
     await fetch(`${base}/healthz`).then((r) => r.arrayBuffer());
-    const probe = spawn(process.execPath, ['-e', PROBE, base], { stdio: ['pipe', 'pipe', 'inherit'] });
-    let output = '';
-    probe.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    const exited = new Promise((resolve) => probe.on('exit', resolve));
-    await new Promise((r) => setTimeout(r, 300));
+    const probe = await startHealthProbe(base);
 
     const started = performance.now();
     const res = await fetch(`${base}/api/knowledge-base/files?filename=warranty.pdf`, {
@@ -173,11 +153,7 @@ describe('POST /api/knowledge-base/files: a large PDF does not stall the service
     expect(res.status).toBe(201);
     expect((await res.json()).source.pages).toBe(150);
 
-    probe.stdin.end('stop');
-    await exited;
-    const latencies = (JSON.parse(output) as number[]).sort((a, b) => a - b);
-    const p99 = latencies[Math.floor(latencies.length * 0.99)]!;
-    const max = latencies.at(-1)!;
+    const { latencies, p99, max } = await probe.stop();
     // Parsed on the HTTP thread, the PDF blocked it for the whole upload (seconds): few probes, max ≈ took.
     expect(latencies.length, `probes ${latencies.length} during ${took.toFixed(0)} ms; p99 ${p99.toFixed(0)} ms, max ${max.toFixed(0)} ms`).toBeGreaterThan(20);
     expect(p99, `p99 ${p99.toFixed(1)} ms, max ${max.toFixed(1)} ms, upload ${took.toFixed(0)} ms`).toBeLessThan(500);

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
 import { allProjections } from '../../src/projections/index.js';
-import { signUp } from '../support/api.js';
+import { createAgent, createPlatformIntegration, signUp, useOpenAiLlm } from '../support/api.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
+import { sendPlatformWebhook } from '../support/platformWebhook.js';
 import { samples, valueOf } from '../support/prometheus.js';
 import { seedConversation } from '../support/replayFixtures.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
@@ -39,30 +39,14 @@ afterEach(() => llm.reset());
 
 async function company() {
   const co = await signUp(server, 'Metrics Inc');
-  const agent = await co.call('POST', '/api/agents', { name: 'Ava', handoffMessage: 'A colleague will reply soon.' });
-  expect((await co.call('PUT', '/api/llm-config', { provider: 'openai', baseUrl: llm.url, apiKey: LLM_KEY, model: 'fake-model' })).statusCode).toBe(200);
-  const integration = await co.call('POST', '/api/integrations', {
-    name: 'Platform',
-    connectorType: 'msgplatform',
-    apiUrl: platform.url,
-    apiToken: PLATFORM_TOKEN,
-    webhookSecret: SECRET,
-    agentId: agent.json().agent.id,
-  });
-  expect(integration.statusCode).toBe(201);
-  return { companyId: co.company.companyId, integrationId: integration.json().integration.id as number };
+  const agentId = await createAgent(co, { name: 'Ava', handoffMessage: 'A colleague will reply soon.' });
+  await useOpenAiLlm(co, llm.url, { apiKey: LLM_KEY, model: 'fake-model' });
+  const integrationId = await createPlatformIntegration(co, { agentId, apiUrl: platform.url, apiToken: PLATFORM_TOKEN, webhookSecret: SECRET });
+  return { companyId: co.company.companyId, integrationId };
 }
 
 let seq = 0;
-async function webhook(integrationId: number, body: string, secret = SECRET) {
-  const res = await fetch(`${base}/api/webhook/msgplatform/${integrationId}`, {
-    method: 'POST',
-    body,
-    headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(body, secret) },
-  });
-  await res.arrayBuffer();
-  return res.status;
-}
+const webhook = (integrationId: number, body: string, secret = SECRET) => sendPlatformWebhook(base, integrationId, secret, body);
 const message = (text: string) =>
   JSON.stringify({ hook_type: 'inbox', type: 'from_client', message_id: `mm-${Date.now()}-${seq++}`, client_id: `c-${seq}`, channel_id: 1, transport: 'telegram', text });
 

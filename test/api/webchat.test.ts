@@ -11,10 +11,10 @@ import { createMemoryRateLimiter } from '../../src/infrastructure/memory/memoryR
 import { connectNatsBus } from '../../src/infrastructure/nats/natsBus.js';
 import { SqliteReadStore } from '../../src/infrastructure/sqlite/sqliteReadStore.js';
 import { createServer, type Server } from '../../src/server.js';
-import { signUp } from '../support/api.js';
+import { createAgent, createWebchatIntegration, signUp } from '../support/api.js';
 import { startNatsServer, type NatsServerHandle } from '../support/natsServer.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
-import { connectWebchat, type WebchatClient } from '../support/webchatClient.js';
+import { connectWebchat, PER_IP_WEBCHAT_LIMITS_LIFTED, type WebchatClient } from '../support/webchatClient.js';
 
 const ORIGIN = 'http://shop.example';
 const KB = '# Shipping\n\nWe ship to Norway, Sweden and Denmark within 3 business days. Shipping is free above 50 EUR.';
@@ -26,13 +26,7 @@ const clients: WebchatClient[] = [];
 
 beforeAll(async () => {
   // Every socket of this file comes from 127.0.0.1: the per-IP flood limits (webchatLimits.test.ts) are lifted.
-  server = await startTestServer({
-    REPLY_BURST_WINDOW_MS: '200',
-    WEBCHAT_MESSAGES_PER_10S: '5',
-    WEBCHAT_MAX_CONNECTIONS_PER_IP: '100',
-    WEBCHAT_NEW_VISITORS_PER_IP_PER_MINUTE: '1000',
-    WEBCHAT_MESSAGES_PER_IP_PER_MINUTE: '1000',
-  });
+  server = await startTestServer({ REPLY_BURST_WINDOW_MS: '200', WEBCHAT_MESSAGES_PER_10S: '5', ...PER_IP_WEBCHAT_LIMITS_LIFTED });
   base = await server.listen(0, '127.0.0.1');
 });
 afterAll(async () => {
@@ -49,18 +43,9 @@ async function connect(integrationId: number | string, origin: string | null = O
 /** A company with a builtin-LLM agent answering from its knowledge base, and a webchat integration. */
 async function webchatCompany(target: Server = server, options: { active?: boolean; allowedOrigins?: string[] } = {}) {
   const co = await signUp(target as TestServer, 'Webchat Inc');
-  const agent = await co.call('POST', '/api/agents', { name: 'Ava', systemPrompt: 'You are Ava.', handoffMessage: 'A colleague will reply soon.' });
-  expect(agent.statusCode).toBe(201);
+  const agentId = await createAgent(co, { name: 'Ava', systemPrompt: 'You are Ava.', handoffMessage: 'A colleague will reply soon.' });
   expect((await co.call('POST', '/api/knowledge-base/documents', { title: 'Shipping', content: KB })).statusCode).toBe(201);
-  const integration = await co.call('POST', '/api/integrations', {
-    name: 'Site chat',
-    connectorType: 'webchat',
-    agentId: agent.json().agent.id,
-    allowedOrigins: options.allowedOrigins ?? [ORIGIN],
-    active: options.active ?? true,
-  });
-  expect(integration.statusCode).toBe(201);
-  return { ...co, integrationId: integration.json().integration.id as number };
+  return { ...co, integrationId: await createWebchatIntegration(co, agentId, options.allowedOrigins ?? [ORIGIN], { active: options.active ?? true }) };
 }
 
 const eventsOf = async (target: Server, conversationId: string) => target.adapters.eventStore.readStream(`conversation-${conversationId}`);

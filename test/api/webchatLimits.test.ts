@@ -3,16 +3,11 @@
  * counted across every instance sharing one NATS. Real servers, real WebSocket clients; the client IP comes
  * from X-Forwarded-For where the server trusts the proxy (TRUST_PROXY), so one test process can be many IPs.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/infrastructure/logger.js';
-import { createServer, type Server } from '../../src/server.js';
-import { signUp } from '../support/api.js';
+import type { Server } from '../../src/server.js';
+import { createAgent, createWebchatIntegration, signUp } from '../support/api.js';
 import { startNatsServer, type NatsServerHandle } from '../support/natsServer.js';
-import { startTestServer, type TestServer } from '../support/testServer.js';
+import { startTestInstances, startTestServer, type TestInstances, type TestServer } from '../support/testServer.js';
 import { connectWebchat, type Frame, type WebchatClient } from '../support/webchatClient.js';
 
 const ORIGIN = 'http://shop.example';
@@ -31,13 +26,8 @@ async function connect(base: string, integrationId: number, ip?: string) {
 /** A company with an agent and a webchat integration; `webchat()` adds another integration to it. */
 async function webchatCompany(server: Server) {
   const co = await signUp(server as TestServer, 'Flood Target');
-  const agent = await co.call('POST', '/api/agents', { name: 'Ava', systemPrompt: 'You are Ava.' });
-  expect(agent.statusCode).toBe(201);
-  const webchat = async () => {
-    const res = await co.call('POST', '/api/integrations', { name: 'Site chat', connectorType: 'webchat', agentId: agent.json().agent.id, allowedOrigins: [ORIGIN] });
-    expect(res.statusCode).toBe(201);
-    return res.json().integration.id as number;
-  };
+  const agentId = await createAgent(co);
+  const webchat = () => createWebchatIntegration(co, agentId, [ORIGIN]);
   return { ...co, webchat, integrationId: await webchat() };
 }
 
@@ -168,39 +158,26 @@ describe('the client IP without a trusted proxy', () => {
 
 describe('across instances sharing one NATS', () => {
   let nats: NatsServerHandle;
-  let dataDir: string;
-  const servers: Server[] = [];
-  const bases: string[] = [];
+  let instances: TestInstances;
 
   beforeAll(async () => {
     nats = await startNatsServer();
-    dataDir = mkdtempSync(join(tmpdir(), 'mas-webchat-limits-'));
-    for (let i = 0; i < 2; i++) {
-      const config = loadConfig({
-        NODE_ENV: 'test',
-        LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-        DATA_DIR: dataDir,
-        NATS_URL: nats.url,
-        AUTH_RATE_LIMIT_PER_MINUTE: '1000',
-        WEBCHAT_MAX_CONNECTIONS_PER_IP: '1000',
-        WEBCHAT_NEW_VISITORS_PER_IP_PER_MINUTE: '6',
-        WEBCHAT_MESSAGES_PER_INTEGRATION_PER_MINUTE: '10',
-      });
-      const server = await createServer(config, createLogger({ level: config.logLevel }));
-      await server.processingStarted;
-      servers.push(server);
-      bases.push(await server.listen(0, '127.0.0.1'));
-    }
+    instances = await startTestInstances(2, {
+      NATS_URL: nats.url,
+      AUTH_RATE_LIMIT_PER_MINUTE: '1000',
+      WEBCHAT_MAX_CONNECTIONS_PER_IP: '1000',
+      WEBCHAT_NEW_VISITORS_PER_IP_PER_MINUTE: '6',
+      WEBCHAT_MESSAGES_PER_INTEGRATION_PER_MINUTE: '10',
+    });
   }, 60_000);
   afterAll(async () => {
-    for (const s of servers) await s.stop();
+    await instances?.close();
     await nats?.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('counts new visitors and messages cluster-wide: the sum over both instances respects each limit', async () => {
-    const co = await webchatCompany(servers[0]!);
-    const { ready, refused } = await newVisitors(20, (i) => ({ base: bases[i % 2]! }), co.integrationId);
+    const co = await webchatCompany(instances.servers[0]!);
+    const { ready, refused } = await newVisitors(20, (i) => ({ base: instances.bases[i % 2]! }), co.integrationId);
     expect(ready).toHaveLength(6);
     expect(refused).toHaveLength(14);
     expect(refused.every(({ error }) => error.code === 'RATE_LIMITED')).toBe(true);
@@ -209,6 +186,6 @@ describe('across instances sharing one NATS', () => {
     expect(acks).toHaveLength(10);
     expect(errors).toHaveLength(14);
     expect(errors.every((e) => e.code === 'RATE_LIMITED')).toBe(true);
-    expect(await storedMessages(servers[0]!, ready.map((r) => r.ready.conversationId as string))).toBe(10);
+    expect(await storedMessages(instances.servers[0]!, ready.map((r) => r.ready.conversationId as string))).toBe(10);
   });
 });

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { signUp } from '../support/api.js';
+import { createAgent, createWebchatIntegration, signUp, useOpenAiLlm } from '../support/api.js';
 import { wireCompany } from '../support/faultFixtures.js';
 import { startFakeLlm, type ChatCompletionBody, type FakeLlm } from '../support/fakeLlm.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
-import { connectWebchat, type Frame, type WebchatClient } from '../support/webchatClient.js';
+import { connectWebchat, PER_IP_WEBCHAT_LIMITS_LIFTED, type Frame, type WebchatClient } from '../support/webchatClient.js';
 
 /**
  * Streaming to web chat and handoff by the model, end to end: a real server, a web-chat WebSocket client, an
@@ -28,9 +28,7 @@ beforeAll(async () => {
     REPLY_BURST_WINDOW_MS: '0',
     LLM_MAX_RETRIES: '0',
     LLM_RETRY_DELAYS_MS: '30,30',
-    WEBCHAT_MAX_CONNECTIONS_PER_IP: '100',
-    WEBCHAT_NEW_VISITORS_PER_IP_PER_MINUTE: '1000',
-    WEBCHAT_MESSAGES_PER_IP_PER_MINUTE: '1000',
+    ...PER_IP_WEBCHAT_LIMITS_LIFTED,
   });
   base = await server.listen(0, '127.0.0.1');
 });
@@ -44,11 +42,9 @@ beforeEach(() => llm.reset());
 /** A company answering with the streaming fake, and a web chat visitor who said hello. */
 async function visitor() {
   const co = await signUp(server, 'Streaming Inc');
-  const agent = await co.call('POST', '/api/agents', { name: 'Ava', systemPrompt: 'You are Ava.', handoffMessage: HANDOFF });
-  expect((await co.call('PUT', '/api/llm-config', { provider: 'openai', baseUrl: llm.url, apiKey: 'sk-test', model: 'gpt-4o-mini' })).statusCode).toBe(200);
-  const integration = await co.call('POST', '/api/integrations', { name: 'Site chat', connectorType: 'webchat', agentId: agent.json().agent.id, allowedOrigins: [ORIGIN] });
-  expect(integration.statusCode).toBe(201);
-  const client = await connectWebchat(base, integration.json().integration.id, { origin: ORIGIN });
+  const agentId = await createAgent(co, { name: 'Ava', systemPrompt: 'You are Ava.', handoffMessage: HANDOFF });
+  await useOpenAiLlm(co, llm.url);
+  const client = await connectWebchat(base, await createWebchatIntegration(co, agentId, [ORIGIN]), { origin: ORIGIN });
   clients.push(client);
   const ready = await client.hello();
   expect(ready.type).toBe('ready');

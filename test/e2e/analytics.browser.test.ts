@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserPrerequisites, dashboardContext, journeySteps, launchBrowser } from '../support/browser.js';
-import { startTestServer, type TestServer } from '../support/testServer.js';
+import { browserPrerequisites, dashboardBearer, dashboardPage, journeySteps, navLink, pageHeading, signUpInDashboard, startServerAndBrowser, type ServerAndBrowser } from '../support/browser.js';
+import type { TestServer } from '../support/testServer.js';
 
 /**
  * The Analytics page in headless Chromium: a newcomer signs up, their sandbox integration gets two questions the
@@ -17,8 +17,7 @@ const UI_TIMEOUT = 15_000;
 
 let server: TestServer;
 let base: string;
-let browser: Browser;
-let context: BrowserContext;
+let stage: ServerAndBrowser;
 let page: Page;
 let token: string;
 let integrationId: number;
@@ -35,35 +34,25 @@ const api = async (method: string, path: string, body?: unknown) => {
 
 if (browserPrerequisites()) {
   beforeAll(async () => {
-    server = await startTestServer({ REPLY_BURST_WINDOW_MS: '100' });
-    base = await server.listen(0, '127.0.0.1');
-    browser = await launchBrowser();
-    context = await dashboardContext(browser, { viewport: { width: 1280, height: 900 }, timeoutMs: UI_TIMEOUT });
-    page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    stage = await startServerAndBrowser({ REPLY_BURST_WINDOW_MS: '100' });
+    ({ server, base } = stage);
+    page = await dashboardPage(stage.browser, { viewport: { width: 1280, height: 900 }, timeoutMs: UI_TIMEOUT }, pageErrors);
   });
 
   afterAll(async () => {
-    await context?.close().catch(() => {});
-    await browser?.close().catch(() => {});
-    await server?.close();
+    await stage?.close();
   });
 
   journeySteps('analytics', () => page);
 
-  const nav = (label: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label, exact: true });
-  const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+  const nav = (label: string) => navLink(page, label);
+  const heading = (name: string) => pageHeading(page, name);
   const total = (id: string) => page.getByTestId(`total-${id}`).locator('.analytics-total-value');
 
   describe('Analytics in headless Chromium', () => {
     it('signs up; a new company sees the empty state', { timeout: STEP_TIMEOUT }, async () => {
-      await page.goto(`${base}/#/register`);
-      await page.getByLabel('Company name').fill('Charts Ltd');
-      await page.getByLabel('Email').fill('owner@charts.example');
-      await page.getByLabel('Password').fill('correct horse battery');
-      await page.getByRole('button', { name: 'Sign up', exact: true }).click();
-      await heading('Conversations').waitFor();
-      token = await page.evaluate(() => (JSON.parse(localStorage.getItem('mas.session') ?? 'null') as { access_token: string }).access_token);
+      await signUpInDashboard(page, base, { companyName: 'Charts Ltd', email: 'owner@charts.example' });
+      token = await dashboardBearer(page);
 
       await nav('Analytics').click();
       await heading('Analytics').waitFor();

@@ -1,11 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
-import { browserPrerequisites, dashboardContext, journeySteps, launchBrowser } from '../support/browser.js';
+import { browserPrerequisites, dashboardPage, dismissNotifications, journeySteps, navLink, pageHeading, startServerAndBrowser, type ServerAndBrowser } from '../support/browser.js';
+import { postPlatformWebhook } from '../support/platformWebhook.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
-import { startTestServer, type TestServer } from '../support/testServer.js';
+import type { TestServer } from '../support/testServer.js';
 
 /**
  * The dashboard in real headless Chromium against a real server (embedded defaults) and the fake messaging
@@ -34,8 +34,7 @@ const UI_TIMEOUT = 15_000;
 let server: TestServer;
 let base: string;
 let platform: FakePlatform;
-let browser: Browser;
-let context: BrowserContext;
+let stage: ServerAndBrowser;
 let page: Page;
 
 // Filled in as the flow goes.
@@ -47,41 +46,26 @@ const pageErrors: string[] = [];
 if (browserPrerequisites()) {
   beforeAll(async () => {
     platform = await startFakePlatform({ token: PLATFORM_TOKEN });
-    server = await startTestServer({ ALLOW_PRIVATE_PLATFORM_URLS: 'true', REPLY_BURST_WINDOW_MS: '200' });
-    base = await server.listen(0, '127.0.0.1');
-    browser = await launchBrowser();
-    context = await dashboardContext(browser, { timeoutMs: UI_TIMEOUT, colorScheme: 'light' });
-    page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    stage = await startServerAndBrowser({ ALLOW_PRIVATE_PLATFORM_URLS: 'true', REPLY_BURST_WINDOW_MS: '200' });
+    ({ server, base } = stage);
+    page = await dashboardPage(stage.browser, { timeoutMs: UI_TIMEOUT, colorScheme: 'light' }, pageErrors);
     mkdirSync(SCREENSHOTS, { recursive: true });
   });
 
   afterAll(async () => {
-    await context?.close().catch(() => {});
-    await browser?.close().catch(() => {});
-    await server?.close();
+    await stage?.close();
     await platform?.close();
   });
   journeySteps('dashboard', () => page);
 
-  const nav = (label: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label, exact: true });
-  const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+  const nav = (label: string) => navLink(page, label);
+  const heading = (name: string) => pageHeading(page, name);
   const shoot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, name), animations: 'disabled' });
-  /**
-   * Dismisses the notifications, as a user would: they sit over the bottom-right corner (where forms have
-   * their Save button) and would otherwise show up in the screenshots.
-   */
-  const settle = async () => {
-    for (let i = 0; i < 10; i++) {
-      const dismiss = page.getByRole('button', { name: 'Dismiss notification', exact: true }).first();
-      if ((await dismiss.count()) === 0) return;
-      await dismiss.click({ timeout: 2000 }).catch(() => {});
-    }
-  };
+  const settle = () => dismissNotifications(page);
 
   let seq = 0;
   async function deliverWebhook(clientId: string | number, text: string, direction: 'inbox' | 'outbox' = 'inbox') {
-    const body = JSON.stringify({
+    await postPlatformWebhook(base, integrationId, WEBHOOK_SECRET, {
       hook_type: direction,
       type: direction === 'inbox' ? 'from_client' : 'to_client',
       message_id: `e2e-${Date.now()}-${seq++}`,
@@ -90,12 +74,6 @@ if (browserPrerequisites()) {
       transport: 'telegram',
       text,
     });
-    const res = await fetch(`${base}/api/webhook/msgplatform/${integrationId}`, {
-      method: 'POST',
-      body,
-      headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(body, WEBHOOK_SECRET) },
-    });
-    expect(res.status).toBe(200);
   }
 
   describe('dashboard in headless Chromium', () => {

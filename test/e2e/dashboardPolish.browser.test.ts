@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
-import { type SignedUp, browserPrerequisites, launchBrowser, saveFailureScreenshot, signUpByApi } from '../support/browser.js';
+import { browserPrerequisites, dashboardPage, dismissNotifications, pageHeading, screenshotStep, signUpByApi, startServerAndBrowser, type ServerAndBrowser, type SignedUp } from '../support/browser.js';
+import { postPlatformWebhook } from '../support/platformWebhook.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
-import { startTestServer, type TestServer } from '../support/testServer.js';
+import type { TestServer } from '../support/testServer.js';
 
 /**
  * The dashboard's rough edges (issue 15), in real headless Chromium against a real server: the pipeline fits six
@@ -32,8 +32,7 @@ let server: TestServer;
 let base: string;
 let platform: FakePlatform;
 let llm: FakeLlm;
-let browser: Browser;
-let context: BrowserContext;
+let stage: ServerAndBrowser;
 let page: Page;
 let owner: SignedUp;
 let integrationId: number;
@@ -46,48 +45,28 @@ const api = (method: string, url: string, body?: unknown) => owner.api(method, u
 
 let seq = 0;
 async function deliver(clientId: string | number, text: string) {
-  const body = JSON.stringify({ hook_type: 'inbox', type: 'from_client', message_id: `polish-${seq++}`, client_id: clientId, channel_id: 3, transport: 'telegram', text });
-  const res = await fetch(`${base}/api/webhook/msgplatform/${integrationId}`, {
-    method: 'POST',
-    body,
-    headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(body, WEBHOOK_SECRET) },
-  });
-  expect(res.status).toBe(200);
+  await postPlatformWebhook(base, integrationId, WEBHOOK_SECRET, { hook_type: 'inbox', type: 'from_client', message_id: `polish-${seq++}`, client_id: clientId, channel_id: 3, transport: 'telegram', text });
 }
 
 const shoot = async (name: string) => {
-  // Notifications sit over the corner; a user would dismiss them, and they hide what the screenshot is about.
-  for (let i = 0; i < 10; i++) {
-    const dismiss = page.getByRole('button', { name: 'Dismiss notification', exact: true }).first();
-    if ((await dismiss.count()) === 0) break;
-    await dismiss.click({ timeout: 2000 }).catch(() => {});
-  }
+  await dismissNotifications(page);
   await page.screenshot({ path: join(SCREENSHOTS, name), animations: 'disabled' });
 };
-const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+const heading = (name: string) => pageHeading(page, name);
 const horizontalOverflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 const open = async (hash: string, title: string) => {
   await page.goto(`${base}/#${hash}`);
   await heading(title).waitFor();
 };
 
-function step(name: string, fn: () => Promise<void>) {
-  it(name, { timeout: STEP }, async () => {
-    try {
-      await fn();
-    } catch (error) {
-      await saveFailureScreenshot(page, `polish-${name}`);
-      throw error;
-    }
-  });
-}
+const step = screenshotStep('polish', () => page, STEP);
 
 if (browserPrerequisites()) {
   beforeAll(async () => {
     platform = await startFakePlatform({ token: PLATFORM_TOKEN });
     llm = await startFakeLlm({ models: ['polish-model-1'] });
-    server = await startTestServer({ ALLOW_PRIVATE_PLATFORM_URLS: 'true', REPLY_BURST_WINDOW_MS: '100' });
-    base = await server.listen(0, '127.0.0.1');
+    stage = await startServerAndBrowser({ ALLOW_PRIVATE_PLATFORM_URLS: 'true', REPLY_BURST_WINDOW_MS: '100' });
+    ({ server, base } = stage);
 
     owner = await signUpByApi(base, { tag: 'polish', companyName: 'Nordic Outfitters' });
 
@@ -126,24 +105,13 @@ if (browserPrerequisites()) {
     // One card in every stage, the long web-chat-like names among them (Lost is the last column).
     for (const [i, id] of conversationIds.entries()) expect((await api('PUT', `/api/conversations/${id}/stage`, { stageId: stages[i]!.id })).status).toBe(200);
 
-    browser = await launchBrowser();
     // A German browser: the UI is English, so its dates and numbers must be too.
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'de-DE', timezoneId: 'UTC', colorScheme: 'light' });
-    context.setDefaultTimeout(UI);
-    context.setDefaultNavigationTimeout(UI);
-    // Init scripts run in every frame, the sandboxed widget preview (no storage) included: only the dashboard gets the session.
-    await context.addInitScript((value) => {
-      if (window === window.top) localStorage.setItem('mas.session', value);
-    }, JSON.stringify(owner.session));
-    page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page = await dashboardPage(stage.browser, { locale: 'de-DE', session: owner.session, timeoutMs: UI, colorScheme: 'light' }, pageErrors);
     mkdirSync(SCREENSHOTS, { recursive: true });
   });
 
   afterAll(async () => {
-    await context?.close().catch(() => {});
-    await browser?.close().catch(() => {});
-    await server?.close();
+    await stage?.close();
     await platform?.close();
     await llm?.close();
   });

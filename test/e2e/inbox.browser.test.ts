@@ -1,8 +1,8 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
-import { browserPrerequisites, dashboardContext, launchBrowser, signUpByApi, withFailureScreenshot } from '../support/browser.js';
-import { startTestServer, type TestServer } from '../support/testServer.js';
+import { browserPrerequisites, dashboardPage, signUpByApi, startServerAndBrowser, withFailureScreenshot, type ServerAndBrowser } from '../support/browser.js';
+import { postPlatformWebhook } from '../support/platformWebhook.js';
+import type { TestServer } from '../support/testServer.js';
 
 /**
  * The handoff queue in real Chromium: a customer's question the builtin LLM cannot answer (empty knowledge
@@ -16,31 +16,25 @@ const UI_TIMEOUT = 15_000;
 
 let server: TestServer;
 let base: string;
-let browser: Browser;
-let context: BrowserContext;
+let stage: ServerAndBrowser;
 let page: Page;
 let integrationId: number;
 const pageErrors: string[] = [];
 
 if (browserPrerequisites()) {
   beforeAll(async () => {
-    server = await startTestServer({ REPLY_BURST_WINDOW_MS: '0' });
-    base = await server.listen(0, '127.0.0.1');
+    stage = await startServerAndBrowser({ REPLY_BURST_WINDOW_MS: '0' });
+    ({ server, base } = stage);
     const owner = await signUpByApi(base, { tag: 'inbox', companyName: 'Inbox Outfitters' });
     const agent = (await owner.api('POST', '/api/agents', { name: 'Ava', systemPrompt: 'You are Ava.', handoffMessage: 'A colleague will answer shortly.' })).json;
     const integration = (await owner.api('POST', '/api/integrations', { name: 'Telegram line', connectorType: 'msgplatform', agentId: agent.agent.id, webhookSecret: SECRET })).json;
     integrationId = integration.integration.id;
 
-    browser = await launchBrowser();
-    context = await dashboardContext(browser, { session: owner.session, timeoutMs: UI_TIMEOUT });
-    page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page = await dashboardPage(stage.browser, { session: owner.session, timeoutMs: UI_TIMEOUT }, pageErrors);
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close().catch(() => {});
-    await browser?.close().catch(() => {});
-    await server?.close();
+    await stage?.close();
   });
 
   it('a handed-off conversation waits in "Needs human" with its reason and wait time; taken and answered, it leaves the queue', async () => {
@@ -50,9 +44,7 @@ if (browserPrerequisites()) {
       await expect.poll(() => page.getByTestId('view-count-needs_human').textContent()).toBe('0');
 
       // The customer asks something the (empty) knowledge base cannot answer: the builtin LLM hands off.
-      const body = JSON.stringify({ text: 'Do you sell gift cards for the winter collection?', client_id: 'inbox-customer-1', channel_id: 1, transport: 'telegram' });
-      const res = await fetch(`${base}/api/webhook/msgplatform/${integrationId}`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(body, SECRET) } });
-      expect(res.status).toBe(200);
+      await postPlatformWebhook(base, integrationId, SECRET, { text: 'Do you sell gift cards for the winter collection?', client_id: 'inbox-customer-1', channel_id: 1, transport: 'telegram' });
 
       // Live, without a reload: the row appears in the queue with its wait time, the tab and the title count it.
       const row = page.locator('.conversation-list [data-testid^="conversation-row-"]');

@@ -1,7 +1,7 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserPrerequisites, dashboardContext, launchBrowser, saveFailureScreenshot } from '../support/browser.js';
-import { startTestServer, type TestServer } from '../support/testServer.js';
+import { browserPrerequisites, dashboardBearer, dashboardPage, saveFailureScreenshot, signUpInDashboard, startServerAndBrowser, type ServerAndBrowser } from '../support/browser.js';
+import type { TestServer } from '../support/testServer.js';
 
 /**
  * The knowledge-base page in headless Chromium: a document's whole text is viewed and edited in a dialog; an edit
@@ -13,34 +13,26 @@ const TIMEOUT = 60_000;
 if (browserPrerequisites()) {
   let server: TestServer;
   let base: string;
-  let browser: Browser;
+  let stage: ServerAndBrowser;
   let page: Page;
   beforeAll(async () => {
-    server = await startTestServer();
-    base = await server.listen(0, '127.0.0.1');
-    browser = await launchBrowser();
-    const context = await dashboardContext(browser, { timeoutMs: 15_000 });
-    page = await context.newPage();
+    stage = await startServerAndBrowser();
+    ({ server, base } = stage);
+    page = await dashboardPage(stage.browser, { timeoutMs: 15_000 });
   });
   afterAll(async () => {
-    await browser?.close().catch(() => {});
-    await server?.close();
+    await stage?.close();
   });
 
   const dialog = () => page.getByRole('dialog');
-  const token = () => page.evaluate(() => (JSON.parse(localStorage.getItem('mas.session') ?? 'null') as { access_token: string }).access_token);
+  const token = () => dashboardBearer(page);
 
   describe('knowledge base: view and edit a document', () => {
     it('views the whole text, edits it, and the search finds the new text; a lost race shows the conflict and reloads', { timeout: TIMEOUT }, async (ctx) => {
       ctx.onTestFailed(async () => {
         await saveFailureScreenshot(page, 'knowledge-base-edit');
       });
-      await page.goto(`${base}/#/register`);
-      await page.getByLabel('Company name').fill('Edit Outfitters');
-      await page.getByLabel('Email').fill(`kb-edit-${Date.now()}@example.com`);
-      await page.getByLabel('Password').fill('correct horse battery');
-      await page.getByRole('button', { name: 'Sign up', exact: true }).click();
-      await page.getByRole('heading', { level: 1, name: 'Conversations', exact: true }).waitFor();
+      await signUpInDashboard(page, base, { companyName: 'Edit Outfitters', email: `kb-edit-${Date.now()}@example.com` });
 
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Knowledge base', exact: true }).click();
       await page.getByLabel('Title', { exact: true }).fill('Delivery');

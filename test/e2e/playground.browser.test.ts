@@ -1,7 +1,7 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserPrerequisites, dashboardContext, launchBrowser, saveFailureScreenshot } from '../support/browser.js';
-import { startTestServer, type TestServer } from '../support/testServer.js';
+import { browserPrerequisites, dashboardPage, saveFailureScreenshot, signUpInDashboard, startServerAndBrowser, type ServerAndBrowser } from '../support/browser.js';
+import type { TestServer } from '../support/testServer.js';
 
 /**
  * "See what the AI does" in headless Chromium: a reply's Sources in the conversation view (and its event
@@ -13,18 +13,15 @@ const TIMEOUT = 90_000;
 if (browserPrerequisites()) {
   let server: TestServer;
   let base: string;
-  let browser: Browser;
+  let stage: ServerAndBrowser;
   let page: Page;
   beforeAll(async () => {
-    server = await startTestServer({ REPLY_BURST_WINDOW_MS: '50' });
-    base = await server.listen(0, '127.0.0.1');
-    browser = await launchBrowser();
-    const context = await dashboardContext(browser, { timeoutMs: 15_000 });
-    page = await context.newPage();
+    stage = await startServerAndBrowser({ REPLY_BURST_WINDOW_MS: '50' });
+    ({ server, base } = stage);
+    page = await dashboardPage(stage.browser, { timeoutMs: 15_000 });
   });
   afterAll(async () => {
-    await browser?.close().catch(() => {});
-    await server?.close();
+    await stage?.close();
   });
 
   /** A call to the API with the signed-in dashboard's token (set-up the UI has its own tests for). */
@@ -43,12 +40,7 @@ if (browserPrerequisites()) {
       ctx.onTestFailed(async () => {
         await saveFailureScreenshot(page, 'playground');
       });
-      await page.goto(`${base}/#/register`);
-      await page.getByLabel('Company name').fill('Sources Outfitters');
-      await page.getByLabel('Email').fill(`sources-${Date.now()}@example.com`);
-      await page.getByLabel('Password').fill('correct horse battery');
-      await page.getByRole('button', { name: 'Sign up', exact: true }).click();
-      await page.getByRole('heading', { level: 1, name: 'Conversations', exact: true }).waitFor();
+      await signUpInDashboard(page, base, { companyName: 'Sources Outfitters', email: `sources-${Date.now()}@example.com` });
 
       const agent = (await api('POST', '/api/agents', { name: 'Ava', handoffMessage: 'A colleague will reply soon.' })).json.agent;
       const doc = (await api('POST', '/api/knowledge-base/documents', { title: 'Shipping', content: 'We ship to Norway, Sweden and Denmark within 5 working days.' })).json.document;

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserPrerequisites, dashboardContext, journeySteps, launchBrowser } from '../support/browser.js';
-import { startTestServer, type TestServer } from '../support/testServer.js';
+import { browserPrerequisites, dashboardBearer, dashboardPage, journeySteps, navLink, pageHeading, signUpInDashboard, startServerAndBrowser, type ServerAndBrowser } from '../support/browser.js';
+import type { TestServer } from '../support/testServer.js';
 
 /**
  * The README's quick start, done by a newcomer in headless Chromium with no messaging-platform account: sign up →
@@ -20,8 +20,7 @@ const ANSWER = 'We ship to Norway, Sweden and Denmark within 3 business days.';
 
 let server: TestServer;
 let base: string;
-let browser: Browser;
-let context: BrowserContext;
+let stage: ServerAndBrowser;
 let page: Page;
 let integrationId: number;
 const pageErrors: string[] = [];
@@ -30,33 +29,23 @@ if (browserPrerequisites()) {
   beforeAll(async () => {
     // Deliberately the defaults a newcomer has: no ALLOW_PRIVATE_PLATFORM_URLS, no platform, builtin LLM.
     // SEND_MAX_ATTEMPTS=1: the last step's failing send is recorded at once instead of after the retry backoff.
-    server = await startTestServer({ REPLY_BURST_WINDOW_MS: '200', SEND_MAX_ATTEMPTS: '1' });
-    base = await server.listen(0, '127.0.0.1');
-    browser = await launchBrowser();
-    context = await dashboardContext(browser, { timeoutMs: UI_TIMEOUT });
-    page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    stage = await startServerAndBrowser({ REPLY_BURST_WINDOW_MS: '200', SEND_MAX_ATTEMPTS: '1' });
+    ({ server, base } = stage);
+    page = await dashboardPage(stage.browser, { timeoutMs: UI_TIMEOUT }, pageErrors);
   });
 
   afterAll(async () => {
-    await context?.close().catch(() => {});
-    await browser?.close().catch(() => {});
-    await server?.close();
+    await stage?.close();
   });
 
   journeySteps('quickstart', () => page);
 
-  const nav = (label: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label, exact: true });
-  const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+  const nav = (label: string) => navLink(page, label);
+  const heading = (name: string) => pageHeading(page, name);
 
   describe('quick start in headless Chromium: a newcomer without a platform account', () => {
     it('signs up', { timeout: STEP_TIMEOUT }, async () => {
-      await page.goto(`${base}/#/register`);
-      await page.getByLabel('Company name').fill('First Hour Ltd');
-      await page.getByLabel('Email').fill('newcomer@first-hour.example');
-      await page.getByLabel('Password').fill('correct horse battery');
-      await page.getByRole('button', { name: 'Sign up', exact: true }).click();
-      await heading('Conversations').waitFor();
+      await signUpInDashboard(page, base, { companyName: 'First Hour Ltd', email: 'newcomer@first-hour.example' });
     });
 
     it('adds a knowledge-base document and an agent', { timeout: STEP_TIMEOUT }, async () => {
@@ -114,13 +103,13 @@ if (browserPrerequisites()) {
     });
 
     it('it arrived as a normal webhook: the webhook log shows it processed', { timeout: STEP_TIMEOUT }, async () => {
-      const token = await page.evaluate(() => (JSON.parse(localStorage.getItem('mas.session') ?? 'null') as { access_token: string }).access_token);
+      const token = await dashboardBearer(page);
       const res = await fetch(`${base}/api/webhook-logs?integrationId=${integrationId}`, { headers: { authorization: `Bearer ${token}` } });
       expect((await res.json()).logs[0]).toMatchObject({ httpStatus: 200, outcome: 'processed', kind: 'message' });
     });
 
     it('with a platform address that cannot be reached, the conversation says why in one sentence', { timeout: STEP_TIMEOUT }, async () => {
-      const token = await page.evaluate(() => (JSON.parse(localStorage.getItem('mas.session') ?? 'null') as { access_token: string }).access_token);
+      const token = await dashboardBearer(page);
       const agents = (await (await fetch(`${base}/api/agents`, { headers: { authorization: `Bearer ${token}` } })).json()).agents as Array<{ id: string }>;
       // `.invalid` never resolves (RFC 6761): a send fails like one to a mistyped platform address.
       const created = await fetch(`${base}/api/integrations`, {

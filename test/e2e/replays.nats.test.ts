@@ -1,13 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/infrastructure/logger.js';
-import { createServer, type Server } from '../../src/server.js';
 import { startFakeLlm, type ChatCompletionBody, type FakeLlm } from '../support/fakeLlm.js';
 import { startNatsServer } from '../support/natsServer.js';
 import { seedConversation } from '../support/replayFixtures.js';
+import { startTestInstances, type TestInstances } from '../support/testServer.js';
 
 /**
  * Replay evaluation with two instances on NATS JetStream sharing one store: both run the replay reactor (its
@@ -17,37 +12,25 @@ import { seedConversation } from '../support/replayFixtures.js';
 let nats: Awaited<ReturnType<typeof startNatsServer>>;
 let llm: FakeLlm;
 let slow: FakeLlm;
-let dataDir: string;
-const servers: Server[] = [];
-const bases: string[] = [];
+let instances: TestInstances;
 
 beforeAll(async () => {
   nats = await startNatsServer();
   llm = await startFakeLlm({ reply: (body) => `Draft: ${lastUser(body)}`, delayMs: 20 });
   slow = await startFakeLlm({ reply: (body) => `Slow: ${lastUser(body)}`, delayMs: 400 });
-  dataDir = mkdtempSync(join(tmpdir(), 'mas-replay-nats-'));
-  for (let i = 0; i < 2; i++) {
-    const config = loadConfig({
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      DATA_DIR: dataDir,
-      NATS_URL: nats.url,
-      ALLOW_PRIVATE_PLATFORM_URLS: 'true',
-      AUTH_RATE_LIMIT_PER_MINUTE: '1000',
-      LLM_PRICE_TABLE: JSON.stringify({ 'gpt-4o-mini': { inputMicrosPer1K: 1000, outputMicrosPer1K: 2000 } }),
-    });
-    const server = await createServer(config, createLogger({ level: 'warn' }));
-    await server.processingStarted;
-    servers.push(server);
-    bases.push(await server.listen(0, '127.0.0.1'));
-  }
+  instances = await startTestInstances(2, {
+    LOG_LEVEL: 'warn',
+    NATS_URL: nats.url,
+    ALLOW_PRIVATE_PLATFORM_URLS: 'true',
+    AUTH_RATE_LIMIT_PER_MINUTE: '1000',
+    LLM_PRICE_TABLE: JSON.stringify({ 'gpt-4o-mini': { inputMicrosPer1K: 1000, outputMicrosPer1K: 2000 } }),
+  });
 }, 60_000);
 
 afterAll(async () => {
-  for (const s of servers) await s.stop();
+  await instances?.close();
   await nats?.stop();
   await Promise.all([llm?.close(), slow?.close()]);
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 const lastUser = (body: ChatCompletionBody) => String(body.messages?.filter((m) => m.role === 'user').at(-1)?.content ?? '');
@@ -63,7 +46,7 @@ async function call(base: string, method: string, path: string, body?: unknown, 
 }
 
 async function company(name: string, llmUrl: string) {
-  const [a] = bases as [string];
+  const [a] = instances.bases as [string];
   const email = `${name.toLowerCase()}-${Date.now()}@example.com`;
   const registered = await call(a, 'POST', '/api/auth/register', { email, password: 'correct horse', companyName: name });
   expect(registered.status).toBe(201);
@@ -82,9 +65,9 @@ async function startReplay(base: string, token: string, conversationIds: string[
 
 describe('replay evaluation over NATS JetStream with two instances', () => {
   it('answers, records and charges every turn once, whichever instance runs its job', async () => {
-    const [a, b] = bases as [string, string];
+    const [a, b] = instances.bases as [string, string];
     const { token, companyId } = await company('ReplayNats', llm.url);
-    const store = servers[0]!.adapters.eventStore;
+    const store = instances.servers[0]!.adapters.eventStore;
     const conversations = [];
     for (let c = 0; c < 6; c++) {
       conversations.push(
@@ -110,9 +93,9 @@ describe('replay evaluation over NATS JetStream with two instances', () => {
   }, 60_000);
 
   it('a cancel sent to one instance stops the jobs the other runs', async () => {
-    const [a, b] = bases as [string, string];
+    const [a, b] = instances.bases as [string, string];
     const { token, companyId } = await company('ReplayNatsCancel', slow.url);
-    const store = servers[0]!.adapters.eventStore;
+    const store = instances.servers[0]!.adapters.eventStore;
     const conversations = [];
     for (let c = 0; c < 4; c++) {
       conversations.push(await seedConversation(store, companyId, Array.from({ length: 10 }, (_, t) => ({ customer: [`k${c} turn ${t}`], answer: { agent: `answer ${t}` } }))));

@@ -1,15 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
-import { createLogger } from '../../src/infrastructure/logger.js';
-import { createServer, type Server } from '../../src/server.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
 import { startNatsServer } from '../support/natsServer.js';
+import { startTestInstances, type TestInstances } from '../support/testServer.js';
 
 /**
  * The reply pipeline over NATS JetStream with two server instances sharing one store: reactors on both
@@ -20,45 +15,33 @@ const TOKEN = 'platform-token-nats';
 let nats: Awaited<ReturnType<typeof startNatsServer>>;
 let platform: FakePlatform;
 let llm: FakeLlm;
-let dataDir: string;
-const servers: Server[] = [];
-const bases: string[] = [];
+let instances: TestInstances;
 const replied: number[] = [0, 0];
 
 beforeAll(async () => {
   nats = await startNatsServer();
   platform = await startFakePlatform({ token: TOKEN });
   llm = await startFakeLlm({ apiKey: 'sk-nats', reply: (body) => `Re: ${String(body.messages?.at(-1)?.content)}`, delayMs: 50 });
-  dataDir = mkdtempSync(join(tmpdir(), 'mas-nats-'));
-  for (let i = 0; i < 2; i++) {
-    const config = loadConfig({
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      DATA_DIR: dataDir,
-      NATS_URL: nats.url,
-      ALLOW_PRIVATE_PLATFORM_URLS: 'true',
-      REPLY_BURST_WINDOW_MS: '0',
-      AUTH_RATE_LIMIT_PER_MINUTE: '1000',
-    });
-    const destination = new Writable({
+  // Each instance's log counts the reply jobs it finished.
+  const repliesLoggedBy = (i: number) =>
+    new Writable({
       write(chunk, _enc, cb) {
         for (const line of String(chunk).split('\n')) if (line.includes('"msg":"reply job done"') && line.includes('"result":"replied"')) replied[i]!++;
         cb();
       },
     });
-    const server = await createServer(config, createLogger({ level: 'info', destination }));
-    await server.processingStarted;
-    servers.push(server);
-    bases.push(await server.listen(0, '127.0.0.1'));
-  }
+  instances = await startTestInstances(
+    2,
+    { LOG_LEVEL: 'info', NATS_URL: nats.url, ALLOW_PRIVATE_PLATFORM_URLS: 'true', REPLY_BURST_WINDOW_MS: '0', AUTH_RATE_LIMIT_PER_MINUTE: '1000' },
+    { logDestination: repliesLoggedBy },
+  );
 }, 60_000);
 
 afterAll(async () => {
-  for (const s of servers) await s.stop();
+  await instances?.close();
   await nats?.stop();
   await platform?.close();
   await llm?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 async function api(base: string, method: string, path: string, body?: unknown, token?: string) {
@@ -72,7 +55,7 @@ async function api(base: string, method: string, path: string, body?: unknown, t
 
 describe('reply pipeline over NATS JetStream with two instances', () => {
   it('answers each of 30 messages exactly once, whichever instance received it', async () => {
-    const [a, b] = bases as [string, string];
+    const [a, b] = instances.bases as [string, string];
     const email = `nats-${Date.now()}@example.com`;
     expect((await api(a, 'POST', '/api/auth/register', { email, password: 'correct horse', companyName: 'Nats Co' })).status).toBe(201);
     const token = (await api(a, 'POST', '/api/auth/login', { email, password: 'correct horse' })).body.session.access_token;
@@ -110,7 +93,7 @@ describe('reply pipeline over NATS JetStream with two instances', () => {
     expect(replied[0]).toBeGreaterThan(0);
     expect(replied[1]).toBeGreaterThan(0);
     // Every stored reply is charged exactly once, although both instances' reactors saw every reply.
-    const store = servers[0]!.adapters.eventStore;
+    const store = instances.servers[0]!.adapters.eventStore;
     await expect.poll(async () => (await store.readAll({ filter: { eventTypes: ['CreditsConsumed'] } })).length, { timeout: 10_000 }).toBe(n);
     const charged = (await store.readAll({ filter: { eventTypes: ['CreditsConsumed'] } })).map((e) => (e.data as { replyId: string }).replyId);
     expect(new Set(charged).size).toBe(n);

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
-import { signUp } from '../support/api.js';
+import { createAgent, createPlatformIntegration, signUp, useOpenAiLlm } from '../support/api.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
+import { postPlatformWebhook } from '../support/platformWebhook.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 const SECRET = 'whsec_replies_0123456789';
@@ -41,34 +41,14 @@ afterEach(() => {
 
 async function company(options: { model?: string; provider?: 'openai' | 'builtin' } = {}) {
   const co = await signUp(server, 'Replies Inc');
-  const agent = await co.call('POST', '/api/agents', { name: 'Ava', systemPrompt: 'You are Ava, a concise support agent.', handoffMessage: 'A colleague will reply soon.' });
-  expect(agent.statusCode).toBe(201);
-  if ((options.provider ?? 'openai') === 'openai') {
-    const cfg = await co.call('PUT', '/api/llm-config', { provider: 'openai', baseUrl: llm.url, apiKey: LLM_KEY, model: options.model ?? 'fake-model' });
-    expect(cfg.statusCode).toBe(200);
-  }
-  const integration = await co.call('POST', '/api/integrations', {
-    name: 'Platform',
-    connectorType: 'msgplatform',
-    apiUrl: platform.url,
-    apiToken: PLATFORM_TOKEN,
-    webhookSecret: SECRET,
-    agentId: agent.json().agent.id,
-  });
-  expect(integration.statusCode).toBe(201);
-  return { ...co, integrationId: integration.json().integration.id as number, agentId: agent.json().agent.id as string };
+  const agentId = await createAgent(co, { name: 'Ava', systemPrompt: 'You are Ava, a concise support agent.', handoffMessage: 'A colleague will reply soon.' });
+  if ((options.provider ?? 'openai') === 'openai') await useOpenAiLlm(co, llm.url, { apiKey: LLM_KEY, model: options.model ?? 'fake-model' });
+  const integrationId = await createPlatformIntegration(co, { agentId, apiUrl: platform.url, apiToken: PLATFORM_TOKEN, webhookSecret: SECRET });
+  return { ...co, integrationId, agentId };
 }
 
 let seq = 0;
-async function webhook(integrationId: number, payload: Record<string, unknown>) {
-  const body = JSON.stringify(payload);
-  const res = await fetch(`${base}/api/webhook/msgplatform/${integrationId}`, {
-    method: 'POST',
-    body,
-    headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(body, SECRET) },
-  });
-  expect(res.status).toBe(200);
-}
+const webhook = (integrationId: number, payload: Record<string, unknown>) => postPlatformWebhook(base, integrationId, SECRET, payload);
 const inbound = (clientId: string | number, text: string, extra: Record<string, unknown> = {}) => ({
   hook_type: 'inbox',
   type: 'from_client',

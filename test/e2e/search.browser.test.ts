@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
-import { browserPrerequisites, dashboardContext, launchBrowser, saveFailureScreenshot, signUpByApi } from '../support/browser.js';
-import { startTestServer, type TestServer } from '../support/testServer.js';
+import { browserPrerequisites, dashboardPage, screenshotStep, signUpByApi, startServerAndBrowser, type ServerAndBrowser } from '../support/browser.js';
+import { postPlatformWebhook } from '../support/platformWebhook.js';
+import type { TestServer } from '../support/testServer.js';
 
 /**
  * Search in the dashboard, in real headless Chromium against a real server: the top bar's search box finds a past
@@ -18,8 +18,7 @@ const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');
 
 let server: TestServer;
 let base: string;
-let browser: Browser;
-let context: BrowserContext;
+let stage: ServerAndBrowser;
 let page: Page;
 let bearer: string;
 let integrationId: number;
@@ -27,30 +26,15 @@ const pageErrors: string[] = [];
 
 let seq = 0;
 async function deliver(clientId: string, name: string, text: string) {
-  const body = JSON.stringify({ text, client_id: clientId, channel_id: 1, transport: 'telegram', message_id: `search-${seq++}`, client: { name } });
-  const res = await fetch(`${base}/api/webhook/msgplatform/${integrationId}`, {
-    method: 'POST',
-    body,
-    headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(body, SECRET) },
-  });
-  expect(res.status).toBe(200);
+  await postPlatformWebhook(base, integrationId, SECRET, { text, client_id: clientId, channel_id: 1, transport: 'telegram', message_id: `search-${seq++}`, client: { name } });
 }
 
-function step(name: string, fn: () => Promise<void>) {
-  it(name, { timeout: 60_000 }, async () => {
-    try {
-      await fn();
-    } catch (error) {
-      await saveFailureScreenshot(page, `search-${name}`);
-      throw error;
-    }
-  });
-}
+const step = screenshotStep('search', () => page, 60_000);
 
 if (browserPrerequisites()) {
   beforeAll(async () => {
-    server = await startTestServer();
-    base = await server.listen(0, '127.0.0.1');
+    stage = await startServerAndBrowser();
+    ({ server, base } = stage);
     const owner = await signUpByApi(base, { tag: 'search', companyName: 'Fjord Supplies' });
     bearer = owner.bearer;
     integrationId = (await owner.api('POST', '/api/integrations', { name: 'Telegram', connectorType: 'msgplatform', webhookSecret: SECRET })).json.integration.id;
@@ -58,17 +42,12 @@ if (browserPrerequisites()) {
     for (let i = 0; i < 4; i++) await deliver(`c-${i + 2}`, `Customer ${i}`, `Question ${i} about delivery times`);
     await server.projections.waitForPosition((await server.adapters.eventStore.headPosition())!);
 
-    browser = await launchBrowser();
-    context = await dashboardContext(browser, { session: owner.session, timeoutMs: UI, colorScheme: 'light' });
-    page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page = await dashboardPage(stage.browser, { session: owner.session, timeoutMs: UI, colorScheme: 'light' }, pageErrors);
     mkdirSync(SCREENSHOTS, { recursive: true });
   });
 
   afterAll(async () => {
-    await context?.close().catch(() => {});
-    await browser?.close().catch(() => {});
-    await server?.close();
+    await stage?.close();
   });
 
   step('the top bar search finds a past message, marks the words, and opens its conversation', async () => {

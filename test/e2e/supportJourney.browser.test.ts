@@ -1,8 +1,8 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
-import { browserPrerequisites, dashboardContext, launchBrowser, withFailureScreenshot } from '../support/browser.js';
-import { startTestServer, type TestServer } from '../support/testServer.js';
+import { browserPrerequisites, dashboardContext, signUpInDashboard, startServerAndBrowser, withFailureScreenshot, type ServerAndBrowser } from '../support/browser.js';
+import { postPlatformWebhook } from '../support/platformWebhook.js';
+import type { TestServer } from '../support/testServer.js';
 
 /**
  * Issue 12's whole path, in real Chromium, as a support team works: the owner invites an agent; the agent joins,
@@ -14,28 +14,24 @@ const UI_TIMEOUT = 15_000;
 
 let server: TestServer;
 let base: string;
-let browser: Browser;
+let stage: ServerAndBrowser;
 let ownerContext: BrowserContext;
 let agentContext: BrowserContext;
 const pageErrors: string[] = [];
 
 async function customerWrites(integrationId: number, clientId: string, name: string, text: string) {
-  const body = JSON.stringify({ text, client_id: clientId, channel_id: 1, transport: 'telegram', client: { name } });
-  const res = await fetch(`${base}/api/webhook/msgplatform/${integrationId}`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(body, SECRET) } });
-  expect(res.status).toBe(200);
+  await postPlatformWebhook(base, integrationId, SECRET, { text, client_id: clientId, channel_id: 1, transport: 'telegram', client: { name } });
 }
 
 if (browserPrerequisites()) {
   beforeAll(async () => {
-    server = await startTestServer({ REPLY_BURST_WINDOW_MS: '0' });
-    base = await server.listen(0, '127.0.0.1');
-    browser = await launchBrowser();
-    ownerContext = await dashboardContext(browser, { timeoutMs: UI_TIMEOUT });
-    agentContext = await dashboardContext(browser, { timeoutMs: UI_TIMEOUT });
+    stage = await startServerAndBrowser({ REPLY_BURST_WINDOW_MS: '0' });
+    ({ server, base } = stage);
+    ownerContext = await dashboardContext(stage.browser, { timeoutMs: UI_TIMEOUT });
+    agentContext = await dashboardContext(stage.browser, { timeoutMs: UI_TIMEOUT });
   }, 60_000);
   afterAll(async () => {
-    await browser?.close().catch(() => {});
-    await server?.close();
+    await stage?.close();
   });
 
   it('owner invites an agent; the agent takes a waiting conversation, answers with a canned reply, searches a past message and edits the customer’s notes', async () => {
@@ -44,12 +40,7 @@ if (browserPrerequisites()) {
     let integrationId = 0;
 
     const link = await withFailureScreenshot(owner, 'journey-owner', async () => {
-      await owner.goto(`${base}/#/register`);
-      await owner.getByLabel('Company name').fill('Journey Outfitters');
-      await owner.getByLabel('Email').fill('owner@journey.example');
-      await owner.getByLabel('Password').fill('owner password');
-      await owner.getByRole('button', { name: 'Sign up' }).click();
-      await owner.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
+      await signUpInDashboard(owner, base, { companyName: 'Journey Outfitters', email: 'owner@journey.example', password: 'owner password' });
 
       // The setup an owner does once, through the API with the owner's own session: an agent, a platform
       // integration, a canned reply, and two customers (one an old conversation, one waiting for a human).

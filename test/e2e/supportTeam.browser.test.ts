@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
-import { browserPrerequisites, dashboardContext, launchBrowser, saveFailureScreenshot } from '../support/browser.js';
-import { startTestServer, type TestServer } from '../support/testServer.js';
+import { browserPrerequisites, dashboardBearer, dashboardPage, saveFailureScreenshot, signUpInDashboard, startServerAndBrowser, type ServerAndBrowser } from '../support/browser.js';
+import type { TestServer } from '../support/testServer.js';
 
 /**
  * Working as a support team, in headless Chromium: the customer's profile next to the conversation with an
@@ -16,21 +16,18 @@ const SECRET = 'whsec_0123456789abcdef0123';
 if (browserPrerequisites()) {
   let server: TestServer;
   let base: string;
-  let browser: Browser;
+  let stage: ServerAndBrowser;
   let page: Page;
   beforeAll(async () => {
-    server = await startTestServer();
-    base = await server.listen(0, '127.0.0.1');
-    browser = await launchBrowser();
-    const context = await dashboardContext(browser, { viewport: { width: 1400, height: 900 }, timeoutMs: 15_000 });
-    page = await context.newPage();
+    stage = await startServerAndBrowser();
+    ({ server, base } = stage);
+    page = await dashboardPage(stage.browser, { viewport: { width: 1400, height: 900 }, timeoutMs: 15_000 });
   });
   afterAll(async () => {
-    await browser?.close().catch(() => {});
-    await server?.close();
+    await stage?.close();
   });
 
-  const token = () => page.evaluate(() => (JSON.parse(localStorage.getItem('mas.session') ?? 'null') as { access_token: string }).access_token);
+  const token = () => dashboardBearer(page);
   const api = async (method: string, url: string, body?: unknown) => {
     const res = await server.app.inject({ method: method as 'GET', url, headers: { authorization: `Bearer ${await token()}` }, ...(body ? { payload: body as object } : {}) });
     return res.json();
@@ -41,12 +38,7 @@ if (browserPrerequisites()) {
       ctx.onTestFailed(async () => {
         await saveFailureScreenshot(page, 'support-team');
       });
-      await page.goto(`${base}/#/register`);
-      await page.getByLabel('Company name').fill('Support Outfitters');
-      await page.getByLabel('Email').fill(`support-${Date.now()}@example.com`);
-      await page.getByLabel('Password').fill('correct horse battery');
-      await page.getByRole('button', { name: 'Sign up', exact: true }).click();
-      await page.getByRole('heading', { level: 1, name: 'Conversations', exact: true }).waitFor();
+      await signUpInDashboard(page, base, { companyName: 'Support Outfitters', email: `support-${Date.now()}@example.com` });
 
       // A customer writes in through the platform; the team has canned replies (added on their page).
       const { integration } = await api('POST', '/api/integrations', { name: 'Main', connectorType: 'msgplatform', webhookSecret: SECRET });

@@ -1,7 +1,7 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { launchBrowser, withFailureScreenshot, browserPrerequisites } from '../support/browser.js';
-import { startTestServer, type TestServer } from '../support/testServer.js';
+import { browserPrerequisites, startServerAndBrowser, withFailureScreenshot, type ServerAndBrowser } from '../support/browser.js';
+import type { TestServer } from '../support/testServer.js';
 
 /**
  * A support team in real Chromium: the owner invites an agent on the Team page and sees the link once; the
@@ -13,21 +13,19 @@ const UI_TIMEOUT = 15_000;
 
 let server: TestServer;
 let base: string;
-let browser: Browser;
+let stage: ServerAndBrowser;
 let ownerContext: BrowserContext;
 let agentContext: BrowserContext;
 
 if (browserPrerequisites()) {
   beforeAll(async () => {
-    server = await startTestServer();
-    base = await server.listen(0, '127.0.0.1');
-    browser = await launchBrowser();
-    ownerContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    agentContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    stage = await startServerAndBrowser();
+    ({ server, base } = stage);
+    ownerContext = await stage.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    agentContext = await stage.browser.newContext({ viewport: { width: 1280, height: 900 } });
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+    await stage?.close();
   });
 
   it('owner invites an agent, the agent joins with limited pages, the owner removes them', async () => {

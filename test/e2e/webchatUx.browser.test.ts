@@ -1,12 +1,9 @@
-import { existsSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { signUp } from '../support/api.js';
-import { launchBrowser, saveFailureScreenshot } from '../support/browser.js';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent, createWebchatIntegration, signUp, useOpenAiLlm } from '../support/api.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
+import { reportWidgetFailure, startWidgetStage, type WidgetStage, type WidgetVisitor } from '../support/widgetPage.js';
 
 /**
  * What a shopper sees in the widget, in headless Chromium: the integration's greeting first; "Agent is
@@ -14,7 +11,7 @@ import { startTestServer, type TestServer } from '../support/testServer.js';
  * integration does not allow, a final "Chat is not available on this site" instead of reconnecting forever.
  */
 
-const WIDGET = new URL('../../dist/widget/widget.js', import.meta.url).pathname;
+
 const GREETING = 'Hi! I am Ava. Ask me anything about shipping.';
 const LLM_DELAY_MS = 2500;
 const BURST_MS = 1000;
@@ -22,67 +19,37 @@ const BURST_MS = 1000;
 let server: TestServer;
 let base: string;
 let llm: FakeLlm;
-let shop: http.Server;
-let allowedUrl: string;
+let stage: WidgetStage;
 let refusedUrl: string;
-let browser: Browser;
-let context: BrowserContext;
+let visitor: WidgetVisitor;
 let page: Page;
-let integrationId: number;
-const consoleLines: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(WIDGET)) throw new Error('dist/widget/widget.js is missing: run `npm run build` first (npm test does it in pretest)');
   llm = await startFakeLlm({ delayMs: LLM_DELAY_MS, reply: 'We ship to Norway in 3 days.' });
   server = await startTestServer({ REPLY_BURST_WINDOW_MS: String(BURST_MS), ALLOW_PRIVATE_PLATFORM_URLS: 'true' });
   base = (await server.listen(0, '127.0.0.1')).replace('localhost', '127.0.0.1');
 
-  shop = http.createServer((req, res) => {
-    if (req.url !== '/') return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Shop</title></head>
-<body><h1>The shop</h1><script src="${base}/widget.js" data-integration-id="${integrationId}" async></script></body></html>`);
-  });
-  await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
-  const shopPort = (shop.address() as AddressInfo).port;
-  allowedUrl = `http://127.0.0.1:${shopPort}/`;
+  stage = await startWidgetStage(base);
+  const { shop } = stage;
   // The same page under another host name is another origin, and not allowed.
-  refusedUrl = `http://localhost:${shopPort}/`;
+  refusedUrl = `http://localhost:${shop.port}/`;
 
   const co = await signUp(server, 'Widget UX');
-  expect((await co.call('PUT', '/api/llm-config', { provider: 'openai', baseUrl: llm.url, apiKey: 'sk-test', model: 'gpt-4o-mini' })).statusCode).toBe(200);
-  const agent = await co.call('POST', '/api/agents', { name: 'Ava', systemPrompt: 'You are Ava.', useKnowledgeBase: false });
-  expect(agent.statusCode).toBe(201);
-  const integration = await co.call('POST', '/api/integrations', {
-    name: 'Shop chat',
-    connectorType: 'webchat',
-    agentId: agent.json().agent.id,
-    allowedOrigins: [new URL(allowedUrl).origin],
-    greeting: GREETING,
-  });
-  expect(integration.statusCode).toBe(201);
-  integrationId = integration.json().integration.id;
+  await useOpenAiLlm(co, llm.url);
+  const agentId = await createAgent(co, { name: 'Ava', systemPrompt: 'You are Ava.', useKnowledgeBase: false });
+  shop.integrationId = await createWebchatIntegration(co, agentId, [shop.origin], { greeting: GREETING });
 
-  browser = await launchBrowser();
-  context = await browser.newContext();
-  page = await context.newPage();
-  page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
-  page.on('pageerror', (e) => consoleLines.push(`[pageerror] ${e.message}`));
+  visitor = await stage.newVisitor();
+  page = visitor.page;
 });
 
 afterAll(async () => {
-  await context?.close().catch(() => {});
-  await browser?.close().catch(() => {});
-  await new Promise((resolve) => (shop ? shop.close(resolve) : resolve(undefined)));
+  await stage?.close();
   await server?.close();
   await llm?.close();
 });
 
-const onFailure = () =>
-  onTestFailed(async ({ task }) => {
-    const shot = await saveFailureScreenshot(page, `webchat-ux-${task.name}`);
-    console.error(`widget test failed; screenshot: ${shot}\nbrowser console:\n${consoleLines.join('\n')}`);
-  });
+const onFailure = () => reportWidgetFailure('webchat-ux', () => page, stage.consoleLines);
 
 async function openChat() {
   await page.getByRole('button', { name: 'Open chat' }).click();
@@ -94,7 +61,7 @@ const answers = () => page.locator('mas-webchat .m[data-author="agent"]:not([dat
 describe('the widget on an allowed site', () => {
   it('shows the greeting first, then "typing" from the message until the slow answer, without a gap', async () => {
     onFailure();
-    await page.goto(allowedUrl);
+    await page.goto(stage.shop.url);
     await openChat();
     await expect.poll(() => page.evaluate(() => window.MessagingAgentWidget?.state().connected), { timeout: 10_000 }).toBe(true);
     const first = page.locator('mas-webchat .log > .m').first();
@@ -135,7 +102,7 @@ describe('the widget on an allowed site', () => {
 describe('the widget on a site the integration does not allow', () => {
   it('says "Chat is not available on this site" and stops reconnecting', async () => {
     onFailure();
-    const other = await context.newPage();
+    const other = await visitor.context.newPage();
     page = other;
     const sockets: string[] = [];
     other.on('websocket', (ws) => sockets.push(ws.url()));

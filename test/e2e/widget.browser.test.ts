@@ -1,11 +1,8 @@
-import { existsSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { signUp } from '../support/api.js';
-import { launchBrowser, saveFailureScreenshot } from '../support/browser.js';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent, createWebchatIntegration, signUp } from '../support/api.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
+import { reportWidgetFailure, startWidgetStage, type WidgetStage } from '../support/widgetPage.js';
 
 /**
  * The embeddable widget against the real service in headless Chromium: a shop page on another origin
@@ -15,66 +12,32 @@ import { startTestServer, type TestServer } from '../support/testServer.js';
 
 const ENV = { REPLY_BURST_WINDOW_MS: '200' };
 const KB = '# Shipping\n\nWe ship to Norway, Sweden and Denmark within 3 business days. Shipping is free above 50 EUR.';
-const WIDGET = new URL('../../dist/widget/widget.js', import.meta.url).pathname;
 
 let server: TestServer;
 let port: number;
 let base: string;
-let shop: http.Server;
-let shopUrl: string;
-let browser: Browser;
-let context: BrowserContext;
+let stage: WidgetStage;
 let page: Page;
-let integrationId: number;
-const consoleLines: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(WIDGET)) throw new Error('dist/widget/widget.js is missing: run `npm run build` first (npm test does it in pretest)');
   server = await startTestServer(ENV);
   base = (await server.listen(0, '127.0.0.1')).replace('localhost', '127.0.0.1');
   port = Number(new URL(base).port);
 
-  // The shop: another origin (another port) embedding the widget.
-  shop = http.createServer((req, res) => {
-    if (req.url !== '/') {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Shop</title></head>
-<body><h1>The shop</h1><p>Welcome.</p>
-<script src="${base}/widget.js" data-integration-id="${integrationId}" data-title="Ask the shop" async></script>
-</body></html>`);
-  });
-  await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
-  shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}/`;
-  const shopOrigin = new URL(shopUrl).origin;
-  expect(shopOrigin).not.toBe(new URL(base).origin);
+  stage = await startWidgetStage(base, { widgetTitle: 'Ask the shop' });
+  const { shop } = stage;
+  expect(shop.origin).not.toBe(new URL(base).origin);
 
   const co = await signUp(server, 'Widget Shop');
-  const agent = await co.call('POST', '/api/agents', { name: 'Ava', systemPrompt: 'You are Ava.', handoffMessage: 'A colleague will reply soon.' });
-  expect(agent.statusCode).toBe(201);
+  const agentId = await createAgent(co, { name: 'Ava', systemPrompt: 'You are Ava.', handoffMessage: 'A colleague will reply soon.' });
   expect((await co.call('POST', '/api/knowledge-base/documents', { title: 'Shipping', content: KB })).statusCode).toBe(201);
-  const integration = await co.call('POST', '/api/integrations', {
-    name: 'Shop chat',
-    connectorType: 'webchat',
-    agentId: agent.json().agent.id,
-    allowedOrigins: [shopOrigin],
-  });
-  expect(integration.statusCode).toBe(201);
-  integrationId = integration.json().integration.id;
+  shop.integrationId = await createWebchatIntegration(co, agentId, [shop.origin]);
 
-  browser = await launchBrowser();
-  context = await browser.newContext();
-  page = await context.newPage();
-  page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
-  page.on('pageerror', (e) => consoleLines.push(`[pageerror] ${e.message}`));
+  page = (await stage.newVisitor()).page;
 });
 
 afterAll(async () => {
-  await context?.close().catch(() => {});
-  await browser?.close().catch(() => {});
-  await new Promise((resolve) => (shop ? shop.close(resolve) : resolve(undefined)));
+  await stage?.close();
   await server?.close();
 });
 
@@ -98,12 +61,9 @@ async function receivedTexts(conversationId: string) {
 
 describe('the widget on another origin', () => {
   it('asks, is answered from the knowledge base, keeps the history over a reload, and delivers a message typed during a restart once', async () => {
-    onTestFailed(async ({ task }) => {
-      const shot = await saveFailureScreenshot(page, `widget-${task.name}`);
-      console.error(`widget test failed; screenshot: ${shot}\nbrowser console:\n${consoleLines.join('\n')}`);
-    });
+    reportWidgetFailure('widget', () => page, stage.consoleLines);
 
-    await page.goto(shopUrl);
+    await page.goto(stage.shop.url);
     await openChat();
     await expect.poll(() => page.evaluate(() => window.MessagingAgentWidget?.state().connected), { timeout: 10_000 }).toBe(true);
 

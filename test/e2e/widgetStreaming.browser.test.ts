@@ -1,12 +1,9 @@
-import { existsSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
-import { signUp } from '../support/api.js';
-import { launchBrowser, saveFailureScreenshot } from '../support/browser.js';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createAgent, createWebchatIntegration, signUp, useOpenAiLlm } from '../support/api.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
+import { reportWidgetFailure, startWidgetStage, type WidgetStage } from '../support/widgetPage.js';
 
 /**
  * A streamed answer in the widget, in headless Chromium: with a model that writes slowly, the shopper sees the
@@ -14,48 +11,28 @@ import { startTestServer, type TestServer } from '../support/testServer.js';
  * comes (the model broke off for good) disappears.
  */
 
-const WIDGET = new URL('../../dist/widget/widget.js', import.meta.url).pathname;
 const ANSWER = 'We ship to Norway, Sweden and Denmark within three business days. Shipping is free above fifty euros.';
 
 let server: TestServer;
 let base: string;
 let llm: FakeLlm;
-let shop: http.Server;
-let shopUrl: string;
-let browser: Browser;
-let context: BrowserContext;
+let stage: WidgetStage;
 let page: Page;
-let integrationId: number;
-const consoleLines: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(WIDGET)) throw new Error('dist/widget/widget.js is missing: run `npm run build` first (npm test does it in pretest)');
   llm = await startFakeLlm({ reply: ANSWER, chunkChars: 4, chunkDelayMs: 60 });
   server = await startTestServer({ REPLY_BURST_WINDOW_MS: '0', ALLOW_PRIVATE_PLATFORM_URLS: 'true', LLM_MAX_RETRIES: '0', LLM_RETRY_DELAYS_MS: '20' });
   base = (await server.listen(0, '127.0.0.1')).replace('localhost', '127.0.0.1');
-  shop = http.createServer((req, res) => {
-    if (req.url !== '/') return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Shop</title></head>
-<body><h1>The shop</h1><script src="${base}/widget.js" data-integration-id="${integrationId}" async></script></body></html>`);
-  });
-  await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
-  shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}/`;
+  stage = await startWidgetStage(base);
 
   const co = await signUp(server, 'Widget streaming');
-  expect((await co.call('PUT', '/api/llm-config', { provider: 'openai', baseUrl: llm.url, apiKey: 'sk-test', model: 'gpt-4o-mini' })).statusCode).toBe(200);
-  const agent = await co.call('POST', '/api/agents', { name: 'Ava', systemPrompt: 'You are Ava.', useKnowledgeBase: false });
-  const integration = await co.call('POST', '/api/integrations', { name: 'Shop chat', connectorType: 'webchat', agentId: agent.json().agent.id, allowedOrigins: [new URL(shopUrl).origin] });
-  expect(integration.statusCode).toBe(201);
-  integrationId = integration.json().integration.id;
-
-  browser = await launchBrowser();
+  await useOpenAiLlm(co, llm.url);
+  const agentId = await createAgent(co, { name: 'Ava', systemPrompt: 'You are Ava.', useKnowledgeBase: false });
+  stage.shop.integrationId = await createWebchatIntegration(co, agentId, [stage.shop.origin]);
 });
 
 afterAll(async () => {
-  await context?.close().catch(() => {});
-  await browser?.close().catch(() => {});
-  await new Promise((resolve) => (shop ? shop.close(resolve) : resolve(undefined)));
+  await stage?.close();
   await server?.close();
   await llm?.close();
 });
@@ -63,16 +40,9 @@ afterAll(async () => {
 beforeEach(async () => {
   llm.reset();
   // A fresh context (its own storage): a new visitor and conversation per test.
-  await context?.close().catch(() => {});
-  context = await browser.newContext();
-  page = await context.newPage();
-  page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
-  page.on('pageerror', (e) => consoleLines.push(`[pageerror] ${e.message}`));
-  await page.goto(shopUrl);
-  onTestFailed(async ({ task }) => {
-    const shot = await saveFailureScreenshot(page, `widget-streaming-${task.name}`);
-    console.error(`widget streaming test failed; screenshot: ${shot}\nbrowser console:\n${consoleLines.join('\n')}`);
-  });
+  page = (await stage.newVisitor()).page;
+  await page.goto(stage.shop.url);
+  reportWidgetFailure('widget-streaming', () => page, stage.consoleLines);
 });
 
 async function ask(text: string) {

@@ -1,15 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
-import { openAdapters, wrapEventStore } from '../../src/infrastructure/adapters.js';
-import { createLogger } from '../../src/infrastructure/logger.js';
-import { SqliteEventStore } from '../../src/infrastructure/sqlite/sqliteEventStore.js';
-import { createServer, type Server } from '../../src/server.js';
+import type { SqliteEventStore } from '../../src/infrastructure/sqlite/sqliteEventStore.js';
+import type { Server } from '../../src/server.js';
 import { signUp } from '../support/api.js';
+import { startServerWithReachableStore, type ReachableStoreServer } from '../support/faultFixtures.js';
 import { report, storedPlatformMessageIds, storeProblems } from '../support/storeCheck.js';
 import type { TestServer } from '../support/testServer.js';
 
@@ -18,35 +13,17 @@ import type { TestServer } from '../support/testServer.js';
  * server's own connection to events.sqlite: the file cannot grow, exactly as on a full disk.
  */
 const SECRET = 'whsec_fullstore_0123456789';
-const dataDir = mkdtempSync(join(tmpdir(), 'mas-fault-full-'));
+let stage: ReachableStoreServer;
 let raw: SqliteEventStore;
 let server: Server;
 let base: string;
 
 beforeAll(async () => {
-  const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: dataDir, REPLY_BURST_WINDOW_MS: '0' });
-  // The embedded adapters, with the event store swapped for one whose connection the test can reach,
-  // wrapped the same way openAdapters() wraps it (write probe included).
-  const opened = await openAdapters(config, logger);
-  await opened.eventStore.close();
-  raw = new SqliteEventStore(join(dataDir, 'events.sqlite'));
-  server = await createServer(config, logger, {
-    adapters: {
-      ...opened,
-      eventStore: wrapEventStore(raw, () => raw.probeWrite()),
-      async close() {
-        await opened.close();
-        await raw.close();
-      },
-    },
-  });
-  await server.processingStarted;
-  base = await server.listen(0, '127.0.0.1');
+  stage = await startServerWithReachableStore();
+  ({ raw, server, base } = stage);
 });
 afterAll(async () => {
-  await server?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await stage?.close();
 });
 
 /** The server's own better-sqlite3 handle: the fault is injected on the connection that writes. */

@@ -1,15 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
-import { openAdapters, wrapEventStore } from '../../src/infrastructure/adapters.js';
-import { createLogger } from '../../src/infrastructure/logger.js';
-import { SqliteEventStore } from '../../src/infrastructure/sqlite/sqliteEventStore.js';
-import { createServer, type Server } from '../../src/server.js';
+import type { Server } from '../../src/server.js';
 import { signUp } from '../support/api.js';
+import { startServerWithReachableStore, type ReachableStoreServer } from '../support/faultFixtures.js';
 import { report, storedPlatformMessageIds, storeProblems } from '../support/storeCheck.js';
 import type { TestServer } from '../support/testServer.js';
 
@@ -21,38 +15,20 @@ import type { TestServer } from '../support/testServer.js';
  */
 const SECRET = 'whsec_locked_0123456789';
 const BUSY_TIMEOUT_MS = 600;
-const dataDir = mkdtempSync(join(tmpdir(), 'mas-fault-locked-'));
-const path = join(dataDir, 'events.sqlite');
-let raw: SqliteEventStore;
+let stage: ReachableStoreServer;
 let server: Server;
 let base: string;
 let holder: Database.Database;
 
 beforeAll(async () => {
-  const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: dataDir, REPLY_BURST_WINDOW_MS: '0' });
-  const opened = await openAdapters(config, logger);
-  await opened.eventStore.close();
-  raw = new SqliteEventStore(path, { busyTimeoutMs: BUSY_TIMEOUT_MS });
-  server = await createServer(config, logger, {
-    adapters: {
-      ...opened,
-      eventStore: wrapEventStore(raw, () => raw.probeWrite()),
-      async close() {
-        await opened.close();
-        await raw.close();
-      },
-    },
-  });
-  await server.processingStarted;
-  base = await server.listen(0, '127.0.0.1');
-  holder = new Database(path);
+  stage = await startServerWithReachableStore({ busyTimeoutMs: BUSY_TIMEOUT_MS });
+  ({ server, base } = stage);
+  holder = new Database(stage.eventsPath);
 });
 afterAll(async () => {
   if (holder.inTransaction) holder.exec('ROLLBACK');
   holder.close();
-  await server?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await stage?.close();
 });
 
 async function post(integrationId: number, messageId: string) {

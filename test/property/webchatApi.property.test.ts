@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUp } from '../support/api.js';
+import { createAgent, createWebchatIntegration, signUp } from '../support/api.js';
 import { hostileString, nestedJson, pollutedJson } from '../support/arbitraries.js';
 import { storeProblems } from '../support/storeCheck.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
@@ -28,10 +28,8 @@ beforeAll(async () => {
   });
   base = await server.listen(0, '127.0.0.1');
   const co = await signUp(server, 'Chat Fuzz');
-  const agent = await co.call('POST', '/api/agents', { name: 'Ava', handoffMessage: 'A colleague will reply soon.' });
-  const res = await co.call('POST', '/api/integrations', { name: 'Chat', connectorType: 'webchat', agentId: agent.json().agent.id, allowedOrigins: [ORIGIN] });
-  expect(res.statusCode).toBe(201);
-  integrationId = res.json().integration.id;
+  const agentId = await createAgent(co, { name: 'Ava', handoffMessage: 'A colleague will reply soon.' });
+  integrationId = await createWebchatIntegration(co, agentId, [ORIGIN]);
 });
 afterAll(async () => {
   await server?.close();

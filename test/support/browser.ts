@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { beforeEach, expect, it } from 'vitest';
-import { uniqueEmail } from './testServer.js';
+import { startTestServer, uniqueEmail, type TestServer } from './testServer.js';
 
 /**
  * Headless Chromium for the browser suites: Debian's /usr/bin/chromium driven by playwright-core
@@ -80,17 +80,19 @@ export interface DashboardContextOptions {
   /** Default timeout of every action and navigation (ms). */
   timeoutMs?: number;
   colorScheme?: 'light' | 'dark';
+  /** The browser's locale; en-US unless told (a suite checks the UI stays English in another). */
+  locale?: string;
 }
 
 /**
- * A browser context as the suites use it: 1280×800 unless told, English locale and UTC (screenshots and
+ * A browser context as the suites use it: 1280×800 unless told, English locale unless told, and UTC (screenshots and
  * dates do not depend on the machine), default timeouts, and optionally signed in. The session goes into
  * the dashboard's own top frame only, not into the frames of the pages it embeds (the widget preview).
  */
 export async function dashboardContext(browser: Browser, options: DashboardContextOptions = {}): Promise<BrowserContext> {
   const context = await browser.newContext({
     viewport: options.viewport ?? { width: 1280, height: 800 },
-    locale: 'en-US',
+    locale: options.locale ?? 'en-US',
     timezoneId: 'UTC',
     ...(options.colorScheme ? { colorScheme: options.colorScheme } : {}),
   });
@@ -153,4 +155,84 @@ export function journeySteps(name: string, page: () => Page | undefined): void {
       await saveFailureScreenshot(page(), `${name}-${ctx.task.name}`);
     });
   });
+}
+
+/** A test server listening on 127.0.0.1 and headless Chromium: where every dashboard suite starts. */
+export interface ServerAndBrowser {
+  server: TestServer;
+  /** http://127.0.0.1:{port} (as the server reports it). */
+  base: string;
+  browser: Browser;
+  /** Closes the browser (and every context in it), then the server. */
+  close(): Promise<void>;
+}
+
+export async function startServerAndBrowser(env: Record<string, string> = {}): Promise<ServerAndBrowser> {
+  const server = await startTestServer(env);
+  const base = await server.listen(0, '127.0.0.1');
+  const browser = await launchBrowser().catch(async (error: unknown) => {
+    await server.close();
+    throw error;
+  });
+  return {
+    server,
+    base,
+    browser,
+    async close() {
+      await browser.close().catch(() => {});
+      await server.close();
+    },
+  };
+}
+
+/** A page in a new `dashboardContext`; its uncaught errors go into `pageErrors` when given. */
+export async function dashboardPage(browser: Browser, options: DashboardContextOptions = {}, pageErrors?: string[]): Promise<Page> {
+  const page = await (await dashboardContext(browser, options)).newPage();
+  if (pageErrors) page.on('pageerror', (error) => pageErrors.push(error.message));
+  return page;
+}
+
+/** The link to `label` in the dashboard's main navigation. */
+export const navLink = (page: Page, label: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label, exact: true });
+
+/** The page's title: its one level-1 heading, named exactly `name`. */
+export const pageHeading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+
+/** Signs a new company up through the dashboard's form and waits for the conversations page it lands on. */
+export async function signUpInDashboard(page: Page, base: string, account: { companyName: string; email: string; password?: string }): Promise<void> {
+  await page.goto(`${base}/#/register`);
+  await page.getByLabel('Company name').fill(account.companyName);
+  await page.getByLabel('Email').fill(account.email);
+  await page.getByLabel('Password').fill(account.password ?? 'correct horse battery');
+  await page.getByRole('button', { name: 'Sign up', exact: true }).click();
+  await pageHeading(page, 'Conversations').waitFor();
+}
+
+/** The bearer token of the session the dashboard in `page` keeps (it is signed in). */
+export const dashboardBearer = (page: Page) =>
+  page.evaluate(() => (JSON.parse(localStorage.getItem('mas.session') ?? 'null') as { access_token: string }).access_token);
+
+/**
+ * Dismisses the notifications, as a user would: they sit over the bottom-right corner (where forms have their
+ * Save button) and would otherwise hide what a screenshot is about.
+ */
+export async function dismissNotifications(page: Page): Promise<void> {
+  for (let i = 0; i < 10; i++) {
+    const dismiss = page.getByRole('button', { name: 'Dismiss notification', exact: true }).first();
+    if ((await dismiss.count()) === 0) return;
+    await dismiss.click({ timeout: 2000 }).catch(() => {});
+  }
+}
+
+/** `it` whose failure leaves a screenshot of `page()` named `{prefix}-{name}` under test-results/. */
+export function screenshotStep(prefix: string, page: () => Page | undefined, timeoutMs: number) {
+  return (name: string, fn: () => Promise<void>) =>
+    it(name, { timeout: timeoutMs }, async () => {
+      try {
+        await fn();
+      } catch (error) {
+        await saveFailureScreenshot(page(), `${prefix}-${name}`);
+        throw error;
+      }
+    });
 }

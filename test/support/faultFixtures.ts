@@ -1,5 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { openAdapters, wrapEventStore } from '../../src/infrastructure/adapters.js';
+import { createLogger } from '../../src/infrastructure/logger.js';
+import { SqliteEventStore } from '../../src/infrastructure/sqlite/sqliteEventStore.js';
+import { createServer, type Server } from '../../src/server.js';
 import { uniqueEmail } from './testServer.js';
 
 /**
@@ -59,6 +67,54 @@ export async function wireCompany(
       });
       await res.arrayBuffer();
       return res.status;
+    },
+  };
+}
+
+/** A server whose events.sqlite connection the test holds, to inject storage faults on the connection that writes. */
+export interface ReachableStoreServer {
+  server: Server;
+  base: string;
+  /** The event store the server writes through (before the wrapping every store gets). */
+  raw: SqliteEventStore;
+  /** events.sqlite in the server's data directory. */
+  eventsPath: string;
+  /** Stops the server and removes its data directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * The embedded adapters with the event store swapped for one the test can reach, wrapped the same way
+ * openAdapters() wraps it (write probe included).
+ */
+export async function startServerWithReachableStore(options: { busyTimeoutMs?: number } = {}): Promise<ReachableStoreServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mas-fault-store-'));
+  const eventsPath = join(dataDir, 'events.sqlite');
+  const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: dataDir, REPLY_BURST_WINDOW_MS: '0' });
+  const opened = await openAdapters(config, logger);
+  await opened.eventStore.close();
+  const raw = new SqliteEventStore(eventsPath, options.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: options.busyTimeoutMs });
+  const server = await createServer(config, logger, {
+    adapters: {
+      ...opened,
+      eventStore: wrapEventStore(raw, () => raw.probeWrite()),
+      async close() {
+        await opened.close();
+        await raw.close();
+      },
+    },
+  });
+  await server.processingStarted;
+  const base = await server.listen(0, '127.0.0.1');
+  return {
+    server,
+    base,
+    raw,
+    eventsPath,
+    async close() {
+      await server.stop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

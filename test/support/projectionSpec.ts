@@ -20,9 +20,11 @@ export type GivenEvent = { stream: string; id?: string; metadata?: EventMetadata
 export const recorded = <T extends keyof Catalog & string>(stream: string, type: T, data: RecordedEventOf<Catalog, T>['data'], extra: { id?: string; metadata?: EventMetadata } = {}): GivenEvent =>
   ({ stream, type, data, ...extra }) as GivenEvent;
 
-const byId = (a: Doc, b: Doc) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+/** Documents in id order (Array.prototype.sort comparator). */
+export const byId = (a: Doc, b: Doc) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-async function allDocs(store: ReadStore, collection: string): Promise<Doc[]> {
+/** Every document of `collection`, page by page, in the store's order. */
+export async function allDocs(store: ReadStore, collection: string): Promise<Doc[]> {
   const out: Doc[] = [];
   let cursor: string | null = null;
   do {

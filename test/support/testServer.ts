@@ -48,3 +48,42 @@ export async function startTestServer(env: Record<string, string> = {}, logDesti
 
 let counter = 0;
 export const uniqueEmail = (tag = 'user') => `${tag}-${process.pid}-${Date.now()}-${counter++}@example.com`;
+
+/** Servers sharing one data directory; `close()` stops them all and removes the directory. */
+export interface TestInstances {
+  servers: TestServer[];
+  /** Each server's http://127.0.0.1:{port}, in the order of `servers`. */
+  bases: string[];
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+/**
+ * `count` instances of the service as a scaled-out deployment runs them: one data directory (one event store)
+ * and, with NATS_URL in `env`, one NATS. `logDestination(i)` receives instance i's log lines.
+ */
+export async function startTestInstances(
+  count: number,
+  env: Record<string, string>,
+  options: { logDestination?: (instance: number) => DestinationStream } = {},
+): Promise<TestInstances> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mas-instances-'));
+  const servers: TestServer[] = [];
+  const bases: string[] = [];
+  const close = async () => {
+    // Each server's own close() would remove the directory the others still use.
+    for (const s of servers) await s.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    for (let i = 0; i < count; i++) {
+      const server = await startTestServer(env, options.logDestination?.(i), { dataDir });
+      servers.push(server);
+      bases.push(await server.listen(0, '127.0.0.1'));
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { servers, bases, dataDir, close };
+}

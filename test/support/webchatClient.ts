@@ -18,6 +18,16 @@ export interface WebchatClient {
   close(): Promise<void>;
 }
 
+/**
+ * Server env lifting the per-IP web-chat flood limits: every socket of a test process comes from 127.0.0.1, so a
+ * suite opening many visitors would hit them (webchatLimits.test.ts tests those limits).
+ */
+export const PER_IP_WEBCHAT_LIMITS_LIFTED = {
+  WEBCHAT_MAX_CONNECTIONS_PER_IP: '100',
+  WEBCHAT_NEW_VISITORS_PER_IP_PER_MINUTE: '1000',
+  WEBCHAT_MESSAGES_PER_IP_PER_MINUTE: '1000',
+} as const;
+
 export const webchatUrl = (base: string, integrationId: number | string) => `${base.replace(/^http/, 'ws')}/api/webchat/${integrationId}`;
 
 /** A `ws` client of `/api/webchat/{integrationId}` with the given Origin (none when null). */

@@ -5,10 +5,11 @@ import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventSto
 import { SqliteReadStore } from '../../src/infrastructure/sqlite/sqliteReadStore.js';
 import { validatingEventStore } from '../../src/infrastructure/validatingEventStore.js';
 import { silentLogger } from '../../src/ports/logger.js';
-import type { Doc, Page, ReadStore } from '../../src/ports/readStore.js';
+import type { ReadStore } from '../../src/ports/readStore.js';
 import { ANALYTICS_COMPANIES, ANALYTICS_CONVERSATIONS, ANALYTICS_DAYS, ANALYTICS_INTEGRATIONS, type AnalyticsDayDoc } from '../../src/projections/analytics/analyticsDay.js';
 import { analyticsProjection } from '../../src/projections/analytics/analyticsProjection.js';
 import { rebuildProjections, startProjections, type ProjectionRunner } from '../../src/projections/projectionRunner.js';
+import { allDocs, byId } from '../support/projectionSpec.js';
 
 /**
  * The analytics documents the live projector builds (events arriving in small batches while it runs) are
@@ -108,19 +109,8 @@ function realisticEvents(seed: number): Ev[] {
   return out;
 }
 
-async function allDocs(store: ReadStore, collection: string): Promise<Doc[]> {
-  const out: Doc[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: Page<Doc> = await store.find(collection, { limit: 1000, cursor });
-    out.push(...page.items);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return out.sort((a, b) => (a.id < b.id ? -1 : 1));
-}
-
 const COLLECTIONS = [ANALYTICS_DAYS, ANALYTICS_CONVERSATIONS, ANALYTICS_COMPANIES, ANALYTICS_INTEGRATIONS];
-const snapshot = async (store: ReadStore) => Object.fromEntries(await Promise.all(COLLECTIONS.map(async (c) => [c, await allDocs(store, c)] as const)));
+const snapshot = async (store: ReadStore) => Object.fromEntries(await Promise.all(COLLECTIONS.map(async (c) => [c, (await allDocs(store, c)).sort(byId)] as const)));
 
 describe('analytics projection: rebuild', () => {
   let runner: ProjectionRunner | null = null;

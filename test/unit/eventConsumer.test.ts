@@ -12,6 +12,7 @@ import { createEventConsumer, type EventConsumer, type EventProcessor } from '..
 import type { Projection } from '../../src/projections/projection.js';
 import { startProjections, type ProjectionRunner } from '../../src/projections/projectionRunner.js';
 import { startReactor } from '../../src/workers/reactor.js';
+import { eventually } from '../support/eventually.js';
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
 
@@ -73,18 +74,6 @@ function consumer(options: { batchSize?: number; maxHoldMs?: number } = {}): Eve
 
 const append = async (type: string, data: Record<string, unknown>, stream = 'thing-1') =>
   (await store.append(stream, [{ id: randomUUID(), type, data }], 'any')).position;
-
-async function eventually(check: () => void | Promise<void>, timeoutMs = 3000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > until) throw err;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
-}
 
 /** A processor that records what it was handed; `gate` lets a test hold its handle() calls. */
 function recorder(name: string, options: { types?: string[]; after?: bigint | null; fail?: (e: RecordedEvent) => boolean; gate?: () => Promise<void> } = {}) {

@@ -7,7 +7,7 @@ import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventSto
 import { SqliteReadStore } from '../../src/infrastructure/sqlite/sqliteReadStore.js';
 import type { RecordedEvent } from '../../src/ports/eventStore.js';
 import type { Logger } from '../../src/ports/logger.js';
-import type { Doc, Page, ReadStore } from '../../src/ports/readStore.js';
+import type { Doc, ReadStore } from '../../src/ports/readStore.js';
 import type { Projection } from '../../src/projections/projection.js';
 import {
   ProjectionFailedError,
@@ -16,6 +16,8 @@ import {
   startProjections,
   type ProjectionRunner,
 } from '../../src/projections/projectionRunner.js';
+import { eventually } from '../support/eventually.js';
+import { allDocs } from '../support/projectionSpec.js';
 
 // --- a tiny event catalog and two projections ---------------------------------------------------------------
 
@@ -67,29 +69,6 @@ function recordingLogger(): { logger: Logger; lines: LogLine[] } {
     return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: (b) => make({ ...bindings, ...b }) };
   };
   return { logger: make({}), lines };
-}
-
-async function allDocs(store: ReadStore, collection: string): Promise<Doc[]> {
-  const out: Doc[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: Page<Doc> = await store.find(collection, { limit: 1000, cursor });
-    out.push(...page.items);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return out;
-}
-
-async function eventually(check: () => Promise<void>, timeoutMs = 3000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > until) throw err;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
 }
 
 // --- fixture --------------------------------------------------------------------------------------------------
