@@ -1,7 +1,7 @@
 import { chargeUsage } from '../commands/credits/chargeUsage.js';
 import type { CommandDeps } from '../commands/deps.js';
 import type { Pricing } from '../domain/credits/pricing.js';
-import type { PlaygroundAnswer } from '../domain/playground/playground.js';
+import { playgroundIdOfStream, type PlaygroundAnswer } from '../domain/playground/playground.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 
 /**
@@ -14,7 +14,7 @@ export async function chargePlaygroundAnswer(deps: CommandDeps & { pricing: Pric
   if (!companyId) return;
   await chargeUsage(deps, {
     companyId,
-    playgroundSessionId: event.stream.slice('playground-'.length),
+    playgroundSessionId: playgroundIdOfStream(event.stream),
     replyId: answer.answerId,
     model: answer.model,
     inputTokens: answer.inputTokens,

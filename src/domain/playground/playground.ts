@@ -61,7 +61,9 @@ export type PlaygroundCommand =
   | ({ type: 'RecordPlaygroundAnswer'; now: string } & Omit<PlaygroundAnswer, 'at'>)
   | { type: 'RecordPlaygroundFailure'; questionId: string; reason: string; now: string };
 
-export const playgroundStream = (sessionId: string) => `playground-${sessionId}`;
+const PLAYGROUND_PREFIX = 'playground-';
+export const playgroundStream = (sessionId: string) => `${PLAYGROUND_PREFIX}${sessionId}`;
+export const playgroundIdOfStream = (stream: string) => stream.slice(PLAYGROUND_PREFIX.length);
 
 export const playgroundDecider: Decider<PlaygroundCommand, PlaygroundEvent, PlaygroundState> = {
   initialState: { sessionId: null, companyId: null, agentId: null, questions: 0, pending: [] },

@@ -1,4 +1,4 @@
-import { playgroundEvents } from '../../domain/playground/playground.js';
+import { playgroundEvents, playgroundIdOfStream } from '../../domain/playground/playground.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 
@@ -30,7 +30,7 @@ export const playgroundSessionsProjection = defineProjection(playgroundEvents, {
   collections: [{ name: PLAYGROUND_SESSIONS, indexes: [['companyId', 'lastActivityAt'], ['companyId', 'agentId', 'lastActivityAt']] }],
   eventTypes: ['PlaygroundStarted', 'PlaygroundQuestionAsked', 'PlaygroundAnswered', 'PlaygroundAnswerFailed'],
   async apply(event, ctx) {
-    const id = event.stream.slice('playground-'.length);
+    const id = playgroundIdOfStream(event.stream);
     if (event.type === 'PlaygroundStarted') {
       const d = event.data;
       ctx.put(PLAYGROUND_SESSIONS, {
