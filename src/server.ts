@@ -99,6 +99,15 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     // Its own key, derived from the session key: rotated refresh tokens are HMACs of their predecessors.
     refreshTokenKey: Buffer.from(hkdfSync('sha256', jwtKey, '', 'messaging-agent-service:refresh-token-rotation', 32)),
   };
+  const readYourWrites = async (position: bigint | null, what: string, wait: (position: bigint, timeoutMs: number) => Promise<void>) => {
+    if (position === null) return;
+    try {
+      await wait(position, config.readYourWritesTimeoutMs);
+    } catch (err) {
+      logger.warn({ err, position: String(position), what }, 'read-your-writes: still behind after the wait; answering from the write itself');
+    }
+  };
+  const knowledgeSearch = { search: knowledge.search.bind(knowledge), chunkCount: knowledge.chunkCount.bind(knowledge) };
   const services: HttpServices = {
     config,
     commands,
@@ -107,9 +116,10 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     secretBox,
     platform,
     checkPlatformUrl: (url) => checkPlatformUrl(url, { allowPrivate: config.allowPrivatePlatformUrls, requireHttps }),
-    waitForProjections: (position) => (position === null ? Promise.resolve() : waitForPosition(position)),
+    waitForProjections: (position) => readYourWrites(position, 'read models', waitForPosition),
+    waitForProjectionsOrFail: (position) => (position === null ? Promise.resolve() : waitForPosition(position, config.readYourWritesTimeoutMs)),
     llmResolver,
-    knowledge,
+    knowledge: { ...knowledgeSearch, waitForPosition: (position) => readYourWrites(position, 'knowledge index', knowledge.waitForPosition.bind(knowledge)) },
     webhookMetrics: metrics.webhooks,
     replayMetrics: metrics.replays,
     ...(config.smtp ? { mailer: createSmtpMailer(config.smtp) } : {}),

@@ -19,8 +19,14 @@ export interface HttpServices {
   platform: PlatformClient;
   /** Static SSRF check of a platform apiUrl (scheme, literal addresses); DNS is checked again at call time. */
   checkPlatformUrl(url: string): { ok: true } | { ok: false; reason: string };
-  /** Read-your-writes: resolves once every projector has applied the event at `position`. */
+  /**
+   * Read-your-writes, best effort: resolves once every projector has applied the event at `position`, or after
+   * READ_YOUR_WRITES_TIMEOUT_MS with a warning logged. A request that wrote answers from what it wrote, so read
+   * models seconds behind (an overloaded processing side) never turn a stored write into a 500.
+   */
   waitForProjections(position: bigint | null): Promise<void>;
+  /** The same wait, failing when the read models do not get there in time (for a read that must see them). */
+  waitForProjectionsOrFail(position: bigint | null): Promise<void>;
   /** A company's LLM configuration → its provider (builtin or OpenAI-compatible). */
   llmResolver: (config: CompanyLlmConfig) => LlmProvider;
   /** In-memory knowledge-base search and its progress (read-your-writes). */

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { addKnowledgeDocument, deleteKnowledgeDocument, reviseKnowledgeDocument } from '../../commands/knowledge/knowledgeDocuments.js';
 import { readKnowledgeDocument } from '../../commands/knowledge/queries.js';
-import { contentBytes, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_TITLE } from '../../domain/knowledge/documents.js';
+import { contentBytes, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_TITLE, type KnowledgeDocumentEvent, type KnowledgeDocumentState } from '../../domain/knowledge/documents.js';
+import { expectActive } from '../../domain/lifecycle.js';
 import { KNOWLEDGE_DOCUMENTS, type KnowledgeDocumentDoc } from '../../projections/knowledgeDocuments/knowledgeDocumentsProjection.js';
 import { BODY_LIMIT } from '../app.js';
 import { authenticator, authOf } from '../authenticate.js';
@@ -53,6 +54,17 @@ const documentView = (d: KnowledgeDocumentDoc): z.infer<typeof documentSchema> =
   revision: d.revision ?? 1,
 });
 const fullDocumentSchema = documentSchema.extend({ content: z.string(), bytes: z.number().int() });
+
+/**
+ * The document as its command just wrote it (upload or edit): the answer is the write's own, whether or not the
+ * read model caught up within the read-your-writes wait.
+ */
+export function writtenDocumentView(result: { state: KnowledgeDocumentState; events: readonly KnowledgeDocumentEvent[] }, chunkCount: number): z.infer<typeof documentSchema> {
+  const state = expectActive(result.state, 'knowledge document');
+  let updatedAt = state.createdAt;
+  for (const e of result.events) if (e.type === 'KnowledgeDocumentRevised') updatedAt = e.data.at;
+  return { id: state.documentId, title: state.title, chunkCount, createdAt: state.createdAt, updatedAt, revision: state.revision };
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const parseId = (raw: string) => {
@@ -128,9 +140,7 @@ export function knowledgeBaseRoutes(services: HttpServices): FastifyPluginAsyncZ
           limits: services.config.knowledgeQuota,
         });
         await waitForAll(result.position);
-        const doc = await services.readStore.get<KnowledgeDocumentDoc>(KNOWLEDGE_DOCUMENTS, result.documentId);
-        if (!doc) throw new Error(`knowledge document ${result.documentId} is missing from its read model after the projections caught up`);
-        return reply.status(201).send({ document: documentView(doc) });
+        return reply.status(201).send({ document: writtenDocumentView(result, chunkCount) });
       },
     );
 
@@ -197,9 +207,7 @@ export function knowledgeBaseRoutes(services: HttpServices): FastifyPluginAsyncZ
           limits: services.config.knowledgeQuota,
         });
         await waitForAll(result.position);
-        const doc = await services.readStore.get<KnowledgeDocumentDoc>(KNOWLEDGE_DOCUMENTS, documentId);
-        if (!doc) throw notFound('Document'); // deleted right after this edit
-        return { document: documentView(doc) };
+        return { document: writtenDocumentView(result, chunkCount) };
       },
     );
 

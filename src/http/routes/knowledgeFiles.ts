@@ -3,12 +3,11 @@ import { z } from 'zod';
 import { addKnowledgeDocument } from '../../commands/knowledge/knowledgeDocuments.js';
 import { contentBytes, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_TITLE } from '../../domain/knowledge/documents.js';
 import { ACCEPTED_EXTENSIONS, decodeTextFile, fileKindOf, looksLikePdf, titleFromFilename, type FileKind } from '../../domain/knowledge/fileKinds.js';
-import { KNOWLEDGE_DOCUMENTS, type KnowledgeDocumentDoc } from '../../projections/knowledgeDocuments/knowledgeDocumentsProjection.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { HttpError } from '../errors.js';
 import type { HttpServices } from '../services.js';
 import { errorBody, errorResponses } from './schemas.js';
-import { documentSchema } from './knowledgeBase.js';
+import { documentSchema, writtenDocumentView } from './knowledgeBase.js';
 
 /** Largest PDF accepted (its text must still fit a document: MAX_DOCUMENT_BYTES). */
 export const KNOWLEDGE_PDF_MAX_BYTES = 10 * 1024 * 1024;
@@ -95,12 +94,7 @@ export function knowledgeFileRoutes(services: HttpServices, options: { files: Fi
           limits: services.config.knowledgeQuota,
         });
         if (result.position !== null) await Promise.all([services.waitForProjections(result.position), services.knowledge.waitForPosition(result.position)]);
-        const doc = await services.readStore.get<KnowledgeDocumentDoc>(KNOWLEDGE_DOCUMENTS, result.documentId);
-        if (!doc) throw new Error(`knowledge document ${result.documentId} is missing from its read model after the projections caught up`);
-        return reply.status(201).send({
-          document: { id: doc.id, title: doc.title, chunkCount: doc.chunkCount, createdAt: doc.createdAt, updatedAt: doc.updatedAt ?? doc.createdAt, revision: doc.revision ?? 1 },
-          source: { filename, kind: kind.kind, bytes: body.length, pages },
-        });
+        return reply.status(201).send({ document: writtenDocumentView(result, chunkCount), source: { filename, kind: kind.kind, bytes: body.length, pages } });
       },
     );
   };

@@ -27,8 +27,9 @@ export function webhookRoutes(services: HttpServices, logWrites: PendingWrites):
     ...services.commands,
     async findConversationByRef(integrationId, ref) {
       // The index is a read model: let it catch up with everything stored before this event arrived.
+      // A lookup missed for want of waiting would drop the status event: failing instead lets the platform retry.
       const head = await services.commands.eventStore.headPosition();
-      await services.waitForProjections(head);
+      await services.waitForProjectionsOrFail(head);
       for (const [kind, id] of [
         ['request', ref.requestId],
         ['dialog', ref.dialogId],
