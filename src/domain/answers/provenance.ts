@@ -27,3 +27,13 @@ export const answerProvenanceSchema = z.object({
   usageEstimated: z.boolean(),
 });
 export type AnswerProvenance = z.infer<typeof answerProvenanceSchema>;
+
+/** A generated answer as the playground and replays record it: its text, the model and tokens behind it, and its provenance. */
+export const generatedAnswerSchema = z.object({
+  text: z.string().max(65_536),
+  model: z.string().max(200),
+  inputTokens: z.number().int().min(0),
+  outputTokens: z.number().int().min(0),
+  handoff: z.boolean(),
+  provenance: answerProvenanceSchema,
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { answerProvenanceSchema } from '../answers/provenance.js';
+import { generatedAnswerSchema } from '../answers/provenance.js';
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
 
@@ -28,17 +28,7 @@ const at = z.iso.datetime();
 export const playgroundEvents = {
   PlaygroundStarted: z.object({ sessionId: z.uuid(), companyId: z.uuid(), agentId: z.uuid(), startedBy: z.string().max(100), at }),
   PlaygroundQuestionAsked: z.object({ questionId: z.uuid(), text: z.string().min(1).max(PLAYGROUND_LIMITS.text), by: z.string().max(100), at }),
-  PlaygroundAnswered: z.object({
-    questionId: z.uuid(),
-    answerId: z.uuid(),
-    text: z.string().max(65_536),
-    model: z.string().max(200),
-    inputTokens: z.number().int().min(0),
-    outputTokens: z.number().int().min(0),
-    handoff: z.boolean(),
-    provenance: answerProvenanceSchema,
-    at,
-  }),
+  PlaygroundAnswered: generatedAnswerSchema.extend({ questionId: z.uuid(), answerId: z.uuid(), at }),
   /** The model failed (error, timeout, the teammate left): recorded so the session says why there is no answer. */
   PlaygroundAnswerFailed: z.object({ questionId: z.uuid(), reason: z.string().min(1).max(PLAYGROUND_LIMITS.reason), at }),
 };

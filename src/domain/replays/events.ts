@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AGENT_LIMITS } from '../agents/events.js';
-import { answerProvenanceSchema } from '../answers/provenance.js';
+import { answerProvenanceSchema, generatedAnswerSchema } from '../answers/provenance.js';
 
 /**
  * A replay evaluation: a draft agent configuration answers past customer messages again, next to what was
@@ -49,15 +49,7 @@ export type RecordedAnswer = z.infer<typeof recordedAnswerSchema>;
 
 /** What the draft answered. */
 export const draftAnswerSchema = z.discriminatedUnion('status', [
-  z.object({
-    status: z.literal('answered'),
-    text: z.string().max(65_536),
-    model: z.string().max(200),
-    inputTokens: z.number().int().min(0),
-    outputTokens: z.number().int().min(0),
-    handoff: z.boolean(),
-    provenance: answerProvenanceSchema,
-  }),
+  generatedAnswerSchema.extend({ status: z.literal('answered') }),
   z.object({ status: z.literal('failed'), error: z.string().max(500) }),
 ]);
 export type DraftAnswer = z.infer<typeof draftAnswerSchema>;
