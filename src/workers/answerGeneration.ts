@@ -1,4 +1,4 @@
-import { MAX_ANSWER_SOURCES, type AnswerProvenance } from '../domain/answers/provenance.js';
+import { MAX_ANSWER_SOURCES, type AnswerProvenance, type GeneratedAnswerFields } from '../domain/answers/provenance.js';
 import { costMicros, estimateUsage, type Pricing, type TokenUsage } from '../domain/credits/pricing.js';
 import { isLlmError, promptChars, type LlmMessage, type LlmPassage, type LlmProvider, type LlmResponse } from '../ports/llm.js';
 import type { Logger } from '../ports/logger.js';
@@ -46,6 +46,16 @@ export interface GeneratedAnswer {
   response: LlmResponse;
   provenance: AnswerProvenance;
 }
+
+/** The answer as the playground and replays record it (generatedAnswerSchema). */
+export const recordedFieldsOf = ({ response, provenance }: GeneratedAnswer): GeneratedAnswerFields => ({
+  text: response.text,
+  model: response.model.slice(0, 200),
+  inputTokens: response.usage.inputTokens,
+  outputTokens: response.usage.outputTokens,
+  handoff: response.handoff === true,
+  provenance,
+});
 
 /** The knowledge index as answers read it (its results carry more fields; these are the ones an answer keeps). */
 export interface PassageSearch {

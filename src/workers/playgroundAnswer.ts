@@ -11,7 +11,7 @@ import type { CompanyLlmConfig } from '../domain/llm/decider.js';
 import { PLAYGROUND_LIMITS, type PlaygroundEvent } from '../domain/playground/playground.js';
 import { playgroundTurns, type PlaygroundTurn } from '../domain/playground/turns.js';
 import { isLlmError, type LlmMessage, type LlmProvider } from '../ports/llm.js';
-import { AnswerStopped, generateAnswer, type AnswerDeps } from './answerGeneration.js';
+import { AnswerStopped, generateAnswer, recordedFieldsOf, type AnswerDeps } from './answerGeneration.js';
 import type { FairSlots } from './fairSlots.js';
 
 /**
@@ -89,33 +89,13 @@ export async function answerPlaygroundQuestion(
       await playgroundCommand(deps, teammate, sessionId, { type: 'RecordPlaygroundFailure', questionId, reason, now: now() });
       throw new DomainError('LLM_ERROR', reason);
     }
-    const { response, provenance } = answer;
+    const recorded = recordedFieldsOf(answer);
     const answerId = deterministicId(`playground-answer:${questionId}`);
     const answeredAt = now();
-    await playgroundCommand(deps, teammate, sessionId, {
-      type: 'RecordPlaygroundAnswer',
-      questionId,
-      answerId,
-      text: response.text,
-      model: response.model,
-      inputTokens: response.usage.inputTokens,
-      outputTokens: response.usage.outputTokens,
-      handoff: response.handoff === true,
-      provenance,
-      now: answeredAt,
-    });
+    await playgroundCommand(deps, teammate, sessionId, { type: 'RecordPlaygroundAnswer', questionId, answerId, ...recorded, now: answeredAt });
     return {
       question: { id: questionId, text: question, at: recent.find((e) => e.type === 'PlaygroundQuestionAsked' && e.data.questionId === questionId)?.data.at ?? answeredAt },
-      answer: {
-        id: answerId,
-        text: response.text,
-        model: response.model,
-        inputTokens: response.usage.inputTokens,
-        outputTokens: response.usage.outputTokens,
-        handoff: response.handoff === true,
-        provenance,
-        at: answeredAt,
-      },
+      answer: { id: answerId, ...recorded, at: answeredAt },
       failure: null,
     };
   } finally {

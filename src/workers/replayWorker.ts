@@ -10,7 +10,7 @@ import { REPLAY_LIMITS, replayEvents, type DraftAnswer, type ReplayDraft } from 
 import type { Bus, BusSubscription } from '../ports/bus.js';
 import { isLlmError, type LlmPassage } from '../ports/llm.js';
 import { noopReplayMetrics, type ReplayMetrics } from '../ports/metrics.js';
-import { AnswerStopped, generateAnswer } from './answerGeneration.js';
+import { AnswerStopped, generateAnswer, recordedFieldsOf } from './answerGeneration.js';
 import { countReplayEvents } from './countReplayEvents.js';
 import { createFairSlots, type FairSlots } from './fairSlots.js';
 import { REPLAY_CANCELLED, RUN_REPLAY, replayCancelledNotice, runReplayJob, type RunReplayJob } from './replayJobs.js';
@@ -172,7 +172,7 @@ async function answerTurn(
     if ((await status()).status !== 'running') return 'stopped';
     const model = draft.model ?? llm.model ?? 'builtin';
     const profile = { agentId: draft.basedOnAgentId ?? job.replayId, companyId: job.companyId, active: true, name: 'draft', ...draft, model };
-    const { response, provenance } = await generateAnswer(deps, {
+    const answer = await generateAnswer(deps, {
       companyId: job.companyId,
       provider: llm.provider,
       model,
@@ -188,20 +188,12 @@ async function answerTurn(
         conversationId: '',
         replyId: replayAnswerId(job.replayId, job.conversationId, turn.turn),
         replayId: job.replayId,
-        model: response.model,
-        inputTokens: response.usage.inputTokens,
-        outputTokens: response.usage.outputTokens,
+        model: answer.response.model,
+        inputTokens: answer.response.usage.inputTokens,
+        outputTokens: answer.response.usage.outputTokens,
       });
     }
-    return {
-      status: 'answered',
-      text: response.text,
-      model: response.model.slice(0, 200),
-      inputTokens: response.usage.inputTokens,
-      outputTokens: response.usage.outputTokens,
-      handoff: response.handoff === true,
-      provenance,
-    };
+    return { status: 'answered', ...recordedFieldsOf(answer) };
   } catch (err) {
     if (controller.signal.aborted) {
       // Cancelled mid-answer: the call was made all the same, and is charged on its estimated usage.

@@ -37,3 +37,4 @@ export const generatedAnswerSchema = z.object({
   handoff: z.boolean(),
   provenance: answerProvenanceSchema,
 });
+export type GeneratedAnswerFields = z.infer<typeof generatedAnswerSchema>;
