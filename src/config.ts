@@ -63,8 +63,10 @@ export const configSchema = z.object({
   LLM_PRICE_TABLE: z.string().optional(),
   SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   SEND_RETRY_BACKOFF_MS: msList.default([1000, 5000, 15000, 30000]),
-  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
-  WORKER_COMPANY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(32),
+  WORKER_COMPANY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(24),
+  REPLY_QUEUE_CAPACITY: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  REPLY_MAX_DELAY_MS: z.coerce.number().int().min(1000).max(86_400_000).default(300_000),
   PLAYGROUND_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   PLAYGROUND_COMPANY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(2),
   ROLE: z.enum(['all', 'api', 'processor']).default('all'),
@@ -120,6 +122,10 @@ export interface Config {
   workerConcurrency: number;
   /** At most this many of one company's reply jobs run at once (its fair share of the worker slots). */
   workerCompanyConcurrency: number;
+  /** Conversations waiting for an AI reply per processor at most; beyond it the busiest company's newest go to people. */
+  replyQueueCapacity: number;
+  /** A customer message unanswered this long goes to people ("AI backlog") instead of getting a late answer. */
+  replyMaxDelayMs: number;
   /** Playground LLM calls one API process makes at once, and at most this many for one company (capped at total). */
   playgroundConcurrency: { total: number; perCompany: number };
   /** api: HTTP only; processor: projections, reactors and workers only; all: both (the processing side on a worker thread unless processorThread is false). */
@@ -200,6 +206,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sendRetryBackoffMs: c.SEND_RETRY_BACKOFF_MS,
     workerConcurrency: c.WORKER_CONCURRENCY,
     workerCompanyConcurrency: Math.min(c.WORKER_COMPANY_CONCURRENCY, c.WORKER_CONCURRENCY),
+    replyQueueCapacity: c.REPLY_QUEUE_CAPACITY,
+    replyMaxDelayMs: c.REPLY_MAX_DELAY_MS,
     playgroundConcurrency: { total: c.PLAYGROUND_CONCURRENCY, perCompany: Math.min(c.PLAYGROUND_COMPANY_CONCURRENCY, c.PLAYGROUND_CONCURRENCY) },
     role: c.ROLE,
     // Tests inspect the processing side in-process; everywhere else it gets its own thread.

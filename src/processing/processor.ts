@@ -66,6 +66,8 @@ export async function startProcessor(config: Config, logger: PinoLogger, adapter
       sendRetryBackoffMs: config.sendRetryBackoffMs,
       workerConcurrency: config.workerConcurrency,
       perCompanyConcurrency: config.workerCompanyConcurrency,
+      replyQueueCapacity: config.replyQueueCapacity,
+      replyMaxDelayMs: config.replyMaxDelayMs,
     },
     workers: options.workers !== false,
     jobMetrics: options.metrics?.jobs,

@@ -5,9 +5,16 @@ export const GENERATE_REPLY = 'replies.generate';
 export const SEND_MESSAGE = 'messages.send';
 export const webchatSubject = (conversationId: string) => `webchat.${conversationId}`;
 
-export const generateReplyJob = z.object({ conversationId: z.uuid(), messageId: z.uuid(), companyId: z.uuid() });
+/** `receivedAt`: when the message arrived, from which its burst window and its place in the queue count. */
+export const generateReplyJob = z.object({ conversationId: z.uuid(), messageId: z.uuid(), companyId: z.uuid(), receivedAt: z.iso.datetime().optional() });
 export type GenerateReplyJob = z.infer<typeof generateReplyJob>;
 
 /** `revision`: where the message's event sits in the conversation, so the sender reads one event, not the stream. */
-export const sendMessageJob = z.object({ conversationId: z.uuid(), messageId: z.uuid(), revision: z.string().regex(/^\d{1,19}$/).optional() });
+/** `companyId`: whose turn the send takes (jobs published before it was carried are served as one company). */
+export const sendMessageJob = z.object({
+  conversationId: z.uuid(),
+  messageId: z.uuid(),
+  revision: z.string().regex(/^\d{1,19}$/).optional(),
+  companyId: z.uuid().optional(),
+});
 export type SendMessageJob = z.infer<typeof sendMessageJob>;

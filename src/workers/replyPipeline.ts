@@ -14,7 +14,7 @@ import type { JobMetrics, ReplayMetrics } from '../ports/metrics.js';
 import type { PlatformClient } from '../ports/platform.js';
 import type { ReadStore } from '../ports/readStore.js';
 import type { EventConsumer } from '../projections/eventConsumer.js';
-import { GENERATE_REPLY, SEND_MESSAGE } from './jobs.js';
+import { GENERATE_REPLY, SEND_MESSAGE, type GenerateReplyJob, type SendMessageJob } from './jobs.js';
 import { startReactor } from './reactor.js';
 import { recoverUnfinishedJobs } from './recoverJobs.js';
 import { startReplyWorker, type AgentProfile } from './replyWorker.js';
@@ -43,6 +43,8 @@ export interface ReplyPipelineDeps {
     sendRetryBackoffMs: number[];
     workerConcurrency: number;
     perCompanyConcurrency: number;
+    replyQueueCapacity: number;
+    replyMaxDelayMs: number;
   };
   /** The process's shared event consumer (the reactors read through it); without one each reactor has its own. */
   consumer?: EventConsumer;
@@ -93,6 +95,8 @@ export async function startReplyPipeline(deps: ReplyPipelineDeps): Promise<{ sto
           llmRetryDelaysMs: deps.settings.llmRetryDelaysMs,
           concurrency: deps.settings.workerConcurrency,
           perCompanyConcurrency: deps.settings.perCompanyConcurrency,
+          queueCapacity: deps.settings.replyQueueCapacity,
+          maxDelayMs: deps.settings.replyMaxDelayMs,
           jobMetrics: deps.jobMetrics,
         }),
         await startSendWorker({
@@ -104,6 +108,7 @@ export async function startReplyPipeline(deps: ReplyPipelineDeps): Promise<{ sto
           maxDeliver: deps.settings.sendMaxAttempts,
           backoffMs: deps.settings.sendRetryBackoffMs,
           concurrency: deps.settings.workerConcurrency,
+          queueCapacity: deps.settings.replyQueueCapacity,
           jobMetrics: deps.jobMetrics,
         }),
       ]
@@ -126,19 +131,18 @@ export async function startReplyPipeline(deps: ReplyPipelineDeps): Promise<{ sto
 }
 
 async function publishReplyJob(bus: Bus, event: RecordedEvent) {
-  const data = event.data as { messageId: string };
+  const data = event.data as { messageId: string; at?: string };
   const companyId = event.metadata.companyId;
   if (!companyId) return;
-  await bus.publish(GENERATE_REPLY, { conversationId: conversationIdOfStream(event.stream), messageId: data.messageId, companyId }, { dedupeId: event.id });
+  const job: GenerateReplyJob = { conversationId: conversationIdOfStream(event.stream), messageId: data.messageId, companyId, receivedAt: data.at ?? event.createdAt };
+  await bus.publish(GENERATE_REPLY, job, { dedupeId: event.id });
 }
 
 async function publishSendJob(bus: Bus, event: RecordedEvent) {
   const data = event.data as { messageId: string };
-  await bus.publish(
-    SEND_MESSAGE,
-    { conversationId: conversationIdOfStream(event.stream), messageId: data.messageId, revision: String(event.revision) },
-    { dedupeId: `send:${data.messageId}` },
-  );
+  const companyId = event.metadata.companyId;
+  const job: SendMessageJob = { conversationId: conversationIdOfStream(event.stream), messageId: data.messageId, revision: String(event.revision), ...(companyId ? { companyId } : {}) };
+  await bus.publish(SEND_MESSAGE, job, { dedupeId: `send:${data.messageId}` });
 }
 
 async function chargeReply(deps: CommandDeps & { pricing: Pricing }, event: RecordedEvent) {

@@ -12,8 +12,8 @@ import type { Bus, BusSubscription } from '../ports/bus.js';
 import { isLlmError, type LlmMessage, type LlmPassage, type LlmProvider } from '../ports/llm.js';
 import { AnswerStopped, generateAnswer, type GeneratedAnswer } from './answerGeneration.js';
 import { createReplyStream } from './replyStream.js';
-import { noopJobMetrics, type JobMetrics, type JobTracker } from '../ports/metrics.js';
-import { createFairSlots, type FairSlots } from './fairSlots.js';
+import { noopJobMetrics, type JobMetrics } from '../ports/metrics.js';
+import { createFairScheduler, type FairScheduler } from './fairScheduler.js';
 import { readRecentHistory } from './recentHistory.js';
 import { GENERATE_REPLY, generateReplyJob, webchatSubject, type GenerateReplyJob } from './jobs.js';
 
@@ -49,6 +49,13 @@ export interface ReplyWorkerDeps extends CommandDeps {
   /** Jobs run at once in this process, and at most this many for one company. */
   concurrency?: number;
   perCompanyConcurrency?: number;
+  /**
+   * Conversations waiting for a reply in this process at most; beyond it the busiest company's newest one is
+   * handed to people ("AI backlog"), so memory stays bounded and a quieter company always gets in.
+   */
+  queueCapacity?: number;
+  /** A message still unanswered this long after it arrived goes to people ("AI backlog") instead of a late answer. */
+  maxDelayMs?: number;
   /** Deliveries of one job before it fails for good (its messages are then marked unanswered), and the waits between. */
   maxDeliver?: number;
   backoffMs?: number[];
@@ -59,25 +66,56 @@ export interface ReplyWorkerDeps extends CommandDeps {
 const HISTORY_MESSAGES = 20;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-type Outcome = { result: 'replied' | 'skipped' | 'unanswered' | 'dropped' | 'deferred'; reason: string };
+type Outcome = { result: 'replied' | 'skipped' | 'unanswered' | 'dropped' | 'backlog'; reason: string };
 
-export async function startReplyWorker(deps: ReplyWorkerDeps): Promise<BusSubscription> {
+/** What the "Needs human" queue shows for messages the AI could not get to in time. */
+export const AI_BACKLOG = 'AI backlog';
+
+export interface ReplyWorker extends BusSubscription {
+  /** Reply jobs waiting and running in this process, per company. */
+  scheduler: FairScheduler;
+}
+
+const DEFAULT_MAX_DELAY_MS = 300_000;
+
+export async function startReplyWorker(deps: ReplyWorkerDeps): Promise<ReplyWorker> {
   const maxDeliver = deps.maxDeliver ?? 5;
   const concurrency = deps.concurrency ?? 8;
-  const slots = createFairSlots({ total: concurrency, perCompany: deps.perCompanyConcurrency ?? Math.max(1, Math.floor(concurrency / 4)) });
-  return deps.bus.subscribe<GenerateReplyJob>(
+  const capacity = deps.queueCapacity ?? 10_000;
+  const maxDelayMs = deps.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
+  const scheduler = createFairScheduler({
+    slots: concurrency,
+    perCompany: deps.perCompanyConcurrency ?? Math.max(1, Math.floor((concurrency * 3) / 4)),
+    capacity,
+    maxDelayMs,
+    supersede: true,
+    now: () => deps.clock.now().getTime(),
+  });
+  const subscription = await deps.bus.subscribe<GenerateReplyJob>(
     GENERATE_REPLY,
-    // Twice the slots in flight: a job waiting for its company's share does not keep another company's job off the bus.
-    { durable: 'reply-generator', concurrency: concurrency * 2, maxDeliver, backoffMs: deps.backoffMs ?? [1000, 5000, 15000] },
+    // The bus hands over every job it holds (up to the queue's capacity) at once: the order in which they are
+    // answered is the scheduler's, per company and conversation in turn, never the bus's arrival order.
+    { durable: 'reply-generator', concurrency: capacity + concurrency, maxDeliver, backoffMs: deps.backoffMs ?? [1000, 5000, 15000] },
     async (message) => {
       const job = generateReplyJob.parse(message.data);
       const tracker = (deps.jobMetrics ?? noopJobMetrics).jobStarted('reply');
       tracker.waiting(job.companyId);
       try {
-        const outcome = await generateReply(deps, job, trackSlots(slots, tracker));
-        if (outcome.result === 'deferred') {
-          // Its company already uses its share: back of the queue, under a new dedupe id, so others go first.
-          await deps.bus.publish(GENERATE_REPLY, job, { dedupeId: `${message.dedupeId}:deferred:${Date.now()}` });
+        const receivedAt = await burstWait(deps, job);
+        let outcome: Outcome = { result: 'skipped', reason: LATER_MESSAGE };
+        const turn = await scheduler.submit({
+          companyId: job.companyId,
+          lane: job.conversationId,
+          since: receivedAt,
+          run: async () => {
+            tracker.running(job.companyId);
+            outcome = await generateReply(deps, job);
+          },
+        });
+        if (turn === 'shed-full' || turn === 'shed-late') {
+          const why = turn === 'shed-full' ? `${capacity} conversations were already waiting for an answer` : `no answer within ${Math.round(maxDelayMs / 1000)} s`;
+          await markUnanswered(deps, job, `${AI_BACKLOG}: ${why}`);
+          outcome = { result: 'backlog', reason: why };
         }
         deps.logger.info({ ...job, ...outcome, delivery: message.deliveryCount }, 'reply job done');
       } catch (err) {
@@ -90,24 +128,25 @@ export async function startReplyWorker(deps: ReplyWorkerDeps): Promise<BusSubscr
       }
     },
   );
+  return { scheduler, stop: () => subscription.stop() };
 }
 
-/** The job counts as running while it holds one of its company's worker slots, as waiting otherwise. */
-const trackSlots = (slots: FairSlots, tracker: JobTracker): FairSlots => ({
-  running: () => slots.running(),
-  async acquire(companyId, maxWaitMs) {
-    const release = await slots.acquire(companyId, maxWaitMs);
-    if (!release) return null;
-    tracker.running(companyId);
-    return () => {
-      tracker.waiting(companyId);
-      release();
-    };
-  },
-});
-
-/** How long a job waits for its company's share of the worker slots before stepping aside. */
-const SLOT_WAIT_MS = 1000;
+/**
+ * Messages closer together than the burst window are answered once, together: a job waits (holding no slot)
+ * until its message's window has passed. Returns when the message arrived, which the queue's order and its
+ * maximum delay count from.
+ */
+async function burstWait(deps: ReplyWorkerDeps, job: GenerateReplyJob): Promise<number> {
+  let receivedAt = job.receivedAt ? Date.parse(job.receivedAt) : Number.NaN;
+  if (Number.isNaN(receivedAt)) {
+    // A job published before jobs carried the time: its conversation knows it.
+    const { state } = await loadState(deps.eventStore, conversationStream(job.conversationId), conversationDecider);
+    receivedAt = state.lastCustomerMessageAt ? Date.parse(state.lastCustomerMessageAt) : deps.clock.now().getTime();
+  }
+  const wait = receivedAt + deps.burstWindowMs - deps.clock.now().getTime();
+  if (wait > 0) await sleep(wait);
+  return receivedAt;
+}
 
 /**
  * One reply job per received message. Only the newest unanswered message of a burst generates, after
@@ -117,47 +156,37 @@ const SLOT_WAIT_MS = 1000;
  * Per message it reads the conversation's cached state (only events appended since) and a bounded tail
  * for the prompt: its cost does not grow with the conversation's length.
  */
-export async function generateReply(deps: ReplyWorkerDeps, job: GenerateReplyJob, slots?: FairSlots): Promise<Outcome> {
+export async function generateReply(deps: ReplyWorkerDeps, job: GenerateReplyJob): Promise<Outcome> {
   const typing = typingIndicator(deps, job);
   let outcome: Outcome | undefined;
   try {
-    outcome = await generateReplyOnce(deps, job, typing, slots);
+    outcome = await generateReplyOnce(deps, job, typing);
     return outcome;
   } finally {
     // A stored reply ends the typing where it is pushed, with the message (the web chat route); a job that hands
-    // the conversation on (a later message, a deferral) leaves it on; anything else (no answer, a failure) ends it here.
-    const handedOn = outcome?.result === 'deferred' || outcome?.reason === LATER_MESSAGE;
+    // the conversation on (a later message) leaves it on; anything else (no answer, a failure) ends it here.
+    const handedOn = outcome?.reason === LATER_MESSAGE;
     if (typing.started && outcome?.result !== 'replied' && !handedOn) await typing.stop();
   }
 }
 
 const LATER_MESSAGE = 'a later message of the burst answers it';
 
-async function generateReplyOnce(deps: ReplyWorkerDeps, job: GenerateReplyJob, typing: TypingIndicator, slots?: FairSlots): Promise<Outcome> {
+async function generateReplyOnce(deps: ReplyWorkerDeps, job: GenerateReplyJob, typing: TypingIndicator): Promise<Outcome> {
   const stream = conversationStream(job.conversationId);
   for (;;) {
     const { state } = await loadState(deps.eventStore, stream, conversationDecider);
     if (!state.unanswered.includes(job.messageId)) return { result: 'skipped', reason: 'already answered' };
     if (state.unanswered.at(-1) !== job.messageId) return { result: 'skipped', reason: LATER_MESSAGE };
-    // From the moment the job takes the message: the burst wait and a slow model are both "typing" to the visitor.
     await typing.start(state);
-    // The burst wait holds no worker slot.
+    // The job waited out its message's burst window before its turn; this only catches clocks that disagree.
     const wait = state.lastCustomerMessageAt ? Date.parse(state.lastCustomerMessageAt) + deps.burstWindowMs - deps.clock.now().getTime() : 0;
     if (wait > 0) {
       await sleep(wait);
       continue;
     }
-    const release = slots ? await slots.acquire(job.companyId, SLOT_WAIT_MS) : () => {};
-    if (!release) return { result: 'deferred', reason: "the company's worker slots are all busy" };
-    try {
-      // Re-read after the wait for a slot: the state may have moved on.
-      const { state: current } = await loadState(deps.eventStore, stream, conversationDecider);
-      if (current.unanswered.at(-1) !== job.messageId) continue;
-      const history = await readRecentHistory(deps.eventStore, stream, { unanswered: current.unanswered, turns: HISTORY_MESSAGES });
-      return await answerMessages(deps, job, current, history);
-    } finally {
-      release();
-    }
+    const history = await readRecentHistory(deps.eventStore, stream, { unanswered: state.unanswered, turns: HISTORY_MESSAGES });
+    return await answerMessages(deps, job, state, history);
   }
 }
 

@@ -10,6 +10,7 @@ import { noopJobMetrics, type JobMetrics } from '../ports/metrics.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { PlatformError, type PlatformClient } from '../ports/platform.js';
 import type { WebchatPush } from '../ports/webchatPush.js';
+import { createFairScheduler, type FairScheduler } from './fairScheduler.js';
 import { SEND_MESSAGE, sendMessageJob, webchatSubject, type SendMessageJob } from './jobs.js';
 
 export interface SendWorkerDeps extends CommandDeps {
@@ -19,6 +20,8 @@ export interface SendWorkerDeps extends CommandDeps {
   maxDeliver?: number;
   backoffMs?: number[];
   concurrency?: number;
+  /** Send jobs taken off the bus and waiting for their turn in this process at most (beyond it they wait in the bus). */
+  queueCapacity?: number;
   /** Jobs held per company (the queue-depth metric). */
   jobMetrics?: JobMetrics;
 }
@@ -27,23 +30,41 @@ export interface SendWorkerDeps extends CommandDeps {
  * Delivers agent replies and operator messages through their channel, then records the outcome.
  * A failed send is redelivered with backoff; the last attempt records the failure with its reason.
  */
-export async function startSendWorker(deps: SendWorkerDeps): Promise<BusSubscription> {
+export interface SendWorker extends BusSubscription {
+  scheduler: FairScheduler;
+}
+
+/** The company of a send job published before jobs named it: they share one turn. */
+const UNNAMED_COMPANY = 'unnamed';
+
+export async function startSendWorker(deps: SendWorkerDeps): Promise<SendWorker> {
   const maxDeliver = deps.maxDeliver ?? 5;
+  const concurrency = deps.concurrency ?? 8;
   const unrecorded = new Map<string, Unrecorded>();
-  return deps.bus.subscribe<SendMessageJob>(
+  // Sends are never shed (the answer exists and is paid for): a full queue leaves the rest in the bus.
+  const scheduler = createFairScheduler({ slots: concurrency, perCompany: Math.max(1, Math.floor((concurrency * 3) / 4)), now: () => deps.clock.now().getTime() });
+  const subscription = await deps.bus.subscribe<SendMessageJob>(
     SEND_MESSAGE,
-    { durable: 'outbound-sender', concurrency: deps.concurrency ?? 8, maxDeliver, backoffMs: deps.backoffMs ?? [1000, 5000, 15000, 30000] },
+    { durable: 'outbound-sender', concurrency: (deps.queueCapacity ?? 10_000) + concurrency, maxDeliver, backoffMs: deps.backoffMs ?? [1000, 5000, 15000, 30000] },
     async (message) => {
       const job = sendMessageJob.parse(message.data);
-      // A send job names no company: it is counted once its conversation says whose it is.
+      const companyId = job.companyId ?? UNNAMED_COMPANY;
       const tracker = (deps.jobMetrics ?? noopJobMetrics).jobStarted('send');
+      if (job.companyId) tracker.waiting(job.companyId);
       try {
-        await sendMessage(deps, job, { attempt: message.deliveryCount, lastAttempt: message.deliveryCount >= maxDeliver, onCompany: tracker.running }, unrecorded);
+        // One conversation's messages go out one at a time, in the order they were stored.
+        await scheduler.submit({
+          companyId,
+          lane: job.conversationId,
+          since: deps.clock.now().getTime(),
+          run: () => sendMessage(deps, job, { attempt: message.deliveryCount, lastAttempt: message.deliveryCount >= maxDeliver, onCompany: tracker.running }, unrecorded),
+        });
       } finally {
         tracker.done();
       }
     },
   );
+  return { scheduler, stop: () => subscription.stop() };
 }
 
 /**

@@ -93,7 +93,11 @@ export interface NatsBusOptions {
 
 /** Deliveries the server allows beyond maxDeliver, used only to dead-letter (never to call the handler). */
 const DEAD_LETTER_GRACE = 3;
-const MAX_ACK_PENDING = 10_000;
+/**
+ * Unlimited on the server: each subscription already bounds what it holds by its `concurrency`, and a worker
+ * that orders jobs itself (the reply queue) takes thousands at once so the stream never stays in FIFO order.
+ */
+const MAX_ACK_PENDING = -1;
 const PUBLISH_ATTEMPTS = 3;
 
 const nanos = (ms: number) => Math.round(ms * 1_000_000);

@@ -1,0 +1,201 @@
+/**
+ * Does one company's flood take the AI answers away from another company? Measured where the customer is: the
+ * reply arriving at the messaging platform.
+ *
+ *   npm run bench:neighbour                         in-process (ROLE=all), 60 s flood, ~4 minutes
+ *   npm run bench:neighbour -- --seconds=20         shorter flood (or BENCH_SECONDS)
+ *   BENCH_MODE=nats npm run bench:neighbour         ROLE=api + two ROLE=processor instances on NATS JetStream
+ *
+ * Two companies set up through the HTTP API, each with an agent on an instant OpenAI-compatible fake LLM and a
+ * msgplatform integration sending to a fake platform (both in this process, test/support). Every message comes
+ * from a new customer (its own conversation), so each one needs its own answer.
+ * 1. Baseline: "Quiet Inc" alone sends one message every 500 ms for BENCH_BASELINE_SECONDS (20).
+ * 2. Flood: "Noisy Inc" posts as fast as 16 connections allow for BENCH_SECONDS (60) while Quiet Inc keeps
+ *    sending one message every 500 ms.
+ * 3. The bench waits up to REPLY_WAIT_MS for Quiet Inc's replies, then reads Noisy Inc's outcome counts.
+ * Latency: the webhook due (sent) → the reply at the platform; no reply within the wait counts as ∞.
+ * Targets: Quiet Inc's p99 during the flood ≤ its baseline p99 + 1 s; every quiet message answered exactly once;
+ * no 5xx anywhere.
+ */
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { startFakeLlm } from '../test/support/fakeLlm.js';
+import { startFakePlatform } from '../test/support/fakePlatform.js';
+import { startNatsServer } from '../test/support/natsServer.js';
+import { cannon } from './support/cannon.js';
+import { numberOption } from './support/options.js';
+import { pacedLoad, type PacedResult } from './support/pacedLoad.js';
+import { startChild, tempDir, warningSummary, type Child } from './support/processes.js';
+import { trackPlatform } from './support/replyTracker.js';
+import { report } from './support/report.js';
+import { count5xx, fmt, machine, mib, rssBytes, summarize } from './support/stats.js';
+import { setUpTenant, type Tenant } from './support/tenant.js';
+
+const SECONDS = numberOption('seconds', 'BENCH_SECONDS', 60);
+const BASELINE_SECONDS = numberOption('baseline', 'BENCH_BASELINE_SECONDS', 20);
+const REPLY_WAIT_MS = numberOption('wait', 'BENCH_REPLY_WAIT_MS', 120_000);
+const MODE = process.env.BENCH_MODE === 'nats' ? 'nats' : 'all';
+const QUIET_EVERY_MS = 500;
+const NOISY_CONNECTIONS = 16;
+const LLM_KEY = 'sk-bench-neighbour';
+const PLATFORM_TOKEN = 'bench-neighbour-token';
+
+interface Deployment {
+  /** Where webhooks and API calls go. */
+  url: string;
+  /** Processes whose memory is reported. */
+  children: Child[];
+  stop(): Promise<void>;
+}
+
+async function deploy(): Promise<Deployment> {
+  const dataDir = tempDir('neighbour');
+  const env = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'development', ALLOW_PRIVATE_PLATFORM_URLS: 'true', AUTH_RATE_LIMIT_PER_MINUTE: '1000' };
+  if (MODE === 'all') {
+    const service = await startChild({ name: 'service', script: 'src/main.ts', env, readyPath: '/readyz' });
+    return { url: service.url, children: [service], stop: async () => void (await service.stop(), rmSync(dataDir, { recursive: true, force: true })) };
+  }
+  const nats = await startNatsServer();
+  const shared = { ...env, NATS_URL: nats.url };
+  const api = await startChild({ name: 'api', script: 'src/main.ts', env: { ...shared, ROLE: 'api' }, readyPath: '/readyz' });
+  const processors = await Promise.all([1, 2].map((i) => startChild({ name: `processor-${i}`, script: 'src/main.ts', env: { ...shared, ROLE: 'processor' }, readyPath: '/readyz' })));
+  const children = [api, ...processors];
+  return {
+    url: api.url,
+    children,
+    async stop() {
+      for (const child of children) await child.stop();
+      await nats.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Quiet Inc: one message every 500 ms, each from a new customer; returns the run and the ids it sent. */
+async function quietLoad(url: string, quiet: Tenant, seconds: number, tag: string) {
+  const ids: string[] = [];
+  const run = await pacedLoad({
+    url: url + quiet.webhookPath,
+    rate: 1000 / QUIET_EVERY_MS,
+    durationMs: seconds * 1000,
+    connections: 4,
+    timeoutMs: 10_000,
+    next: (i) => {
+      const id = `quiet-${tag}-${i}`;
+      ids.push(id);
+      return quiet.message(id, id);
+    },
+  });
+  return { run, ids };
+}
+
+function replyLatencies(run: PacedResult, arrived: Map<string, number>) {
+  return run.records.map((r) => {
+    const at = arrived.get(r.id);
+    return r.status === 200 && at !== undefined ? at - r.due : Infinity;
+  });
+}
+
+async function metricValue(url: string, name: string): Promise<string[]> {
+  const text = await fetch(`${url}/metrics`).then((r) => r.text());
+  return text.split('\n').filter((l) => l.startsWith(name));
+}
+
+/** One line of where the work is, from /metrics: jobs held by the workers, projection lag, event-loop delay. */
+async function progressLine(url: string): Promise<string> {
+  const lines = (await fetch(`${url}/metrics`).then((r) => r.text())).split('\n').filter((l) => l.startsWith('mas_'));
+  const sum = (prefix: string, filter: (l: string) => boolean = () => true) =>
+    lines.filter((l) => l.startsWith(prefix) && filter(l)).reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+  const max = (prefix: string) => Math.max(0, ...lines.filter((l) => l.startsWith(prefix)).map((l) => Number(l.slice(l.lastIndexOf(' ') + 1))));
+  const jobs = (queue: string, state: string) => sum('mas_worker_jobs{', (l) => l.includes(`queue="${queue}"`) && l.includes(`state="${state}"`));
+  return `reply jobs waiting ${jobs('reply', 'waiting')} running ${jobs('reply', 'running')}; send waiting ${jobs('send', 'waiting')} running ${jobs('send', 'running')}; max projection lag ${max('mas_projection_lag_positions')}`;
+}
+
+async function main() {
+  console.log(`neighbour bench (${MODE}): baseline ${BASELINE_SECONDS} s, flood ${SECONDS} s × ${NOISY_CONNECTIONS} connections, ${machine()}`);
+  const llm = await startFakeLlm({ apiKey: LLM_KEY, usage: { prompt_tokens: 300, completion_tokens: 40 } });
+  llm.reply = () => 'Thanks for your message. Your parcel left our warehouse on Wednesday and should arrive within two days.';
+  // Request logs of the fakes would hold every request of a long flood: keep counts only.
+  llm.requests.push = () => 0;
+  const platform = await startFakePlatform({ token: PLATFORM_TOKEN });
+  const clientOf = (body: Record<string, unknown>) => (typeof body.client_id === 'string' ? body.client_id : undefined);
+  const replies = trackPlatform(platform, clientOf, { keep: false });
+  const deployment = await deploy();
+  const { url } = deployment;
+  try {
+    const llmConfig = { provider: 'openai' as const, baseUrl: llm.url, apiKey: LLM_KEY, model: 'gpt-4o-mini' };
+    const platformRef = { url: platform.url, token: PLATFORM_TOKEN };
+    const quiet = await setUpTenant(url, { name: 'Quiet Inc', agent: true, llm: llmConfig, platform: platformRef });
+    const noisy = await setUpTenant(url, { name: 'Noisy Inc', agent: true, llm: llmConfig, platform: platformRef });
+    const run = randomUUID().slice(0, 8);
+
+    const baseline = await quietLoad(url, quiet, BASELINE_SECONDS, `${run}-base`);
+    await replies.waitFor(baseline.ids, 30_000);
+    const baselineReply = summarize(replyLatencies(baseline.run, replies.arrived));
+    console.log(`baseline: Quiet Inc alone, ${baseline.ids.length} messages, reply p50 ${fmt(baselineReply.p50)} / p99 ${fmt(baselineReply.p99)} ms`);
+
+    let seq = 0;
+    const noisyAcked: string[] = [];
+    const floodStart = performance.now();
+    const sampler = setInterval(() => {
+      void progressLine(url)
+        .then((line) => console.log(`  t+${fmt((performance.now() - floodStart) / 1000)} s: ${line}; quiet answered ${[...replies.arrived.keys()].filter((k) => k.startsWith(`quiet-${run}-flood`)).length}`))
+        .catch(() => {});
+    }, 5000);
+    const [flood, during] = await Promise.all([
+      cannon({
+        url,
+        path: noisy.webhookPath,
+        connections: NOISY_CONNECTIONS,
+        seconds: SECONDS,
+        next: () => noisy.message(`noisy-${run}-${seq++}`),
+        onOk: (id) => noisyAcked.push(id),
+      }),
+      quietLoad(url, quiet, SECONDS, `${run}-flood`),
+    ]);
+    const floodMs = performance.now() - floodStart;
+    clearInterval(sampler);
+    const answeredDuringFlood = [...replies.arrived.keys()].filter((k) => k.startsWith('noisy-')).length;
+    const missing = await replies.waitFor(during.ids, REPLY_WAIT_MS);
+    const floodReply = summarize(replyLatencies(during.run, replies.arrived));
+    const quietIds = [...baseline.ids, ...during.ids];
+    const duplicates = quietIds.filter((id) => (replies.counts.get(id) ?? 0) > 1).length;
+    const noisyAnswered = [...replies.arrived.keys()].filter((k) => k.startsWith('noisy-')).length;
+    const rss = deployment.children.map((c) => `${c.name} ${mib(rssBytes(c.pid))}`).join(', ');
+    const backlog = await metricValue(url, 'mas_reply_backlog').catch(() => []);
+    const outcomes = await metricValue(url, 'mas_reply_outcomes_total').catch(() => []);
+    const fivexx = count5xx(flood.statusCodes) + count5xx(baseline.run.statusCounts) + count5xx(during.run.statusCounts);
+
+    console.log(`flood: Noisy Inc ${fmt(flood.okRate)} acks/s, ${flood.ok} acknowledged, statuses ${JSON.stringify(flood.statusCodes)}, errors ${flood.errors}, timeouts ${flood.timeouts}`);
+    console.log(`flood: Quiet Inc ${during.ids.length} messages, reply p50 ${fmt(floodReply.p50)} / p99 ${fmt(floodReply.p99)} / max ${fmt(floodReply.max)} ms, ${missing.length} unanswered ${REPLY_WAIT_MS / 1000} s after the flood`);
+    console.log(`Noisy Inc: ${noisyAcked.length} acknowledged, ${answeredDuringFlood} answered during the flood (${fmt(answeredDuringFlood / (floodMs / 1000))}/s), ${noisyAnswered} answered by the end`);
+    if (outcomes.length > 0) console.log(`reply outcomes (service metrics):\n  ${outcomes.join('\n  ')}`);
+    if (backlog.length > 0) console.log(`backlog at the end:\n  ${backlog.slice(0, 12).join('\n  ')}`);
+    console.log(`RSS at the end: ${rss}`);
+    for (const child of deployment.children) console.log(`${child.name}: ${warningSummary(child.lines)}`);
+
+    report(
+      `neighbour-${MODE}`,
+      [
+        { metric: 'Quiet Inc reply p99, alone (baseline)', value: `${fmt(baselineReply.p99)} ms` },
+        { metric: 'Quiet Inc reply p50 during the flood', value: `${fmt(floodReply.p50)} ms` },
+        { metric: 'Quiet Inc reply p99 during the flood', value: `${fmt(floodReply.p99)} ms`, goal: `≤ ${fmt(baselineReply.p99 + 1000)} ms (baseline + 1 s)`, ok: floodReply.p99 <= baselineReply.p99 + 1000 },
+        { metric: 'Quiet Inc messages answered exactly once', value: `${quietIds.length - missing.length - duplicates} of ${quietIds.length} (${duplicates} twice)`, goal: 'all', ok: missing.length === 0 && duplicates === 0 },
+        { metric: '5xx answers', value: String(fivexx), goal: '0', ok: fivexx === 0 },
+        { metric: 'Noisy Inc acknowledged / answered', value: `${noisyAcked.length} / ${noisyAnswered}` },
+        { metric: 'RSS at the end', value: rss },
+      ],
+      { mode: MODE, baselineReply, floodReply, noisyAcked: noisyAcked.length, noisyAnswered, answeredDuringFlood, floodAcksPerSecond: flood.okRate, fivexx, duplicates, missing: missing.length },
+    );
+  } finally {
+    await deployment.stop();
+    await platform.close();
+    await llm.close();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});
+
