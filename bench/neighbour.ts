@@ -26,7 +26,7 @@ import { cannon } from './support/cannon.js';
 import { numberOption } from './support/options.js';
 import { pacedLoad, type PacedResult } from './support/pacedLoad.js';
 import { startChild, tempDir, warningSummary, type Child } from './support/processes.js';
-import { trackPlatform } from './support/replyTracker.js';
+import { trackLlm, trackPlatform } from './support/replyTracker.js';
 import { report } from './support/report.js';
 import { count5xx, fmt, machine, mib, rssBytes, summarize } from './support/stats.js';
 import { setUpTenant, type Tenant } from './support/tenant.js';
@@ -114,9 +114,10 @@ async function progressLine(url: string): Promise<string> {
 async function main() {
   console.log(`neighbour bench (${MODE}): baseline ${BASELINE_SECONDS} s, flood ${SECONDS} s × ${NOISY_CONNECTIONS} connections, ${machine()}`);
   const llm = await startFakeLlm({ apiKey: LLM_KEY, usage: { prompt_tokens: 300, completion_tokens: 40 } });
-  llm.reply = () => 'Thanks for your message. Your parcel left our warehouse on Wednesday and should arrive within two days.';
   // Request logs of the fakes would hold every request of a long flood: keep counts only.
   llm.requests.push = () => 0;
+  // When each message's LLM request arrived: splits a reply's latency into before and after the model.
+  const { llmIn } = trackLlm(llm);
   const platform = await startFakePlatform({ token: PLATFORM_TOKEN });
   const clientOf = (body: Record<string, unknown>) => (typeof body.client_id === 'string' ? body.client_id : undefined);
   const replies = trackPlatform(platform, clientOf, { keep: false });
@@ -158,6 +159,8 @@ async function main() {
     const answeredDuringFlood = [...replies.arrived.keys()].filter((k) => k.startsWith('noisy-')).length;
     const missing = await replies.waitFor(during.ids, REPLY_WAIT_MS);
     const floodReply = summarize(replyLatencies(during.run, replies.arrived));
+    const toLlm = summarize(replyLatencies(during.run, llmIn));
+    const afterLlm = summarize(during.run.records.map((r) => (replies.arrived.get(r.id) ?? Infinity) - (llmIn.get(r.id) ?? 0)));
     const quietIds = [...baseline.ids, ...during.ids];
     const duplicates = quietIds.filter((id) => (replies.counts.get(id) ?? 0) > 1).length;
     const noisyAnswered = [...replies.arrived.keys()].filter((k) => k.startsWith('noisy-')).length;
@@ -168,6 +171,7 @@ async function main() {
 
     console.log(`flood: Noisy Inc ${fmt(flood.okRate)} acks/s, ${flood.ok} acknowledged, statuses ${JSON.stringify(flood.statusCodes)}, errors ${flood.errors}, timeouts ${flood.timeouts}`);
     console.log(`flood: Quiet Inc ${during.ids.length} messages, reply p50 ${fmt(floodReply.p50)} / p99 ${fmt(floodReply.p99)} / max ${fmt(floodReply.max)} ms, ${missing.length} unanswered ${REPLY_WAIT_MS / 1000} s after the flood`);
+    console.log(`  of which webhook → LLM request p50 ${fmt(toLlm.p50)} / p99 ${fmt(toLlm.p99)} ms; LLM request → platform p50 ${fmt(afterLlm.p50)} / p99 ${fmt(afterLlm.p99)} ms`);
     console.log(`Noisy Inc: ${noisyAcked.length} acknowledged, ${answeredDuringFlood} answered during the flood (${fmt(answeredDuringFlood / (floodMs / 1000))}/s), ${noisyAnswered} answered by the end`);
     if (outcomes.length > 0) console.log(`reply outcomes (service metrics):\n  ${outcomes.join('\n  ')}`);
     if (backlog.length > 0) console.log(`backlog at the end:\n  ${backlog.slice(0, 12).join('\n  ')}`);

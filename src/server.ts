@@ -217,19 +217,25 @@ async function startProcessingSide(
     return { projections: processor.projections, isRunning: () => true, eventLoop: async () => ({}), metrics: noRemoteMetrics, stop: () => processor.stop() };
   }
   if (config.role === 'all') {
-    const thread = await startProcessorThread(config, logger.child({ component: 'processor-thread' }));
+    // Two threads, so the operating system shares the cores between read models and answers: a flood that keeps
+    // the projections busy does not take the CPU the replies need (and the other way round).
+    const [projections, replies] = await Promise.all([
+      startProcessorThread(config, logger.child({ component: 'projections-thread' }), 'projections'),
+      startProcessorThread(config, logger.child({ component: 'replies-thread' }), 'replies'),
+    ]);
+    const threads = [projections, replies];
     return {
-      projections: remoteRunner(thread.waitForPosition),
-      isRunning: () => thread.isRunning(),
+      projections: remoteRunner(projections.waitForPosition),
+      isRunning: () => threads.every((t) => t.isRunning()),
       eventLoop: async () => {
-        const stats = await thread.stats();
-        return stats ? { processor: stats.eventLoop } : {};
+        const [p, r] = await Promise.all(threads.map((t) => t.stats()));
+        return { ...(p ? { projections: p.eventLoop } : {}), ...(r ? { replies: r.eventLoop } : {}) };
       },
-      metrics: async () => {
-        const json = await thread.metrics();
-        return json ? [json] : [];
+      metrics: async () => (await Promise.all(threads.map((t) => t.metrics()))).filter((json): json is MetricsJson => json !== null),
+      async stop() {
+        await replies.stop();
+        await projections.stop();
       },
-      stop: () => thread.stop(),
     };
   }
   // ROLE=api: processors run elsewhere and record how far the projections got.

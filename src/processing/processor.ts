@@ -5,14 +5,24 @@ import type { CommandDeps } from '../commands/deps.js';
 import type { Adapters } from '../infrastructure/adapters.js';
 import type { ServiceMetrics } from '../infrastructure/metrics/serviceMetrics.js';
 import { startKnowledgeIndexer, type KnowledgeIndexer } from '../infrastructure/search/knowledgeIndexer.js';
-import { createEventConsumer } from '../projections/eventConsumer.js';
+import { createEventConsumer, type EventConsumer } from '../projections/eventConsumer.js';
 import { allProjections } from '../projections/index.js';
 import { startProjections, type ProjectionRunner } from '../projections/projectionRunner.js';
 import { startReplyPipeline } from '../workers/replyPipeline.js';
 import { startCustomerProfileReactor } from '../workers/customerProfiles.js';
 import { outboundClients, type OutboundOptions } from './outboundClients.js';
+import { publishProjectionProgress, remoteProjectionWaiter } from './projectionProgress.js';
+
+/**
+ * Which half of the processing side runs here. Projections only make read models; replies (reactors, the reply
+ * and send workers, the knowledge index they search) make answers. On their own threads the operating system
+ * shares the cores between them, so a flood that keeps the projections busy cannot starve the answers.
+ */
+export type ProcessorPart = 'all' | 'projections' | 'replies';
 
 export interface ProcessorOptions extends OutboundOptions {
+  /** Default 'all'. */
+  part?: ProcessorPart;
   clock?: Clock;
   /** Run reply and send workers (default true); reactors and projections always run. */
   workers?: boolean;
@@ -24,7 +34,8 @@ export interface ProcessorOptions extends OutboundOptions {
 
 export interface Processor {
   projections: ProjectionRunner;
-  knowledge: KnowledgeIndexer;
+  /** Null on a thread that runs only the projections. */
+  knowledge: KnowledgeIndexer | null;
   stop(): Promise<void>;
 }
 
@@ -34,16 +45,50 @@ export interface Processor {
  * default), or as its own process (ROLE=processor), always on adapters of its own thread.
  */
 export async function startProcessor(config: Config, logger: PinoLogger, adapters: Adapters, options: ProcessorOptions = {}): Promise<Processor> {
+  const { eventStore, readStore } = adapters;
+  const part = options.part ?? 'all';
+  // One reader of the event log per thread for its projections and reactors: each event is read and decoded once.
+  const consumer = createEventConsumer({ eventStore, logger: logger.child({ component: 'event-consumer' }) });
+  const stops: (() => Promise<void>)[] = [];
+  let projections: ProjectionRunner;
+  if (part === 'replies') {
+    // The projections run on another thread: it records how far they got (publishProjectionProgress).
+    const waiter = remoteProjectionWaiter(readStore);
+    projections = { waitForPosition: (position, timeoutMs) => waiter.waitForPosition(position, timeoutMs), status: () => [], stop: async () => {} };
+  } else {
+    projections = await startProjections({ eventStore, readStore, projections: allProjections, consumer, logger: logger.child({ component: 'projections' }) });
+    options.metrics?.watchProjections(projections, eventStore);
+    stops.push(() => projections.stop());
+  }
+  if (part === 'projections') {
+    const progress = publishProjectionProgress({ eventStore, readStore, projections, logger: logger.child({ component: 'projection-progress' }) });
+    stops.unshift(() => progress.stop());
+    return { projections, knowledge: null, stop: () => stopAll(stops, consumer) };
+  }
+  const replies = await startReplies(config, logger, adapters, { ...options, consumer, projections });
+  stops.unshift(replies.stop);
+  return { projections, knowledge: replies.knowledge, stop: () => stopAll(stops, consumer) };
+}
+
+async function stopAll(stops: (() => Promise<void>)[], consumer: EventConsumer) {
+  for (const stop of stops) await stop();
+  await consumer.stop();
+}
+
+/** Reactors, the reply and send workers, and the knowledge index they search. */
+async function startReplies(
+  config: Config,
+  logger: PinoLogger,
+  adapters: Adapters,
+  options: ProcessorOptions & { consumer: EventConsumer; projections: ProjectionRunner },
+): Promise<{ knowledge: KnowledgeIndexer; stop(): Promise<void> }> {
   const { eventStore, readStore, bus } = adapters;
+  const { consumer, projections } = options;
   const clock = options.clock ?? systemClock;
   const outbound = outboundClients(config, logger, options);
   const { secretBox, platform } = outbound;
   const llmResolver = options.metrics ? options.metrics.instrumentLlm(outbound.llmResolver) : outbound.llmResolver;
   const commands: CommandDeps = { eventStore, clock, logger: logger.child({ component: 'commands' }) };
-  // One reader of the event log for the projections and reactors: each event is read and decoded once.
-  const consumer = createEventConsumer({ eventStore, logger: logger.child({ component: 'event-consumer' }) });
-  const projections = await startProjections({ eventStore, readStore, projections: allProjections, consumer, logger: logger.child({ component: 'projections' }) });
-  options.metrics?.watchProjections(projections, eventStore);
   const ownKnowledge = !options.knowledge;
   // The knowledge-base search index lives in memory: rebuilt from the events on every start.
   const knowledge = options.knowledge ?? startKnowledgeIndexer({ eventStore, consumer, logger: logger.child({ component: 'knowledge-index' }) });
@@ -87,14 +132,11 @@ export async function startProcessor(config: Config, logger: PinoLogger, adapter
   const customerProfiles = await startCustomerProfileReactor({ commands, readStore, consumer });
 
   return {
-    projections,
     knowledge,
     async stop() {
       await customerProfiles.stop();
       await pipeline.stop();
       if (ownKnowledge) await knowledge.stop();
-      await projections.stop();
-      await consumer.stop();
     },
   };
 }

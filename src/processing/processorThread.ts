@@ -4,12 +4,17 @@ import type { MetricsJson } from '../infrastructure/metrics/serviceMetrics.js';
 import { threadEntry } from '../infrastructure/runtimeLayout.js';
 import type { Logger } from '../ports/logger.js';
 import type { EventLoopDelay } from './eventLoopMonitor.js';
+import type { ProcessorPart } from './processor.js';
 
 export type ToProcessor =
   | { type: 'wait'; id: number; position: string; timeoutMs: number }
   | { type: 'stats'; id: number }
   | { type: 'metrics'; id: number }
   | { type: 'stop'; id: number };
+export interface ProcessorThreadData {
+  config: Config;
+  part: ProcessorPart;
+}
 export type ToHost = { type: 'ready' } | { type: 'failed'; error: string } | { type: 'reply'; id: number; ok: boolean; error?: string; value?: unknown };
 
 export interface ProcessorThread {
@@ -22,11 +27,11 @@ export interface ProcessorThread {
 }
 
 /**
- * Runs the processing side (projections, reactors, reply and send workers) on a worker thread of this
+ * Runs the processing side, or one part of it (projections | replies), on a worker thread of this
  * process, so the HTTP event loop only serves requests. A thread that dies is started again after a pause:
  * everything it does is at-least-once from checkpoints, so a restart loses nothing.
  */
-export async function startProcessorThread(config: Config, logger: Logger): Promise<ProcessorThread> {
+export async function startProcessorThread(config: Config, logger: Logger, part: ProcessorPart = 'all'): Promise<ProcessorThread> {
   const pending = new Map<number, { resolve(value: unknown): void; reject(err: Error): void }>();
   let nextId = 0;
   let worker: Worker;
@@ -35,7 +40,7 @@ export async function startProcessorThread(config: Config, logger: Logger): Prom
 
   const spawn = () =>
     new Promise<void>((resolve, reject) => {
-      worker = new Worker(threadEntry(import.meta.url, { shim: './processorThread.mjs', compiled: './processorThreadMain.js' }), { workerData: { config }, execArgv: [] });
+      worker = new Worker(threadEntry(import.meta.url, { shim: './processorThread.mjs', compiled: './processorThreadMain.js' }), { workerData: { config, part } satisfies ProcessorThreadData, execArgv: [] });
       worker.on('message', (message: ToHost) => {
         if (message.type === 'ready') {
           running = true;

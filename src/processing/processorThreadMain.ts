@@ -1,17 +1,17 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Config } from '../config.js';
 import { openAdapters } from '../infrastructure/adapters.js';
 import { createLogger } from '../infrastructure/logger.js';
 import { createServiceMetrics } from '../infrastructure/metrics/serviceMetrics.js';
 import { startEventLoopMonitor } from './eventLoopMonitor.js';
 import { startProcessor } from './processor.js';
 import { lowerThisThreadPriority } from './threadPriority.js';
-import type { ToHost, ToProcessor } from './processorThread.js';
+import type { ProcessorThreadData, ToHost, ToProcessor } from './processorThread.js';
 
 /** The processing side on its own thread: its own event loop, its own store connections. */
 const port = parentPort!;
-const { config } = workerData as { config: Config };
-const logger = createLogger({ level: config.logLevel }).child({ thread: 'processor' });
+const { config, part } = workerData as ProcessorThreadData;
+const threadName = part === 'all' ? 'processor' : part;
+const logger = createLogger({ level: config.logLevel }).child({ thread: threadName });
 const post = (message: ToHost) => port.postMessage(message);
 
 // With PROCESSOR_THREAD_NICE > 0, projections, reactors and workers catch up in the time requests leave: on a
@@ -24,9 +24,9 @@ try {
   const loop = startEventLoopMonitor();
   // Process-wide figures (CPU, memory) are the main thread's registry's: here only this thread's own.
   const metrics = createServiceMetrics({ processMetrics: false });
-  metrics.watchEventLoop('processor', loop);
+  metrics.watchEventLoop(threadName, loop);
   const adapters = await openAdapters(config, logger);
-  const processor = await startProcessor(config, logger, adapters, { metrics });
+  const processor = await startProcessor(config, logger, adapters, { metrics, part });
   port.on('message', (message: ToProcessor) => {
     switch (message.type) {
       case 'wait':

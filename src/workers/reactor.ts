@@ -15,6 +15,12 @@ export interface ReactorOptions {
   consumer?: EventConsumer;
   /** Its checkpoint moves over events it does not react to at the latest after this many (and at stop). Default 1000. */
   checkpointEvery?: number;
+  /**
+   * After handling events, its checkpoint is saved at most this often (and at stop). A crash in between
+   * republishes that stretch: every effect is idempotent (jobs by dedupe id, charges by reply id). Saving after
+   * every batch made a busy thread wait on the read store's write lock, which the projections hold. Default 1000.
+   */
+  checkpointIntervalMs?: number;
 }
 
 /**
@@ -25,6 +31,8 @@ export interface ReactorOptions {
 export async function startReactor(options: ReactorOptions): Promise<{ stop(): Promise<void> }> {
   const { name, readStore, logger } = options;
   const checkpointEvery = options.checkpointEvery ?? 1000;
+  const checkpointIntervalMs = options.checkpointIntervalMs ?? 1000;
+  let savedAt = 0;
   const consumer = options.consumer ?? createEventConsumer({ eventStore: options.eventStore, logger, batchSize: 100 });
   // The last event whose effect happened (survives a failure in the same process), and what is saved.
   let handled: bigint | null = null;
@@ -34,6 +42,7 @@ export async function startReactor(options: ReactorOptions): Promise<{ stop(): P
     await readStore.saveReactorCheckpoint(name, position);
     saved = position;
     unsaved = 0;
+    savedAt = performance.now();
   };
 
   const attached = consumer.attach({
@@ -50,7 +59,7 @@ export async function startReactor(options: ReactorOptions): Promise<{ stop(): P
       }
       handled = through;
       unsaved += scanned;
-      if (events.length > 0 || unsaved >= checkpointEvery) await save(through);
+      if (unsaved >= checkpointEvery || (events.length > 0 && performance.now() - savedAt >= checkpointIntervalMs)) await save(through);
     },
     retryDelay: (err, attempt) => {
       const delay = Math.min(10_000, 100 * 2 ** (attempt - 1));

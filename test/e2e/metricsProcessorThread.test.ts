@@ -37,9 +37,10 @@ describe('GET /metrics with the processor on its own thread', () => {
     // Recorded on the main thread.
     expect(valueOf(text, 'mas_webhook_request_duration_seconds_count', { outcome: 'processed' })).toBe(1);
     expect(samples(text, 'mas_event_loop_delay_seconds', { thread: 'api', stat: 'p99' })).toHaveLength(1);
-    // Recorded on the processor thread, only reachable through its message port.
+    // Recorded on the two processing threads (replies, projections), only reachable through their message ports.
     expect(valueOf(text, 'mas_llm_request_duration_seconds_count', { provider: 'builtin', outcome: 'ok' })).toBe(1);
-    expect(samples(text, 'mas_event_loop_delay_seconds', { thread: 'processor', stat: 'p99' })).toHaveLength(1);
+    expect(samples(text, 'mas_event_loop_delay_seconds', { thread: 'replies', stat: 'p99' })).toHaveLength(1);
+    expect(samples(text, 'mas_event_loop_delay_seconds', { thread: 'projections', stat: 'p99' })).toHaveLength(1);
     expect(samples(text, 'mas_projection_lag_positions').map((s) => s.labels.projection).sort()).toEqual(allProjections.map((p) => p.name).sort());
     // Each metric family once: process metrics come from the main thread only, not twice.
     expect(text.match(/^# TYPE process_cpu_user_seconds_total /gm)).toHaveLength(1);

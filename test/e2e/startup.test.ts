@@ -42,7 +42,8 @@ describe('the service process (src/main.ts, what npm start runs)', () => {
       const ready = (await readyz()).body;
       expect(ready.checks).toEqual({ eventStore: true, readStore: true, bus: true, processor: true });
       expect(ready.metrics.eventLoop.api).toMatchObject({ p99Ms: expect.any(Number), maxMs: expect.any(Number) });
-      expect(ready.metrics.eventLoop.processor).toMatchObject({ p99Ms: expect.any(Number), maxMs: expect.any(Number) });
+      expect(ready.metrics.eventLoop.projections).toMatchObject({ p99Ms: expect.any(Number), maxMs: expect.any(Number) });
+      expect(ready.metrics.eventLoop.replies).toMatchObject({ p99Ms: expect.any(Number), maxMs: expect.any(Number) });
       expect(proc.output()).toMatch(/"role":"all","processorThread":true/);
       expect(proc.output()).toContain(`open the dashboard at http://localhost:${port}/ and sign up`);
       const docs = await (await fetch(`${base}/docs/json`)).json();

@@ -59,7 +59,7 @@ export function createServiceMetrics(options: { processMetrics: boolean }) {
     jobs: createJobGauge(registry),
     replays: createReplayMetrics(registry),
     instrumentLlm: createLlmInstrumentation(registry),
-    watchEventLoop(thread: 'api' | 'processor', loop: EventLoopSource) {
+    watchEventLoop(thread: 'api' | 'processor' | 'projections' | 'replies', loop: EventLoopSource) {
       loops.set(thread, loop);
     },
     /** Only the thread that runs the projections has these metrics (an API-only instance has none). */
