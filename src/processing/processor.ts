@@ -48,7 +48,9 @@ export async function startProcessor(config: Config, logger: PinoLogger, adapter
   const { eventStore, readStore } = adapters;
   const part = options.part ?? 'all';
   // One reader of the event log per thread for its projections and reactors: each event is read and decoded once.
-  const consumer = createEventConsumer({ eventStore, logger: logger.child({ component: 'event-consumer' }) });
+  // A processor that cannot keep up (customer profiles: one command per new customer) holds the shared reading
+  // only briefly, then catches up on its own: the reactors that start replies and sends stay at the head.
+  const consumer = createEventConsumer({ eventStore, logger: logger.child({ component: 'event-consumer' }), maxHoldMs: 50 });
   const stops: (() => Promise<void>)[] = [];
   let projections: ProjectionRunner;
   if (part === 'replies') {

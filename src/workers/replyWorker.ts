@@ -93,9 +93,11 @@ export async function startReplyWorker(deps: ReplyWorkerDeps): Promise<ReplyWork
   });
   const subscription = await deps.bus.subscribe<GenerateReplyJob>(
     GENERATE_REPLY,
-    // The bus hands over every job it holds (up to the queue's capacity) at once: the order in which they are
-    // answered is the scheduler's, per company and conversation in turn, never the bus's arrival order.
-    { durable: 'reply-generator', concurrency: capacity + concurrency, maxDeliver, backoffMs: deps.backoffMs ?? [1000, 5000, 15000] },
+    // The bus hands over every job it holds at once, so the order in which they are answered is the scheduler's,
+    // per company and conversation in turn, never the bus's arrival order. Besides the queue and the running
+    // jobs, the handlers in flight hold jobs in their burst window and jobs being handed to people; the bus
+    // must never stop delivering while they do, or a quieter company's job would wait in its FIFO again.
+    { durable: 'reply-generator', concurrency: 2 * capacity + concurrency, maxDeliver, backoffMs: deps.backoffMs ?? [1000, 5000, 15000] },
     async (message) => {
       const job = generateReplyJob.parse(message.data);
       const tracker = (deps.jobMetrics ?? noopJobMetrics).jobStarted('reply');
