@@ -142,7 +142,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       billingRoutes(services),
       adminRoutes(services),
       integrationRoutes(services),
-      webhookRoutes(services, webhookLogWrites),
+      webhookRoutes(services, webhookLogWrites, { rateLimiter: adapters.rateLimiter }),
       webhookLogRoutes(services, webhookLogWrites),
       agentRoutes(services),
       llmConfigRoutes(services),

@@ -11,7 +11,7 @@ import {
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../config.js';
-import { installErrorHandler } from './errorHandler.js';
+import { answerClientError, answerError, installErrorHandler } from './errorHandler.js';
 
 export interface AppDeps {
   config: Config;
@@ -45,6 +45,10 @@ export async function buildApp(deps: AppDeps) {
     forceCloseConnections: 'idle',
     // Two info lines per request drowned the start-up output; see the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true }),
+    // Errors met before any route (a malformed %-escape), and connections the HTTP parser gave up on (a
+    // timeout, oversized headers): answered in the spec's shape, not in fastify's own (see errorHandler).
+    frameworkErrors: answerError,
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<ZodTypeProvider>();
 
   // An action such as POST /pause carries no body: an empty JSON body is read as none, not refused.
@@ -54,6 +58,9 @@ export async function buildApp(deps: AppDeps) {
     if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
     return jsonParser(request, body as string, done);
   });
+  // The API reads JSON only (routes that take files or raw webhooks add their own parsers): a text/plain body
+  // is 415, as any other type is, not a string the schema then refuses with a puzzling 400.
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);

@@ -19,6 +19,8 @@ export type WebhookOutcome = (typeof webhookOutcomes)[number];
 
 export interface WebhookMetrics {
   webhookHandled(outcome: WebhookOutcome, seconds: number): void;
+  /** A rejected delivery beyond the per-integration log limit: counted here instead of logged. */
+  rejectionNotLogged(): void;
 }
 
 export type JobQueue = 'reply' | 'send';
@@ -54,5 +56,5 @@ export interface ReplayMetrics {
 
 const noopTracker: JobTracker = { waiting: () => {}, running: () => {}, done: () => {} };
 export const noopJobMetrics: JobMetrics = { jobStarted: () => noopTracker };
-export const noopWebhookMetrics: WebhookMetrics = { webhookHandled: () => {} };
+export const noopWebhookMetrics: WebhookMetrics = { webhookHandled: () => {}, rejectionNotLogged: () => {} };
 export const noopReplayMetrics: ReplayMetrics = { replayFinished: () => {}, answerRecorded: () => {}, jobStarted: () => () => {} };

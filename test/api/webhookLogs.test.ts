@@ -8,8 +8,11 @@ import { loadConfig } from '../../src/config.js';
 import { openAdapters } from '../../src/infrastructure/adapters.js';
 import { createLogger } from '../../src/infrastructure/logger.js';
 import type { EventStore } from '../../src/ports/eventStore.js';
+import { REJECTED_BODY_PREFIX_CHARS } from '../../src/domain/webhooks/redactPayload.js';
+import { REJECTED_LOGGED_PER_MINUTE } from '../../src/http/rejectedWebhookLog.js';
 import { createServer } from '../../src/server.js';
 import { signUp } from '../support/api.js';
+import { valueOf } from '../support/prometheus.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /**
@@ -251,5 +254,49 @@ describe('read your own deliveries', () => {
       await slow.stop();
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('rejected deliveries are logged in bounded form (anyone can send them)', () => {
+  // Regression (issue 21, defect 2): 3,000 wrong-signature POSTs with 8 KB bodies were each stored with their
+  // body (25 MiB in 3.5 s), and the tenant's newest 200 log entries became junk.
+  it('a flood of wrong-signature posts with 8 KB bodies: every one is 401, none stores its body, a bounded number is logged, and the accepted deliveries stay in the first page', async () => {
+    const co = await platformCompany('Flooded', SECRET);
+    const integrationId = co.ids[0]!;
+    for (let i = 0; i < 3; i++) expect((await post(integrationId, message({ client_id: `real-${i}` }), SECRET)).status).toBe(200);
+
+    const unlogged = async () => valueOf(await (await fetch(`${base}/metrics`)).text(), 'mas_webhook_rejections_unlogged_total');
+    const unloggedBefore = await unlogged();
+    const junk = 'JUNK'.repeat(2048); // 8 KiB
+    const statuses = new Map<number, number>();
+    for (let i = 0; i < 250; i++) {
+      const body = JSON.stringify(message({ text: `${junk}${i}` }));
+      const res = await server.app.inject({
+        method: 'POST',
+        url: `/api/webhook/msgplatform/${integrationId}`,
+        payload: body,
+        headers: { 'content-type': 'application/json', 'x-webhook-signature': sign(body, 'an-attacker-guess-of-the-secret') },
+      });
+      statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(statuses)).toEqual({ 401: 250 });
+
+    const page = (await co.call('GET', '/api/webhook-logs')).json().logs as { id: string; outcome: string; reason: string | null }[];
+    expect(page.filter((l) => l.outcome === 'processed')).toHaveLength(3);
+    const rejected = (await co.call('GET', `/api/webhook-logs?outcome=rejected&limit=200`)).json().logs as { id: string; reason: string }[];
+    expect(rejected.length).toBeGreaterThan(0);
+    expect(rejected.length).toBeLessThanOrEqual(REJECTED_LOGGED_PER_MINUTE);
+    expect(rejected.every((l) => l.reason.startsWith('INVALID_SIGNATURE'))).toBe(true);
+    // Every rejection beyond the budget is counted instead (Prometheus).
+    expect((await unlogged()) - unloggedBefore).toBe(250 - rejected.length);
+    // What a rejected entry keeps of the body is a short prefix at most.
+    const detail = (await co.call('GET', `/api/webhook-logs/${rejected[0]!.id}`)).json().log;
+    expect(detail.payload.body.length).toBeLessThanOrEqual(REJECTED_BODY_PREFIX_CHARS);
+    expect(detail.payload.headers['x-webhook-signature']).toBe('[redacted]');
+
+    // Nor the store: the stream holds the 3 accepted entries (with their bodies) and a bounded number of small ones.
+    const stored = await server.adapters.eventStore.readStream(`webhooklog-${integrationId}`);
+    expect(stored.length).toBe(3 + rejected.length);
+    expect(JSON.stringify(stored.map((e) => e.data))).not.toContain('JUNK'.repeat(100));
   });
 });

@@ -1,35 +1,11 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { embeddedEnv } from '../support/embeddedEnv.js';
+import { COMPILED_MAIN, healthyAfter, logLines, startCompiled, type CompiledServer } from '../support/compiledServer.js';
 import { freePort } from '../support/serviceProcess.js';
 
-// What `npm start` runs: the compiled server (npm run build -> dist/server), with plain node.
-const MAIN = 'dist/server/main.js';
-
-function startCompiled(env: Record<string, string>) {
-  const spawnedAt = performance.now();
-  // NODE_OPTIONS could smuggle a loader in (vitest's own is not wanted either).
-  const child = spawn(process.execPath, [MAIN], { env: embeddedEnv({ NODE_OPTIONS: undefined, ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (d) => (output += String(d)));
-  child.stderr.on('data', (d) => (output += String(d)));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, spawnedAt, exited, output: () => output };
-}
-
-/** Milliseconds from spawn until /healthz answers 200. */
-async function healthyAfter(proc: ReturnType<typeof startCompiled>, base: string, limitMs: number): Promise<number> {
-  for (;;) {
-    if (proc.child.exitCode !== null) throw new Error(`the compiled server exited with ${proc.child.exitCode}:\n${proc.output()}`);
-    const status = await fetch(`${base}/healthz`).then((r) => r.status, () => 0);
-    if (status === 200) return performance.now() - proc.spawnedAt;
-    if (performance.now() - proc.spawnedAt > limitMs) throw new Error(`no /healthz within ${limitMs} ms:\n${proc.output()}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const MAIN = COMPILED_MAIN;
 
 /** CPU time (ms) the process has used so far, all threads (Linux), to tell a slow start from a busy machine. */
 function cpuMs(pid: number | undefined): number | null {
@@ -41,16 +17,10 @@ function cpuMs(pid: number | undefined): number | null {
   }
 }
 
-async function stop(proc: ReturnType<typeof startCompiled>) {
+async function stop(proc: CompiledServer) {
   proc.child.kill('SIGTERM');
   expect(await proc.exited).toBe(0);
 }
-
-const logLines = (output: string) =>
-  output
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as { level: number; msg: string; [k: string]: unknown });
 
 describe('the production build (npm run build; npm start runs dist/server/main.js with node)', () => {
   let dataDir: string;
@@ -67,8 +37,18 @@ describe('the production build (npm run build; npm start runs dist/server/main.j
     };
     walk('dist/server');
     expect(files.filter((f) => f.endsWith('.mjs') || f.endsWith('.ts'))).toEqual([]);
-    // Both worker threads' compiled entries exist (the hosts pick them when they run as .js).
-    expect(files).toEqual(expect.arrayContaining([join('dist/server/processing/processorThreadMain.js'), join('dist/server/infrastructure/search/knowledgeWorker.js')]));
+    // Every worker thread's compiled entry exists (the hosts pick them when they run as .js) ...
+    expect(files).toEqual(
+      expect.arrayContaining([
+        join('dist/server/processing/processorThreadMain.js'),
+        join('dist/server/infrastructure/search/knowledgeWorker.js'),
+        join('dist/server/infrastructure/documents/fileTextWorker.js'),
+      ]),
+    );
+    // ... and no module names a .mjs file as a thread entry: the build does not copy them, so such a thread
+    // would fail on its first use, not at start (a PDF upload answered 400 "Cannot find module").
+    const mjsEntries = files.filter((f) => f.endsWith('.js') && /new URL\(['"][^'"]+\.mjs['"]/.test(readFileSync(f, 'utf8')));
+    expect(mjsEntries).toEqual([]);
     const usesTsx = files.filter((f) => f.endsWith('.js') && /from ['"]tsx|import\(['"]tsx|import\(['"][^'"]+\.ts['"]\)/.test(readFileSync(f, 'utf8')));
     expect(usesTsx).toEqual([]);
   });

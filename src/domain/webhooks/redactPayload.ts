@@ -6,6 +6,11 @@
 export const REDACTED = '[redacted]';
 /** Characters of redacted body kept per entry; the rest is cut (the entry says so). */
 export const PAYLOAD_BODY_MAX_CHARS = 8_192;
+/**
+ * Characters of redacted body kept for a delivery whose signature did not verify: anyone can send those, so
+ * the log keeps only enough to recognise what was sent (a platform's payload, or junk), never the body.
+ */
+export const REJECTED_BODY_PREFIX_CHARS = 256;
 /** Bodies above this are not parsed for the log at all: parsing a megabyte would hold the event loop. */
 const PARSED_BODY_MAX_BYTES = 128 * 1024;
 
@@ -73,4 +78,15 @@ export function loggedPayload(
   knownSecrets: readonly (string | null | undefined)[],
 ): LoggedPayload {
   return { headers: redactHeaders(headers), ...redactBody(raw, knownSecrets) };
+}
+
+/** What is kept of an unauthenticated delivery: the same redaction, cut to a short prefix. */
+export function rejectedPayload(
+  raw: Buffer,
+  headers: Record<string, string | string[] | undefined>,
+  knownSecrets: readonly (string | null | undefined)[],
+): LoggedPayload {
+  const { body, truncated } = redactBody(raw, knownSecrets);
+  if (body.length <= REJECTED_BODY_PREFIX_CHARS) return { headers: redactHeaders(headers), body, truncated };
+  return { headers: redactHeaders(headers), body: body.slice(0, REJECTED_BODY_PREFIX_CHARS), truncated: true };
 }

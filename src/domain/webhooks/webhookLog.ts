@@ -5,8 +5,10 @@ export const webhookOutcome = z.enum(['processed', 'duplicate', 'ignored', 'reje
 export const webhookKind = z.enum(['message', 'status_event', 'other']);
 
 /**
- * One entry per webhook POST to a known integration. Never a secret or a signature: the payload is kept only
- * as redactPayload leaves it (harmless headers, the JSON body with credentials replaced, cut at 8 KiB).
+ * One entry per webhook POST to a known integration, except rejections before the signature verified beyond
+ * their per-integration budget (counted, not logged: see http/rejectedWebhookLog). Never a secret or a
+ * signature: the payload is kept only as redactPayload leaves it (harmless headers, the JSON body with
+ * credentials replaced, cut at 8 KiB, or at 256 characters when the signature did not verify).
  */
 export const webhookLogEvents = {
   WebhookDeliveryLogged: z.object({

@@ -19,8 +19,11 @@ export interface FileTextReader {
   pdfText(bytes: Uint8Array): Promise<{ text: string; pages: number }>;
   htmlText(html: string): Promise<string>;
 }
-/** What the reader throws: `reason` tells a bad file from a busy service. */
-type ReadFailure = Error & { reason?: 'malformed' | 'timeout' | 'busy' };
+/**
+ * What the reader throws: `reason` tells a bad file (malformed, timeout) from a busy service and from a reader
+ * that failed on its own (`failed`: its message is generic; `detail`, an error name and code, is for the log).
+ */
+type ReadFailure = Error & { reason?: 'malformed' | 'timeout' | 'busy' | 'failed'; detail?: string };
 
 const unsupported = (message: string) => new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', message);
 const unreadable = (message: string) => new HttpError(400, 'VALIDATION_ERROR', message);
@@ -77,7 +80,7 @@ export function knowledgeFileRoutes(services: HttpServices, options: { files: Fi
         if (!Buffer.isBuffer(body) || body.length === 0) throw unreadable('file: the request body (the file) is empty');
         const kind = fileKindOf(filename, request.headers['content-type']);
         if (!kind.ok) throw unsupported(kind.message);
-        const { text, pages } = await textOf(kind.kind, body, options.files);
+        const { text, pages } = await textOf(kind.kind, body, options.files, (detail) => request.log.error({ fileReader: detail, kind: kind.kind }, 'file reader failed'));
         const content = text.trim();
         if (!content) throw unreadable(kind.kind === 'pdf' ? 'file: the PDF has no text to read (a scanned image? only PDFs with a text layer are supported)' : 'file: the file has no text');
         const bytes = contentBytes(content);
@@ -110,7 +113,7 @@ function headerFilename(value: string | string[] | undefined): string | undefine
   }
 }
 
-async function textOf(kind: FileKind, body: Buffer, reader: FileTextReader): Promise<{ text: string; pages: number | null }> {
+async function textOf(kind: FileKind, body: Buffer, reader: FileTextReader, logReaderFailure: (detail: string) => void): Promise<{ text: string; pages: number | null }> {
   try {
     if (kind === 'pdf') {
       if (!looksLikePdf(body)) throw unreadable('file: not a PDF (it does not start with %PDF-)');
@@ -125,6 +128,11 @@ async function textOf(kind: FileKind, body: Buffer, reader: FileTextReader): Pro
     if (failure.reason === 'busy') throw new HttpError(503, 'SERVICE_UNAVAILABLE', 'Too many files are being read right now; try again shortly', 5);
     if (failure.reason === 'timeout') throw unreadable(`file: ${failure.message}; it is too complex to read`);
     if (failure.reason === 'malformed') throw unreadable(kind === 'pdf' ? `file: not a readable PDF (${failure.message})` : `file: could not be read (${failure.message})`);
+    // Not the file's fault: a 500 that says nothing of the server (the reader's detail goes to the log).
+    if (failure.reason === 'failed') {
+      logReaderFailure(failure.detail ?? 'unknown');
+      throw new HttpError(500, 'INTERNAL_ERROR', 'The file could not be read because of a server error; nothing was stored');
+    }
     throw err;
   }
 }

@@ -4,13 +4,15 @@ import { loadIntegration } from '../../commands/integrations/queries.js';
 import { logWebhook } from '../../commands/webhooks/logWebhook.js';
 import { receiveWebhook, type ReceiveWebhookDeps } from '../../commands/webhooks/receiveWebhook.js';
 import { classifyWebhookJson } from '../../domain/webhooks/payload.js';
-import { loggedPayload } from '../../domain/webhooks/redactPayload.js';
+import { loggedPayload, rejectedPayload } from '../../domain/webhooks/redactPayload.js';
 import type { WebhookLogEntry } from '../../domain/webhooks/webhookLog.js';
 import { noopWebhookMetrics, type WebhookOutcome } from '../../ports/metrics.js';
+import type { RateLimiter } from '../../ports/rateLimiter.js';
 import { CONVERSATION_REFS, refId } from '../../projections/conversationRefs/conversationRefsProjection.js';
 import { BODY_LIMIT } from '../app.js';
 import { HttpError, notFound } from '../errors.js';
 import { isInProcessRequest } from '../inProcessWebhook.js';
+import { rejectedWebhookLog, unloggedNote } from '../rejectedWebhookLog.js';
 import type { PendingWrites } from '../pendingWrites.js';
 import type { HttpServices } from '../services.js';
 import { verifyWebhookSignature } from '../webhookSignature.js';
@@ -22,7 +24,7 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
  * The platform's webhook endpoint. The signature is checked over the exact raw bytes before any
  * parsing, so this scope reads every body as a Buffer. Checks run in API.md's order.
  */
-export function webhookRoutes(services: HttpServices, logWrites: PendingWrites): FastifyPluginAsyncZod {
+export function webhookRoutes(services: HttpServices, logWrites: PendingWrites, options: { rateLimiter: RateLimiter }): FastifyPluginAsyncZod {
   const deps: ReceiveWebhookDeps = {
     ...services.commands,
     async findConversationByRef(integrationId, ref) {
@@ -56,6 +58,7 @@ export function webhookRoutes(services: HttpServices, logWrites: PendingWrites):
   };
 
   const metrics = services.webhookMetrics ?? noopWebhookMetrics;
+  const rejectedLog = rejectedWebhookLog(options.rateLimiter);
   // What an acknowledged POST did (processed, duplicate, ignored); any other answer is classed by its status.
   const outcomes = new WeakMap<object, WebhookOutcome>();
   /** Strings that must never reach a log entry, wherever a sender put them: the secret and the signatures received. */
@@ -114,22 +117,24 @@ export function webhookRoutes(services: HttpServices, logWrites: PendingWrites):
 
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         // Best effort like the entry itself: a payload that cannot be redacted is left out, never logged raw.
-        const payloadOf = () => {
+        // Until the signature verifies, anyone may be the sender: only a short prefix of the body is kept.
+        const payloadOf = (signed: boolean) => {
           try {
-            return { payload: loggedPayload(body, request.headers, knownSecrets(request.headers, integration.webhookSecret)) };
+            const secrets = knownSecrets(request.headers, integration.webhookSecret);
+            return { payload: signed ? loggedPayload(body, request.headers, secrets) : rejectedPayload(body, request.headers, secrets) };
           } catch (err) {
             request.log.warn({ err, integrationId }, 'webhook payload left out of its log entry');
             return {};
           }
         };
-        const log = (entry: Pick<WebhookLogEntry, 'httpStatus' | 'outcome' | 'kind' | 'reason'> & { conversationId?: string | null }) => {
+        const log = (entry: Pick<WebhookLogEntry, 'httpStatus' | 'outcome' | 'kind' | 'reason'> & { conversationId?: string | null }, signed = true) => {
           const written = logWebhook(services.commands, {
             integrationId,
             companyId: integration.companyId,
             receivedAt,
             conversationId: null,
             ...entry,
-            ...payloadOf(),
+            ...payloadOf(signed),
           }).catch((err) => request.log.error({ err, integrationId }, 'webhook log entry lost'));
           logWrites.track(written);
           return written;
@@ -138,15 +143,27 @@ export function webhookRoutes(services: HttpServices, logWrites: PendingWrites):
           await log({ httpStatus: status, outcome: 'rejected', kind: 'other', reason: `${code}: ${message}` });
           throw new HttpError(status, code, message);
         };
+        // A rejection before the signature verified: logged within the integration's per-minute budget, and
+        // beyond it counted (metric, one server log line per run) and told in the next entry that is logged.
+        const rejectUnsigned = async (status: number, code: string, message: string): Promise<never> => {
+          const admission = await rejectedLog.admit(integrationId);
+          if (admission.log) {
+            await log({ httpStatus: status, outcome: 'rejected', kind: 'other', reason: `${code}: ${message}${unloggedNote(admission.unloggedBefore)}` }, false);
+          } else {
+            metrics.rejectionNotLogged();
+            if (admission.firstUnlogged) request.log.warn({ integrationId, code }, 'rejected webhook deliveries over the log limit: counted, not logged');
+          }
+          throw new HttpError(status, code, message);
+        };
 
         if (!integration.webhookSecret) {
-          return reject(401, 'WEBHOOK_SECRET_NOT_CONFIGURED', 'This integration has no webhook secret; set one in the dashboard');
+          return rejectUnsigned(401, 'WEBHOOK_SECRET_NOT_CONFIGURED', 'This integration has no webhook secret; set one in the dashboard');
         }
         const verdict = verifyWebhookSignature(
           body,
           { 'x-webhook-signature': request.headers['x-webhook-signature'], 'x-hub-signature-256': request.headers['x-hub-signature-256'] },
           openSecret(integration.webhookSecret));
-        if (!verdict.ok) return reject(401, 'INVALID_SIGNATURE', `Webhook signature is ${verdict.reason === 'missing' ? 'missing' : 'invalid'}`);
+        if (!verdict.ok) return rejectUnsigned(401, 'INVALID_SIGNATURE', `Webhook signature is ${verdict.reason === 'missing' ? 'missing' : 'invalid'}`);
         if (!integration.active) return reject(403, 'INTEGRATION_INACTIVE', 'This integration is not active');
 
         const contentType = request.headers['content-type'];

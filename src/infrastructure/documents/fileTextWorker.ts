@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { extractText, getDocumentProxy } from 'unpdf';
 import { htmlToText } from '../../domain/knowledge/htmlToText.js';
+import { classifyReadError } from './fileReadFailure.js';
 
 /**
  * One file → its text, on a short-lived worker thread: PDF parsing (pdf.js) takes seconds of CPU for a large
@@ -18,6 +19,6 @@ async function run(job: Job): Promise<{ text: string; pages: number | null }> {
 try {
   parentPort!.postMessage({ ok: true, ...(await run(workerData as Job)) });
 } catch (err) {
-  const e = err as Error;
-  parentPort!.postMessage({ ok: false, name: e?.name ?? 'Error', message: String(e?.message ?? err).slice(0, 300) });
+  // Classified here, where the error is: the host sees only a public message or an internal detail code.
+  parentPort!.postMessage({ ok: false, failure: classifyReadError(err) });
 }

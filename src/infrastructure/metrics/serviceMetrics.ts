@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { WebhookMetrics } from '../../ports/metrics.js';
 import { createJobGauge } from './jobGauge.js';
 import { createLlmInstrumentation } from './instrumentedLlm.js';
@@ -34,7 +34,15 @@ export function createServiceMetrics(options: { processMetrics: boolean }) {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
-  const webhooks: WebhookMetrics = { webhookHandled: (outcome, seconds) => webhookDuration.observe({ outcome }, seconds) };
+  const rejectionsUnlogged = new Counter({
+    name: 'mas_webhook_rejections_unlogged_total',
+    help: 'Webhook POSTs rejected before their signature verified and beyond the per-integration log limit (20 a minute): answered as usual, counted here, not logged',
+    registers: [registry],
+  });
+  const webhooks: WebhookMetrics = {
+    webhookHandled: (outcome, seconds) => webhookDuration.observe({ outcome }, seconds),
+    rejectionNotLogged: () => rejectionsUnlogged.inc(),
+  };
 
   const loops = new Map<string, EventLoopSource>();
   new Gauge({

@@ -9,8 +9,23 @@ export interface WebhookLogDoc extends Doc, Omit<WebhookLogEntry, 'logId'> {
 
 export const WEBHOOK_LOGS = 'webhookLogs';
 const COUNTERS = 'webhookLogCounters';
-/** Newest entries kept per integration; older ones are dropped from the read model. */
+/** Newest accepted entries (processed, duplicate, ignored) kept per integration; older ones are dropped from the read model. */
 export const WEBHOOK_LOGS_KEPT = 1000;
+/**
+ * Newest rejected entries kept per integration, in a window of their own: anyone can send a rejected delivery,
+ * so however many arrive they never push an accepted one out of the read model.
+ */
+export const REJECTED_WEBHOOK_LOGS_KEPT = 100;
+
+/**
+ * Per integration: `seq` orders every entry; `accepted` and `rejected` number the entries of each window.
+ * Counters written before the windows were split have `seq` only: every entry so far counts as accepted.
+ */
+interface Counters extends Doc {
+  seq: number;
+  accepted?: number;
+  rejected?: number;
+}
 
 export const webhookLogsProjection = defineProjection(webhookLogEvents, {
   name: 'webhookLogs',
@@ -37,10 +52,15 @@ export const webhookLogsProjection = defineProjection(webhookLogEvents, {
   async apply(event, ctx) {
     const entry = event.data;
     const counterId = String(entry.integrationId);
-    const seq = ((await ctx.get<Doc & { seq: number }>(COUNTERS, counterId))?.seq ?? 0) + 1;
-    ctx.put(COUNTERS, { id: counterId, seq });
-    // Ids follow the sequence, so the entry falling out of the window is found without a query.
-    ctx.put(WEBHOOK_LOGS, { id: `${entry.integrationId}:${seq}`, ...entry, seq } satisfies WebhookLogDoc);
-    if (seq > WEBHOOK_LOGS_KEPT) ctx.delete(WEBHOOK_LOGS, `${entry.integrationId}:${seq - WEBHOOK_LOGS_KEPT}`);
+    const counters = await ctx.get<Counters>(COUNTERS, counterId);
+    const seq = (counters?.seq ?? 0) + 1;
+    // Ids follow each window's own numbering, so the entry falling out of it is found without a query.
+    const window = entry.outcome === 'rejected' ? { name: 'rejected', idPrefix: 'r', kept: REJECTED_WEBHOOK_LOGS_KEPT } as const : { name: 'accepted', idPrefix: '', kept: WEBHOOK_LOGS_KEPT } as const;
+    const numbers = { accepted: counters?.accepted ?? counters?.seq ?? 0, rejected: counters?.rejected ?? 0 };
+    const n = ++numbers[window.name];
+    const idOf = (k: number) => `${entry.integrationId}:${window.idPrefix}${k}`;
+    ctx.put(COUNTERS, { id: counterId, seq, ...numbers } satisfies Counters);
+    ctx.put(WEBHOOK_LOGS, { id: idOf(n), ...entry, seq } satisfies WebhookLogDoc);
+    if (n > window.kept) ctx.delete(WEBHOOK_LOGS, idOf(n - window.kept));
   },
 });

@@ -210,7 +210,7 @@ function PayloadView({ logId }: { logId: string }) {
           .join('\n')}
       </pre>
       <pre className="code-box">{pretty(payload.body) || '(empty body)'}</pre>
-      {payload.truncated && <p className="muted small">The body was cut after 8 KiB.</p>}
+      {payload.truncated && <p className="muted small">The body was cut: after 8 KiB, or after 256 characters when the signature did not verify.</p>}
     </div>
   );
 }
