@@ -165,8 +165,8 @@ async function main() {
     const duplicates = quietIds.filter((id) => (replies.counts.get(id) ?? 0) > 1).length;
     const noisyAnswered = [...replies.arrived.keys()].filter((k) => k.startsWith('noisy-')).length;
     const rss = deployment.children.map((c) => `${c.name} ${mib(rssBytes(c.pid))}`).join(', ');
-    const backlog = await metricValue(url, 'mas_reply_backlog').catch(() => []);
-    const outcomes = await metricValue(url, 'mas_reply_outcomes_total').catch(() => []);
+    const backlog = await metricValue(url, 'mas_queue_backlog{queue="reply"').catch(() => []);
+    const outcomes = await metricValue(url, 'mas_reply_jobs_total').catch(() => []);
     const fivexx = count5xx(flood.statusCodes) + count5xx(baseline.run.statusCounts) + count5xx(during.run.statusCounts);
 
     console.log(`flood: Noisy Inc ${fmt(flood.okRate)} acks/s, ${flood.ok} acknowledged, statuses ${JSON.stringify(flood.statusCodes)}, errors ${flood.errors}, timeouts ${flood.timeouts}`);

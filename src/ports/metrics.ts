@@ -35,8 +35,24 @@ export interface JobTracker {
   done(): void;
 }
 
+/** What a company has waiting in one processor's queue (the fair scheduler's view). */
+export interface QueueBacklog {
+  companyId: string;
+  waiting: number;
+  /** `since` of its oldest waiting job (ms since the epoch), null when none waits. */
+  oldestSince: number | null;
+}
+
+/** How a reply job ended (bounded: these values only). */
+export type ReplyResult = 'replied' | 'skipped' | 'unanswered' | 'dropped' | 'backlog' | 'failed';
+
 export interface JobMetrics {
   jobStarted(queue: JobQueue): JobTracker;
+  /** The queue whose per-company backlog a scrape reports (top companies by depth, the rest as one). */
+  watchBacklog(queue: JobQueue, backlog: () => QueueBacklog[]): void;
+  replyFinished(result: ReplyResult): void;
+  /** From a customer's oldest unanswered message to the AI reply accepted by its channel. */
+  replyDelivered(seconds: number): void;
 }
 
 /** How a replay evaluation ended (its terminal event). */
@@ -55,6 +71,6 @@ export interface ReplayMetrics {
 }
 
 const noopTracker: JobTracker = { waiting: () => {}, running: () => {}, done: () => {} };
-export const noopJobMetrics: JobMetrics = { jobStarted: () => noopTracker };
+export const noopJobMetrics: JobMetrics = { jobStarted: () => noopTracker, watchBacklog: () => {}, replyFinished: () => {}, replyDelivered: () => {} };
 export const noopWebhookMetrics: WebhookMetrics = { webhookHandled: () => {}, rejectionNotLogged: () => {} };
 export const noopReplayMetrics: ReplayMetrics = { replayFinished: () => {}, answerRecorded: () => {}, jobStarted: () => () => {} };

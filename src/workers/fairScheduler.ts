@@ -24,7 +24,8 @@ export interface FairTask {
   lane: string;
   /** Since when the work has waited (ms since the epoch): a message's receipt, not its arrival here. */
   since: number;
-  run(): Promise<void>;
+  /** `since`: the lane's oldest, when this task replaced waiting ones. */
+  run(since: number): Promise<void>;
 }
 
 export interface FairSchedulerOptions {
@@ -183,7 +184,7 @@ export function createFairScheduler(options: FairSchedulerOptions): FairSchedule
     running++;
     let task: Promise<void>;
     try {
-      task = item.task.run();
+      task = item.task.run(item.task.since);
     } catch (err) {
       task = Promise.reject(err);
     }

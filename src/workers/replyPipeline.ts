@@ -21,6 +21,7 @@ import { startReplyWorker, type AgentProfile } from './replyWorker.js';
 import { searchPassages, type PassageSearch } from './answerGeneration.js';
 import { chargePlaygroundAnswer } from './playgroundCharges.js';
 import { startSendWorker } from './sendWorker.js';
+import { createReplyLatency } from './replyLatency.js';
 import { startReplayPipeline } from './replayPipeline.js';
 
 
@@ -78,6 +79,7 @@ export async function startReplyPipeline(deps: ReplyPipelineDeps): Promise<{ sto
     await reactor('playground-charges', ['PlaygroundAnswered'], (event) => chargePlaygroundAnswer({ ...commands, pricing: deps.pricing }, event)),
   ];
 
+  const replyLatency = createReplyLatency();
   const workers = deps.workers
     ? [
         await startReplyWorker({
@@ -98,6 +100,7 @@ export async function startReplyPipeline(deps: ReplyPipelineDeps): Promise<{ sto
           queueCapacity: deps.settings.replyQueueCapacity,
           maxDelayMs: deps.settings.replyMaxDelayMs,
           jobMetrics: deps.jobMetrics,
+          replyLatency,
         }),
         await startSendWorker({
           ...commands,
@@ -110,6 +113,7 @@ export async function startReplyPipeline(deps: ReplyPipelineDeps): Promise<{ sto
           concurrency: deps.settings.workerConcurrency,
           queueCapacity: deps.settings.replyQueueCapacity,
           jobMetrics: deps.jobMetrics,
+          replyLatency,
         }),
       ]
     : [];

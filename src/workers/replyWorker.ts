@@ -15,6 +15,7 @@ import { createReplyStream } from './replyStream.js';
 import type { AnswerThreshold } from '../domain/answers/evidence.js';
 import { noopJobMetrics, type JobMetrics } from '../ports/metrics.js';
 import { createFairScheduler, type FairScheduler } from './fairScheduler.js';
+import type { ReplyLatency } from './replyLatency.js';
 import { readRecentHistory } from './recentHistory.js';
 import { GENERATE_REPLY, generateReplyJob, webchatSubject, type GenerateReplyJob } from './jobs.js';
 
@@ -63,6 +64,8 @@ export interface ReplyWorkerDeps extends CommandDeps {
   backoffMs?: number[];
   /** Jobs held per company, waiting or running (the queue-depth metric). */
   jobMetrics?: JobMetrics;
+  /** Notes when the messages of each stored reply arrived, for the send worker's latency figure. */
+  replyLatency?: ReplyLatency;
 }
 
 const HISTORY_MESSAGES = 20;
@@ -93,6 +96,8 @@ export async function startReplyWorker(deps: ReplyWorkerDeps): Promise<ReplyWork
     supersede: true,
     now: () => deps.clock.now().getTime(),
   });
+  const metrics = deps.jobMetrics ?? noopJobMetrics;
+  metrics.watchBacklog('reply', () => scheduler.backlog());
   const subscription = await deps.bus.subscribe<GenerateReplyJob>(
     GENERATE_REPLY,
     // The bus hands over every job it holds at once, so the order in which they are answered is the scheduler's,
@@ -102,7 +107,7 @@ export async function startReplyWorker(deps: ReplyWorkerDeps): Promise<ReplyWork
     { durable: 'reply-generator', concurrency: 2 * capacity + concurrency, maxDeliver, backoffMs: deps.backoffMs ?? [1000, 5000, 15000] },
     async (message) => {
       const job = generateReplyJob.parse(message.data);
-      const tracker = (deps.jobMetrics ?? noopJobMetrics).jobStarted('reply');
+      const tracker = metrics.jobStarted('reply');
       tracker.waiting(job.companyId);
       try {
         const receivedAt = await burstWait(deps, job);
@@ -111,9 +116,10 @@ export async function startReplyWorker(deps: ReplyWorkerDeps): Promise<ReplyWork
           companyId: job.companyId,
           lane: job.conversationId,
           since: receivedAt,
-          run: async () => {
+          run: async (waitingSince) => {
             tracker.running(job.companyId);
             outcome = await generateReply(deps, job);
+            if (outcome.result === 'replied') deps.replyLatency?.replied(replyIdOf(job.messageId), waitingSince);
           },
         });
         if (turn === 'shed-full' || turn === 'shed-late') {
@@ -121,9 +127,11 @@ export async function startReplyWorker(deps: ReplyWorkerDeps): Promise<ReplyWork
           await markUnanswered(deps, job, `${AI_BACKLOG}: ${why}`);
           outcome = { result: 'backlog', reason: why };
         }
+        metrics.replyFinished(outcome.result);
         deps.logger.info({ ...job, ...outcome, delivery: message.deliveryCount }, 'reply job done');
       } catch (err) {
         if (message.deliveryCount < maxDeliver) throw err;
+        metrics.replyFinished('failed');
         // Failing for good: the customer must not wait on a reply that will never come.
         deps.logger.error({ ...job, err, delivery: message.deliveryCount }, 'reply job failed for good: messages marked unanswered');
         await markUnanswered(deps, job, `the reply failed: ${err instanceof Error ? err.message.slice(0, 200) : 'unknown error'}`);
@@ -175,6 +183,9 @@ export async function generateReply(deps: ReplyWorkerDeps, job: GenerateReplyJob
 }
 
 const LATER_MESSAGE = 'a later message of the burst answers it';
+
+/** The id of the reply a message's job writes: the same on every delivery, so a retry cannot store it twice. */
+const replyIdOf = (messageId: string) => deterministicId(`reply:${messageId}`);
 
 async function generateReplyOnce(deps: ReplyWorkerDeps, job: GenerateReplyJob, typing: TypingIndicator): Promise<Outcome> {
   const stream = conversationStream(job.conversationId);
@@ -236,7 +247,7 @@ async function answerMessages(deps: ReplyWorkerDeps, job: GenerateReplyJob, stat
   }
 
   const texts = unanswered.map((id) => textOf(events, id)).filter(Boolean);
-  const replyId = deterministicId(`reply:${job.messageId}`);
+  const replyId = replyIdOf(job.messageId);
   // A web chat visitor watches the answer being written; a platform customer gets one message, as always
   // (and the builtin provider answers at once: nothing to stream).
   const stream =

@@ -11,6 +11,7 @@ import type { EventStore } from '../ports/eventStore.js';
 import { PlatformError, type PlatformClient } from '../ports/platform.js';
 import type { WebchatPush } from '../ports/webchatPush.js';
 import { createFairScheduler, type FairScheduler } from './fairScheduler.js';
+import type { ReplyLatency } from './replyLatency.js';
 import { SEND_MESSAGE, sendMessageJob, webchatSubject, type SendMessageJob } from './jobs.js';
 
 export interface SendWorkerDeps extends CommandDeps {
@@ -24,6 +25,8 @@ export interface SendWorkerDeps extends CommandDeps {
   queueCapacity?: number;
   /** Jobs held per company (the queue-depth metric). */
   jobMetrics?: JobMetrics;
+  /** Times each AI reply this process wrote from its customer's message to the channel's acceptance. */
+  replyLatency?: ReplyLatency;
 }
 
 /**
@@ -43,13 +46,19 @@ export async function startSendWorker(deps: SendWorkerDeps): Promise<SendWorker>
   const unrecorded = new Map<string, Unrecorded>();
   // Sends are never shed (the answer exists and is paid for): a full queue leaves the rest in the bus.
   const scheduler = createFairScheduler({ slots: concurrency, perCompany: Math.max(1, Math.floor((concurrency * 3) / 4)), now: () => deps.clock.now().getTime() });
+  const metrics = deps.jobMetrics ?? noopJobMetrics;
+  metrics.watchBacklog('send', () => scheduler.backlog());
+  const onDelivered = (messageId: string) => {
+    const seconds = deps.replyLatency?.delivered(messageId, deps.clock.now().getTime());
+    if (seconds !== null && seconds !== undefined) metrics.replyDelivered(seconds);
+  };
   const subscription = await deps.bus.subscribe<SendMessageJob>(
     SEND_MESSAGE,
     { durable: 'outbound-sender', concurrency: (deps.queueCapacity ?? 10_000) + concurrency, maxDeliver, backoffMs: deps.backoffMs ?? [1000, 5000, 15000, 30000] },
     async (message) => {
       const job = sendMessageJob.parse(message.data);
       const companyId = job.companyId ?? UNNAMED_COMPANY;
-      const tracker = (deps.jobMetrics ?? noopJobMetrics).jobStarted('send');
+      const tracker = metrics.jobStarted('send');
       if (job.companyId) tracker.waiting(job.companyId);
       try {
         // One conversation's messages go out one at a time, in the order they were stored.
@@ -57,7 +66,7 @@ export async function startSendWorker(deps: SendWorkerDeps): Promise<SendWorker>
           companyId,
           lane: job.conversationId,
           since: deps.clock.now().getTime(),
-          run: () => sendMessage(deps, job, { attempt: message.deliveryCount, lastAttempt: message.deliveryCount >= maxDeliver, onCompany: tracker.running }, unrecorded),
+          run: () => sendMessage(deps, job, { attempt: message.deliveryCount, lastAttempt: message.deliveryCount >= maxDeliver, onCompany: tracker.running, onDelivered }, unrecorded),
         });
       } finally {
         tracker.done();
@@ -78,7 +87,7 @@ type Unrecorded = { platformMessageId: PlatformId | null; deliveredTo: Delivered
 export async function sendMessage(
   deps: SendWorkerDeps,
   job: SendMessageJob,
-  delivery: { attempt: number; lastAttempt: boolean; onCompany?: (companyId: string) => void },
+  delivery: { attempt: number; lastAttempt: boolean; onCompany?: (companyId: string) => void; onDelivered?: (messageId: string) => void },
   unrecorded: Map<string, Unrecorded> = new Map(),
 ): Promise<void> {
   const stream = conversationStream(job.conversationId);
@@ -100,6 +109,7 @@ export async function sendMessage(
     if (unrecorded.size > MAX_UNRECORDED) unrecorded.delete(unrecorded.keys().next().value!);
     await record({ type: 'RecordDelivery', messageId: job.messageId, platformMessageId, deliveredTo, now: at() });
     unrecorded.delete(job.messageId);
+    delivery.onDelivered?.(job.messageId);
   };
 
   const known = unrecorded.get(job.messageId);

@@ -45,3 +45,34 @@ describe('mas_worker_jobs: jobs held per company', () => {
     expect(await series(registry)).toEqual([]);
   });
 });
+
+describe('mas_queue_backlog and mas_queue_oldest_wait_seconds: what waits in the fair queues', () => {
+  it('given 25 companies waiting, then the 10 with most are named and the other 15 are one "other" series with their sum and oldest age', async () => {
+    const registry = new Registry();
+    const jobs = createJobGauge(registry);
+    const now = Date.now();
+    const backlog = Array.from({ length: 25 }, (_, i) => ({ companyId: `company-${i}`, waiting: i + 1, oldestSince: now - (i + 1) * 1000 }));
+    jobs.watchBacklog('reply', () => [...backlog, { companyId: 'idle', waiting: 0, oldestSince: null }]);
+    const samples = parseSamples(await registry.metrics());
+    const depth = samples.filter((s) => s.name === 'mas_queue_backlog');
+    expect(depth).toHaveLength(11);
+    expect(depth.find((s) => s.labels.company_id === 'company-24')!.value).toBe(25);
+    expect(depth.find((s) => s.labels.company_id === 'other')!.value).toBe(((1 + 15) * 15) / 2);
+    expect(depth.some((s) => s.labels.company_id === 'idle')).toBe(false);
+    const other = samples.find((s) => s.name === 'mas_queue_oldest_wait_seconds' && s.labels.company_id === 'other')!;
+    expect(other.value).toBeGreaterThanOrEqual(15);
+    expect(other.value).toBeLessThan(20);
+  });
+
+  it('counts reply results from 0 and times delivered replies', async () => {
+    const registry = new Registry();
+    const jobs = createJobGauge(registry);
+    jobs.replyFinished('backlog');
+    jobs.replyDelivered(1.2);
+    const samples = parseSamples(await registry.metrics());
+    const results = Object.fromEntries(samples.filter((s) => s.name === 'mas_reply_jobs_total').map((s) => [s.labels.result, s.value]));
+    expect(results).toEqual({ replied: 0, skipped: 0, unanswered: 0, dropped: 0, backlog: 1, failed: 0 });
+    expect(samples.find((s) => s.name === 'mas_reply_latency_seconds_count')!.value).toBe(1);
+    expect(samples.find((s) => s.name === 'mas_reply_latency_seconds_bucket' && s.labels.le === '1.5')!.value).toBe(1);
+  });
+});
