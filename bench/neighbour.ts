@@ -43,6 +43,8 @@ const PLATFORM_TOKEN = 'bench-neighbour-token';
 interface Deployment {
   /** Where webhooks and API calls go. */
   url: string;
+  /** Where the processing side's /metrics are (the service itself, or each processor). */
+  metricsUrls: string[];
   /** Processes whose memory is reported. */
   children: Child[];
   stop(): Promise<void>;
@@ -53,7 +55,7 @@ async function deploy(): Promise<Deployment> {
   const env = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'development', ALLOW_PRIVATE_PLATFORM_URLS: 'true', AUTH_RATE_LIMIT_PER_MINUTE: '1000' };
   if (MODE === 'all') {
     const service = await startChild({ name: 'service', script: 'src/main.ts', env, readyPath: '/readyz' });
-    return { url: service.url, children: [service], stop: async () => void (await service.stop(), rmSync(dataDir, { recursive: true, force: true })) };
+    return { url: service.url, metricsUrls: [service.url], children: [service], stop: async () => void (await service.stop(), rmSync(dataDir, { recursive: true, force: true })) };
   }
   const nats = await startNatsServer();
   const shared = { ...env, NATS_URL: nats.url };
@@ -62,6 +64,7 @@ async function deploy(): Promise<Deployment> {
   const children = [api, ...processors];
   return {
     url: api.url,
+    metricsUrls: processors.map((p) => p.url),
     children,
     async stop() {
       for (const child of children) await child.stop();
@@ -102,8 +105,9 @@ async function metricValue(url: string, name: string): Promise<string[]> {
 }
 
 /** One line of where the work is, from /metrics: jobs held by the workers, projection lag, event-loop delay. */
-async function progressLine(url: string): Promise<string> {
-  const lines = (await fetch(`${url}/metrics`).then((r) => r.text())).split('\n').filter((l) => l.startsWith('mas_'));
+async function progressLine(urls: string[]): Promise<string> {
+  const texts = await Promise.all(urls.map((url) => fetch(`${url}/metrics`).then((r) => r.text())));
+  const lines = texts.flatMap((t) => t.split('\n')).filter((l) => l.startsWith('mas_'));
   const sum = (prefix: string, filter: (l: string) => boolean = () => true) =>
     lines.filter((l) => l.startsWith(prefix) && filter(l)).reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
   const max = (prefix: string) => Math.max(0, ...lines.filter((l) => l.startsWith(prefix)).map((l) => Number(l.slice(l.lastIndexOf(' ') + 1))));
@@ -139,7 +143,7 @@ async function main() {
     const noisyAcked: string[] = [];
     const floodStart = performance.now();
     const sampler = setInterval(() => {
-      void progressLine(url)
+      void progressLine(deployment.metricsUrls)
         .then((line) => console.log(`  t+${fmt((performance.now() - floodStart) / 1000)} s: ${line}; quiet answered ${[...replies.arrived.keys()].filter((k) => k.startsWith(`quiet-${run}-flood`)).length}`))
         .catch(() => {});
     }, 5000);
@@ -165,8 +169,9 @@ async function main() {
     const duplicates = quietIds.filter((id) => (replies.counts.get(id) ?? 0) > 1).length;
     const noisyAnswered = [...replies.arrived.keys()].filter((k) => k.startsWith('noisy-')).length;
     const rss = deployment.children.map((c) => `${c.name} ${mib(rssBytes(c.pid))}`).join(', ');
-    const backlog = await metricValue(url, 'mas_queue_backlog{queue="reply"').catch(() => []);
-    const outcomes = await metricValue(url, 'mas_reply_jobs_total').catch(() => []);
+    const metricLines = async (name: string) => (await Promise.all(deployment.metricsUrls.map((u) => metricValue(u, name).catch(() => [])))).flat();
+    const backlog = await metricLines('mas_queue_backlog{queue="reply"');
+    const outcomes = await metricLines('mas_reply_jobs_total');
     const fivexx = count5xx(flood.statusCodes) + count5xx(baseline.run.statusCounts) + count5xx(during.run.statusCounts);
 
     console.log(`flood: Noisy Inc ${fmt(flood.okRate)} acks/s, ${flood.ok} acknowledged, statuses ${JSON.stringify(flood.statusCodes)}, errors ${flood.errors}, timeouts ${flood.timeouts}`);

@@ -3,35 +3,51 @@ import type { Config } from './config.js';
 import { buildApp, serviceLifecycle } from './http/app.js';
 import { adapterReadiness, openAdapters } from './infrastructure/adapters.js';
 import { exposeMetrics } from './infrastructure/metrics/exposition.js';
-import { createServiceMetrics } from './infrastructure/metrics/serviceMetrics.js';
+import { createServiceMetrics, type MetricsJson } from './infrastructure/metrics/serviceMetrics.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import { startEventLoopMonitor } from './processing/eventLoopMonitor.js';
 import { startProcessor } from './processing/processor.js';
+import { startProcessorThread } from './processing/processorThread.js';
 import { publishProjectionProgress } from './processing/projectionProgress.js';
 
 /**
  * ROLE=processor: projections, reactors and workers without the API, for scaling the two apart. It serves
  * only /healthz, /readyz and /metrics (on PORT), and records how far its projections got so API instances elsewhere
- * can wait for their own writes.
+ * can wait for their own writes. As under ROLE=all, the projections get a thread of their own (unless
+ * PROCESSOR_THREAD=false), so busy read models do not starve the replies this process answers.
  */
 export async function createProcessorService(config: Config, logger: PinoLogger) {
   const adapters = await openAdapters(config, logger);
   const loop = startEventLoopMonitor();
   const metrics = createServiceMetrics({ processMetrics: true });
   metrics.watchEventLoop('processor', loop);
-  const processor = await startProcessor(config, logger, adapters, { metrics });
-  const progress = publishProjectionProgress({ ...adapters, projections: processor.projections, logger: logger.child({ component: 'projection-progress' }) });
+  const projectionsThread = config.processorThread ? await startProcessorThread(config, logger.child({ component: 'projections-thread' }), 'projections') : null;
+  const processor = await startProcessor(config, logger, adapters, { metrics, part: projectionsThread ? 'replies' : 'all' });
+  const progress = projectionsThread ? null : publishProjectionProgress({ ...adapters, projections: processor.projections, logger: logger.child({ component: 'projection-progress' }) });
+  const remoteMetrics = async (): Promise<MetricsJson[]> => {
+    const json = await projectionsThread?.metrics();
+    return json ? [json] : [];
+  };
   const app = await buildApp({
     config,
     logger,
-    readiness: () => adapterReadiness(adapters),
-    metrics: async () => ({ eventLoop: { processor: loop.snapshot() } }),
-    features: [metricsRoutes({ token: config.metricsToken, expose: () => exposeMetrics(metrics.registry, []) })],
+    readiness: async () => ({ ...(await adapterReadiness(adapters)), ...(projectionsThread ? { projections: projectionsThread.isRunning() } : {}) }),
+    metrics: async () => {
+      const projections = await projectionsThread?.stats();
+      return { eventLoop: { processor: loop.snapshot(), ...(projections ? { projections: projections.eventLoop } : {}) } };
+    },
+    features: [metricsRoutes({ token: config.metricsToken, expose: async () => exposeMetrics(metrics.registry, await remoteMetrics()) })],
   });
   return {
     app,
     adapters,
     processingStarted: Promise.resolve(),
-    ...serviceLifecycle(app, config, [() => progress.stop(), () => processor.stop(), () => loop.stop(), () => adapters.close()]),
+    ...serviceLifecycle(app, config, [
+      async () => progress?.stop(),
+      () => processor.stop(),
+      async () => projectionsThread?.stop(),
+      () => loop.stop(),
+      () => adapters.close(),
+    ]),
   };
 }

@@ -21,6 +21,12 @@ export interface ReactorOptions {
    * every batch made a busy thread wait on the read store's write lock, which the projections hold. Default 1000.
    */
   checkpointIntervalMs?: number;
+  /**
+   * Events of one batch reacted to at once. Order does not matter for a reactor whose effects are independent
+   * and idempotent (jobs the fair scheduler orders anyway, charges by reply id); publishing one at a time
+   * bounded a reactor by the bus's round trip (NATS waits for each PubAck). Default 1.
+   */
+  concurrency?: number;
 }
 
 /**
@@ -31,6 +37,7 @@ export interface ReactorOptions {
 export async function startReactor(options: ReactorOptions): Promise<{ stop(): Promise<void> }> {
   const { name, readStore, logger } = options;
   const checkpointEvery = options.checkpointEvery ?? 1000;
+  const concurrency = Math.max(1, options.concurrency ?? 1);
   const checkpointIntervalMs = options.checkpointIntervalMs ?? 1000;
   let savedAt = 0;
   const consumer = options.consumer ?? createEventConsumer({ eventStore: options.eventStore, logger, batchSize: 100 });
@@ -53,9 +60,13 @@ export async function startReactor(options: ReactorOptions): Promise<{ stop(): P
       return handled;
     },
     handle: async (events, through, scanned) => {
-      for (const event of events) {
-        await options.react(event);
-        handled = event.position;
+      if (concurrency === 1) {
+        for (const event of events) {
+          await options.react(event);
+          handled = event.position;
+        }
+      } else {
+        for (let i = 0; i < events.length; i += concurrency) await Promise.all(events.slice(i, i + concurrency).map((event) => options.react(event)));
       }
       handled = through;
       unsaved += scanned;

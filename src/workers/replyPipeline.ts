@@ -27,6 +27,8 @@ import { startReplayPipeline } from './replayPipeline.js';
 
 export type { PassageSearch };
 
+const REACTOR_CONCURRENCY = 64;
+
 export interface ReplyPipelineDeps {
   commands: CommandDeps;
   readStore: ReadStore;
@@ -69,8 +71,18 @@ export interface ReplyPipelineDeps {
 export async function startReplyPipeline(deps: ReplyPipelineDeps): Promise<{ stop(): Promise<void> }> {
   const { commands, readStore, bus, logger } = deps;
   const { eventStore } = commands;
+  // Each effect is independent and idempotent, so a batch's events are reacted to together (REACTOR_CONCURRENCY).
   const reactor = (name: string, eventTypes: string[], react: (event: RecordedEvent) => Promise<void>) =>
-    startReactor({ name, eventStore, readStore, eventTypes, logger: logger.child({ component: 'reactor', reactor: name }), react, ...(deps.consumer ? { consumer: deps.consumer } : {}) });
+    startReactor({
+      name,
+      eventStore,
+      readStore,
+      eventTypes,
+      logger: logger.child({ component: 'reactor', reactor: name }),
+      react,
+      concurrency: REACTOR_CONCURRENCY,
+      ...(deps.consumer ? { consumer: deps.consumer } : {}),
+    });
 
   const reactors = [
     await reactor('reply-jobs', ['MessageReceived'], (event) => publishReplyJob(bus, event)),
