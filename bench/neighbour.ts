@@ -18,14 +18,13 @@
  * no 5xx anywhere.
  */
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import { startFakeLlm } from '../test/support/fakeLlm.js';
 import { startFakePlatform } from '../test/support/fakePlatform.js';
-import { startNatsServer } from '../test/support/natsServer.js';
 import { cannon } from './support/cannon.js';
 import { numberOption } from './support/options.js';
 import { pacedLoad, type PacedResult } from './support/pacedLoad.js';
-import { startChild, tempDir, warningSummary, type Child } from './support/processes.js';
+import { warningSummary } from './support/processes.js';
+import { deploy, metricValue, progressLine } from './support/replyRig.js';
 import { trackLlm, trackPlatform } from './support/replyTracker.js';
 import { report } from './support/report.js';
 import { count5xx, fmt, machine, mib, rssBytes, summarize } from './support/stats.js';
@@ -39,40 +38,6 @@ const QUIET_EVERY_MS = 500;
 const NOISY_CONNECTIONS = 16;
 const LLM_KEY = 'sk-bench-neighbour';
 const PLATFORM_TOKEN = 'bench-neighbour-token';
-
-interface Deployment {
-  /** Where webhooks and API calls go. */
-  url: string;
-  /** Where the processing side's /metrics are (the service itself, or each processor). */
-  metricsUrls: string[];
-  /** Processes whose memory is reported. */
-  children: Child[];
-  stop(): Promise<void>;
-}
-
-async function deploy(): Promise<Deployment> {
-  const dataDir = tempDir('neighbour');
-  const env = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'development', ALLOW_PRIVATE_PLATFORM_URLS: 'true', AUTH_RATE_LIMIT_PER_MINUTE: '1000' };
-  if (MODE === 'all') {
-    const service = await startChild({ name: 'service', script: 'src/main.ts', env, readyPath: '/readyz' });
-    return { url: service.url, metricsUrls: [service.url], children: [service], stop: async () => void (await service.stop(), rmSync(dataDir, { recursive: true, force: true })) };
-  }
-  const nats = await startNatsServer();
-  const shared = { ...env, NATS_URL: nats.url };
-  const api = await startChild({ name: 'api', script: 'src/main.ts', env: { ...shared, ROLE: 'api' }, readyPath: '/readyz' });
-  const processors = await Promise.all([1, 2].map((i) => startChild({ name: `processor-${i}`, script: 'src/main.ts', env: { ...shared, ROLE: 'processor' }, readyPath: '/readyz' })));
-  const children = [api, ...processors];
-  return {
-    url: api.url,
-    metricsUrls: processors.map((p) => p.url),
-    children,
-    async stop() {
-      for (const child of children) await child.stop();
-      await nats.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
 
 /** Quiet Inc: one message every 500 ms, each from a new customer; returns the run and the ids it sent. */
 async function quietLoad(url: string, quiet: Tenant, seconds: number, tag: string) {
@@ -99,22 +64,6 @@ function replyLatencies(run: PacedResult, arrived: Map<string, number>) {
   });
 }
 
-async function metricValue(url: string, name: string): Promise<string[]> {
-  const text = await fetch(`${url}/metrics`).then((r) => r.text());
-  return text.split('\n').filter((l) => l.startsWith(name));
-}
-
-/** One line of where the work is, from /metrics: jobs held by the workers, projection lag, event-loop delay. */
-async function progressLine(urls: string[]): Promise<string> {
-  const texts = await Promise.all(urls.map((url) => fetch(`${url}/metrics`).then((r) => r.text())));
-  const lines = texts.flatMap((t) => t.split('\n')).filter((l) => l.startsWith('mas_'));
-  const sum = (prefix: string, filter: (l: string) => boolean = () => true) =>
-    lines.filter((l) => l.startsWith(prefix) && filter(l)).reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
-  const max = (prefix: string) => Math.max(0, ...lines.filter((l) => l.startsWith(prefix)).map((l) => Number(l.slice(l.lastIndexOf(' ') + 1))));
-  const jobs = (queue: string, state: string) => sum('mas_worker_jobs{', (l) => l.includes(`queue="${queue}"`) && l.includes(`state="${state}"`));
-  return `reply jobs waiting ${jobs('reply', 'waiting')} running ${jobs('reply', 'running')}; send waiting ${jobs('send', 'waiting')} running ${jobs('send', 'running')}; max projection lag ${max('mas_projection_lag_positions')}`;
-}
-
 async function main() {
   console.log(`neighbour bench (${MODE}): baseline ${BASELINE_SECONDS} s, flood ${SECONDS} s × ${NOISY_CONNECTIONS} connections, ${machine()}`);
   const llm = await startFakeLlm({ apiKey: LLM_KEY, usage: { prompt_tokens: 300, completion_tokens: 40 } });
@@ -125,7 +74,7 @@ async function main() {
   const platform = await startFakePlatform({ token: PLATFORM_TOKEN });
   const clientOf = (body: Record<string, unknown>) => (typeof body.client_id === 'string' ? body.client_id : undefined);
   const replies = trackPlatform(platform, clientOf, { keep: false });
-  const deployment = await deploy();
+  const deployment = await deploy(MODE, 'neighbour');
   const { url } = deployment;
   try {
     const llmConfig = { provider: 'openai' as const, baseUrl: llm.url, apiKey: LLM_KEY, model: 'gpt-4o-mini' };
