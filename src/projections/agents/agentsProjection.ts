@@ -1,5 +1,4 @@
 import { agentEvents } from '../../domain/agents/events.js';
-import type { AnswerThreshold } from '../../domain/answers/evidence.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 
@@ -13,8 +12,6 @@ export interface AgentDoc extends Doc {
   useKnowledgeBase: boolean;
   active: boolean;
   handoffMessage: string;
-  /** Absent for agents created before the setting existed (read as DEFAULT_ANSWER_THRESHOLD). */
-  answerThreshold?: AnswerThreshold;
   createdAt: string;
   updatedAt: string;
 }
@@ -39,7 +36,6 @@ export const agentsProjection = defineProjection(agentEvents, {
         useKnowledgeBase: d.useKnowledgeBase,
         active: d.active,
         handoffMessage: d.handoffMessage,
-        ...(d.answerThreshold !== undefined ? { answerThreshold: d.answerThreshold } : {}),
         createdAt: d.at,
         updatedAt: d.at,
       } satisfies AgentDoc);
