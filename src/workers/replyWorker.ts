@@ -107,8 +107,10 @@ export async function startReplyWorker(deps: ReplyWorkerDeps): Promise<ReplyWork
       const job = generateReplyJob.parse(message.data);
       const tracker = metrics.jobStarted('reply');
       tracker.waiting(job.companyId);
+      // From the moment the job takes the message: the burst wait, the queue and a slow model are all "typing".
+      const typing = typingIndicator(deps, job);
       try {
-        const receivedAt = await burstWait(deps, job);
+        const receivedAt = await burstWait(deps, job, typing);
         let outcome: Outcome = { result: 'skipped', reason: LATER_MESSAGE };
         const turn = await scheduler.submit({
           companyId: job.companyId,
@@ -116,11 +118,12 @@ export async function startReplyWorker(deps: ReplyWorkerDeps): Promise<ReplyWork
           since: receivedAt,
           run: async (waitingSince) => {
             tracker.running(job.companyId);
-            outcome = await generateReply(deps, job);
+            outcome = await generateReply(deps, job, typing);
             if (outcome.result === 'replied') deps.replyLatency?.replied(replyIdOf(job.messageId), waitingSince);
           },
         });
         if (turn === 'shed-full' || turn === 'shed-late') {
+          if (typing.started) await typing.stop();
           const why = turn === 'shed-full' ? `${capacity} conversations were already waiting for an answer` : `no answer within ${Math.round(maxDelayMs / 1000)} s`;
           await markUnanswered(deps, job, `${AI_BACKLOG}: ${why}`);
           outcome = { result: 'backlog', reason: why };
@@ -146,13 +149,12 @@ export async function startReplyWorker(deps: ReplyWorkerDeps): Promise<ReplyWork
  * until its message's window has passed. Returns when the message arrived, which the queue's order and its
  * maximum delay count from.
  */
-async function burstWait(deps: ReplyWorkerDeps, job: GenerateReplyJob): Promise<number> {
+async function burstWait(deps: ReplyWorkerDeps, job: GenerateReplyJob, typing: TypingIndicator): Promise<number> {
+  const { state } = await loadState(deps.eventStore, conversationStream(job.conversationId), conversationDecider);
+  if (state.unanswered.includes(job.messageId)) await typing.start(state);
   let receivedAt = job.receivedAt ? Date.parse(job.receivedAt) : Number.NaN;
-  if (Number.isNaN(receivedAt)) {
-    // A job published before jobs carried the time: its conversation knows it.
-    const { state } = await loadState(deps.eventStore, conversationStream(job.conversationId), conversationDecider);
-    receivedAt = state.lastCustomerMessageAt ? Date.parse(state.lastCustomerMessageAt) : deps.clock.now().getTime();
-  }
+  // A job published before jobs carried the time: its conversation knows it.
+  if (Number.isNaN(receivedAt)) receivedAt = state.lastCustomerMessageAt ? Date.parse(state.lastCustomerMessageAt) : deps.clock.now().getTime();
   const wait = receivedAt + deps.burstWindowMs - deps.clock.now().getTime();
   if (wait > 0) await sleep(wait);
   return receivedAt;
@@ -166,8 +168,7 @@ async function burstWait(deps: ReplyWorkerDeps, job: GenerateReplyJob): Promise<
  * Per message it reads the conversation's cached state (only events appended since) and a bounded tail
  * for the prompt: its cost does not grow with the conversation's length.
  */
-export async function generateReply(deps: ReplyWorkerDeps, job: GenerateReplyJob): Promise<Outcome> {
-  const typing = typingIndicator(deps, job);
+export async function generateReply(deps: ReplyWorkerDeps, job: GenerateReplyJob, typing = typingIndicator(deps, job)): Promise<Outcome> {
   let outcome: Outcome | undefined;
   try {
     outcome = await generateReplyOnce(deps, job, typing);
