@@ -16,6 +16,7 @@ import { authRoutes } from './http/routes/auth.js';
 import { billingRoutes } from './http/routes/billing.js';
 import { conversationRoutes } from './http/routes/conversations.js';
 import { searchRoutes } from './http/routes/search.js';
+import { aiBacklogRoutes } from './http/routes/aiBacklog.js';
 import { integrationRoutes } from './http/routes/integrations.js';
 import { knowledgeBaseRoutes } from './http/routes/knowledgeBase.js';
 import { liveEventRoutes, startLiveEvents } from './http/routes/liveEvents.js';
@@ -150,6 +151,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       knowledgeFileRoutes(services, { files: createFileTextExtractor() }),
       conversationRoutes(services),
       searchRoutes(services),
+      aiBacklogRoutes(services),
       customerRoutes(services),
       cannedReplyRoutes(services),
       playgroundRoutes(services, {

@@ -48,6 +48,9 @@ describe('conversations projection', () => {
           createdAt: at(0),
           unansweredReason: null,
           awaitingReplyTo: m(1),
+          // No AI session (the test starts none): nothing will answer it, so it is not in the AI backlog.
+          awaitingAi: false,
+          awaitingAiSince: null,
           context: { transfers: [], notes: [] },
           assigneeId: null,
           openAssignee: '',
@@ -96,6 +99,8 @@ describe('conversations projection', () => {
             createdAt: at(0),
             unansweredReason: null,
             awaitingReplyTo: null,
+            awaitingAi: false,
+            awaitingAiSince: null,
             context: { transfers: [{ dialogId: 'd-1', requestId: null, at: at(8) }], notes: [] },
             assigneeId: null,
             openAssignee: '',

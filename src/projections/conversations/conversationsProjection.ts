@@ -24,6 +24,16 @@ export interface ConversationDoc extends Doc {
   unansweredReason: string | null;
   /** The newest customer message still waiting for an AI answer (null once answered, marked or closed). */
   awaitingReplyTo: string | null;
+  /**
+   * The AI backlog (GET /api/ai-backlog), one indexed equality plus an order: true while the AI session is active
+   * and a customer message waits for its answer. Answers (the AI's, a person's), MessagesUnanswered (handed to
+   * people), a pause and a close end it; a resume does not bring it back (nothing queues an answer then: the next
+   * customer message does). A customer asking for a person still counts: the AI answers them meanwhile.
+   * Documents written before these fields existed read as not waiting until their next event or a rebuild.
+   */
+  awaitingAi: boolean;
+  /** Since when it waits: its oldest customer message not answered yet (null when not awaitingAi). */
+  awaitingAiSince: string | null;
   context: { transfers: { dialogId: string | number | null; requestId: string | number | null; at: string }[]; notes: string[] };
   /** The teammate who owns it (null: unassigned). */
   assigneeId: string | null;
@@ -128,6 +138,18 @@ async function setDelivery(ctx: ProjectionContext, messageId: string, delivery: 
   if (m) ctx.put(MESSAGES, { ...m, delivery, deliveryError: error, ...(deliveredTo ? { deliveredTo } : {}) });
 }
 
+/**
+ * After an answer or MessagesUnanswered covering `settled`: nothing waits when it covered the newest customer
+ * message. A message that came in while the answer was being written is not covered and still waits, since it
+ * arrived (its own job answers it).
+ */
+async function stillAwaiting({ doc, ctx }: Apply, settled: string[]): Promise<Pick<ConversationDoc, 'awaitingReplyTo' | 'awaitingAiSince'>> {
+  const newest = doc.awaitingReplyTo;
+  if (!newest || settled.includes(newest)) return { awaitingReplyTo: null, awaitingAiSince: null };
+  const message = await ctx.get<MessageDoc>(MESSAGES, newest);
+  return { awaitingReplyTo: newest, awaitingAiSince: doc.awaitingAiSince ? (message?.createdAt ?? doc.awaitingAiSince) : null };
+}
+
 const sessionMoved = (doc: ConversationDoc, session: NonNullable<ConversationDoc['session']>): ConversationDoc => ({ ...doc, session, sessionState: session.state });
 
 /** One handler per event type (ConversationStarted creates the document; the others change it). */
@@ -136,7 +158,10 @@ const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted'>]: 
     // The client's name as the platform (or the web chat page) sends it with a message: the latest one names them.
     const given = givenName(event.data.client?.name);
     const customerName = given ? customerDisplayName(on.doc.connectorType, on.doc.customer, given) : on.doc.customerName;
-    return addMessage(event, { ...on, doc: { ...on.doc, customerName, awaitingReplyTo: event.data.messageId, customerMessageCount: (on.doc.customerMessageCount ?? 0) + 1 } }, {
+    // Only an active session answers it (a paused one leaves it to people; the session opens before the message).
+    const awaitingAiSince = on.doc.sessionState === 'active' ? (on.doc.awaitingAiSince ?? event.data.at) : null;
+    const doc = { ...on.doc, customerName, awaitingReplyTo: event.data.messageId, awaitingAiSince, customerMessageCount: (on.doc.customerMessageCount ?? 0) + 1 };
+    return addMessage(event, { ...on, doc }, {
       id: event.data.messageId,
       author: 'customer',
       text: event.data.text,
@@ -148,9 +173,9 @@ const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted'>]: 
     });
   },
   OperatorMessageRecorded: (event, on) =>
-    addMessage(event, on, { id: event.data.messageId, author: 'operator', text: event.data.text, createdAt: event.data.at, delivery: 'sent', deliveryError: null, clientMessageId: null, attachments: event.data.attachments ?? [] }),
-  AgentReplied: (event, on) =>
-    addMessage(event, { ...on, doc: { ...on.doc, unansweredReason: null, awaitingReplyTo: null } }, {
+    addMessage(event, { ...on, doc: { ...on.doc, awaitingAiSince: null } }, { id: event.data.messageId, author: 'operator', text: event.data.text, createdAt: event.data.at, delivery: 'sent', deliveryError: null, clientMessageId: null, attachments: event.data.attachments ?? [] }),
+  AgentReplied: async (event, on) =>
+    addMessage(event, { ...on, doc: { ...on.doc, unansweredReason: null, ...(await stillAwaiting(on, event.data.inReplyTo)) } }, {
       id: event.data.messageId,
       author: 'agent',
       text: event.data.text,
@@ -162,7 +187,7 @@ const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted'>]: 
       answer: { model: event.data.model, inputTokens: event.data.inputTokens, outputTokens: event.data.outputTokens, provenance: event.data.provenance ?? null },
     }),
   OperatorMessageSent: (event, on) =>
-    addMessage(event, on, { id: event.data.messageId, author: 'operator', text: event.data.text, createdAt: event.data.at, delivery: 'pending', deliveryError: null, clientMessageId: null, attachments: [] }),
+    addMessage(event, { ...on, doc: { ...on.doc, awaitingAiSince: null } }, { id: event.data.messageId, author: 'operator', text: event.data.text, createdAt: event.data.at, delivery: 'pending', deliveryError: null, clientMessageId: null, attachments: [] }),
   MessageDelivered: async (event, { ctx, doc }) => {
     await setDelivery(ctx, event.data.messageId, 'sent', null, event.data.deliveredTo ?? null);
     return doc;
@@ -171,15 +196,16 @@ const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted'>]: 
     await setDelivery(ctx, event.data.messageId, 'failed', event.data.reason);
     return doc;
   },
-  MessagesUnanswered: (event, { id, doc, ctx }) => {
+  MessagesUnanswered: async (event, on) => {
+    const { id, doc, ctx } = on;
     ctx.put(MESSAGES, systemNote(id, doc.companyId, event.id, Number(event.position), `Not answered by the AI agent: ${event.data.reason}`, event.data.at));
-    return { ...doc, unansweredReason: event.data.reason, awaitingReplyTo: null };
+    return { ...doc, unansweredReason: event.data.reason, ...(await stillAwaiting(on, event.data.messageIds)) };
   },
   AiSessionOpened: (event, { doc }) => sessionMoved(doc, { id: event.data.sessionId, state: 'active' }),
-  AiSessionPaused: (event, { doc }) => sessionMoved(doc, { id: event.data.sessionId, state: 'paused', pausedReason: event.data.reason }),
+  AiSessionPaused: (event, { doc }) => sessionMoved({ ...doc, awaitingAiSince: null }, { id: event.data.sessionId, state: 'paused', pausedReason: event.data.reason }),
   AiSessionResumed: (event, { doc }) => sessionMoved(doc, { id: event.data.sessionId, state: 'active' }),
   AiSessionClosed: (event, { doc }) =>
-    sessionMoved({ ...doc, awaitingReplyTo: null, resolution: event.data.resolution ?? null }, { id: event.data.sessionId, state: 'closed' }),
+    sessionMoved({ ...doc, awaitingReplyTo: null, awaitingAiSince: null, resolution: event.data.resolution ?? null }, { id: event.data.sessionId, state: 'closed' }),
   ConversationReopened: (event, { doc }) => sessionMoved({ ...doc, resolution: null }, { id: event.data.sessionId, state: 'active' }),
   DialogTransferred: (event, { doc }) => ({
     ...doc,
@@ -195,8 +221,12 @@ const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted'>]: 
 function withInbox(doc: ConversationDoc, event: EventOf<ConversationEventType>): ConversationDoc {
   const handoffTrack = evolveHandoff(doc.handoffTrack ?? noHandoff, event);
   const assigneeId = doc.assigneeId ?? null;
+  // Missing on documents written before the AI backlog existed: not waiting.
+  const awaitingAiSince = doc.sessionState === 'active' ? (doc.awaitingAiSince ?? null) : null;
   return {
     ...doc,
+    awaitingAi: awaitingAiSince !== null,
+    awaitingAiSince,
     assigneeId,
     openAssignee: doc.sessionState === 'closed' ? null : (assigneeId ?? ''),
     handoffTrack,
@@ -223,6 +253,8 @@ const started = (id: string, event: EventOf<'ConversationStarted'>): Conversatio
   createdAt: event.data.at,
   unansweredReason: null,
   awaitingReplyTo: null,
+  awaitingAi: false,
+  awaitingAiSince: null,
   context: { transfers: [], notes: [] },
   assigneeId: null,
   openAssignee: '',
@@ -253,6 +285,8 @@ export const conversationsProjection = defineProjection(conversationEvents, {
         // The inbox views: Mine / Unassigned (newest activity first), Needs human (longest waiting first).
         ['companyId', 'openAssignee', 'lastMessageAt'],
         ['companyId', 'needsHuman', 'handoffSince'],
+        // The AI backlog: how many wait for an AI answer, and the oldest of them.
+        ['companyId', 'awaitingAi', 'awaitingAiSince'],
       ],
     },
     { name: MESSAGES, indexes: [['conversationId', 'seq'], 'conversationId', 'seq', 'delivery'] },

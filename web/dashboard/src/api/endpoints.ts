@@ -1,6 +1,7 @@
 // One typed function per API call the dashboard makes.
 import { publicRequest, query, request, setSession, type RequestOptions } from './client.js';
 import type {
+  AiBacklog,
   AnalyticsReport,
   Agent,
   AgentInput,
@@ -154,6 +155,7 @@ export const unassignConversation = async (id: string) =>
 export const markConversationRead = async (id: string) =>
   (await request<{ conversation: Conversation }>('POST', `/api/conversations/${encodeURIComponent(id)}/read`)).conversation;
 export const getConversationViews = async (o?: Opts) => (await request<{ views: ViewCounts }>('GET', '/api/conversations/views', undefined, o)).views;
+export const getAiBacklog = async (o?: Opts) => (await request<{ aiBacklog: AiBacklog }>('GET', '/api/ai-backlog', undefined, o)).aiBacklog;
 export const sendOperatorMessage = (id: string, text: string) =>
   request<{ message: unknown }>('POST', `/api/conversations/${encodeURIComponent(id)}/messages`, { text });
 export const setConversationStage = async (id: string, stageId: string) =>

@@ -206,6 +206,15 @@ export interface Handoff {
 export type InboxView = 'mine' | 'unassigned' | 'needs_human';
 export type ViewCounts = Record<InboxView, { count: number; unread: number; unreadCapped: boolean }>;
 
+/** GET /api/ai-backlog: the company's conversations waiting for an AI answer. */
+export interface AiBacklog {
+  waiting: number;
+  /** The oldest waiting customer message's time; null when none waits. */
+  oldestWaitingSince: string | null;
+  /** The oldest has waited longer than the server's threshold (a minute). */
+  delayed: boolean;
+}
+
 export type MessageAuthor = 'customer' | 'agent' | 'operator' | 'system';
 export type Delivery = 'received' | 'pending' | 'sent' | 'failed';
 

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { logout } from '../api/client.js';
 import { useAuth } from '../auth.js';
 import { Link, navigate, type Route } from '../lib/router.js';
+import { AiBacklogBanner } from './AiBacklogBanner.js';
 import { HeaderSearch } from './HeaderSearch.js';
 import { Icon, type IconName } from './icons.js';
 import { Button } from './ui.js';
@@ -130,6 +131,7 @@ export function Layout({ route, children }: { route: Route; children: ReactNode 
       </nav>
       {menuOpen && <div className="scrim" aria-hidden="true" onClick={() => setMenuOpen(false)} />}
       <main id="main" ref={mainRef} className="main" tabIndex={-1}>
+        <AiBacklogBanner />
         {children}
       </main>
     </div>
