@@ -125,8 +125,7 @@ export async function startReplyWorker(deps: ReplyWorkerDeps): Promise<ReplyWork
         if (turn === 'shed-full' || turn === 'shed-late') {
           if (typing.started) await typing.stop();
           const why = turn === 'shed-full' ? `${capacity} conversations were already waiting for an answer` : `no answer within ${Math.round(maxDelayMs / 1000)} s`;
-          await markUnanswered(deps, job, `${AI_BACKLOG}: ${why}`);
-          outcome = { result: 'backlog', reason: why };
+          outcome = await handToPeople(deps, job, `${AI_BACKLOG}: ${why}`);
         }
         metrics.replyFinished(outcome.result);
         deps.logger.info({ ...job, ...outcome, delivery: message.deliveryCount }, 'reply job done');
@@ -202,6 +201,21 @@ async function generateReplyOnce(deps: ReplyWorkerDeps, job: GenerateReplyJob, t
     const history = await readRecentHistory(deps.eventStore, stream, { unanswered: state.unanswered, turns: HISTORY_MESSAGES });
     return await answerMessages(deps, job, state, history);
   }
+}
+
+/**
+ * A message the AI cannot get to in time goes to people, if the AI would have answered it at all: a session
+ * someone closed or took over, or an integration deleted or switched off meanwhile, records nothing (as when
+ * its turn comes).
+ */
+async function handToPeople(deps: ReplyWorkerDeps, job: GenerateReplyJob, reason: string): Promise<Outcome> {
+  const { state } = await loadState(deps.eventStore, conversationStream(job.conversationId), conversationDecider);
+  if (!state.unanswered.includes(job.messageId)) return { result: 'skipped', reason: 'already answered' };
+  if (state.session?.state !== 'active') return { result: 'skipped', reason: `the AI session is ${state.session?.state ?? 'missing'}` };
+  const integration = state.integrationId === null ? null : await loadIntegration(deps.eventStore, state.integrationId);
+  if (integration === null || !integration.active) return { result: 'dropped', reason: 'integration deleted or inactive' };
+  await markUnanswered(deps, job, reason);
+  return { result: 'backlog', reason };
 }
 
 async function markUnanswered(deps: ReplyWorkerDeps, job: GenerateReplyJob, reason: string) {

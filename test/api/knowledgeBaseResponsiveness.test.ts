@@ -37,6 +37,7 @@ describe('knowledge base: the service stays responsive', () => {
     // The first fetch() loads undici into this process, the server's: 50–150 ms that are the client's, not the service's.
     await fetch(`${base}/healthz`).then((r) => r.arrayBuffer());
     const probe = await startHealthProbe(base);
+    const probing = performance.now();
 
     const upload = await fetch(`${base}/api/knowledge-base/documents`, {
       method: 'POST',
@@ -48,8 +49,11 @@ describe('knowledge base: the service stays responsive', () => {
     expect(search.json().results[0]?.title).toBe('Parts catalogue');
 
     const { latencies, p99, max } = await probe.stop();
-    // Before: one upload blocked the event loop for 5–15 s, so max was seconds and few probes got through.
-    expect(latencies.length, `probes: ${latencies.length}, p99 ${p99} ms, max ${max} ms`).toBeGreaterThan(50);
+    // Before: one upload blocked the event loop for 5–15 s, so max was seconds and few probes got through. The
+    // probe polls every 10 ms (one at a time): most of the polls due while it ran must have been answered, however
+    // quick the upload is.
+    const due = (performance.now() - probing) / 10;
+    expect(latencies.length, `probes: ${latencies.length} of ~${Math.round(due)} due, p99 ${p99} ms, max ${max} ms`).toBeGreaterThan(Math.min(50, due / 3));
     // Target 100 ms. Measured p99 80–340 ms on a 2-core machine running ~7 runnable processes: the process gets
     // a fraction of a core, so ~30 ms of CPU on this thread becomes 100+ ms of wall time. What is left there:
     // parsing the 1 MiB body (~5 ms), encoding and committing the append (17 events, ~8 ms with the fsync),

@@ -14,14 +14,14 @@ const T = new Date().toISOString();
 const companyId = randomUUID();
 const agentId = randomUUID();
 
-async function givenAnUnansweredMessage(store: MemoryEventStore, text: string) {
+async function givenAnUnansweredMessage(store: MemoryEventStore, text: string, at = T) {
   const conversationId = randomUUID();
   const messageId = randomUUID();
   const customer = { clientId: 'c', channelId: 1, transport: 'telegram' };
   await store.append(conversationStream(conversationId), [
     { id: randomUUID(), type: 'ConversationStarted', data: { conversationId, companyId, integrationId: 1, connectorType: 'msgplatform', customer, stageId: null, at: T } },
     { id: randomUUID(), type: 'AiSessionOpened', data: { sessionId: randomUUID(), at: T } },
-    { id: randomUUID(), type: 'MessageReceived', data: { messageId, dedupeKey: `msg:${messageId}`, dedupeUntil: null, text, platform: {}, at: T } },
+    { id: randomUUID(), type: 'MessageReceived', data: { messageId, dedupeKey: `msg:${messageId}`, dedupeUntil: null, text, platform: {}, at } },
   ], 'no_stream');
   return { conversationId, messageId };
 }
@@ -72,6 +72,52 @@ describe('reply worker', () => {
     expect(unanswered.reason).toMatch(/^the reply failed: Invalid typed array length/);
     expect(events.at(-1)).toMatchObject({ type: 'AiSessionPaused', data: { reason: 'handoff' } });
     expect(attempts).toBe(3);
+    await subscription.stop();
+    await deps.bus.close();
+  });
+});
+
+describe('AI backlog', () => {
+  const integrationCreated = (active: boolean) => ({
+    id: randomUUID(),
+    type: 'IntegrationCreated',
+    data: { integrationId: 1, companyId, connectorType: 'msgplatform', name: 'P', apiUrl: null, apiToken: null, webhookSecret: null, active, agentId, allowedOrigins: [], at: T },
+  });
+
+  it('given a message unanswered for longer than the maximum delay, when its job comes, then it goes to people as "AI backlog" and the model is not called', async () => {
+    const store = new MemoryEventStore();
+    await store.append(integrationStream(1), [integrationCreated(true)], 'no_stream');
+    const receivedAt = new Date(Date.now() - 10_000).toISOString();
+    const { conversationId, messageId } = await givenAnUnansweredMessage(store, 'where is my order?', receivedAt);
+    let calls = 0;
+    const deps = worker(store, { maxDelayMs: 5_000, searchKnowledge: async () => (calls++, []) });
+    const subscription = await startReplyWorker(deps);
+    await deps.bus.publish(GENERATE_REPLY, { conversationId, messageId, companyId, receivedAt }, { dedupeId: messageId });
+    await expect.poll(async () => (await store.readStream(conversationStream(conversationId))).map((e) => e.type), { timeout: 5000 }).toContain('AiSessionPaused');
+    const events = await store.readStream(conversationStream(conversationId));
+    const unanswered = events.find((e) => e.type === 'MessagesUnanswered')!.data as { messageIds: string[]; reason: string };
+    expect(unanswered).toMatchObject({ messageIds: [messageId], reason: 'AI backlog: no answer within 5 s' });
+    expect(events.at(-1)).toMatchObject({ type: 'AiSessionPaused', data: { reason: 'handoff' } });
+    expect(events.some((e) => e.type === 'AgentReplied')).toBe(false);
+    expect(calls).toBe(0);
+    await subscription.stop();
+    await deps.bus.close();
+  });
+
+  it('given the same late message on a switched-off integration, then nothing is recorded (the AI would not have answered it either)', async () => {
+    const store = new MemoryEventStore();
+    await store.append(integrationStream(1), [integrationCreated(false)], 'no_stream');
+    const receivedAt = new Date(Date.now() - 10_000).toISOString();
+    const { conversationId, messageId } = await givenAnUnansweredMessage(store, 'where is my order?', receivedAt);
+    const deps = worker(store, { maxDelayMs: 5_000 });
+    const done = new Promise<void>((resolve) => {
+      const info = deps.logger.info.bind(deps.logger);
+      deps.logger = { ...deps.logger, info: (obj: unknown, msg?: string) => (msg === 'reply job done' ? resolve() : info(obj as never, msg as never)) } as typeof deps.logger;
+    });
+    const subscription = await startReplyWorker(deps);
+    await deps.bus.publish(GENERATE_REPLY, { conversationId, messageId, companyId, receivedAt }, { dedupeId: messageId });
+    await done;
+    expect((await store.readStream(conversationStream(conversationId))).map((e) => e.type)).toEqual(['ConversationStarted', 'AiSessionOpened', 'MessageReceived']);
     await subscription.stop();
     await deps.bus.close();
   });
