@@ -101,3 +101,44 @@ describe('evidence score', () => {
     expect([...nameStems('Hi. Can I return it?', stemTerm)]).toEqual([]);
   });
 });
+
+describe('evidence score on a small knowledge base', () => {
+  const oneDocument = (title: string, content: string) => {
+    const index = createKnowledgeIndex();
+    index.addDocument('c', { id: 'only', title, chunks: chunkTexts({ title, content }) });
+    return index;
+  };
+  const llm = createBuiltinLlm();
+  const answerFrom = async (index: ReturnType<typeof createKnowledgeIndex>, question: string, answerThreshold: (typeof ANSWER_THRESHOLDS)[number] = DEFAULT_ANSWER_THRESHOLD) => {
+    const passages = index.search('c', question).map(({ title, text, score, coverage, evidence, documentId, chunkIndex }) => ({ title, text, score, coverage, evidence, documentId, chunkIndex }));
+    return llm.complete({ model: 'builtin', messages: [{ role: 'user', content: question }], passages, handoffMessage: 'A colleague will answer.', answerThreshold });
+  };
+
+  it('one document: answers what it says at every setting ("Do you ship to Denmark?"), hands off a country it does not name ("Finland")', async () => {
+    const index = oneDocument('Shipping', 'We ship to Norway, Sweden and Denmark within 5 working days.');
+    for (const setting of ANSWER_THRESHOLDS) {
+      for (const question of ['Do you ship to Denmark?', 'How fast do you ship to Denmark?', 'How long does shipping to Norway take?']) {
+        const reply = await answerFrom(index, question, setting);
+        expect(reply.handoff, `${question} at ${setting}`).toBeUndefined();
+        expect(reply.text).toBe('We ship to Norway, Sweden and Denmark within 5 working days.');
+      }
+      for (const question of ['Do you ship to Finland?', 'Where is my order 40012873?', 'Can I pay with bitcoin?', 'Can you recommend a good pizza topping?']) {
+        expect(await answerFrom(index, question, setting), `${question} at ${setting}`).toMatchObject({ text: 'A colleague will answer.', handoff: true });
+      }
+    }
+  });
+
+  it('one document: an ordinary word it lacks ("order") does not outweigh the ones it matches', async () => {
+    const index = oneDocument('Returns', 'Returns are accepted within 30 days with the receipt.');
+    expect((await answerFrom(index, 'Can I return my order after 30 days?')).handoff).toBeUndefined();
+    expect((await answerFrom(index, 'Do you ship to Finland?')).handoff).toBe(true);
+  });
+
+  it('a term in the only passage weighs about as much as a name the knowledge base lacks; an ordinary word it lacks weighs more as it grows', () => {
+    expect(termWeight('denmark', 1, 1)).toBeGreaterThan(termWeight('finland', 0, 1) * 0.5);
+    expect(termWeight('fast', 0, 1, 'word')).toBeLessThan(termWeight('fast', 0, 5, 'word'));
+    expect(termWeight('fast', 0, 5, 'word')).toBeLessThan(termWeight('fast', 0, 20, 'word'));
+    // From MIN_RARITY_PASSAGES on, BM25's own weights.
+    expect(termWeight('deliver', 5, 20)).toBeCloseTo(Math.log(1 + 15.5 / 5.5), 10);
+  });
+});
