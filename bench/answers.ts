@@ -13,10 +13,11 @@
  *   coverage           right answers / answerable questions
  *   false answers      unanswerable questions answered / unanswerable questions
  *   wrong passage      answerable questions answered from a wrong passage / answerable questions
- * and the curve of precision and coverage as the evidence threshold moves (held-out part).
+ * the same on one-document knowledge bases (each company's documents alone, as in the quick start), and the
+ * curve of precision and coverage as the evidence threshold moves (held-out part).
  */
 import { ANSWER_THRESHOLDS, DEFAULT_ANSWER_THRESHOLD, EVIDENCE_THRESHOLDS, evidenceScore, type EvidenceWeights } from '../src/domain/answers/evidence.js';
-import { baselineFigures, evaluate, settingFigures, thresholdFigures, type EvaluatedQuestion, type Figures } from './support/answerEval.js';
+import { baselineFigures, evaluate, oneDocumentDomains, settingFigures, thresholdFigures, type EvaluatedQuestion, type Figures } from './support/answerEval.js';
 
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 const fmt = (f: Figures) =>
@@ -25,6 +26,8 @@ const fmt = (f: Figures) =>
 const rows = await evaluate();
 const heldOut = rows.filter((r) => r.heldOut);
 const tuning = rows.filter((r) => !r.heldOut);
+
+const small = process.argv.includes('--tune') ? [] : await evaluate(oneDocumentDomains());
 
 if (process.argv.includes('--tune')) {
   tune(tuning);
@@ -50,6 +53,16 @@ function report() {
   }
   console.log('\nheld-out, per domain at the default setting:');
   for (const domain of [...new Set(rows.map((r) => r.domain))]) console.log(`  ${domain.padEnd(8)} ${fmt(settingFigures(heldOut.filter((r) => r.domain === domain), DEFAULT_ANSWER_THRESHOLD))}`);
+
+  console.log('\none-document knowledge bases (each company\'s documents alone; questions another document answers count as unanswerable):');
+  for (const [name, part] of [['held-out', small.filter((r) => r.heldOut)], ['all', small]] as const) {
+    console.log(`${name}:`);
+    for (const setting of ANSWER_THRESHOLDS) {
+      const mark = setting === DEFAULT_ANSWER_THRESHOLD ? ' (default)' : '';
+      console.log(`  ${`${setting}${mark}`.padEnd(20)} ≥ ${EVIDENCE_THRESHOLDS[setting].toFixed(3)}  ${fmt(settingFigures(part, setting))}`);
+    }
+    console.log(`  ${'before (coverage ½)'.padEnd(28)}  ${fmt(baselineFigures(part))}`);
+  }
 
   console.log('\nprecision/coverage curve (held-out), answering when the best evidence ≥ threshold:');
   console.log('  threshold  precision  coverage  false answers');

@@ -69,6 +69,23 @@ export function loadDomains(): Domain[] {
   return [...fixtureDomains(), shopRetrieval];
 }
 
+/**
+ * Small knowledge bases (one document each, as in the quick start): each fixture company's documents one at a
+ * time, with the company's questions. A question answered by that document is answerable; every other one
+ * (answered by another of the company's documents, or by none) is not, since this knowledge base lacks it.
+ */
+export function oneDocumentDomains(): Domain[] {
+  return fixtureDomains().flatMap((domain) =>
+    domain.documents.map((document) => ({
+      name: `${domain.name}:${document.title}`,
+      documents: [document],
+      questions: domain.questions.map((q) =>
+        q.title === null || q.title === document.title ? { ...q, domain: `${domain.name}:${document.title}` } : { ...q, domain: `${domain.name}:${document.title}`, title: null, kind: 'near-miss' as const },
+      ),
+    })),
+  );
+}
+
 function fixtureDomains(): Domain[] {
   return readdirSync(FIXTURES)
     .filter((f) => f.endsWith('.json'))
