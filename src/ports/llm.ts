@@ -1,3 +1,5 @@
+import type { AnswerThreshold } from '../domain/answers/evidence.js';
+
 /**
  * The LLM port: one chat completion per call. Adapters: `builtin` (answers from the knowledge base alone,
  * free) and `openai` (any OpenAI-compatible Chat Completions API). Adapters throw only `LlmError`.
@@ -21,6 +23,11 @@ export interface LlmPassage {
    * reports it (the knowledge index does). The builtin provider computes it itself when absent.
    */
   coverage?: number;
+  /**
+   * How strongly the passage answers the query, 0..1, when the knowledge index scored it
+   * (domain/answers/evidence.ts). The builtin provider answers only above the agent's threshold.
+   */
+  evidence?: number;
   /** Where the passage comes from, when it is a knowledge-base chunk (recorded as the answer's sources). */
   documentId?: string;
   chunkIndex?: number;
@@ -37,6 +44,8 @@ export interface LlmRequest {
   passages?: LlmPassage[];
   /** What to answer when the provider has nothing to say (the agent's handoff message). */
   handoffMessage?: string;
+  /** How much evidence the agent needs to answer (builtin provider); default DEFAULT_ANSWER_THRESHOLD. */
+  answerThreshold?: AnswerThreshold;
   /**
    * Receives the answer's text as it is generated, fragment by fragment (their concatenation is the raw
    * answer). Only providers that stream call it (the OpenAI-compatible one streams only when it is given;
@@ -70,6 +79,8 @@ export interface LlmResponse {
    * answers from one passage, or none when it hands off). Absent: every passage given was in the prompt.
    */
   usedPassages?: number[];
+  /** The evidence score the answer (or the handoff) was decided on, when the provider decided on one. */
+  evidence?: number;
 }
 
 export type LlmConnectionTest =

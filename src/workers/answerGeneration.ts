@@ -1,3 +1,4 @@
+import { DEFAULT_ANSWER_THRESHOLD, type AnswerThreshold } from '../domain/answers/evidence.js';
 import { MAX_ANSWER_SOURCES, type AnswerProvenance, type GeneratedAnswerFields } from '../domain/answers/provenance.js';
 import { costMicros, estimateUsage, type Pricing, type TokenUsage } from '../domain/credits/pricing.js';
 import { isLlmError, promptChars, type LlmMessage, type LlmPassage, type LlmProvider, type LlmResponse } from '../ports/llm.js';
@@ -15,6 +16,8 @@ export interface AnswerAgent {
   temperature: number;
   useKnowledgeBase: boolean;
   handoffMessage: string;
+  /** How much evidence the builtin provider needs to answer; absent: DEFAULT_ANSWER_THRESHOLD. */
+  answerThreshold?: AnswerThreshold;
 }
 
 export interface AnswerDeps {
@@ -66,7 +69,15 @@ export interface PassageSearch {
 export const searchPassages =
   (index: PassageSearch): AnswerDeps['searchKnowledge'] =>
   async (companyId, query, limit) =>
-    (await index.search(companyId, query, { limit })).map(({ title, text, score, coverage, documentId, chunkIndex }) => ({ title, text, score, coverage, documentId, chunkIndex }));
+    (await index.search(companyId, query, { limit })).map(({ title, text, score, coverage, evidence, documentId, chunkIndex }) => ({
+      title,
+      text,
+      score,
+      coverage,
+      ...(evidence !== undefined ? { evidence } : {}),
+      documentId,
+      chunkIndex,
+    }));
 
 const PASSAGES = 5;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -101,6 +112,7 @@ export async function generateAnswer(deps: AnswerDeps, request: AnswerRequest): 
       messages: request.messages,
       passages,
       handoffMessage: request.agent.handoffMessage,
+      answerThreshold: request.agent.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD,
       ...(request.signal ? { signal: request.signal } : {}),
     }, onDelta && ((text, attempt) => {
       attempts = Math.max(attempts, attempt + 1);
@@ -121,6 +133,8 @@ export async function generateAnswer(deps: AnswerDeps, request: AnswerRequest): 
       latencyMs,
       costMicros: costMicros(response.model, response.usage, deps.pricing.table, deps.pricing.defaultPrice),
       usageEstimated: response.usageEstimated === true,
+      ...(response.evidence !== undefined && Number.isFinite(response.evidence) ? { evidence: Math.min(1, Math.max(0, response.evidence)) } : {}),
+      ...(response.evidence !== undefined ? { answerThreshold: request.agent.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD } : {}),
     },
   };
 }

@@ -178,6 +178,6 @@ async function chargeReply(deps: CommandDeps & { pricing: Pricing }, event: Reco
 async function agentProfile(eventStore: EventStore, companyId: string, agentId: string): Promise<AgentProfile | null> {
   const agent = await loadAgent(eventStore, companyId, agentId);
   if (!agent) return null;
-  const { agentId: id, active, name, systemPrompt, model, temperature, useKnowledgeBase, handoffMessage } = agent;
-  return { agentId: id, companyId: agent.companyId, active, name, systemPrompt, model, temperature, useKnowledgeBase, handoffMessage };
+  const { agentId: id, active, name, systemPrompt, model, temperature, useKnowledgeBase, handoffMessage, answerThreshold } = agent;
+  return { agentId: id, companyId: agent.companyId, active, name, systemPrompt, model, temperature, useKnowledgeBase, handoffMessage, ...(answerThreshold ? { answerThreshold } : {}) };
 }

@@ -12,6 +12,7 @@ import type { Bus, BusSubscription } from '../ports/bus.js';
 import { isLlmError, type LlmMessage, type LlmPassage, type LlmProvider } from '../ports/llm.js';
 import { AnswerStopped, generateAnswer, type GeneratedAnswer } from './answerGeneration.js';
 import { createReplyStream } from './replyStream.js';
+import type { AnswerThreshold } from '../domain/answers/evidence.js';
 import { noopJobMetrics, type JobMetrics } from '../ports/metrics.js';
 import { createFairScheduler, type FairScheduler } from './fairScheduler.js';
 import type { ReplyLatency } from './replyLatency.js';
@@ -28,6 +29,7 @@ export interface AgentProfile {
   temperature: number;
   useKnowledgeBase: boolean;
   handoffMessage: string;
+  answerThreshold?: AnswerThreshold;
 }
 
 export interface CompanyLlm {

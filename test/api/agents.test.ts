@@ -14,7 +14,7 @@ afterAll(async () => server?.close());
 
 const expectAgentShape = (agent: any) => {
   expect(Object.keys(agent).sort()).toEqual(
-    ['active', 'createdAt', 'handoffMessage', 'id', 'model', 'name', 'systemPrompt', 'temperature', 'updatedAt', 'useKnowledgeBase'].sort(),
+    ['active', 'answerThreshold', 'createdAt', 'handoffMessage', 'id', 'model', 'name', 'systemPrompt', 'temperature', 'updatedAt', 'useKnowledgeBase'].sort(),
   );
   expect(agent.id).toMatch(UUID);
   expect(typeof agent.name).toBe('string');
@@ -42,6 +42,7 @@ describe('POST /api/agents', () => {
       useKnowledgeBase: true,
       active: true,
       handoffMessage: 'Thanks for your message — a member of our team will get back to you shortly.',
+      answerThreshold: 'balanced',
     });
     expect(agent.updatedAt).toBe(agent.createdAt);
   });
@@ -55,6 +56,7 @@ describe('POST /api/agents', () => {
       useKnowledgeBase: false,
       active: false,
       handoffMessage: 'A human will reply.',
+      answerThreshold: 'strict',
     };
     const res = await acme.call('POST', '/api/agents', body);
     expect(res.statusCode).toBe(201);

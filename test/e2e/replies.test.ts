@@ -4,6 +4,7 @@ import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
 import { postPlatformWebhook } from '../support/platformWebhook.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
+import { EVIDENCE_THRESHOLDS } from '../../src/domain/answers/evidence.js';
 
 const SECRET = 'whsec_replies_0123456789';
 const PLATFORM_TOKEN = 'platform-token-replies';
@@ -245,7 +246,11 @@ describe('a customer writes, the agent answers through the same channel', () => 
       latencyMs: expect.any(Number),
       costMicros: 0,
       usageEstimated: false,
+      // ... and why it answered: the evidence score, at or above the agent's setting (balanced by default).
+      evidence: expect.any(Number),
+      answerThreshold: 'balanced',
     });
+    expect(replied.data.provenance.evidence).toBeGreaterThanOrEqual(EVIDENCE_THRESHOLDS.balanced);
     await webhook(co.integrationId, inbound('kb2', 'Can I pay with bitcoin?'));
     await expect.poll(() => sentTo('kb2').length, { timeout: 10_000 }).toBe(1);
     expect(sentTo('kb2')[0]!.text).toBe('A colleague will reply soon.');

@@ -28,9 +28,17 @@ describe('agent decider', () => {
       useKnowledgeBase: true,
       active: true,
       handoffMessage: DEFAULT_AGENT_HANDOFF_MESSAGE,
+      answerThreshold: 'balanced',
     });
     expect(DEFAULT_AGENT_TEMPERATURE).toBe(0.3);
     expect(agentEvents.AgentCreated.safeParse(created.data).success).toBe(true);
+  });
+
+  it('reads an agent created before answerThreshold existed (no field) as valid; the setting is one of strict, balanced, lenient', () => {
+    const { answerThreshold: _, ...old } = { ...created.data, answerThreshold: undefined };
+    expect(agentEvents.AgentCreated.safeParse(old).success).toBe(true);
+    expect(agentEvents.AgentUpdated.safeParse({ changes: { answerThreshold: 'strict' }, at: T1 }).success).toBe(true);
+    expect(agentEvents.AgentUpdated.safeParse({ changes: { answerThreshold: 'reckless' }, at: T1 }).success).toBe(false);
   });
 
   it('refuses to create an agent twice', () => {

@@ -60,7 +60,9 @@ describe('retrieval quality (labelled shop knowledge base)', () => {
     expect(recall).toBeGreaterThanOrEqual(0.9);
   });
 
-  it('the builtin agent answers the questions from the expected passage rather than handing off (printed; at least 80 %)', async () => {
+  // Since issue 26 the builtin agent answers only on strong evidence: a paraphrase whose key word the knowledge base
+  // lacks ("sweater", "reset") is handed off rather than risked; bench:answers measures both sides of that trade.
+  it('the builtin agent answers the questions from the expected passage rather than handing off (printed; at least 75 %)', async () => {
     const index = buildIndex();
     const llm = createBuiltinLlm();
     const wrong: string[] = [];
@@ -74,7 +76,7 @@ describe('retrieval quality (labelled shop knowledge base)', () => {
     }
     const rate = (fixture.questions.length - wrong.length) / fixture.questions.length;
     console.log(`[retrieval] builtin agent answered from the expected passage: ${rate.toFixed(3)}${wrong.length ? `; not:\n${wrong.join('\n')}` : ''}`);
-    expect(rate).toBeGreaterThanOrEqual(0.8);
+    expect(rate).toBeGreaterThanOrEqual(0.75);
   });
 });
 

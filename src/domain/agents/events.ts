@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { answerThresholdSchema, DEFAULT_ANSWER_THRESHOLD } from '../answers/evidence.js';
 
 export const DEFAULT_AGENT_SYSTEM_PROMPT =
   'You are a helpful customer support agent. Answer politely and concisely, using the knowledge base when it is relevant. ' +
@@ -17,6 +18,11 @@ export const agentSettings = z.object({
   useKnowledgeBase: z.boolean(),
   active: z.boolean(),
   handoffMessage: z.string().min(1).max(AGENT_LIMITS.handoffMessage),
+  /**
+   * How much knowledge-base evidence the builtin provider needs to answer rather than hand off
+   * (domain/answers/evidence.ts). Absent (agents created before the setting existed): DEFAULT_ANSWER_THRESHOLD.
+   */
+  answerThreshold: answerThresholdSchema.optional(),
 });
 export type AgentSettings = z.infer<typeof agentSettings>;
 
@@ -28,6 +34,7 @@ export const agentDefaults: Omit<AgentSettings, 'name'> = {
   useKnowledgeBase: true,
   active: true,
   handoffMessage: DEFAULT_AGENT_HANDOFF_MESSAGE,
+  answerThreshold: DEFAULT_ANSWER_THRESHOLD,
 };
 
 export const agentEvents = {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { answerThresholdSchema } from './evidence.js';
 
 /**
  * What produced an AI answer, recorded with it (AgentReplied.provenance, playground and replay answers):
@@ -25,6 +26,12 @@ export const answerProvenanceSchema = z.object({
   costMicros: z.number().int().min(0),
   /** The provider reported no token usage; the counts were estimated (~4 characters per token). */
   usageEstimated: z.boolean(),
+  /**
+   * Why it answered (or handed off): the evidence score the provider decided on (0..1, builtin provider) and
+   * the agent's answerThreshold setting. Absent on answers recorded before they existed.
+   */
+  evidence: z.number().min(0).max(1).optional(),
+  answerThreshold: answerThresholdSchema.optional(),
 });
 export type AnswerProvenance = z.infer<typeof answerProvenanceSchema>;
 

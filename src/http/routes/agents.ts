@@ -5,6 +5,7 @@ import { loadAgent } from '../../commands/agents/queries.js';
 import { type LiveAgent } from '../../domain/agents/decider.js';
 import { expectActive } from '../../domain/lifecycle.js';
 import { AGENT_LIMITS } from '../../domain/agents/events.js';
+import { answerThresholdSchema, DEFAULT_ANSWER_THRESHOLD } from '../../domain/answers/evidence.js';
 import { AGENTS, type AgentDoc } from '../../projections/agents/agentsProjection.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
@@ -20,6 +21,8 @@ export const agentSchema = z.object({
   useKnowledgeBase: z.boolean(),
   active: z.boolean(),
   handoffMessage: z.string(),
+  /** How sure the builtin agent must be to answer: strict (hands off more), balanced (default), lenient (answers more). */
+  answerThreshold: answerThresholdSchema,
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -39,6 +42,7 @@ const writable = {
   useKnowledgeBase: z.boolean(),
   active: z.boolean(),
   handoffMessage: z.string().trim().min(1).max(AGENT_LIMITS.handoffMessage),
+  answerThreshold: answerThresholdSchema,
 };
 
 const isLive = (a: AgentDoc | LiveAgent): a is LiveAgent => 'agentId' in a;
@@ -53,6 +57,7 @@ export function agentView(a: AgentDoc | LiveAgent): AgentView {
     useKnowledgeBase: a.useKnowledgeBase,
     active: a.active,
     handoffMessage: a.handoffMessage,
+    answerThreshold: a.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD,
     createdAt: a.createdAt,
     updatedAt: a.updatedAt,
   };
@@ -109,6 +114,7 @@ export function agentRoutes(services: HttpServices): FastifyPluginAsyncZod {
             useKnowledgeBase: writable.useKnowledgeBase.optional(),
             active: writable.active.optional(),
             handoffMessage: writable.handoffMessage.optional(),
+            answerThreshold: writable.answerThreshold.optional(),
           }),
           response: { 201: z.object({ agent: agentSchema }), ...errorResponses },
         },
@@ -146,6 +152,7 @@ export function agentRoutes(services: HttpServices): FastifyPluginAsyncZod {
             useKnowledgeBase: writable.useKnowledgeBase.optional(),
             active: writable.active.optional(),
             handoffMessage: writable.handoffMessage.optional(),
+            answerThreshold: writable.answerThreshold.optional(),
           }),
           response: { 200: z.object({ agent: agentSchema }), ...errorResponses },
         },

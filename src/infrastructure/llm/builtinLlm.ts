@@ -1,4 +1,5 @@
 import { queryTerms as questionTerms, searchTerms, stripHeadingContext } from '../../domain/knowledge/chunking.js';
+import { DEFAULT_ANSWER_THRESHOLD, evidenceThreshold, type AnswerThreshold } from '../../domain/answers/evidence.js';
 import { stemTerm } from '../search/synonyms.js';
 import {
   BUILTIN_MODEL,
@@ -10,58 +11,62 @@ import {
 } from '../../ports/llm.js';
 
 /**
- * The default provider: no key, no network, free. It answers from the knowledge base alone: the best
- * retrieved passage when it is relevant enough, otherwise the agent's handoff message (`handoff: true`).
+ * The default provider: no key, no network, free. It answers from the knowledge base alone: the retrieved
+ * passage with the strongest evidence when that evidence is strong enough for the agent's setting, otherwise
+ * the agent's handoff message (`handoff: true`). A wrong answer costs more than a handoff: a customer told
+ * "we ship to Norway, Sweden and Denmark" when they asked about Finland has been misled, one passed to a
+ * colleague has not.
  *
- * Relevance threshold. BM25 scores (minisearch) are unbounded and depend on the corpus and the query
- * length, so a fixed score cut-off means nothing across companies. Instead a passage must cover a
- * meaningful fraction of the question's terms (stop words excluded): `coverage ≥ minCoverage`
- * (default 0.5: half the distinct terms) and at least one term, and have a positive score. Coverage is
- * taken from the passage when the search reports it (prefix/fuzzy matches count), otherwise computed
- * here against the passage's title and text (a term matches by its stem or, for stems of 4+ characters,
- * by shared prefix of 4+ characters either way: "refund" ~ "refunds"). The question is the last user
- * message (the reply worker joins a burst of unanswered messages into it, and searches with the same text);
- * greetings and other filler words do not count (chunking.ts QUERY_FILLER_WORDS), so "Hi!" sent before
- * the question does not halve its coverage. Among passages that clear the bar, the first (best-scored) one wins.
+ * Evidence. The knowledge index scores every passage it returns (`LlmPassage.evidence`, 0..1, see
+ * domain/answers/evidence.ts): the question's terms weighted by their rarity in the company's knowledge base,
+ * so an unmatched rare term ("Finland", an order number, a product the knowledge base never names) weighs
+ * heavily; title/heading match; margin over other documents' passages. The agent's `answerThreshold`
+ * (`strict` | `balanced` | `lenient`, default `balanced`) sets the score it needs (EVIDENCE_THRESHOLDS).
+ *
+ * Passages without a score (not from the knowledge index: tests, other sources) fall back to plain coverage:
+ * the fraction of the question's distinct terms (stop and filler words excluded) the passage matches, by stem
+ * or shared 4+ character prefix, must reach FALLBACK_MIN_COVERAGE for the setting.
+ * The question is the last user message (the reply worker joins a burst of unanswered messages into it,
+ * and searches with the same text).
  */
 
 export interface BuiltinLlmOptions {
-  /** Fraction of the question's distinct terms a passage must match. Default 0.5. */
-  minCoverage?: number;
   /** The answer is trimmed to this many characters, on a sentence (else word) boundary. Default 1000. */
   maxAnswerChars?: number;
   /** Said when nothing matches and the request has no handoffMessage. */
   defaultHandoffMessage?: string;
 }
 
-export const DEFAULT_MIN_COVERAGE = 0.5;
+/** Coverage a passage without an evidence score needs, per setting. */
+export const FALLBACK_MIN_COVERAGE: Readonly<Record<AnswerThreshold, number>> = { strict: 0.75, balanced: 0.5, lenient: 0.34 };
 export const DEFAULT_MAX_ANSWER_CHARS = 1000;
 export const DEFAULT_HANDOFF_MESSAGE =
   "I'm not sure about that one. Let me pass you to a colleague who can help.";
 
 export function createBuiltinLlm(options: BuiltinLlmOptions = {}): LlmProvider {
-  const minCoverage = options.minCoverage ?? DEFAULT_MIN_COVERAGE;
   const maxAnswerChars = options.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS;
   const defaultHandoff = options.defaultHandoffMessage ?? DEFAULT_HANDOFF_MESSAGE;
 
   return {
     async complete(request: LlmRequest): Promise<LlmResponse> {
       if (request.signal?.aborted) throw new LlmError('aborted', 'the request was cancelled', false);
-      const passage = pickPassage(request, minCoverage);
-      if (passage === null) {
+      const decision = decideAnswer(request);
+      if (decision.passage === null) {
         return {
           text: request.handoffMessage?.trim() || defaultHandoff,
           usage: { inputTokens: 0, outputTokens: 0 },
           model: BUILTIN_MODEL,
           handoff: true,
+          ...(decision.evidence !== undefined ? { evidence: decision.evidence } : {}),
           usedPassages: [],
         };
       }
       return {
-        text: trimAnswer(stripHeadingContext(passage.text).trim(), maxAnswerChars),
+        text: trimAnswer(stripHeadingContext(decision.passage.text).trim(), maxAnswerChars),
         usage: { inputTokens: 0, outputTokens: 0 },
         model: BUILTIN_MODEL,
-        usedPassages: [request.passages!.indexOf(passage)],
+        ...(decision.evidence !== undefined ? { evidence: decision.evidence } : {}),
+        usedPassages: [request.passages!.indexOf(decision.passage)],
       };
     },
     async testConnection() {
@@ -70,17 +75,40 @@ export function createBuiltinLlm(options: BuiltinLlmOptions = {}): LlmProvider {
   };
 }
 
-/** The best passage that clears the relevance bar, or null. Exported for tests and explanations. */
-export function pickPassage(request: Pick<LlmRequest, 'messages' | 'passages'>, minCoverage = DEFAULT_MIN_COVERAGE) {
+export interface AnswerDecision {
+  /** The passage to answer from, or null: hand off. */
+  passage: LlmPassage | null;
+  /** The strongest evidence score among the passages (undefined: none carried one). */
+  evidence?: number;
+}
+
+/**
+ * Whether to answer, and from which passage: the passage with the strongest evidence when it reaches the
+ * setting's threshold; passages without evidence: the first (best-scored) one whose coverage reaches the
+ * setting's fallback coverage.
+ */
+export function decideAnswer(request: Pick<LlmRequest, 'messages' | 'passages' | 'answerThreshold'>): AnswerDecision {
+  const setting = request.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD;
   const question = [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
   const queryTerms = [...new Set(questionTerms(question).map(stemTerm))];
-  if (queryTerms.length === 0) return null;
-  for (const passage of request.passages ?? []) {
-    if (!(passage.score > 0) || stripHeadingContext(passage.text).trim().length === 0) continue;
-    const coverage = passage.coverage ?? computeCoverage(queryTerms, passage);
-    if (coverage > 0 && coverage >= minCoverage) return passage;
+  if (queryTerms.length === 0) return { passage: null };
+  const candidates = (request.passages ?? []).filter((p) => p.score > 0 && stripHeadingContext(p.text).trim().length > 0);
+  const scored = candidates.filter((p) => p.evidence !== undefined);
+  if (scored.length > 0) {
+    const best = scored.reduce((a, b) => (b.evidence! > a.evidence! ? b : a));
+    return { passage: best.evidence! >= evidenceThreshold(setting) ? best : null, evidence: best.evidence! };
   }
-  return null;
+  const minCoverage = FALLBACK_MIN_COVERAGE[setting];
+  for (const passage of candidates) {
+    const coverage = passage.coverage ?? computeCoverage(queryTerms, passage);
+    if (coverage > 0 && coverage >= minCoverage) return { passage };
+  }
+  return { passage: null };
+}
+
+/** The passage the builtin provider would answer from, or null. Exported for tests and explanations. */
+export function pickPassage(request: Pick<LlmRequest, 'messages' | 'passages' | 'answerThreshold'>): LlmPassage | null {
+  return decideAnswer(request).passage;
 }
 
 function computeCoverage(queryTerms: string[], passage: LlmPassage): number {

@@ -1,5 +1,6 @@
 import MiniSearch, { type Query, type SearchResult } from 'minisearch';
 import { normalizeTerm, queryTerms, searchTerms, stripHeadingContext, tokenize } from '../../domain/knowledge/chunking.js';
+import { evidenceFeatures, evidenceScore, FUZZY_CREDIT, nameStems, SYNONYM_CREDIT, termWeight, type EvidenceFeatures, type PassageMatch } from '../../domain/answers/evidence.js';
 import { stemTerm, SYNONYM_WEIGHT, synonymsOf } from './synonyms.js';
 
 /**
@@ -36,11 +37,20 @@ export interface KnowledgeSearchResult {
   score: number;
   /** Fraction (0..1) of the query's distinct terms that matched this chunk (prefix/fuzzy included). */
   coverage: number;
+  /**
+   * How strongly this passage answers the query, 0..1 (domain/answers/evidence.ts): the query's terms weighted
+   * by their rarity in the company's knowledge base, title match and margin over other documents' passages.
+   */
+  evidence: number;
+  /** The signals behind `evidence`, when the search was asked to explain (`explain: true`). */
+  evidenceFeatures?: EvidenceFeatures;
 }
 
 export interface KnowledgeSearchOptions {
   /** Default 5, at most 50. */
   limit?: number;
+  /** Adds each result's `evidenceFeatures` (evaluation and tuning). */
+  explain?: boolean;
 }
 
 export interface KnowledgeIndex {
@@ -171,7 +181,13 @@ export function createKnowledgeIndex(): KnowledgeIndex {
       const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(options.limit ?? 5)));
       const groups = expandQuery(terms);
       const hits = company.mini.search(queryOf(groups), { tokenize: (term) => [term], processTerm: (term) => term });
-      return rescore(hits, groups).slice(0, limit).map(({ hit, score, matchedGroups }) => toResult(hit, score, matchedGroups / groups.length));
+      const ranked = rescore(hits, groups);
+      const top = ranked.slice(0, limit);
+      const features = evidenceOfHits(groups, nameStems(query, stemTerm), ranked, top.map((r) => r.hit), company.mini.documentCount);
+      return top.map(({ hit, score, matchedGroups }, i) => {
+        const result = toResult(hit, score, matchedGroups / groups.length, evidenceScore(features[i]!));
+        return options.explain ? { ...result, evidenceFeatures: features[i]! } : result;
+      });
     },
 
     chunkCount(companyId) {
@@ -230,7 +246,46 @@ function rescore(hits: SearchResult[], groups: TermGroup[]) {
     .sort((a, b) => b.score - a.score);
 }
 
-function toResult(hit: SearchResult, score: number, coverage: number): KnowledgeSearchResult {
+/**
+ * The evidence signals of the top hits. A query term's document frequency is the number of passages it
+ * matched (all hits, directly or through a synonym); the company's passage count is minisearch's document count.
+ */
+function evidenceOfHits(groups: TermGroup[], names: Set<string>, all: { hit: SearchResult }[], top: SearchResult[], passageCount: number): EvidenceFeatures[] {
+  const frequency = groups.map(() => 0);
+  const matchesOf = (hit: SearchResult) => {
+    const matched = new Set(hit.queryTerms);
+    return groups.map((g) => {
+      if (matched.has(g.stem)) {
+        // minisearch reports the passage's terms, not which query term found each: exact or prefix is a match, else a typo.
+        const exact = hit.terms.some((t) => t === g.stem || (g.stem.length >= 4 && t.startsWith(g.stem)));
+        return exact ? 1 : names.has(g.stem) ? 0 : FUZZY_CREDIT;
+      }
+      return g.synonyms.some((s) => matched.has(s)) ? SYNONYM_CREDIT : 0;
+    });
+  };
+  for (const { hit } of all) matchesOf(hit).forEach((m, i) => (frequency[i]! += m > 0 ? 1 : 0));
+  const weights = groups.map((g, i) => termWeight(g.stem, frequency[i]!, passageCount, names.has(g.stem) ? 'name' : g.synonyms.length > 0 ? 'service' : 'word'));
+  const passages: PassageMatch[] = top.map((hit) => {
+    const text = String(hit['text']);
+    const titleStems = new Set(searchTerms(`${String(hit['title'])} ${headingOf(text, stripHeadingContext(text))}`).map(stemTerm));
+    return {
+      match: matchesOf(hit),
+      inTitle: groups.map((g) => stemMatches(g.stem, titleStems) || g.synonyms.some((s) => titleStems.has(s))),
+      documentKey: String(hit['documentId']),
+    };
+  });
+  return evidenceFeatures(weights, passages, termWeight('', 0, passageCount));
+}
+
+/** A query stem matches a set of stems exactly or, for 4+ characters, by a shared prefix of 4+ either way. */
+function stemMatches(stem: string, stems: Set<string>): boolean {
+  if (stems.has(stem)) return true;
+  if (stem.length < 4) return false;
+  for (const s of stems) if (s.length >= 4 && (s.startsWith(stem) || stem.startsWith(s))) return true;
+  return false;
+}
+
+function toResult(hit: SearchResult, score: number, coverage: number, evidence: number): KnowledgeSearchResult {
   const text = String(hit['text']);
   return {
     documentId: String(hit['documentId']),
@@ -240,6 +295,7 @@ function toResult(hit: SearchResult, score: number, coverage: number): Knowledge
     snippet: makeSnippet(stripHeadingContext(text), hit.terms),
     score,
     coverage: Math.min(1, coverage),
+    evidence,
   };
 }
 

@@ -1,4 +1,5 @@
 import { agentEvents } from '../../domain/agents/events.js';
+import type { AnswerThreshold } from '../../domain/answers/evidence.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 
@@ -12,6 +13,8 @@ export interface AgentDoc extends Doc {
   useKnowledgeBase: boolean;
   active: boolean;
   handoffMessage: string;
+  /** Absent for agents created before the setting existed (read as DEFAULT_ANSWER_THRESHOLD). */
+  answerThreshold?: AnswerThreshold;
   createdAt: string;
   updatedAt: string;
 }
@@ -36,6 +39,7 @@ export const agentsProjection = defineProjection(agentEvents, {
         useKnowledgeBase: d.useKnowledgeBase,
         active: d.active,
         handoffMessage: d.handoffMessage,
+        ...(d.answerThreshold !== undefined ? { answerThreshold: d.answerThreshold } : {}),
         createdAt: d.at,
         updatedAt: d.at,
       } satisfies AgentDoc);

@@ -119,6 +119,8 @@ export interface Agent {
   useKnowledgeBase: boolean;
   active: boolean;
   handoffMessage?: string | null;
+  /** How sure the builtin agent must be to answer rather than hand off. */
+  answerThreshold?: AnswerThreshold;
   createdAt?: string;
   updatedAt?: string;
 }
@@ -131,7 +133,10 @@ export interface AgentInput {
   useKnowledgeBase: boolean;
   active: boolean;
   handoffMessage?: string;
+  answerThreshold?: AnswerThreshold;
 }
+
+export type AnswerThreshold = 'strict' | 'balanced' | 'lenient';
 
 export type LlmProvider = 'builtin' | 'openai';
 

@@ -6,6 +6,9 @@ export interface AnswerProvenanceView {
   latencyMs: number;
   costMicros: number;
   usageEstimated: boolean;
+  /** The evidence score the built-in agent decided on (0..1) and the agent's setting; absent for other providers. */
+  evidence?: number;
+  answerThreshold?: 'strict' | 'balanced' | 'lenient';
 }
 
 export interface AnswerFacts {
@@ -45,6 +48,12 @@ export function AnswerSources({ facts, open = false }: { facts: AnswerFacts; ope
         {p?.usageEstimated ? ' (estimated)' : ''}
         {p ? ` · ${formatNumber(p.latencyMs)} ms · ${formatMicros(p.costMicros)}` : ''}
       </p>
+      {p?.evidence !== undefined && (
+        <p className="answer-evidence muted" data-testid="answer-evidence">
+          Evidence {p.evidence.toFixed(2)}
+          {p.answerThreshold ? ` · setting ${p.answerThreshold}` : ''}
+        </p>
+      )}
     </details>
   );
 }

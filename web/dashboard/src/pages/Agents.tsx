@@ -1,8 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from '../api/endpoints.js';
-import type { Agent, AgentInput } from '../api/types.js';
+import type { Agent, AgentInput, AnswerThreshold } from '../api/types.js';
 import { useToast } from '../components/Toasts.js';
-import { Badge, Button, ConfirmDialog, EmptyState, ErrorState, InlineError, PageHeader, Skeleton, Switch, TextAreaField, TextField } from '../components/ui.js';
+import { Badge, Button, ConfirmDialog, EmptyState, ErrorState, InlineError, PageHeader, SelectField, Skeleton, Switch, TextAreaField, TextField } from '../components/ui.js';
 import { useConfirmedDelete, type ConfirmedDelete } from '../components/useConfirmedDelete.js';
 import { useSubmit } from '../components/useSubmit.js';
 import { Link, navigate } from '../lib/router.js';
@@ -112,6 +112,7 @@ function AgentForm({ agent }: { agent: Agent | null }) {
   const [useKnowledgeBase, setUseKnowledgeBase] = useState(agent?.useKnowledgeBase ?? true);
   const [active, setActive] = useState(agent?.active ?? true);
   const [handoffMessage, setHandoffMessage] = useState(agent?.handoffMessage ?? '');
+  const [answerThreshold, setAnswerThreshold] = useState<AnswerThreshold>(agent?.answerThreshold ?? 'balanced');
   const save = useSubmit();
   const deletion = useConfirmedDelete(async (agent: Agent) => {
     await deleteAgent(agent.id);
@@ -126,7 +127,7 @@ function AgentForm({ agent }: { agent: Agent | null }) {
   function onSubmit(event: FormEvent) {
     event.preventDefault();
     if (temperatureError) return;
-    const input: AgentInput = { name: name.trim(), useKnowledgeBase, active };
+    const input: AgentInput = { name: name.trim(), useKnowledgeBase, active, answerThreshold };
     // Optional texts: send what is filled in; on edit also send empties so a field can be cleared.
     if (systemPrompt.trim() || agent?.systemPrompt) input.systemPrompt = systemPrompt;
     if (model.trim() || agent?.model) input.model = model.trim();
@@ -188,6 +189,16 @@ function AgentForm({ agent }: { agent: Agent | null }) {
         hint="Sent when the agent cannot answer and hands the conversation to a human."
       />
       <Switch label="Use the knowledge base" checked={useKnowledgeBase} onChange={setUseKnowledgeBase} hint="Ground replies in your documents." />
+      <SelectField
+        label="When to answer"
+        value={answerThreshold}
+        onValueChange={(value) => setAnswerThreshold(value as AnswerThreshold)}
+        hint="How sure the built-in agent must be that your knowledge base answers a question before it replies; otherwise it hands off with the handoff message."
+      >
+        <option value="strict">Strict: hands off more, fewest wrong answers</option>
+        <option value="balanced">Balanced (default)</option>
+        <option value="lenient">Lenient: answers more, more wrong answers</option>
+      </SelectField>
       <Switch label="Active" checked={active} onChange={setActive} hint="Inactive agents do not answer." />
       <InlineError error={save.error} />
       <div className="form-actions">

@@ -1,0 +1,116 @@
+/**
+ * Answer-or-handoff benchmark of the builtin provider: does the default agent answer the questions its
+ * knowledge base answers, from the right passage, and hand off the others?
+ *
+ *   npm run bench:answers              figures per setting and the precision/coverage curve (a few seconds)
+ *   npm run bench:answers -- --tune    the tuning part only: its misses, and a search over the evidence weights
+ *
+ * Data: test/fixtures/answers (four companies: shop, SaaS, bank, telecom; questions labelled with the passage
+ * that answers them, or as unanswerable). Each knowledge base goes into a real knowledge index; each question
+ * is searched as the reply pipeline searches it (5 passages) and answered by the real builtin provider.
+ * Reported for the held-out part (never used for tuning), the tuning part and all questions:
+ *   precision          right answers / answers given
+ *   coverage           right answers / answerable questions
+ *   false answers      unanswerable questions answered / unanswerable questions
+ *   wrong passage      answerable questions answered from a wrong passage / answerable questions
+ * the same on one-document knowledge bases (each company's documents alone, as in the quick start), and the
+ * curve of precision and coverage as the evidence threshold moves (held-out part).
+ */
+import { ANSWER_THRESHOLDS, DEFAULT_ANSWER_THRESHOLD, EVIDENCE_THRESHOLDS, evidenceScore, type EvidenceWeights } from '../src/domain/answers/evidence.js';
+import { baselineFigures, evaluate, oneDocumentDomains, settingFigures, thresholdFigures, type EvaluatedQuestion, type Figures } from './support/answerEval.js';
+
+const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+const fmt = (f: Figures) =>
+  `precision ${f.precision.toFixed(3)}  coverage ${f.coverage.toFixed(3)}  false answers ${pct(f.falseAnswerRate)}  wrong passage ${pct(f.wrongPassageRate)}  (${f.right}/${f.answered} answers right; ${f.answerable} answerable, ${f.unanswerable} unanswerable)`;
+
+const rows = await evaluate();
+const heldOut = rows.filter((r) => r.heldOut);
+const tuning = rows.filter((r) => !r.heldOut);
+
+const small = process.argv.includes('--tune') ? [] : await evaluate(oneDocumentDomains());
+
+if (process.argv.includes('--tune')) {
+  tune(tuning);
+} else {
+  report();
+}
+
+function report() {
+  console.log(`answer-or-handoff: ${rows.length} questions (${heldOut.length} held out, ${tuning.length} for tuning), domains ${[...new Set(rows.map((r) => r.domain))].join(', ')}\n`);
+  for (const [name, part] of [['held-out', heldOut], ['tuning', tuning], ['all', rows]] as const) {
+    console.log(`${name}:`);
+    for (const setting of ANSWER_THRESHOLDS) {
+      const mark = setting === DEFAULT_ANSWER_THRESHOLD ? ' (default)' : '';
+      console.log(`  ${`${setting}${mark}`.padEnd(20)} ≥ ${EVIDENCE_THRESHOLDS[setting].toFixed(3)}  ${fmt(settingFigures(part, setting))}`);
+    }
+    console.log(`  ${'before (coverage ½)'.padEnd(28)}  ${fmt(baselineFigures(part))}`);
+  }
+  console.log('\nheld-out, per kind at the default setting (share handed off):');
+  for (const kind of ['answerable', 'near-miss', 'other-country', 'other-product', 'out-of-scope'] as const) {
+    const of = heldOut.filter((r) => r.kind === kind);
+    const handedOff = of.filter((r) => r.outcome[DEFAULT_ANSWER_THRESHOLD] === 'handoff').length;
+    console.log(`  ${kind.padEnd(14)} ${String(of.length).padStart(3)} questions, ${pct(of.length ? handedOff / of.length : 0)} handed off`);
+  }
+  console.log('\nheld-out, per domain at the default setting:');
+  for (const domain of [...new Set(rows.map((r) => r.domain))]) console.log(`  ${domain.padEnd(8)} ${fmt(settingFigures(heldOut.filter((r) => r.domain === domain), DEFAULT_ANSWER_THRESHOLD))}`);
+
+  console.log('\none-document knowledge bases (each company\'s documents alone; questions another document answers count as unanswerable):');
+  for (const [name, part] of [['held-out', small.filter((r) => r.heldOut)], ['all', small]] as const) {
+    console.log(`${name}:`);
+    for (const setting of ANSWER_THRESHOLDS) {
+      const mark = setting === DEFAULT_ANSWER_THRESHOLD ? ' (default)' : '';
+      console.log(`  ${`${setting}${mark}`.padEnd(20)} ≥ ${EVIDENCE_THRESHOLDS[setting].toFixed(3)}  ${fmt(settingFigures(part, setting))}`);
+    }
+    console.log(`  ${'before (coverage ½)'.padEnd(28)}  ${fmt(baselineFigures(part))}`);
+  }
+
+  console.log('\nprecision/coverage curve (held-out), answering when the best evidence ≥ threshold:');
+  console.log('  threshold  precision  coverage  false answers');
+  for (let t = 0; t <= 1.0001; t += 0.05) {
+    const f = thresholdFigures(heldOut, t);
+    const marks = ANSWER_THRESHOLDS.filter((s) => Math.abs(EVIDENCE_THRESHOLDS[s] - t) < 1e-9);
+    console.log(`  ${t.toFixed(2).padStart(9)}  ${f.precision.toFixed(3).padStart(9)}  ${f.coverage.toFixed(3).padStart(8)}  ${pct(f.falseAnswerRate).padStart(13)}${marks.length ? `   ← ${marks.join(', ')}` : ''}`);
+  }
+}
+
+/** The tuning part only: what the default gets wrong, and the best weights by a grid search (held-out part untouched). */
+function tune(part: EvaluatedQuestion[]) {
+  for (const setting of ANSWER_THRESHOLDS) console.log(`${setting.padEnd(9)} ${fmt(settingFigures(part, setting))}`);
+  console.log('\ncurve (tuning part):');
+  for (let t = 0.3; t <= 0.9001; t += 0.025) {
+    const f = thresholdFigures(part, t);
+    console.log(`  ${t.toFixed(3)}  ${fmt(f)}`);
+  }
+  console.log('\nmisses at the default:');
+  for (const r of part) {
+    const outcome = r.outcome[DEFAULT_ANSWER_THRESHOLD];
+    const bad = (r.title === null && outcome !== 'handoff') || (r.title !== null && outcome !== 'right');
+    if (!bad) continue;
+    const f = r.best?.features;
+    const top = r.passages.reduce<(typeof r.passages)[number] | null>((a, b) => (a === null || b.evidence > a.evidence ? b : a), null);
+    console.log(
+      `  [${r.domain}/${r.kind}] ${outcome.padEnd(7)} ev ${r.best?.evidence.toFixed(2) ?? '-'} cov ${f?.coverage.toFixed(2) ?? '-'} miss ${f?.missedRare.toFixed(2) ?? '-'} title ${f?.title.toFixed(2) ?? '-'} margin ${f?.margin.toFixed(2) ?? '-'}  "${r.q}" → ${top ? `${top.title} › ${top.text.slice(0, 40).replace(/\n/g, ' ')}` : 'nothing'}${r.title ? `  (want ${r.title}${r.section ? ` › ${r.section}` : ''})` : ''}`,
+    );
+  }
+  // Grid search: weights and threshold maximising coverage subject to precision ≥ 0.93 and false answers ≤ 7 % on the tuning part.
+  let best: { w: EvidenceWeights; t: number; f: Figures } | null = null;
+  for (const missedRare of [0, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5])
+    for (const title of [0, 0.1, 0.15, 0.2, 0.3])
+      for (const margin of [0, 0.1, 0.2, 0.3]) {
+        const w = { coverage: 1, missedRare, title, margin };
+        const rescored = part.map((r) => {
+          let top: { evidence: number; right: boolean } | null = null;
+          for (const p of r.passages) {
+            const evidence = evidenceScore(p.evidenceFeatures!, w);
+            if (top === null || evidence > top.evidence) top = { evidence, right: p.right };
+          }
+          return { ...r, best: top };
+        });
+        for (let t = 0.2; t <= 0.9; t += 0.025) {
+          const f = thresholdFigures(rescored, t);
+          if (f.precision < 0.93 || f.falseAnswerRate > 0.07) continue;
+          if (best === null || f.coverage > best.f.coverage) best = { w, t, f };
+        }
+      }
+  console.log('\nbest on the tuning part:', best ? `${JSON.stringify(best.w)} threshold ${best.t.toFixed(3)}  ${fmt(best.f)}` : 'none meets the constraints');
+}
