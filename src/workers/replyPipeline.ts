@@ -72,7 +72,7 @@ export async function startReplyPipeline(deps: ReplyPipelineDeps): Promise<{ sto
   const { commands, readStore, bus, logger } = deps;
   const { eventStore } = commands;
   // Each effect is independent and idempotent, so a batch's events are reacted to together (REACTOR_CONCURRENCY).
-  const reactor = (name: string, eventTypes: string[], react: (event: RecordedEvent) => Promise<void>) =>
+  const reactor = (name: string, eventTypes: string[], react: (event: RecordedEvent) => Promise<void>, checkpointIntervalMs?: number) =>
     startReactor({
       name,
       eventStore,
@@ -81,14 +81,18 @@ export async function startReplyPipeline(deps: ReplyPipelineDeps): Promise<{ sto
       logger: logger.child({ component: 'reactor', reactor: name }),
       react,
       concurrency: REACTOR_CONCURRENCY,
+      ...(checkpointIntervalMs !== undefined ? { checkpointIntervalMs } : {}),
       ...(deps.consumer ? { consumer: deps.consumer } : {}),
     });
 
   const reactors = [
     await reactor('reply-jobs', ['MessageReceived'], (event) => publishReplyJob(bus, event)),
     await reactor('outbound-jobs', ['AgentReplied', 'OperatorMessageSent'], (event) => publishSendJob(bus, event)),
-    await reactor('credit-charges', ['AgentReplied'], (event) => chargeReply({ ...commands, pricing: deps.pricing }, event)),
-    await reactor('playground-charges', ['PlaygroundAnswered'], (event) => chargePlaygroundAnswer({ ...commands, pricing: deps.pricing }, event)),
+    // Charges save their checkpoint after every batch, as before: a crash repeats at most one batch of charges. A
+    // second's worth could reach past the credit decider's window of 200 recent reply ids, where only SQLite's
+    // unique event ids (not EventStoreDB's) stop a second charge (issue 21 asks for a guard every engine keeps).
+    await reactor('credit-charges', ['AgentReplied'], (event) => chargeReply({ ...commands, pricing: deps.pricing }, event), 0),
+    await reactor('playground-charges', ['PlaygroundAnswered'], (event) => chargePlaygroundAnswer({ ...commands, pricing: deps.pricing }, event), 0),
   ];
 
   const replyLatency = createReplyLatency();
