@@ -18,6 +18,7 @@ import type {
 import { EventIdConflictError, StoreBusyError, WrongExpectedRevisionError } from '../../ports/errors.js';
 import { checkExpectedRevision, pollingSubscription } from '../eventStoreSupport.js';
 import { SAFETY_NET_PAGES, startWalCheckpointer, type WalCheckpointer } from './walCheckpointer.js';
+import { WalSync } from './walSync.js';
 
 export interface SqliteEventStoreOptions {
   /** How often a subscription looks for events appended by another process (same file). Default 250 ms. */
@@ -36,6 +37,11 @@ export interface SqliteEventStoreOptions {
   wakeOtherThreads?: boolean;
   /** Checkpoint the WAL on a worker thread instead of inside commits (see walCheckpointer.ts). */
   checkpointOnWorker?: boolean;
+  /**
+   * Where commits are made durable: 'thread-pool' (default for a file) fsyncs the WAL off the event loop before
+   * appends resolve (see walSync.ts); 'in-commit' lets SQLite fsync inside each commit (synchronous=FULL).
+   */
+  walSync?: 'thread-pool' | 'in-commit';
 }
 
 /** One append waiting for the next group commit. */
@@ -98,11 +104,11 @@ CREATE TABLE IF NOT EXISTS write_probe (pad BLOB NOT NULL);
 `;
 
 /**
- * The embedded event store: one SQLite file (better-sqlite3), WAL, synchronous=FULL.
+ * The embedded event store: one SQLite file (better-sqlite3) in WAL mode.
  *
- * Durability: in WAL mode synchronous=NORMAL only syncs at checkpoints, so a power loss can drop the last
- * committed transactions; an append that resolved must survive, hence FULL (the WAL is fsynced at every
- * commit). To keep throughput with one fsync per commit, appends are group-committed: every append issued
+ * Durability: an append that resolved must survive a power loss, so the WAL is fsynced after every commit and
+ * before its appends resolve: by default on libuv's thread pool (walSync.ts), not inside the commit on the
+ * event loop. To keep throughput with one fsync per commit, appends are group-committed: every append issued
  * in the same event-loop turn (e.g. while the previous commit was running) joins one transaction, in order,
  * each with its own expected-revision check and its own result or error. A promise resolves only after the
  * transaction that holds its events has committed.
@@ -122,6 +128,7 @@ export class SqliteEventStore implements EventStore {
   private readonly busyTimeoutMs: number;
   private wake: BroadcastChannel | null = null;
   private checkpointer: WalCheckpointer | null = null;
+  private walSync: WalSync | null = null;
   private closed = false;
   private readonly pollMs: number;
   private readonly maxAppendsPerCommit: number;
@@ -159,11 +166,14 @@ export class SqliteEventStore implements EventStore {
     this.db.defaultSafeIntegers(true); // every INTEGER comes back as bigint: revisions and positions stay exact
     this.db.pragma(`busy_timeout = ${Math.min(BLOCKING_BUSY_MS, this.busyTimeoutMs)}`);
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
+    const onFile = path !== ':memory:' && path !== '';
+    const syncOffLoop = onFile && (options.walSync ?? 'thread-pool') === 'thread-pool';
+    this.db.pragma(`synchronous = ${syncOffLoop ? 'NORMAL' : 'FULL'}`);
     // The default 2 MiB page cache makes every index lookup a system call once the store outgrows it: the
     // cost of an append would then grow with the store. 64 MiB keeps the hot index pages in memory.
     this.db.pragma('cache_size = -65536');
     this.db.exec(SCHEMA);
+    if (syncOffLoop) this.walSync = new WalSync(`${path}-wal`);
     if (options.checkpointOnWorker && path !== ':memory:' && path !== '') {
       this.db.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
       this.checkpointer = startWalCheckpointer(path);
@@ -285,6 +295,7 @@ export class SqliteEventStore implements EventStore {
     this.lockWait = null;
     this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
     while (this.queue.length > 0) this.flushOnce(true);
+    await this.walSync?.close();
     await this.checkpointer?.stop();
     this.closed = true;
     this.wake?.close();
@@ -327,14 +338,20 @@ export class SqliteEventStore implements EventStore {
     this.lockWait = null;
     this.commitStats.commits += 1;
     this.commitStats.appends += batch.length;
+    if (this.walSync) this.walSync.afterCommit((syncError) => this.settle(batch, outcomes, syncError));
+    else this.settle(batch, outcomes, null);
+  }
+
+  /** Answers each append of a commit once it is durable; a failed fsync fails every append it was to cover. */
+  private settle(batch: PendingAppend[], outcomes: Outcome[], syncError: Error | null): void {
     let wrote = false;
     outcomes.forEach((o, i) => {
       const p = batch[i]!;
-      if (o.ok) {
+      if (!o.ok) p.reject(o.error);
+      else if (syncError) p.reject(syncError);
+      else {
         wrote ||= p.rows.length > 0;
         p.resolve(o.result);
-      } else {
-        p.reject(o.error);
       }
     });
     if (wrote) {
