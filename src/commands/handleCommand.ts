@@ -14,12 +14,19 @@ export interface CommandResult<E extends DomainEvent, S> {
   position: bigint | null;
   /** True when the decided events carried deterministic ids that were already stored: a redelivery. */
   duplicate?: boolean;
+  /** True when the `alongside` events were appended with the decision's. */
+  alongside?: boolean;
 }
 
 export interface HandleCommandOptions {
   metadata?: EventMetadata;
   /** Attempts after a concurrency conflict (another process wrote the stream) before giving up. */
   maxRetries?: number;
+  /**
+   * Events recorded with the decision's, in the same append, when it decided any (e.g. the log entry of the
+   * webhook delivery that brought a message: one commit per delivery). They must fold to the same state.
+   */
+  alongside?: (decided: DomainEvent[]) => DomainEvent[];
 }
 
 type AnyDecider = Decider<unknown, DomainEvent, unknown>;
@@ -95,7 +102,7 @@ async function drain(store: EventStore, stream: string, queue: StreamQueue): Pro
   }
 }
 
-type Decided = { ok: true; item: Queued; events: DomainEvent[]; state: unknown } | { ok: false; item: Queued; error: unknown };
+type Decided = { ok: true; item: Queued; events: DomainEvent[]; extra: DomainEvent[]; state: unknown } | { ok: false; item: Queued; error: unknown };
 
 async function runBatch(store: EventStore, stream: string, batch: Queued[]): Promise<void> {
   const maxRetries = Math.max(...batch.map((b) => b.options.maxRetries ?? 5));
@@ -106,15 +113,16 @@ async function runBatch(store: EventStore, stream: string, batch: Queued[]): Pro
     const decided: Decided[] = batch.map((item): Decided => {
       try {
         const events = item.decider.decide(item.command, current).map((e) => ({ ...e, id: e.id ?? randomUUID() }));
-        current = events.reduce(item.decider.evolve, current);
-        return { ok: true as const, item, events, state: current };
+        const extra = events.length > 0 && item.options.alongside ? item.options.alongside(events).map((e) => ({ ...e, id: e.id ?? randomUUID() })) : [];
+        current = [...events, ...extra].reduce(item.decider.evolve, current);
+        return { ok: true as const, item, events, extra, state: current };
       } catch (error) {
         return { ok: false as const, item, error };
       }
     });
     const toAppend: NewEvent[] = [];
     for (const d of decided) {
-      if (d.ok) for (const e of d.events) toAppend.push({ id: e.id!, type: e.type, data: e.data, metadata: d.item.options.metadata });
+      if (d.ok) for (const e of [...d.events, ...d.extra]) toAppend.push({ id: e.id!, type: e.type, data: e.data, metadata: d.item.options.metadata });
     }
     if (toAppend.length === 0) {
       settle(decided, revision, null);
@@ -160,8 +168,8 @@ function settle(decided: Decided[], before: bigint, position: bigint | null) {
       d.item.reject(d.error);
       continue;
     }
-    revision += BigInt(d.events.length);
-    d.item.resolve({ events: d.events, state: d.state, revision, position: d.events.length ? position : null });
+    revision += BigInt(d.events.length + d.extra.length);
+    d.item.resolve({ events: d.events, state: d.state, revision, position: d.events.length ? position : null, alongside: d.extra.length > 0 });
   }
 }
 

@@ -294,8 +294,11 @@ describe('rejected deliveries are logged in bounded form (anyone can send them)'
     expect(detail.payload.body.length).toBeLessThanOrEqual(REJECTED_BODY_PREFIX_CHARS);
     expect(detail.payload.headers['x-webhook-signature']).toBe('[redacted]');
 
-    // Nor the store: the stream holds the 3 accepted entries (with their bodies) and a bounded number of small ones.
-    const stored = await server.adapters.eventStore.readStream(`webhooklog-${integrationId}`);
+    // Nor the store: it holds the 3 accepted entries (with their bodies, each in its conversation's stream) and a
+    // bounded number of small ones.
+    const stored = (await server.adapters.eventStore.readAll({ filter: { eventTypes: ['WebhookDeliveryLogged'] } })).filter(
+      (e) => (e.data as { integrationId: number }).integrationId === integrationId,
+    );
     expect(stored.length).toBe(3 + rejected.length);
     expect(JSON.stringify(stored.map((e) => e.data))).not.toContain('JUNK'.repeat(100));
   });

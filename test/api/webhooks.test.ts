@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
 import { signUp, signUpWithIntegration } from '../support/api.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
@@ -214,6 +214,32 @@ describe('POST /api/webhook/msgplatform/{integrationId}', () => {
     expect(stored).toHaveLength(1);
   });
 
+  it('one commit per accepted webhook: the message and its log entry go into one append; a redelivery is logged on its own', async () => {
+    const first = message({ client_id: 'one-commit', message_id: 'one-commit-1', hook_type: 'inbox', type: 'from_client' });
+    expect((await post(signed(first).body, signed(first).headers)).status).toBe(200);
+    const append = vi.spyOn(server.adapters.eventStore, 'append');
+    try {
+      const next = message({ client_id: 'one-commit', message_id: 'one-commit-2', hook_type: 'inbox', type: 'from_client' });
+      const { body, headers } = signed(next);
+      expect((await post(body, headers)).status).toBe(200);
+      expect(append).toHaveBeenCalledTimes(1);
+      const [stream, events] = append.mock.calls[0]!;
+      expect(stream).toMatch(/^conversation-/);
+      expect(events.map((e) => e.type)).toEqual(['MessageReceived', 'WebhookDeliveryLogged']);
+      expect(events[1]!.data).toMatchObject({ integrationId, httpStatus: 200, outcome: 'processed', kind: 'message', conversationId: stream.slice('conversation-'.length) });
+      expect(JSON.stringify(events[1]!.data)).not.toContain(SECRET);
+
+      // The redelivery stores no message, so its entry ("duplicate") is an append of its own, after the acknowledgement.
+      append.mockClear();
+      expect((await post(body, headers)).status).toBe(200);
+      await vi.waitFor(() => expect(append).toHaveBeenCalledTimes(1));
+      expect(append.mock.calls[0]![0]).toBe(`webhooklog-${integrationId}`);
+      expect(append.mock.calls[0]![1][0]!.data).toMatchObject({ outcome: 'duplicate', reason: 'already received' });
+    } finally {
+      append.mockRestore();
+    }
+  });
+
   it('a redelivery of the same body without message_id within 24 h is a no-op', async () => {
     const { body, headers } = signed(message({ client_id: 'same-body' }));
     expect((await post(body, headers)).status).toBe(200);
@@ -282,7 +308,8 @@ describe('status events', () => {
     expect(await types(stream)).toContain('AiSessionPaused');
     const { body, headers } = signed({ hook_type: 'dialog_transferred', request_id: 1003, dialog_id: 2003 });
     expect((await post(body, headers)).status).toBe(200);
-    const events = await server.adapters.eventStore.readStream(stream);
+    // The conversation's own events: each delivery's log entry is stored beside them.
+    const events = (await server.adapters.eventStore.readStream(stream)).filter((e) => e.type !== 'WebhookDeliveryLogged');
     expect(events.map((e) => e.type).filter((t) => t.startsWith('AiSession'))).toEqual(['AiSessionOpened', 'AiSessionPaused']);
     expect(events.at(-1)!.type).toBe('DialogTransferred');
     expect(events.at(-1)!.data).toMatchObject({ action: 'session_transfer_external', dialogId: 2003, requestId: 1003 });

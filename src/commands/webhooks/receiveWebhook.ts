@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { conversationStream } from '../../domain/conversations/decider.js';
 import { findKey } from '../../domain/conversations/dedupeWindow.js';
-import type { ConversationEvent } from '../../domain/conversations/events.js';
+import type { ConversationEvent, ConversationStreamEvent } from '../../domain/conversations/events.js';
+import type { WebhookLogEntry } from '../../domain/webhooks/webhookLog.js';
 import { DomainError } from '../../domain/errors.js';
 import type { LiveIntegration } from '../integrations/queries.js';
 import type { PlatformMessage, WebhookPayload } from '../../domain/webhooks/payload.js';
@@ -21,7 +22,12 @@ export type WebhookOutcome = {
   conversationId: string | null;
   position: bigint | null;
   events: ConversationEvent[];
+  /** True when the delivery's log entry went into the same append as its events; else the caller logs it. */
+  logged: boolean;
 };
+
+/** What the delivery's log entry holds besides the outcome, for the processed case logged with the events. */
+export type DeliveryLog = Pick<WebhookLogEntry, 'receivedAt' | 'payload'>;
 
 export interface ReceiveWebhookDeps extends CommandDeps {
   /** Conversation of a platform request or dialog id learnt from earlier messages (read model). */
@@ -39,18 +45,41 @@ function dedupeOf(integrationId: number, rawBody: Buffer, message: PlatformMessa
   return { key: `body:${sha256Hex(Buffer.concat([Buffer.from(`${integrationId}:`), rawBody]))}`, until: new Date(now.getTime() + BODY_DEDUPE_WINDOW_MS).toISOString() };
 }
 
+/**
+ * The log entry of a delivery that stored events, appended with them (one commit per delivery); its id
+ * derives from the delivery's so a redelivery racing the original appends the very same events.
+ */
+function logAlongside(integration: LiveIntegration, delivery: DeliveryLog | undefined, seed: string, kind: WebhookOutcome['kind'], conversationId: string) {
+  if (!delivery) return {};
+  const logId = deterministicId(`${seed}:WebhookDeliveryLogged`);
+  const entry: WebhookLogEntry = {
+    logId,
+    integrationId: integration.integrationId,
+    companyId: integration.companyId,
+    receivedAt: delivery.receivedAt,
+    httpStatus: 200,
+    outcome: 'processed',
+    kind,
+    reason: null,
+    conversationId,
+    ...(delivery.payload ? { payload: delivery.payload } : {}),
+  };
+  return { alongside: (): ConversationStreamEvent[] => [{ type: 'WebhookDeliveryLogged', id: logId, data: entry }] };
+}
+
 export async function receiveWebhook(
   deps: ReceiveWebhookDeps,
   integration: LiveIntegration,
   payload: Exclude<WebhookPayload, { kind: 'invalid' }>,
   rawBody: Buffer,
+  delivery?: DeliveryLog,
 ): Promise<WebhookOutcome> {
   const now = deps.clock.now();
   const at = now.toISOString();
   const metadata = { companyId: integration.companyId, actor: 'platform', correlationId: randomUUID() };
 
   if (payload.kind === 'ignored') {
-    return { outcome: 'ignored', kind: 'other', reason: payload.reason, conversationId: null, position: null, events: [] };
+    return { outcome: 'ignored', kind: 'other', reason: payload.reason, conversationId: null, position: null, events: [], logged: false };
   }
 
   if (payload.kind === 'customer_message' || payload.kind === 'operator_message') {
@@ -72,15 +101,15 @@ export async function receiveWebhook(
       ...(m.dialogId !== undefined ? { dialogId: m.dialogId } : {}),
       ...(m.eventTime !== undefined ? { eventTime: m.eventTime } : {}),
     };
-    const delivery = { messageId, dedupeKey: dedupe.key, dedupeUntil: dedupe.until, text: m.text, attachments: m.attachments, platform };
+    const message = { messageId, dedupeKey: dedupe.key, dedupeUntil: dedupe.until, text: m.text, attachments: m.attachments, platform };
     const result = await handleCommand(
       deps.eventStore,
       conversationStream(conversationId),
       withDeterministicIds(messageId),
       payload.kind === 'customer_message'
-        ? { type: 'ReceiveCustomerMessage', start, sessionId: sessionIdFor(messageId), client: m.client as Record<string, unknown> | undefined, now: at, ...delivery }
-        : { type: 'RecordOperatorMessage', start, now: at, ...delivery },
-      { metadata, maxRetries: 10 },
+        ? { type: 'ReceiveCustomerMessage', start, sessionId: sessionIdFor(messageId), client: m.client as Record<string, unknown> | undefined, now: at, ...message }
+        : { type: 'RecordOperatorMessage', start, now: at, ...message },
+      { metadata, maxRetries: 10, ...logAlongside(integration, delivery, messageId, 'message', conversationId) },
     );
     const duplicate = result.events.length === 0;
     // Also on a duplicate: the first delivery may have crashed between the two appends.
@@ -91,7 +120,8 @@ export async function receiveWebhook(
       reason: duplicate ? (payload.kind === 'operator_message' && !findKey(result.state.dedupe, dedupe.key) ? 'echo of a message this service sent' : 'already received') : null,
       conversationId,
       position: result.position,
-      events: result.events,
+      events: result.events as ConversationEvent[],
+      logged: result.alongside === true,
     };
   }
 
@@ -102,18 +132,19 @@ export async function receiveWebhook(
     (await findLinkedConversation(deps, integration.integrationId, refsOf(ref))) ?? (await deps.findConversationByRef(integration.integrationId, ref));
   if (!conversationId) {
     deps.logger.info({ integrationId: integration.integrationId, hookType: payload.hookType }, 'status event ignored: no conversation knows this request or dialog id');
-    return { outcome: 'ignored', kind: 'status_event', reason: `no conversation for request_id ${String(payload.requestId)}`, conversationId: null, position: null, events: [] };
+    return { outcome: 'ignored', kind: 'status_event', reason: `no conversation for request_id ${String(payload.requestId)}`, conversationId: null, position: null, events: [], logged: false };
   }
   const eventKey = `status:${payload.hookType}:${String(payload.requestId)}:${String(payload.dialogId ?? '')}:${String(payload.eventTime ?? '')}`;
+  const seed = deterministicId(eventKey);
   try {
     const result = await handleCommand(
       deps.eventStore,
       conversationStream(conversationId),
-      withDeterministicIds(deterministicId(eventKey)),
+      withDeterministicIds(seed),
       payload.action === 'session_close'
         ? { type: 'CloseSession', reason: payload.hookType as 'close_dialog' | 'close_request', by: 'platform', now: at }
         : { type: 'TransferDialog', dialogId: payload.dialogId ?? null, requestId: payload.requestId, now: at },
-      { metadata, maxRetries: 10 },
+      { metadata, maxRetries: 10, ...logAlongside(integration, delivery, seed, 'status_event', conversationId) },
     );
     if (payload.action !== 'session_close') await linkPlatformRefs(deps, integration.integrationId, conversationId, refsOf(ref));
     return {
@@ -122,12 +153,13 @@ export async function receiveWebhook(
       reason: result.events.length ? null : 'the session is already closed',
       conversationId,
       position: result.position,
-      events: result.events,
+      events: result.events as ConversationEvent[],
+      logged: result.alongside === true,
     };
   } catch (err) {
     if (err instanceof DomainError && err.code === 'INVALID_STATE') {
       deps.logger.info({ conversationId, hookType: payload.hookType }, `status event ignored: ${err.message}`);
-      return { outcome: 'ignored', kind: 'status_event', reason: err.message, conversationId, position: null, events: [] };
+      return { outcome: 'ignored', kind: 'status_event', reason: err.message, conversationId, position: null, events: [], logged: false };
     }
     throw err;
   }

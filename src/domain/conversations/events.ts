@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { WebhookLogEntry } from '../webhooks/webhookLog.js';
 import { platformIdSchema } from '../platformId.js';
 import { answerProvenanceSchema } from '../answers/provenance.js';
 
@@ -123,6 +124,11 @@ export const conversationEvents = {
 
 type Events = typeof conversationEvents;
 export type ConversationEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]>; id?: string } }[keyof Events];
+/**
+ * What a conversation stream holds: the conversation's events, and the log entry of each webhook delivery that
+ * brought one, appended in the same commit (one append per delivery). A log entry changes nothing in the state.
+ */
+export type ConversationStreamEvent = ConversationEvent | { type: 'WebhookDeliveryLogged'; data: WebhookLogEntry; id?: string };
 export type ConversationEventType = ConversationEvent['type'];
 export type Customer = z.infer<typeof customerSchema>;
 export type PlatformRefs = z.infer<typeof platformRefs>;

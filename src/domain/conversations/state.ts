@@ -1,6 +1,6 @@
 import type { PlatformId } from '../platformId.js';
 import { emptyDedupeWindow, findKey, rememberKey, type DedupeWindow } from './dedupeWindow.js';
-import type { ConversationEvent, Customer, PausedReason } from './events.js';
+import type { ConversationEvent, ConversationStreamEvent, Customer, PausedReason } from './events.js';
 import { evolveHandoff, noHandoff, type HandoffTrack } from './handoff.js';
 
 export type SessionState = 'active' | 'paused' | 'closed';
@@ -84,7 +84,8 @@ const withoutKey = <V>(record: Record<string, V>, key: string): Record<string, V
   return rest;
 };
 
-export function evolve(state: ConversationState, event: ConversationEvent): ConversationState {
+export function evolve(state: ConversationState, event: ConversationStreamEvent): ConversationState {
+  if (event.type === 'WebhookDeliveryLogged') return state;
   const handoff = evolveHandoff(state.handoff, event);
   const next = evolveConversation(state, event);
   return handoff === next.handoff ? next : { ...next, handoff };

@@ -32,11 +32,12 @@ export type LiveListener = (change: LiveChange) => void;
 
 /** What a stored event tells the dashboard (null: nothing). */
 function changeOf(event: RecordedEvent): LiveChange | null {
-  if (event.stream.startsWith(CONVERSATION_PREFIX)) return { kind: 'conversation', conversationId: event.stream.slice(CONVERSATION_PREFIX.length) };
-  if (event.stream.startsWith(WEBHOOK_LOG_PREFIX) && event.type === 'WebhookDeliveryLogged') {
+  // A delivery that stored events is logged in the conversation's own stream, the others in the integration's log.
+  if (event.type === 'WebhookDeliveryLogged') {
     const d = event.data as { logId: string; integrationId: number; conversationId: string | null };
     return { kind: 'webhookLog', logId: d.logId, integrationId: d.integrationId, conversationId: d.conversationId };
   }
+  if (event.stream.startsWith(CONVERSATION_PREFIX)) return { kind: 'conversation', conversationId: event.stream.slice(CONVERSATION_PREFIX.length) };
   return null;
 }
 const changeKey = (c: LiveChange) => (c.kind === 'conversation' ? `c:${c.conversationId}` : `w:${c.logId}`);

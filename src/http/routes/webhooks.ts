@@ -175,10 +175,11 @@ export function webhookRoutes(services: HttpServices, logWrites: PendingWrites, 
           return reject(400, 'VALIDATION_ERROR', payload.issues);
         }
 
-        const outcome = await receiveWebhook(deps, integration, payload, body);
+        // A delivery that stores events has its log entry appended with them: one commit per webhook.
+        const outcome = await receiveWebhook(deps, integration, payload, body, { receivedAt, ...payloadOf(true) });
         outcomes.set(request, outcome.outcome);
-        // The acknowledgement waits for the message's events, not for its log entry: one fsync less per webhook.
-        void log({ httpStatus: 200, outcome: outcome.outcome, kind: outcome.kind, reason: outcome.reason, conversationId: outcome.conversationId });
+        // Otherwise (a duplicate, an ignored event) the acknowledgement does not wait for the log entry.
+        if (!outcome.logged) void log({ httpStatus: 200, outcome: outcome.outcome, kind: outcome.kind, reason: outcome.reason, conversationId: outcome.conversationId });
         return reply.status(200).send({ ok: true as const });
       },
     );
