@@ -1,4 +1,5 @@
 import type { AnswerThreshold } from '../domain/answers/evidence.js';
+import type { CompanyLlmConfig } from '../domain/llm/decider.js';
 
 /**
  * The LLM port: one chat completion per call. Adapters: `builtin` (answers from the knowledge base alone,
@@ -93,6 +94,9 @@ export interface LlmProvider {
   /** For the dashboard's "test connection": never throws, reports the failure instead. */
   testConnection(options?: { model?: string; signal?: AbortSignal }): Promise<LlmConnectionTest>;
 }
+
+/** A company's LLM configuration → the provider that answers for it. Throws LlmError only. */
+export type LlmResolver = (config: CompanyLlmConfig) => LlmProvider;
 
 export type LlmErrorKind =
   | 'timeout'
