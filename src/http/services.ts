@@ -7,7 +7,7 @@ import type { CompanyLlmConfig } from '../domain/llm/decider.js';
 import type { LlmProvider } from '../ports/llm.js';
 import type { Mailer } from '../ports/mailer.js';
 import type { ReplayMetrics, WebhookMetrics } from '../ports/metrics.js';
-import type { KnowledgeSearch } from './routes/knowledgeBase.js';
+import type { KnowledgeSearch } from '../ports/knowledgeSearch.js';
 
 /** What route plugins need from the composition root. */
 export interface HttpServices {

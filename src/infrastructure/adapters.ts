@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config.js';
 import { eventCatalog } from '../domain/catalog.js';
+import type { Adapters } from '../ports/adapters.js';
 import type { Bus } from '../ports/bus.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { Logger } from '../ports/logger.js';
@@ -13,17 +14,6 @@ import { openSqliteEventStore } from './sqlite/sqliteEventStore.js';
 import { SqliteReadStore } from './sqlite/sqliteReadStore.js';
 import { eventStoreReady, trackWriteHealth } from './storeHealth.js';
 import { validatingEventStore } from './validatingEventStore.js';
-
-export interface Adapters {
-  eventStore: EventStore;
-  readStore: ReadStore;
-  bus: Bus;
-  /** Shares its counters through NATS when the bus does, so limits hold cluster-wide. */
-  rateLimiter: RateLimiter;
-  /** Which engine backs each port, for the start-up log line and /readyz. */
-  engines: { eventStore: 'sqlite' | 'eventstoredb'; readStore: 'sqlite' | 'mongodb'; bus: 'in-process' | 'nats' };
-  close(): Promise<void>;
-}
 
 /**
  * The event store alone (the replay CLI needs nothing else), validating every event against the catalog.

@@ -1,4 +1,5 @@
 import type { AnswerThreshold } from '../domain/answers/evidence.js';
+import type { CompanyLlmConfig } from '../domain/llm/decider.js';
 
 /**
  * The LLM port: one chat completion per call. Adapters: `builtin` (answers from the knowledge base alone,
@@ -94,6 +95,9 @@ export interface LlmProvider {
   testConnection(options?: { model?: string; signal?: AbortSignal }): Promise<LlmConnectionTest>;
 }
 
+/** A company's LLM configuration → the provider that answers for it. Throws LlmError only. */
+export type LlmResolver = (config: CompanyLlmConfig) => LlmProvider;
+
 export type LlmErrorKind =
   | 'timeout'
   | 'rate_limited'
@@ -129,14 +133,6 @@ export function isLlmError(value: unknown): value is LlmError {
 
 /** Longest handoff reason kept from a model (it lands in an event and the dashboard). */
 export const MAX_HANDOFF_REASON = 500;
-
-/** A model's handoff reason made safe to store: a string, no control characters, one line, bounded; undefined when empty. */
-export function cleanHandoffReason(value: unknown): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  // eslint-disable-next-line no-control-regex
-  const text = value.slice(0, MAX_HANDOFF_REASON * 4).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
-  return text.length === 0 ? undefined : text.slice(0, MAX_HANDOFF_REASON);
-}
 
 /** The model name the builtin provider reports; it costs nothing. */
 export const BUILTIN_MODEL = 'builtin';

@@ -1,9 +1,8 @@
-import type { FullTextSpec, SearchHit, SearchQuery } from './readStoreSearch.js';
-
 /**
  * The read store port: disposable read models built by projectors. Documents are plain JSON keyed by
  * `id` within a collection; queries filter by equality on declared index fields and sort by them, and a
- * collection that declares `fullText` can be searched by words (readStoreSearch.ts).
+ * collection that declares `fullText` can be searched by words (`search`). What every adapter shares beyond
+ * this contract (names, cursors, positions, what a word is) lives in src/infrastructure/readStore/.
  */
 export interface Doc {
   id: string;
@@ -139,43 +138,58 @@ export class InvalidCursorError extends Error {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Semantics shared by every adapter (pure functions, no engine): names, limits, sort keys, cursors, positions.
+// Full-text search: what a searchable collection declares, what a search asks and what it finds.
+// ---------------------------------------------------------------------------------------------------------
+
+export interface FullTextSpec {
+  /** String fields whose words are indexed (missing or non-string values index nothing). */
+  fields: string[];
+  /**
+   * The field every search filters on by equality (the tenant, e.g. `companyId`). A search never sees another
+   * scope's documents, and its cost does not depend on them.
+   */
+  scope: string;
+  /**
+   * A non-negative safe-integer field, unique within the collection (e.g. the position of the event that wrote the
+   * document): hits come highest first, and the cursor is keyed on it.
+   */
+  order: string;
+}
+
+export interface SearchQuery {
+  /** The value of the spec's `scope` field the hits must have. */
+  scope: string;
+  /** User text: its words must all occur in the document (in any indexed field). */
+  text: string;
+  /** Default 20, at most 50 (every hit is parsed and highlighted). */
+  limit?: number;
+  cursor?: string | null;
+}
+
+/** A match inside a field's text: UTF-16 offsets, `end` exclusive (what `String.prototype.slice` takes). */
+export interface TextRange {
+  start: number;
+  end: number;
+}
+
+export interface SearchHit<T extends Doc = Doc> {
+  doc: T;
+  /** Per full-text field, the words that match the query, in order (near the first match: HIGHLIGHT_WINDOW in
+   * src/infrastructure/readStore/fullText.ts). */
+  matches: Record<string, TextRange[]>;
+}
+
+export const DEFAULT_SEARCH_LIMIT = 20;
+export const MAX_SEARCH_LIMIT = 50;
+
+// ---------------------------------------------------------------------------------------------------------
+// Limits and the rule a document obeys, the same in every adapter (the projection runner checks it too).
 // ---------------------------------------------------------------------------------------------------------
 
 export const DEFAULT_FIND_LIMIT = 50;
 export const MAX_FIND_LIMIT = 1000;
 /** Field names an adapter may use for its own bookkeeping; documents and indexes may not use them. */
 export const RESERVED_FIELDS: readonly string[] = ['_id', '_pos', '_del', '_lang'];
-
-const collectionNamePattern = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
-const fieldPathPattern = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
-
-export function checkCollectionName(name: string): void {
-  if (!collectionNamePattern.test(name)) throw new Error(`invalid read model collection name: ${JSON.stringify(name)}`);
-}
-
-export function checkFieldPath(collection: string, field: string): void {
-  if (!fieldPathPattern.test(field) || RESERVED_FIELDS.includes(field.split('.')[0]!)) {
-    throw new Error(`invalid field ${JSON.stringify(field)} in read model collection ${collection}`);
-  }
-}
-
-/** Validates a spec and returns its indexes as field lists (each without the implicit trailing `id`). */
-export function indexKeys(spec: CollectionSpec): string[][] {
-  checkCollectionName(spec.name);
-  const out: string[][] = [];
-  for (const entry of spec.indexes) {
-    const fields = (typeof entry === 'string' ? [entry] : entry).filter((f) => f !== 'id');
-    for (const f of fields) checkFieldPath(spec.name, f);
-    if (fields.length > 0) out.push(fields);
-  }
-  return out;
-}
-
-/** Every field a query on this collection may use. */
-export function queryableFields(spec: CollectionSpec): Set<string> {
-  return new Set(['id', ...indexKeys(spec).flat()]);
-}
 
 export function checkDoc(collection: string, doc: Doc): void {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
@@ -187,123 +201,4 @@ export function checkDoc(collection: string, doc: Doc): void {
   for (const k of RESERVED_FIELDS) {
     if (k in doc) throw new Error(`read model ${collection}: field ${k} is reserved`);
   }
-}
-
-export interface SortKey {
-  field: string;
-  direction: 'asc' | 'desc';
-}
-
-export interface NormalizedFind {
-  where: [field: string, value: Scalar][];
-  /** The requested order with the `id` tie-breaker last. */
-  sort: SortKey[];
-  limit: number;
-  /** Sort values (one per sort key, id last) of the row the previous page ended on. */
-  after: Scalar[] | null;
-  /** Identifies collection + where + orderBy inside a cursor. */
-  signature: string;
-}
-
-/**
- * Validates a query (fields declared when the spec is known, scalar where values) and resolves defaults,
- * the tie-breaker and the cursor.
- */
-export function normalizeFind(collection: string, query: FindQuery = {}, spec?: CollectionSpec): NormalizedFind {
-  const allowed = spec ? queryableFields(spec) : null;
-  const checkField = (field: string) => {
-    if (field !== 'id') checkFieldPath(collection, field);
-    if (allowed && !allowed.has(field)) {
-      throw new Error(`field ${field} is not declared in the indexes of read model collection ${collection}`);
-    }
-  };
-  const where: [string, Scalar][] = [];
-  for (const [field, value] of Object.entries(query.where ?? {})) {
-    checkField(field);
-    if (!isScalar(value)) throw new Error(`where.${field} on ${collection} must be a string, finite number, boolean or null`);
-    where.push([field, value]);
-  }
-  where.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  const sort: SortKey[] = [];
-  for (const key of query.orderBy ?? []) {
-    checkField(key.field);
-    if (key.direction !== 'asc' && key.direction !== 'desc') throw new Error(`orderBy ${key.field}: direction must be asc or desc`);
-    if (sort.some((k) => k.field === key.field)) throw new Error(`orderBy lists ${key.field} twice`);
-    sort.push({ field: key.field, direction: key.direction });
-    if (key.field === 'id') break; // unique: later keys could never apply
-  }
-  if (sort.at(-1)?.field !== 'id') sort.push({ field: 'id', direction: sort.at(-1)?.direction ?? 'asc' });
-  const requested = query.limit ?? DEFAULT_FIND_LIMIT;
-  const limit = Number.isFinite(requested) ? Math.min(Math.max(1, Math.floor(requested)), MAX_FIND_LIMIT) : DEFAULT_FIND_LIMIT;
-  // The collection is part of it: two lists with the same filter and order must not accept each other's cursors.
-  const signature = fnv1a(JSON.stringify([collection, where, sort.map((k) => `${k.field}:${k.direction}`)]));
-  const after = query.cursor ? decodeCursor(query.cursor, signature, sort.length) : null;
-  return { where, sort, limit, after, signature };
-}
-
-/** The cursor pointing after `doc` in a result ordered by `query.sort`. */
-export function encodeCursor(query: NormalizedFind, doc: Doc): string {
-  const values = query.sort.map((k) => sortValue(doc, k.field));
-  return Buffer.from(JSON.stringify({ s: query.signature, v: values }), 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string, signature: string, keys: number): Scalar[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw new InvalidCursorError('not a cursor');
-  }
-  if (typeof parsed !== 'object' || parsed === null) throw new InvalidCursorError('not a cursor');
-  const { s, v } = parsed as { s?: unknown; v?: unknown };
-  if (s !== signature) throw new InvalidCursorError('it belongs to another query');
-  if (!Array.isArray(v) || v.length !== keys || !v.every(isScalar) || typeof v.at(-1) !== 'string') {
-    throw new InvalidCursorError('malformed values');
-  }
-  return v as Scalar[];
-}
-
-/** The value a document sorts by: missing counts as null; only scalars can be sorted on. */
-export function sortValue(doc: Doc, path: string): Scalar {
-  let v: unknown = doc;
-  for (const part of path.split('.')) {
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) return null;
-    v = (v as Record<string, unknown>)[part];
-  }
-  if (v === undefined) return null;
-  if (!isScalar(v)) throw new Error(`cannot sort on field ${path}: its value is not a scalar`);
-  return v;
-}
-
-function isScalar(v: unknown): v is Scalar {
-  return v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
-}
-
-function fnv1a(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(36);
-}
-
-/** Only the last op per (collection, id) counts, in the order of those last ops. */
-export function collapseOps(ops: WriteOp[]): WriteOp[] {
-  const last = new Map<string, WriteOp>();
-  for (const op of ops) {
-    const key = `${op.collection}\u0000${op.kind === 'put' ? op.doc.id : op.id}`;
-    last.delete(key);
-    last.set(key, op);
-  }
-  return [...last.values()];
-}
-
-/**
- * A position as a fixed-width decimal string (20 digits: every unsigned 64-bit value), so engines compare
- * positions as strings without ever turning them into lossy JS numbers.
- */
-export function positionKey(position: bigint): string {
-  if (position < 0n || position > 0xffff_ffff_ffff_ffffn) throw new Error(`position ${position} is out of range`);
-  return position.toString().padStart(20, '0');
 }

@@ -2,7 +2,7 @@ import type { Logger as PinoLogger } from 'pino';
 import type { Config } from '../config.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { CommandDeps } from '../commands/deps.js';
-import type { Adapters } from '../infrastructure/adapters.js';
+import type { Adapters } from '../ports/adapters.js';
 import type { ServiceMetrics } from '../infrastructure/metrics/serviceMetrics.js';
 import { startKnowledgeIndexer, type KnowledgeIndexer } from '../infrastructure/search/knowledgeIndexer.js';
 import { createEventConsumer, type EventConsumer } from '../projections/eventConsumer.js';

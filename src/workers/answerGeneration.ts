@@ -2,6 +2,7 @@ import { DEFAULT_ANSWER_THRESHOLD, type AnswerThreshold } from '../domain/answer
 import { MAX_ANSWER_SOURCES, type AnswerProvenance, type GeneratedAnswerFields } from '../domain/answers/provenance.js';
 import { costMicros, estimateUsage, type Pricing, type TokenUsage } from '../domain/credits/pricing.js';
 import { isLlmError, promptChars, type LlmMessage, type LlmPassage, type LlmProvider, type LlmResponse } from '../ports/llm.js';
+import type { PassageSearch } from '../ports/knowledgeSearch.js';
 import type { Logger } from '../ports/logger.js';
 
 /**
@@ -59,11 +60,6 @@ export const recordedFieldsOf = ({ response, provenance }: GeneratedAnswer): Gen
   handoff: response.handoff === true,
   provenance,
 });
-
-/** The knowledge index as answers read it (its results carry more fields; these are the ones an answer keeps). */
-export interface PassageSearch {
-  search(companyId: string, query: string, options: { limit: number }): LlmPassage[] | Promise<LlmPassage[]>;
-}
 
 /** `searchKnowledge` over a knowledge index: the passages with where each comes from, nothing else. */
 export const searchPassages =

@@ -18,7 +18,8 @@ import { GENERATE_REPLY, SEND_MESSAGE, type GenerateReplyJob, type SendMessageJo
 import { startReactor } from './reactor.js';
 import { recoverUnfinishedJobs } from './recoverJobs.js';
 import { startReplyWorker, type AgentProfile } from './replyWorker.js';
-import { searchPassages, type PassageSearch } from './answerGeneration.js';
+import type { PassageSearch } from '../ports/knowledgeSearch.js';
+import { searchPassages } from './answerGeneration.js';
 import { chargePlaygroundAnswer } from './playgroundCharges.js';
 import { startSendWorker } from './sendWorker.js';
 import { createReplyLatency } from './replyLatency.js';

@@ -9,8 +9,8 @@ import {
   type Page,
   type ReadStore,
   type Scalar,
+  type SearchHit,
 } from '../../src/ports/readStore.js';
-import type { SearchHit } from '../../src/ports/readStoreSearch.js';
 
 /** A fresh, empty database per test, and more instances on that same database (as another process would open). */
 export interface ReadStoreFixture {

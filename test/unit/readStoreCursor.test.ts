@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { encodeCursor, InvalidCursorError, normalizeFind } from '../../src/ports/readStore.js';
+import { encodeCursor, normalizeFind } from '../../src/infrastructure/readStore/find.js';
+import { InvalidCursorError } from '../../src/ports/readStore.js';
 
 describe('read store cursors', () => {
   const query = { where: { companyId: 'c1' }, orderBy: [{ field: 'createdAt', direction: 'asc' as const }] };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HIGHLIGHT_WINDOW, matchRanges, matchesAll, queryTerms } from '../../src/ports/readStoreSearch.js';
+import { HIGHLIGHT_WINDOW, matchRanges, matchesAll, queryTerms } from '../../src/infrastructure/readStore/fullText.js';
 import { snippetOf } from '../../src/projections/search/snippet.js';
 
 describe('search words and snippets', () => {

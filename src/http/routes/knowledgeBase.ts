@@ -11,23 +11,6 @@ import { HttpError, notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
 import { errorBody, errorResponses, listQuery } from './schemas.js';
 
-/** One search hit as the knowledge index reports it (the fields this API uses). */
-export interface KnowledgeHit {
-  documentId: string;
-  title: string;
-  snippet: string;
-  score: number;
-}
-
-/** What the knowledge-base routes need besides HttpServices: the search index and its progress. */
-export interface KnowledgeSearch {
-  search(companyId: string, query: string, options?: { limit?: number }): Promise<KnowledgeHit[]>;
-  /** Passages the document will be split into (computed off the HTTP thread). */
-  chunkCount(document: { title: string; content: string }): Promise<number>;
-  /** Resolves once the index holds every knowledge-base event up to `position` (read-your-writes). */
-  waitForPosition(position: bigint): Promise<void>;
-}
-
 /**
  * The route accepts bodies a little over the app-wide 1 MiB limit so that the content limit — 1 MiB
  * (1,048,576 bytes) of UTF-8 content — is checked here, on the content itself, not on the JSON envelope

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { addKnowledgeDocument } from '../../commands/knowledge/knowledgeDocuments.js';
+import type { FileTextReader } from '../../ports/fileText.js';
 import { contentBytes, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_TITLE } from '../../domain/knowledge/documents.js';
 import { ACCEPTED_EXTENSIONS, decodeTextFile, fileKindOf, looksLikePdf, titleFromFilename, type FileKind } from '../../domain/knowledge/fileKinds.js';
 import { authenticator, authOf } from '../authenticate.js';
@@ -14,11 +15,6 @@ export const KNOWLEDGE_PDF_MAX_BYTES = 10 * 1024 * 1024;
 /** Largest .txt/.md/.html accepted: markup around 1 MiB of text, and bounded HTML-to-text work on the event loop. */
 export const KNOWLEDGE_TEXT_FILE_MAX_BYTES = 2 * 1024 * 1024;
 
-/** File → text as the route sees it; CPU-heavy, so the implementation (infrastructure) runs it off the event loop. */
-export interface FileTextReader {
-  pdfText(bytes: Uint8Array): Promise<{ text: string; pages: number }>;
-  htmlText(html: string): Promise<string>;
-}
 /**
  * What the reader throws: `reason` tells a bad file (malformed, timeout) from a busy service and from a reader
  * that failed on its own (`failed`: its message is generic; `detail`, an error name and code, is for the log).

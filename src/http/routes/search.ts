@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CONVERSATIONS, type ConversationDoc } from '../../projections/conversations/conversationsProjection.js';
-import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from '../../ports/readStoreSearch.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from '../../ports/readStore.js';
 import { SEARCH_ENTRIES, type SearchEntryDoc } from '../../projections/search/searchProjection.js';
 import { snippetOf } from '../../projections/search/snippet.js';
 import { authenticator, authOf } from '../authenticate.js';

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import type { FileTextReader } from '../../ports/fileText.js';
 import { threadEntry } from '../runtimeLayout.js';
 import { readerDetail, type FileReadFailure } from './fileReadFailure.js';
 
@@ -20,12 +21,8 @@ export class FileTextError extends Error {
 
 const readerFailed = (detail: string) => new FileTextError('failed', 'the file reader failed', detail);
 
-export interface FileTextExtractor {
-  /** The text of every page, in order; throws FileTextError when the file cannot be read. */
-  pdfText(bytes: Uint8Array): Promise<{ text: string; pages: number }>;
-  /** The readable text of an HTML page (see domain/knowledge/htmlToText). */
-  htmlText(html: string): Promise<string>;
-}
+/** The FileTextReader port; its failures are FileTextError. */
+export type FileTextExtractor = FileTextReader;
 
 /**
  * Turns uploaded files into text on short-lived worker threads, one per file: a pathological PDF cannot poison

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { SecretBox } from '../../ports/secretBox.js';
-import type { CompanyLlmConfig } from '../../domain/llm/decider.js';
-import { LlmError, type LlmProvider } from '../../ports/llm.js';
+import { LlmError, type LlmProvider, type LlmResolver } from '../../ports/llm.js';
 import { createBuiltinLlm } from './builtinLlm.js';
 import { createOpenAiLlm, DEFAULT_LLM_MAX_RETRIES, DEFAULT_LLM_TIMEOUT_MS, type LlmNetworkPolicy } from './openaiLlm.js';
 
@@ -19,9 +18,6 @@ export interface LlmResolverOptions {
    */
   network?: LlmNetworkPolicy;
 }
-
-/** A company's LLM configuration → the provider that answers for it. Throws LlmError only. */
-export type LlmResolver = (config: CompanyLlmConfig) => LlmProvider;
 
 /**
  * Builds the provider for a company's configuration: one shared builtin provider, and one OpenAI-compatible

@@ -6,7 +6,6 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import {
-  cleanHandoffReason,
   type LlmConnectionTest,
   type LlmMessage,
   type LlmPassage,
@@ -16,6 +15,7 @@ import {
   LlmError,
   promptChars,
 } from '../../ports/llm.js';
+import { cleanHandoffReason } from './handoffReason.js';
 import { estimateUsage } from '../../domain/credits/pricing.js';
 import { createGuardedFetch, ResponseTooLargeError } from '../net/guardedFetch.js';
 import { isSsrfRefusal, type Resolver } from '../net/ssrfGuard.js';

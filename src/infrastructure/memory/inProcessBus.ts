@@ -21,11 +21,7 @@ import { BroadcastChannel } from 'node:worker_threads';
  */
 import {
   BusClosedError,
-  assertValidSubject,
   deadLetterSubject,
-  handlerErrorMessage,
-  redeliveryDelayMs,
-  resolveSubscribeOptions,
   type Bus,
   type BusHandler,
   type BusMessage,
@@ -34,6 +30,7 @@ import {
   type PublishOptions,
   type SubscribeOptions,
 } from '../../ports/bus.js';
+import { assertValidSubject, handlerErrorMessage, redeliveryDelayMs, resolveSubscribeOptions } from '../bus/delivery.js';
 import { silentLogger, type Logger } from '../../ports/logger.js';
 
 export interface InProcessBusOptions {

@@ -3,7 +3,8 @@
  * instance counts only what it sees; with NATS_URL the NATS adapter shares the counts instead. Counters of
  * keys idle for two windows are dropped by a sweep every `sweepMs` (default 60 s).
  */
-import { assertValidRateLimit, hitsAllowed, windowAt, type RateLimit, type RateLimiter } from '../../ports/rateLimiter.js';
+import type { RateLimit, RateLimiter } from '../../ports/rateLimiter.js';
+import { assertValidRateLimit, hitsAllowed, windowAt } from '../rateLimit/slidingWindow.js';
 
 interface Counter {
   windowMs: number;

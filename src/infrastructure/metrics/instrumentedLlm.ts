@@ -1,8 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { CompanyLlmConfig } from '../../domain/llm/decider.js';
-import { isLlmError, type LlmProvider } from '../../ports/llm.js';
-
-export type LlmResolver = (config: CompanyLlmConfig) => LlmProvider;
+import { isLlmError, type LlmResolver } from '../../ports/llm.js';
 
 /**
  * `mas_llm_request_duration_seconds{provider, outcome}` and `mas_llm_errors_total{provider, reason}` around every

@@ -13,36 +13,22 @@ import { silentLogger } from '../../ports/logger.js';
 import {
   StaleGenerationError,
   ProjectionConflictError,
-  checkCollectionName,
   checkDoc,
-  collapseOps,
-  encodeCursor,
-  indexKeys,
-  normalizeFind,
-  positionKey,
   type CollectionSpec,
   type Doc,
   type FindQuery,
-  type NormalizedFind,
+  type FullTextSpec,
   type Page,
   type ReadStore,
   type ReadStoreRebuild,
   type Scalar,
-  type SortKey,
-  type WriteOp,
-} from '../../ports/readStore.js';
-import {
-  checkFullTextSpec,
-  encodeSearchCursor,
-  hitOf,
-  matchesAll,
-  normalizeSearch,
-  orderValue,
-  textField,
-  type FullTextSpec,
   type SearchHit,
   type SearchQuery,
-} from '../../ports/readStoreSearch.js';
+  type WriteOp,
+} from '../../ports/readStore.js';
+import { encodeCursor, normalizeFind, type NormalizedFind, type SortKey } from '../readStore/find.js';
+import { checkFullTextSpec, encodeSearchCursor, hitOf, matchesAll, normalizeSearch, orderValue, textField } from '../readStore/fullText.js';
+import { checkCollectionName, collapseOps, indexKeys, positionKey } from '../readStore/specs.js';
 
 export interface MongoReadStoreOptions {
   /** Connection string; the client is created, connected and closed by the store. */

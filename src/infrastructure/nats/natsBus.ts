@@ -53,20 +53,22 @@ import {
 } from '@nats-io/jetstream';
 import {
   BusClosedError,
-  assertValidSubject,
   deadLetterSubject,
-  handlerErrorMessage,
-  redeliveryDelayMs,
-  resolveSubscribeOptions,
   type Bus,
   type BusHandler,
   type BusMessage,
   type BusSubscription,
   type DeadLetter,
   type PublishOptions,
-  type ResolvedSubscribeOptions,
   type SubscribeOptions,
 } from '../../ports/bus.js';
+import {
+  assertValidSubject,
+  handlerErrorMessage,
+  redeliveryDelayMs,
+  resolveSubscribeOptions,
+  type ResolvedSubscribeOptions,
+} from '../bus/delivery.js';
 import type { Logger } from '../../ports/logger.js';
 
 export interface NatsBusOptions {

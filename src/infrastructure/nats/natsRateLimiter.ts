@@ -29,7 +29,8 @@ import {
   type StreamConfig,
 } from '@nats-io/jetstream';
 import type { Logger } from '../../ports/logger.js';
-import { assertValidRateLimit, hitsAllowed, windowAt, type RateLimit, type RateLimiter } from '../../ports/rateLimiter.js';
+import type { RateLimit, RateLimiter } from '../../ports/rateLimiter.js';
+import { assertValidRateLimit, hitsAllowed, windowAt } from '../rateLimit/slidingWindow.js';
 import { createMemoryRateLimiter } from '../memory/memoryRateLimiter.js';
 
 export interface NatsRateLimiterOptions {

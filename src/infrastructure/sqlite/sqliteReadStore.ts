@@ -6,36 +6,22 @@ import { SAFETY_NET_PAGES, startWalCheckpointer, type WalCheckpointer } from './
 import {
   StaleGenerationError,
   ProjectionConflictError,
-  checkCollectionName,
   checkDoc,
-  collapseOps,
-  encodeCursor,
-  indexKeys,
-  normalizeFind,
-  positionKey,
   type CollectionSpec,
   type Doc,
   type FindQuery,
-  type NormalizedFind,
+  type FullTextSpec,
   type Page,
   type ReadStore,
   type ReadStoreRebuild,
   type Scalar,
-  type SortKey,
-  type WriteOp,
-} from '../../ports/readStore.js';
-import {
-  checkFullTextSpec,
-  encodeSearchCursor,
-  hitOf,
-  normalizeSearch,
-  orderValue,
-  textField,
-  wordsOf,
-  type FullTextSpec,
   type SearchHit,
   type SearchQuery,
-} from '../../ports/readStoreSearch.js';
+  type WriteOp,
+} from '../../ports/readStore.js';
+import { encodeCursor, normalizeFind, type NormalizedFind, type SortKey } from '../readStore/find.js';
+import { checkFullTextSpec, encodeSearchCursor, hitOf, normalizeSearch, orderValue, textField, wordsOf } from '../readStore/fullText.js';
+import { checkCollectionName, collapseOps, indexKeys, positionKey } from '../readStore/specs.js';
 
 export interface SqliteReadStoreOptions {
   /** File path (e.g. `${DATA_DIR}/readmodels.sqlite`) or ':memory:'. */
@@ -184,7 +170,7 @@ export class SqliteReadStore implements ReadStore {
     const q = normalizeSearch(collection, query);
     if (q.terms.length === 0) return { items: [], nextCursor: null };
     const key = scopeKey(q.scope);
-    // Terms are letters and digits only (readStoreSearch), so quoting them can never produce FTS5 syntax.
+    // Terms are letters and digits only (readStore/fullText.ts), so quoting them can never produce FTS5 syntax.
     const match = q.terms.map((t) => `"${key}${t}"*`).join(' AND ');
     return this.read(() => {
       const table = this.table(collection, this.generation());

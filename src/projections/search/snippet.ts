@@ -1,4 +1,4 @@
-import type { TextRange } from '../../ports/readStoreSearch.js';
+import type { TextRange } from '../../ports/readStore.js';
 
 export interface Snippet {
   /** Plain text (never HTML): a window of the message around its first match, or all of it when short. */

@@ -5,47 +5,18 @@
  * is, and no user input ever reaches an engine's query syntax (quotes, `*`, `NEAR`, `:`, parentheses are
  * simply not words).
  */
-import { InvalidCursorError, checkFieldPath, type Doc } from './readStore.js';
+import {
+  DEFAULT_SEARCH_LIMIT,
+  InvalidCursorError,
+  MAX_SEARCH_LIMIT,
+  type Doc,
+  type FullTextSpec,
+  type SearchHit,
+  type SearchQuery,
+  type TextRange,
+} from '../../ports/readStore.js';
+import { checkFieldPath } from './specs.js';
 
-export interface FullTextSpec {
-  /** String fields whose words are indexed (missing or non-string values index nothing). */
-  fields: string[];
-  /**
-   * The field every search filters on by equality (the tenant, e.g. `companyId`). A search never sees another
-   * scope's documents, and its cost does not depend on them.
-   */
-  scope: string;
-  /**
-   * A non-negative safe-integer field, unique within the collection (e.g. the position of the event that wrote the
-   * document): hits come highest first, and the cursor is keyed on it.
-   */
-  order: string;
-}
-
-export interface SearchQuery {
-  /** The value of the spec's `scope` field the hits must have. */
-  scope: string;
-  /** User text: its words must all occur in the document (in any indexed field). */
-  text: string;
-  /** Default 20, at most 50 (every hit is parsed and highlighted). */
-  limit?: number;
-  cursor?: string | null;
-}
-
-/** A match inside a field's text: UTF-16 offsets, `end` exclusive (what `String.prototype.slice` takes). */
-export interface TextRange {
-  start: number;
-  end: number;
-}
-
-export interface SearchHit<T extends Doc = Doc> {
-  doc: T;
-  /** Per full-text field, the words that match the query, in order (near the first match: HIGHLIGHT_WINDOW). */
-  matches: Record<string, TextRange[]>;
-}
-
-export const DEFAULT_SEARCH_LIMIT = 20;
-export const MAX_SEARCH_LIMIT = 50;
 /** Query words beyond these are ignored: a query's cost stays bounded whatever its length. */
 export const MAX_QUERY_TERMS = 16;
 /** Words are cut to this length, in documents and queries alike (a 5,000-letter "word" is not a word). */
