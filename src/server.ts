@@ -26,6 +26,7 @@ import { pendingWrites } from './http/pendingWrites.js';
 import { webhookLogRoutes } from './http/routes/webhookLogs.js';
 import { staticFileRoutes } from './http/routes/staticFiles.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
+import { conversationByPlatformRef } from './projections/conversationRefs/queries.js';
 import { customerRoutes } from './http/routes/customers.js';
 import { cannedReplyRoutes } from './http/routes/cannedReplies.js';
 import { knowledgeFileRoutes } from './http/routes/knowledgeFiles.js';
@@ -144,7 +145,12 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       billingRoutes(services),
       adminRoutes(services),
       integrationRoutes(services),
-      webhookRoutes(services, webhookLogWrites, { rateLimiter: adapters.rateLimiter }),
+      webhookRoutes(services, webhookLogWrites, {
+        rateLimiter: adapters.rateLimiter,
+        findConversationByRef: conversationByPlatformRef(services.readStore, async () =>
+          services.waitForProjectionsOrFail(await services.commands.eventStore.headPosition()),
+        ),
+      }),
       webhookLogRoutes(services, webhookLogWrites),
       agentRoutes(services),
       llmConfigRoutes(services),
