@@ -7,7 +7,7 @@ import { loadLlmConfig } from '../commands/llm/queries.js';
 import { loadOwnPlayground, playgroundCommand, readPlaygroundEvents, type Teammate } from '../commands/playground/playgroundSessions.js';
 import type { CommandDeps } from '../commands/deps.js';
 import { DomainError } from '../domain/errors.js';
-import type { CompanyLlmConfig } from '../domain/llm/decider.js';
+import type { CompanyLlmConfig } from '../domain/llm/state.js';
 import { PLAYGROUND_LIMITS, type PlaygroundEvent } from '../domain/playground/playground.js';
 import { playgroundTurns, type PlaygroundTurn } from '../domain/playground/turns.js';
 import { isLlmError, type LlmMessage, type LlmProvider } from '../ports/llm.js';

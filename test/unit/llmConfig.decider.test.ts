@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { companyDecider, type CompanyEvent } from '../../src/domain/company/company.js';
-import { DEFAULT_LLM_CONFIG, isLlmBaseUrl, llmConfigDecider } from '../../src/domain/llm/decider.js';
+import { DEFAULT_LLM_CONFIG } from '../../src/domain/llm/state.js';
+import { isLlmBaseUrl, llmConfigDecider } from '../../src/domain/llm/decider.js';
 import { llmConfigEvents, type LlmConfigEvent } from '../../src/domain/llm/events.js';
 import { specFor } from '../support/gwt.js';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { SecretBox } from '../../ports/secretBox.js';
-import type { CompanyLlmConfig } from '../../domain/llm/decider.js';
+import type { CompanyLlmConfig } from '../../domain/llm/state.js';
 import { LlmError, type LlmProvider } from '../../ports/llm.js';
 import { createBuiltinLlm } from './builtinLlm.js';
 import { createOpenAiLlm, DEFAULT_LLM_MAX_RETRIES, DEFAULT_LLM_TIMEOUT_MS, type LlmNetworkPolicy } from './openaiLlm.js';

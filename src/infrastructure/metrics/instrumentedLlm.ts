@@ -1,5 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { CompanyLlmConfig } from '../../domain/llm/decider.js';
+import type { CompanyLlmConfig } from '../../domain/llm/state.js';
 import { isLlmError, type LlmProvider } from '../../ports/llm.js';
 
 export type LlmResolver = (config: CompanyLlmConfig) => LlmProvider;
