@@ -8,7 +8,7 @@ import { loadOwnPlayground, playgroundCommand, readPlaygroundEvents, type Teamma
 import type { CommandDeps } from '../commands/deps.js';
 import { DomainError } from '../domain/errors.js';
 import type { CompanyLlmConfig } from '../domain/llm/state.js';
-import { PLAYGROUND_LIMITS, type PlaygroundEvent } from '../domain/playground/playground.js';
+import { PLAYGROUND_LIMITS, type PlaygroundEvent } from '../domain/playground/events.js';
 import { playgroundTurns, type PlaygroundTurn } from '../domain/playground/turns.js';
 import { isLlmError, type LlmMessage, type LlmProvider } from '../ports/llm.js';
 import { AnswerStopped, generateAnswer, recordedFieldsOf, type AnswerDeps } from './answerGeneration.js';

@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { emailReservationDecider, type EmailReservationEvent } from '../../src/domain/accounts/emailReservation.js';
-import { userDecider, type UserEvent } from '../../src/domain/accounts/user.js';
+import { emailReservationDecider } from '../../src/domain/accounts/emailReservation/decider.js';
+import { type EmailReservationEvent } from '../../src/domain/accounts/emailReservation/events.js';
+import { userDecider } from '../../src/domain/accounts/user/decider.js';
+import { type UserEvent } from '../../src/domain/accounts/user/events.js';
 import { apiTokenDecider } from '../../src/domain/apiTokens/decider.js';
 import { type ApiTokenEvent } from '../../src/domain/apiTokens/events.js';
-import { companyDecider, DEFAULT_PIPELINE_STAGES } from '../../src/domain/company/company.js';
+import { companyDecider, DEFAULT_PIPELINE_STAGES } from '../../src/domain/company/decider.js';
 import { creditsDecider } from '../../src/domain/credits/decider.js';
 import { type CreditEvent } from '../../src/domain/credits/events.js';
-import { sequenceDecider } from '../../src/domain/sequence/sequence.js';
-import { loginSessionDecider, rotationsBehindHead, type LoginSessionEvent } from '../../src/domain/logins/loginSession.js';
+import { sequenceDecider } from '../../src/domain/sequence/decider.js';
+import { loginSessionDecider } from '../../src/domain/logins/decider.js';
+import { rotationsBehindHead } from '../../src/domain/logins/state.js';
+import { type LoginSessionEvent } from '../../src/domain/logins/events.js';
 import { specFor } from '../support/gwt.js';
 
 const U1 = '11111111-1111-4111-8111-111111111111';

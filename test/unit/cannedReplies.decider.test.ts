@@ -1,5 +1,6 @@
 import { describe, it } from 'vitest';
-import { cannedRepliesDecider, type CannedReplyEvent } from '../../src/domain/cannedReplies/cannedReplies.js';
+import { cannedRepliesDecider } from '../../src/domain/cannedReplies/decider.js';
+import { type CannedReplyEvent } from '../../src/domain/cannedReplies/events.js';
 import { specFor } from '../support/gwt.js';
 
 const spec = specFor(cannedRepliesDecider);

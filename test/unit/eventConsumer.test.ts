@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { EventCatalog } from '../../src/domain/eventCatalog.js';
+import type { EventCatalog } from '../../src/domain/catalog.js';
 import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventStore.js';
 import { SqliteReadStore } from '../../src/infrastructure/sqlite/sqliteReadStore.js';
 import { validatingEventStore } from '../../src/infrastructure/validatingEventStore.js';

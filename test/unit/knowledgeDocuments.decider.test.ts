@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CONTENT_PART_BYTES,
-  contentBytes,
-  knowledgeDocumentDecider,
-  knowledgeDocumentEvents,
-  MAX_DOCUMENT_BYTES,
-  splitContent,
-  type KnowledgeDocumentEvent,
-} from '../../src/domain/knowledge/documents.js';
+import { CONTENT_PART_BYTES, contentBytes, MAX_DOCUMENT_BYTES, splitContent } from '../../src/domain/knowledge/documents/content.js';
+import { knowledgeDocumentDecider } from '../../src/domain/knowledge/documents/decider.js';
+import { knowledgeDocumentEvents, type KnowledgeDocumentEvent } from '../../src/domain/knowledge/documents/events.js';
 import { specFor } from '../support/gwt.js';
 
 const D1 = 'eeeeeeee-eeee-4eee-8eee-eeeeeeeeeeee';

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { knowledgeQuotaDecider, staleReservations, type KnowledgeQuotaEvent } from '../../src/domain/knowledge/quota.js';
+import { knowledgeQuotaDecider } from '../../src/domain/knowledge/quota/decider.js';
+import { staleReservations } from '../../src/domain/knowledge/quota/state.js';
+import { type KnowledgeQuotaEvent } from '../../src/domain/knowledge/quota/events.js';
 import { specFor } from '../support/gwt.js';
 
 const D1 = '11111111-1111-4111-8111-111111111111';

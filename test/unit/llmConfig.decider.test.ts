@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { companyDecider, type CompanyEvent } from '../../src/domain/company/company.js';
+import { companyDecider } from '../../src/domain/company/decider.js';
+import { type CompanyEvent } from '../../src/domain/company/events.js';
 import { DEFAULT_LLM_CONFIG } from '../../src/domain/llm/state.js';
 import { isLlmBaseUrl, llmConfigDecider } from '../../src/domain/llm/decider.js';
 import { llmConfigEvents, type LlmConfigEvent } from '../../src/domain/llm/events.js';

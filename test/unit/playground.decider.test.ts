@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PLAYGROUND_LIMITS, playgroundDecider, playgroundEvents, type PlaygroundEvent } from '../../src/domain/playground/playground.js';
+import { PLAYGROUND_LIMITS, playgroundEvents, type PlaygroundEvent } from '../../src/domain/playground/events.js';
+import { playgroundDecider } from '../../src/domain/playground/decider.js';
 import { playgroundTurns } from '../../src/domain/playground/turns.js';
 import { specFor } from '../support/gwt.js';
 

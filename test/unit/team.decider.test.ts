@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { emailReservationDecider } from '../../src/domain/accounts/emailReservation.js';
-import { invitationDecider, type InvitationEvent } from '../../src/domain/accounts/invitation.js';
-import { roleOf, teamDecider, type TeamEvent } from '../../src/domain/accounts/team.js';
+import { emailReservationDecider } from '../../src/domain/accounts/emailReservation/decider.js';
+import { invitationDecider } from '../../src/domain/accounts/invitation/decider.js';
+import { type InvitationEvent } from '../../src/domain/accounts/invitation/events.js';
+import { roleOf } from '../../src/domain/accounts/team/state.js';
+import { teamDecider } from '../../src/domain/accounts/team/decider.js';
+import { type TeamEvent } from '../../src/domain/accounts/team/events.js';
 import { specFor } from '../support/gwt.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';

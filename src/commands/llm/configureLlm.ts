@@ -1,4 +1,4 @@
-import { companyStream } from '../../domain/company/company.js';
+import { companyStream } from '../../domain/company/decider.js';
 import { llmConfigDecider } from '../../domain/llm/decider.js';
 import { type CompanyLlmConfig } from '../../domain/llm/state.js';
 import { type LlmProviderName } from '../../domain/llm/events.js';

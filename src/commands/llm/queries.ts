@@ -1,4 +1,4 @@
-import { companyStream } from '../../domain/company/company.js';
+import { companyStream } from '../../domain/company/decider.js';
 import { llmConfigDecider } from '../../domain/llm/decider.js';
 import { type CompanyLlmConfig } from '../../domain/llm/state.js';
 import type { EventStore } from '../../ports/eventStore.js';

@@ -5,7 +5,7 @@ import { logWebhook } from '../../commands/webhooks/logWebhook.js';
 import { receiveWebhook, type ReceiveWebhookDeps } from '../../commands/webhooks/receiveWebhook.js';
 import { classifyWebhookJson } from '../../domain/webhooks/payload.js';
 import { loggedPayload, rejectedPayload } from '../../domain/webhooks/redactPayload.js';
-import type { WebhookLogEntry } from '../../domain/webhooks/webhookLog.js';
+import type { WebhookLogEntry } from '../../domain/webhooks/events.js';
 import { noopWebhookMetrics, type WebhookOutcome } from '../../ports/metrics.js';
 import type { RateLimiter } from '../../ports/rateLimiter.js';
 import { CONVERSATION_REFS, refId } from '../../projections/conversationRefs/conversationRefsProjection.js';

@@ -1,61 +1,7 @@
-import { z } from 'zod';
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
-import { platformIdSchema } from '../platformId.js';
-
-/**
- * A customer of one company: who is behind a (integration, platform client id), with what the channel told us
- * (name, phone, email, platform ids) and what teammates wrote (a note, tags). Its own small stream
- * (`customer-<id>`): the profile changes only when the channel says something new, so the stream stays short
- * however many messages the customer sends.
- */
-
-export const CUSTOMER_LIMITS = { name: 200, phone: 64, email: 320, transport: 64, note: 4000, tags: 20, tag: 40 } as const;
-
-const at = z.iso.datetime();
-const by = z.string().max(100);
-
-/** What a channel may say about a customer; each field optional (only what it sent). */
-export const channelProfileSchema = z.object({
-  name: z.string().min(1).max(CUSTOMER_LIMITS.name).optional(),
-  phone: z.string().min(1).max(CUSTOMER_LIMITS.phone).optional(),
-  email: z.string().min(1).max(CUSTOMER_LIMITS.email).optional(),
-  transport: z.string().min(1).max(CUSTOMER_LIMITS.transport).optional(),
-  channelId: platformIdSchema.nullable().optional(),
-});
-export type ChannelProfile = z.infer<typeof channelProfileSchema>;
-
-export const customerEvents = {
-  /** The channel told something new about the customer; the first one also names who it is. */
-  CustomerProfileUpdated: z.object({
-    customerId: z.uuid(),
-    companyId: z.uuid(),
-    integrationId: z.number().int().positive(),
-    clientId: platformIdSchema,
-    changes: channelProfileSchema,
-    at,
-  }),
-  CustomerNoteSet: z.object({ note: z.string().max(CUSTOMER_LIMITS.note), by, at }),
-  CustomerTagsSet: z.object({ tags: z.array(z.string().min(1).max(CUSTOMER_LIMITS.tag)).max(CUSTOMER_LIMITS.tags), by, at }),
-};
-type Events = typeof customerEvents;
-export type CustomerEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]>; id?: string } }[keyof Events];
-
-export interface KnownCustomer {
-  status: 'known';
-  customerId: string;
-  companyId: string;
-  integrationId: number;
-  clientId: string | number;
-  profile: ChannelProfile;
-  note: string;
-  noteUpdatedBy: string | null;
-  noteUpdatedAt: string | null;
-  tags: string[];
-  createdAt: string;
-  updatedAt: string;
-}
-export type CustomerState = { status: 'none' } | KnownCustomer;
+import { CUSTOMER_LIMITS, type ChannelProfile, type CustomerEvent } from './events.js';
+import { evolveCustomer, initialCustomerState, type CustomerState } from './state.js';
 
 export type CustomerCommand =
   | {
@@ -94,35 +40,8 @@ export function cleanChannelProfile(profile: ChannelProfile): ChannelProfile {
 const notFound = () => new DomainError('NOT_FOUND', 'Customer not found');
 
 export const customerDecider: Decider<CustomerCommand, CustomerEvent, CustomerState> = {
-  initialState: { status: 'none' },
-  evolve(state, event) {
-    switch (event.type) {
-      case 'CustomerProfileUpdated': {
-        const d = event.data;
-        if (state.status === 'none') {
-          return {
-            status: 'known',
-            customerId: d.customerId,
-            companyId: d.companyId,
-            integrationId: d.integrationId,
-            clientId: d.clientId,
-            profile: { ...d.changes },
-            note: '',
-            noteUpdatedBy: null,
-            noteUpdatedAt: null,
-            tags: [],
-            createdAt: d.at,
-            updatedAt: d.at,
-          };
-        }
-        return { ...state, profile: { ...state.profile, ...d.changes }, updatedAt: d.at };
-      }
-      case 'CustomerNoteSet':
-        return state.status === 'none' ? state : { ...state, note: event.data.note, noteUpdatedBy: event.data.by, noteUpdatedAt: event.data.at, updatedAt: event.data.at };
-      case 'CustomerTagsSet':
-        return state.status === 'none' ? state : { ...state, tags: event.data.tags, updatedAt: event.data.at };
-    }
-  },
+  initialState: initialCustomerState,
+  evolve: evolveCustomer,
   decide(command, state) {
     if (command.type === 'UpdateProfileFromChannel') {
       // Values too long for the profile are cut rather than refused: the channel's message is already accepted.

@@ -1,42 +1,8 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
-
-/**
- * A company's canned replies: short texts an operator inserts with `/shortcut` in the reply box. One stream per
- * company (`cannedreplies-<companyId>`) holds them all, so a shortcut is unique and the count is capped by one
- * decision, without a reservation stream; the set is small (CANNED_REPLY_LIMITS.count) and edited by hand.
- */
-
-export const CANNED_REPLY_LIMITS = { count: 200, shortcut: 32, title: 100, text: 4000 } as const;
-/** Lower-case letters, digits, `-` and `_`, starting with a letter or digit: what follows the `/`. */
-export const SHORTCUT_PATTERN = /^[a-z0-9][a-z0-9_-]*$/;
-
-const at = z.iso.datetime();
-const fields = z.object({
-  shortcut: z.string().min(1).max(CANNED_REPLY_LIMITS.shortcut).regex(SHORTCUT_PATTERN),
-  title: z.string().min(1).max(CANNED_REPLY_LIMITS.title),
-  text: z.string().min(1).max(CANNED_REPLY_LIMITS.text),
-});
-export type CannedReplyFields = z.infer<typeof fields>;
-
-export const cannedReplyEvents = {
-  CannedReplyCreated: fields.extend({ cannedReplyId: z.uuid(), companyId: z.uuid(), by: z.string().max(100), at }),
-  CannedReplyUpdated: z.object({ cannedReplyId: z.uuid(), changes: fields.partial(), by: z.string().max(100), at }),
-  CannedReplyDeleted: z.object({ cannedReplyId: z.uuid(), by: z.string().max(100), at }),
-};
-type Events = typeof cannedReplyEvents;
-export type CannedReplyEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]>; id?: string } }[keyof Events];
-
-export interface CannedReply extends CannedReplyFields {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-}
-export interface CannedRepliesState {
-  companyId: string | null;
-  replies: Map<string, CannedReply>;
-}
+import { CANNED_REPLY_LIMITS, cannedReplyFields as fields, type CannedReplyEvent, type CannedReplyFields } from './events.js';
+import { evolveCannedReplies, initialCannedRepliesState, type CannedRepliesState } from './state.js';
 
 export type CannedReplyCommand =
   | ({ type: 'CreateCannedReply'; companyId: string; cannedReplyId: string; by: string; now: string } & CannedReplyFields)
@@ -59,25 +25,8 @@ const duplicate = (shortcut: string) => new DomainError('CONFLICT', `shortcut: /
 const notFound = () => new DomainError('NOT_FOUND', 'Canned reply not found');
 
 export const cannedRepliesDecider: Decider<CannedReplyCommand, CannedReplyEvent, CannedRepliesState> = {
-  initialState: { companyId: null, replies: new Map() },
-  evolve(state, event) {
-    const replies = new Map(state.replies);
-    switch (event.type) {
-      case 'CannedReplyCreated': {
-        const { cannedReplyId, companyId, by: _by, at: when, ...rest } = event.data;
-        replies.set(cannedReplyId, { id: cannedReplyId, ...rest, createdAt: when, updatedAt: when });
-        return { companyId, replies };
-      }
-      case 'CannedReplyUpdated': {
-        const known = replies.get(event.data.cannedReplyId);
-        if (known) replies.set(known.id, { ...known, ...event.data.changes, updatedAt: event.data.at });
-        return { ...state, replies };
-      }
-      case 'CannedReplyDeleted':
-        replies.delete(event.data.cannedReplyId);
-        return { ...state, replies };
-    }
-  },
+  initialState: initialCannedRepliesState,
+  evolve: evolveCannedReplies,
   decide(command, state) {
     if (state.companyId !== null && state.companyId !== command.companyId) throw notFound();
     const taken = (shortcut: string, except?: string) => [...state.replies.values()].some((r) => r.shortcut === shortcut && r.id !== except);

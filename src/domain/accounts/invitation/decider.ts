@@ -1,36 +1,8 @@
-import { z } from 'zod';
-import type { Decider } from '../decider.js';
-import { DomainError } from '../errors.js';
-import { roleSchema, type Role } from './team.js';
-
-/**
- * An invitation to join a company's team. Its link carries a single-use token `<invitationId>.<secret>`:
- * the id finds this stream, only the secret's SHA-256 is stored. Accepting appends `InvitationAccepted`
- * with the revision the decision was made on, so of two concurrent accepts exactly one wins.
- *
- * pending → accepted | revoked is a real lifecycle (not an existence flag); "expired" is not stored, it is
- * a pending invitation read after `expiresAt`.
- */
-export const invitationEvents = {
-  InvitationCreated: z.object({
-    invitationId: z.uuid(),
-    companyId: z.uuid(),
-    email: z.string().max(254),
-    role: roleSchema,
-    tokenHash: z.string().length(64),
-    invitedBy: z.uuid(),
-    createdAt: z.iso.datetime(),
-    expiresAt: z.iso.datetime(),
-  }),
-  InvitationAccepted: z.object({ userId: z.uuid(), at: z.iso.datetime() }),
-  InvitationRevoked: z.object({ by: z.uuid(), at: z.iso.datetime() }),
-};
-type Events = typeof invitationEvents;
-export type InvitationEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];
-
-export type InvitationState =
-  | { status: 'none' }
-  | ({ status: 'pending' | 'accepted' | 'revoked' } & z.infer<typeof invitationEvents.InvitationCreated>);
+import type { z } from 'zod';
+import type { Decider } from '../../decider.js';
+import { DomainError } from '../../errors.js';
+import type { InvitationEvent, invitationEvents } from './events.js';
+import { evolveInvitation, initialInvitationState, type InvitationState } from './state.js';
 
 export type InvitationCommand =
   | ({ type: 'CreateInvitation' } & z.infer<typeof invitationEvents.InvitationCreated>)
@@ -55,17 +27,8 @@ export function invitationUnusable(state: InvitationState, tokenHash: string, no
 const sameHash = (a: string, b: string) => a === b;
 
 export const invitationDecider: Decider<InvitationCommand, InvitationEvent, InvitationState> = {
-  initialState: { status: 'none' },
-  evolve(state, event) {
-    switch (event.type) {
-      case 'InvitationCreated':
-        return { status: 'pending', ...event.data };
-      case 'InvitationAccepted':
-        return state.status === 'pending' ? { ...state, status: 'accepted' } : state;
-      case 'InvitationRevoked':
-        return state.status === 'pending' ? { ...state, status: 'revoked' } : state;
-    }
-  },
+  initialState: initialInvitationState,
+  evolve: evolveInvitation,
   decide(command, state) {
     switch (command.type) {
       case 'CreateInvitation': {
@@ -87,4 +50,3 @@ export const invitationDecider: Decider<InvitationCommand, InvitationEvent, Invi
 };
 
 export const invitationStream = (invitationId: string) => `invitation-${invitationId}`;
-export type { Role };

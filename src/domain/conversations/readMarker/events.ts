@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { Decider } from '../decider.js';
 
 /**
  * How far one teammate has read one conversation, for unread counts. Its own tiny stream per (conversation,
@@ -27,18 +26,3 @@ export const readMarkerEvents = {
 
 type Events = typeof readMarkerEvents;
 export type ReadMarkerEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];
-export type ReadMarkerState = { customerMessages: number };
-export type ReadMarkerCommand = { type: 'MarkConversationRead'; conversationId: string; companyId: string; userId: string; customerMessages: number; now: string };
-
-export const readMarkerDecider: Decider<ReadMarkerCommand, ReadMarkerEvent, ReadMarkerState> = {
-  initialState: { customerMessages: 0 },
-  evolve: (state, event) => ({ customerMessages: Math.max(state.customerMessages, event.data.customerMessages) }),
-  decide(command, state) {
-    // Only news moves the marker: a re-open, or a late request carrying an older count, records nothing.
-    if (command.customerMessages <= state.customerMessages) return [];
-    const { type: _type, now, ...data } = command;
-    return [{ type: 'ConversationRead', data: { ...data, at: now } }];
-  },
-};
-
-export const readMarkerStream = (conversationId: string, userId: string) => `conversationread-${conversationId}-${userId}`;

@@ -1,28 +1,9 @@
-import { z } from 'zod';
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
+import type { CompanyEvent } from './events.js';
+import { evolveCompany, initialCompanyState, type CompanyState } from './state.js';
 
 export const DEFAULT_PIPELINE_STAGES = ['New lead', 'Contacted', 'Qualified', 'Proposal sent', 'Won', 'Lost'] as const;
-
-const stage = z.object({ id: z.uuid(), name: z.string().min(1).max(100), position: z.number().int().min(0) });
-
-export const companyEvents = {
-  CompanyRegistered: z.object({
-    companyId: z.uuid(),
-    companyKey: z.number().int().positive(),
-    name: z.string().min(1).max(200),
-    ownerUserId: z.uuid(),
-    createdAt: z.iso.datetime(),
-  }),
-  PipelineCreated: z.object({ pipelineId: z.uuid(), stages: z.array(stage).min(1) }),
-};
-type Events = typeof companyEvents;
-export type CompanyEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];
-export type PipelineStage = z.infer<typeof stage>;
-
-export type CompanyState =
-  | { exists: false }
-  | { exists: true; companyId: string; companyKey: number; name: string; ownerUserId: string; createdAt: string; pipeline: { id: string; stages: PipelineStage[] } | null };
 
 export type CompanyCommand = {
   type: 'RegisterCompany';
@@ -36,18 +17,8 @@ export type CompanyCommand = {
 };
 
 export const companyDecider: Decider<CompanyCommand, CompanyEvent, CompanyState> = {
-  initialState: { exists: false },
-  evolve(state, event) {
-    switch (event.type) {
-      case 'CompanyRegistered':
-        return { exists: true, ...event.data, pipeline: null };
-      case 'PipelineCreated':
-        return state.exists ? { ...state, pipeline: { id: event.data.pipelineId, stages: event.data.stages } } : state;
-      default:
-        // The company stream also carries other deciders' events (LLM configuration).
-        return state;
-    }
-  },
+  initialState: initialCompanyState,
+  evolve: evolveCompany,
   decide(command, state) {
     if (state.exists) throw new DomainError('CONFLICT', 'Company already registered');
     if (command.stageIds.length !== DEFAULT_PIPELINE_STAGES.length) {
