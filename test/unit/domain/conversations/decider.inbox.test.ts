@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { conversationDecider, type ConversationCommand } from '../../../../src/domain/conversations/decider.js';
 import type { ConversationEvent } from '../../../../src/domain/conversations/events.js';
 import { asksForHuman } from '../../../../src/domain/conversations/handoff.js';
-import { readMarkerDecider } from '../../../../src/domain/conversations/readMarker/decider.js';
 import { specFor } from '../../../support/gwt.js';
 
 const spec = specFor(conversationDecider);
@@ -178,17 +177,5 @@ describe('Handoff queue ("Needs human")', () => {
   it('recognises clear requests for a person and nothing else', () => {
     for (const text of ['human', 'I need a human', 'Operator!', 'I want to speak to a human', 'can I talk with a real person?', 'connect me to an operator', 'Live agent please']) expect(asksForHuman(text), text).toBe(true);
     for (const text of ['hi', 'Is the human body 60% water?', 'where is my parcel?', 'the operator of the bus was rude', 'what is a representative sample']) expect(asksForHuman(text), text).toBe(false);
-  });
-});
-
-describe('Read markers', () => {
-  const mark = (customerMessages: number) => ({ type: 'MarkConversationRead' as const, conversationId: CONV, companyId: CO, userId: ANN, customerMessages, now: T2 });
-  it('opening a conversation with unseen customer messages records how far it was read', () => {
-    specFor(readMarkerDecider).given([]).when(mark(3)).then([{ type: 'ConversationRead', data: { conversationId: CONV, companyId: CO, userId: ANN, customerMessages: 3, at: T2 } }]);
-  });
-  it('opening it again with nothing new records nothing (no event per view)', () => {
-    const read = { type: 'ConversationRead' as const, data: { conversationId: CONV, companyId: CO, userId: ANN, customerMessages: 3, at: T } };
-    specFor(readMarkerDecider).given([read]).when(mark(3)).then([]);
-    specFor(readMarkerDecider).given([read]).when(mark(2)).then([]);
   });
 });

@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conversationRefsProjection, refId } from '../../../../src/projections/conversationRefs/conversationRefsProjection.js';
 import { conversationsProjection } from '../../../../src/projections/conversations/conversationsProjection.js';
-import { creditsProjection } from '../../../../src/projections/credits/creditsProjection.js';
-import { REJECTED_WEBHOOK_LOGS_KEPT, WEBHOOK_LOGS_KEPT, webhookLogsProjection } from '../../../../src/projections/webhookLogs/webhookLogsProjection.js';
 import { projectionSpec, recorded } from '../../../support/projectionSpec.js';
 
 const company = '0b7e2a52-54a3-4a4f-9a53-3c1c3e0f0001';
@@ -159,101 +156,5 @@ describe('conversations projection', () => {
 
   it('events of a conversation whose start it never saw change nothing', async () => {
     await spec.given([received(1, 1)]).then({ conversations: [], messages: [] });
-  });
-});
-
-describe('conversationRefs projection', () => {
-  const spec = projectionSpec(conversationRefsProjection);
-
-  it('maps the request and dialog ids that messages and transfers carried to their conversation', async () => {
-    await spec
-      .given([
-        started,
-        received(1, 1, { requestId: 501 }),
-        recorded(stream, 'OperatorMessageRecorded', { messageId: m(2), dedupeKey: 'op', dedupeUntil: null, text: 'x', platform: { dialogId: 'dlg-9' }, at: at(2) }),
-        recorded(stream, 'DialogTransferred', { action: 'session_transfer_external', dialogId: 'dlg-10', requestId: 502, at: at(3) }),
-      ])
-      .then({
-        conversationRefs: [
-          { id: refId(12, 'request', 501), conversationId: conversation },
-          { id: refId(12, 'dialog', 'dlg-9'), conversationId: conversation },
-          { id: refId(12, 'dialog', 'dlg-10'), conversationId: conversation },
-          { id: refId(12, 'request', 502), conversationId: conversation },
-        ],
-      });
-  });
-
-  it('knows nothing of a conversation it never saw start', async () => {
-    await spec.given([received(1, 1, { requestId: 501 })]).then({ conversationRefs: [] });
-  });
-});
-
-describe('credits projection', () => {
-  const spec = projectionSpec(creditsProjection);
-  const credits = `credits-${company}`;
-
-  it('grants and consumption move the balance, each with a ledger entry', async () => {
-    const grant = 'cccccccc-0000-4000-8000-000000000001';
-    const charge = 'cccccccc-0000-4000-8000-000000000002';
-    await spec
-      .given([
-        recorded(credits, 'CreditsGranted', { amountMicros: 5_000_000, reason: 'sign-up credits', grantedBy: null, at: at(0) }, { id: grant }),
-        recorded(credits, 'CreditsConsumed', { amountMicros: 1_250, model: 'gpt-4o-mini', inputTokens: 1000, outputTokens: 200, conversationId: conversation, replyId: m(2), at: at(1) }, { id: charge }),
-      ])
-      .then({
-        creditBalances: [{ id: company, balanceMicros: 4_998_750 }],
-        creditLedger: [
-          { id: grant, companyId: company, at: at(0), deltaMicros: 5_000_000, reason: 'sign-up credits', conversationId: null },
-          { id: charge, companyId: company, at: at(1), deltaMicros: -1_250, reason: 'AI reply (gpt-4o-mini, 1000+200 tokens)', conversationId: conversation },
-        ],
-      });
-  });
-});
-
-describe('webhookLogs projection', () => {
-  const spec = projectionSpec(webhookLogsProjection);
-  const logId = (n: number) => `dddddddd-0000-4000-8000-${String(n).padStart(12, '0')}`;
-  const entry = (integrationId: number, n: number) => ({
-    logId: logId(n),
-    integrationId,
-    companyId: company,
-    receivedAt: at(1),
-    httpStatus: 200,
-    outcome: 'processed' as const,
-    kind: 'message' as const,
-    reason: null,
-    conversationId: null,
-  });
-  const logged = (integrationId: number, n: number) => recorded(`webhooklog-${integrationId}`, 'WebhookDeliveryLogged', entry(integrationId, n));
-
-  it('numbers entries per integration', async () => {
-    await spec.given([logged(12, 1), logged(13, 2), logged(12, 3)]).then({
-      webhookLogs: [
-        { id: '12:1', seq: 1, logId: logId(1), integrationId: 12, companyId: company, receivedAt: at(1), httpStatus: 200, outcome: 'processed', kind: 'message', reason: null, conversationId: null },
-        expect.objectContaining({ id: '13:1', seq: 1, logId: logId(2), integrationId: 13 }),
-        expect.objectContaining({ id: '12:2', seq: 2, logId: logId(3), integrationId: 12 }),
-      ],
-    });
-  });
-
-  it(`keeps the newest ${WEBHOOK_LOGS_KEPT} entries of an integration`, async () => {
-    const events = Array.from({ length: WEBHOOK_LOGS_KEPT + 2 }, (_, i) => logged(12, i + 1));
-    const kept = Array.from({ length: WEBHOOK_LOGS_KEPT }, (_, i) => ({ ...entry(12, i + 3), id: `12:${i + 3}`, seq: i + 3 }));
-    await spec.given(events).then({ webhookLogs: kept });
-  });
-
-  // Regression (issue 21, defect 2): anyone can send a rejected delivery; a flood of them dropped the real ones.
-  it(`keeps rejected entries in a window of their own (newest ${REJECTED_WEBHOOK_LOGS_KEPT}): however many arrive, no accepted entry is dropped`, async () => {
-    const rejected = (n: number) => recorded('webhooklog-12', 'WebhookDeliveryLogged', { ...entry(12, n), httpStatus: 401, outcome: 'rejected', kind: 'other', reason: 'INVALID_SIGNATURE: Webhook signature is invalid' });
-    const flood = Array.from({ length: WEBHOOK_LOGS_KEPT }, (_, i) => rejected(i + 3));
-    const keptRejected = Array.from({ length: REJECTED_WEBHOOK_LOGS_KEPT }, (_, i) => WEBHOOK_LOGS_KEPT - REJECTED_WEBHOOK_LOGS_KEPT + i + 1);
-    await spec.given([logged(12, 1), logged(12, 2), ...flood, logged(12, WEBHOOK_LOGS_KEPT + 3)]).then({
-      webhookLogs: [
-        expect.objectContaining({ id: '12:1', seq: 1, outcome: 'processed' }),
-        expect.objectContaining({ id: '12:2', seq: 2, outcome: 'processed' }),
-        ...keptRejected.map((r) => expect.objectContaining({ id: `12:r${r}`, seq: r + 2, outcome: 'rejected' })),
-        expect.objectContaining({ id: '12:3', seq: WEBHOOK_LOGS_KEPT + 3, outcome: 'processed' }),
-      ],
-    });
   });
 });
