@@ -1,27 +1,42 @@
+import type { z } from 'zod';
 import { agentEvents } from './agents/events.js';
-import { knowledgeDocumentEvents } from './knowledge/documents.js';
-import { knowledgeQuotaEvents } from './knowledge/quota.js';
+import { knowledgeDocumentEvents } from './knowledge/documents/events.js';
+import { knowledgeQuotaEvents } from './knowledge/quota/events.js';
 import { llmConfigEvents } from './llm/events.js';
-import { emailReservationEvents } from './accounts/emailReservation.js';
-import { userEvents } from './accounts/user.js';
-import { teamEvents } from './accounts/team.js';
-import { invitationEvents } from './accounts/invitation.js';
+import { emailReservationEvents } from './accounts/emailReservation/events.js';
+import { userEvents } from './accounts/user/events.js';
+import { teamEvents } from './accounts/team/events.js';
+import { invitationEvents } from './accounts/invitation/events.js';
 import { apiTokenEvents } from './apiTokens/events.js';
-import { companyEvents } from './company/company.js';
-import { companyTimezoneEvents } from './company/timezone.js';
+import { companyEvents } from './company/events.js';
+import { companyTimezoneEvents } from './company/timezone/events.js';
 import { conversationEvents } from './conversations/events.js';
-import { platformRefEvents } from './conversations/platformRef.js';
-import { readMarkerEvents } from './conversations/readMarker.js';
+import { platformRefEvents } from './conversations/platformRef/events.js';
+import { readMarkerEvents } from './conversations/readMarker/events.js';
 import { integrationEvents } from './integrations/events.js';
-import { webhookLogEvents } from './webhooks/webhookLog.js';
+import { webhookLogEvents } from './webhooks/events.js';
 import { creditEvents } from './credits/events.js';
-import { mergeCatalogs } from './eventCatalog.js';
-import { customerEvents } from './customers/customer.js';
-import { cannedReplyEvents } from './cannedReplies/cannedReplies.js';
-import { sequenceEvents } from './sequence/sequence.js';
-import { loginSessionEvents } from './logins/loginSession.js';
-import { playgroundEvents } from './playground/playground.js';
+import { customerEvents } from './customers/events.js';
+import { cannedReplyEvents } from './cannedReplies/events.js';
+import { sequenceEvents } from './sequence/events.js';
+import { loginSessionEvents } from './logins/events.js';
+import { playgroundEvents } from './playground/events.js';
 import { replayEvents } from './replays/events.js';
+
+/** Every event type the system may store, with the zod schema of its data. */
+export type EventCatalog = Record<string, z.ZodType>;
+
+/** Builds the catalog from each aggregate's schemas, refusing a type name defined twice. */
+export function mergeCatalogs(...parts: EventCatalog[]): EventCatalog {
+  const out: EventCatalog = {};
+  for (const part of parts) {
+    for (const [type, schema] of Object.entries(part)) {
+      if (out[type]) throw new Error(`event type ${type} defined twice`);
+      out[type] = schema;
+    }
+  }
+  return out;
+}
 
 /** Every event type the service stores, with the schema its data is validated against on write and read. */
 export const eventCatalog = mergeCatalogs(

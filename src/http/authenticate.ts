@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { memberRole } from '../commands/accounts/membership.js';
 import { isSessionActive } from '../commands/accounts/logins.js';
-import type { Role } from '../domain/accounts/team.js';
+import type { Role } from '../domain/accounts/team/events.js';
 import { isApiTokenShaped, verifyApiToken } from '../commands/apiTokens/apiTokens.js';
 import { forbidden, unauthorized } from './errors.js';
 import { rolesFor } from './rolePolicy.js';

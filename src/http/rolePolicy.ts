@@ -1,4 +1,4 @@
-import type { Role } from '../domain/accounts/team.js';
+import type { Role } from '../domain/accounts/team/events.js';
 
 /**
  * Which roles may call which routes, in one table the authenticator applies to every protected route (so a

@@ -3,7 +3,7 @@ import type { AuthDeps, CommandDeps } from '../commands/deps.js';
 import type { SecretBox } from '../ports/secretBox.js';
 import type { PlatformClient } from '../ports/platform.js';
 import type { ReadStore } from '../ports/readStore.js';
-import type { CompanyLlmConfig } from '../domain/llm/decider.js';
+import type { CompanyLlmConfig } from '../domain/llm/state.js';
 import type { LlmProvider } from '../ports/llm.js';
 import type { Mailer } from '../ports/mailer.js';
 import type { ReplayMetrics, WebhookMetrics } from '../ports/metrics.js';

@@ -3,7 +3,7 @@ import { logWebhook } from '../commands/webhooks/logWebhook.js';
 import type { LiveIntegration } from '../commands/integrations/queries.js';
 import type { CommandDeps } from '../commands/deps.js';
 import { loggedPayload, rejectedPayload } from '../domain/webhooks/redactPayload.js';
-import type { WebhookLogEntry } from '../domain/webhooks/webhookLog.js';
+import type { WebhookLogEntry } from '../domain/webhooks/events.js';
 import type { WebhookMetrics } from '../ports/metrics.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import { HttpError } from './errors.js';

@@ -1,6 +1,6 @@
 import type { EventStore, NewEvent, RecordedEvent } from '../ports/eventStore.js';
 import { CorruptEventError } from '../ports/errors.js';
-import type { EventCatalog } from '../domain/eventCatalog.js';
+import type { EventCatalog } from '../domain/catalog.js';
 
 /**
  * Wraps any adapter so every event is checked against its zod schema when written and when read:

@@ -1,5 +1,5 @@
 import type { AnswerThreshold } from '../domain/answers/evidence.js';
-import type { CompanyLlmConfig } from '../domain/llm/decider.js';
+import type { CompanyLlmConfig } from '../domain/llm/state.js';
 
 /**
  * The LLM port: one chat completion per call. Adapters: `builtin` (answers from the knowledge base alone,

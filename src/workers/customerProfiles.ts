@@ -1,5 +1,5 @@
 import type { ConversationEvent } from '../domain/conversations/events.js';
-import type { ChannelProfile } from '../domain/customers/customer.js';
+import type { ChannelProfile } from '../domain/customers/events.js';
 import { updateCustomerFromChannel } from '../commands/customers/customers.js';
 import type { CommandDeps } from '../commands/deps.js';
 import type { RecordedEvent } from '../ports/eventStore.js';

@@ -1,7 +1,8 @@
 import { chargeUsage } from '../commands/credits/chargeUsage.js';
 import type { CommandDeps } from '../commands/deps.js';
 import type { Pricing } from '../domain/credits/pricing.js';
-import { playgroundIdOfStream, type PlaygroundAnswer } from '../domain/playground/playground.js';
+import { playgroundIdOfStream } from '../domain/playground/decider.js';
+import { type PlaygroundAnswer } from '../domain/playground/events.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 
 /**

@@ -7,7 +7,7 @@ import { conversationIdOfStream } from '../domain/conversations/decider.js';
 import type { Pricing } from '../domain/credits/pricing.js';
 import type { Bus } from '../ports/bus.js';
 import type { EventStore, RecordedEvent } from '../ports/eventStore.js';
-import type { CompanyLlmConfig } from '../domain/llm/decider.js';
+import type { CompanyLlmConfig } from '../domain/llm/state.js';
 import type { LlmProvider } from '../ports/llm.js';
 import type { Logger } from '../ports/logger.js';
 import type { JobMetrics, ReplayMetrics } from '../ports/metrics.js';

@@ -1,4 +1,5 @@
-import { conversationDecider, conversationStream, type ConversationState } from '../domain/conversations/decider.js';
+import { conversationDecider, conversationStream } from '../domain/conversations/decider.js';
+import { type ConversationState } from '../domain/conversations/state.js';
 import type { ConversationEvent } from '../domain/conversations/events.js';
 import type { Pricing, TokenUsage } from '../domain/credits/pricing.js';
 import { chargeUsage } from '../commands/credits/chargeUsage.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reserveKnowledgeQuota } from '../../src/commands/knowledge/knowledgeQuota.js';
 import { addKnowledgeDocument } from '../../src/commands/knowledge/knowledgeDocuments.js';
 import { handleCommand } from '../../src/commands/handleCommand.js';
-import { knowledgeDocumentDecider, knowledgeDocumentStream } from '../../src/domain/knowledge/documents.js';
+import { knowledgeDocumentDecider, knowledgeDocumentStream } from '../../src/domain/knowledge/documents/decider.js';
 import { signUp } from '../support/api.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PLAYGROUND_LIMITS } from '../../src/domain/playground/playground.js';
+import { PLAYGROUND_LIMITS } from '../../src/domain/playground/events.js';
 import { signUp } from '../support/api.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { knowledgeDocumentDecider, knowledgeDocumentStream } from '../../src/domain/knowledge/documents.js';
+import { knowledgeDocumentDecider, knowledgeDocumentStream } from '../../src/domain/knowledge/documents/decider.js';
 import type { EventStore } from '../../src/ports/eventStore.js';
 import { silentLogger } from '../../src/ports/logger.js';
 import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventStore.js';

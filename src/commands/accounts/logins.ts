@@ -1,8 +1,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { emailReservationDecider, normalizeEmail } from '../../domain/accounts/emailReservation.js';
-import { userDecider, userStream } from '../../domain/accounts/user.js';
+import { emailReservationDecider, normalizeEmail } from '../../domain/accounts/emailReservation/decider.js';
+import { userDecider, userStream } from '../../domain/accounts/user/decider.js';
 import { DomainError } from '../../domain/errors.js';
-import { loginSessionDecider, loginSessionStream, refreshFailed, rotationsBehindHead } from '../../domain/logins/loginSession.js';
+import { loginSessionDecider, loginSessionStream, refreshFailed } from '../../domain/logins/decider.js';
+import { rotationsBehindHead } from '../../domain/logins/state.js';
 import { WrongExpectedRevisionError } from '../../ports/errors.js';
 import { handleCommand, loadState } from '../handleCommand.js';
 import { randomSecret, sha256Hex } from '../hashing.js';

@@ -1,5 +1,7 @@
-import { companyDecider, companyStream } from '../../domain/company/company.js';
-import { roleOf, teamDecider, teamStream, type Role } from '../../domain/accounts/team.js';
+import { companyDecider, companyStream } from '../../domain/company/decider.js';
+import { roleOf } from '../../domain/accounts/team/state.js';
+import { teamDecider, teamStream } from '../../domain/accounts/team/decider.js';
+import { type Role } from '../../domain/accounts/team/events.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { loadState } from '../handleCommand.js';
 

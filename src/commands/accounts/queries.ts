@@ -1,5 +1,7 @@
-import { userDecider, userStream, type UserState } from '../../domain/accounts/user.js';
-import { companyDecider, companyStream, type CompanyState } from '../../domain/company/company.js';
+import { userDecider, userStream } from '../../domain/accounts/user/decider.js';
+import { type UserState } from '../../domain/accounts/user/state.js';
+import { companyDecider, companyStream } from '../../domain/company/decider.js';
+import { type CompanyState } from '../../domain/company/state.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { loadState } from '../handleCommand.js';
 

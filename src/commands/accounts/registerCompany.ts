@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { companyDecider, companyStream } from '../../domain/company/company.js';
+import { companyDecider, companyStream } from '../../domain/company/decider.js';
 import { creditsDecider, creditsStream } from '../../domain/credits/decider.js';
 import { SIGNUP_CREDITS_MICROS } from '../../domain/credits/events.js';
 import { DomainError } from '../../domain/errors.js';
-import { emailReservationDecider, normalizeEmail } from '../../domain/accounts/emailReservation.js';
-import { teamDecider, teamStream } from '../../domain/accounts/team.js';
-import { userDecider, userStream } from '../../domain/accounts/user.js';
-import { sequenceDecider, sequenceStream } from '../../domain/sequence/sequence.js';
+import { emailReservationDecider, normalizeEmail } from '../../domain/accounts/emailReservation/decider.js';
+import { teamDecider, teamStream } from '../../domain/accounts/team/decider.js';
+import { userDecider, userStream } from '../../domain/accounts/user/decider.js';
+import { sequenceDecider, sequenceStream } from '../../domain/sequence/decider.js';
 import { handleCommand } from '../handleCommand.js';
 import { sha256Hex } from '../hashing.js';
 import type { AuthDeps } from '../deps.js';

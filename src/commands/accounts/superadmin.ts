@@ -1,5 +1,5 @@
-import { normalizeEmail } from '../../domain/accounts/emailReservation.js';
-import { userDecider, userStream } from '../../domain/accounts/user.js';
+import { normalizeEmail } from '../../domain/accounts/emailReservation/decider.js';
+import { userDecider, userStream } from '../../domain/accounts/user/decider.js';
 import { DomainError } from '../../domain/errors.js';
 import { handleCommand } from '../handleCommand.js';
 import type { CommandDeps } from '../deps.js';

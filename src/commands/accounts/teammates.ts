@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { emailReservationDecider, normalizeEmail } from '../../domain/accounts/emailReservation.js';
-import { invitationDecider, invitationNotFound, invitationStream, invitationUnusable } from '../../domain/accounts/invitation.js';
-import { teamDecider, teamStream, type Actor, type Role } from '../../domain/accounts/team.js';
-import { userDecider, userStream } from '../../domain/accounts/user.js';
-import { companyDecider, companyStream } from '../../domain/company/company.js';
+import { emailReservationDecider, normalizeEmail } from '../../domain/accounts/emailReservation/decider.js';
+import { invitationDecider, invitationNotFound, invitationStream, invitationUnusable } from '../../domain/accounts/invitation/decider.js';
+import { teamDecider, teamStream, type Actor } from '../../domain/accounts/team/decider.js';
+import { type Role } from '../../domain/accounts/team/events.js';
+import { userDecider, userStream } from '../../domain/accounts/user/decider.js';
+import { companyDecider, companyStream } from '../../domain/company/decider.js';
 import { DomainError } from '../../domain/errors.js';
 import { handleCommand, loadState } from '../handleCommand.js';
 import { constantTimeEqualHex, randomSecret, sha256Hex } from '../hashing.js';

@@ -1,4 +1,5 @@
-import { agentDecider, agentStream, type LiveAgent } from '../../domain/agents/decider.js';
+import { agentDecider, agentStream } from '../../domain/agents/decider.js';
+import { type LiveAgent } from '../../domain/agents/state.js';
 import { isActive } from '../../domain/lifecycle.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { loadState } from '../handleCommand.js';

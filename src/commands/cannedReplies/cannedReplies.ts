@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { cannedRepliesDecider, cannedRepliesStream, normaliseShortcut, type CannedReply, type CannedReplyFields } from '../../domain/cannedReplies/cannedReplies.js';
+import { cannedRepliesDecider, cannedRepliesStream, normaliseShortcut } from '../../domain/cannedReplies/decider.js';
+import { type CannedReply } from '../../domain/cannedReplies/state.js';
+import { type CannedReplyFields } from '../../domain/cannedReplies/events.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { handleCommand, loadState } from '../handleCommand.js';
 import type { CommandDeps } from '../deps.js';

@@ -1,4 +1,4 @@
-import { companyDecider, companyStream } from '../../domain/company/company.js';
+import { companyDecider, companyStream } from '../../domain/company/decider.js';
 import { conversationDecider, conversationStream } from '../../domain/conversations/decider.js';
 import { cachedState, loadState } from '../handleCommand.js';
 import { deterministicId } from '../hashing.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { companyDecider, companyStream } from '../../domain/company/company.js';
+import { companyDecider, companyStream } from '../../domain/company/decider.js';
 import { conversationDecider, conversationStream, type ConversationCommand } from '../../domain/conversations/decider.js';
-import { readMarkerDecider, readMarkerStream } from '../../domain/conversations/readMarker.js';
+import { readMarkerDecider, readMarkerStream } from '../../domain/conversations/readMarker/decider.js';
 import { DomainError } from '../../domain/errors.js';
 import { handleCommand, loadState } from '../handleCommand.js';
 import type { CommandDeps } from '../deps.js';

@@ -1,4 +1,4 @@
-import { platformRefDecider, type PlatformRefKind } from '../../domain/conversations/platformRef.js';
+import { platformRefDecider, type PlatformRefKind } from '../../domain/conversations/platformRef/decider.js';
 import { handleCommand } from '../handleCommand.js';
 import { sha256Hex } from '../hashing.js';
 import type { CommandDeps } from '../deps.js';

@@ -1,4 +1,4 @@
-import type { Teammate } from '../../domain/conversations/commands.js';
+import type { Teammate } from '../../domain/conversations/decider.js';
 import { memberRole } from '../accounts/membership.js';
 import type { CommandDeps } from '../deps.js';
 

@@ -1,4 +1,6 @@
-import { customerDecider, customerStream, type ChannelProfile, type KnownCustomer } from '../../domain/customers/customer.js';
+import { customerDecider, customerStream } from '../../domain/customers/decider.js';
+import { type ChannelProfile } from '../../domain/customers/events.js';
+import { type KnownCustomer } from '../../domain/customers/state.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { customerIdFor } from '../../domain/customers/customerId.js';
 import { handleCommand, loadState } from '../handleCommand.js';

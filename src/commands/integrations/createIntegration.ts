@@ -1,6 +1,6 @@
 import { integrationDecider, integrationStream } from '../../domain/integrations/decider.js';
 import { type ConnectorType } from '../../domain/integrations/events.js';
-import { sequenceDecider, sequenceStream } from '../../domain/sequence/sequence.js';
+import { sequenceDecider, sequenceStream } from '../../domain/sequence/decider.js';
 import { handleCommand } from '../handleCommand.js';
 import { checkAgentReference } from './agentReference.js';
 import type { CommandDeps } from '../deps.js';

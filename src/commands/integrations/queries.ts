@@ -1,4 +1,5 @@
-import { integrationDecider, integrationStream, type IntegrationState } from '../../domain/integrations/decider.js';
+import { integrationDecider, integrationStream } from '../../domain/integrations/decider.js';
+import { type IntegrationState } from '../../domain/integrations/state.js';
 import { isActive, type Active } from '../../domain/lifecycle.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { loadState } from '../handleCommand.js';

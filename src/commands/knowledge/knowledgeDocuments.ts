@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import {
-  contentBytes,
-  knowledgeDocumentDecider,
-  knowledgeDocumentStream,
-} from '../../domain/knowledge/documents.js';
-import type { KnowledgeQuotaLimits } from '../../domain/knowledge/quota.js';
+import { contentBytes } from '../../domain/knowledge/documents/content.js';
+import { knowledgeDocumentDecider, knowledgeDocumentStream } from '../../domain/knowledge/documents/decider.js';
+import type { KnowledgeQuotaLimits } from '../../domain/knowledge/quota/decider.js';
 import { DomainError } from '../../domain/errors.js';
 import { handleCommand, loadState } from '../handleCommand.js';
 import type { CommandDeps } from '../deps.js';

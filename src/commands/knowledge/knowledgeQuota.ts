@@ -1,11 +1,6 @@
-import { knowledgeDocumentDecider, knowledgeDocumentStream } from '../../domain/knowledge/documents.js';
-import {
-  knowledgeQuotaDecider,
-  knowledgeQuotaStream,
-  staleReservations,
-  type KnowledgeQuotaCommand,
-  type KnowledgeQuotaLimits,
-} from '../../domain/knowledge/quota.js';
+import { knowledgeDocumentDecider, knowledgeDocumentStream } from '../../domain/knowledge/documents/decider.js';
+import { knowledgeQuotaDecider, knowledgeQuotaStream, type KnowledgeQuotaCommand, type KnowledgeQuotaLimits } from '../../domain/knowledge/quota/decider.js';
+import { staleReservations } from '../../domain/knowledge/quota/state.js';
 import { deterministicId } from '../hashing.js';
 import { handleCommand, loadState } from '../handleCommand.js';
 import type { CommandDeps } from '../deps.js';

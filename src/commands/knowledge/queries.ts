@@ -1,4 +1,6 @@
-import { contentBytes, knowledgeDocumentDecider, knowledgeDocumentStream, MAX_CONTENT_PARTS, type KnowledgeDocumentEvent } from '../../domain/knowledge/documents.js';
+import { contentBytes, MAX_CONTENT_PARTS } from '../../domain/knowledge/documents/content.js';
+import { knowledgeDocumentDecider, knowledgeDocumentStream } from '../../domain/knowledge/documents/decider.js';
+import { type KnowledgeDocumentEvent } from '../../domain/knowledge/documents/events.js';
 import { loadState, toDomainEvent } from '../handleCommand.js';
 import type { CommandDeps } from '../deps.js';
 

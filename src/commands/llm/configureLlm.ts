@@ -1,5 +1,6 @@
-import { companyStream } from '../../domain/company/company.js';
-import { llmConfigDecider, type CompanyLlmConfig } from '../../domain/llm/decider.js';
+import { companyStream } from '../../domain/company/decider.js';
+import { llmConfigDecider } from '../../domain/llm/decider.js';
+import { type CompanyLlmConfig } from '../../domain/llm/state.js';
 import { type LlmProviderName } from '../../domain/llm/events.js';
 import { handleCommand } from '../handleCommand.js';
 import type { CommandDeps } from '../deps.js';

@@ -1,5 +1,6 @@
-import { companyStream } from '../../domain/company/company.js';
-import { llmConfigDecider, type CompanyLlmConfig } from '../../domain/llm/decider.js';
+import { companyStream } from '../../domain/company/decider.js';
+import { llmConfigDecider } from '../../domain/llm/decider.js';
+import { type CompanyLlmConfig } from '../../domain/llm/state.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { loadState } from '../handleCommand.js';
 

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { playgroundDecider, playgroundStream, type PlaygroundCommand, type PlaygroundEvent, type PlaygroundState } from '../../domain/playground/playground.js';
+import { playgroundDecider, playgroundStream, type PlaygroundCommand } from '../../domain/playground/decider.js';
+import { type PlaygroundEvent } from '../../domain/playground/events.js';
+import { type PlaygroundState } from '../../domain/playground/state.js';
 import { DomainError } from '../../domain/errors.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { handleCommand, loadState, toDomainEvent } from '../handleCommand.js';

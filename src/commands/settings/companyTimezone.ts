@@ -1,5 +1,5 @@
-import { companyStream } from '../../domain/company/company.js';
-import { timezoneDecider } from '../../domain/company/timezone.js';
+import { companyStream } from '../../domain/company/decider.js';
+import { timezoneDecider } from '../../domain/company/timezone/decider.js';
 import type { CommandDeps } from '../deps.js';
 import { handleCommand } from '../handleCommand.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { conversationStream } from '../../domain/conversations/decider.js';
 import { findKey } from '../../domain/conversations/dedupeWindow.js';
 import type { ConversationEvent, ConversationStreamEvent } from '../../domain/conversations/events.js';
-import type { WebhookLogEntry } from '../../domain/webhooks/webhookLog.js';
+import type { WebhookLogEntry } from '../../domain/webhooks/events.js';
 import { DomainError } from '../../domain/errors.js';
 import type { LiveIntegration } from '../integrations/queries.js';
 import type { PlatformMessage, WebhookPayload } from '../../domain/webhooks/payload.js';

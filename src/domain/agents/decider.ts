@@ -1,11 +1,8 @@
 import type { z } from 'zod';
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
-import type { Lifecycle } from '../lifecycle.js';
 import { agentSettings as settings, type AgentEvent, type AgentSettings } from './events.js';
-
-export type LiveAgent = { status: 'active'; agentId: string; companyId: string; createdAt: string; updatedAt: string } & AgentSettings;
-export type AgentState = { status: 'none' } | (Omit<LiveAgent, 'status'> & { status: Exclude<Lifecycle, 'none'> });
+import { evolveAgent, initialAgentState, type AgentState } from './state.js';
 
 export type AgentCommand =
   | ({ type: 'CreateAgent'; agentId: string; companyId: string; now: string } & AgentSettings)
@@ -23,19 +20,8 @@ function checkSettings<T>(schema: z.ZodType<T>, value: unknown): void {
 }
 
 export const agentDecider: Decider<AgentCommand, AgentEvent, AgentState> = {
-  initialState: { status: 'none' },
-  evolve(state, event) {
-    switch (event.type) {
-      case 'AgentCreated': {
-        const { at, ...rest } = event.data;
-        return { status: 'active', ...rest, createdAt: at, updatedAt: at };
-      }
-      case 'AgentUpdated':
-        return state.status === 'none' ? state : { ...state, ...event.data.changes, updatedAt: event.data.at };
-      case 'AgentDeleted':
-        return state.status === 'none' ? state : { ...state, status: 'deleted', updatedAt: event.data.at };
-    }
-  },
+  initialState: initialAgentState,
+  evolve: evolveAgent,
   decide(command, state) {
     if (command.type === 'CreateAgent') {
       if (state.status !== 'none') throw new DomainError('CONFLICT', 'Agent already exists');

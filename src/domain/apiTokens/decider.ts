@@ -1,12 +1,8 @@
 import type { z } from 'zod';
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
-import type { Lifecycle } from '../lifecycle.js';
 import type { ApiTokenEvent, apiTokenEvents } from './events.js';
-
-export type ApiTokenState =
-  | { status: 'none' }
-  | ({ status: Exclude<Lifecycle, 'none'>; lastUsedAt: string | null } & z.infer<typeof apiTokenEvents.ApiTokenIssued>);
+import { evolveApiToken, initialApiTokenState, type ApiTokenState } from './state.js';
 
 export type ApiTokenCommand =
   | ({ type: 'IssueApiToken' } & z.infer<typeof apiTokenEvents.ApiTokenIssued>)
@@ -17,17 +13,8 @@ export type ApiTokenCommand =
 export const LAST_USED_PRECISION_MS = 60_000;
 
 export const apiTokenDecider: Decider<ApiTokenCommand, ApiTokenEvent, ApiTokenState> = {
-  initialState: { status: 'none' },
-  evolve(state, event) {
-    switch (event.type) {
-      case 'ApiTokenIssued':
-        return { status: 'active', lastUsedAt: null, ...event.data };
-      case 'ApiTokenUsed':
-        return state.status === 'none' ? state : { ...state, lastUsedAt: event.data.at };
-      case 'ApiTokenRevoked':
-        return state.status === 'none' ? state : { ...state, status: 'deleted' };
-    }
-  },
+  initialState: initialApiTokenState,
+  evolve: evolveApiToken,
   decide(command, state) {
     switch (command.type) {
       case 'IssueApiToken': {

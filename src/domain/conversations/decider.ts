@@ -1,16 +1,329 @@
 import type { Decider } from '../decider.js';
-import { decide } from './businessLogic.js';
-import type { ConversationCommand } from './commands.js';
-import type { ConversationStreamEvent } from './events.js';
-import { evolve, initialConversationState, type ConversationState } from './state.js';
+import { DomainError } from '../errors.js';
+import type { AnswerProvenance } from '../answers/provenance.js';
+import type { PlatformId } from '../platformId.js';
+import type { ConversationEvent, ConversationStreamEvent, Customer, DeliveredTo, PausedReason, PlatformRefs } from './events.js';
+import { asksForHuman } from './handoff.js';
+import { evolveConversation, initialConversationState, isDuplicate, textFingerprint, type ConversationState } from './state.js';
 
-export type { ConversationCommand } from './commands.js';
-export { initialConversationState, isDuplicate, textFingerprint, UNANSWERED_KEPT, type ConversationState, type SessionState } from './state.js';
+export interface Start {
+  conversationId: string;
+  companyId: string;
+  integrationId: number;
+  connectorType: 'msgplatform' | 'webchat';
+  customer: Customer;
+  defaultStageId: string | null;
+}
 
-/** The conversation aggregate: its state (state.ts), its business logic (businessLogic.ts), composed. */
+export interface Delivery {
+  messageId: string;
+  dedupeKey: string;
+  dedupeUntil: string | null;
+  text: string;
+  attachments?: unknown[];
+  platform: PlatformRefs;
+}
+
+export type ConversationCommand =
+  | ({ type: 'ReceiveCustomerMessage'; start: Start; sessionId: string; client?: Record<string, unknown>; clientMessageId?: string; now: string } & Delivery)
+  | ({ type: 'RecordOperatorMessage'; start: Start; now: string } & Delivery)
+  | { type: 'PauseSession'; reason: PausedReason; by: string | null; now: string }
+  | { type: 'ResumeSession'; by: string | null; now: string }
+  | { type: 'CloseSession'; reason: 'close_dialog' | 'close_request' | 'api'; by: string | null; resolution?: string; now: string }
+  | { type: 'ReopenConversation'; sessionId: string; by: string | null; now: string }
+  | { type: 'TransferDialog'; dialogId: PlatformId | null; requestId: PlatformId | null; now: string }
+  | { type: 'ChangeStage'; stageId: string; validStageIds: string[]; by: string | null; now: string }
+  | {
+      type: 'AppendAgentReply';
+      messageId: string;
+      sessionId: string;
+      agentId: string | null;
+      text: string;
+      inReplyTo: string[];
+      model: string;
+      inputTokens: number;
+      outputTokens: number;
+      handoff: boolean;
+      /** The model's reason for a handoff (bounded plain text); kept only when `handoff`. */
+      handoffReason?: string;
+      provenance?: AnswerProvenance;
+      now: string;
+    }
+  | { type: 'SendOperatorMessage'; messageId: string; text: string; by: string; now: string }
+  | { type: 'RecordSendAttempt'; messageId: string; idempotencyKey: string; now: string }
+  | { type: 'RecordDelivery'; messageId: string; platformMessageId: PlatformId | null; deliveredTo?: DeliveredTo; now: string }
+  | { type: 'RecordDeliveryFailure'; messageId: string; reason: string; attempts: number; now: string }
+  | { type: 'MarkUnanswered'; messageIds: string[]; reason: string; handoff: boolean; now: string }
+  /** `assignee`: the user as the teammates query found them; null when no such user belongs to the company. */
+  | { type: 'AssignConversation'; assigneeId: string; assignee: Teammate | null; by: string; now: string }
+  | { type: 'UnassignConversation'; by: string; now: string };
+
+/** A user who may own conversations of their company (what the membership query answers). */
+export interface Teammate {
+  userId: string;
+  companyId: string;
+}
+
+/**
+ * The conversation's decisions: one pure `decideX(command, state) → events` per command (Emmett's
+ * businessLogic shape), dispatched by `decide` through a map. README has the AI session state table.
+ */
+
+type CommandOf<T extends ConversationCommand['type']> = Extract<ConversationCommand, { type: T }>;
+type Decision<T extends ConversationCommand['type']> = (command: CommandOf<T>, state: ConversationState) => ConversationEvent[];
+
+const invalidState = (message: string) => new DomainError('INVALID_STATE', message);
+const notFound = () => new DomainError('NOT_FOUND', 'Conversation not found');
+
+const startEvents = (state: ConversationState, start: Start, now: string): ConversationEvent[] =>
+  state.exists
+    ? []
+    : [
+        {
+          type: 'ConversationStarted',
+          data: {
+            conversationId: start.conversationId,
+            companyId: start.companyId,
+            integrationId: start.integrationId,
+            connectorType: start.connectorType,
+            customer: start.customer,
+            stageId: start.defaultStageId,
+            at: now,
+          },
+        },
+      ];
+
+export const decideReceiveCustomerMessage: Decision<'ReceiveCustomerMessage'> = (command, state) => {
+  if (isDuplicate(state, command.dedupeKey, command.now)) return [];
+  const session = state.session;
+  const events = startEvents(state, command.start, command.now);
+  // A first message, or the first after a close, opens a new active AI session.
+  if (!session || session.state === 'closed') events.push({ type: 'AiSessionOpened', data: { sessionId: command.sessionId, at: command.now } });
+  events.push({
+    type: 'MessageReceived',
+    data: {
+      messageId: command.messageId,
+      dedupeKey: command.dedupeKey,
+      dedupeUntil: command.dedupeUntil,
+      text: command.text,
+      ...(command.attachments?.length ? { attachments: command.attachments as never } : {}),
+      ...(command.client ? { client: command.client as never } : {}),
+      ...(command.clientMessageId ? { clientMessageId: command.clientMessageId } : {}),
+      platform: command.platform,
+      at: command.now,
+    },
+  });
+  // A customer asking for a person joins the "Needs human" queue. The AI still answers meanwhile (it may say a
+  // colleague is coming, or solve it): the request stays in the queue until a human replies or resolves it.
+  if (!state.handoff.handoff && asksForHuman(command.text)) events.push({ type: 'HumanRequested', data: { messageId: command.messageId, at: command.now } });
+  return events;
+};
+
+export const decideRecordOperatorMessage: Decision<'RecordOperatorMessage'> = (command, state) => {
+  if (isDuplicate(state, command.dedupeKey, command.now)) return [];
+  // The platform reports our own sends as "outbox" too: those are not a human taking over.
+  const echo =
+    (command.platform.messageId !== undefined && state.sentPlatformIds.some((id) => String(id) === String(command.platform.messageId))) ||
+    (command.text !== '' && state.recentSentTexts.includes(textFingerprint(command.text)));
+  if (echo) return [];
+  const session = state.session;
+  const events = startEvents(state, command.start, command.now);
+  events.push({
+    type: 'OperatorMessageRecorded',
+    data: {
+      messageId: command.messageId,
+      dedupeKey: command.dedupeKey,
+      dedupeUntil: command.dedupeUntil,
+      text: command.text,
+      ...(command.attachments?.length ? { attachments: command.attachments as never } : {}),
+      platform: command.platform,
+      at: command.now,
+    },
+  });
+  if (session?.state === 'active') {
+    events.push({ type: 'AiSessionPaused', data: { sessionId: session.id, reason: 'operator_message', by: null, at: command.now } });
+  }
+  return events;
+};
+
+export const decidePauseSession: Decision<'PauseSession'> = (command, { session }) => {
+  if (!session || session.state === 'closed') throw invalidState('There is no open AI session to pause');
+  if (session.state === 'paused') return [];
+  return [{ type: 'AiSessionPaused', data: { sessionId: session.id, reason: command.reason, by: command.by, at: command.now } }];
+};
+
+export const decideResumeSession: Decision<'ResumeSession'> = (command, { session }) => {
+  if (!session || session.state === 'closed') throw invalidState('A closed AI session cannot be resumed; the next customer message opens a new one');
+  if (session.state === 'active') return [];
+  return [{ type: 'AiSessionResumed', data: { sessionId: session.id, by: command.by, at: command.now } }];
+};
+
+export const decideCloseSession: Decision<'CloseSession'> = (command, { session }) => {
+  if (!session) throw invalidState('There is no AI session to close');
+  if (session.state === 'closed') return [];
+  return [
+    {
+      type: 'AiSessionClosed',
+      data: { sessionId: session.id, reason: command.reason, action: 'session_close', by: command.by, ...(command.resolution ? { resolution: command.resolution } : {}), at: command.now },
+    },
+  ];
+};
+
+export const decideReopenConversation: Decision<'ReopenConversation'> = (command, state) => {
+  const session = state.session;
+  if (!state.exists) throw notFound();
+  if (!session) throw invalidState('There is no closed AI session to reopen');
+  // Reopening an open session is a no-op, so a double click or a retried request records nothing.
+  if (session.state !== 'closed') return [];
+  return [{ type: 'ConversationReopened', data: { sessionId: command.sessionId, previousSessionId: session.id, by: command.by, at: command.now } }];
+};
+
+export const decideTransferDialog: Decision<'TransferDialog'> = (command, state) => {
+  if (!state.exists) throw notFound();
+  const session = state.session;
+  const events: ConversationEvent[] = [
+    { type: 'DialogTransferred', data: { action: 'session_transfer_external', dialogId: command.dialogId, requestId: command.requestId, at: command.now } },
+  ];
+  // A transfer hands the dialog to people: an active AI steps back; a paused one stays paused.
+  if (session?.state === 'active') {
+    events.push({ type: 'AiSessionPaused', data: { sessionId: session.id, reason: 'dialog_transferred', by: null, at: command.now } });
+  }
+  return events;
+};
+
+export const decideChangeStage: Decision<'ChangeStage'> = (command, state) => {
+  if (!state.exists) throw notFound();
+  if (!command.validStageIds.includes(command.stageId)) throw new DomainError('VALIDATION_ERROR', "stageId is not a stage of this company's pipeline");
+  if (state.stageId === command.stageId) return [];
+  return [{ type: 'StageChanged', data: { stageId: command.stageId, by: command.by, at: command.now } }];
+};
+
+export const decideAppendAgentReply: Decision<'AppendAgentReply'> = (command, state) => {
+  if (state.replies.includes(command.messageId)) return [];
+  const session = state.session;
+  // Generated against a session that a human paused or closed meanwhile: dropped, never sent.
+  if (!session || session.id !== command.sessionId || session.state !== 'active') {
+    throw new DomainError('REPLY_DROPPED', `The AI session is ${session?.state ?? 'missing'}; the reply is dropped`);
+  }
+  const inReplyTo = command.inReplyTo.filter((id) => state.unanswered.includes(id));
+  if (inReplyTo.length === 0) throw new DomainError('REPLY_DROPPED', 'The messages were already answered');
+  return [
+    {
+      type: 'AgentReplied',
+      data: {
+        messageId: command.messageId,
+        sessionId: command.sessionId,
+        agentId: command.agentId,
+        text: command.text,
+        inReplyTo,
+        model: command.model,
+        inputTokens: command.inputTokens,
+        outputTokens: command.outputTokens,
+        handoff: command.handoff,
+        ...(command.handoff && command.handoffReason ? { handoffReason: command.handoffReason.slice(0, 500) } : {}),
+        ...(command.provenance ? { provenance: command.provenance } : {}),
+        at: command.now,
+      },
+    },
+    ...(command.handoff ? [{ type: 'AiSessionPaused' as const, data: { sessionId: session.id, reason: 'handoff' as const, by: null, at: command.now } }] : []),
+  ];
+};
+
+export const decideSendOperatorMessage: Decision<'SendOperatorMessage'> = (command, state) => {
+  if (!state.exists) throw notFound();
+  if (command.messageId in state.outbound || state.settled.some((m) => m.messageId === command.messageId)) return [];
+  const session = state.session;
+  const events: ConversationEvent[] = [{ type: 'OperatorMessageSent', data: { messageId: command.messageId, text: command.text, by: command.by, at: command.now } }];
+  // An operator writing to the customer takes over: the AI must not answer over them.
+  if (session?.state === 'active') events.push({ type: 'AiSessionPaused', data: { sessionId: session.id, reason: 'operator_message', by: command.by, at: command.now } });
+  return events;
+};
+
+export const decideRecordSendAttempt: Decision<'RecordSendAttempt'> = (command, state) => {
+  const pending = state.outbound[command.messageId];
+  if (!pending) return [];
+  return [{ type: 'MessageSendAttempted', data: { messageId: command.messageId, attempt: pending.attempts + 1, idempotencyKey: command.idempotencyKey, at: command.now } }];
+};
+
+export const decideRecordDelivery: Decision<'RecordDelivery'> = (command, state) => {
+  if (state.settled.some((m) => m.messageId === command.messageId && m.outcome === 'sent')) return [];
+  if (!(command.messageId in state.outbound)) {
+    if (state.settled.some((m) => m.messageId === command.messageId)) return [];
+    throw new DomainError('NOT_FOUND', 'Message not found');
+  }
+  return [
+    {
+      type: 'MessageDelivered',
+      data: {
+        messageId: command.messageId,
+        platformMessageId: command.platformMessageId,
+        ...(command.deliveredTo ? { deliveredTo: command.deliveredTo } : {}),
+        at: command.now,
+      },
+    },
+  ];
+};
+
+export const decideRecordDeliveryFailure: Decision<'RecordDeliveryFailure'> = (command, state) => {
+  if (!(command.messageId in state.outbound)) return [];
+  return [{ type: 'MessageDeliveryFailed', data: { messageId: command.messageId, reason: command.reason, attempts: command.attempts, at: command.now } }];
+};
+
+export const decideMarkUnanswered: Decision<'MarkUnanswered'> = (command, state) => {
+  const ids = command.messageIds.filter((id) => state.unanswered.includes(id));
+  if (ids.length === 0) return [];
+  const session = state.session;
+  const events: ConversationEvent[] = [{ type: 'MessagesUnanswered', data: { messageIds: ids, reason: command.reason, at: command.now } }];
+  if (command.handoff && session?.state === 'active') {
+    events.push({ type: 'AiSessionPaused', data: { sessionId: session.id, reason: 'handoff', by: null, at: command.now } });
+  }
+  return events;
+};
+
+export const decideAssignConversation: Decision<'AssignConversation'> = (command, state) => {
+  if (!state.exists) throw notFound();
+  // Only a user of the conversation's own company can own it; another company's user reads as no user at all.
+  if (!command.assignee || command.assignee.userId !== command.assigneeId || command.assignee.companyId !== state.companyId) {
+    throw new DomainError('VALIDATION_ERROR', 'assigneeId is not a user of this company');
+  }
+  // Assigning the current owner again records nothing: a double click or a retried request is harmless.
+  if (state.assigneeId === command.assigneeId) return [];
+  return [{ type: 'ConversationAssigned', data: { assigneeId: command.assigneeId, previousAssigneeId: state.assigneeId, by: command.by, at: command.now } }];
+};
+
+export const decideUnassignConversation: Decision<'UnassignConversation'> = (command, state) => {
+  if (!state.exists) throw notFound();
+  if (state.assigneeId === null) return [];
+  return [{ type: 'ConversationUnassigned', data: { previousAssigneeId: state.assigneeId, by: command.by, at: command.now } }];
+};
+
+const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
+  ReceiveCustomerMessage: decideReceiveCustomerMessage,
+  RecordOperatorMessage: decideRecordOperatorMessage,
+  PauseSession: decidePauseSession,
+  ResumeSession: decideResumeSession,
+  CloseSession: decideCloseSession,
+  ReopenConversation: decideReopenConversation,
+  TransferDialog: decideTransferDialog,
+  ChangeStage: decideChangeStage,
+  AppendAgentReply: decideAppendAgentReply,
+  SendOperatorMessage: decideSendOperatorMessage,
+  RecordSendAttempt: decideRecordSendAttempt,
+  RecordDelivery: decideRecordDelivery,
+  RecordDeliveryFailure: decideRecordDeliveryFailure,
+  MarkUnanswered: decideMarkUnanswered,
+  AssignConversation: decideAssignConversation,
+  UnassignConversation: decideUnassignConversation,
+};
+
+export function decide(command: ConversationCommand, state: ConversationState): ConversationEvent[] {
+  return (decisions[command.type] as (command: ConversationCommand, state: ConversationState) => ConversationEvent[])(command, state);
+}
+
+/** The conversation aggregate: its state and evolve (state.ts) and the decisions above, composed. */
 export const conversationDecider: Decider<ConversationCommand, ConversationStreamEvent, ConversationState> = {
   initialState: initialConversationState,
-  evolve,
+  evolve: evolveConversation,
   decide,
 };
 

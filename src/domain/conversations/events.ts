@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { WebhookLogEntry } from '../webhooks/webhookLog.js';
+import type { WebhookLogEntry } from '../webhooks/events.js';
 import { platformIdSchema } from '../platformId.js';
 import { answerProvenanceSchema } from '../answers/provenance.js';
 

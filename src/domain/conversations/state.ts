@@ -84,14 +84,15 @@ const withoutKey = <V>(record: Record<string, V>, key: string): Record<string, V
   return rest;
 };
 
-export function evolve(state: ConversationState, event: ConversationStreamEvent): ConversationState {
+export function evolveConversation(state: ConversationState, event: ConversationStreamEvent): ConversationState {
   if (event.type === 'WebhookDeliveryLogged') return state;
   const handoff = evolveHandoff(state.handoff, event);
-  const next = evolveConversation(state, event);
+  const next = evolveFacts(state, event);
   return handoff === next.handoff ? next : { ...next, handoff };
 }
 
-function evolveConversation(state: ConversationState, event: ConversationEvent): ConversationState {
+/** Everything but the handoff track (evolveHandoff folds that). */
+function evolveFacts(state: ConversationState, event: ConversationEvent): ConversationState {
   switch (event.type) {
     case 'ConversationStarted':
       return {

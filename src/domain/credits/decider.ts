@@ -1,7 +1,7 @@
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
 import type { CreditEvent } from './events.js';
-export type CreditState = { balanceMicros: number; chargedReplies: string[] };
+import { evolveCredits, initialCreditState, type CreditState } from './state.js';
 
 export type CreditCommand =
   | { type: 'GrantCredits'; amountMicros: number; reason: string; grantedBy: string | null; now: string }
@@ -20,20 +20,8 @@ export type CreditCommand =
     };
 
 export const creditsDecider: Decider<CreditCommand, CreditEvent, CreditState> = {
-  initialState: { balanceMicros: 0, chargedReplies: [] },
-  evolve(state, event) {
-    switch (event.type) {
-      case 'CreditsGranted':
-        return { ...state, balanceMicros: state.balanceMicros + event.data.amountMicros };
-      case 'CreditsConsumed':
-        return {
-          balanceMicros: state.balanceMicros - event.data.amountMicros,
-          // A bounded window of charged replies; an older redelivered charge is refused by the store's unique
-          // index on its deterministic event id (see chargeUsage).
-          chargedReplies: [...state.chargedReplies.slice(-199), event.data.replyId],
-        };
-    }
-  },
+  initialState: initialCreditState,
+  evolve: evolveCredits,
   decide(command, state) {
     switch (command.type) {
       case 'GrantCredits':

@@ -1,20 +1,7 @@
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
-import type { Lifecycle } from '../lifecycle.js';
 import type { ConnectorType, IntegrationEvent, IntegrationSettings } from './events.js';
-
-export type IntegrationState =
-  | { status: 'none' }
-  | ({
-      status: Exclude<Lifecycle, 'none'>;
-      integrationId: number;
-      companyId: string;
-      connectorType: ConnectorType;
-      createdAt: string;
-      updatedAt: string;
-      webhookRegisteredAt: string | null;
-      registeredUrl: string | null;
-    } & IntegrationSettings);
+import { evolveIntegration, initialIntegrationState, type IntegrationState } from './state.js';
 
 export type IntegrationCommand =
   | ({ type: 'CreateIntegration'; integrationId: number; companyId: string; connectorType: ConnectorType; now: string } & IntegrationSettings)
@@ -25,28 +12,8 @@ export type IntegrationCommand =
 const notFound = () => new DomainError('NOT_FOUND', 'Integration not found');
 
 export const integrationDecider: Decider<IntegrationCommand, IntegrationEvent, IntegrationState> = {
-  initialState: { status: 'none' },
-  evolve(state, event) {
-    switch (event.type) {
-      case 'IntegrationCreated': {
-        const { at, ...rest } = event.data;
-        return { status: 'active', ...rest, createdAt: at, updatedAt: at, webhookRegisteredAt: null, registeredUrl: null };
-      }
-      case 'IntegrationUpdated':
-        if (state.status === 'none') return state;
-        // A new platform address means the old registration says nothing about the new one.
-        return {
-          ...state,
-          ...event.data.changes,
-          updatedAt: event.data.at,
-          ...(event.data.changes.apiUrl !== undefined && event.data.changes.apiUrl !== state.apiUrl ? { webhookRegisteredAt: null, registeredUrl: null } : {}),
-        };
-      case 'IntegrationDeleted':
-        return state.status === 'none' ? state : { ...state, status: 'deleted', updatedAt: event.data.at };
-      case 'WebhookRegistered':
-        return state.status === 'none' ? state : { ...state, webhookRegisteredAt: event.data.at, registeredUrl: event.data.url };
-    }
-  },
+  initialState: initialIntegrationState,
+  evolve: evolveIntegration,
   decide(command, state) {
     if (command.type === 'CreateIntegration') {
       if (state.status !== 'none') throw new DomainError('CONFLICT', 'Integration already exists');

@@ -1,18 +1,7 @@
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
 import { LLM_CONFIG_LIMITS, type LlmConfigEvent, type LlmProviderName } from './events.js';
-
-/** The configuration as commands and the reply pipeline use it (the key still sealed). */
-export interface CompanyLlmConfig {
-  provider: LlmProviderName;
-  baseUrl: string | null;
-  model: string | null;
-  sealedApiKey: string | null;
-}
-
-export const DEFAULT_LLM_CONFIG: CompanyLlmConfig = { provider: 'builtin', baseUrl: null, model: null, sealedApiKey: null };
-
-export type LlmConfigState = CompanyLlmConfig & { configuredAt: string | null };
+import { evolveLlmConfig, initialLlmConfigState, type CompanyLlmConfig, type LlmConfigState } from './state.js';
 
 export type LlmConfigCommand = {
   type: 'ConfigureLlm';
@@ -50,18 +39,8 @@ export function checkLlmConfig(config: Pick<CompanyLlmConfig, 'provider' | 'base
 }
 
 export const llmConfigDecider: Decider<LlmConfigCommand, LlmConfigEvent, LlmConfigState> = {
-  initialState: { ...DEFAULT_LLM_CONFIG, configuredAt: null },
-  evolve(state, event) {
-    switch (event.type) {
-      case 'LlmConfigured': {
-        const { apiKey, at, ...rest } = event.data;
-        return { ...rest, sealedApiKey: apiKey, configuredAt: at };
-      }
-      default:
-        // The company stream carries the company's other events (registration, pipeline).
-        return state;
-    }
-  },
+  initialState: initialLlmConfigState,
+  evolve: evolveLlmConfig,
   decide(command, state) {
     checkLlmConfig(command);
     const apiKey = command.apiKey === undefined ? state.sealedApiKey : command.apiKey;

@@ -1,4 +1,4 @@
-import type { PlaygroundAnswer, PlaygroundEvent } from './playground.js';
+import type { PlaygroundAnswer, PlaygroundEvent } from './events.js';
 
 /** One question of a playground session with what became of it: an answer, a failure, or still waiting. */
 export interface PlaygroundTurn {

@@ -1,18 +1,8 @@
 import type { z } from 'zod';
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
-import { replayEvents, type ReplayEvent, type ReplayStatus } from './events.js';
-
-export type ReplayState =
-  | { status: 'none' }
-  | {
-      status: ReplayStatus;
-      replayId: string;
-      companyId: string;
-      total: number;
-      /** `<conversationId>:<turn>` of every answer recorded: bounded by REPLAY_LIMITS (at most 1000). */
-      recorded: string[];
-    };
+import { replayEvents, type ReplayEvent } from './events.js';
+import { answerKey, evolveReplay, initialReplayState, type ReplayState } from './state.js';
 
 type Requested = z.infer<typeof replayEvents.ReplayRequested>;
 type Answer = z.infer<typeof replayEvents.ReplayAnswerRecorded>;
@@ -23,29 +13,11 @@ export type ReplayCommand =
   | { type: 'FailReplay'; companyId: string; reason: z.infer<typeof replayEvents.ReplayFailed>['reason']; message: string; now: string }
   | { type: 'CancelReplay'; companyId: string; by: string | null; now: string };
 
-export const answerKey = (conversationId: string, turn: number) => `${conversationId}:${turn}`;
-
 const notFound = () => new DomainError('NOT_FOUND', 'Replay not found');
 
 export const replayDecider: Decider<ReplayCommand, ReplayEvent, ReplayState> = {
-  initialState: { status: 'none' },
-  evolve(state, event) {
-    if (event.type === 'ReplayRequested') {
-      const d = event.data;
-      return { status: 'running', replayId: d.replayId, companyId: d.companyId, total: d.total, recorded: [] };
-    }
-    if (state.status === 'none') return state;
-    switch (event.type) {
-      case 'ReplayAnswerRecorded':
-        return { ...state, recorded: [...state.recorded, answerKey(event.data.conversationId, event.data.turn)] };
-      case 'ReplayCompleted':
-        return { ...state, status: 'completed' };
-      case 'ReplayFailed':
-        return { ...state, status: 'failed' };
-      case 'ReplayCancelled':
-        return { ...state, status: 'cancelled' };
-    }
-  },
+  initialState: initialReplayState,
+  evolve: evolveReplay,
   decide(command, state) {
     if (command.type === 'RequestReplay') {
       if (state.status !== 'none') throw new DomainError('CONFLICT', 'Replay already exists');

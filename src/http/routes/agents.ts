@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createAgent, deleteAgent, updateAgent } from '../../commands/agents/agents.js';
 import { loadAgent } from '../../commands/agents/queries.js';
-import { type LiveAgent } from '../../domain/agents/decider.js';
+import { type LiveAgent } from '../../domain/agents/state.js';
 import { expectActive } from '../../domain/lifecycle.js';
 import { AGENT_LIMITS } from '../../domain/agents/events.js';
 import { answerThresholdSchema, DEFAULT_ANSWER_THRESHOLD } from '../../domain/answers/evidence.js';

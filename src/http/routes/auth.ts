@@ -1,8 +1,8 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { normalizeEmail } from '../../domain/accounts/emailReservation.js';
-import { roleSchema } from '../../domain/accounts/team.js';
+import { normalizeEmail } from '../../domain/accounts/emailReservation/decider.js';
+import { roleSchema } from '../../domain/accounts/team/events.js';
 import { registerCompany } from '../../commands/accounts/registerCompany.js';
 import { login, logout, refreshSession } from '../../commands/accounts/logins.js';
 import { loadCompany, loadUser } from '../../commands/accounts/queries.js';

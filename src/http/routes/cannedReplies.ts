@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createCannedReply, deleteCannedReply, loadCannedReply, updateCannedReply } from '../../commands/cannedReplies/cannedReplies.js';
-import { CANNED_REPLY_LIMITS, type CannedReply } from '../../domain/cannedReplies/cannedReplies.js';
+import { CANNED_REPLY_LIMITS } from '../../domain/cannedReplies/events.js';
+import { type CannedReply } from '../../domain/cannedReplies/state.js';
 import { CANNED_REPLIES, type CannedReplyDoc } from '../../projections/cannedReplies/cannedRepliesProjection.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { loadCustomer, setCustomerNote, setCustomerTags } from '../../commands/customers/customers.js';
-import { CUSTOMER_LIMITS, type KnownCustomer } from '../../domain/customers/customer.js';
+import { CUSTOMER_LIMITS } from '../../domain/customers/events.js';
+import { type KnownCustomer } from '../../domain/customers/state.js';
 import { platformIdSchema } from '../../domain/platformId.js';
 import { CUSTOMER_CONVERSATIONS, type CustomerConversationDoc } from '../../projections/customerConversations/customerConversationsProjection.js';
 import { authenticator, authOf } from '../authenticate.js';

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { addKnowledgeDocument } from '../../commands/knowledge/knowledgeDocuments.js';
 import type { FileTextReader } from '../../ports/fileText.js';
-import { contentBytes, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_TITLE } from '../../domain/knowledge/documents.js';
+import { contentBytes, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_TITLE } from '../../domain/knowledge/documents/content.js';
 import { ACCEPTED_EXTENSIONS, decodeTextFile, fileKindOf, looksLikePdf, titleFromFilename, type FileKind } from '../../domain/knowledge/fileKinds.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { HttpError } from '../errors.js';

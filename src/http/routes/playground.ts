@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { loadAgent } from '../../commands/agents/queries.js';
 import { loadOwnPlayground, readPlaygroundEvents, startPlayground } from '../../commands/playground/playgroundSessions.js';
 import { answerProvenanceSchema } from '../../domain/answers/provenance.js';
-import { PLAYGROUND_LIMITS } from '../../domain/playground/playground.js';
+import { PLAYGROUND_LIMITS } from '../../domain/playground/events.js';
 import { playgroundTurns, type PlaygroundTurn } from '../../domain/playground/turns.js';
 import type { LlmPassage } from '../../ports/llm.js';
 import { createFairSlots } from '../../workers/fairSlots.js';

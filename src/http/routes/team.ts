@@ -1,7 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { roleSchema } from '../../domain/accounts/team.js';
+import { roleSchema } from '../../domain/accounts/team/events.js';
 import {
   acceptInvitation,
   changeTeammateRole,

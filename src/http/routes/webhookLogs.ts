@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { webhookKind, webhookOutcome } from '../../domain/webhooks/webhookLog.js';
+import { webhookKind, webhookOutcome } from '../../domain/webhooks/events.js';
 import { WEBHOOK_LOGS, type WebhookLogDoc } from '../../projections/webhookLogs/webhookLogsProjection.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';

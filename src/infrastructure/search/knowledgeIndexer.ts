@@ -1,4 +1,5 @@
-import { KNOWLEDGE_DOCUMENT_STREAM_PREFIX, type KnowledgeDocumentEvent } from '../../domain/knowledge/documents.js';
+import { KNOWLEDGE_DOCUMENT_STREAM_PREFIX } from '../../domain/knowledge/documents/decider.js';
+import { type KnowledgeDocumentEvent } from '../../domain/knowledge/documents/events.js';
 import type { EventFilter, EventStore, RecordedEvent } from '../../ports/eventStore.js';
 import { toDomainEvent } from '../../commands/handleCommand.js';
 import type { Logger } from '../../ports/logger.js';

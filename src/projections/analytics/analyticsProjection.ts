@@ -1,6 +1,7 @@
 import { localDate } from '../../domain/analytics/localDay.js';
 import { record } from '../../domain/analytics/histogram.js';
-import { companyTimezoneEvents, DEFAULT_TIMEZONE } from '../../domain/company/timezone.js';
+import { companyTimezoneEvents } from '../../domain/company/timezone/events.js';
+import { DEFAULT_TIMEZONE } from '../../domain/company/timezone/state.js';
 import { conversationEvents } from '../../domain/conversations/events.js';
 import { evolveHandoff, noHandoff, type HandoffReason, type HandoffTrack } from '../../domain/conversations/handoff.js';
 import { creditEvents } from '../../domain/credits/events.js';

@@ -1,6 +1,6 @@
 import { addInto, countOf, emptyHistogram, percentile, type Histogram } from '../../domain/analytics/histogram.js';
 import { datesInRange, monthsInRange } from '../../domain/analytics/localDay.js';
-import { DEFAULT_TIMEZONE } from '../../domain/company/timezone.js';
+import { DEFAULT_TIMEZONE } from '../../domain/company/timezone/state.js';
 import type { ReadStore } from '../../ports/readStore.js';
 import { ANALYTICS_COMPANIES, ANALYTICS_DAYS, COUNTERS, emptyDay, emptyReasons, type AnalyticsDayDoc, type Counter, type HandoffReasonCounts } from './analyticsDay.js';
 import type { AnalyticsCompanyDoc } from './analyticsProjection.js';

@@ -1,4 +1,4 @@
-import { cannedReplyEvents } from '../../domain/cannedReplies/cannedReplies.js';
+import { cannedReplyEvents } from '../../domain/cannedReplies/events.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 

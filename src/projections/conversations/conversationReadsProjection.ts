@@ -1,4 +1,4 @@
-import { readMarkerEvents } from '../../domain/conversations/readMarker.js';
+import { readMarkerEvents } from '../../domain/conversations/readMarker/events.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 import type { ConversationDoc } from './conversationsProjection.js';

@@ -1,5 +1,5 @@
-import { invitationEvents } from '../../domain/accounts/invitation.js';
-import type { Role } from '../../domain/accounts/team.js';
+import { invitationEvents } from '../../domain/accounts/invitation/events.js';
+import type { Role } from '../../domain/accounts/team/events.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 

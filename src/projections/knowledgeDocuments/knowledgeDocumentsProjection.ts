@@ -1,5 +1,6 @@
 import { chunkTexts } from '../../domain/knowledge/chunking.js';
-import { KNOWLEDGE_DOCUMENT_STREAM_PREFIX, knowledgeDocumentEvents } from '../../domain/knowledge/documents.js';
+import { KNOWLEDGE_DOCUMENT_STREAM_PREFIX } from '../../domain/knowledge/documents/decider.js';
+import { knowledgeDocumentEvents } from '../../domain/knowledge/documents/events.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 

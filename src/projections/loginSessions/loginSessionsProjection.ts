@@ -1,4 +1,4 @@
-import { loginSessionEvents } from '../../domain/logins/loginSession.js';
+import { loginSessionEvents } from '../../domain/logins/events.js';
 import type { Doc, Page, ReadStore } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 

@@ -1,4 +1,4 @@
-import { companyEvents, type PipelineStage } from '../../domain/company/company.js';
+import { companyEvents, type PipelineStage } from '../../domain/company/events.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 

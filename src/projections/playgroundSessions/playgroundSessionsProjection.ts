@@ -1,4 +1,5 @@
-import { playgroundEvents, playgroundIdOfStream } from '../../domain/playground/playground.js';
+import { playgroundEvents } from '../../domain/playground/events.js';
+import { playgroundIdOfStream } from '../../domain/playground/decider.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 

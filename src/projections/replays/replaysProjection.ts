@@ -1,4 +1,4 @@
-import { answerKey } from '../../domain/replays/decider.js';
+import { answerKey } from '../../domain/replays/state.js';
 import {
   REPLAY_LIMITS,
   replayEvents,

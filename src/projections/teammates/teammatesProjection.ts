@@ -1,5 +1,5 @@
-import { teamEvents, type Role } from '../../domain/accounts/team.js';
-import { userEvents } from '../../domain/accounts/user.js';
+import { teamEvents, type Role } from '../../domain/accounts/team/events.js';
+import { userEvents } from '../../domain/accounts/user/events.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 

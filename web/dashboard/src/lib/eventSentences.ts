@@ -31,6 +31,51 @@ const CLOSE_REASONS: Record<string, string> = {
   api: 'closed by an operator',
 };
 
+type Data = Record<string, unknown>;
+interface Names {
+  stageName: (id: string) => string | undefined;
+  teammate: (id: unknown) => string;
+}
+
+/**
+ * The sentence of each conversation event type. test/unit/domain/catalog.test.ts checks that these are exactly
+ * the conversation event types of the server's catalog, so a new event cannot ship without its sentence.
+ */
+const SENTENCES: Record<string, (d: Data, names: Names) => string> = {
+  ConversationStarted: (d) => {
+    const customer = (d.customer ?? {}) as { clientId?: unknown; transport?: unknown };
+    const via = d.connectorType === 'webchat' ? 'the web chat' : 'the messaging platform';
+    return `Conversation started on ${via} with client ${String(customer.clientId ?? '?')}${customer.transport ? ` (${String(customer.transport)})` : ''}.`;
+  },
+  MessageReceived: (d) => `Customer message received: ${quote(d.text)}`,
+  OperatorMessageRecorded: (d) => `Operator wrote on the platform: ${quote(d.text)}`,
+  OperatorMessageSent: (d) => `Operator message queued for the customer: ${quote(d.text)}`,
+  AgentReplied: (d) => `AI agent replied${d.handoff ? ` and handed over to a human${modelReason(d.handoffReason)}` : ''}${fromSources(d.provenance)}: ${quote(d.text)}`,
+  MessageSendAttempted: (d) => `Sending a message to the customer (attempt ${formatNumber(Number(d.attempt) || 1)}).`,
+  MessageDelivered: (d) => d.deliveredTo === 'sandbox' ? 'Message delivered to the sandbox (no platform API URL: sent nowhere).' : 'Message delivered to the customer.',
+  MessageDeliveryFailed: (d) => `Reply not delivered: ${String(d.reason ?? 'unknown reason')} (after ${formatNumber(Number(d.attempts) || 1)} attempt${Number(d.attempts) === 1 ? '' : 's'}).`,
+  MessagesUnanswered: (d) => `Customer message not answered: ${String(d.reason ?? 'unknown reason')}`,
+  AiSessionOpened: () => 'AI session started: the AI agent answers this customer.',
+  AiSessionPaused: (d) => `${describePausedReason(typeof d.reason === 'string' ? d.reason : null)}${d.reason === 'api' ? '' : byWhom(d.by)}.`,
+  AiSessionResumed: (d) => `AI resumed${byWhom(d.by)}.`,
+  AiSessionClosed: (d) => {
+    if (typeof d.resolution === 'string' && d.resolution) return `Resolved${byWhom(d.by)}: ${quote(d.resolution)}`;
+    return `AI session closed: ${CLOSE_REASONS[String(d.reason)] ?? humanize(String(d.reason ?? '')).toLowerCase()}.`;
+  },
+  ConversationReopened: (d) => `Conversation reopened${byWhom(d.by)}: a new AI session started.`,
+  DialogTransferred: () => 'Dialog transferred to a human operator on the platform.',
+  StageChanged: (d, { stageName }) => {
+    const name = typeof d.stageId === 'string' ? stageName(d.stageId) : undefined;
+    return `Moved to the stage ${name ? quote(name) : 'with id ' + String(d.stageId)}${byWhom(d.by)}.`;
+  },
+  HumanRequested: () => 'The customer asked for a human: waiting in “Needs human”.',
+  ConversationAssigned: (d, { teammate }) => `Assigned to ${teammate(d.assigneeId)}${byWhom(d.by)}.`,
+  ConversationUnassigned: (d, { teammate }) => `Unassigned from ${teammate(d.previousAssigneeId)}${byWhom(d.by)}.`,
+};
+
+/** The event types this dashboard has a sentence for. */
+export const SENTENCE_EVENT_TYPES: readonly string[] = Object.keys(SENTENCES);
+
 /**
  * The sentence for one event. `stageName` resolves a stage id to its name for StageChanged. An event type this
  * dashboard does not know yet still reads as words ("Something happened"), never as a crash.
@@ -40,54 +85,9 @@ export function describeConversationEvent(
   stageName: (id: string) => string | undefined = () => undefined,
   userName: (id: string) => string | undefined = () => undefined,
 ): string {
-  const d = (event.data ?? {}) as Record<string, unknown>;
+  const d = (event.data ?? {}) as Data;
   const teammate = (id: unknown) => (typeof id === 'string' ? (userName(id) ?? `a teammate (${id.slice(0, 8)})`) : 'a teammate');
-  switch (event.type) {
-    case 'ConversationStarted': {
-      const customer = (d.customer ?? {}) as { clientId?: unknown; transport?: unknown };
-      const via = d.connectorType === 'webchat' ? 'the web chat' : 'the messaging platform';
-      return `Conversation started on ${via} with client ${String(customer.clientId ?? '?')}${customer.transport ? ` (${String(customer.transport)})` : ''}.`;
-    }
-    case 'MessageReceived':
-      return `Customer message received: ${quote(d.text)}`;
-    case 'OperatorMessageRecorded':
-      return `Operator wrote on the platform: ${quote(d.text)}`;
-    case 'OperatorMessageSent':
-      return `Operator message queued for the customer: ${quote(d.text)}`;
-    case 'AgentReplied':
-      return `AI agent replied${d.handoff ? ` and handed over to a human${modelReason(d.handoffReason)}` : ''}${fromSources(d.provenance)}: ${quote(d.text)}`;
-    case 'MessageSendAttempted':
-      return `Sending a message to the customer (attempt ${formatNumber(Number(d.attempt) || 1)}).`;
-    case 'MessageDelivered':
-      return d.deliveredTo === 'sandbox' ? 'Message delivered to the sandbox (no platform API URL: sent nowhere).' : 'Message delivered to the customer.';
-    case 'MessageDeliveryFailed':
-      return `Reply not delivered: ${String(d.reason ?? 'unknown reason')} (after ${formatNumber(Number(d.attempts) || 1)} attempt${Number(d.attempts) === 1 ? '' : 's'}).`;
-    case 'MessagesUnanswered':
-      return `Customer message not answered: ${String(d.reason ?? 'unknown reason')}`;
-    case 'AiSessionOpened':
-      return 'AI session started: the AI agent answers this customer.';
-    case 'AiSessionPaused':
-      return `${describePausedReason(typeof d.reason === 'string' ? d.reason : null)}${d.reason === 'api' ? '' : byWhom(d.by)}.`;
-    case 'AiSessionResumed':
-      return `AI resumed${byWhom(d.by)}.`;
-    case 'AiSessionClosed':
-      if (typeof d.resolution === 'string' && d.resolution) return `Resolved${byWhom(d.by)}: ${quote(d.resolution)}`;
-      return `AI session closed: ${CLOSE_REASONS[String(d.reason)] ?? humanize(String(d.reason ?? '')).toLowerCase()}.`;
-    case 'ConversationReopened':
-      return `Conversation reopened${byWhom(d.by)}: a new AI session started.`;
-    case 'DialogTransferred':
-      return 'Dialog transferred to a human operator on the platform.';
-    case 'StageChanged': {
-      const name = typeof d.stageId === 'string' ? stageName(d.stageId) : undefined;
-      return `Moved to the stage ${name ? quote(name) : 'with id ' + String(d.stageId)}${byWhom(d.by)}.`;
-    }
-    case 'HumanRequested':
-      return 'The customer asked for a human: waiting in “Needs human”.';
-    case 'ConversationAssigned':
-      return `Assigned to ${teammate(d.assigneeId)}${byWhom(d.by)}.`;
-    case 'ConversationUnassigned':
-      return `Unassigned from ${teammate(d.previousAssigneeId)}${byWhom(d.by)}.`;
-    default:
-      return `${humanize(event.type.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase())}.`;
-  }
+  const sentence = Object.hasOwn(SENTENCES, event.type) ? SENTENCES[event.type] : undefined;
+  if (sentence) return sentence(d, { stageName, teammate });
+  return `${humanize(event.type.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase())}.`;
 }

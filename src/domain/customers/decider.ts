@@ -1,0 +1,98 @@
+import type { Decider } from '../decider.js';
+import { DomainError } from '../errors.js';
+import { CUSTOMER_LIMITS, type ChannelProfile, type CustomerEvent } from './events.js';
+import { evolveCustomer, initialCustomerState, type CustomerState } from './state.js';
+
+export type CustomerCommand =
+  | {
+      type: 'UpdateProfileFromChannel';
+      customerId: string;
+      companyId: string;
+      integrationId: number;
+      clientId: string | number;
+      profile: ChannelProfile;
+      now: string;
+    }
+  | { type: 'SetCustomerNote'; companyId: string; note: string; by: string; now: string }
+  | { type: 'SetCustomerTags'; companyId: string; tags: string[]; by: string; now: string };
+
+/** Tags as stored: trimmed, lower-case, inner whitespace collapsed, empty ones dropped, duplicates once, in the order given. */
+export function normaliseTags(tags: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const raw of tags) {
+    const tag = raw.trim().toLowerCase().replace(/\s+/g, ' ');
+    if (tag && !out.includes(tag)) out.push(tag);
+  }
+  return out;
+}
+
+/** Channel values trimmed; blank ones dropped (a channel that sends "" has said nothing). */
+export function cleanChannelProfile(profile: ChannelProfile): ChannelProfile {
+  const out: ChannelProfile = {};
+  for (const key of ['name', 'phone', 'email', 'transport'] as const) {
+    const value = profile[key]?.trim();
+    if (value) out[key] = value;
+  }
+  if (profile.channelId !== undefined) out.channelId = profile.channelId;
+  return out;
+}
+
+const notFound = () => new DomainError('NOT_FOUND', 'Customer not found');
+
+export const customerDecider: Decider<CustomerCommand, CustomerEvent, CustomerState> = {
+  initialState: initialCustomerState,
+  evolve: evolveCustomer,
+  decide(command, state) {
+    if (command.type === 'UpdateProfileFromChannel') {
+      // Values too long for the profile are cut rather than refused: the channel's message is already accepted.
+      const given = cleanChannelProfile(truncateProfile(command.profile));
+      if (state.status === 'none') {
+        const { customerId, companyId, integrationId, clientId, now } = command;
+        return [{ type: 'CustomerProfileUpdated', data: { customerId, companyId, integrationId, clientId, changes: given, at: now } }];
+      }
+      if (state.companyId !== command.companyId) throw notFound();
+      const changes = Object.fromEntries(Object.entries(given).filter(([k, v]) => state.profile[k as keyof ChannelProfile] !== v)) as ChannelProfile;
+      if (Object.keys(changes).length === 0) return [];
+      return [
+        {
+          type: 'CustomerProfileUpdated',
+          data: { customerId: state.customerId, companyId: state.companyId, integrationId: state.integrationId, clientId: state.clientId, changes, at: command.now },
+        },
+      ];
+    }
+    // Another company's customer is indistinguishable from a missing one.
+    if (state.status !== 'known' || state.companyId !== command.companyId) throw notFound();
+    switch (command.type) {
+      case 'SetCustomerNote': {
+        const note = command.note.trim();
+        if (note.length > CUSTOMER_LIMITS.note) throw new DomainError('VALIDATION_ERROR', `note: at most ${CUSTOMER_LIMITS.note} characters`);
+        return note === state.note ? [] : [{ type: 'CustomerNoteSet', data: { note, by: command.by, at: command.now } }];
+      }
+      case 'SetCustomerTags': {
+        const tags = normaliseTags(command.tags);
+        if (tags.length > CUSTOMER_LIMITS.tags) throw new DomainError('VALIDATION_ERROR', `tags: at most ${CUSTOMER_LIMITS.tags} tags`);
+        const long = tags.find((t) => t.length > CUSTOMER_LIMITS.tag);
+        if (long !== undefined) throw new DomainError('VALIDATION_ERROR', `tags: a tag has at most ${CUSTOMER_LIMITS.tag} characters`);
+        const same = tags.length === state.tags.length && tags.every((t, i) => t === state.tags[i]);
+        return same ? [] : [{ type: 'CustomerTagsSet', data: { tags, by: command.by, at: command.now } }];
+      }
+    }
+  },
+};
+
+function truncateProfile(profile: ChannelProfile): ChannelProfile {
+  const cut = (v: string | undefined, max: number) => (v === undefined ? undefined : v.slice(0, max));
+  const out: ChannelProfile = {};
+  const name = cut(profile.name, CUSTOMER_LIMITS.name);
+  const phone = cut(profile.phone, CUSTOMER_LIMITS.phone);
+  const email = cut(profile.email, CUSTOMER_LIMITS.email);
+  const transport = cut(profile.transport, CUSTOMER_LIMITS.transport);
+  if (name !== undefined) out.name = name;
+  if (phone !== undefined) out.phone = phone;
+  if (email !== undefined) out.email = email;
+  if (transport !== undefined) out.transport = transport;
+  if (profile.channelId !== undefined) out.channelId = profile.channelId;
+  return out;
+}
+
+export const customerStream = (customerId: string) => `customer-${customerId}`;

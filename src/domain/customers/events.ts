@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { platformIdSchema } from '../platformId.js';
+
+/**
+ * A customer of one company: who is behind a (integration, platform client id), with what the channel told us
+ * (name, phone, email, platform ids) and what teammates wrote (a note, tags). Its own small stream
+ * (`customer-<id>`): the profile changes only when the channel says something new, so the stream stays short
+ * however many messages the customer sends.
+ */
+
+export const CUSTOMER_LIMITS = { name: 200, phone: 64, email: 320, transport: 64, note: 4000, tags: 20, tag: 40 } as const;
+
+const at = z.iso.datetime();
+const by = z.string().max(100);
+
+/** What a channel may say about a customer; each field optional (only what it sent). */
+export const channelProfileSchema = z.object({
+  name: z.string().min(1).max(CUSTOMER_LIMITS.name).optional(),
+  phone: z.string().min(1).max(CUSTOMER_LIMITS.phone).optional(),
+  email: z.string().min(1).max(CUSTOMER_LIMITS.email).optional(),
+  transport: z.string().min(1).max(CUSTOMER_LIMITS.transport).optional(),
+  channelId: platformIdSchema.nullable().optional(),
+});
+export type ChannelProfile = z.infer<typeof channelProfileSchema>;
+
+export const customerEvents = {
+  /** The channel told something new about the customer; the first one also names who it is. */
+  CustomerProfileUpdated: z.object({
+    customerId: z.uuid(),
+    companyId: z.uuid(),
+    integrationId: z.number().int().positive(),
+    clientId: platformIdSchema,
+    changes: channelProfileSchema,
+    at,
+  }),
+  CustomerNoteSet: z.object({ note: z.string().max(CUSTOMER_LIMITS.note), by, at }),
+  CustomerTagsSet: z.object({ tags: z.array(z.string().min(1).max(CUSTOMER_LIMITS.tag)).max(CUSTOMER_LIMITS.tags), by, at }),
+};
+type Events = typeof customerEvents;
+export type CustomerEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]>; id?: string } }[keyof Events];
+

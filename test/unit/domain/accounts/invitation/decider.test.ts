@@ -1,0 +1,34 @@
+import { describe, it } from 'vitest';
+import { invitationDecider } from '../../../../../src/domain/accounts/invitation/decider.js';
+import { type InvitationEvent } from '../../../../../src/domain/accounts/invitation/events.js';
+import { specFor } from '../../../../support/gwt.js';
+
+const T0 = '2026-01-01T00:00:00.000Z';
+const OWNER = '11111111-1111-4111-8111-111111111111';
+const AGENT = '33333333-3333-4333-8333-333333333333';
+const COMPANY = '44444444-4444-4444-8444-444444444444';
+const INV = '55555555-5555-4555-8555-555555555555';
+const h = (c: string) => c.repeat(64);
+
+describe('invitation', () => {
+  const invitation = specFor(invitationDecider);
+  const created: InvitationEvent = {
+    type: 'InvitationCreated',
+    data: { invitationId: INV, companyId: COMPANY, email: 'x@example.com', role: 'agent', tokenHash: h('a'), invitedBy: OWNER, createdAt: T0, expiresAt: '2026-01-08T00:00:00.000Z' },
+  };
+  const accept = (tokenHash: string, now = '2026-01-02T00:00:00.000Z') => ({ type: 'AcceptInvitation', tokenHash, userId: AGENT, now }) as const;
+
+  it('is accepted once, with its token', () => {
+    invitation.given([created]).when(accept(h('a'))).then([{ type: 'InvitationAccepted', data: { userId: AGENT, at: '2026-01-02T00:00:00.000Z' } }]);
+    invitation.given([created, { type: 'InvitationAccepted', data: { userId: AGENT, at: T0 } }]).when(accept(h('a'))).thenThrows('INVITATION_USED');
+  });
+  it('a wrong token is not found; revoked and expired ones are gone', () => {
+    invitation.given([created]).when(accept(h('b'))).thenThrows('NOT_FOUND');
+    invitation.given([]).when(accept(h('a'))).thenThrows('NOT_FOUND');
+    invitation.given([created, { type: 'InvitationRevoked', data: { by: OWNER, at: T0 } }]).when(accept(h('a'))).thenThrows('INVITATION_REVOKED');
+    invitation.given([created]).when(accept(h('a'), '2026-01-08T00:00:00.000Z')).thenThrows('INVITATION_EXPIRED');
+  });
+  it("another company cannot revoke it", () => {
+    invitation.given([created]).when({ type: 'RevokeInvitation', companyId: OWNER, by: OWNER, now: T0 }).thenThrows('NOT_FOUND');
+  });
+});
