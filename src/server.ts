@@ -50,8 +50,8 @@ import { remoteProjectionWaiter } from './processing/projectionProgress.js';
 import type { PlatformClient } from './ports/platform.js';
 import { webchatSubject } from './workers/jobs.js';
 import { searchPassages } from './workers/answerGeneration.js';
-import type { ProjectionRunner } from './projections/projectionRunner.js';
-import { createEventConsumer } from './projections/eventConsumer.js';
+import type { ProjectionRunner } from './processing/projectionRunner.js';
+import { createEventConsumer } from './processing/eventConsumer.js';
 
 export interface ServerOptions {
   clock?: Clock;

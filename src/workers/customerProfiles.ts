@@ -4,7 +4,7 @@ import { updateCustomerFromChannel } from '../commands/customers/customers.js';
 import type { CommandDeps } from '../commands/deps.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 import type { ReadStore } from '../ports/readStore.js';
-import type { EventConsumer } from '../projections/eventConsumer.js';
+import type { EventConsumer } from '../processing/eventConsumer.js';
 import { startReactor } from './reactor.js';
 
 type Origin = { companyId: string; integrationId: number; clientId: string | number };

@@ -1,7 +1,7 @@
 import type { EventStore, RecordedEvent } from '../ports/eventStore.js';
 import type { Logger } from '../ports/logger.js';
 import type { ReadStore } from '../ports/readStore.js';
-import { createEventConsumer, type EventConsumer } from '../projections/eventConsumer.js';
+import { createEventConsumer, type EventConsumer } from '../processing/eventConsumer.js';
 
 export interface ReactorOptions {
   name: string;

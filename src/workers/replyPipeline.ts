@@ -13,7 +13,7 @@ import type { Logger } from '../ports/logger.js';
 import type { JobMetrics, ReplayMetrics } from '../ports/metrics.js';
 import type { PlatformClient } from '../ports/platform.js';
 import type { ReadStore } from '../ports/readStore.js';
-import type { EventConsumer } from '../projections/eventConsumer.js';
+import type { EventConsumer } from '../processing/eventConsumer.js';
 import { GENERATE_REPLY, SEND_MESSAGE, type GenerateReplyJob, type SendMessageJob } from './jobs.js';
 import { startReactor } from './reactor.js';
 import { recoverUnfinishedJobs } from './recoverJobs.js';

@@ -8,9 +8,9 @@ import { validatingEventStore } from '../../src/infrastructure/validatingEventSt
 import type { EventStore, RecordedEvent } from '../../src/ports/eventStore.js';
 import type { Logger } from '../../src/ports/logger.js';
 import type { ReadStore } from '../../src/ports/readStore.js';
-import { createEventConsumer, type EventConsumer, type EventProcessor } from '../../src/projections/eventConsumer.js';
+import { createEventConsumer, type EventConsumer, type EventProcessor } from '../../src/processing/eventConsumer.js';
 import type { Projection } from '../../src/projections/projection.js';
-import { startProjections, type ProjectionRunner } from '../../src/projections/projectionRunner.js';
+import { startProjections, type ProjectionRunner } from '../../src/processing/projectionRunner.js';
 import { startReactor } from '../../src/workers/reactor.js';
 import { eventually } from '../support/eventually.js';
 

@@ -6,7 +6,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { ReadStore } from '../../ports/readStore.js';
 import { API_TOKENS, type ApiTokenDoc } from '../../projections/apiTokens/apiTokensProjection.js';
 import { CONVERSATIONS, type ConversationDoc } from '../../projections/conversations/conversationsProjection.js';
-import { createEventConsumer, type EventConsumer } from '../../projections/eventConsumer.js';
+import { createEventConsumer, type EventConsumer } from '../../processing/eventConsumer.js';
 import { resolveToken, type AuthContext } from '../authenticate.js';
 import { HttpError } from '../errors.js';
 import type { HttpServices } from '../services.js';

@@ -2,7 +2,7 @@ import { KNOWLEDGE_DOCUMENT_STREAM_PREFIX, type KnowledgeDocumentEvent } from '.
 import type { EventFilter, EventStore, RecordedEvent } from '../../ports/eventStore.js';
 import { toDomainEvent } from '../../commands/handleCommand.js';
 import type { Logger } from '../../ports/logger.js';
-import { createEventConsumer, type EventConsumer } from '../../projections/eventConsumer.js';
+import { createEventConsumer, type EventConsumer } from '../../processing/eventConsumer.js';
 import type { KnowledgeIndex, KnowledgeSearchOptions, KnowledgeSearchResult } from './knowledgeIndex.js';
 import { inProcessIndexHost, startIndexWorker, type KnowledgeIndexHost } from './knowledgeIndexHost.js';
 
