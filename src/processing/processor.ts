@@ -8,8 +8,11 @@ import { startKnowledgeIndexer, type KnowledgeIndexer } from '../infrastructure/
 import { createEventConsumer, type EventConsumer } from './eventConsumer.js';
 import { allProjections } from '../projections/index.js';
 import { startProjections, type ProjectionRunner } from './projectionRunner.js';
-import { startReplyPipeline } from '../workers/replyPipeline.js';
-import { startCustomerProfileReactor } from '../workers/customerProfiles.js';
+import { startCustomerReplies } from '../workers/customerReplies.js';
+import { startReplayEvaluations } from '../workers/replayEvaluations.js';
+import type { WorkerDeps } from '../workers/workerDeps.js';
+import { startReactors } from './reactor.js';
+import { allReactors } from './reactors/index.js';
 import { outboundClients, type OutboundOptions } from './outboundClients.js';
 import { publishProjectionProgress, remoteProjectionWaiter } from './projectionProgress.js';
 
@@ -77,7 +80,7 @@ async function stopAll(stops: (() => Promise<void>)[], consumer: EventConsumer) 
   await consumer.stop();
 }
 
-/** Reactors, the reply and send workers, and the knowledge index they search. */
+/** Reactors, the reply, send and replay workers, and the knowledge index they search. */
 async function startReplies(
   config: Config,
   logger: PinoLogger,
@@ -85,24 +88,49 @@ async function startReplies(
   options: ProcessorOptions & { consumer: EventConsumer; projections: ProjectionRunner },
 ): Promise<{ knowledge: KnowledgeIndexer; stop(): Promise<void> }> {
   const { eventStore, readStore, bus } = adapters;
-  const { consumer, projections } = options;
+  const { consumer } = options;
   const clock = options.clock ?? systemClock;
-  const outbound = outboundClients(config, logger, options);
-  const { secretBox, platform } = outbound;
-  const llmResolver = options.metrics ? options.metrics.instrumentLlm(outbound.llmResolver) : outbound.llmResolver;
   const commands: CommandDeps = { eventStore, clock, logger: logger.child({ component: 'commands' }) };
   const ownKnowledge = !options.knowledge;
   // The knowledge-base search index lives in memory: rebuilt from the events on every start.
   const knowledge = options.knowledge ?? startKnowledgeIndexer({ eventStore, consumer, logger: logger.child({ component: 'knowledge-index' }) });
+  const reactors = await startReactors(allReactors, { eventStore, readStore, consumer, logger, ctx: { commands, bus, pricing: config.pricing } });
+  const stops: (() => Promise<void>)[] = [() => reactors.stop()];
+  if (options.workers !== false) {
+    const deps = workerDeps(config, logger, adapters, { ...options, commands, knowledge });
+    const replies = await startCustomerReplies(deps);
+    stops.push(() => replies.stop());
+    // Replay evaluations: their own subject, durable and slots.
+    const replays = await startReplayEvaluations(deps);
+    stops.push(() => replays.stop());
+  }
+  return {
+    knowledge,
+    async stop() {
+      for (const stop of stops) await stop();
+      if (ownKnowledge) await knowledge.stop();
+    },
+  };
+}
 
-  const pipeline = await startReplyPipeline({
-    commands,
-    consumer,
+/** What the bus workers need: outbound clients (LLM, platform), settings, metrics, and job recovery on the embedded bus. */
+function workerDeps(
+  config: Config,
+  logger: PinoLogger,
+  adapters: Adapters,
+  options: ProcessorOptions & { projections: ProjectionRunner; commands: CommandDeps; knowledge: KnowledgeIndexer },
+): WorkerDeps {
+  const { eventStore, readStore, bus } = adapters;
+  const { projections } = options;
+  const outbound = outboundClients(config, logger, options);
+  const llmResolver = options.metrics ? options.metrics.instrumentLlm(outbound.llmResolver) : outbound.llmResolver;
+  return {
+    commands: options.commands,
     readStore,
     bus,
-    platform,
-    secretBox,
-    knowledge,
+    platform: outbound.platform,
+    secretBox: outbound.secretBox,
+    knowledge: options.knowledge,
     llmResolver,
     pricing: config.pricing,
     logger,
@@ -116,7 +144,6 @@ async function startReplies(
       replyQueueCapacity: config.replyQueueCapacity,
       replyMaxDelayMs: config.replyMaxDelayMs,
     },
-    workers: options.workers !== false,
     jobMetrics: options.metrics?.jobs,
     replayMetrics: options.metrics?.replays,
     ...(adapters.engines.bus === 'in-process'
@@ -129,16 +156,5 @@ async function startReplies(
           },
         }
       : {}),
-  });
-
-  const customerProfiles = await startCustomerProfileReactor({ commands, readStore, consumer });
-
-  return {
-    knowledge,
-    async stop() {
-      await customerProfiles.stop();
-      await pipeline.stop();
-      if (ownKnowledge) await knowledge.stop();
-    },
   };
 }
