@@ -41,7 +41,7 @@ import { createVisitorTokens } from './infrastructure/auth/visitorTokens.js';
 import { exposeMetrics } from './infrastructure/metrics/exposition.js';
 import { createServiceMetrics, type MetricsJson } from './infrastructure/metrics/serviceMetrics.js';
 import { checkPlatformUrl, type Resolver } from './infrastructure/net/ssrfGuard.js';
-import { startKnowledgeIndexer, type KnowledgeIndexer } from './infrastructure/search/knowledgeIndexer.js';
+import { startKnowledgeIndexer, type KnowledgeIndexer } from './processing/knowledgeIndexer.js';
 import { startEventLoopMonitor } from './processing/eventLoopMonitor.js';
 import { outboundClients } from './processing/outboundClients.js';
 import type { ProcessorOptions } from './processing/processor.js';

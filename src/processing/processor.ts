@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '../ports/clock.js';
 import type { CommandDeps } from '../commands/deps.js';
 import type { Adapters } from '../infrastructure/adapters.js';
 import type { ServiceMetrics } from '../infrastructure/metrics/serviceMetrics.js';
-import { startKnowledgeIndexer, type KnowledgeIndexer } from '../infrastructure/search/knowledgeIndexer.js';
+import { startKnowledgeIndexer, type KnowledgeIndexer } from './knowledgeIndexer.js';
 import { createEventConsumer, type EventConsumer } from './eventConsumer.js';
 import { allProjections } from '../projections/index.js';
 import { startProjections, type ProjectionRunner } from './projectionRunner.js';

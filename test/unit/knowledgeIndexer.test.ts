@@ -4,7 +4,7 @@ import type { EventStore } from '../../src/ports/eventStore.js';
 import { silentLogger } from '../../src/ports/logger.js';
 import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventStore.js';
 import { createKnowledgeIndex } from '../../src/infrastructure/search/knowledgeIndex.js';
-import { startKnowledgeIndexer } from '../../src/infrastructure/search/knowledgeIndexer.js';
+import { startKnowledgeIndexer } from '../../src/processing/knowledgeIndexer.js';
 
 const C1 = 'cccccccc-cccc-4ccc-8ccc-cccccccccccc';
 const C2 = 'dddddddd-dddd-4ddd-8ddd-dddddddddddd';
