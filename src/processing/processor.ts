@@ -5,7 +5,8 @@ import type { CommandDeps } from '../commands/deps.js';
 import type { Adapters } from '../infrastructure/adapters.js';
 import type { ServiceMetrics } from '../infrastructure/metrics/serviceMetrics.js';
 import { startKnowledgeIndexer, type KnowledgeIndexer } from './knowledgeIndexer.js';
-import { createEventConsumer, type EventConsumer } from './eventConsumer.js';
+import type { EventConsumer } from './eventConsumer.js';
+import { processorConsumer } from './threadConsumer.js';
 import { allProjections } from '../projections/index.js';
 import { startProjections, type ProjectionRunner } from './projectionRunner.js';
 import { startCustomerReplies } from '../workers/customerReplies.js';
@@ -33,6 +34,11 @@ export interface ProcessorOptions extends OutboundOptions {
   knowledge?: KnowledgeIndexer;
   /** The metrics registry of this thread: projection lag, LLM calls and the jobs the workers hold. */
   metrics?: ServiceMetrics;
+  /**
+   * This thread's reader of the event log, when the host thread already has one (made by processorConsumer) for
+   * its own processors: every processor of the thread then reads each event once. Stopped by its owner.
+   */
+  consumer?: EventConsumer;
 }
 
 export interface Processor {
@@ -50,10 +56,8 @@ export interface Processor {
 export async function startProcessor(config: Config, logger: PinoLogger, adapters: Adapters, options: ProcessorOptions = {}): Promise<Processor> {
   const { eventStore, readStore } = adapters;
   const part = options.part ?? 'all';
-  // One reader of the event log per thread for its projections and reactors: each event is read and decoded once.
-  // A processor that cannot keep up (customer profiles: one command per new customer) holds the shared reading
-  // only briefly, then catches up on its own: the reactors that start replies and sends stay at the head.
-  const consumer = createEventConsumer({ eventStore, logger: logger.child({ component: 'event-consumer' }), maxHoldMs: 50 });
+  const ownConsumer = options.consumer ? null : processorConsumer(eventStore, logger);
+  const consumer = options.consumer ?? ownConsumer!;
   const stops: (() => Promise<void>)[] = [];
   let projections: ProjectionRunner;
   if (part === 'replies') {
@@ -68,16 +72,16 @@ export async function startProcessor(config: Config, logger: PinoLogger, adapter
   if (part === 'projections') {
     const progress = publishProjectionProgress({ eventStore, readStore, projections, logger: logger.child({ component: 'projection-progress' }) });
     stops.unshift(() => progress.stop());
-    return { projections, knowledge: null, stop: () => stopAll(stops, consumer) };
+    return { projections, knowledge: null, stop: () => stopAll(stops, ownConsumer) };
   }
   const replies = await startReplies(config, logger, adapters, { ...options, consumer, projections });
   stops.unshift(replies.stop);
-  return { projections, knowledge: replies.knowledge, stop: () => stopAll(stops, consumer) };
+  return { projections, knowledge: replies.knowledge, stop: () => stopAll(stops, ownConsumer) };
 }
 
-async function stopAll(stops: (() => Promise<void>)[], consumer: EventConsumer) {
+async function stopAll(stops: (() => Promise<void>)[], consumer: EventConsumer | null) {
   for (const stop of stops) await stop();
-  await consumer.stop();
+  await consumer?.stop();
 }
 
 /** Reactors, the reply, send and replay workers, and the knowledge index they search. */
