@@ -4,18 +4,18 @@ import { systemClock, type Clock } from '../ports/clock.js';
 import type { CommandDeps } from '../commands/deps.js';
 import type { Adapters } from '../infrastructure/adapters.js';
 import type { ServiceMetrics } from '../infrastructure/metrics/serviceMetrics.js';
-import { startKnowledgeIndexer, type KnowledgeIndexer } from './knowledgeIndexer.js';
-import type { EventConsumer } from './eventConsumer.js';
-import { processorConsumer } from './threadConsumer.js';
 import { allProjections } from '../projections/index.js';
-import { startProjections, type ProjectionRunner } from './projectionRunner.js';
 import { startCustomerReplies } from '../workers/customerReplies.js';
 import { startReplayEvaluations } from '../workers/replayEvaluations.js';
 import type { WorkerDeps } from '../workers/workerDeps.js';
-import { startReactors } from './reactor.js';
-import { allReactors } from './reactors/index.js';
+import type { EventConsumer } from './eventConsumer.js';
+import { startKnowledgeIndexer, type KnowledgeIndexer } from './knowledgeIndexer.js';
 import { outboundClients, type OutboundOptions } from './outboundClients.js';
 import { publishProjectionProgress, remoteProjectionWaiter } from './projectionProgress.js';
+import { startProjections, type ProjectionRunner } from './projectionRunner.js';
+import { startReactors } from './reactor.js';
+import { allReactors } from './reactors/index.js';
+import { processorConsumer } from './threadConsumer.js';
 
 /**
  * Which half of the processing side runs here. Projections only make read models; replies (reactors, the reply
@@ -52,6 +52,12 @@ export interface Processor {
  * The processing side: projections, reactors, the reply and send workers and the knowledge index they read.
  * It runs in the HTTP process (ROLE=all, PROCESSOR_THREAD=false), on its own worker thread (ROLE=all, the
  * default), or as its own process (ROLE=processor), always on adapters of its own thread.
+ *
+ * The processors of the thread's one event consumer, by part:
+ *   projections: every projection of `allProjections` (src/projections/index.ts), through the projection runner
+ *   replies:     every reactor of `allReactors` (./reactors/index.ts) and the knowledge indexer; then the bus
+ *                workers their jobs feed (customer replies, replay evaluations)
+ * The HTTP thread adds its own (server.ts): the knowledge indexer its routes search, and the live events.
  */
 export async function startProcessor(config: Config, logger: PinoLogger, adapters: Adapters, options: ProcessorOptions = {}): Promise<Processor> {
   const { eventStore, readStore } = adapters;
