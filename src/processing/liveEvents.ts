@@ -26,11 +26,13 @@ export type LiveListener = (change: LiveChange) => void;
 
 /** What a stored event tells the dashboard (null: nothing). */
 function changeOf(event: RecordedEvent): LiveChange | null {
-  if (event.stream.startsWith(CONVERSATION_PREFIX)) return { kind: 'conversation', conversationId: event.stream.slice(CONVERSATION_PREFIX.length) };
-  if (event.stream.startsWith(WEBHOOK_LOG_PREFIX) && isEventOf(webhookLogEvents, 'WebhookDeliveryLogged', event)) {
+  // A delivery log entry is a webhook-log change wherever it is stored; any other event of a conversation's stream
+  // is a conversation change.
+  if (isEventOf(webhookLogEvents, 'WebhookDeliveryLogged', event)) {
     const d = event.data;
     return { kind: 'webhookLog', logId: d.logId, integrationId: d.integrationId, conversationId: d.conversationId };
   }
+  if (event.stream.startsWith(CONVERSATION_PREFIX)) return { kind: 'conversation', conversationId: event.stream.slice(CONVERSATION_PREFIX.length) };
   return null;
 }
 const changeKey = (c: LiveChange) => (c.kind === 'conversation' ? `c:${c.conversationId}` : `w:${c.logId}`);

@@ -8,7 +8,7 @@ import type { JobMetrics, ReplayMetrics } from '../ports/metrics.js';
 import type { PlatformClient } from '../ports/platform.js';
 import type { ReadStore } from '../ports/readStore.js';
 import type { SecretBox } from '../ports/secretBox.js';
-import type { PassageSearch } from './answerGeneration.js';
+import type { searchPassages } from './answerGeneration.js';
 
 /** What the bus workers of a processing thread (customer replies, replay evaluations) are started with. */
 export interface WorkerDeps {
@@ -17,7 +17,8 @@ export interface WorkerDeps {
   bus: Bus;
   platform: PlatformClient;
   secretBox: SecretBox;
-  knowledge: PassageSearch;
+  /** The knowledge index the answers search. */
+  knowledge: Parameters<typeof searchPassages>[0];
   llmResolver(config: CompanyLlmConfig): LlmProvider;
   pricing: Pricing;
   logger: Logger;
