@@ -103,12 +103,12 @@ module.exports = {
         'src/processing imports infrastructure only where it wires the processing side: processorThreadMain.ts (the ' +
         'processor thread\'s entry: adapters, logger, metrics registry) and outboundClients.ts (builds the outbound ' +
         'adapters: secret box, key file, LLM resolver, platform client). Elsewhere in src/processing only type-only ' +
-        'imports (the types the root hands in) and: processor.ts starts the knowledge indexer it shares with the ' +
-        'reply workers; processorThread.ts finds the thread entry file with runtimeLayout.ts.',
+        'imports (the types the root hands in) and: knowledgeIndexer.ts starts the index worker thread (knowledgeIndexHost.ts) ' +
+        'that it shares with the reply workers; processorThread.ts finds the thread entry file with runtimeLayout.ts.',
       from: { path: '^src/processing/', pathNot: '^src/processing/(processorThreadMain|outboundClients)\\.ts$' },
       to: {
         path: '^src/infrastructure/',
-        pathNot: '^src/infrastructure/(search/knowledgeIndexer|runtimeLayout)\\.ts$',
+        pathNot: '^src/infrastructure/(search/knowledgeIndexHost|runtimeLayout)\\.ts$',
         dependencyTypesNot: ['type-only'],
       },
     },

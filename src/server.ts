@@ -19,7 +19,8 @@ import { searchRoutes } from './http/routes/search.js';
 import { aiBacklogRoutes } from './http/routes/aiBacklog.js';
 import { integrationRoutes } from './http/routes/integrations.js';
 import { knowledgeBaseRoutes } from './http/routes/knowledgeBase.js';
-import { liveEventRoutes, startLiveEvents } from './http/routes/liveEvents.js';
+import { liveEventRoutes } from './http/routes/liveEvents.js';
+import { startLiveEvents } from './processing/liveEvents.js';
 import { llmConfigRoutes } from './http/routes/llmConfig.js';
 import { webchatRoutes } from './http/routes/webchat.js';
 import { pendingWrites } from './http/pendingWrites.js';
@@ -43,17 +44,18 @@ import { createVisitorTokens } from './infrastructure/auth/visitorTokens.js';
 import { exposeMetrics } from './infrastructure/metrics/exposition.js';
 import { createServiceMetrics, type MetricsJson } from './infrastructure/metrics/serviceMetrics.js';
 import { checkPlatformUrl, type Resolver } from './infrastructure/net/ssrfGuard.js';
-import { startKnowledgeIndexer, type KnowledgeIndexer } from './infrastructure/search/knowledgeIndexer.js';
+import { startKnowledgeIndexer, type KnowledgeIndexer } from './processing/knowledgeIndexer.js';
 import { startEventLoopMonitor } from './processing/eventLoopMonitor.js';
 import { outboundClients } from './processing/outboundClients.js';
 import type { ProcessorOptions } from './processing/processor.js';
+import { processorConsumer } from './processing/threadConsumer.js';
 import { startProcessorThread } from './processing/processorThread.js';
 import { remoteProjectionWaiter } from './processing/projectionProgress.js';
 import type { PlatformClient } from './ports/platform.js';
 import { webchatSubject } from './workers/jobs.js';
 import { searchPassages } from './workers/answerGeneration.js';
-import type { ProjectionRunner } from './projections/projectionRunner.js';
-import { createEventConsumer } from './projections/eventConsumer.js';
+import type { ProjectionRunner } from './processing/projectionRunner.js';
+import { createEventConsumer } from './processing/eventConsumer.js';
 
 export interface ServerOptions {
   clock?: Clock;
@@ -82,13 +84,16 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
   // The knowledge-base search index lives in memory (on its own worker thread): rebuilt from the events on every start.
   // This thread's one reader of the event log, for the knowledge index and the live updates (each event read once).
   // Small batches: a document stored before content parts existed carries up to 1 MiB in one event.
-  const consumer = createEventConsumer({ eventStore, logger: logger.child({ component: 'api-event-consumer' }), batchSize: 16 });
+  // With the processing side in this thread, its projections and reactors read from the same consumer.
+  const consumer = processingInThisThread(config)
+    ? processorConsumer(eventStore, logger)
+    : createEventConsumer({ eventStore, logger: logger.child({ component: 'api-event-consumer' }), batchSize: 16 });
   const knowledge = startKnowledgeIndexer({ eventStore, consumer, logger: logger.child({ component: 'knowledge-index' }) });
   // The processing side starts (on its own thread by default) while this thread builds the HTTP app, and may
   // still be starting when the server listens: a webhook accepted meanwhile is already durable, requests that
   // read their own writes wait for it (waitForPosition), and /readyz says `processor: false` until it runs.
   let processing: ProcessingSide | undefined;
-  const processingStarted = startProcessingSide(config, logger, adapters, { ...options, knowledge, metrics }).then((side) => (processing = side));
+  const processingStarted = startProcessingSide(config, logger, adapters, { ...options, knowledge, metrics, consumer }).then((side) => (processing = side));
   processingStarted.catch(() => {}); // the caller awaits it (server.processingStarted); not an unhandled rejection meanwhile
   const waitForPosition: ProjectionRunner['waitForPosition'] = async (position, timeoutMs) =>
     (await processingStarted).projections.waitForPosition(position, timeoutMs);
@@ -219,7 +224,7 @@ async function startProcessingSide(
   adapters: Adapters,
   options: ProcessorOptions & { knowledge: KnowledgeIndexer },
 ): Promise<ProcessingSide> {
-  if (config.role === 'all' && !config.processorThread) {
+  if (processingInThisThread(config)) {
     // Imported here: with a processor thread (the default) this thread never loads the processing side's modules.
     const { startProcessor } = await import('./processing/processor.js');
     const processor = await startProcessor(config, logger, adapters, options);
@@ -251,6 +256,9 @@ async function startProcessingSide(
   const waiter = remoteProjectionWaiter(adapters.readStore);
   return { projections: remoteRunner((p, t) => waiter.waitForPosition(p, t)), isRunning: () => true, eventLoop: async () => ({}), metrics: noRemoteMetrics, stop: async () => {} };
 }
+
+/** ROLE=all with PROCESSOR_THREAD=false: projections, reactors and workers run on the HTTP thread. */
+const processingInThisThread = (config: Config) => config.role === 'all' && !config.processorThread;
 
 /** The processing side in this thread (or in other processes) reports into this thread's registry (or theirs). */
 const noRemoteMetrics = async (): Promise<MetricsJson[]> => [];

@@ -8,7 +8,7 @@ import { loadConfig } from '../config.js';
 import { openAdapters } from '../infrastructure/adapters.js';
 import { createLogger } from '../infrastructure/logger.js';
 import { allProjections } from '../projections/index.js';
-import { rebuildProjections } from '../projections/projectionRunner.js';
+import { rebuildProjections } from '../processing/projectionRunner.js';
 import { runCli } from './runCli.js';
 
 async function main(): Promise<number> {

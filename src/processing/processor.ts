@@ -4,14 +4,18 @@ import { systemClock, type Clock } from '../ports/clock.js';
 import type { CommandDeps } from '../commands/deps.js';
 import type { Adapters } from '../ports/adapters.js';
 import type { ServiceMetrics } from '../infrastructure/metrics/serviceMetrics.js';
-import { startKnowledgeIndexer, type KnowledgeIndexer } from '../infrastructure/search/knowledgeIndexer.js';
-import { createEventConsumer, type EventConsumer } from '../projections/eventConsumer.js';
 import { allProjections } from '../projections/index.js';
-import { startProjections, type ProjectionRunner } from '../projections/projectionRunner.js';
-import { startReplyPipeline } from '../workers/replyPipeline.js';
-import { startCustomerProfileReactor } from '../workers/customerProfiles.js';
+import { startCustomerReplies } from '../workers/customerReplies.js';
+import { startReplayEvaluations } from '../workers/replayEvaluations.js';
+import type { WorkerDeps } from '../workers/workerDeps.js';
+import type { EventConsumer } from './eventConsumer.js';
+import { startKnowledgeIndexer, type KnowledgeIndexer } from './knowledgeIndexer.js';
 import { outboundClients, type OutboundOptions } from './outboundClients.js';
 import { publishProjectionProgress, remoteProjectionWaiter } from './projectionProgress.js';
+import { startProjections, type ProjectionRunner } from './projectionRunner.js';
+import { startReactors } from './reactor.js';
+import { allReactors } from './reactors/index.js';
+import { processorConsumer } from './threadConsumer.js';
 
 /**
  * Which half of the processing side runs here. Projections only make read models; replies (reactors, the reply
@@ -30,6 +34,11 @@ export interface ProcessorOptions extends OutboundOptions {
   knowledge?: KnowledgeIndexer;
   /** The metrics registry of this thread: projection lag, LLM calls and the jobs the workers hold. */
   metrics?: ServiceMetrics;
+  /**
+   * This thread's reader of the event log, when the host thread already has one (made by processorConsumer) for
+   * its own processors: every processor of the thread then reads each event once. Stopped by its owner.
+   */
+  consumer?: EventConsumer;
 }
 
 export interface Processor {
@@ -43,14 +52,18 @@ export interface Processor {
  * The processing side: projections, reactors, the reply and send workers and the knowledge index they read.
  * It runs in the HTTP process (ROLE=all, PROCESSOR_THREAD=false), on its own worker thread (ROLE=all, the
  * default), or as its own process (ROLE=processor), always on adapters of its own thread.
+ *
+ * The processors of the thread's one event consumer, by part:
+ *   projections: every projection of `allProjections` (src/projections/index.ts), through the projection runner
+ *   replies:     every reactor of `allReactors` (./reactors/index.ts) and the knowledge indexer; then the bus
+ *                workers their jobs feed (customer replies, replay evaluations)
+ * The HTTP thread adds its own (server.ts): the knowledge indexer its routes search, and the live events.
  */
 export async function startProcessor(config: Config, logger: PinoLogger, adapters: Adapters, options: ProcessorOptions = {}): Promise<Processor> {
   const { eventStore, readStore } = adapters;
   const part = options.part ?? 'all';
-  // One reader of the event log per thread for its projections and reactors: each event is read and decoded once.
-  // A processor that cannot keep up (customer profiles: one command per new customer) holds the shared reading
-  // only briefly, then catches up on its own: the reactors that start replies and sends stay at the head.
-  const consumer = createEventConsumer({ eventStore, logger: logger.child({ component: 'event-consumer' }), maxHoldMs: 50 });
+  const ownConsumer = options.consumer ? null : processorConsumer(eventStore, logger);
+  const consumer = options.consumer ?? ownConsumer!;
   const stops: (() => Promise<void>)[] = [];
   let projections: ProjectionRunner;
   if (part === 'replies') {
@@ -65,19 +78,19 @@ export async function startProcessor(config: Config, logger: PinoLogger, adapter
   if (part === 'projections') {
     const progress = publishProjectionProgress({ eventStore, readStore, projections, logger: logger.child({ component: 'projection-progress' }) });
     stops.unshift(() => progress.stop());
-    return { projections, knowledge: null, stop: () => stopAll(stops, consumer) };
+    return { projections, knowledge: null, stop: () => stopAll(stops, ownConsumer) };
   }
   const replies = await startReplies(config, logger, adapters, { ...options, consumer, projections });
   stops.unshift(replies.stop);
-  return { projections, knowledge: replies.knowledge, stop: () => stopAll(stops, consumer) };
+  return { projections, knowledge: replies.knowledge, stop: () => stopAll(stops, ownConsumer) };
 }
 
-async function stopAll(stops: (() => Promise<void>)[], consumer: EventConsumer) {
+async function stopAll(stops: (() => Promise<void>)[], consumer: EventConsumer | null) {
   for (const stop of stops) await stop();
-  await consumer.stop();
+  await consumer?.stop();
 }
 
-/** Reactors, the reply and send workers, and the knowledge index they search. */
+/** Reactors, the reply, send and replay workers, and the knowledge index they search. */
 async function startReplies(
   config: Config,
   logger: PinoLogger,
@@ -85,24 +98,49 @@ async function startReplies(
   options: ProcessorOptions & { consumer: EventConsumer; projections: ProjectionRunner },
 ): Promise<{ knowledge: KnowledgeIndexer; stop(): Promise<void> }> {
   const { eventStore, readStore, bus } = adapters;
-  const { consumer, projections } = options;
+  const { consumer } = options;
   const clock = options.clock ?? systemClock;
-  const outbound = outboundClients(config, logger, options);
-  const { secretBox, platform } = outbound;
-  const llmResolver = options.metrics ? options.metrics.instrumentLlm(outbound.llmResolver) : outbound.llmResolver;
   const commands: CommandDeps = { eventStore, clock, logger: logger.child({ component: 'commands' }) };
   const ownKnowledge = !options.knowledge;
   // The knowledge-base search index lives in memory: rebuilt from the events on every start.
   const knowledge = options.knowledge ?? startKnowledgeIndexer({ eventStore, consumer, logger: logger.child({ component: 'knowledge-index' }) });
+  const reactors = await startReactors(allReactors, { eventStore, readStore, consumer, logger, ctx: { commands, bus, pricing: config.pricing } });
+  const stops: (() => Promise<void>)[] = [() => reactors.stop()];
+  if (options.workers !== false) {
+    const deps = workerDeps(config, logger, adapters, { ...options, commands, knowledge });
+    const replies = await startCustomerReplies(deps);
+    stops.push(() => replies.stop());
+    // Replay evaluations: their own subject, durable and slots.
+    const replays = await startReplayEvaluations(deps);
+    stops.push(() => replays.stop());
+  }
+  return {
+    knowledge,
+    async stop() {
+      for (const stop of stops) await stop();
+      if (ownKnowledge) await knowledge.stop();
+    },
+  };
+}
 
-  const pipeline = await startReplyPipeline({
-    commands,
-    consumer,
+/** What the bus workers need: outbound clients (LLM, platform), settings, metrics, and job recovery on the embedded bus. */
+function workerDeps(
+  config: Config,
+  logger: PinoLogger,
+  adapters: Adapters,
+  options: ProcessorOptions & { projections: ProjectionRunner; commands: CommandDeps; knowledge: KnowledgeIndexer },
+): WorkerDeps {
+  const { eventStore, readStore, bus } = adapters;
+  const { projections } = options;
+  const outbound = outboundClients(config, logger, options);
+  const llmResolver = options.metrics ? options.metrics.instrumentLlm(outbound.llmResolver) : outbound.llmResolver;
+  return {
+    commands: options.commands,
     readStore,
     bus,
-    platform,
-    secretBox,
-    knowledge,
+    platform: outbound.platform,
+    secretBox: outbound.secretBox,
+    knowledge: options.knowledge,
     llmResolver,
     pricing: config.pricing,
     logger,
@@ -116,7 +154,6 @@ async function startReplies(
       replyQueueCapacity: config.replyQueueCapacity,
       replyMaxDelayMs: config.replyMaxDelayMs,
     },
-    workers: options.workers !== false,
     jobMetrics: options.metrics?.jobs,
     replayMetrics: options.metrics?.replays,
     ...(adapters.engines.bus === 'in-process'
@@ -129,16 +166,5 @@ async function startReplies(
           },
         }
       : {}),
-  });
-
-  const customerProfiles = await startCustomerProfileReactor({ commands, readStore, consumer });
-
-  return {
-    knowledge,
-    async stop() {
-      await customerProfiles.stop();
-      await pipeline.stop();
-      if (ownKnowledge) await knowledge.stop();
-    },
   };
 }

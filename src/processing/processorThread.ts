@@ -5,17 +5,8 @@ import { threadEntry } from '../infrastructure/runtimeLayout.js';
 import type { Logger } from '../ports/logger.js';
 import type { EventLoopDelay } from './eventLoopMonitor.js';
 import type { ProcessorPart } from './processor.js';
+import type { ProcessorThreadData, ToHost, ToProcessor } from './processorThreadMessages.js';
 
-export type ToProcessor =
-  | { type: 'wait'; id: number; position: string; timeoutMs: number }
-  | { type: 'stats'; id: number }
-  | { type: 'metrics'; id: number }
-  | { type: 'stop'; id: number };
-export interface ProcessorThreadData {
-  config: Config;
-  part: ProcessorPart;
-}
-export type ToHost = { type: 'ready' } | { type: 'failed'; error: string } | { type: 'reply'; id: number; ok: boolean; error?: string; value?: unknown };
 
 export interface ProcessorThread {
   waitForPosition(position: bigint, timeoutMs?: number): Promise<void>;

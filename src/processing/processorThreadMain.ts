@@ -5,7 +5,7 @@ import { createServiceMetrics } from '../infrastructure/metrics/serviceMetrics.j
 import { startEventLoopMonitor } from './eventLoopMonitor.js';
 import { startProcessor } from './processor.js';
 import { lowerThisThreadPriority } from './threadPriority.js';
-import type { ProcessorThreadData, ToHost, ToProcessor } from './processorThread.js';
+import type { ProcessorThreadData, ToHost, ToProcessor } from './processorThreadMessages.js';
 
 /** The processing side on its own thread: its own event loop, its own store connections. */
 const port = parentPort!;

@@ -1,7 +1,7 @@
 import type { EventStore } from '../ports/eventStore.js';
 import type { Logger } from '../ports/logger.js';
 import type { ReadStore } from '../ports/readStore.js';
-import type { ProjectionRunner } from '../projections/projectionRunner.js';
+import type { ProjectionRunner } from './projectionRunner.js';
 
 /** The read store key under which processors record how far every projection has caught up. */
 const PROGRESS_KEY = 'projections:caught-up';

@@ -1,3 +1,5 @@
+import { Deque } from './deque.js';
+
 /**
  * Work served fairly between companies, and between the conversations of one company.
  *
@@ -80,108 +82,110 @@ interface Company {
   servedAt: number;
 }
 
-/** A ring buffer: O(1) push, shift and pop at any size (Array#shift copies). */
-export class Deque<T> {
-  private items: (T | undefined)[] = new Array(8);
-  private head = 0;
-  private size = 0;
-
-  get length(): number {
-    return this.size;
-  }
-
-  push(item: T): void {
-    if (this.size === this.items.length) this.grow();
-    this.items[(this.head + this.size) % this.items.length] = item;
-    this.size++;
-  }
-
-  shift(): T | undefined {
-    if (this.size === 0) return undefined;
-    const item = this.items[this.head];
-    this.items[this.head] = undefined;
-    this.head = (this.head + 1) % this.items.length;
-    this.size--;
-    return item;
-  }
-
-  pop(): T | undefined {
-    if (this.size === 0) return undefined;
-    const at = (this.head + this.size - 1) % this.items.length;
-    const item = this.items[at];
-    this.items[at] = undefined;
-    this.size--;
-    return item;
-  }
-
-  remove(item: T): boolean {
-    for (let i = 0; i < this.size; i++) {
-      const at = (this.head + i) % this.items.length;
-      if (this.items[at] !== item) continue;
-      for (let j = i; j < this.size - 1; j++) this.items[(this.head + j) % this.items.length] = this.items[(this.head + j + 1) % this.items.length];
-      this.items[(this.head + this.size - 1) % this.items.length] = undefined;
-      this.size--;
-      return true;
-    }
-    return false;
-  }
-
-  private grow(): void {
-    const next = new Array<T | undefined>(this.items.length * 2);
-    for (let i = 0; i < this.size; i++) next[i] = this.items[(this.head + i) % this.items.length];
-    this.items = next;
-    this.head = 0;
-  }
+export function createFairScheduler(options: FairSchedulerOptions): FairScheduler {
+  return new Scheduler(options);
 }
 
-export function createFairScheduler(options: FairSchedulerOptions): FairScheduler {
-  const slots = Math.max(1, options.slots);
-  const perCompany = Math.max(1, Math.min(options.perCompany, slots));
-  const capacity = options.capacity ?? Number.POSITIVE_INFINITY;
-  const maxDelayMs = options.maxDelayMs ?? Number.POSITIVE_INFINITY;
-  const now = options.now ?? Date.now;
-  const companies = new Map<string, Company>();
+class Scheduler implements FairScheduler {
+  private readonly slots: number;
+  private readonly perCompany: number;
+  private readonly capacity: number;
+  private readonly maxDelayMs: number;
+  private readonly now: () => number;
+  private readonly companies = new Map<string, Company>();
   /** Companies with a lane ready to run. */
-  const active = new Set<Company>();
-  let served = 0;
-  let waiting = 0;
-  let running = 0;
+  private readonly active = new Set<Company>();
+  private served = 0;
+  private waitingCount = 0;
+  private runningCount = 0;
 
-  const companyOf = (id: string): Company => {
-    let company = companies.get(id);
+  constructor(private readonly options: FairSchedulerOptions) {
+    this.slots = Math.max(1, options.slots);
+    this.perCompany = Math.max(1, Math.min(options.perCompany, this.slots));
+    this.capacity = options.capacity ?? Number.POSITIVE_INFINITY;
+    this.maxDelayMs = options.maxDelayMs ?? Number.POSITIVE_INFINITY;
+    this.now = options.now ?? Date.now;
+  }
+
+  get waiting(): number {
+    return this.waitingCount;
+  }
+
+  get running(): number {
+    return this.runningCount;
+  }
+
+  submit(task: FairTask): Promise<FairOutcome> {
+    return new Promise<FairOutcome>((resolve, reject) => {
+      const company = this.companyOf(task.companyId);
+      let lane = company.lanes.get(task.lane);
+      if (!lane) {
+        lane = { id: task.lane, items: [], running: false, ready: false };
+        company.lanes.set(task.lane, lane);
+      }
+      let since = task.since;
+      if (this.options.supersede) {
+        for (const old of [...lane.items]) {
+          since = Math.min(since, old.task.since);
+          this.take(company, lane, old);
+          old.settle('superseded');
+        }
+      }
+      const item: Waiting = { task: since === task.since ? task : { ...task, since }, settle: resolve, fail: reject };
+      lane.items.push(item);
+      company.waiting++;
+      this.waitingCount++;
+      this.makeReady(company, lane);
+      while (this.waitingCount > this.capacity) this.shedOne();
+      this.dispatch();
+    });
+  }
+
+  backlog(): CompanyBacklog[] {
+    const rows: CompanyBacklog[] = [];
+    for (const company of this.companies.values()) {
+      let oldestSince: number | null = null;
+      for (const lane of company.lanes.values()) for (const item of lane.items) if (oldestSince === null || item.task.since < oldestSince) oldestSince = item.task.since;
+      rows.push({ companyId: company.id, waiting: company.waiting, running: company.running, oldestSince });
+    }
+    return rows;
+  }
+
+  private companyOf(id: string): Company {
+    let company = this.companies.get(id);
     if (!company) {
       company = { id, lanes: new Map(), ready: new Deque(), waiting: 0, running: 0, servedAt: 0 };
-      companies.set(id, company);
+      this.companies.set(id, company);
     }
     return company;
-  };
+  }
 
-  const forget = (company: Company, lane: Lane) => {
+  private forget(company: Company, lane: Lane): void {
     if (!lane.running && lane.items.length === 0) company.lanes.delete(lane.id);
     if (company.lanes.size === 0 && company.running === 0) {
-      companies.delete(company.id);
-      active.delete(company);
+      this.companies.delete(company.id);
+      this.active.delete(company);
     }
-  };
+  }
 
-  const makeReady = (company: Company, lane: Lane) => {
+  private makeReady(company: Company, lane: Lane): void {
     if (lane.ready || lane.running || lane.items.length === 0) return;
     lane.ready = true;
     company.ready.push(lane);
-    active.add(company);
-  };
+    this.active.add(company);
+  }
 
   /** Out of its lane's queue: to run, or settled without running. */
-  const take = (company: Company, lane: Lane, item: Waiting) => {
+  private take(company: Company, lane: Lane, item: Waiting): void {
     lane.items.splice(lane.items.indexOf(item), 1);
     company.waiting--;
-    waiting--;
-  };
+    this.waitingCount--;
+  }
 
-  const start = (company: Company, lane: Lane, item: Waiting) => {
+  private start(company: Company, lane: Lane, item: Waiting): void {
     lane.running = true;
     company.running++;
-    running++;
+    this.runningCount++;
     let task: Promise<void>;
     try {
       task = item.task.run(item.task.since);
@@ -196,104 +200,67 @@ export function createFairScheduler(options: FairSchedulerOptions): FairSchedule
       .then((failure) => {
         lane.running = false;
         company.running--;
-        running--;
-        makeReady(company, lane);
-        forget(company, lane);
+        this.runningCount--;
+        this.makeReady(company, lane);
+        this.forget(company, lane);
         if (failure) item.fail(failure.err);
         else item.settle('ran');
-        dispatch();
+        this.dispatch();
       });
-  };
+  }
 
   /**
    * Fills free slots. The next slot goes to the company with the fewest tasks running, and among those to the
    * one served longest ago: a company's first message never waits behind another company's second, and a
    * company that was just served goes to the back of the line however much it has waiting.
    */
-  const dispatch = () => {
-    while (running < slots && active.size > 0) {
-      let best: Company | undefined;
-      for (const company of active) {
-        if (company.ready.length === 0) {
-          active.delete(company);
-          continue;
-        }
-        if (company.running >= perCompany) continue;
-        if (!best || company.running < best.running || (company.running === best.running && company.servedAt < best.servedAt)) best = company;
-      }
+  private dispatch(): void {
+    while (this.runningCount < this.slots && this.active.size > 0) {
+      const best = this.nextCompany();
       if (!best) return;
-      best.servedAt = ++served;
+      best.servedAt = ++this.served;
       const lane = best.ready.shift()!;
       lane.ready = false;
       const item = lane.items[0]!;
-      take(best, lane, item);
-      if (now() - item.task.since > maxDelayMs) {
+      this.take(best, lane, item);
+      if (this.now() - item.task.since > this.maxDelayMs) {
         item.settle('shed-late');
-        makeReady(best, lane);
-        forget(best, lane);
+        this.makeReady(best, lane);
+        this.forget(best, lane);
       } else {
-        start(best, lane, item);
+        this.start(best, lane, item);
       }
-      if (best.ready.length === 0) active.delete(best);
+      if (best.ready.length === 0) this.active.delete(best);
     }
-  };
+  }
+
+  /** The company the next slot goes to (fewest running, then served longest ago), if any may run one more. */
+  private nextCompany(): Company | undefined {
+    let best: Company | undefined;
+    for (const company of this.active) {
+      if (company.ready.length === 0) {
+        this.active.delete(company);
+        continue;
+      }
+      if (company.running >= this.perCompany) continue;
+      if (!best || company.running < best.running || (company.running === best.running && company.servedAt < best.servedAt)) best = company;
+    }
+    return best;
+  }
 
   /** The newest waiting task of the company with the most waiting ones goes, to make room. */
-  const shedOne = () => {
+  private shedOne(): void {
     let largest: Company | undefined;
-    for (const company of companies.values()) if (company.waiting > (largest?.waiting ?? 0)) largest = company;
+    for (const company of this.companies.values()) if (company.waiting > (largest?.waiting ?? 0)) largest = company;
     if (!largest) return;
     let lane = largest.ready.pop();
     if (lane) lane.ready = false;
     else for (const l of largest.lanes.values()) if (l.items.length > 0) lane = l; // all its waiting lanes are running one
     if (!lane) return;
     const item = lane.items.at(-1)!;
-    take(largest, lane, item);
+    this.take(largest, lane, item);
     item.settle('shed-full');
-    makeReady(largest, lane);
-    forget(largest, lane);
-  };
-
-  return {
-    submit(task) {
-      return new Promise<FairOutcome>((resolve, reject) => {
-        const company = companyOf(task.companyId);
-        let lane = company.lanes.get(task.lane);
-        if (!lane) {
-          lane = { id: task.lane, items: [], running: false, ready: false };
-          company.lanes.set(task.lane, lane);
-        }
-        let since = task.since;
-        if (options.supersede) {
-          for (const old of [...lane.items]) {
-            since = Math.min(since, old.task.since);
-            take(company, lane, old);
-            old.settle('superseded');
-          }
-        }
-        const item: Waiting = { task: since === task.since ? task : { ...task, since }, settle: resolve, fail: reject };
-        lane.items.push(item);
-        company.waiting++;
-        waiting++;
-        makeReady(company, lane);
-        while (waiting > capacity) shedOne();
-        dispatch();
-      });
-    },
-    backlog() {
-      const rows: CompanyBacklog[] = [];
-      for (const company of companies.values()) {
-        let oldestSince: number | null = null;
-        for (const lane of company.lanes.values()) for (const item of lane.items) if (oldestSince === null || item.task.since < oldestSince) oldestSince = item.task.since;
-        rows.push({ companyId: company.id, waiting: company.waiting, running: company.running, oldestSince });
-      }
-      return rows;
-    },
-    get waiting() {
-      return waiting;
-    },
-    get running() {
-      return running;
-    },
-  };
+    this.makeReady(largest, lane);
+    this.forget(largest, lane);
+  }
 }

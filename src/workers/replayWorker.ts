@@ -15,7 +15,8 @@ import { AnswerStopped, generateAnswer, recordedFieldsOf } from './answerGenerat
 import { countReplayEvents } from './countReplayEvents.js';
 import { createFairSlots, type FairSlots } from './fairSlots.js';
 import { REPLAY_CANCELLED, RUN_REPLAY, replayCancelledNotice, runReplayJob, type RunReplayJob } from './replayJobs.js';
-import { buildPrompt, type CompanyLlm } from './replyWorker.js';
+import type { CompanyLlm } from './replyDeps.js';
+import { buildPrompt } from './replyPrompt.js';
 
 export interface ReplayWorkerDeps extends CommandDeps {
   bus: Bus;

@@ -1,4 +1,5 @@
 import { conversationDecider, conversationStream } from '../domain/conversations/decider.js';
+import type { ConversationState } from '../domain/conversations/state.js';
 import type { ConversationEvent, DeliveredTo } from '../domain/conversations/events.js';
 import type { PlatformId } from '../domain/platformId.js';
 import { loadIntegration } from '../commands/integrations/queries.js';
@@ -84,12 +85,9 @@ export async function startSendWorker(deps: SendWorkerDeps): Promise<SendWorker>
 const MAX_UNRECORDED = 10_000;
 type Unrecorded = { platformMessageId: PlatformId | null; deliveredTo: DeliveredTo };
 
-export async function sendMessage(
-  deps: SendWorkerDeps,
-  job: SendMessageJob,
-  delivery: { attempt: number; lastAttempt: boolean; onCompany?: (companyId: string) => void; onDelivered?: (messageId: string) => void },
-  unrecorded: Map<string, Unrecorded> = new Map(),
-): Promise<void> {
+type Delivery = { attempt: number; lastAttempt: boolean; onCompany?: (companyId: string) => void; onDelivered?: (messageId: string) => void };
+
+export async function sendMessage(deps: SendWorkerDeps, job: SendMessageJob, delivery: Delivery, unrecorded: Map<string, Unrecorded> = new Map()): Promise<void> {
   const stream = conversationStream(job.conversationId);
   const { state } = await loadState(deps.eventStore, stream, conversationDecider);
   const pending = state.outbound[job.messageId];
@@ -100,64 +98,95 @@ export async function sendMessage(
     deps.logger.error({ ...job }, 'message not sent: its event was not found in the conversation');
     return;
   }
-  const metadata = { companyId: state.companyId ?? undefined, actor: 'outbound-sender' };
-  const record = (c: Parameters<typeof conversationDecider.decide>[0]) => handleCommand(deps.eventStore, stream, conversationDecider, c, { metadata });
-  const at = () => deps.clock.now().toISOString();
-  const fail = (reason: string) => record({ type: 'RecordDeliveryFailure', messageId: job.messageId, reason, attempts: delivery.attempt, now: at() });
-  const delivered = async (platformMessageId: PlatformId | null, deliveredTo: DeliveredTo) => {
-    unrecorded.set(job.messageId, { platformMessageId, deliveredTo });
-    if (unrecorded.size > MAX_UNRECORDED) unrecorded.delete(unrecorded.keys().next().value!);
-    await record({ type: 'RecordDelivery', messageId: job.messageId, platformMessageId, deliveredTo, now: at() });
-    unrecorded.delete(job.messageId);
-    delivery.onDelivered?.(job.messageId);
-  };
+  const outcome = outcomeRecorder(deps, job, state.companyId, delivery, unrecorded);
 
   const known = unrecorded.get(job.messageId);
   if (known) {
     // It reached the customer; only storing that failed. Never send it twice for a store error.
-    await delivered(known.platformMessageId, known.deliveredTo);
+    await outcome.delivered(known.platformMessageId, known.deliveredTo);
     return;
   }
 
   const integration = await loadIntegration(deps.eventStore, state.integrationId!);
   if (integration === null) {
     deps.logger.warn({ ...job }, 'message not sent: its integration was deleted');
-    await fail('the integration was deleted');
+    await outcome.fail('the integration was deleted');
     return;
   }
   if (integration.connectorType !== 'webchat' && !integration.apiUrl) {
     // The sandbox: without a platform address there is nobody to send to, and a newcomer trying the service
     // without a platform account should see the answer as delivered (to the sandbox), not as a failure.
     deps.logger.info({ ...job }, 'reply kept in the sandbox: the integration has no platform API URL');
-    await delivered(null, 'sandbox');
+    await outcome.delivered(null, 'sandbox');
     return;
   }
   if (integration.connectorType !== 'webchat' && !integration.apiToken) {
-    await fail('the integration has a platform API URL but no platform API token; set the token on the integration');
+    await outcome.fail('the integration has a platform API URL but no platform API token; set the token on the integration');
     return;
   }
 
   // Recorded before the call: a store that cannot write stops the send, and an attempt whose outcome was
   // lost (a crash right after the call) is visible in the audit and resent with the same idempotency key.
   if (pending.attempts > 0) deps.logger.warn({ ...job, previousAttempts: pending.attempts }, 'resending a message whose last attempt has no recorded outcome');
-  await record({ type: 'RecordSendAttempt', messageId: job.messageId, idempotencyKey: job.messageId, now: at() });
+  await outcome.record({ type: 'RecordSendAttempt', messageId: job.messageId, idempotencyKey: job.messageId, now: outcome.at() });
 
   if (integration.connectorType === 'webchat') {
-    const push: WebchatPush = {
-      type: 'message',
-      id: job.messageId,
-      author: outgoing.type === 'AgentReplied' ? 'agent' : 'operator',
-      text: outgoing.data.text,
-      createdAt: outgoing.data.at,
-    };
-    // Whichever instance holds the visitor's socket pushes it; a visitor offline gets it on resume. The
-    // widget drops a message id it already shows, so a repeated push is harmless.
-    await deps.bus.broadcast(webchatSubject(job.conversationId), push);
-    await delivered(null, 'webchat');
+    await pushToWebchat(deps, job, outgoing);
+    await outcome.delivered(null, 'webchat');
     return;
   }
+  await sendToPlatform(deps, job, { integration, customer: state.customer!, text: outgoing.data.text }, delivery, outcome);
+}
 
-  const customer = state.customer!;
+type OutcomeRecorder = ReturnType<typeof outcomeRecorder>;
+
+/** Records what became of a send in its conversation: delivered (remembered until stored) or failed. */
+function outcomeRecorder(deps: SendWorkerDeps, job: SendMessageJob, companyId: string | null, delivery: Delivery, unrecorded: Map<string, Unrecorded>) {
+  const stream = conversationStream(job.conversationId);
+  const metadata = { companyId: companyId ?? undefined, actor: 'outbound-sender' };
+  const record = (c: Parameters<typeof conversationDecider.decide>[0]) => handleCommand(deps.eventStore, stream, conversationDecider, c, { metadata });
+  const at = () => deps.clock.now().toISOString();
+  return {
+    record,
+    at,
+    fail: (reason: string) => record({ type: 'RecordDeliveryFailure', messageId: job.messageId, reason, attempts: delivery.attempt, now: at() }),
+    async delivered(platformMessageId: PlatformId | null, deliveredTo: DeliveredTo) {
+      unrecorded.set(job.messageId, { platformMessageId, deliveredTo });
+      if (unrecorded.size > MAX_UNRECORDED) unrecorded.delete(unrecorded.keys().next().value!);
+      await record({ type: 'RecordDelivery', messageId: job.messageId, platformMessageId, deliveredTo, now: at() });
+      unrecorded.delete(job.messageId);
+      delivery.onDelivered?.(job.messageId);
+    },
+  };
+}
+
+/**
+ * Whichever instance holds the visitor's socket pushes it; a visitor offline gets it on resume. The widget
+ * drops a message id it already shows, so a repeated push is harmless.
+ */
+async function pushToWebchat(deps: SendWorkerDeps, job: SendMessageJob, outgoing: Outgoing): Promise<void> {
+  const push: WebchatPush = {
+    type: 'message',
+    id: job.messageId,
+    author: outgoing.type === 'AgentReplied' ? 'agent' : 'operator',
+    text: outgoing.data.text,
+    createdAt: outgoing.data.at,
+  };
+  await deps.bus.broadcast(webchatSubject(job.conversationId), push);
+}
+
+type Integration = NonNullable<Awaited<ReturnType<typeof loadIntegration>>>;
+type Customer = NonNullable<ConversationState['customer']>;
+
+/** Sends through the messaging platform; a platform failure is retried (thrown) until the last attempt records it. */
+async function sendToPlatform(
+  deps: SendWorkerDeps,
+  job: SendMessageJob,
+  message: { integration: Integration; customer: Customer; text: string },
+  delivery: Delivery,
+  outcome: OutcomeRecorder,
+): Promise<void> {
+  const { integration, customer } = message;
   let sent: { messageId: PlatformId | null };
   try {
     sent = await deps.platform.sendMessage({
@@ -166,7 +195,7 @@ export async function sendMessage(
       clientId: customer.clientId,
       channelId: customer.channelId ?? '',
       transport: customer.transport,
-      text: outgoing.data.text,
+      text: message.text,
       idempotencyKey: job.messageId,
     });
   } catch (err) {
@@ -174,13 +203,13 @@ export async function sendMessage(
     // A blocked address will not unblock itself: no point retrying.
     if (delivery.lastAttempt || err.kind === 'blocked') {
       deps.logger.warn({ ...job, kind: err.kind, attempt: delivery.attempt }, 'message delivery failed for good');
-      await fail(err.message);
+      await outcome.fail(err.message);
       return;
     }
     deps.logger.info({ ...job, kind: err.kind, attempt: delivery.attempt }, 'message delivery failed; will retry');
     throw err;
   }
-  await delivered(sent.messageId, 'platform');
+  await outcome.delivered(sent.messageId, 'platform');
 }
 
 type Outgoing = Extract<ConversationEvent, { type: 'AgentReplied' | 'OperatorMessageSent' }>;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
 import { silentLogger } from '../../src/ports/logger.js';
 import { allProjections } from '../../src/projections/index.js';
-import { rebuildProjections } from '../../src/projections/projectionRunner.js';
+import { rebuildProjections } from '../../src/processing/projectionRunner.js';
 import { signUp } from '../support/api.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 

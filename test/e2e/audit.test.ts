@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
 import type { Doc, ReadStore } from '../../src/ports/readStore.js';
 import { allProjections } from '../../src/projections/index.js';
-import { rebuildProjections } from '../../src/projections/projectionRunner.js';
+import { rebuildProjections } from '../../src/processing/projectionRunner.js';
 import { silentLogger } from '../../src/ports/logger.js';
 import { signUp } from '../support/api.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';

@@ -8,7 +8,7 @@ import type { EventMetadata } from '../../src/ports/eventStore.js';
 import type { Logger } from '../../src/ports/logger.js';
 import type { Doc, Page, ReadStore } from '../../src/ports/readStore.js';
 import type { Projection, RecordedEventOf } from '../../src/projections/projection.js';
-import { rebuildProjections } from '../../src/projections/projectionRunner.js';
+import { rebuildProjections } from '../../src/processing/projectionRunner.js';
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
 

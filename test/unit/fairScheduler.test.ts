@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createFairScheduler, Deque, type FairOutcome, type FairScheduler } from '../../src/workers/fairScheduler.js';
+import { createFairScheduler, type FairOutcome, type FairScheduler } from '../../src/workers/fairScheduler.js';
+import { Deque } from '../../src/workers/deque.js';
 
 /** A task that runs until released, recording the order tasks started in. */
 function harness(scheduler: FairScheduler) {

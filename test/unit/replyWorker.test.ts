@@ -8,7 +8,8 @@ import { silentLogger } from '../../src/ports/logger.js';
 import type { LlmProvider } from '../../src/ports/llm.js';
 import { createFairSlots } from '../../src/workers/fairSlots.js';
 import { GENERATE_REPLY } from '../../src/workers/jobs.js';
-import { startReplyWorker, type ReplyWorkerDeps } from '../../src/workers/replyWorker.js';
+import type { ReplyWorkerDeps } from '../../src/workers/replyDeps.js';
+import { startReplyWorker } from '../../src/workers/replyWorker.js';
 
 const T = new Date().toISOString();
 const companyId = randomUUID();

@@ -8,7 +8,7 @@ import { silentLogger } from '../../../../src/ports/logger.js';
 import type { ReadStore } from '../../../../src/ports/readStore.js';
 import { ANALYTICS_COMPANIES, ANALYTICS_CONVERSATIONS, ANALYTICS_DAYS, ANALYTICS_INTEGRATIONS, type AnalyticsDayDoc } from '../../../../src/projections/analytics/analyticsDay.js';
 import { analyticsProjection } from '../../../../src/projections/analytics/analyticsProjection.js';
-import { rebuildProjections, startProjections, type ProjectionRunner } from '../../../../src/projections/projectionRunner.js';
+import { rebuildProjections, startProjections, type ProjectionRunner } from '../../../../src/processing/projectionRunner.js';
 import { allDocs, byId } from '../../../support/projectionSpec.js';
 
 /**

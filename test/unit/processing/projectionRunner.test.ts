@@ -15,7 +15,7 @@ import {
   rebuildProjections,
   startProjections,
   type ProjectionRunner,
-} from '../../../src/projections/projectionRunner.js';
+} from '../../../src/processing/projectionRunner.js';
 import { eventually } from '../../support/eventually.js';
 import { allDocs } from '../../support/projectionSpec.js';
 

@@ -8,10 +8,10 @@ import { validatingEventStore } from '../../../src/infrastructure/validatingEven
 import type { EventStore, RecordedEvent } from '../../../src/ports/eventStore.js';
 import type { Logger } from '../../../src/ports/logger.js';
 import type { ReadStore } from '../../../src/ports/readStore.js';
-import { createEventConsumer, type EventConsumer, type EventProcessor } from '../../../src/projections/eventConsumer.js';
+import { createEventConsumer, type EventConsumer, type EventProcessor } from '../../../src/processing/eventConsumer.js';
 import type { Projection } from '../../../src/projections/projection.js';
-import { startProjections, type ProjectionRunner } from '../../../src/projections/projectionRunner.js';
-import { startReactor } from '../../../src/workers/reactor.js';
+import { startProjections, type ProjectionRunner } from '../../../src/processing/projectionRunner.js';
+import { startReactor } from '../../../src/processing/reactor.js';
 import { eventually } from '../../support/eventually.js';
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };

@@ -1,7 +1,91 @@
+import type { z } from 'zod';
+import type { CommandDeps } from '../commands/deps.js';
+import type { Pricing } from '../domain/credits/pricing.js';
+import type { Bus } from '../ports/bus.js';
 import type { EventStore, RecordedEvent } from '../ports/eventStore.js';
 import type { Logger } from '../ports/logger.js';
 import type { ReadStore } from '../ports/readStore.js';
-import { createEventConsumer, type EventConsumer } from '../projections/eventConsumer.js';
+import type { RecordedEventOf } from '../projections/projection.js';
+import { createEventConsumer, type EventConsumer } from './eventConsumer.js';
+
+type Schemas = Record<string, z.ZodType>;
+
+/** What every reactor of a process may use for its effects. */
+export interface ReactorContext {
+  commands: CommandDeps;
+  bus: Bus;
+  pricing: Pricing;
+}
+
+/**
+ * An effect of stored events (a bus job, a charge, a command), at least once. `E` is the union of the events it
+ * handles: the event store validates every event against its schema when read, so `react` gets typed data.
+ */
+export interface Reactor<E extends RecordedEvent = RecordedEvent> {
+  /** Unique; also the checkpoint key. */
+  name: string;
+  /** The event types it reacts to; the others only move its checkpoint. */
+  eventTypes: E['type'][];
+  /** Events of one batch reacted to at once (see ReactorOptions.concurrency). Default 1. */
+  concurrency?: number;
+  /** See ReactorOptions.checkpointIntervalMs. Default 1000. */
+  checkpointIntervalMs?: number;
+  /**
+   * Builds the reaction for one run of the reactor, with what it may use; state it needs across events (a
+   * cache) lives in the closure, for that run only. The reaction must be idempotent: events are redelivered.
+   */
+  start(ctx: ReactorContext): (event: E) => Promise<void>;
+}
+
+/**
+ * A reactor over some of `schemas`' event types (inferred from `eventTypes`): its reaction gets those events
+ * typed by their schemas, with no cast. Refuses a type the schemas do not define.
+ */
+export function defineReactor<S extends Schemas, K extends keyof S & string>(
+  schemas: S,
+  reactor: Reactor<RecordedEventOf<S, K>> & { eventTypes: K[] },
+): Reactor {
+  for (const type of reactor.eventTypes) {
+    if (!(type in schemas)) throw new Error(`reactor ${reactor.name}: no schema for event type ${type}`);
+  }
+  // The consumer hands it only events of its types, checked against their schemas on read.
+  return reactor as unknown as Reactor;
+}
+
+export interface StartReactorsOptions {
+  eventStore: EventStore;
+  readStore: ReadStore;
+  consumer: EventConsumer;
+  logger: Logger;
+  ctx: ReactorContext;
+}
+
+/** Starts every reactor of `reactors` on the consumer; stop() stops them in the same order. */
+export async function startReactors(reactors: readonly Reactor[], options: StartReactorsOptions): Promise<{ stop(): Promise<void> }> {
+  const { eventStore, readStore, consumer, logger, ctx } = options;
+  const started: { stop(): Promise<void> }[] = [];
+  for (const reactor of reactors) {
+    const { name, eventTypes, concurrency, checkpointIntervalMs } = reactor;
+    started.push(
+      await startReactor({
+        name,
+        eventStore,
+        readStore,
+        eventTypes,
+        logger: logger.child({ component: 'reactor', reactor: name }),
+        react: reactor.start(ctx),
+        consumer,
+        ...(concurrency !== undefined ? { concurrency } : {}),
+        ...(checkpointIntervalMs !== undefined ? { checkpointIntervalMs } : {}),
+      }),
+    );
+  }
+  return {
+    async stop() {
+      for (const r of started) await r.stop();
+    },
+  };
+}
 
 export interface ReactorOptions {
   name: string;

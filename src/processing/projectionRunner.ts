@@ -11,7 +11,7 @@ import {
   type WriteOp,
 } from '../ports/readStore.js';
 import { createEventConsumer, type AttachedProcessor, type EventConsumer, type EventProcessor } from './eventConsumer.js';
-import type { Projection, ProjectionContext } from './projection.js';
+import type { Projection, ProjectionContext } from '../projections/projection.js';
 
 /** A projection threw while applying an event: it stopped there (the event is never skipped). */
 export class ProjectionFailedError extends Error {

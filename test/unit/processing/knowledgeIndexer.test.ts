@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { knowledgeDocumentDecider, knowledgeDocumentStream } from '../../src/domain/knowledge/documents/decider.js';
-import type { EventStore } from '../../src/ports/eventStore.js';
-import { silentLogger } from '../../src/ports/logger.js';
-import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventStore.js';
-import { createKnowledgeIndex } from '../../src/infrastructure/search/knowledgeIndex.js';
-import { startKnowledgeIndexer } from '../../src/infrastructure/search/knowledgeIndexer.js';
+import { knowledgeDocumentDecider, knowledgeDocumentStream } from '../../../src/domain/knowledge/documents/decider.js';
+import type { EventStore } from '../../../src/ports/eventStore.js';
+import { silentLogger } from '../../../src/ports/logger.js';
+import { MemoryEventStore } from '../../../src/infrastructure/memory/memoryEventStore.js';
+import { createKnowledgeIndex } from '../../../src/infrastructure/search/knowledgeIndex.js';
+import { startKnowledgeIndexer } from '../../../src/processing/knowledgeIndexer.js';
 
 const C1 = 'cccccccc-cccc-4ccc-8ccc-cccccccccccc';
 const C2 = 'dddddddd-dddd-4ddd-8ddd-dddddddddddd';

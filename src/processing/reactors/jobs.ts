@@ -1,0 +1,43 @@
+import { conversationIdOfStream } from '../../domain/conversations/decider.js';
+import { conversationEvents } from '../../domain/conversations/events.js';
+import { GENERATE_REPLY, SEND_MESSAGE, type GenerateReplyJob, type SendMessageJob } from '../../workers/jobs.js';
+import { defineReactor } from '../reactor.js';
+
+/**
+ * Each effect is independent and idempotent (jobs by dedupe id, charges by reply id), so a batch's events are
+ * reacted to together.
+ */
+export const REACTOR_CONCURRENCY = 64;
+
+/** MessageReceived ──▶ GENERATE_REPLY: the reply worker answers it (deduplicated by the event's id). */
+export const replyJobsReactor = defineReactor(conversationEvents, {
+  name: 'reply-jobs',
+  eventTypes: ['MessageReceived'],
+  concurrency: REACTOR_CONCURRENCY,
+  start: ({ bus }) =>
+    async (event) => {
+      const companyId = event.metadata.companyId;
+      if (!companyId) return;
+      const job: GenerateReplyJob = {
+        conversationId: conversationIdOfStream(event.stream),
+        messageId: event.data.messageId,
+        companyId,
+        receivedAt: event.data.at ?? event.createdAt,
+      };
+      await bus.publish(GENERATE_REPLY, job, { dedupeId: event.id });
+    },
+});
+
+/** AgentReplied / OperatorMessageSent ──▶ SEND_MESSAGE: the send worker delivers it (one job per message id). */
+export const outboundJobsReactor = defineReactor(conversationEvents, {
+  name: 'outbound-jobs',
+  eventTypes: ['AgentReplied', 'OperatorMessageSent'],
+  concurrency: REACTOR_CONCURRENCY,
+  start: ({ bus }) =>
+    async (event) => {
+      const companyId = event.metadata.companyId;
+      const { messageId } = event.data;
+      const job: SendMessageJob = { conversationId: conversationIdOfStream(event.stream), messageId, revision: String(event.revision), ...(companyId ? { companyId } : {}) };
+      await bus.publish(SEND_MESSAGE, job, { dedupeId: `send:${messageId}` });
+    },
+});

@@ -1,0 +1,14 @@
+import type { EventStore } from '../ports/eventStore.js';
+import type { Logger } from '../ports/logger.js';
+import { createEventConsumer, type EventConsumer } from './eventConsumer.js';
+
+/**
+ * One reader of the event log per thread for its projections, reactors, knowledge index and live events: each
+ * event is read and decoded once. A processor that cannot keep up (customer profiles: one command per new
+ * customer) holds the shared reading only briefly, then catches up on its own: the reactors that start replies
+ * and sends stay at the head.
+ */
+export function processorConsumer(eventStore: EventStore, logger: Logger): EventConsumer {
+  return createEventConsumer({ eventStore, logger: logger.child({ component: 'event-consumer' }), maxHoldMs: 50 });
+}
+

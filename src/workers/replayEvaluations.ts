@@ -1,0 +1,50 @@
+import type { ReadStore } from '../ports/readStore.js';
+import type { Bus } from '../ports/bus.js';
+import { REPLAYS, type ReplayDoc } from '../projections/replays/replaysProjection.js';
+import { RUN_REPLAY } from './replayJobs.js';
+import { startReplayWorker } from './replayWorker.js';
+import { searchPassages } from './answerGeneration.js';
+import { companyLlm } from './customerReplies.js';
+import type { WorkerDeps } from './workerDeps.js';
+
+/**
+ * The replay worker, fed by the replay reactors' jobs (src/processing/reactors/replays.ts):
+ *   RUN_REPLAY (one job per conversation) ──replay worker──▶ ReplayAnswerRecorded…
+ *   REPLAY_CANCELLED (broadcast) ──▶ every worker aborts the replay's calls in flight
+ * With the embedded bus (jobs lost on a restart), running replays' jobs are published again at start-up; the
+ * worker skips the answers already recorded, so a restart resumes where the replay was.
+ */
+export async function startReplayEvaluations(deps: WorkerDeps): Promise<{ stop(): Promise<void> }> {
+  const { commands, bus, logger, settings } = deps;
+  const worker = await startReplayWorker({
+    ...commands,
+    logger: logger.child({ component: 'replay-worker' }),
+    bus,
+    loadLlm: companyLlm(deps),
+    searchKnowledge: searchPassages(deps.knowledge),
+    pricing: deps.pricing,
+    llmRetryDelaysMs: settings.llmRetryDelaysMs,
+    // Half the reply workers' slots at most: evaluations never crowd out customers' replies.
+    concurrency: Math.max(1, Math.floor(settings.workerConcurrency / 2)),
+    perCompanyConcurrency: Math.max(1, Math.min(settings.perCompanyConcurrency, Math.floor(settings.workerConcurrency / 4))),
+    ...(deps.replayMetrics ? { metrics: deps.replayMetrics } : {}),
+  });
+  if (deps.recoverJobs) {
+    await deps.recoverJobs.waitForProjections();
+    await republishRunningReplays(deps.readStore, bus);
+  }
+  return { stop: () => worker.stop() };
+}
+
+async function republishRunningReplays(readStore: ReadStore, bus: Bus): Promise<void> {
+  let cursor: string | null = null;
+  do {
+    const page: { items: ReplayDoc[]; nextCursor: string | null } = await readStore.find<ReplayDoc>(REPLAYS, { where: { status: 'running' }, limit: 200, cursor });
+    for (const r of page.items) {
+      for (const c of r.conversations) {
+        await bus.publish(RUN_REPLAY, { replayId: r.id, companyId: r.companyId, conversationId: c.conversationId }, { dedupeId: `recover:${r.id}:${c.conversationId}` });
+      }
+    }
+    cursor = page.nextCursor;
+  } while (cursor);
+}

@@ -1,0 +1,213 @@
+import { chargeUsage } from '../commands/credits/chargeUsage.js';
+import { loadCreditBalance } from '../commands/credits/queries.js';
+import { loadIntegration } from '../commands/integrations/queries.js';
+import { handleCommand, loadState } from '../commands/handleCommand.js';
+import { conversationDecider, conversationStream } from '../domain/conversations/decider.js';
+import type { ConversationState } from '../domain/conversations/state.js';
+import type { ConversationEvent } from '../domain/conversations/events.js';
+import type { TokenUsage } from '../domain/credits/pricing.js';
+import { DomainError } from '../domain/errors.js';
+import { isLlmError } from '../ports/llm.js';
+import { AnswerStopped, generateAnswer, type GeneratedAnswer } from './answerGeneration.js';
+import { webchatSubject, type GenerateReplyJob } from './jobs.js';
+import { readRecentHistory } from './recentHistory.js';
+import { LATER_MESSAGE, now, replyIdOf, type AgentProfile, type CompanyLlm, type Outcome, type ReplyWorkerDeps } from './replyDeps.js';
+import { typingIndicator, watchForTakeover, type TypingIndicator } from './replyIndicators.js';
+import { buildPrompt, HISTORY_MESSAGES, textOf } from './replyPrompt.js';
+import { createReplyStream } from './replyStream.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * One reply job per received message. Only the newest unanswered message of a burst generates, after
+ * the burst window, and its reply answers every unanswered message together. The reply is appended
+ * against the conversation as it was: a human taking over or a close meanwhile drops it.
+ *
+ * Per message it reads the conversation's cached state (only events appended since) and a bounded tail
+ * for the prompt: its cost does not grow with the conversation's length.
+ */
+export async function generateReply(deps: ReplyWorkerDeps, job: GenerateReplyJob, typing = typingIndicator(deps, job)): Promise<Outcome> {
+  let outcome: Outcome | undefined;
+  try {
+    outcome = await generateReplyOnce(deps, job, typing);
+    return outcome;
+  } finally {
+    // A stored reply ends the typing where it is pushed, with the message (the web chat route); a job that hands
+    // the conversation on (a later message) leaves it on; anything else (no answer, a failure) ends it here.
+    const handedOn = outcome?.reason === LATER_MESSAGE;
+    if (typing.started && outcome?.result !== 'replied' && !handedOn) await typing.stop();
+  }
+}
+
+async function generateReplyOnce(deps: ReplyWorkerDeps, job: GenerateReplyJob, typing: TypingIndicator): Promise<Outcome> {
+  const stream = conversationStream(job.conversationId);
+  for (;;) {
+    const { state } = await loadState(deps.eventStore, stream, conversationDecider);
+    if (!state.unanswered.includes(job.messageId)) return { result: 'skipped', reason: 'already answered' };
+    if (state.unanswered.at(-1) !== job.messageId) return { result: 'skipped', reason: LATER_MESSAGE };
+    await typing.start(state);
+    // The job waited out its message's burst window before its turn; this only catches clocks that disagree.
+    const wait = state.lastCustomerMessageAt ? Date.parse(state.lastCustomerMessageAt) + deps.burstWindowMs - deps.clock.now().getTime() : 0;
+    if (wait > 0) {
+      await sleep(wait);
+      continue;
+    }
+    const history = await readRecentHistory(deps.eventStore, stream, { unanswered: state.unanswered, turns: HISTORY_MESSAGES });
+    return await answerMessages(deps, job, state, history);
+  }
+}
+
+type Session = NonNullable<ConversationState['session']>;
+type ConversationCommand = Parameters<typeof conversationDecider.decide>[0];
+
+/** What one answer is written for: the conversation's active session, its unanswered messages, agent and model. */
+interface Answering {
+  job: GenerateReplyJob;
+  state: ConversationState;
+  session: Session;
+  events: ConversationEvent[];
+  unanswered: string[];
+  agent: AgentProfile;
+  llm: CompanyLlm;
+  replyId: string;
+  /** Runs a command on the conversation as the AI agent. */
+  command(c: ConversationCommand): Promise<unknown>;
+  /** Leaves the unanswered messages to people (`handoff`: in the "Needs human" queue). */
+  markUnanswered(reason: string, handoff: boolean): Promise<unknown>;
+}
+
+async function answerMessages(deps: ReplyWorkerDeps, job: GenerateReplyJob, state: ConversationState, events: ConversationEvent[]): Promise<Outcome> {
+  const session = state.session;
+  if (!session || session.state !== 'active') return { result: 'skipped', reason: `the AI session is ${session?.state ?? 'missing'}` };
+  const unanswered = [...state.unanswered];
+  const command = (c: ConversationCommand) =>
+    handleCommand(deps.eventStore, conversationStream(job.conversationId), conversationDecider, c, { metadata: { companyId: job.companyId, actor: 'ai-agent' } });
+  const markUnanswered = (reason: string, handoff: boolean) => command({ type: 'MarkUnanswered', messageIds: unanswered, reason, handoff, now: now(deps) });
+
+  const ready = await agentAndModel(deps, job, state, { command, markUnanswered });
+  if ('result' in ready) return ready;
+  const answering: Answering = { job, state, session, events, unanswered, ...ready, replyId: replyIdOf(job.messageId), command, markUnanswered };
+  const written = await writeAnswer(deps, answering);
+  if ('result' in written) return written;
+  return storeReply(deps, answering, written);
+}
+
+/**
+ * The integration's active agent and the company's model, or why no answer is written: an integration deleted
+ * or switched off drops the job; no active agent, or no credits for a paid model, leaves the messages to people.
+ */
+async function agentAndModel(
+  deps: ReplyWorkerDeps,
+  job: GenerateReplyJob,
+  state: ConversationState,
+  conversation: Pick<Answering, 'command' | 'markUnanswered'>,
+): Promise<{ agent: AgentProfile; llm: CompanyLlm } | Outcome> {
+  const integration = await loadIntegration(deps.eventStore, state.integrationId!);
+  if (integration === null || !integration.active) {
+    deps.logger.warn({ ...job, integrationId: state.integrationId }, 'reply job dropped: the integration was deleted or deactivated');
+    return { result: 'dropped', reason: 'integration deleted or inactive' };
+  }
+  const agent = integration.agentId ? await deps.loadAgent(job.companyId, integration.agentId) : null;
+  if (!agent || !agent.active) {
+    await conversation.markUnanswered('no active AI agent is assigned to this integration', false);
+    return { result: 'unanswered', reason: 'no active agent' };
+  }
+  const llm = await deps.loadLlm(job.companyId);
+  if (llm.kind !== 'builtin') {
+    if ((await loadCreditBalance(deps.eventStore, job.companyId)) <= 0) {
+      // No LLM call without credits: the session waits for a human or a top-up.
+      await conversation.command({ type: 'PauseSession', reason: 'credits_exhausted', by: null, now: now(deps) });
+      await conversation.markUnanswered('the company is out of credits', false);
+      return { result: 'unanswered', reason: 'credits exhausted' };
+    }
+  }
+  return { agent, llm };
+}
+
+/** Calls the model (streaming to a web chat visitor); a takeover or the model's failure ends in an outcome instead. */
+async function writeAnswer(deps: ReplyWorkerDeps, a: Answering): Promise<GeneratedAnswer | Outcome> {
+  const { job, state, llm, agent } = a;
+  const texts = a.unanswered.map((id) => textOf(a.events, id)).filter(Boolean);
+  // A web chat visitor watches the answer being written; a platform customer gets one message, as always
+  // (and the builtin provider answers at once: nothing to stream).
+  const stream =
+    state.connectorType === 'webchat' && llm.kind !== 'builtin' ? createReplyStream({ bus: deps.bus, subject: webchatSubject(job.conversationId), replyId: a.replyId, logger: deps.logger }) : null;
+  const takeover = stream ? watchForTakeover(deps, job, a.session.id) : null;
+  try {
+    const answer = await generateAnswer(deps, {
+      companyId: job.companyId,
+      provider: llm.provider,
+      model: agent.model ?? llm.model ?? 'builtin',
+      agent,
+      messages: buildPrompt(agent, a.events, a.unanswered),
+      question: texts.join('\n'),
+      ...(stream && takeover ? { onDelta: stream.push, signal: takeover.signal } : {}),
+    });
+    await stream?.finish();
+    return answer;
+  } catch (err) {
+    await stream?.cancel();
+    if (err instanceof AnswerStopped) {
+      // A human took the conversation while the model was still writing: the stream stopped, nothing is stored.
+      // The call was made all the same: it is charged on its estimated usage.
+      deps.logger.info({ ...job }, 'streamed reply stopped: the AI session was taken over');
+      await chargeDropped(deps, job, llm, err, a.replyId);
+      return { result: 'dropped', reason: 'the AI session was taken over while answering' };
+    }
+    // Anything but the model's own failure (the knowledge search, the store) fails the job: it is redelivered,
+    // and only after the last delivery are the messages marked unanswered with what went wrong.
+    if (!isLlmError(err)) throw err;
+    const reason = `the language model failed (${err.kind}): ${err.message}`;
+    deps.logger.warn({ ...job, err }, 'LLM failed after retries: message left to a human');
+    await a.markUnanswered(reason, true);
+    return { result: 'unanswered', reason };
+  } finally {
+    takeover?.stop();
+  }
+}
+
+/** Appends the reply against the conversation as it was: a takeover or a close meanwhile drops it (and charges the call). */
+async function storeReply(deps: ReplyWorkerDeps, a: Answering, answer: GeneratedAnswer): Promise<Outcome> {
+  const { response, provenance } = answer;
+  try {
+    await a.command({
+      type: 'AppendAgentReply',
+      messageId: a.replyId,
+      sessionId: a.session.id,
+      agentId: a.agent.agentId,
+      text: response.text,
+      inReplyTo: a.unanswered,
+      model: response.model,
+      inputTokens: response.usage.inputTokens,
+      outputTokens: response.usage.outputTokens,
+      handoff: response.handoff === true,
+      ...(response.handoff && response.handoffReason ? { handoffReason: response.handoffReason } : {}),
+      provenance,
+      now: now(deps),
+    });
+  } catch (err) {
+    if (err instanceof DomainError && err.code === 'REPLY_DROPPED') {
+      deps.logger.info({ ...a.job, reason: err.message }, 'reply dropped before sending');
+      await chargeDropped(deps, a.job, a.llm, response, a.replyId);
+      return { result: 'dropped', reason: err.message };
+    }
+    throw err;
+  }
+  return { result: 'replied', reason: response.handoff ? 'handed off to a human' : 'answered' };
+}
+
+/**
+ * A reply that is stored is charged by the credit-charges reactor, from its AgentReplied event (so a crash
+ * cannot lose the charge). A dropped reply still cost an LLM call: it is charged here, once per reply id.
+ */
+async function chargeDropped(deps: ReplyWorkerDeps, job: GenerateReplyJob, llm: CompanyLlm, response: { model: string; usage: TokenUsage }, replyId: string) {
+  if (llm.kind === 'builtin') return;
+  await chargeUsage(deps, {
+    companyId: job.companyId,
+    conversationId: job.conversationId,
+    replyId,
+    model: response.model,
+    inputTokens: response.usage.inputTokens,
+    outputTokens: response.usage.outputTokens,
+  }).catch((err) => deps.logger.error({ err, ...job, replyId }, 'the LLM usage of a dropped reply was not charged'));
+}

@@ -1,0 +1,43 @@
+import type { CommandDeps } from '../commands/deps.js';
+import type { Pricing } from '../domain/credits/pricing.js';
+import type { CompanyLlmConfig } from '../domain/llm/state.js';
+import type { Bus } from '../ports/bus.js';
+import type { LlmProvider } from '../ports/llm.js';
+import type { Logger } from '../ports/logger.js';
+import type { JobMetrics, ReplayMetrics } from '../ports/metrics.js';
+import type { PlatformClient } from '../ports/platform.js';
+import type { ReadStore } from '../ports/readStore.js';
+import type { SecretBox } from '../ports/secretBox.js';
+import type { searchPassages } from './answerGeneration.js';
+
+/** What the bus workers of a processing thread (customer replies, replay evaluations) are started with. */
+export interface WorkerDeps {
+  commands: CommandDeps;
+  readStore: ReadStore;
+  bus: Bus;
+  platform: PlatformClient;
+  secretBox: SecretBox;
+  /** The knowledge index the answers search. */
+  knowledge: Parameters<typeof searchPassages>[0];
+  llmResolver(config: CompanyLlmConfig): LlmProvider;
+  pricing: Pricing;
+  logger: Logger;
+  settings: WorkerSettings;
+  /** The embedded bus loses jobs on a restart: republish unfinished ones once projections caught up. */
+  recoverJobs?: { waitForProjections(): Promise<void> };
+  /** Where the workers report the jobs they hold per company (the queue-depth metric). */
+  jobMetrics?: JobMetrics;
+  /** Replay outcomes, answers and running replay jobs. */
+  replayMetrics?: ReplayMetrics;
+}
+
+export interface WorkerSettings {
+  burstWindowMs: number;
+  llmRetryDelaysMs: number[];
+  sendMaxAttempts: number;
+  sendRetryBackoffMs: number[];
+  workerConcurrency: number;
+  perCompanyConcurrency: number;
+  replyQueueCapacity: number;
+  replyMaxDelayMs: number;
+}
