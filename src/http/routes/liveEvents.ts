@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { API_TOKENS, type ApiTokenDoc } from '../../projections/apiTokens/apiTokensProjection.js';
@@ -76,51 +77,64 @@ export function liveEventRoutes(services: HttpServices, live: LiveEvents, option
         }
 
         reply.hijack();
-        const res: ServerResponse = reply.raw;
-        const socket = request.raw.socket;
-        // The server's idle timeout would cut a quiet stream; keep-alives keep proxies happy instead.
-        socket.setTimeout(0);
-        socket.setNoDelay(true);
-        res.writeHead(200, {
-          'content-type': 'text/event-stream; charset=utf-8',
-          'cache-control': 'no-cache, no-store, no-transform',
-          connection: 'keep-alive',
-          'x-accel-buffering': 'no',
-          'x-request-id': request.id,
-        });
-        res.write(`retry: ${retryMs}\n: connected\n\n`);
-
-        let ended = false;
-        const unlisten = live.listen(auth.companyId, (change) => {
-          if (ended) return;
-          if (change.kind === 'conversation') res.write(`event: conversation\ndata: ${JSON.stringify({ conversationId: change.conversationId })}\n\n`);
-          else res.write(`event: webhook-log\ndata: ${JSON.stringify({ logId: change.logId, integrationId: change.integrationId, conversationId: change.conversationId })}\n\n`);
-        });
-        let checking = false;
-        const timer = setInterval(() => {
-          if (ended || checking) return;
-          res.write(': keep-alive\n\n');
-          checking = true;
-          void stillValid(auth, token!).then((valid) => {
-            checking = false;
-            if (!valid) end();
-          });
-        }, keepAliveMs);
-        timer.unref();
-
-        const end = () => {
-          if (ended) return;
-          ended = true;
-          clearInterval(timer);
-          unlisten();
-          open.delete(end);
-          if (!res.writableEnded) res.end();
-        };
-        open.add(end);
-        res.on('close', end);
-        res.on('error', end);
+        open.add(streamChanges(reply.raw, request.raw.socket, request.id, { auth, token: token!, live, retryMs, keepAliveMs, stillValid, onEnd: (end) => open.delete(end) }));
         request.log.debug({ companyId: auth.companyId }, 'event stream opened');
       },
     );
   };
+}
+
+interface StreamOptions {
+  auth: AuthContext;
+  token: string;
+  live: LiveEvents;
+  retryMs: number;
+  keepAliveMs: number;
+  stillValid(auth: AuthContext, token: string): Promise<boolean>;
+  onEnd(end: () => void): void;
+}
+
+/** Writes the company's changes to a hijacked response until it closes or the token stops being valid; returns its end. */
+function streamChanges(res: ServerResponse, socket: Socket, requestId: string, o: StreamOptions): () => void {
+  // The server's idle timeout would cut a quiet stream; keep-alives keep proxies happy instead.
+  socket.setTimeout(0);
+  socket.setNoDelay(true);
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-store, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    'x-request-id': requestId,
+  });
+  res.write(`retry: ${o.retryMs}\n: connected\n\n`);
+
+  let ended = false;
+  const unlisten = o.live.listen(o.auth.companyId, (change) => {
+    if (ended) return;
+    if (change.kind === 'conversation') res.write(`event: conversation\ndata: ${JSON.stringify({ conversationId: change.conversationId })}\n\n`);
+    else res.write(`event: webhook-log\ndata: ${JSON.stringify({ logId: change.logId, integrationId: change.integrationId, conversationId: change.conversationId })}\n\n`);
+  });
+  let checking = false;
+  const timer = setInterval(() => {
+    if (ended || checking) return;
+    res.write(': keep-alive\n\n');
+    checking = true;
+    void o.stillValid(o.auth, o.token).then((valid) => {
+      checking = false;
+      if (!valid) end();
+    });
+  }, o.keepAliveMs);
+  timer.unref();
+
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    clearInterval(timer);
+    unlisten();
+    o.onEnd(end);
+    if (!res.writableEnded) res.end();
+  };
+  res.on('close', end);
+  res.on('error', end);
+  return end;
 }
