@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { formatMicros } from '../../domain/credits/pricing.js';
 import type { CompanyDoc } from '../../projections/companies/companiesProjection.js';
-import { errorResponses, listQuery } from './schemas.js';
-import { bearerSecurity as security } from './zodApp.js';
+import { bearerSecurity as security, errorResponses, listQuery } from './schemas.js';
 
 const companySchema = z.object({ id: z.number().int(), companyId: z.uuid(), companyName: z.string(), createdAt: z.string(), balanceMicros: z.number().int(), balance: z.string() });
 

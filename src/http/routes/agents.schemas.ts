@@ -3,8 +3,7 @@ import type { LiveAgent } from '../../domain/agents/decider.js';
 import { AGENT_LIMITS } from '../../domain/agents/events.js';
 import { answerThresholdSchema, DEFAULT_ANSWER_THRESHOLD } from '../../domain/answers/evidence.js';
 import type { AgentDoc } from '../../projections/agents/agentsProjection.js';
-import { errorResponses, listQuery } from './schemas.js';
-import { bearerSecurity as security } from './zodApp.js';
+import { bearerSecurity as security, errorResponses, listQuery } from './schemas.js';
 
 export const agentSchema = z.object({
   id: z.uuid(),

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { aiBacklogSchema, AI_REPLIES_DELAYED_AFTER_MS } from '../../projections/conversations/aiBacklog.js';
-import { errorResponses } from './schemas.js';
-import { bearerSecurity as security } from './zodApp.js';
+import { bearerSecurity as security, errorResponses } from './schemas.js';
 
 export const aiBacklogRouteSchema = {
   tags: ['conversations'],

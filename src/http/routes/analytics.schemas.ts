@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { TIMEZONE_MAX_LENGTH } from '../../domain/company/timezone.js';
 import { handoffReason } from '../../domain/conversations/handoff.js';
 import { COUNTERS } from '../../projections/analytics/analyticsDay.js';
-import { errorResponses } from './schemas.js';
-import { bearerSecurity as security } from './zodApp.js';
+import { bearerSecurity as security, errorResponses } from './schemas.js';
 
 /** Longest range one request may ask for, in days (a leap year). */
 export const MAX_ANALYTICS_DAYS = 366;

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { ApiTokenDoc } from '../../projections/apiTokens/apiTokensProjection.js';
-import { errorResponses, listQuery } from './schemas.js';
-import { bearerSecurity as security } from './zodApp.js';
+import { bearerSecurity as security, errorResponses, listQuery } from './schemas.js';
 
 const apiToken = z.object({ id: z.uuid(), name: z.string(), prefix: z.string(), createdAt: z.string(), lastUsedAt: z.string().nullable() });
 export const apiTokenView = (d: ApiTokenDoc): z.infer<typeof apiToken> => ({ id: d.id, name: d.name, prefix: d.prefix, createdAt: d.createdAt, lastUsedAt: d.lastUsedAt });

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { roleSchema } from '../../domain/accounts/team.js';
-import { errorResponses } from './schemas.js';
-import { bearerSecurity as security } from './zodApp.js';
+import { bearerSecurity as security, errorResponses } from './schemas.js';
 
 const email = z.string().trim().max(254).pipe(z.email({ message: 'must be an email address' }));
 export const newPassword = z.string().min(8, 'must be at least 8 characters').max(1024, 'must be at most 1024 characters');

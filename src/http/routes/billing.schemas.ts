@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { formatMicros } from '../../domain/credits/pricing.js';
 import type { LedgerEntryDoc } from '../../projections/credits/creditsProjection.js';
 import type { Page } from '../../ports/readStore.js';
-import { errorResponses, listQuery } from './schemas.js';
-import { bearerSecurity as security } from './zodApp.js';
+import { bearerSecurity as security, errorResponses, listQuery } from './schemas.js';
 
 export const creditsSchema = z.object({
   credits: z.object({

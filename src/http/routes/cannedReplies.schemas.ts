@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { CANNED_REPLY_LIMITS, type CannedReply } from '../../domain/cannedReplies/cannedReplies.js';
 import type { CannedReplyDoc } from '../../projections/cannedReplies/cannedRepliesProjection.js';
-import { errorBody, errorResponses, listQuery } from './schemas.js';
-import { bearerSecurity as security } from './zodApp.js';
+import { bearerSecurity as security, errorBody, errorResponses, listQuery } from './schemas.js';
 
 export const cannedReplySchema = z.object({
   id: z.uuid(),

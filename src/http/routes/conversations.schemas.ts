@@ -7,8 +7,7 @@ import { platformIdSchema } from '../../domain/platformId.js';
 import { unreadFor, type ConversationReadDoc } from '../../projections/conversations/conversationReadsProjection.js';
 import type { ConversationDoc, MessageDoc } from '../../projections/conversations/conversationsProjection.js';
 import { INBOX_VIEWS } from '../../projections/conversations/queries.js';
-import { errorResponses, listQuery } from './schemas.js';
-import { bearerSecurity as security } from './zodApp.js';
+import { bearerSecurity as security, errorResponses, listQuery } from './schemas.js';
 
 const sessionState = z.enum(['active', 'paused', 'closed']);
 

@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { CUSTOMER_LIMITS, type KnownCustomer } from '../../domain/customers/customer.js';
 import { platformIdSchema } from '../../domain/platformId.js';
 import type { CustomerConversationDoc } from '../../projections/customerConversations/customerConversationsProjection.js';
-import { errorResponses, listQuery } from './schemas.js';
-import { bearerSecurity as security } from './zodApp.js';
+import { bearerSecurity as security, errorResponses, listQuery } from './schemas.js';
 
 export const customerSchema = z.object({
   id: z.uuid(),

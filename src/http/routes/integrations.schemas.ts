@@ -2,8 +2,7 @@ import { z } from 'zod';
 import type { LiveIntegration } from '../../commands/integrations/queries.js';
 import { connectorType, WEBCHAT_GREETING_MAX_LENGTH } from '../../domain/integrations/events.js';
 import type { IntegrationDoc } from '../../projections/integrations/integrationsProjection.js';
-import { errorResponses, listQuery } from './schemas.js';
-import { bearerSecurity as security } from './zodApp.js';
+import { bearerSecurity as security, errorResponses, listQuery } from './schemas.js';
 
 export const integrationSchema = z.object({
   id: z.number().int(),

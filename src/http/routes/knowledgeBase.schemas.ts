@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_TITLE, type KnowledgeDocumentEvent, type KnowledgeDocumentState } from '../../domain/knowledge/documents.js';
 import { expectActive } from '../../domain/lifecycle.js';
 import type { KnowledgeDocumentDoc } from '../../projections/knowledgeDocuments/knowledgeDocumentsProjection.js';
-import { errorBody, errorResponses, listQuery } from './schemas.js';
-import { bearerSecurity as security } from './zodApp.js';
+import { bearerSecurity as security, errorBody, errorResponses, listQuery } from './schemas.js';
 
 export const documentSchema = z.object({
   id: z.uuid(),

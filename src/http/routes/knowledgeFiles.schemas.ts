@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_TITLE } from '../../domain/knowledge/documents.js';
 import { ACCEPTED_EXTENSIONS } from '../../domain/knowledge/fileKinds.js';
 import { documentSchema } from './knowledgeBase.schemas.js';
-import { errorBody, errorResponses } from './schemas.js';
-import { bearerSecurity as security } from './zodApp.js';
+import { bearerSecurity as security, errorBody, errorResponses } from './schemas.js';
 
 /** Largest PDF accepted (its text must still fit a document: MAX_DOCUMENT_BYTES). */
 export const KNOWLEDGE_PDF_MAX_BYTES = 10 * 1024 * 1024;

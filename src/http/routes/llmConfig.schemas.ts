@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { CompanyLlmConfig } from '../../domain/llm/decider.js';
 import { LLM_CONFIG_LIMITS, llmProvider } from '../../domain/llm/events.js';
-import { errorBody, errorResponses } from './schemas.js';
-import { bearerSecurity as security } from './zodApp.js';
+import { bearerSecurity as security, errorBody, errorResponses } from './schemas.js';
 
 export const llmConfigSchema = z.object({
   provider: llmProvider,

@@ -4,8 +4,7 @@ import { PLAYGROUND_LIMITS } from '../../domain/playground/playground.js';
 import { playgroundTurns, type PlaygroundTurn } from '../../domain/playground/turns.js';
 import type { PlaygroundSession } from '../../commands/playground/queries.js';
 import type { PlaygroundSessionEntry } from '../../projections/playgroundSessions/queries.js';
-import { errorBody, errorResponses, listQuery } from './schemas.js';
-import { bearerSecurity as security } from './zodApp.js';
+import { bearerSecurity as security, errorBody, errorResponses, listQuery } from './schemas.js';
 
 const turnSchema = z.object({
   question: z.object({ id: z.uuid(), text: z.string(), at: z.string() }),

@@ -3,8 +3,7 @@ import type { ReplayEstimate } from '../../commands/replays/replays.js';
 import { AGENT_LIMITS } from '../../domain/agents/events.js';
 import { REPLAY_LIMITS, draftAnswerSchema, recordedAnswerSchema, replayDraftSchema } from '../../domain/replays/events.js';
 import type { ReplayAnswerDoc, ReplayDoc } from '../../projections/replays/replaysProjection.js';
-import { errorBody, errorResponses, listQuery } from './schemas.js';
-import { bearerSecurity as security } from './zodApp.js';
+import { bearerSecurity as security, errorBody, errorResponses, listQuery } from './schemas.js';
 
 const draftInput = z.strictObject({
   basedOnAgentId: z.uuid().nullable().optional(),

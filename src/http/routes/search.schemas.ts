@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from '../../ports/readStoreSearch.js';
 import type { ConversationSearchHit } from '../../projections/search/queries.js';
 import { snippetOf } from '../../projections/search/snippet.js';
-import { errorResponses, listQuery } from './schemas.js';
-import { bearerSecurity as security } from './zodApp.js';
+import { bearerSecurity as security, errorResponses, listQuery } from './schemas.js';
 
 export const MAX_SEARCH_QUERY_LENGTH = 200;
 

@@ -3,8 +3,7 @@ import type { InvitationView } from '../../commands/accounts/teammates.js';
 import { roleSchema } from '../../domain/accounts/team.js';
 import type { TeammateDoc } from '../../projections/teammates/teammatesProjection.js';
 import { newPassword, sessionSchema } from './auth.schemas.js';
-import { errorBody, errorResponses, listQuery } from './schemas.js';
-import { bearerSecurity as security } from './zodApp.js';
+import { bearerSecurity as security, errorBody, errorResponses, listQuery } from './schemas.js';
 
 const teammate = z.object({ id: z.uuid(), email: z.string(), name: z.string().nullable(), role: roleSchema, joinedAt: z.string() });
 const invitation = z.object({

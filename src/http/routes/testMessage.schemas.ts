@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { errorBody, errorResponses } from './schemas.js';
-import { bearerSecurity as security } from './zodApp.js';
+import { bearerSecurity as security, errorBody, errorResponses } from './schemas.js';
 
 export const TEST_MESSAGE_MAX_LENGTH = 4000;
 

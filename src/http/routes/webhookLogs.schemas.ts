@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { webhookKind, webhookOutcome } from '../../domain/webhooks/webhookLog.js';
 import type { WebhookLogDoc } from '../../projections/webhookLogs/webhookLogsProjection.js';
-import { errorResponses, listQuery } from './schemas.js';
-import { bearerSecurity as security } from './zodApp.js';
+import { bearerSecurity as security, errorResponses, listQuery } from './schemas.js';
 
 const logSchema = z.object({
   id: z.uuid(),

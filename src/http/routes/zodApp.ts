@@ -5,6 +5,3 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
  * one registration function per endpoint group, so no function grows past a screen.
  */
 export type ZodApp = Parameters<FastifyPluginAsyncZod>[0];
-
-/** Every authenticated route declares the bearer scheme in the OpenAPI document. */
-export const bearerSecurity = [{ bearer: [] }];
