@@ -3,7 +3,7 @@ import { setCompanyTimezone } from '../../commands/settings/companyTimezone.js';
 import { loadCompanyTimezone } from '../../commands/settings/queries.js';
 import { addDays, daysBetween, isCalendarDate, localDate } from '../../domain/analytics/localDay.js';
 import { agentScope, companyScope, integrationScope } from '../../projections/analytics/analyticsDay.js';
-import { analyticsReport, analyticsTimezone } from '../../projections/analytics/analyticsQuery.js';
+import { analyticsReport, analyticsTimezone } from '../../projections/analytics/queries.js';
 import { findCompanyAgent } from '../../projections/agents/queries.js';
 import { findCompanyIntegration } from '../../projections/integrations/queries.js';
 import { authenticator, authOf } from '../authenticate.js';
