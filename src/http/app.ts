@@ -9,17 +9,14 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { Config } from '../config.js';
 import { answerClientError, answerError, installErrorHandler } from './errorHandler.js';
+import { registerHealthRoutes, type HealthDeps } from './routes/health.js';
+import type { ZodApp } from './routes/zodApp.js';
 
-export interface AppDeps {
+export interface AppDeps extends HealthDeps {
   config: Config;
   logger: PinoLogger;
-  /** Readiness of each external dependency (event store, read store, bus). */
-  readiness: () => Promise<Record<string, boolean>>;
-  /** Figures shown next to the checks in /readyz (event-loop delay per thread). */
-  metrics?: () => Promise<Record<string, unknown>>;
   /** Route plugins of the features, registered after the shell. */
   features?: FastifyPluginAsync[];
 }
@@ -27,7 +24,20 @@ export interface AppDeps {
 export const BODY_LIMIT = 1024 * 1024;
 
 export async function buildApp(deps: AppDeps) {
-  const app = Fastify({
+  const app = createFastify(deps);
+  installJsonOnlyParsers(app);
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandler(app);
+  installResponseHooks(app, deps.logger);
+  await registerOpenApi(app);
+  registerHealthRoutes(app, deps);
+  for (const feature of deps.features ?? []) await app.register(feature);
+  return app;
+}
+
+function createFastify(deps: AppDeps) {
+  return Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -43,14 +53,16 @@ export async function buildApp(deps: AppDeps) {
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     forceCloseConnections: 'idle',
-    // Two info lines per request drowned the start-up output; see the onResponse hook below.
+    // Two info lines per request drowned the start-up output; see installResponseHooks.
     logController: new LogController({ disableRequestLogging: true }),
     // Errors met before any route (a malformed %-escape), and connections the HTTP parser gave up on (a
     // timeout, oversized headers): answered in the spec's shape, not in fastify's own (see errorHandler).
     frameworkErrors: answerError,
     clientErrorHandler: answerClientError,
   }).withTypeProvider<ZodTypeProvider>();
+}
 
+function installJsonOnlyParsers(app: ZodApp): void {
   // An action such as POST /pause carries no body: an empty JSON body is read as none, not refused.
   const jsonParser = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
@@ -61,9 +73,9 @@ export async function buildApp(deps: AppDeps) {
   // The API reads JSON only (routes that take files or raw webhooks add their own parsers): a text/plain body
   // is 415, as any other type is, not a string the schema then refuses with a puzzling 400.
   app.removeContentTypeParser('text/plain');
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
-  installErrorHandler(app);
+}
+
+function installResponseHooks(app: ZodApp, logger: PinoLogger): void {
   // Requests still in flight at shutdown finish, and their keep-alive connections close after them, so
   // close() does not wait for idle sockets to time out.
   let closing = false;
@@ -79,10 +91,13 @@ export async function buildApp(deps: AppDeps) {
   // /readyz is an answer, not a failure: load balancers poll it, and it is 503 while the service starts.
   app.addHook('onResponse', async (request, reply) => {
     const level = reply.statusCode >= 500 && request.routeOptions.url !== '/readyz' ? 'warn' : 'debug';
-    if (!deps.logger.isLevelEnabled(level)) return;
+    if (!logger.isLevelEnabled(level)) return;
     request.log[level]({ req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
   });
+}
 
+/** The OpenAPI document generated from the route schemas (/docs/json) and its UI (/docs). */
+async function registerOpenApi(app: ZodApp): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.0.3',
@@ -94,30 +109,6 @@ export async function buildApp(deps: AppDeps) {
     transform: jsonSchemaTransform,
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
-
-  const ok = z.object({ ok: z.boolean() });
-  app.get('/healthz', { schema: { tags: ['health'], response: { 200: ok } } }, async () => ({ ok: true }));
-  app.get(
-    '/readyz',
-    {
-      schema: {
-        tags: ['health'],
-        response: {
-          200: ok.extend({ checks: z.record(z.string(), z.boolean()), metrics: z.record(z.string(), z.unknown()).optional() }),
-          503: ok.extend({ checks: z.record(z.string(), z.boolean()), metrics: z.record(z.string(), z.unknown()).optional() }),
-        },
-      },
-    },
-    async (_request, reply) => {
-      const checks = await deps.readiness().catch(() => ({ readiness: false }));
-      const ready = Object.values(checks).every(Boolean);
-      const metrics = deps.metrics ? await deps.metrics().catch(() => undefined) : undefined;
-      return reply.status(ready ? 200 : 503).send({ ok: ready, checks, ...(metrics ? { metrics } : {}) });
-    },
-  );
-
-  for (const feature of deps.features ?? []) await app.register(feature);
-  return app;
 }
 
 export type App = Awaited<ReturnType<typeof buildApp>>;

@@ -1,19 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
+import type { FastifyRequest } from 'fastify';
 import { addKnowledgeDocument } from '../../commands/knowledge/knowledgeDocuments.js';
-import type { FileTextReader } from '../../ports/fileText.js';
 import { contentBytes, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_TITLE } from '../../domain/knowledge/documents/content.js';
-import { ACCEPTED_EXTENSIONS, decodeTextFile, fileKindOf, looksLikePdf, titleFromFilename, type FileKind } from '../../domain/knowledge/fileKinds.js';
+import { decodeTextFile, fileKindOf, looksLikePdf, titleFromFilename, type FileKind } from '../../domain/knowledge/fileKinds.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { HttpError } from '../errors.js';
 import type { HttpServices } from '../services.js';
-import { errorBody, errorResponses } from './schemas.js';
-import { documentSchema, writtenDocumentView } from './knowledgeBase.js';
-
-/** Largest PDF accepted (its text must still fit a document: MAX_DOCUMENT_BYTES). */
-export const KNOWLEDGE_PDF_MAX_BYTES = 10 * 1024 * 1024;
-/** Largest .txt/.md/.html accepted: markup around 1 MiB of text, and bounded HTML-to-text work on the event loop. */
-export const KNOWLEDGE_TEXT_FILE_MAX_BYTES = 2 * 1024 * 1024;
+import type { FileTextReader } from '../../ports/fileText.js';
+import { writtenDocumentView } from './knowledgeBase.schemas.js';
+import { KNOWLEDGE_PDF_MAX_BYTES, KNOWLEDGE_TEXT_FILE_MAX_BYTES, mib, uploadFileSchema } from './knowledgeFiles.schemas.js';
 
 /**
  * What the reader throws: `reason` tells a bad file (malformed, timeout) from a busy service and from a reader
@@ -24,7 +19,6 @@ type ReadFailure = Error & { reason?: 'malformed' | 'timeout' | 'busy' | 'failed
 const unsupported = (message: string) => new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', message);
 const unreadable = (message: string) => new HttpError(400, 'VALIDATION_ERROR', message);
 const tooLarge = (message: string) => new HttpError(413, 'PAYLOAD_TOO_LARGE', message);
-const mib = (bytes: number) => `${bytes / (1024 * 1024)} MiB`;
 
 /**
  * POST /api/knowledge-base/files: a .txt, .md, .html or .pdf file becomes a knowledge-base document.
@@ -47,56 +41,39 @@ export function knowledgeFileRoutes(services: HttpServices, options: { files: Fi
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: KNOWLEDGE_PDF_MAX_BYTES }, (_request, body, done) => done(null, body));
 
-    app.post(
-      '/api/knowledge-base/files',
-      {
-        bodyLimit: KNOWLEDGE_PDF_MAX_BYTES,
-        schema: {
-          tags: ['knowledge-base'],
-          security: [{ bearer: [] }],
-          description:
-            `Uploads a file as a knowledge-base document. The request body is the file's bytes (not multipart), with its Content-Type ` +
-            `(text/plain, text/markdown, text/html, application/pdf, or application/octet-stream) and its name in ?filename= or the X-Filename header. ` +
-            `Accepted: ${ACCEPTED_EXTENSIONS.join(', ')}; other types are 415 UNSUPPORTED_MEDIA_TYPE. PDFs up to ${mib(KNOWLEDGE_PDF_MAX_BYTES)}, text files up to ` +
-            `${mib(KNOWLEDGE_TEXT_FILE_MAX_BYTES)}, and the extracted text up to ${MAX_DOCUMENT_BYTES} bytes (413 PAYLOAD_TOO_LARGE beyond). ` +
-            'A text file that is not UTF-8, a malformed PDF or a PDF without text (a scan) is 400 VALIDATION_ERROR. HTML becomes its readable text ' +
-            '(scripts, styles and tags removed, entities decoded). Quotas as for POST /documents (409 QUOTA_EXCEEDED).',
-          querystring: z.strictObject({
-            filename: z.string().trim().min(1).max(255).optional(),
-            title: z.string().trim().min(1).max(MAX_DOCUMENT_TITLE).optional(),
-          }),
-          response: { 201: z.object({ document: documentSchema, source: z.object({ filename: z.string(), kind: z.enum(['text', 'markdown', 'html', 'pdf']), bytes: z.number().int(), pages: z.number().int().nullable() }) }), 409: errorBody, 415: errorBody, 503: errorBody, ...errorResponses },
-        },
-      },
-      async (request, reply) => {
-        const auth = authOf(request);
-        const filename = request.query.filename ?? headerFilename(request.headers['x-filename']);
-        if (!filename) throw unreadable('filename: give the file name in ?filename= or the X-Filename header');
-        const body = request.body;
-        if (!Buffer.isBuffer(body) || body.length === 0) throw unreadable('file: the request body (the file) is empty');
-        const kind = fileKindOf(filename, request.headers['content-type']);
-        if (!kind.ok) throw unsupported(kind.message);
-        const { text, pages } = await textOf(kind.kind, body, options.files, (detail) => request.log.error({ fileReader: detail, kind: kind.kind }, 'file reader failed'));
-        const content = text.trim();
-        if (!content) throw unreadable(kind.kind === 'pdf' ? 'file: the PDF has no text to read (a scanned image? only PDFs with a text layer are supported)' : 'file: the file has no text');
-        const bytes = contentBytes(content);
-        if (bytes > MAX_DOCUMENT_BYTES) throw tooLarge(`file: its text is ${bytes} bytes; a document holds at most ${MAX_DOCUMENT_BYTES} bytes (1 MiB) of UTF-8 text`);
-        const title = (request.query.title ?? titleFromFilename(filename)).slice(0, MAX_DOCUMENT_TITLE) || 'Untitled';
-
-        const chunkCount = await services.knowledge.chunkCount({ title, content });
-        const result = await addKnowledgeDocument(services.commands, {
-          companyId: auth.companyId,
-          userId: auth.userId,
-          title,
-          content,
-          chunkCount,
-          limits: services.config.knowledgeQuota,
-        });
-        if (result.position !== null) await Promise.all([services.waitForProjections(result.position), services.knowledge.waitForPosition(result.position)]);
-        return reply.status(201).send({ document: writtenDocumentView(result, chunkCount), source: { filename, kind: kind.kind, bytes: body.length, pages } });
-      },
-    );
+    app.post('/api/knowledge-base/files', { bodyLimit: KNOWLEDGE_PDF_MAX_BYTES, schema: uploadFileSchema }, async (request, reply) => {
+      const auth = authOf(request);
+      const file = await uploadedFile(request, request.query, options.files);
+      const chunkCount = await services.knowledge.chunkCount({ title: file.title, content: file.content });
+      const result = await addKnowledgeDocument(services.commands, {
+        companyId: auth.companyId,
+        userId: auth.userId,
+        title: file.title,
+        content: file.content,
+        chunkCount,
+        limits: services.config.knowledgeQuota,
+      });
+      if (result.position !== null) await Promise.all([services.waitForProjections(result.position), services.knowledge.waitForPosition(result.position)]);
+      return reply.status(201).send({ document: writtenDocumentView(result, chunkCount), source: file.source });
+    });
   };
+}
+
+/** The uploaded file read as a document: its title and text, and where it came from (or the 4xx that refuses it). */
+async function uploadedFile(request: FastifyRequest, query: { filename?: string | undefined; title?: string | undefined }, reader: FileTextReader) {
+  const filename = query.filename ?? headerFilename(request.headers['x-filename']);
+  if (!filename) throw unreadable('filename: give the file name in ?filename= or the X-Filename header');
+  const body = request.body;
+  if (!Buffer.isBuffer(body) || body.length === 0) throw unreadable('file: the request body (the file) is empty');
+  const kind = fileKindOf(filename, request.headers['content-type']);
+  if (!kind.ok) throw unsupported(kind.message);
+  const { text, pages } = await textOf(kind.kind, body, reader, (detail) => request.log.error({ fileReader: detail, kind: kind.kind }, 'file reader failed'));
+  const content = text.trim();
+  if (!content) throw unreadable(kind.kind === 'pdf' ? 'file: the PDF has no text to read (a scanned image? only PDFs with a text layer are supported)' : 'file: the file has no text');
+  const bytes = contentBytes(content);
+  if (bytes > MAX_DOCUMENT_BYTES) throw tooLarge(`file: its text is ${bytes} bytes; a document holds at most ${MAX_DOCUMENT_BYTES} bytes (1 MiB) of UTF-8 text`);
+  const title = (query.title ?? titleFromFilename(filename)).slice(0, MAX_DOCUMENT_TITLE) || 'Untitled';
+  return { title, content, source: { filename, kind: kind.kind, bytes: body.length, pages } };
 }
 
 function headerFilename(value: string | string[] | undefined): string | undefined {

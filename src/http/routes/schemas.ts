@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** Every authenticated route declares the bearer scheme in the OpenAPI document. */
+export const bearerSecurity = [{ bearer: [] }];
+
 export const errorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
 /** Documented error answers shared by the routes (the error handler produces them). */

@@ -1,0 +1,10 @@
+import { companyStream } from '../../domain/company/decider.js';
+import { timezoneDecider } from '../../domain/company/timezone/decider.js';
+import type { EventStore } from '../../ports/eventStore.js';
+import { loadState } from '../handleCommand.js';
+
+/** The company's timezone for analytics days, from its stream (strongly consistent: a change shows at once). */
+export async function loadCompanyTimezone(eventStore: EventStore, companyId: string): Promise<string> {
+  const { state } = await loadState(eventStore, companyStream(companyId), timezoneDecider);
+  return state.timezone;
+}

@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import type { LiveAgent } from '../../domain/agents/state.js';
+import { AGENT_LIMITS } from '../../domain/agents/events.js';
+import { answerThresholdSchema, DEFAULT_ANSWER_THRESHOLD } from '../../domain/answers/evidence.js';
+import type { AgentDoc } from '../../projections/agents/agentsProjection.js';
+import { bearerSecurity as security, errorResponses, listQuery } from './schemas.js';
+
+export const agentSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  systemPrompt: z.string(),
+  model: z.string().nullable(),
+  temperature: z.number(),
+  useKnowledgeBase: z.boolean(),
+  active: z.boolean(),
+  handoffMessage: z.string(),
+  /** How sure the builtin agent must be to answer: strict (hands off more), balanced (default), lenient (answers more). */
+  answerThreshold: answerThresholdSchema,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type AgentView = z.infer<typeof agentSchema>;
+
+const writable = {
+  name: z.string().trim().min(1).max(AGENT_LIMITS.name),
+  systemPrompt: z.string().trim().min(1).max(AGENT_LIMITS.systemPrompt),
+  /** null (or omitted on create): use the model of the company's LLM configuration. */
+  model: z
+    .string()
+    .trim()
+    .max(AGENT_LIMITS.model)
+    .nullable()
+    .transform((v) => (v === '' ? null : v)),
+  temperature: z.number().min(0).max(2),
+  useKnowledgeBase: z.boolean(),
+  active: z.boolean(),
+  handoffMessage: z.string().trim().min(1).max(AGENT_LIMITS.handoffMessage),
+  answerThreshold: answerThresholdSchema,
+};
+
+const isLive = (a: AgentDoc | LiveAgent): a is LiveAgent => 'agentId' in a;
+
+export function agentView(a: AgentDoc | LiveAgent): AgentView {
+  return {
+    id: isLive(a) ? a.agentId : a.id,
+    name: a.name,
+    systemPrompt: a.systemPrompt,
+    model: a.model,
+    temperature: a.temperature,
+    useKnowledgeBase: a.useKnowledgeBase,
+    active: a.active,
+    handoffMessage: a.handoffMessage,
+    answerThreshold: a.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD,
+    createdAt: a.createdAt,
+    updatedAt: a.updatedAt,
+  };
+}
+
+const tags = ['agents'];
+const idParams = z.object({ id: z.string().max(64) });
+
+export const listAgentsSchema = {
+  tags,
+  security,
+  querystring: listQuery,
+  response: { 200: z.object({ agents: z.array(agentSchema), nextCursor: z.string().nullable() }), ...errorResponses },
+};
+
+export const createAgentSchema = {
+  tags,
+  security,
+  body: z.strictObject({
+    name: writable.name,
+    systemPrompt: writable.systemPrompt.optional(),
+    model: writable.model.optional(),
+    temperature: writable.temperature.optional(),
+    useKnowledgeBase: writable.useKnowledgeBase.optional(),
+    active: writable.active.optional(),
+    handoffMessage: writable.handoffMessage.optional(),
+    answerThreshold: writable.answerThreshold.optional(),
+  }),
+  response: { 201: z.object({ agent: agentSchema }), ...errorResponses },
+};
+
+export const getAgentSchema = { tags, security, params: idParams, response: { 200: z.object({ agent: agentSchema }), ...errorResponses } };
+
+export const updateAgentSchema = {
+  tags,
+  security,
+  params: idParams,
+  body: z.strictObject({
+    name: writable.name.optional(),
+    systemPrompt: writable.systemPrompt.optional(),
+    model: writable.model.optional(),
+    temperature: writable.temperature.optional(),
+    useKnowledgeBase: writable.useKnowledgeBase.optional(),
+    active: writable.active.optional(),
+    handoffMessage: writable.handoffMessage.optional(),
+    answerThreshold: writable.answerThreshold.optional(),
+  }),
+  response: { 200: z.object({ agent: agentSchema }), ...errorResponses },
+};
+
+export const deleteAgentSchema = { tags, security, params: idParams, response: { 204: z.null(), ...errorResponses } };

@@ -1,0 +1,185 @@
+import { z } from 'zod';
+import { answerProvenanceSchema } from '../../domain/answers/provenance.js';
+import { customerDisplayName } from '../../domain/conversations/customerName.js';
+import { handoffReason } from '../../domain/conversations/handoff.js';
+import { customerIdFor } from '../../domain/customers/customerId.js';
+import { platformIdSchema } from '../../domain/platformId.js';
+import { unreadFor, type ConversationReadDoc } from '../../projections/conversations/conversationReadsProjection.js';
+import type { ConversationDoc, MessageDoc } from '../../projections/conversations/conversationsProjection.js';
+import { INBOX_VIEWS } from '../../projections/conversations/queries.js';
+import { bearerSecurity as security, errorResponses, listQuery } from './schemas.js';
+
+const sessionState = z.enum(['active', 'paused', 'closed']);
+
+export const conversationSchema = z.object({
+  id: z.uuid(),
+  integrationId: z.number().int(),
+  connectorType: z.enum(['msgplatform', 'webchat']),
+  customer: z.object({
+    clientId: platformIdSchema,
+    channelId: platformIdSchema.nullable(),
+    transport: z.string(),
+    name: z.string().optional(),
+    displayName: z.string().describe('how to name the customer: the name they gave, "Visitor 4F2A" for a web chat visitor, else "Client <clientId>"'),
+  }),
+  session: z.object({ id: z.uuid(), state: sessionState, pausedReason: z.string().optional() }).nullable(),
+  stageId: z.uuid().nullable(),
+  lastMessageAt: z.string(),
+  messageCount: z.number().int(),
+  createdAt: z.string(),
+  unansweredReason: z.string().nullable(),
+  /** The customer's profile: GET /api/customers/:customerId. */
+  customerId: z.uuid(),
+  /** The teammate (user id) who owns it; null: unassigned. */
+  assigneeId: z.uuid().nullable(),
+  /** Set while a customer waits for a human ("Needs human"): why, and since when they wait. */
+  handoff: z
+    .object({
+      reason: handoffReason,
+      detail: z.string().nullable(),
+      since: z.string(),
+    })
+    .nullable(),
+  /** How it was resolved, while it stays closed. */
+  resolution: z.string().nullable(),
+  /** Customer messages the caller has not seen (since they last opened it). */
+  unread: z.number().int().min(0),
+});
+export const messageSchema = z.object({
+  id: z.string(),
+  author: z.enum(['customer', 'agent', 'operator', 'system']),
+  text: z.string(),
+  createdAt: z.string(),
+  delivery: z.enum(['received', 'pending', 'sent', 'failed']),
+  deliveryError: z.string().nullable(),
+  /** Where a sent message went; `sandbox`: the integration has no platform apiUrl, so it was kept here and sent nowhere. */
+  deliveredTo: z.enum(['platform', 'webchat', 'sandbox']).nullable(),
+  attachments: z.array(z.unknown()),
+  /** AI replies only (null on other messages): the model that answered, its token counts and what produced the answer. */
+  model: z.string().nullable(),
+  inputTokens: z.number().int().nullable(),
+  outputTokens: z.number().int().nullable(),
+  provenance: answerProvenanceSchema.nullable().describe('AI replies: the knowledge-base passages used, latency and cost; null on other messages and on replies stored before it was recorded'),
+});
+const contextSchema = z.object({
+  transfers: z.array(z.object({ dialogId: platformIdSchema.nullable(), requestId: platformIdSchema.nullable(), at: z.string() })),
+  notes: z.array(z.string()),
+});
+
+export const conversationView = (d: ConversationDoc, read: Pick<ConversationReadDoc, 'customerMessages'> | null = null): z.infer<typeof conversationSchema> => ({
+  id: d.id,
+  integrationId: d.integrationId,
+  connectorType: d.connectorType,
+  // Documents projected before customerName existed are named the same way until the next rebuild.
+  customer: { ...d.customer, displayName: d.customerName ?? customerDisplayName(d.connectorType, d.customer) },
+  session: d.session,
+  stageId: d.stageId,
+  lastMessageAt: d.lastMessageAt,
+  messageCount: d.messageCount,
+  createdAt: d.createdAt,
+  unansweredReason: d.unansweredReason,
+  customerId: customerIdFor(d.integrationId, d.customer.clientId),
+  assigneeId: d.assigneeId ?? null,
+  handoff: d.handoff ?? null,
+  resolution: d.resolution ?? null,
+  unread: unreadFor(d, read),
+});
+export const messageView = (m: MessageDoc): z.infer<typeof messageSchema> => ({
+  id: m.id,
+  author: m.author,
+  text: m.text,
+  createdAt: m.createdAt,
+  delivery: m.delivery,
+  deliveryError: m.deliveryError,
+  deliveredTo: m.deliveredTo ?? null,
+  attachments: m.attachments,
+  model: m.answer?.model ?? null,
+  inputTokens: m.answer?.inputTokens ?? null,
+  outputTokens: m.answer?.outputTokens ?? null,
+  provenance: m.answer?.provenance ?? null,
+});
+
+const params = z.object({ id: z.string().max(64) });
+const one = z.object({ conversation: conversationSchema });
+const viewCount = z.object({ count: z.number().int(), unread: z.number().int(), unreadCapped: z.boolean() });
+
+export const listConversationsSchema = {
+  tags: ['conversations'],
+  security,
+  description:
+    'Newest activity first. `view`: `mine` (open, assigned to the caller), `unassigned` (open, no owner), `needs_human` (a customer waits for a human after a handoff; longest waiting first). Combines with the other filters; keyset-paginated by `cursor`.',
+  querystring: listQuery.extend({
+    view: z.enum(INBOX_VIEWS).optional(),
+    state: sessionState.optional(),
+    integrationId: z.coerce.number().int().positive().optional(),
+    stageId: z.uuid().optional(),
+  }),
+  response: { 200: z.object({ conversations: z.array(conversationSchema), nextCursor: z.string().nullable() }), ...errorResponses },
+};
+
+export const inboxViewsSchema = {
+  tags: ['conversations'],
+  summary: 'The inbox views with their counts',
+  description:
+    'For each view (`mine`, `unassigned`, `needs_human`): how many conversations it holds, and how many of them have customer messages the caller has not read (counted over the view\'s first 200; `unreadCapped` when it holds more).',
+  security,
+  response: { 200: z.object({ views: z.object({ mine: viewCount, unassigned: viewCount, needs_human: viewCount }) }), ...errorResponses },
+};
+
+export const getConversationSchema = {
+  tags: ['conversations'],
+  security,
+  params,
+  response: { 200: z.object({ conversation: conversationSchema, messages: z.array(messageSchema), context: contextSchema }), ...errorResponses },
+};
+
+export const conversationEventsSchema = {
+  tags: ['conversations'],
+  description: 'The audit replay: every event of the conversation stream, in order.',
+  security,
+  params,
+  response: {
+    200: z.object({ events: z.array(z.object({ position: z.string(), revision: z.string(), type: z.string(), data: z.unknown(), createdAt: z.string() })) }),
+    ...errorResponses,
+  },
+};
+
+/** pause, resume, reopen, unassign: no body, the conversation back. */
+export const conversationActionSchema = () => ({ tags: ['conversations'], security, params, response: { 200: one, ...errorResponses, 409: errorResponses[400] } });
+
+export const closeConversationSchema = {
+  tags: ['conversations'],
+  description: 'Closes the AI session; with a `resolution`, resolves the conversation (the note is kept on it and in its history). The body is optional.',
+  security,
+  params,
+  body: z.strictObject({ resolution: z.string().trim().min(1).max(500).optional() }).nullish(),
+  response: { 200: one, ...errorResponses, 409: errorResponses[400] },
+};
+
+export const assignConversationSchema = {
+  tags: ['conversations'],
+  description: 'Gives the conversation to a teammate: a user of the same company (anyone else: 400). Assigning the current owner again changes nothing.',
+  security,
+  params,
+  body: z.strictObject({ assigneeId: z.uuid() }),
+  response: { 200: one, ...errorResponses, 409: errorResponses[400] },
+};
+
+export const markReadSchema = {
+  tags: ['conversations'],
+  description: "Marks the conversation read by the caller (the dashboard calls it when a teammate opens it): its `unread` becomes 0 for them. Records something only when there was something unread.",
+  security,
+  params,
+  response: { 200: one, ...errorResponses },
+};
+
+export const operatorMessageSchema = {
+  tags: ['conversations'],
+  description: 'An operator message, sent to the customer through the channel. The AI session is paused.',
+  security,
+  params,
+  body: z.strictObject({ text: z.string().trim().min(1).max(4096) }),
+  response: { 202: z.object({ message: messageSchema }), ...errorResponses },
+};
+
+export const changeStageSchema = { tags: ['conversations'], security, params, body: z.strictObject({ stageId: z.uuid() }), response: { 200: one, ...errorResponses } };

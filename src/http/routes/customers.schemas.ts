@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { CUSTOMER_LIMITS } from '../../domain/customers/events.js';
+import { type KnownCustomer } from '../../domain/customers/state.js';
+import { platformIdSchema } from '../../domain/platformId.js';
+import type { CustomerConversationDoc } from '../../projections/customerConversations/customerConversationsProjection.js';
+import { bearerSecurity as security, errorResponses, listQuery } from './schemas.js';
+
+export const customerSchema = z.object({
+  id: z.uuid(),
+  integrationId: z.number().int(),
+  clientId: platformIdSchema,
+  channelId: platformIdSchema.nullable(),
+  transport: z.string().nullable(),
+  name: z.string().nullable(),
+  phone: z.string().nullable(),
+  email: z.string().nullable(),
+  note: z.string(),
+  noteUpdatedBy: z.string().nullable(),
+  noteUpdatedAt: z.string().nullable(),
+  tags: z.array(z.string()),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const customerView = (c: KnownCustomer): z.infer<typeof customerSchema> => ({
+  id: c.customerId,
+  integrationId: c.integrationId,
+  clientId: c.clientId,
+  channelId: c.profile.channelId ?? null,
+  transport: c.profile.transport ?? null,
+  name: c.profile.name ?? null,
+  phone: c.profile.phone ?? null,
+  email: c.profile.email ?? null,
+  note: c.note,
+  noteUpdatedBy: c.noteUpdatedBy,
+  noteUpdatedAt: c.noteUpdatedAt,
+  tags: c.tags,
+  createdAt: c.createdAt,
+  updatedAt: c.updatedAt,
+});
+
+const customerConversationSchema = z.object({
+  id: z.uuid(),
+  integrationId: z.number().int(),
+  connectorType: z.enum(['msgplatform', 'webchat']),
+  transport: z.string(),
+  sessionState: z.enum(['active', 'paused', 'closed', 'none']),
+  messageCount: z.number().int(),
+  lastMessageAt: z.string(),
+  createdAt: z.string(),
+});
+
+export const customerConversationView = (d: CustomerConversationDoc): z.infer<typeof customerConversationSchema> => ({
+  id: d.id,
+  integrationId: d.integrationId,
+  connectorType: d.connectorType,
+  transport: d.transport,
+  sessionState: d.sessionState,
+  messageCount: d.messageCount,
+  lastMessageAt: d.lastMessageAt,
+  createdAt: d.createdAt,
+});
+
+const tags = ['customers'];
+const params = z.object({ id: z.string().max(64) });
+const one = z.object({ customer: customerSchema });
+
+export const getCustomerSchema = {
+  tags,
+  security,
+  description: "A customer's profile: what the channel said (name, phone, email, platform ids) and the teammates' note and tags. Another company's customer: 404.",
+  params,
+  response: { 200: one, ...errorResponses },
+};
+
+export const setNoteSchema = {
+  tags,
+  security,
+  description: `Replaces the note (trimmed; at most ${CUSTOMER_LIMITS.note} characters; "" clears it). Records who set it and when.`,
+  params,
+  body: z.strictObject({ note: z.string().max(CUSTOMER_LIMITS.note * 2) }),
+  response: { 200: one, ...errorResponses },
+};
+
+export const setTagsSchema = {
+  tags,
+  security,
+  description: `Replaces the tags: trimmed, lower-cased, duplicates once; at most ${CUSTOMER_LIMITS.tags} tags of at most ${CUSTOMER_LIMITS.tag} characters.`,
+  params,
+  body: z.strictObject({ tags: z.array(z.string().max(CUSTOMER_LIMITS.tag * 4)).max(CUSTOMER_LIMITS.tags * 4) }),
+  response: { 200: one, ...errorResponses },
+};
+
+export const customerConversationsSchema = {
+  tags,
+  security,
+  description: "The customer's conversations, newest activity first (paginated).",
+  params,
+  querystring: listQuery,
+  response: { 200: z.object({ conversations: z.array(customerConversationSchema), nextCursor: z.string().nullable() }), ...errorResponses },
+};

@@ -1,0 +1,125 @@
+import type { FindQuery, Page, ReadStore } from '../../ports/readStore.js';
+import { CONVERSATION_READS, conversationReadId, unreadFor, type ConversationReadDoc } from './conversationReadsProjection.js';
+import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from './conversationsProjection.js';
+
+/** The inbox views, each an equality filter on an indexed field of the read model (no scan of history). */
+export const INBOX_VIEWS = ['mine', 'unassigned', 'needs_human'] as const;
+export type InboxView = (typeof INBOX_VIEWS)[number];
+
+/** Messages of one conversation shown at once: the newest ones. */
+const MESSAGES_SHOWN = 500;
+/** Unread counts per view look at this many of the view's conversations at most (the rest: `unreadCapped`). */
+const VIEW_UNREAD_SCAN = 200;
+
+/** Who looks at the inbox: their company, and their user id for "mine" and their read markers. */
+export interface InboxReader {
+  companyId: string;
+  userId: string;
+}
+
+export interface ConversationFilter {
+  view?: InboxView | undefined;
+  state?: 'active' | 'paused' | 'closed' | undefined;
+  integrationId?: number | undefined;
+  stageId?: string | undefined;
+}
+
+/** A conversation with the reader's read marker (null: never opened). */
+export interface ReadConversation {
+  conversation: ConversationDoc;
+  read: ConversationReadDoc | null;
+}
+
+function viewQuery(view: InboxView, companyId: string, userId: string): Pick<FindQuery, 'where' | 'orderBy'> {
+  switch (view) {
+    case 'mine':
+      return { where: { companyId, openAssignee: userId }, orderBy: [{ field: 'lastMessageAt', direction: 'desc' }] };
+    case 'unassigned':
+      return { where: { companyId, openAssignee: '' }, orderBy: [{ field: 'lastMessageAt', direction: 'desc' }] };
+    case 'needs_human':
+      // A queue: whoever has waited longest comes first.
+      return { where: { companyId, needsHuman: true }, orderBy: [{ field: 'handoffSince', direction: 'asc' }] };
+  }
+}
+
+/** The conversation when it belongs to `companyId`; another company's is answered like a missing one. */
+export async function findCompanyConversation(readStore: ReadStore, companyId: string, id: string): Promise<ConversationDoc | null> {
+  const doc = await readStore.get<ConversationDoc>(CONVERSATIONS, id);
+  return doc && doc.companyId === companyId ? doc : null;
+}
+
+/** How far the teammate has read the conversation (null: never opened). */
+export async function conversationReadOf(readStore: ReadStore, conversationId: string, userId: string): Promise<ConversationReadDoc | null> {
+  return readStore.get<ConversationReadDoc>(CONVERSATION_READS, conversationReadId(conversationId, userId));
+}
+
+/** The caller's read markers of these conversations (one lookup per listed conversation: bounded by the page). */
+async function withReads(readStore: ReadStore, userId: string, docs: ConversationDoc[]): Promise<ReadConversation[]> {
+  const reads = await Promise.all(docs.map((d) => conversationReadOf(readStore, d.id, userId)));
+  return docs.map((conversation, i) => ({ conversation, read: reads[i] ?? null }));
+}
+
+/** The company's conversations, newest activity first (or a view's own order), with the reader's read markers. */
+export async function listConversations(
+  readStore: ReadStore,
+  reader: InboxReader,
+  filter: ConversationFilter,
+  page: Pick<FindQuery, 'limit' | 'cursor'>,
+): Promise<Page<ReadConversation>> {
+  const view = filter.view ? viewQuery(filter.view, reader.companyId, reader.userId) : null;
+  const found = await readStore.find<ConversationDoc>(CONVERSATIONS, {
+    where: {
+      ...view?.where,
+      companyId: reader.companyId,
+      ...(filter.state ? { sessionState: filter.state } : {}),
+      ...(filter.integrationId !== undefined ? { integrationId: filter.integrationId } : {}),
+      ...(filter.stageId ? { stageId: filter.stageId } : {}),
+    },
+    orderBy: view?.orderBy ?? [{ field: 'lastMessageAt', direction: 'desc' }],
+    limit: page.limit,
+    cursor: page.cursor,
+  });
+  return { items: await withReads(readStore, reader.userId, found.items), nextCursor: found.nextCursor };
+}
+
+export interface InboxViewCount {
+  count: number;
+  unread: number;
+  unreadCapped: boolean;
+}
+
+async function countView(readStore: ReadStore, reader: InboxReader, view: InboxView): Promise<InboxViewCount> {
+  const query = viewQuery(view, reader.companyId, reader.userId);
+  const [count, page] = await Promise.all([
+    readStore.count(CONVERSATIONS, query.where),
+    readStore.find<ConversationDoc>(CONVERSATIONS, { ...query, limit: VIEW_UNREAD_SCAN }),
+  ]);
+  const read = await withReads(readStore, reader.userId, page.items);
+  const unread = read.filter((r) => unreadFor(r.conversation, r.read) > 0).length;
+  return { count, unread, unreadCapped: page.nextCursor !== null };
+}
+
+/** Each inbox view's size, and how many of its first conversations hold customer messages the reader has not read. */
+export async function inboxViewCounts(readStore: ReadStore, reader: InboxReader): Promise<Record<InboxView, InboxViewCount>> {
+  const [mine, unassigned, needsHuman] = await Promise.all([
+    countView(readStore, reader, 'mine'),
+    countView(readStore, reader, 'unassigned'),
+    countView(readStore, reader, 'needs_human'),
+  ]);
+  return { mine, unassigned, needs_human: needsHuman };
+}
+
+/** The conversation's newest messages, oldest first. */
+export async function recentMessages(readStore: ReadStore, conversationId: string): Promise<MessageDoc[]> {
+  const page = await readStore.find<MessageDoc>(MESSAGES, {
+    where: { conversationId },
+    orderBy: [{ field: 'seq', direction: 'desc' }],
+    limit: MESSAGES_SHOWN,
+  });
+  return page.items.reverse();
+}
+
+/** One message by id, or null. */
+export async function findMessage(readStore: ReadStore, messageId: string): Promise<MessageDoc | null> {
+  return readStore.get<MessageDoc>(MESSAGES, messageId);
+}
