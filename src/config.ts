@@ -28,7 +28,7 @@ const msList = z
   .regex(/^\d+(,\d+)*$/, 'must be comma-separated milliseconds, e.g. 1000,5000')
   .transform((v) => v.split(',').map(Number));
 
-/** Every environment variable the service reads. README.md documents each one. */
+/** Every environment variable the service reads. docs/configuration.md documents each one. */
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),

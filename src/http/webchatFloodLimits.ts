@@ -1,6 +1,6 @@
 import type { RateLimiter } from '../ports/rateLimiter.js';
 
-/** Per minute; see README, "Web chat". */
+/** Per minute; see docs/api/webchat.md. */
 export interface WebchatFloodLimitsConfig {
   newVisitorsPerIp: number;
   newVisitorsPerIntegration: number;

@@ -15,7 +15,7 @@ import { AnswerStopped, generateAnswer, recordedFieldsOf, type AnswerDeps } from
 import type { FairSlots } from './fairSlots.js';
 
 /**
- * One playground question, answered while the teammate's request waits (README "Agent playground" says why not
+ * One playground question, answered while the teammate's request waits (docs/api/playground-and-replays.md says why not
  * a bus job): the agent's saved configuration, the company's LLM settings and knowledge base, and the session's
  * last turns, through the same generateAnswer as a customer's reply. The question and its outcome (answer or
  * failure) are recorded on the session's stream; the answer is charged by the credit-charges reactor.

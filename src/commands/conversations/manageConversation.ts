@@ -56,7 +56,7 @@ export const unassignConversation = (deps: CommandDeps, actor: Actor, conversati
 
 /**
  * The caller has seen the conversation's first `customerMessages` customer messages. Records nothing when that
- * is not news (readMarker.ts says why this cannot flood the store). The caller checked the conversation is theirs.
+ * is not news (domain/conversations/readMarker/events.ts says why this cannot flood the store). The caller checked the conversation is theirs.
  */
 export const markConversationRead = (deps: CommandDeps, actor: Actor, conversationId: string, customerMessages: number) =>
   handleCommand(

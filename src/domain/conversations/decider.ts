@@ -66,7 +66,7 @@ export interface Teammate {
 
 /**
  * The conversation's decisions: one pure `decideX(command, state) → events` per command (Emmett's
- * businessLogic shape), dispatched by `decide` through a map. README has the AI session state table.
+ * businessLogic shape), dispatched by `decide` through a map. docs/api/conversations.md has the AI session state table.
  */
 
 type CommandOf<T extends ConversationCommand['type']> = Extract<ConversationCommand, { type: T }>;

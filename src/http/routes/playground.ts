@@ -14,7 +14,7 @@ import { askQuestionSchema, getSessionSchema, listSessionsSchema, playgroundSess
 import type { ZodApp } from './zodApp.js';
 
 /**
- * The agent playground (README "Agent playground"): a teammate chats with a saved agent without a platform.
+ * The agent playground (docs/api/playground-and-replays.md): a teammate chats with a saved agent without a platform.
  * Any teammate role may use it; everything is scoped to the caller's company (another company's agent or
  * session: 404). The model is called while the request waits, within the company's share of this process's
  * playground calls.

@@ -319,7 +319,7 @@ export class MongoReadStore implements ReadStore {
     const current = await this.s.checkpoints.findOne({ _id: checkpointId });
     if (current && current.position >= pos) return; // a replay: already applied
     // Without transactions (a standalone server) this check and the writes below are not atomic: run one
-    // processor per read store there, or a replica set (README).
+    // processor per read store there, or a replica set (docs/architecture.md, Process roles).
     checkAfter(projector, after, current?.position ?? null);
     for (const [name, group] of groups) {
       // Each write applies only over an older version; when a newer one exists the upsert's insert collides

@@ -22,7 +22,7 @@ export const COUNTERS = [
   'aiReplies',
   /** Messages written by people (dashboard or platform operators). */
   'operatorMessages',
-  /** AI sessions closed that the AI handled alone (see README: no operator message, no handoff, no pause). */
+  /** AI sessions closed that the AI handled alone (see docs/api/analytics.md: no operator message, no handoff, no pause). */
   'aiResolved',
   /** Conversations that entered the "Needs human" queue (reasons in handoffReasons). */
   'handedOff',
