@@ -1,4 +1,4 @@
-import type { ConversationEventType } from '../domain/conversations/events.js';
+import type { ConversationStreamEventType } from '../domain/conversations/events.js';
 import type { RecordedEvent } from '../ports/eventStore.js';
 
 type Data = Record<string, unknown>;
@@ -9,7 +9,7 @@ const quote = (t: unknown) => JSON.stringify(String(t ?? '').length > 80 ? `${St
  * One line per conversation event type, keyed by the domain's own list of them (conversationEvents): a new
  * conversation event does not compile until it has its line here.
  */
-const lines: { [T in ConversationEventType]: (d: Data) => string } = {
+const lines: { [T in ConversationStreamEventType]: (d: Data) => string } = {
   ConversationStarted: (d) => `conversation started on integration ${d.integrationId} (${d.connectorType}) with customer ${JSON.stringify((d.customer as { clientId: unknown }).clientId)}`,
   MessageReceived: (d) => `customer: ${quote(d.text)}`,
   OperatorMessageRecorded: (d) => `operator (on the platform): ${quote(d.text)}`,
@@ -32,9 +32,10 @@ const lines: { [T in ConversationEventType]: (d: Data) => string } = {
   HumanRequested: () => 'the customer asked for a human: waiting in "Needs human"',
   ConversationAssigned: (d) => `assigned to user ${d.assigneeId}${d.previousAssigneeId ? ` (was user ${d.previousAssigneeId})` : ''} by ${d.by}`,
   ConversationUnassigned: (d) => `unassigned (was user ${d.previousAssigneeId}) by ${d.by}`,
+  WebhookDeliveryLogged: (d) => `webhook delivery ${d.logId} logged: ${d.httpStatus} ${d.outcome} (${d.kind})`,
 };
 
-const isConversationEvent = (type: string): type is ConversationEventType => Object.hasOwn(lines, type);
+const isConversationEvent = (type: string): type is ConversationStreamEventType => Object.hasOwn(lines, type);
 
 /** One human-readable line per conversation event, for the replay timeline (other events: their data as JSON). */
 export function describeEvent(e: RecordedEvent): string {

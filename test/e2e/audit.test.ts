@@ -76,14 +76,18 @@ describe('audit replay', () => {
       'ConversationStarted',
       'AiSessionOpened',
       'MessageReceived',
+      'WebhookDeliveryLogged', // each accepted delivery's log entry is appended with its events
       'AgentReplied',
       'MessageSendAttempted',
       'MessageDelivered',
       'StageChanged',
       'DialogTransferred',
       'AiSessionPaused',
+      'WebhookDeliveryLogged',
       'AiSessionClosed',
+      'WebhookDeliveryLogged',
     ]);
+    expect(stdout).toMatch(/webhook delivery \S+ logged: 200 processed \(message\)/);
     expect(stdout).toContain('customer: "Can I return my order after 30 days?"');
     expect(stdout).toContain('AI session closed (close_dialog, session_close)');
   });

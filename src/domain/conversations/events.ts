@@ -129,6 +129,9 @@ export type ConversationEvent = { [K in keyof Events]: { type: K; data: z.infer<
  * brought one, appended in the same commit (one append per delivery). A log entry changes nothing in the state.
  */
 export type ConversationStreamEvent = ConversationEvent | { type: 'WebhookDeliveryLogged'; data: WebhookLogEntry; id?: string };
+export type ConversationStreamEventType = ConversationStreamEvent['type'];
+/** Every event type a conversation stream may hold. */
+export const conversationStreamEventTypes: readonly ConversationStreamEventType[] = [...(Object.keys(conversationEvents) as ConversationEventType[]), 'WebhookDeliveryLogged'];
 export type ConversationEventType = ConversationEvent['type'];
 export type Customer = z.infer<typeof customerSchema>;
 export type PlatformRefs = z.infer<typeof platformRefs>;

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { eventCatalog } from '../../../src/domain/catalog.js';
-import { conversationEvents } from '../../../src/domain/conversations/events.js';
+import { conversationStreamEventTypes } from '../../../src/domain/conversations/events.js';
 import { SENTENCE_EVENT_TYPES } from '../../../web/dashboard/src/lib/eventSentences.js';
 
 /**
@@ -48,8 +48,8 @@ describe('the event catalog', () => {
     expect(Object.keys(eventCatalog).filter((type) => !defined.has(type))).toEqual([]);
   });
 
-  it('has a dashboard sentence for exactly the conversation events (web/dashboard/src/lib/eventSentences.ts)', () => {
-    expect([...SENTENCE_EVENT_TYPES].sort()).toEqual(Object.keys(conversationEvents).sort());
+  it('has a dashboard sentence for exactly the events a conversation stream holds (web/dashboard/src/lib/eventSentences.ts)', () => {
+    expect([...SENTENCE_EVENT_TYPES].sort()).toEqual([...conversationStreamEventTypes].sort());
     for (const type of SENTENCE_EVENT_TYPES) expect(eventCatalog[type], type).toBeDefined();
   });
 });

@@ -38,8 +38,8 @@ interface Names {
 }
 
 /**
- * The sentence of each conversation event type. test/unit/domain/catalog.test.ts checks that these are exactly
- * the conversation event types of the server's catalog, so a new event cannot ship without its sentence.
+ * The sentence of each event type a conversation stream holds. test/unit/domain/catalog.test.ts checks that these
+ * are exactly those of the server's domain, so a new event cannot ship without its sentence.
  */
 const SENTENCES: Record<string, (d: Data, names: Names) => string> = {
   ConversationStarted: (d) => {
@@ -71,6 +71,7 @@ const SENTENCES: Record<string, (d: Data, names: Names) => string> = {
   HumanRequested: () => 'The customer asked for a human: waiting in “Needs human”.',
   ConversationAssigned: (d, { teammate }) => `Assigned to ${teammate(d.assigneeId)}${byWhom(d.by)}.`,
   ConversationUnassigned: (d, { teammate }) => `Unassigned from ${teammate(d.previousAssigneeId)}${byWhom(d.by)}.`,
+  WebhookDeliveryLogged: (d) => `Webhook delivery from the messaging platform logged (${d.kind === 'status_event' ? 'a status event' : 'a message'}).`,
 };
 
 /** The event types this dashboard has a sentence for. */
