@@ -223,17 +223,50 @@ export function cachedState<S>(store: EventStore, stream: string, decider: Pick<
   return cacheOf(store, decider.evolve).get(stream) as { state: S; revision: bigint } | undefined;
 }
 
-/** The current state of one stream, for decisions and strongly consistent reads (login, auth checks). */
+/** Events folded per read: a stream's tail is read in pages, so memory per load stays bounded however far behind the cache is. */
+const LOAD_PAGE = 512;
+/** Loads in flight per store, decider and stream: concurrent loads of one stream run one after another (below). */
+const loadsInFlight = new WeakMap<EventStore, WeakMap<object, Map<string, Promise<unknown>>>>();
+
+/**
+ * The current state of one stream, for decisions and strongly consistent reads (login, auth checks).
+ *
+ * Concurrent loads of the same stream run one after another: each then reads only what the one before it left
+ * unread, instead of every one of them reading (and holding) the same tail at once. A hot conversation read by
+ * thousands of waiting reply jobs cost gigabytes of memory that way.
+ */
 export async function loadState<E extends DomainEvent, S>(
   store: EventStore,
   stream: string,
   decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>,
 ): Promise<{ state: S; revision: bigint }> {
+  let byDecider = loadsInFlight.get(store);
+  if (!byDecider) loadsInFlight.set(store, (byDecider = new WeakMap()));
+  let byStream = byDecider.get(decider.evolve);
+  if (!byStream) byDecider.set(decider.evolve, (byStream = new Map()));
+  const before = byStream.get(stream);
+  const load = (before ?? Promise.resolve()).catch(() => undefined).then(() => foldTail(store, stream, decider));
+  byStream.set(stream, load);
+  void load.finally(() => {
+    if (byStream.get(stream) === load) byStream.delete(stream);
+  }).catch(() => undefined);
+  return load;
+}
+
+async function foldTail<E extends DomainEvent, S>(
+  store: EventStore,
+  stream: string,
+  decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>,
+): Promise<{ state: S; revision: bigint }> {
   const hit = cacheOf(store, decider.evolve).get(stream);
-  const tail = await store.readStream(stream, hit ? { fromRevision: hit.revision + 1n } : undefined);
   let state = (hit ? hit.state : decider.initialState) as S;
-  for (const e of tail) state = decider.evolve(state, toDomainEvent<E>(e));
-  const revision = tail.length > 0 ? tail.at(-1)!.revision : (hit?.revision ?? -1n);
-  if (tail.length > 0) remember(store, stream, decider.evolve, revision, state);
+  let revision = hit?.revision ?? -1n;
+  for (;;) {
+    const page = await store.readStream(stream, { fromRevision: revision + 1n, maxCount: LOAD_PAGE });
+    for (const e of page) state = decider.evolve(state, toDomainEvent<E>(e));
+    if (page.length > 0) revision = page.at(-1)!.revision;
+    if (page.length < LOAD_PAGE) break;
+  }
+  if (revision !== (hit?.revision ?? -1n)) remember(store, stream, decider.evolve, revision, state);
   return { state, revision };
 }

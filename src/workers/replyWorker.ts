@@ -89,12 +89,19 @@ export async function startReplyWorker(deps: ReplyWorkerDeps): Promise<ReplyWork
  * maximum delay count from.
  */
 async function burstWait(deps: ReplyWorkerDeps, job: GenerateReplyJob, typing: TypingIndicator): Promise<number> {
-  const { state } = await loadState(deps.eventStore, conversationStream(job.conversationId), conversationDecider);
-  if (state.unanswered.includes(job.messageId)) await typing.start(state);
-  let receivedAt = job.receivedAt ? Date.parse(job.receivedAt) : Number.NaN;
-  // A job published before jobs carried the time: its conversation knows it.
-  if (Number.isNaN(receivedAt)) receivedAt = state.lastCustomerMessageAt ? Date.parse(state.lastCustomerMessageAt) : deps.clock.now().getTime();
+  // The conversation's state is not held while this job sleeps: thousands of jobs may wait at once.
+  const receivedAt = await startWaiting(deps, job, typing);
   const wait = receivedAt + deps.burstWindowMs - deps.clock.now().getTime();
   if (wait > 0) await sleep(wait);
   return receivedAt;
+}
+
+/** Starts the typing indicator when the message still waits; when the message was received. */
+async function startWaiting(deps: ReplyWorkerDeps, job: GenerateReplyJob, typing: TypingIndicator): Promise<number> {
+  const { state } = await loadState(deps.eventStore, conversationStream(job.conversationId), conversationDecider);
+  if (state.unanswered.includes(job.messageId)) await typing.start(state);
+  const receivedAt = job.receivedAt ? Date.parse(job.receivedAt) : Number.NaN;
+  if (!Number.isNaN(receivedAt)) return receivedAt;
+  // A job published before jobs carried the time: its conversation knows it.
+  return state.lastCustomerMessageAt ? Date.parse(state.lastCustomerMessageAt) : deps.clock.now().getTime();
 }

@@ -68,6 +68,27 @@ describe('handleCommand', () => {
     expect(await handleCommand(store, 'counter-5', counter, { add: 1 })).toMatchObject({ state: { total: 13 }, revision: 3n });
   });
 
+  it('given 1,200 events beyond the cache and 50 concurrent loads, then the tail is read once, in pages, and every load sees it all', async () => {
+    const store = new MemoryEventStore();
+    await handleCommand(store, 'counter-hot', counter, { add: 1 });
+    for (let i = 0; i < 12; i++) {
+      await store.append('counter-hot', Array.from({ length: 100 }, () => ({ id: crypto.randomUUID(), type: 'Added', data: { n: 1 } })), 'any');
+    }
+    let rowsRead = 0;
+    let largestRead = 0;
+    const readStream = store.readStream.bind(store);
+    store.readStream = async (stream, options) => {
+      const rows = await readStream(stream, options);
+      rowsRead += rows.length;
+      largestRead = Math.max(largestRead, rows.length);
+      return rows;
+    };
+    const loads = await Promise.all(Array.from({ length: 50 }, () => loadState(store, 'counter-hot', counter)));
+    expect(loads.every((l) => l.state.total === 1201 && l.revision === 1200n)).toBe(true);
+    expect(rowsRead).toBe(1200); // not 50 × 1,200
+    expect(largestRead).toBeLessThanOrEqual(512);
+  });
+
   it('queues concurrent commands on one stream: all applied in arrival order, in a few appends, never a conflict', async () => {
     const store = new MemoryEventStore();
     const append = store.append.bind(store);
