@@ -66,19 +66,22 @@ export const listAgentsSchema = {
   response: { 200: z.object({ agents: z.array(agentSchema), nextCursor: z.string().nullable() }), ...errorResponses },
 };
 
+/** What a teammate may write on an agent: all of it when creating (name required), any of it when updating. */
+const agentBody = z.strictObject({
+  name: writable.name,
+  systemPrompt: writable.systemPrompt.optional(),
+  model: writable.model.optional(),
+  temperature: writable.temperature.optional(),
+  useKnowledgeBase: writable.useKnowledgeBase.optional(),
+  active: writable.active.optional(),
+  handoffMessage: writable.handoffMessage.optional(),
+  answerThreshold: writable.answerThreshold.optional(),
+});
+
 export const createAgentSchema = {
   tags,
   security,
-  body: z.strictObject({
-    name: writable.name,
-    systemPrompt: writable.systemPrompt.optional(),
-    model: writable.model.optional(),
-    temperature: writable.temperature.optional(),
-    useKnowledgeBase: writable.useKnowledgeBase.optional(),
-    active: writable.active.optional(),
-    handoffMessage: writable.handoffMessage.optional(),
-    answerThreshold: writable.answerThreshold.optional(),
-  }),
+  body: agentBody,
   response: { 201: z.object({ agent: agentSchema }), ...errorResponses },
 };
 
@@ -88,16 +91,7 @@ export const updateAgentSchema = {
   tags,
   security,
   params: idParams,
-  body: z.strictObject({
-    name: writable.name.optional(),
-    systemPrompt: writable.systemPrompt.optional(),
-    model: writable.model.optional(),
-    temperature: writable.temperature.optional(),
-    useKnowledgeBase: writable.useKnowledgeBase.optional(),
-    active: writable.active.optional(),
-    handoffMessage: writable.handoffMessage.optional(),
-    answerThreshold: writable.answerThreshold.optional(),
-  }),
+  body: agentBody.partial(),
   response: { 200: z.object({ agent: agentSchema }), ...errorResponses },
 };
 

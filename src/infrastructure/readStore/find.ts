@@ -11,7 +11,7 @@ import {
   type FindQuery,
   type Scalar,
 } from '../../ports/readStore.js';
-import { checkFieldPath, queryableFields } from './specs.js';
+import { checkFieldPath, fnv1a, queryableFields } from './specs.js';
 
 export interface SortKey {
   field: string;
@@ -101,13 +101,4 @@ export function sortValue(doc: Doc, path: string): Scalar {
 
 function isScalar(v: unknown): v is Scalar {
   return v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
-}
-
-function fnv1a(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(36);
 }

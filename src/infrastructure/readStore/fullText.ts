@@ -15,7 +15,7 @@ import {
   type SearchQuery,
   type TextRange,
 } from '../../ports/readStore.js';
-import { checkFieldPath } from './specs.js';
+import { checkFieldPath, fnv1a } from './specs.js';
 
 /** Query words beyond these are ignored: a query's cost stays bounded whatever its length. */
 export const MAX_QUERY_TERMS = 16;
@@ -195,13 +195,4 @@ export function normalizeSearch(collection: string, query: SearchQuery): Normali
 
 export function encodeSearchCursor(query: NormalizedSearch, order: number): string {
   return Buffer.from(JSON.stringify({ s: query.signature, o: order }), 'utf8').toString('base64url');
-}
-
-function fnv1a(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(36);
 }

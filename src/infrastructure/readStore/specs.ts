@@ -53,3 +53,13 @@ export function positionKey(position: bigint): string {
   if (position < 0n || position > 0xffff_ffff_ffff_ffffn) throw new Error(`position ${position} is out of range`);
   return position.toString().padStart(20, '0');
 }
+
+/** A short, stable hash of a query's shape: cursors carry it, so one cannot be replayed against another query. */
+export function fnv1a(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(36);
+}
