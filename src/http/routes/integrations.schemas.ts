@@ -91,20 +91,23 @@ export const listIntegrationsSchema = {
   response: { 200: z.object({ integrations: z.array(integrationSchema), nextCursor: z.string().nullable() }), ...errorResponses },
 };
 
+/** What a teammate may write on an integration: its connector is chosen once, at creation. */
+const integrationBody = z.strictObject({
+  name: writable.name,
+  connectorType,
+  apiUrl: writable.apiUrl.optional(),
+  apiToken: writable.apiToken.optional(),
+  webhookSecret: writable.webhookSecret.optional(),
+  active: writable.active.optional(),
+  agentId: writable.agentId.optional(),
+  allowedOrigins: writable.allowedOrigins.optional(),
+  greeting: writable.greeting.optional(),
+});
+
 export const createIntegrationSchema = {
   tags,
   security,
-  body: z.strictObject({
-    name: writable.name,
-    connectorType,
-    apiUrl: writable.apiUrl.optional(),
-    apiToken: writable.apiToken.optional(),
-    webhookSecret: writable.webhookSecret.optional(),
-    active: writable.active.optional(),
-    agentId: writable.agentId.optional(),
-    allowedOrigins: writable.allowedOrigins.optional(),
-    greeting: writable.greeting.optional(),
-  }),
+  body: integrationBody,
   response: { 201: one, ...errorResponses },
 };
 
@@ -114,16 +117,7 @@ export const updateIntegrationSchema = {
   tags,
   security,
   params: idParams,
-  body: z.strictObject({
-    name: writable.name.optional(),
-    apiUrl: writable.apiUrl.optional(),
-    apiToken: writable.apiToken.optional(),
-    webhookSecret: writable.webhookSecret.optional(),
-    active: writable.active.optional(),
-    agentId: writable.agentId.optional(),
-    allowedOrigins: writable.allowedOrigins.optional(),
-    greeting: writable.greeting.optional(),
-  }),
+  body: integrationBody.omit({ connectorType: true }).partial(),
   response: { 200: one, ...errorResponses },
 };
 
