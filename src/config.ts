@@ -1,3 +1,4 @@
+import { ConnectionString } from 'mongodb-connection-string-url';
 import { z } from 'zod';
 import { loadPricing, type Pricing } from './domain/credits/pricing.js';
 
@@ -23,6 +24,116 @@ const optionalUrl = (protocols: string[]) =>
     )
     .optional();
 
+/**
+ * A driver connection string, checked by `problem` (null when fine). Not a WHATWG URL: a replica set, a cluster
+ * or a seed list names several hosts (`mongodb://h1:27017,h2:27017/?replicaSet=rs0`, `esdb://n1:2113,n2:2113`),
+ * which `new URL()` refuses. The message says what is wrong and never repeats the string (it may hold a password).
+ */
+const connectionString = (problem: (value: string) => string | null) =>
+  z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(
+      z
+        .string()
+        .superRefine((value, ctx) => {
+          const found = problem(value);
+          if (found) ctx.addIssue({ code: 'custom', message: found });
+        })
+        .optional(),
+    )
+    .optional();
+
+/** `host`, `host:port`, `[ipv6]:port` or a percent-encoded Unix socket path, as the MongoDB driver takes them. */
+const MONGO_HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[^\s:[\]/]+)(?::(\d{1,5}))?$/;
+
+/** What the MongoDB driver would refuse in a connection string, checked with its own parser (mongodb-connection-string-url). */
+export function mongoUriProblem(uri: string): string | null {
+  const expected = 'must be a MongoDB connection string: mongodb://host[:port][,host[:port]...][/db][?options] or mongodb+srv://name[/db][?options]';
+  let parsed: ConnectionString;
+  try {
+    parsed = new ConnectionString(uri);
+  } catch (err) {
+    return `${expected} (${withoutSecret((err as Error).message, uri)})`;
+  }
+  for (const host of parsed.hosts) {
+    const port = MONGO_HOST.exec(host)?.[1];
+    if (!MONGO_HOST.test(host) || (port !== undefined && (Number(port) < 1 || Number(port) > 65535))) {
+      return `${expected} (host ${withoutSecret(host, uri)} is not host[:port] with a port from 1 to 65535)`;
+    }
+  }
+  if (parsed.hosts.length > 1 && parsed.searchParams.get('directConnection') === 'true') {
+    return `${expected} (directConnection=true takes exactly one host)`;
+  }
+  return null;
+}
+
+/** EventStoreDB connection-string options (the client compares them case-insensitively, ignoring - and _). */
+const ESDB_OPTIONS: Record<string, 'boolean' | 'integer' | 'text' | 'nodePreference'> = {
+  tls: 'boolean',
+  tlsverifycert: 'boolean',
+  throwonappendfailure: 'boolean',
+  dnsdiscover: 'boolean',
+  maxdiscoverattempts: 'integer',
+  defaultdeadline: 'integer',
+  discoveryinterval: 'integer',
+  gossiptimeout: 'integer',
+  keepaliveinterval: 'integer',
+  keepalivetimeout: 'integer',
+  connectionname: 'text',
+  tlscafile: 'text',
+  usercertfile: 'text',
+  userkeyfile: 'text',
+  nodepreference: 'nodePreference',
+};
+const ESDB_URI = /^esdb(?:\+discover)?:\/\/(?:[^:@/?#]+:[^@]+@)?(?<hosts>[^/?@]+)\/?(?:\?(?<query>.*))?$/;
+const ESDB_HOST = /^[A-Za-z0-9._-]+(?::(\d{1,5}))?$/;
+
+/**
+ * What the EventStoreDB client's parser would refuse (its grammar: the client does not export the parser):
+ * `esdb://[user:password@]host[:port][,host[:port]...][?key=value&...]`, or `esdb+discover://` for DNS
+ * discovery of a cluster. Options must be ones the client knows, with values of their kind.
+ */
+export function esdbUrlProblem(url: string): string | null {
+  const expected = 'must be an EventStoreDB connection string: esdb://[user:password@]host[:port][,host[:port]...][?options] or esdb+discover://host[:port][?options]';
+  const m = ESDB_URI.exec(url.replace(/\/+$/, ''));
+  if (!m) return expected;
+  for (const host of m.groups!.hosts!.split(',')) {
+    const port = ESDB_HOST.exec(host)?.[1];
+    if (!ESDB_HOST.test(host) || (port !== undefined && (Number(port) < 1 || Number(port) > 65535))) {
+      return `${expected} (host ${withoutSecret(host, url)} is not host[:port] with a port from 1 to 65535)`;
+    }
+  }
+  for (const pair of m.groups!.query ? m.groups!.query.split('&') : []) {
+    const [key = '', value = '', ...more] = pair.split('=');
+    const kind = ESDB_OPTIONS[key.trim().toLowerCase().replace(/[_-]/g, '')];
+    if (!kind) return `${expected} (unknown option "${withoutSecret(key, url)}")`;
+    const ok =
+      more.length === 0 &&
+      value !== '' &&
+      (kind === 'text' ||
+        (kind === 'boolean' && (value === 'true' || value === 'false')) ||
+        (kind === 'integer' && /^\d+$/.test(value)) ||
+        (kind === 'nodePreference' && /^(leader|follower|random|read[_-]?only[_-]?replica)$/i.test(value)));
+    if (!ok) return `${expected} (option ${withoutSecret(key, url)} needs ${kind === 'nodePreference' ? 'leader, follower, random or read_only_replica' : `a ${kind} value`})`;
+  }
+  return null;
+}
+
+/** Text taken from a connection string (a driver's message, a host), with any password that string holds masked. */
+function withoutSecret(message: string, value: string): string {
+  const password = /^[^:/]+:\/\/[^:@/]*:([^@]+)@/.exec(value)?.[1];
+  if (!password) return message;
+  let decoded = password;
+  try {
+    decoded = decodeURIComponent(password);
+  } catch {
+    // not percent-encoded: the raw form is the one to mask
+  }
+  return message.split(password).join('****').split(decoded).join('****');
+}
+
 const msList = z
   .string()
   .regex(/^\d+(,\d+)*$/, 'must be comma-separated milliseconds, e.g. 1000,5000')
@@ -37,8 +148,8 @@ export const configSchema = z.object({
   PUBLIC_BASE_URL: optionalUrl(['http:', 'https:']),
   DASHBOARD_URL: optionalUrl(['http:', 'https:']),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  EVENTSTORE_URL: optionalUrl(['esdb:', 'esdb+discover:']),
-  MONGODB_URI: optionalUrl(['mongodb:', 'mongodb+srv:']),
+  EVENTSTORE_URL: connectionString(esdbUrlProblem),
+  MONGODB_URI: connectionString(mongoUriProblem),
   MONGODB_DB: z.string().min(1).default('messaging_agent'),
   NATS_URL: optionalUrl(['nats:', 'tls:', 'ws:', 'wss:']),
   /** Trust X-Forwarded-* from these proxies (fastify trustProxy: true, a hop count, or comma-separated IPs/CIDRs). */

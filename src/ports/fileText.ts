@@ -5,6 +5,6 @@
 export interface FileTextReader {
   /** The text of every page, in order; throws when the file cannot be read. */
   pdfText(bytes: Uint8Array): Promise<{ text: string; pages: number }>;
-  /** The readable text of an HTML page (see domain/knowledge/htmlToText). */
+  /** The readable text of an HTML page (see infrastructure/documents/htmlToText). */
   htmlText(html: string): Promise<string>;
 }

@@ -398,6 +398,30 @@ export function readStoreContract(name: string, factory: ReadStoreFactory, optio
         expect(await searchIds(store, 'acme', 'ship')).toEqual(options.prefixSearch ? ['note-1'] : []);
       });
 
+      it('finds the words the port extracts, whatever an engine would glue to them: emoji, underscore, currency sign (issue 21, defect 14)', async () => {
+        await store.commit(
+          'p',
+          [
+            note(1, 'acme', 'thanks👍 for the quick reply'),
+            note(2, 'acme', 'the order_id field is empty'),
+            note(3, 'acme', 'it costs 100€ per seat'),
+            note(4, 'acme', 'e-mail me at ops@example.com, ref #A-7'),
+          ].map((d) => put('notes', d)),
+          1n,
+        );
+        expect(await searchIds(store, 'acme', 'thanks')).toEqual(['note-1']);
+        expect(await searchIds(store, 'acme', 'order')).toEqual(['note-2']);
+        expect(await searchIds(store, 'acme', 'id')).toEqual(['note-2']);
+        expect(await searchIds(store, 'acme', '100')).toEqual(['note-3']);
+        expect(await searchIds(store, 'acme', 'mail example')).toEqual(['note-4']);
+        expect(await searchIds(store, 'acme', 'A 7')).toEqual(['note-4']);
+        // The query is split the same way: "order_id" is the two words order and id.
+        expect(await searchIds(store, 'acme', 'order_id')).toEqual(['note-2']);
+        expect(await searchIds(store, 'acme', '👍')).toEqual([]);
+        const [hit] = (await store.search<Note>('notes', { scope: 'acme', text: 'thanks' })).items;
+        expect(hit!.matches.text).toEqual([{ start: 0, end: 6 }]);
+      });
+
       it('takes any user text without failing: query syntax characters are not words', async () => {
         await store.commit('p', [put('notes', note(1, 'acme', 'NEAR the "door": (a) b* c:d AND OR NOT'))], 1n);
         for (const text of ['"', '""', '*', 'a*', '(', '(((', ')', 'NEAR(', 'NEAR(a b, 2)', 'title:door', ':', '^door', 'AND', 'OR NOT', '-', '{text}: door', "'", '\\', '\u0000', '']) {

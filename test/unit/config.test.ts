@@ -69,6 +69,51 @@ describe('configuration from the environment', () => {
     expect(c.publicBaseUrl).toBe('https://agents.example.com');
   });
 
+  describe('engine connection strings (issue 21, defect 13): every format the drivers document', () => {
+    it.each([
+      ['EVENTSTORE_URL', 'esdb://localhost:2113?tls=false'],
+      ['EVENTSTORE_URL', 'esdb://localhost'],
+      ['EVENTSTORE_URL', 'esdb://n1:2113,n2:2113,n3:2113'],
+      ['EVENTSTORE_URL', 'esdb://admin:changeit@n1:2113,n2:2113,n3:2113/?tls=true&nodePreference=leader&keepAliveTimeout=10000'],
+      ['EVENTSTORE_URL', 'esdb+discover://cluster.example.com:2113?tls=true&gossipTimeout=5000&node_preference=follower'],
+      ['MONGODB_URI', 'mongodb://localhost:27017'],
+      ['MONGODB_URI', 'mongodb://h1:27017,h2:27017/?replicaSet=rs0'],
+      ['MONGODB_URI', 'mongodb://app:p%40ss@h1,h2:27018,h3/agents?replicaSet=rs0&authSource=admin&w=majority'],
+      ['MONGODB_URI', 'mongodb+srv://app:secret@cluster0.example.mongodb.net/agents?retryWrites=true'],
+      ['MONGODB_URI', 'mongodb://[::1]:27017/?directConnection=true'],
+      ['MONGODB_URI', 'mongodb://%2Ftmp%2Fmongodb-27017.sock'],
+    ])('given %s=%s, when the service starts, then it takes the string as written', (name, value) => {
+      const c = loadConfig({ [name]: value });
+      expect(name === 'EVENTSTORE_URL' ? c.eventStoreUrl : c.mongodbUri).toBe(value);
+    });
+
+    it.each([
+      ['EVENTSTORE_URL', 'esdb://admin:Pa55-w0rd!@:2113'],
+      ['EVENTSTORE_URL', 'esdb://admin:Pa55-w0rd!@n1:2113,n2:99999'],
+      ['EVENTSTORE_URL', 'esdb://admin:Pa55-w0rd!@n1:2113?tls=maybe'],
+      ['EVENTSTORE_URL', 'esdb://admin:Pa55-w0rd!@n1:2113?tsl=false'],
+      ['EVENTSTORE_URL', 'mongodb://admin:Pa55-w0rd!@n1:2113'],
+      ['MONGODB_URI', 'mongodb+srv://app:Pa55-w0rd!@a.example.com,b.example.com/agents'],
+      ['MONGODB_URI', 'mongodb+srv://app:Pa55-w0rd!@cluster0.example.com:27017'],
+      ['MONGODB_URI', 'mongodb://app:Pa55-w0rd!@h1:27017,h2:port'],
+      ['MONGODB_URI', 'mongodb://app:Pa55-w0rd!@h1,h2/?directConnection=true'],
+      ['MONGODB_URI', 'mongodb://app:Pa55-w0rd!@'],
+      ['MONGODB_URI', 'esdb://app:Pa55-w0rd!@h1'],
+    ])('given %s=%s, when the service starts, then it stops with one line that names the variable and not the password', (name, value) => {
+      let error: unknown;
+      try {
+        loadConfig({ [name]: value });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      const message = (error as Error).message;
+      expect(message).toContain(name);
+      expect(message.split('\n')).toHaveLength(1);
+      expect(message).not.toContain('Pa55');
+    });
+  });
+
   it('invitations: 7 days by default; SMTP only with both SMTP_URL and SMTP_FROM', () => {
     expect(loadConfig({})).toMatchObject({ invitationTtlMs: 7 * 86_400_000, smtp: undefined });
     expect(loadConfig({ INVITATION_TTL_HOURS: '24', SMTP_URL: 'smtps://u:p@smtp.example.com', SMTP_FROM: 'Support <no@example.com>' })).toMatchObject({

@@ -70,6 +70,18 @@ describe('docker compose (docker-compose.yml + Caddyfile)', () => {
     expect(service).toMatch(/TRUST_PROXY: "true"/);
   });
 
+  it('starts the service only when every engine is healthy: each has a healthcheck, and depends_on waits for it (issue 21, item 15)', () => {
+    for (const engine of ['eventstore', 'mongodb', 'nats']) {
+      const block = composeService(engine);
+      expect(block, engine).toMatch(/^    healthcheck:\n      test: \[.+\]$/m);
+      expect(composeService('service'), engine).toMatch(new RegExp(`^      ${engine}: \\{ condition: service_healthy \\}$`, 'm'));
+    }
+    expect(compose).not.toMatch(/service_started/);
+    // The NATS healthcheck needs a shell tool and the monitoring port it probes.
+    expect(composeService('nats')).toMatch(/image: nats:[\d.]+-alpine/);
+    expect(composeService('nats')).toMatch(/"-m", "8222"/);
+  });
+
   it('puts Caddy in front, terminating TLS with the Caddyfile and proxying to the service port', () => {
     const caddy = composeService('caddy');
     expect(caddy).toMatch(/image: caddy:2/);

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { extractText, getDocumentProxy } from 'unpdf';
-import { htmlToText } from '../../domain/knowledge/htmlToText.js';
+import { htmlToText } from './htmlToText.js';
 import { classifyReadError } from './fileReadFailure.js';
 
 /**

@@ -3,6 +3,7 @@ import {
   END,
   EventStoreDBClient,
   FORWARDS,
+  MaxAppendSizeExceededError,
   NO_STREAM,
   START,
   StreamNotFoundError,
@@ -33,6 +34,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../../ports/eventStore.js';
+import { DomainError } from '../../domain/errors.js';
 import { WrongExpectedRevisionError } from '../../ports/errors.js';
 import { silentLogger, type Logger } from '../../ports/logger.js';
 import { checkExpectedRevision, findIdempotentRetry } from '../eventStoreSupport.js';
@@ -91,8 +93,9 @@ export class EsdbEventStore implements EventStore {
       if (retry) return retry;
       return { nextRevision: result.nextExpectedRevision, position: await this.positionOf(stream, result.nextExpectedRevision) };
     } catch (err) {
+      if (err instanceof MaxAppendSizeExceededError) throw this.appendTooLarge(stream, err);
       if (!(err instanceof WrongExpectedVersionError)) throw err;
-      const retry = findIdempotentRetry(await this.readStream(stream), events);
+      const retry = findIdempotentRetry(await this.eventsAt(stream, expected, events.length), events);
       if (retry) return retry;
       throw new WrongExpectedRevisionError(stream, String(expected), String(err.actualVersion));
     }
@@ -262,6 +265,32 @@ export class EsdbEventStore implements EventStore {
   async close(): Promise<void> {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     await this.client.dispose();
+  }
+
+  /**
+   * On a conflict, the events a retry of this append would find: where the original append put them (after the
+   * expected revision; the stream's start for "no stream"), else the stream's last ones. Never the whole stream:
+   * a conversation's stream lives for years.
+   */
+  private async eventsAt(stream: string, expected: ExpectedRevision, count: number): Promise<RecordedEvent[]> {
+    if (typeof expected === 'bigint') return this.readStream(stream, { fromRevision: expected + 1n, maxCount: count });
+    if (expected === 'no_stream') return this.readStream(stream, { fromRevision: 0n, maxCount: count });
+    return (await this.readStream(stream, { direction: 'backwards', maxCount: count })).reverse();
+  }
+
+  /**
+   * The server refuses an append over its maximum append size (EventStoreDB's `MaxAppendSize`, 1 MiB by default;
+   * a knowledge document of up to 1 MiB is one header and 64 KiB content parts in one append, so the whole can
+   * exceed it). Nothing was written: the request answers 413 instead of a 500, and the log names the setting to
+   * raise (docs/operations.md).
+   */
+  private appendTooLarge(stream: string, err: MaxAppendSizeExceededError): DomainError {
+    const limit = Number.isSafeInteger(err.maxAppendSize) && err.maxAppendSize > 0 ? err.maxAppendSize : null;
+    this.logger.warn({ stream, maxAppendSize: limit }, 'append refused: over the EventStoreDB MaxAppendSize (raise it, see docs/operations.md); nothing was written');
+    return new DomainError(
+      'PAYLOAD_TOO_LARGE',
+      `Too large to store at once: the event store takes at most ${limit === null ? 'its maximum append size' : `${limit} bytes`} per write; nothing was stored`,
+    );
   }
 
   private giveUp(options: SubscribeOptions, err: unknown, after: bigint): void {

@@ -27,8 +27,9 @@ import {
   type WriteOp,
 } from '../../ports/readStore.js';
 import { encodeCursor, normalizeFind, type NormalizedFind, type SortKey } from '../readStore/find.js';
-import { checkFullTextSpec, encodeSearchCursor, hitOf, matchesAll, normalizeSearch, orderValue, textField } from '../readStore/fullText.js';
+import { checkFullTextSpec, encodeSearchCursor, hitOf, normalizeSearch, orderValue } from '../readStore/fullText.js';
 import { checkCollectionName, collapseOps, indexKeys, positionKey } from '../readStore/specs.js';
+import { WORDS_FIELD, searchIndexKeys, searchWords } from './searchWords.js';
 
 export interface MongoReadStoreOptions {
   /** Connection string; the client is created, connected and closed by the store. */
@@ -65,6 +66,8 @@ interface RegistryDoc {
   generation: number;
   indexes: CollectionSpec['indexes'];
   fullText?: FullTextSpec | null;
+  /** The collection's documents all carry their search words (WORDS_FIELD): set once any older ones are filled in. */
+  words?: boolean;
 }
 
 /** A read model document as stored: `{_id, ...doc, _pos}`, or a tombstone `{_id, _pos, _del: true}`. */
@@ -88,8 +91,11 @@ const META_ID = 'generation';
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_NOT_FOUND = 26;
 const INDEX_NOT_FOUND = 27;
-/** Candidates one search request reads at most before answering with what it found and a cursor to go on. */
-const SEARCH_SCAN_LIMIT = 500;
+/** Fields of a stored document that are the store's own, never the read model's. */
+const HIDDEN = { _pos: 0, _del: 0, [WORDS_FIELD]: 0 } as const;
+/** The search index's name; `fulltext` was the `$text` index of earlier versions (dropped where found). */
+const SEARCH_INDEX = 'search_words';
+const LEGACY_TEXT_INDEX = 'fulltext';
 
 /**
  * The production read store. Each collection of each generation is a MongoDB collection `<name>_g<generation>`
@@ -101,8 +107,10 @@ const SEARCH_SCAN_LIMIT = 500;
  * On a replica set (or sharded cluster) a commit is one transaction: documents and checkpoint together, as in
  * SQLite. On a standalone server the checkpoint follows the documents; a crash between them replays the batch,
  * which the guards make harmless when the replayed batch ends at the same position, but a projection that
- * accumulates (a counter) could count a replayed event twice if the replay ends later. Production runs a
- * replica set.
+ * accumulates (a counter) could count a replayed event twice if the replay ends later. Nor is the checkpoint
+ * check atomic with the writes there, so two processors running one projection can lose an update (the position
+ * guard keeps the newer document, not both increments): one processor per standalone store (a warning at
+ * connect says so), or a replica set, which production runs.
  *
  * Checkpoints are documents `{_id: projector@g<generation>}` in `readstore_checkpoints`, only ever moved
  * forward; `readstore_meta` holds the active generation and `readstore_collections` the declared collections of
@@ -132,6 +140,11 @@ export class MongoReadStore implements ReadStore {
       if (mode === 'auto') {
         const hello = await db.admin().command({ hello: 1 });
         transactions = Boolean(hello.setName) || hello.msg === 'isdbgrid';
+      }
+      if (!transactions) {
+        (options.logger ?? silentLogger).warn(
+          'MongoDB without transactions (a standalone server): two processors running one projection can lose an update; run one processor per read store, or a replica set (docs/operations.md)',
+        );
       }
       const shared: Shared = {
         client,
@@ -185,7 +198,7 @@ export class MongoReadStore implements ReadStore {
   async get<T extends Doc = Doc>(collection: string, id: string): Promise<T | null> {
     checkCollectionName(collection);
     const coll = this.collection(collection, await this.generation());
-    const stored = await coll.findOne({ _id: id, _del: { $ne: true } }, { projection: { _pos: 0, _del: 0 } });
+    const stored = await coll.findOne({ _id: id, _del: { $ne: true } }, { projection: HIDDEN });
     return stored ? (fromStored(stored) as T) : null;
   }
 
@@ -197,7 +210,7 @@ export class MongoReadStore implements ReadStore {
     const sort: Record<string, 1 | -1> = {};
     for (const key of q.sort) sort[mongoField(key.field)] = key.direction === 'asc' ? 1 : -1;
     const rows = await this.collection(collection, await this.generation())
-      .find(filter, { projection: { _pos: 0, _del: 0 } })
+      .find(filter, { projection: HIDDEN })
       .sort(sort)
       .limit(q.limit + 1)
       .toArray();
@@ -212,10 +225,10 @@ export class MongoReadStore implements ReadStore {
   }
 
   /**
-   * A `$text` query on the compound text index `{<scope>: 1, <fields>: 'text'}` (language `none`: no stemming,
-   * no stop words, any language), so the index itself is partitioned by scope. `$text` ORs its terms; every
-   * term is then required in code, with the same word rules as highlighting, reading candidates highest order
-   * first in bounded batches (at most SEARCH_SCAN_LIMIT per request, then a cursor to go on).
+   * The documents of the scope whose search words (WORDS_FIELD: the port's words, see searchWords.ts) hold every
+   * term, highest order first, read through the index `{<scope>: 1, _words: 1, <order>: -1}`: equality on the
+   * scope and on one term gives the index's order, so MongoDB sorts nothing in memory and stops after one page.
+   * The words are the port's, so every document found is a hit: no candidates are read and dropped.
    */
   async search<T extends Doc = Doc>(collection: string, query: SearchQuery): Promise<Page<SearchHit<T>>> {
     checkCollectionName(collection);
@@ -223,36 +236,16 @@ export class MongoReadStore implements ReadStore {
     if (!ft) throw new Error(`read model collection ${collection} has no fullText index`);
     const q = normalizeSearch(collection, query);
     if (q.terms.length === 0) return { items: [], nextCursor: null };
-    const coll = this.collection(collection, await this.generation());
-    const hits: SearchHit<T>[] = [];
-    let before = q.before;
-    let scanned = 0;
-    let exhausted = false;
-    const batch = Math.min(4 * (q.limit + 1), SEARCH_SCAN_LIMIT);
-    while (!exhausted && hits.length <= q.limit && scanned < SEARCH_SCAN_LIMIT) {
-      const filter: Document = { [ft.scope]: q.scope, $text: { $search: q.terms.join(' ') }, _del: { $ne: true } };
-      if (before !== null) filter[ft.order] = { $lt: before };
-      let rows: StoredDoc[];
-      try {
-        rows = await coll.find(filter, { projection: { _pos: 0, _del: 0 } }).sort({ [ft.order]: -1 }).limit(batch).toArray();
-      } catch (err) {
-        if (err instanceof MongoServerError && err.code === INDEX_NOT_FOUND) return { items: [], nextCursor: null }; // nothing written yet
-        throw err;
-      }
-      if (rows.length < batch) exhausted = true;
-      for (const row of rows) {
-        const doc = fromStored(row) as T;
-        scanned++;
-        before = orderValue(collection, ft, doc);
-        const texts = ft.fields.map((f) => textField(doc, f) ?? '');
-        if (matchesAll(texts, q.terms, false)) hits.push(hitOf(doc, ft, q.terms, false));
-        if (hits.length > q.limit) break;
-      }
-    }
-    const items = hits.slice(0, q.limit);
-    let nextCursor: string | null = null;
-    if (hits.length > q.limit) nextCursor = encodeSearchCursor(q, orderValue(collection, ft, items.at(-1)!.doc));
-    else if (!exhausted && before !== null) nextCursor = encodeSearchCursor(q, before); // scan limit reached: go on from there
+    const filter: Document = { [ft.scope]: q.scope, [WORDS_FIELD]: { $all: q.terms }, _del: { $ne: true } };
+    if (q.before !== null) filter[ft.order] = { $lt: q.before };
+    const rows = await this.collection(collection, await this.generation())
+      .find(filter, { projection: HIDDEN })
+      .sort({ [ft.order]: -1 })
+      .limit(q.limit + 1)
+      .toArray();
+    const items = rows.slice(0, q.limit).map((row) => hitOf(fromStored(row) as T, ft, q.terms, false));
+    const last = items.at(-1);
+    const nextCursor = rows.length > q.limit && last ? encodeSearchCursor(q, orderValue(collection, ft, last.doc)) : null;
     return { items, nextCursor };
   }
 
@@ -269,7 +262,7 @@ export class MongoReadStore implements ReadStore {
         checkDoc(op.collection, op.doc);
         const ft = this.s.specs.get(op.collection)!.fullText;
         if (ft) orderValue(op.collection, ft, op.doc); // validates: hits are ordered and paged by it
-        replacements.set(op, toStored(op.doc, pos));
+        replacements.set(op, toStored(op.doc, pos, ft ? searchWords(op.doc, ft) : null));
       }
     }
     const generation = await this.writableGeneration();
@@ -459,19 +452,41 @@ export class MongoReadStore implements ReadStore {
       await coll.createIndex(keys);
     }
     const ft = spec.fullText;
-    if (ft) {
-      // Scope first: a $text query must then give the scope by equality, and reads only that scope's entries.
-      const textKeys: Record<string, 1 | 'text'> = { [ft.scope]: 1 };
-      for (const f of ft.fields) textKeys[f] = 'text';
-      await coll.createIndex(textKeys, { name: 'fulltext', default_language: 'none', language_override: '_lang' });
-      await coll.createIndex({ [ft.scope]: 1, [ft.order]: -1 });
-    }
+    if (ft) await coll.createIndex(searchIndexKeys(ft), { name: SEARCH_INDEX });
     await this.s.registry.updateOne(
       { _id: name },
       { $set: { name: spec.name, generation, indexes: spec.indexes, fullText: ft ?? null } },
       { upsert: true },
     );
+    if (ft) await this.fillSearchWords(name, ft);
     this.s.ensured.add(key);
+  }
+
+  /**
+   * Documents written before the store kept search words (a `$text` index then) get them here, once per
+   * collection: each update applies only to the version it was computed from (a newer write brings its own).
+   */
+  private async fillSearchWords(name: string, ft: FullTextSpec): Promise<void> {
+    if ((await this.s.registry.findOne({ _id: name }))?.words) return;
+    const coll = this.s.db.collection<StoredDoc>(name);
+    for (;;) {
+      const batch = await coll.find({ [WORDS_FIELD]: { $exists: false }, _del: { $ne: true } }).limit(500).toArray();
+      if (batch.length === 0) break;
+      const filled = await coll.bulkWrite(
+        batch.map((stored) => ({
+          updateOne: { filter: { _id: stored._id, _pos: stored._pos }, update: { $set: { [WORDS_FIELD]: searchWords(fromStored(stored), ft) } } },
+        })),
+        { ordered: false },
+      );
+      // A batch that changed nothing was rewritten meanwhile by a writer without words (an older version): stop.
+      if (batch.length < 500 || filled.matchedCount === 0) break;
+    }
+    try {
+      await coll.dropIndex(LEGACY_TEXT_INDEX);
+    } catch (err) {
+      if (!(err instanceof MongoServerError && (err.code === INDEX_NOT_FOUND || err.code === NAMESPACE_NOT_FOUND))) throw err;
+    }
+    await this.s.registry.updateOne({ _id: name }, { $set: { words: true } });
   }
 
   /**
@@ -514,14 +529,14 @@ function mongoField(field: string): string {
   return field === 'id' ? '_id' : field;
 }
 
-/** Plain JSON semantics on every engine (undefined fields dropped, no class instances), plus the position. */
-function toStored(doc: Doc, pos: string): Document {
+/** Plain JSON semantics on every engine (undefined fields dropped, no class instances), plus the position (and search words). */
+function toStored(doc: Doc, pos: string, words: string[] | null): Document {
   const { id: _id, ...rest } = JSON.parse(JSON.stringify(doc)) as Doc;
-  return { ...rest, _pos: pos };
+  return words ? { ...rest, _pos: pos, [WORDS_FIELD]: words } : { ...rest, _pos: pos };
 }
 
 function fromStored(stored: Document): Doc {
-  const { _id, _pos, _del, ...rest } = stored;
+  const { _id, _pos, _del, [WORDS_FIELD]: _words, ...rest } = stored;
   return { id: _id as string, ...rest };
 }
 
