@@ -10,3 +10,9 @@ export async function listPendingInvitations(readStore: ReadStore, companyId: st
     cursor: page.cursor,
   });
 }
+
+/** Up to `limit` ids of the pending invitations `userId` sent (what their removal revokes, a page at a time). */
+export async function pendingInvitationIdsSentBy(readStore: ReadStore, companyId: string, userId: string, limit: number): Promise<string[]> {
+  const page = await readStore.find<InvitationDoc>(INVITATIONS, { where: { companyId, invitedBy: userId, status: 'pending' }, limit });
+  return page.items.map((d) => d.id);
+}
