@@ -29,7 +29,7 @@ describe('company API tokens', () => {
     expect(created.statusCode).toBe(201);
     const { token, apiToken } = created.json();
     expect(token).toMatch(/^mas_[0-9a-f]{32}_[A-Za-z0-9_-]{43}$/);
-    expect(apiToken).toEqual({ id: expect.stringMatching(UUID), name: 'CI script', prefix: token.slice(0, 12), createdAt: expect.stringMatching(ISO_MS), lastUsedAt: null });
+    expect(apiToken).toEqual({ id: expect.stringMatching(UUID), name: 'CI script', prefix: token.slice(0, 12), createdAt: expect.stringMatching(ISO_MS), lastUsedAt: null, createdBy: { id: co.user.id, name: null, email: co.email, role: 'owner' } });
 
     const me = await co.call('GET', '/api/auth/me', undefined, token);
     expect(me.statusCode).toBe(200);
