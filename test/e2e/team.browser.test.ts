@@ -127,7 +127,7 @@ if (browserPrerequisites()) {
       await page.getByLabel('Email').fill('owner@token-e2e.example');
       await page.getByLabel('Password').fill('owner password');
       await page.getByRole('button', { name: 'Sign up' }).click();
-      await page.getByRole('link', { name: 'Settings' }).click();
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings', exact: true }).click();
       await page.getByLabel('Token name').fill('CRM sync');
       await page.getByRole('button', { name: 'Create token', exact: true }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Done', exact: true }).click();
