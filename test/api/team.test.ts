@@ -241,6 +241,8 @@ describe('an invitation dies with its inviter\'s power', () => {
     const admin = await join(o.bearer, 'admin');
     const { token } = await invite(admin.bearer, 'admin');
     expect((await call('PATCH', `/api/team/${admin.userId}`, { role: 'agent' }, o.bearer)).status).toBe(200);
+    // The demotion revoked it: it leaves the pending list.
+    expect((await call('GET', '/api/team/invitations', undefined, o.bearer)).body.invitations).toEqual([]);
     const res = await accept(token);
     expect(res.status).toBe(410);
     expect(res.body.error.code).toBe('INVITATION_REVOKED');
@@ -252,6 +254,7 @@ describe('an invitation dies with its inviter\'s power', () => {
     const asOwner = await invite(second.bearer, 'owner');
     const asAgent = await invite(second.bearer, 'agent');
     expect((await call('PATCH', `/api/team/${second.userId}`, { role: 'admin' }, o.bearer)).status).toBe(200);
+    expect((await call('GET', '/api/team/invitations', undefined, o.bearer)).body.invitations.map((i: any) => i.role)).toEqual(['agent']);
     expect((await accept(asOwner.token)).status).toBe(410);
     expect((await accept(asAgent.token)).status).toBe(200);
   });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { emailReservationDecider, normalizeEmail } from '../../domain/accounts/emailReservation/decider.js';
 import { invitationDecider, invitationNotFound, invitationStream, invitationUnusable, invitingRefused } from '../../domain/accounts/invitation/decider.js';
 import { teamDecider, teamStream, type Actor } from '../../domain/accounts/team/decider.js';
-import { type Role } from '../../domain/accounts/team/events.js';
+import { roles, type Role } from '../../domain/accounts/team/events.js';
 import { userDecider, userStream } from '../../domain/accounts/user/decider.js';
 import { companyDecider, companyStream } from '../../domain/company/decider.js';
 import { DomainError } from '../../domain/errors.js';
@@ -12,6 +12,7 @@ import type { AuthDeps, CommandDeps } from '../deps.js';
 import { legacyOwnerOf, memberRole } from './membership.js';
 import { emailStream } from './registerCompany.js';
 import { findRegisteredUser, startLogin } from './logins.js';
+import { drain, later, type TeammateRecords } from './teammateRecords.js';
 
 /** `<invitationId>.<secret>`: the id finds the invitation's stream, only the secret's hash is stored. */
 const splitInvitationToken = (token: string) => {
@@ -180,7 +181,16 @@ export async function acceptInvitation(deps: AuthDeps, input: { token: string; n
   }
 }
 
-export async function changeTeammateRole(deps: CommandDeps, input: { actor: Actor; companyId: string; userId: string; role: Role }) {
+/**
+ * Changes a teammate's role. Their power follows at once (every check reads the team's stream); a demotion then
+ * also revokes the pending invitations they could no longer send (an agent's all, an admin's owner invitations),
+ * so the pending list says what accepting would.
+ */
+export async function changeTeammateRole(
+  deps: CommandDeps,
+  records: Pick<TeammateRecords, 'pendingInvitations' | 'caughtUp'>,
+  input: { actor: Actor; companyId: string; userId: string; role: Role },
+) {
   const result = await handleCommand(
     deps.eventStore,
     teamStream(input.companyId),
@@ -188,5 +198,17 @@ export async function changeTeammateRole(deps: CommandDeps, input: { actor: Acto
     { type: 'ChangeRole', actor: input.actor, userId: input.userId, role: input.role, now: deps.clock.now().toISOString(), legacyOwnerUserId: (await legacyOwnerOf(deps, input.companyId)) ?? '' },
     { metadata: { companyId: input.companyId, actor: `user:${input.actor.userId}` }, maxRetries: 10 },
   );
-  return { position: result.position };
+  if (result.events.length === 0) return { position: result.position };
+  await records.caughtUp(result.position);
+  const { companyId, userId, actor } = input;
+  const beyond = roles.filter((r) => invitingRefused(input.role, r) !== null);
+  let position = result.position;
+  // All of their invitations in one query when none is left, else one query per role they lost.
+  for (const role of beyond.length === roles.length ? [undefined] : beyond) {
+    const revoked = await drain(deps, records.caughtUp, 'invitations', (limit) => records.pendingInvitations(companyId, userId, limit, role), (invitationId) =>
+      revokeInvitation(deps, { actor, companyId, invitationId }),
+    );
+    position = later(position, revoked);
+  }
+  return { position };
 }

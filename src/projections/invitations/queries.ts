@@ -1,3 +1,4 @@
+import type { Role } from '../../domain/accounts/team/events.js';
 import type { FindQuery, Page, ReadStore } from '../../ports/readStore.js';
 import { INVITATIONS, type InvitationDoc } from './invitationsProjection.js';
 
@@ -11,8 +12,11 @@ export async function listPendingInvitations(readStore: ReadStore, companyId: st
   });
 }
 
-/** Up to `limit` ids of the pending invitations `userId` sent (what their removal revokes, a page at a time). */
-export async function pendingInvitationIdsSentBy(readStore: ReadStore, companyId: string, userId: string, limit: number): Promise<string[]> {
-  const page = await readStore.find<InvitationDoc>(INVITATIONS, { where: { companyId, invitedBy: userId, status: 'pending' }, limit });
+/**
+ * Up to `limit` ids of the pending invitations `userId` sent, with `role` only those inviting with that role
+ * (what their removal or demotion revokes, a page at a time).
+ */
+export async function pendingInvitationIdsSentBy(readStore: ReadStore, companyId: string, userId: string, limit: number, role?: Role): Promise<string[]> {
+  const page = await readStore.find<InvitationDoc>(INVITATIONS, { where: { companyId, invitedBy: userId, status: 'pending', ...(role ? { role } : {}) }, limit });
   return page.items.map((d) => d.id);
 }
