@@ -11,7 +11,10 @@ export interface AuthContext {
   kind: 'session' | 'api_token';
   companyId: string;
   userId: string;
-  /** The user's current role (team stream); a company API token acts as an admin. */
+  /**
+   * The user's current role (team stream); an API token's is its creator's current role, never above admin
+   * (apiTokenRole).
+   */
   role: Role;
   sessionId?: string;
   tokenId?: string;
@@ -44,9 +47,9 @@ export async function resolveToken(services: HttpServices, token: string | undef
   if (isApiTokenShaped(token)) {
     const found = await verifyApiToken(services.commands, token);
     if (!found) throw unauthorized('Invalid or revoked API token');
-    // A company's machine credential, made by an owner or admin: it manages what they manage, but never
-    // the team or API tokens (those need a person's session, see requireSession).
-    return { kind: 'api_token', companyId: found.companyId, userId: found.createdBy, role: 'admin', tokenId: found.tokenId };
+    // Acts for its creator with no more than their current role (never the team or API tokens: those need a
+    // person's session, see requireSession), and stops when they leave the team.
+    return { kind: 'api_token', companyId: found.companyId, userId: found.createdBy, role: found.role, tokenId: found.tokenId };
   }
   let claims;
   try {

@@ -117,6 +117,28 @@ describe('assignment', () => {
     expect(res.json()).toEqual({ error: { code: 'VALIDATION_ERROR', message: 'assigneeId is not a user of this company' } });
   });
 
+  it("given conversations assigned to a teammate, when the teammate is removed, then they return to Unassigned, each with an event naming who had it", async () => {
+    const dave = await addTeammate(acme);
+    const open = await customerWrites(acme, acmeIntegration, 'still waiting');
+    const resolved = await customerWrites(acme, acmeIntegration, 'thanks, solved');
+    for (const c of [open, resolved]) expect((await acme.call('POST', `/api/conversations/${c.id}/assign`, { assigneeId: dave.userId })).statusCode).toBe(200);
+    expect((await acme.call('POST', `/api/conversations/${resolved.id}/close`, { resolution: 'done' })).statusCode).toBe(200);
+
+    expect((await acme.call('DELETE' as 'POST', `/api/team/${dave.userId}`)).statusCode).toBe(204);
+
+    expect(ids(await acme.call('GET', '/api/conversations?view=unassigned&limit=200'))).toContain(open.id);
+    for (const c of [open, resolved]) {
+      expect((await acme.call('GET', `/api/conversations/${c.id}`)).json().conversation.assigneeId, c.id).toBeNull();
+      const events = (await acme.call('GET', `/api/conversations/${c.id}/events`)).json().events as { type: string; data: Record<string, unknown> }[];
+      expect(events.filter((e) => e.type === 'ConversationUnassigned')).toEqual([
+        expect.objectContaining({ data: expect.objectContaining({ previousAssigneeId: dave.userId, by: `user:${acme.user.id}` }) }),
+      ]);
+    }
+    // Reopened, the resolved one is nobody's yet: back in Unassigned, not with the removed teammate.
+    expect((await acme.call('POST', `/api/conversations/${resolved.id}/reopen`)).statusCode).toBe(200);
+    expect(ids(await acme.call('GET', '/api/conversations?view=unassigned&limit=200'))).toContain(resolved.id);
+  });
+
   it("another company's conversation is 404 for every action and never in a view", async () => {
     const theirs = await customerWrites(other, otherIntegration, 'I need a human');
     await other.call('POST', `/api/conversations/${theirs.id}/assign`, { assigneeId: other.user.id });

@@ -217,6 +217,49 @@ describe('accepting an invitation', () => {
   });
 });
 
+describe('an invitation dies with its inviter\'s power', () => {
+  const accept = (token: string) => call('POST', '/api/auth/accept-invitation', { token, name: 'Late', password: 'long enough' });
+
+  it('given an invitation sent by an admin, when the admin is removed, then it can no longer be accepted: 410 INVITATION_REVOKED', async () => {
+    const o = await owner();
+    const admin = await join(o.bearer, 'admin');
+    const { token } = await invite(admin.bearer, 'admin');
+    expect((await call('DELETE', `/api/team/${admin.userId}`, undefined, o.bearer)).status).toBe(204);
+
+    const preview = await call('POST', '/api/auth/invitation', { token });
+    expect(preview.status).toBe(410);
+    const res = await accept(token);
+    expect(res.status).toBe(410);
+    expect(res.body).toEqual({ error: { code: 'INVITATION_REVOKED', message: expect.any(String) } });
+    expect((await call('GET', '/api/team', undefined, o.bearer)).body.teammates.map((t: any) => t.id)).toEqual([o.userId]);
+    // The removal revoked it: it leaves the pending list.
+    expect((await call('GET', '/api/team/invitations', undefined, o.bearer)).body.invitations).toEqual([]);
+  });
+
+  it('given an invitation sent by an admin, when the admin is demoted to agent (who invites nobody), then it is refused: 410', async () => {
+    const o = await owner();
+    const admin = await join(o.bearer, 'admin');
+    const { token } = await invite(admin.bearer, 'admin');
+    expect((await call('PATCH', `/api/team/${admin.userId}`, { role: 'agent' }, o.bearer)).status).toBe(200);
+    // The demotion revoked it: it leaves the pending list.
+    expect((await call('GET', '/api/team/invitations', undefined, o.bearer)).body.invitations).toEqual([]);
+    const res = await accept(token);
+    expect(res.status).toBe(410);
+    expect(res.body.error.code).toBe('INVITATION_REVOKED');
+  });
+
+  it('given an owner invitation, when its owner is demoted to admin, then it is refused; their agent invitation still works', async () => {
+    const o = await owner();
+    const second = await join(o.bearer, 'owner');
+    const asOwner = await invite(second.bearer, 'owner');
+    const asAgent = await invite(second.bearer, 'agent');
+    expect((await call('PATCH', `/api/team/${second.userId}`, { role: 'admin' }, o.bearer)).status).toBe(200);
+    expect((await call('GET', '/api/team/invitations', undefined, o.bearer)).body.invitations.map((i: any) => i.role)).toEqual(['agent']);
+    expect((await accept(asOwner.token)).status).toBe(410);
+    expect((await accept(asAgent.token)).status).toBe(200);
+  });
+});
+
 describe('roles', () => {
   it('an agent reads and works conversations but gets 403 FORBIDDEN on integrations, LLM, API tokens, credits and the team', async () => {
     const o = await owner();

@@ -117,4 +117,24 @@ if (browserPrerequisites()) {
       await agentPage.getByRole('button', { name: 'Log in' }).waitFor({ timeout: UI_TIMEOUT });
     });
   }, 120_000);
+
+  it('the API token list says who created each token', async () => {
+    const context = await stage.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await withFailureScreenshot(page, 'team-token-creator', async () => {
+      await page.goto(`${base}/#/register`);
+      await page.getByLabel('Company name').fill('Token Co');
+      await page.getByLabel('Email').fill('owner@token-e2e.example');
+      await page.getByLabel('Password').fill('owner password');
+      await page.getByRole('button', { name: 'Sign up' }).click();
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings', exact: true }).click();
+      await page.getByLabel('Token name').fill('CRM sync');
+      await page.getByRole('button', { name: 'Create token', exact: true }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Done', exact: true }).click();
+      const row = page.getByTestId('api-token-row').filter({ hasText: 'CRM sync' });
+      await row.waitFor({ timeout: UI_TIMEOUT });
+      await expect.poll(() => row.getByTestId('api-token-creator').textContent(), { timeout: UI_TIMEOUT }).toBe('owner@token-e2e.example');
+    });
+    await context.close();
+  }, 60_000);
 }

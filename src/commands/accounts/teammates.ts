@@ -1,17 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { emailReservationDecider, normalizeEmail } from '../../domain/accounts/emailReservation/decider.js';
-import { invitationDecider, invitationNotFound, invitationStream, invitationUnusable } from '../../domain/accounts/invitation/decider.js';
+import { invitationDecider, invitationNotFound, invitationStream, invitationUnusable, invitingRefused } from '../../domain/accounts/invitation/decider.js';
 import { teamDecider, teamStream, type Actor } from '../../domain/accounts/team/decider.js';
-import { type Role } from '../../domain/accounts/team/events.js';
+import { roles, type Role } from '../../domain/accounts/team/events.js';
 import { userDecider, userStream } from '../../domain/accounts/user/decider.js';
 import { companyDecider, companyStream } from '../../domain/company/decider.js';
 import { DomainError } from '../../domain/errors.js';
 import { handleCommand, loadState } from '../handleCommand.js';
 import { constantTimeEqualHex, randomSecret, sha256Hex } from '../hashing.js';
 import type { AuthDeps, CommandDeps } from '../deps.js';
-import { legacyOwnerOf } from './membership.js';
+import { legacyOwnerOf, memberRole } from './membership.js';
 import { emailStream } from './registerCompany.js';
-import { findRegisteredUser, logout, startLogin } from './logins.js';
+import { findRegisteredUser, startLogin } from './logins.js';
+import { drain, later, type TeammateRecords } from './teammateRecords.js';
 
 /** `<invitationId>.<secret>`: the id finds the invitation's stream, only the secret's hash is stored. */
 const splitInvitationToken = (token: string) => {
@@ -35,8 +36,8 @@ export async function inviteTeammate(
   deps: CommandDeps & { invitationTtlMs: number },
   input: { actor: Actor; companyId: string; email: string; role: Role },
 ): Promise<{ token: string; invitation: InvitationView; position: bigint | null }> {
-  if (input.actor.role === 'agent') throw forbidden('Only owners and admins can invite teammates');
-  if (input.actor.role === 'admin' && input.role === 'owner') throw forbidden('Only an owner can invite an owner');
+  const refused = invitingRefused(input.actor.role, input.role);
+  if (refused) throw forbidden(refused);
   const email = normalizeEmail(input.email);
   // Checked again when the invitation is accepted (the email may register in between).
   if (await findRegisteredUser(deps, email)) throw emailTaken();
@@ -82,12 +83,17 @@ export async function previewInvitation(deps: CommandDeps, token: string) {
   return { email: state.email, role: state.role, companyName: company.exists ? company.name : '', expiresAt: state.expiresAt };
 }
 
+/**
+ * The invitation the token opens, checked as accepting checks it, with its inviter's current role (the team
+ * stream's, strongly consistent: a removal or demotion of the inviter applies to the very next use).
+ */
 async function usableInvitation(deps: CommandDeps, token: string) {
   const parts = splitInvitationToken(token);
   if (!parts) throw invitationNotFound();
   const tokenHash = sha256Hex(parts.secret);
   const { state } = await loadState(deps.eventStore, invitationStream(parts.invitationId), invitationDecider);
-  const unusable = invitationUnusable(state, tokenHash, deps.clock.now().toISOString(), constantTimeEqualHex);
+  const inviterRole = state.status === 'none' ? null : await memberRole(deps, state.companyId, state.invitedBy);
+  const unusable = invitationUnusable(state, { tokenHash, now: deps.clock.now().toISOString(), hashesEqual: constantTimeEqualHex, inviterRole });
   if (unusable || state.status === 'none') throw unusable ?? invitationNotFound();
   return { state, tokenHash, invitationId: parts.invitationId };
 }
@@ -119,7 +125,9 @@ export async function acceptInvitation(deps: AuthDeps, input: { token: string; n
       deps.logger.error({ err }, 'could not release the email reservation; it frees itself once stale'),
     );
   try {
-    await handleCommand(deps.eventStore, invitationStream(invitationId), invitationDecider, { type: 'AcceptInvitation', tokenHash, userId, now }, { metadata, maxRetries: 5 });
+    // The inviter's role once more, read after the password hash (which may have queued): the latest word.
+    const inviterRole = await memberRole(deps, companyId, invitation.invitedBy);
+    await handleCommand(deps.eventStore, invitationStream(invitationId), invitationDecider, { type: 'AcceptInvitation', tokenHash, userId, now, inviterRole }, { metadata, maxRetries: 5 });
   } catch (err) {
     await releaseEmail();
     throw err;
@@ -173,7 +181,16 @@ export async function acceptInvitation(deps: AuthDeps, input: { token: string; n
   }
 }
 
-export async function changeTeammateRole(deps: CommandDeps, input: { actor: Actor; companyId: string; userId: string; role: Role }) {
+/**
+ * Changes a teammate's role. Their power follows at once (every check reads the team's stream); a demotion then
+ * also revokes the pending invitations they could no longer send (an agent's all, an admin's owner invitations),
+ * so the pending list says what accepting would.
+ */
+export async function changeTeammateRole(
+  deps: CommandDeps,
+  records: Pick<TeammateRecords, 'pendingInvitations' | 'caughtUp'>,
+  input: { actor: Actor; companyId: string; userId: string; role: Role },
+) {
   const result = await handleCommand(
     deps.eventStore,
     teamStream(input.companyId),
@@ -181,34 +198,17 @@ export async function changeTeammateRole(deps: CommandDeps, input: { actor: Acto
     { type: 'ChangeRole', actor: input.actor, userId: input.userId, role: input.role, now: deps.clock.now().toISOString(), legacyOwnerUserId: (await legacyOwnerOf(deps, input.companyId)) ?? '' },
     { metadata: { companyId: input.companyId, actor: `user:${input.actor.userId}` }, maxRetries: 10 },
   );
-  return { position: result.position };
-}
-
-/**
- * Removes a teammate: the team's stream says so first (from then on every request of theirs is refused,
- * since authentication reads it), then each of their login sessions is revoked and their email released,
- * so they can neither refresh nor log in, and may be invited again.
- */
-export async function removeTeammate(
-  deps: CommandDeps,
-  /** The user's login sessions not yet revoked (a read model; one started in the last instant is still refused by the team check). */
-  activeLoginSessions: (userId: string) => Promise<string[]>,
-  input: { actor: Actor; companyId: string; userId: string },
-) {
-  const now = deps.clock.now().toISOString();
-  const metadata = { companyId: input.companyId, actor: `user:${input.actor.userId}` };
-  const result = await handleCommand(
-    deps.eventStore,
-    teamStream(input.companyId),
-    teamDecider,
-    { type: 'RemoveMember', actor: input.actor, userId: input.userId, now, legacyOwnerUserId: (await legacyOwnerOf(deps, input.companyId)) ?? '' },
-    { metadata, maxRetries: 10 },
-  );
   if (result.events.length === 0) return { position: result.position };
-  for (const sessionId of await activeLoginSessions(input.userId)) await logout(deps, sessionId, 'member_removed');
-  const { state: user } = await loadState(deps.eventStore, userStream(input.userId), userDecider);
-  if (user.status === 'active') {
-    await handleCommand(deps.eventStore, emailStream(user.email), emailReservationDecider, { type: 'ReleaseRegisteredEmail', userId: input.userId, now }, { metadata });
+  await records.caughtUp(result.position);
+  const { companyId, userId, actor } = input;
+  const beyond = roles.filter((r) => invitingRefused(input.role, r) !== null);
+  let position = result.position;
+  // All of their invitations in one query when none is left, else one query per role they lost.
+  for (const role of beyond.length === roles.length ? [undefined] : beyond) {
+    const revoked = await drain(deps, records.caughtUp, 'invitations', (limit) => records.pendingInvitations(companyId, userId, limit, role), (invitationId) =>
+      revokeInvitation(deps, { actor, companyId, invitationId }),
+    );
+    position = later(position, revoked);
   }
-  return { position: result.position };
+  return { position };
 }

@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import type { Role } from '../accounts/team/events.js';
+import { capRole } from '../accounts/team/state.js';
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
 import type { ApiTokenEvent, apiTokenEvents } from './events.js';
@@ -11,6 +13,13 @@ export type ApiTokenCommand =
 
 /** Recording every request would make the stream hot; a minute's precision is enough for "last used". */
 export const LAST_USED_PRECISION_MS = 60_000;
+
+/**
+ * What a request with the token may do: its creator's CURRENT role (the team stream's, read per request), never
+ * above admin (the team and API tokens need a person's session anyway), and nothing once the creator is no
+ * longer a member (null: the token is refused). So a token never outlives or outranks the person who made it.
+ */
+export const apiTokenRole = (creatorRole: Role | null): Role | null => (creatorRole === null ? null : capRole(creatorRole, 'admin'));
 
 export const apiTokenDecider: Decider<ApiTokenCommand, ApiTokenEvent, ApiTokenState> = {
   initialState: initialApiTokenState,

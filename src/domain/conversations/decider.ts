@@ -56,7 +56,8 @@ export type ConversationCommand =
   | { type: 'MarkUnanswered'; messageIds: string[]; reason: string; handoff: boolean; now: string }
   /** `assignee`: the user as the teammates query found them; null when no such user belongs to the company. */
   | { type: 'AssignConversation'; assigneeId: string; assignee: Teammate | null; by: string; now: string }
-  | { type: 'UnassignConversation'; by: string; now: string };
+  /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
+  | { type: 'UnassignConversation'; by: string; now: string; from?: string };
 
 /** A user who may own conversations of their company (what the membership query answers). */
 export interface Teammate {
@@ -293,7 +294,7 @@ export const decideAssignConversation: Decision<'AssignConversation'> = (command
 
 export const decideUnassignConversation: Decision<'UnassignConversation'> = (command, state) => {
   if (!state.exists) throw notFound();
-  if (state.assigneeId === null) return [];
+  if (state.assigneeId === null || (command.from !== undefined && state.assigneeId !== command.from)) return [];
   return [{ type: 'ConversationUnassigned', data: { previousAssigneeId: state.assigneeId, by: command.by, at: command.now } }];
 };
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createApiToken, revokeApiToken } from '../../commands/apiTokens/apiTokens.js';
-import { listApiTokens } from '../../projections/apiTokens/queries.js';
+import { listApiTokens, withCreators } from '../../projections/apiTokens/queries.js';
 import { authenticator, authOf, requireSession } from '../authenticate.js';
 import { notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
@@ -13,15 +13,17 @@ export function apiTokenRoutes(services: HttpServices): FastifyPluginAsyncZod {
     app.addHook('onRequest', authenticator(services));
 
     app.get('/api/settings/api-tokens', { schema: listApiTokensSchema }, async (request) => {
-      const page = await listApiTokens(services.readStore, authOf(request).companyId, request.query);
-      return { apiTokens: page.items.map(apiTokenView), nextCursor: page.nextCursor };
+      const { companyId } = authOf(request);
+      const page = await listApiTokens(services.readStore, companyId, request.query);
+      return { apiTokens: (await withCreators(services.readStore, companyId, page.items)).map(apiTokenView), nextCursor: page.nextCursor };
     });
 
     app.post('/api/settings/api-tokens', { schema: createApiTokenSchema }, async (request, reply) => {
       const auth = requireSession(request);
       const created = await createApiToken(services.commands, { companyId: auth.companyId, userId: auth.userId, name: request.body.name });
       await services.waitForProjections(created.position);
-      return reply.status(201).send({ token: created.token, apiToken: created.apiToken });
+      const [apiToken] = await withCreators(services.readStore, auth.companyId, [created.apiToken]);
+      return reply.status(201).send({ token: created.token, apiToken: apiTokenView(apiToken!) });
     });
 
     app.delete('/api/settings/api-tokens/:id', { schema: revokeApiTokenSchema }, async (request, reply) => {

@@ -6,11 +6,14 @@ import {
   changeTeammateRole,
   inviteTeammate,
   previewInvitation,
-  removeTeammate,
   revokeInvitation,
   type InvitationView,
 } from '../../commands/accounts/teammates.js';
-import { listPendingInvitations } from '../../projections/invitations/queries.js';
+import { removeTeammate } from '../../commands/accounts/removeTeammate.js';
+import type { TeammateRecords } from '../../commands/accounts/teammateRecords.js';
+import { liveApiTokenIdsCreatedBy } from '../../projections/apiTokens/queries.js';
+import { conversationIdsAssignedTo } from '../../projections/conversations/queries.js';
+import { listPendingInvitations, pendingInvitationIdsSentBy } from '../../projections/invitations/queries.js';
 import { activeLoginSessionIds } from '../../projections/loginSessions/loginSessionsProjection.js';
 import { findCompanyTeammate, listTeammates } from '../../projections/teammates/queries.js';
 import { authenticator, authOf, requireSession } from '../authenticate.js';
@@ -60,7 +63,7 @@ function registerTeammates(app: ZodApp, services: HttpServices): void {
   app.patch('/api/team/:userId', { schema: changeRoleSchema }, async (request) => {
     const auth = requireSession(request);
     if (!isUuid(request.params.userId)) throw notFound('Teammate');
-    const result = await changeTeammateRole(services.commands, {
+    const result = await changeTeammateRole(services.commands, teammateRecords(services), {
       actor: { userId: auth.userId, role: auth.role },
       companyId: auth.companyId,
       userId: request.params.userId,
@@ -75,7 +78,7 @@ function registerTeammates(app: ZodApp, services: HttpServices): void {
   app.delete('/api/team/:userId', { schema: removeTeammateSchema }, async (request, reply) => {
     const auth = requireSession(request);
     if (!isUuid(request.params.userId)) throw notFound('Teammate');
-    const result = await removeTeammate(services.commands, (userId) => activeLoginSessionIds(services.readStore, userId), {
+    const result = await removeTeammate(services.commands, teammateRecords(services), {
       actor: { userId: auth.userId, role: auth.role },
       companyId: auth.companyId,
       userId: request.params.userId,
@@ -84,6 +87,15 @@ function registerTeammates(app: ZodApp, services: HttpServices): void {
     return reply.status(204).send(null);
   });
 }
+
+/** A teammate's sessions, tokens, invitations and conversations in the read models: what a removal or demotion updates. */
+const teammateRecords = (services: HttpServices): TeammateRecords => ({
+  activeLoginSessions: (userId) => activeLoginSessionIds(services.readStore, userId),
+  liveApiTokens: (companyId, userId, limit) => liveApiTokenIdsCreatedBy(services.readStore, companyId, userId, limit),
+  pendingInvitations: (companyId, userId, limit, role) => pendingInvitationIdsSentBy(services.readStore, companyId, userId, limit, role),
+  assignedConversations: (companyId, userId, limit) => conversationIdsAssignedTo(services.readStore, companyId, userId, limit),
+  caughtUp: (position) => services.waitForProjections(position),
+});
 
 function registerInvitations(app: ZodApp, services: HttpServices): void {
   const now = () => services.commands.clock.now().getTime();

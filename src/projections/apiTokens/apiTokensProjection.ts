@@ -10,13 +10,15 @@ export interface ApiTokenDoc extends Doc {
   createdAt: string;
   lastUsedAt: string | null;
   revoked: boolean;
+  /** The teammate who created it (its power is theirs). Missing on documents written before it was kept, until a rebuild. */
+  createdBy?: string;
 }
 
 export const API_TOKENS = 'apiTokens';
 
 export const apiTokensProjection = defineProjection(apiTokenEvents, {
   name: 'apiTokens',
-  collections: [{ name: API_TOKENS, indexes: ['companyId', 'createdAt', 'revoked'] }],
+  collections: [{ name: API_TOKENS, indexes: ['companyId', 'createdAt', 'revoked', ['companyId', 'createdBy', 'revoked']] }],
   eventTypes: ['ApiTokenIssued', 'ApiTokenUsed', 'ApiTokenRevoked'],
   async apply(event, ctx) {
     const tokenId = event.stream.slice('apitoken-'.length);
@@ -29,6 +31,7 @@ export const apiTokensProjection = defineProjection(apiTokenEvents, {
         createdAt: event.data.createdAt,
         lastUsedAt: null,
         revoked: false,
+        createdBy: event.data.createdBy,
       } satisfies ApiTokenDoc);
       return;
     }

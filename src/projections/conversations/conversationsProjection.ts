@@ -284,6 +284,8 @@ export const conversationsProjection = defineProjection(conversationEvents, {
         'awaitingReplyTo',
         // The inbox views: Mine / Unassigned (newest activity first), Needs human (longest waiting first).
         ['companyId', 'openAssignee', 'lastMessageAt'],
+        // A removed teammate's conversations, open or closed, to give back (a page at a time).
+        ['companyId', 'assigneeId'],
         ['companyId', 'needsHuman', 'handoffSince'],
         // The AI backlog: how many wait for an AI answer, and the oldest of them.
         ['companyId', 'awaitingAi', 'awaitingAiSince'],

@@ -109,6 +109,12 @@ export async function inboxViewCounts(readStore: ReadStore, reader: InboxReader)
   return { mine, unassigned, needs_human: needsHuman };
 }
 
+/** Up to `limit` ids of the conversations (open or closed) `userId` owns: what their removal gives back, a page at a time. */
+export async function conversationIdsAssignedTo(readStore: ReadStore, companyId: string, userId: string, limit: number): Promise<string[]> {
+  const page = await readStore.find<ConversationDoc>(CONVERSATIONS, { where: { companyId, assigneeId: userId }, limit });
+  return page.items.map((d) => d.id);
+}
+
 /** The conversation's newest messages, oldest first. */
 export async function recentMessages(readStore: ReadStore, conversationId: string): Promise<MessageDoc[]> {
   const page = await readStore.find<MessageDoc>(MESSAGES, {

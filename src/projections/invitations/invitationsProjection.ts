@@ -18,7 +18,7 @@ export const INVITATIONS = 'invitations';
 
 export const invitationsProjection = defineProjection(invitationEvents, {
   name: 'invitations',
-  collections: [{ name: INVITATIONS, indexes: [['companyId', 'status', 'createdAt']] }],
+  collections: [{ name: INVITATIONS, indexes: [['companyId', 'status', 'createdAt'], ['companyId', 'invitedBy', 'status', 'role']] }],
   eventTypes: ['InvitationCreated', 'InvitationAccepted', 'InvitationRevoked'],
   async apply(event, ctx) {
     if (event.type === 'InvitationCreated') {

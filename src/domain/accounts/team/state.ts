@@ -18,6 +18,11 @@ export function roleOf(state: TeamState, userId: string, legacyOwnerUserId: stri
   return member?.status === 'active' ? member.role : null;
 }
 
+const RANK: Record<Role, number> = { agent: 0, admin: 1, owner: 2 };
+
+/** `role`, or `cap` when `role` is above it: what someone acting for a member may do at most. */
+export const capRole = (role: Role, cap: Role): Role => (RANK[role] > RANK[cap] ? cap : role);
+
 export const initialTeamState: TeamState = { status: 'none' };
 
 export function evolveTeam(state: TeamState, event: TeamEvent): TeamState {

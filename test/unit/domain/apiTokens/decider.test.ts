@@ -1,5 +1,5 @@
-import { describe, it } from 'vitest';
-import { apiTokenDecider } from '../../../../src/domain/apiTokens/decider.js';
+import { describe, expect, it } from 'vitest';
+import { apiTokenDecider, apiTokenRole } from '../../../../src/domain/apiTokens/decider.js';
 import { type ApiTokenEvent } from '../../../../src/domain/apiTokens/events.js';
 import { specFor } from '../../../support/gwt.js';
 
@@ -22,5 +22,11 @@ describe('company API tokens', () => {
   it("is revoked by its own company only; another company's revoke is NOT_FOUND", () => {
     token.given([issued]).when({ type: 'RevokeApiToken', companyId: C1, revokedBy: U1, now: T0 }).then([{ type: 'ApiTokenRevoked', data: { at: T0, revokedBy: U1 } }]);
     token.given([issued]).when({ type: 'RevokeApiToken', companyId: U1, revokedBy: U1, now: T0 }).thenThrows('NOT_FOUND');
+  });
+  it("acts with its creator's current role, never above admin; not at all once the creator is no longer a member", () => {
+    expect(apiTokenRole('owner')).toBe('admin');
+    expect(apiTokenRole('admin')).toBe('admin');
+    expect(apiTokenRole('agent')).toBe('agent');
+    expect(apiTokenRole(null)).toBeNull();
   });
 });

@@ -72,6 +72,16 @@ describe('Assignment', () => {
   });
 });
 
+describe('Unassigning a removed teammate', () => {
+  it("given a conversation of the removed teammate, it is unassigned; given one someone else took meanwhile, nothing is recorded", () => {
+    spec.given([...active, assigned(BOB)]).when({ type: 'UnassignConversation', from: BOB, by: `user:${ANN}`, now: T2 }).then([
+      { type: 'ConversationUnassigned', data: { previousAssigneeId: BOB, by: `user:${ANN}`, at: T2 } },
+    ]);
+    spec.given([...active, assigned(BOB), assigned(ANN, BOB)]).when({ type: 'UnassignConversation', from: BOB, by: `user:${ANN}`, now: T2 }).then([]);
+    spec.given(active).when({ type: 'UnassignConversation', from: BOB, by: `user:${ANN}`, now: T2 }).then([]);
+  });
+});
+
 describe('Handoff queue ("Needs human")', () => {
   it('a handoff reply by the model sets the handoff with the time the customer started waiting', () => {
     expect(stateOf(handedOff).handoff.handoff).toEqual({ reason: 'agent_handoff', detail: null, since: T });

@@ -296,6 +296,11 @@ export interface ApiToken {
   prefix: string;
   createdAt: string;
   lastUsedAt: string | null;
+  /**
+   * The teammate who created it: the token acts with their current role (never above admin) and stops when they
+   * leave the team. role null: no longer a member. null: not known yet (a list from before creators were kept).
+   */
+  createdBy: { id: string; name: string | null; email: string | null; role: Role | null } | null;
 }
 
 export interface Page<T> {

@@ -86,6 +86,9 @@ export const t = {
     created: 'Created',
     lastUsed: 'Last used',
     never: 'Never',
+    createdBy: 'Created by',
+    unknownCreator: 'Unknown',
+    actsAs: (role: string) => `acts as ${role}`,
   },
   credits: {
     time: 'Time',

@@ -127,7 +127,7 @@ function ApiTokens() {
     <CardSection title="API tokens">
       <p className="muted small">
         Use a token as <code className="code-inline">Authorization: Bearer &lt;token&gt;</code> from your own servers and scripts. It acts for this
-        company only.
+        company only, with no more than its creator’s current role (at most admin), and stops working when its creator leaves the team.
       </p>
       <form className="inline-form" onSubmit={onCreate}>
         <TextField label="Token name" required maxLength={100} value={name} onValueChange={setName} placeholder="e.g. CRM sync" />
@@ -138,7 +138,7 @@ function ApiTokens() {
       <InlineError error={create.error} />
 
       <ListState list={tokens} items={tokens.data} loadingLabel="Loading tokens…" skeletonRows={3} errorTitle="Could not load the API tokens" empty={<EmptyState title="No API tokens yet — create one to call the API from your own systems" />}>
-        <DataTable cards columns={[t.settings.name, t.settings.prefix, t.settings.created, t.settings.lastUsed]} actions>
+        <DataTable cards columns={[t.settings.name, t.settings.prefix, t.settings.createdBy, t.settings.created, t.settings.lastUsed]} actions>
           {tokens.data?.map((token) => (
             <tr key={token.id} data-testid="api-token-row" data-token-id={token.id}>
               <td className="wrap" data-label={t.settings.name}>
@@ -146,6 +146,9 @@ function ApiTokens() {
               </td>
               <td data-label={t.settings.prefix}>
                 <code className="code-inline">{token.prefix}…</code>
+              </td>
+              <td className="wrap" data-label={t.settings.createdBy} data-testid="api-token-creator">
+                <Creator createdBy={token.createdBy} />
               </td>
               <td className="nowrap" data-label={t.settings.created}>
                 <Time iso={token.createdAt} />
@@ -184,5 +187,16 @@ function ApiTokens() {
         confirmLabel="Revoke"
       />
     </CardSection>
+  );
+}
+
+/** Who created a token, and what it may do when that is less than an admin's (its creator is an agent now). */
+function Creator({ createdBy }: { createdBy: ApiToken['createdBy'] }) {
+  if (!createdBy) return <span className="muted">{t.settings.unknownCreator}</span>;
+  return (
+    <>
+      {createdBy.name ?? createdBy.email ?? t.settings.unknownCreator}
+      {createdBy.role === 'agent' && <span className="muted small"> · {t.settings.actsAs('agent')}</span>}
+    </>
   );
 }
