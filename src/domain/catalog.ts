@@ -16,6 +16,7 @@ import { readMarkerEvents } from './conversations/readMarker/events.js';
 import { integrationEvents } from './integrations/events.js';
 import { webhookLogEvents } from './webhooks/events.js';
 import { creditEvents } from './credits/events.js';
+import { chargeEvents } from './credits/charge/events.js';
 import { customerEvents } from './customers/events.js';
 import { cannedReplyEvents } from './cannedReplies/events.js';
 import { sequenceEvents } from './sequence/events.js';
@@ -50,6 +51,7 @@ export const eventCatalog = mergeCatalogs(
   loginSessionEvents,
   apiTokenEvents,
   creditEvents,
+  chargeEvents,
   integrationEvents,
   webhookLogEvents,
   conversationEvents,
