@@ -13,6 +13,7 @@ import { companyTimezoneEvents } from './company/timezone/events.js';
 import { conversationEvents } from './conversations/events.js';
 import { platformRefEvents } from './conversations/platformRef/events.js';
 import { readMarkerEvents } from './conversations/readMarker/events.js';
+import { sendEvents } from './conversations/send/events.js';
 import { integrationEvents } from './integrations/events.js';
 import { webhookLogEvents } from './webhooks/events.js';
 import { creditEvents } from './credits/events.js';
@@ -57,6 +58,7 @@ export const eventCatalog = mergeCatalogs(
   conversationEvents,
   platformRefEvents,
   readMarkerEvents,
+  sendEvents,
   agentEvents,
   llmConfigEvents,
   knowledgeDocumentEvents,

@@ -158,6 +158,16 @@ describe.each(stores)('send worker on an event store with %s', (_name, makeStore
     expect(calls).toHaveLength(1);
   });
 
+  it('given a delivered reply stored again (EventStoreDB keeps a late duplicate of an event), when its job runs, then it is not sent again', async () => {
+    const store = await givenAPendingReply(PLATFORM, makeStore);
+    const { platform, calls } = platformThat(['ok']);
+    await sendMessage(deps(store, platform), job, { attempt: 1, lastAttempt: false });
+    const [reply] = (await store.readStream(conversationStream(conversationId))).filter((e) => e.type === 'AgentReplied');
+    await store.append(conversationStream(conversationId), [{ id: randomUUID(), type: reply!.type, data: reply!.data }], 'any');
+    await sendMessage(deps(store, platform), { conversationId, messageId: replyId }, { attempt: 1, lastAttempt: false });
+    expect(calls).toHaveLength(1);
+  });
+
   it('a platform delivery records where it went', async () => {
     const store = await givenAPendingReply(PLATFORM, makeStore);
     const { platform } = platformThat(['ok']);
