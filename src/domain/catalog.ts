@@ -13,9 +13,11 @@ import { companyTimezoneEvents } from './company/timezone/events.js';
 import { conversationEvents } from './conversations/events.js';
 import { platformRefEvents } from './conversations/platformRef/events.js';
 import { readMarkerEvents } from './conversations/readMarker/events.js';
+import { sendEvents } from './conversations/send/events.js';
 import { integrationEvents } from './integrations/events.js';
 import { webhookLogEvents } from './webhooks/events.js';
 import { creditEvents } from './credits/events.js';
+import { chargeEvents } from './credits/charge/events.js';
 import { customerEvents } from './customers/events.js';
 import { cannedReplyEvents } from './cannedReplies/events.js';
 import { sequenceEvents } from './sequence/events.js';
@@ -50,11 +52,13 @@ export const eventCatalog = mergeCatalogs(
   loginSessionEvents,
   apiTokenEvents,
   creditEvents,
+  chargeEvents,
   integrationEvents,
   webhookLogEvents,
   conversationEvents,
   platformRefEvents,
   readMarkerEvents,
+  sendEvents,
   agentEvents,
   llmConfigEvents,
   knowledgeDocumentEvents,

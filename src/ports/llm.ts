@@ -89,6 +89,8 @@ export type LlmConnectionTest =
   | { ok: false; latencyMs: number; error: LlmError };
 
 export interface LlmProvider {
+  /** Set by the builtin provider only (the service's own, answering from the knowledge base): its answers cost nothing. */
+  readonly free?: true;
   /** Throws `LlmError` only. */
   complete(request: LlmRequest): Promise<LlmResponse>;
   /** For the dashboard's "test connection": never throws, reports the failure instead. */

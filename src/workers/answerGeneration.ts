@@ -1,6 +1,6 @@
 import { DEFAULT_ANSWER_THRESHOLD, type AnswerThreshold } from '../domain/answers/evidence.js';
 import { MAX_ANSWER_SOURCES, type AnswerProvenance, type GeneratedAnswerFields } from '../domain/answers/provenance.js';
-import { costMicros, estimateUsage, type Pricing, type TokenUsage } from '../domain/credits/pricing.js';
+import { billedUsage, costMicros, estimateUsage, type BilledUsage, type Pricing, type TokenUsage } from '../domain/credits/pricing.js';
 import { isLlmError, promptChars, type LlmMessage, type LlmPassage, type LlmProvider, type LlmResponse } from '../ports/llm.js';
 import type { PassageSearch } from '../ports/knowledgeSearch.js';
 import type { Logger } from '../ports/logger.js';
@@ -32,6 +32,7 @@ export interface AnswerDeps {
 export interface AnswerRequest {
   companyId: string;
   provider: LlmProvider;
+  /** The model the company configured: asked for, and priced, whatever the endpoint reports. */
   model: string;
   agent: AnswerAgent;
   /** The prompt: system prompt, history and the question (see buildPrompt). */
@@ -47,16 +48,19 @@ export interface AnswerRequest {
 }
 
 export interface GeneratedAnswer {
+  /** What the endpoint answered and reported. */
   response: LlmResponse;
   provenance: AnswerProvenance;
+  /** What the answer is charged for (billedUsage): recorded with it, and what every charge of it uses. */
+  billed: BilledUsage;
 }
 
 /** The answer as the playground and replays record it (generatedAnswerSchema). */
-export const recordedFieldsOf = ({ response, provenance }: GeneratedAnswer): GeneratedAnswerFields => ({
+export const recordedFieldsOf = ({ response, provenance, billed }: GeneratedAnswer): GeneratedAnswerFields => ({
   text: response.text,
-  model: response.model.slice(0, 200),
-  inputTokens: response.usage.inputTokens,
-  outputTokens: response.usage.outputTokens,
+  model: billed.model.slice(0, 200),
+  inputTokens: billed.inputTokens,
+  outputTokens: billed.outputTokens,
   handoff: response.handoff === true,
   provenance,
 });
@@ -118,21 +122,37 @@ export async function generateAnswer(deps: AnswerDeps, request: AnswerRequest): 
   } catch (err) {
     if (!request.signal?.aborted) throw err;
     // The signal only reaches the provider: stopped, the prompt was sent at least once.
-    const prompt = promptChars(request.messages) + passages.reduce((sum, p) => sum + p.title.length + p.text.length, 0);
-    throw new AnswerStopped(request.model, estimateUsage(prompt * Math.max(1, attempts), writtenChars));
+    throw new AnswerStopped(request.model, estimateUsage(promptSize(request, passages) * Math.max(1, attempts), writtenChars));
   }
   const latencyMs = Math.round(performance.now() - started);
+  const billed = billingOf(deps, request, response, promptSize(request, passages));
   return {
     response,
+    billed,
     provenance: {
       sources: sourcesOf(passages, response.usedPassages),
       latencyMs,
-      costMicros: costMicros(response.model, response.usage, deps.pricing.table, deps.pricing.defaultPrice),
-      usageEstimated: response.usageEstimated === true,
+      costMicros: costMicros(billed.model, billed, deps.pricing.table, deps.pricing.defaultPrice),
+      usageEstimated: response.usageEstimated === true || billed.usageSource === 'estimated',
       ...(response.evidence !== undefined && Number.isFinite(response.evidence) ? { evidence: Math.min(1, Math.max(0, response.evidence)) } : {}),
       ...(response.evidence !== undefined ? { answerThreshold: request.agent.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD } : {}),
     },
   };
+}
+
+/** Characters of the prompt the provider was sent: the messages and the knowledge-base passages. */
+const promptSize = (request: AnswerRequest, passages: LlmPassage[]) =>
+  promptChars(request.messages) + passages.reduce((sum, p) => sum + p.title.length + p.text.length, 0);
+
+/**
+ * What the answer is charged for. The company's endpoint cannot zero it (a report under the estimate from the
+ * prompt and the answer is replaced by the estimate) nor cheapen it (the configured model's price, whatever model
+ * it reports). The builtin provider is free: its report (no tokens) stands.
+ */
+function billingOf(deps: AnswerDeps, request: AnswerRequest, response: LlmResponse, prompt: number): BilledUsage {
+  if (request.provider.free) return { model: response.model, ...response.usage, usageSource: 'reported' };
+  const billed = billedUsage(request.model, response.usage, estimateUsage(prompt, response.text.length), deps.pricing);
+  return response.usageEstimated ? { ...billed, usageSource: 'estimated' } : billed;
 }
 
 /** The knowledge-base passages the answer drew from, best first (passages that are not chunks are left out). */

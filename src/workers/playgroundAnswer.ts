@@ -78,6 +78,7 @@ export async function answerPlaygroundQuestion(
           replyId: deterministicId(`playground-answer:${questionId}`),
           model: err.model,
           ...err.usage,
+          usageSource: 'estimated',
         });
       }
       const reason = signal?.aborted

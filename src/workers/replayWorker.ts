@@ -190,9 +190,10 @@ async function answerTurn(
         conversationId: '',
         replyId: replayAnswerId(job.replayId, job.conversationId, turn.turn),
         replayId: job.replayId,
-        model: answer.response.model,
-        inputTokens: answer.response.usage.inputTokens,
-        outputTokens: answer.response.usage.outputTokens,
+        model: answer.billed.model,
+        inputTokens: answer.billed.inputTokens,
+        outputTokens: answer.billed.outputTokens,
+        usageSource: answer.billed.usageSource,
       });
     }
     return { status: 'answered', ...recordedFieldsOf(answer) };
@@ -200,7 +201,7 @@ async function answerTurn(
     if (controller.signal.aborted) {
       // Cancelled mid-answer: the call was made all the same, and is charged on its estimated usage.
       if (err instanceof AnswerStopped && llm.kind !== 'builtin') {
-        await chargeUsage(deps, { companyId: job.companyId, conversationId: '', replyId: replayAnswerId(job.replayId, job.conversationId, turn.turn), replayId: job.replayId, model: err.model, ...err.usage });
+        await chargeUsage(deps, { companyId: job.companyId, conversationId: '', replyId: replayAnswerId(job.replayId, job.conversationId, turn.turn), replayId: job.replayId, model: err.model, ...err.usage, usageSource: 'estimated' });
       }
       return 'stopped';
     }

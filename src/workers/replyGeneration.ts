@@ -5,7 +5,7 @@ import { handleCommand, loadState } from '../commands/handleCommand.js';
 import { conversationDecider, conversationStream } from '../domain/conversations/decider.js';
 import type { ConversationState } from '../domain/conversations/state.js';
 import type { ConversationEvent } from '../domain/conversations/events.js';
-import type { TokenUsage } from '../domain/credits/pricing.js';
+import type { BilledUsage } from '../domain/credits/pricing.js';
 import { DomainError } from '../domain/errors.js';
 import { isLlmError } from '../ports/llm.js';
 import { AnswerStopped, generateAnswer, type GeneratedAnswer } from './answerGeneration.js';
@@ -151,7 +151,7 @@ async function writeAnswer(deps: ReplyWorkerDeps, a: Answering): Promise<Generat
       // A human took the conversation while the model was still writing: the stream stopped, nothing is stored.
       // The call was made all the same: it is charged on its estimated usage.
       deps.logger.info({ ...job }, 'streamed reply stopped: the AI session was taken over');
-      await chargeDropped(deps, job, llm, err, a.replyId);
+      await chargeDropped(deps, job, llm, { model: err.model, ...err.usage, usageSource: 'estimated' }, a.replyId);
       return { result: 'dropped', reason: 'the AI session was taken over while answering' };
     }
     // Anything but the model's own failure (the knowledge search, the store) fails the job: it is redelivered,
@@ -168,7 +168,7 @@ async function writeAnswer(deps: ReplyWorkerDeps, a: Answering): Promise<Generat
 
 /** Appends the reply against the conversation as it was: a takeover or a close meanwhile drops it (and charges the call). */
 async function storeReply(deps: ReplyWorkerDeps, a: Answering, answer: GeneratedAnswer): Promise<Outcome> {
-  const { response, provenance } = answer;
+  const { response, provenance, billed } = answer;
   try {
     await a.command({
       type: 'AppendAgentReply',
@@ -177,9 +177,11 @@ async function storeReply(deps: ReplyWorkerDeps, a: Answering, answer: Generated
       agentId: a.agent.agentId,
       text: response.text,
       inReplyTo: a.unanswered,
-      model: response.model,
-      inputTokens: response.usage.inputTokens,
-      outputTokens: response.usage.outputTokens,
+      // What it is charged for (the credit-charges reactor charges these): the configured model, and the
+      // reported usage or the estimate when that is more.
+      model: billed.model,
+      inputTokens: billed.inputTokens,
+      outputTokens: billed.outputTokens,
       handoff: response.handoff === true,
       ...(response.handoff && response.handoffReason ? { handoffReason: response.handoffReason } : {}),
       provenance,
@@ -188,7 +190,7 @@ async function storeReply(deps: ReplyWorkerDeps, a: Answering, answer: Generated
   } catch (err) {
     if (err instanceof DomainError && err.code === 'REPLY_DROPPED') {
       deps.logger.info({ ...a.job, reason: err.message }, 'reply dropped before sending');
-      await chargeDropped(deps, a.job, a.llm, response, a.replyId);
+      await chargeDropped(deps, a.job, a.llm, billed, a.replyId);
       return { result: 'dropped', reason: err.message };
     }
     throw err;
@@ -200,14 +202,15 @@ async function storeReply(deps: ReplyWorkerDeps, a: Answering, answer: Generated
  * A reply that is stored is charged by the credit-charges reactor, from its AgentReplied event (so a crash
  * cannot lose the charge). A dropped reply still cost an LLM call: it is charged here, once per reply id.
  */
-async function chargeDropped(deps: ReplyWorkerDeps, job: GenerateReplyJob, llm: CompanyLlm, response: { model: string; usage: TokenUsage }, replyId: string) {
+async function chargeDropped(deps: ReplyWorkerDeps, job: GenerateReplyJob, llm: CompanyLlm, billed: BilledUsage, replyId: string) {
   if (llm.kind === 'builtin') return;
   await chargeUsage(deps, {
     companyId: job.companyId,
     conversationId: job.conversationId,
     replyId,
-    model: response.model,
-    inputTokens: response.usage.inputTokens,
-    outputTokens: response.usage.outputTokens,
+    model: billed.model,
+    inputTokens: billed.inputTokens,
+    outputTokens: billed.outputTokens,
+    usageSource: billed.usageSource,
   }).catch((err) => deps.logger.error({ err, ...job, replyId }, 'the LLM usage of a dropped reply was not charged'));
 }

@@ -1,4 +1,5 @@
 import { conversationDecider, conversationStream } from '../domain/conversations/decider.js';
+import { sendDecider, sendStream } from '../domain/conversations/send/decider.js';
 import type { ConversationState } from '../domain/conversations/state.js';
 import type { ConversationEvent, DeliveredTo } from '../domain/conversations/events.js';
 import type { PlatformId } from '../domain/platformId.js';
@@ -100,9 +101,10 @@ export async function sendMessage(deps: SendWorkerDeps, job: SendMessageJob, del
   }
   const outcome = outcomeRecorder(deps, job, state.companyId, delivery, unrecorded);
 
-  const known = unrecorded.get(job.messageId);
+  const known = unrecorded.get(job.messageId) ?? (await loadState(deps.eventStore, sendStream(job.messageId), sendDecider)).state.accepted;
   if (known) {
-    // It reached the customer; only storing that failed. Never send it twice for a store error.
+    // It reached the customer; only storing that failed (this process remembers it), or the conversation forgot
+    // it was sent (its guard, send-<messageId>, remembers on every event store). Never send it twice.
     await outcome.delivered(known.platformMessageId, known.deliveredTo);
     return;
   }
@@ -153,6 +155,14 @@ function outcomeRecorder(deps: SendWorkerDeps, job: SendMessageJob, companyId: s
     async delivered(platformMessageId: PlatformId | null, deliveredTo: DeliveredTo) {
       unrecorded.set(job.messageId, { platformMessageId, deliveredTo });
       if (unrecorded.size > MAX_UNRECORDED) unrecorded.delete(unrecorded.keys().next().value!);
+      // The send's own guard first: it outlives the conversation's memory of settled sends.
+      await handleCommand(
+        deps.eventStore,
+        sendStream(job.messageId),
+        sendDecider,
+        { type: 'RecordSendAccepted', messageId: job.messageId, conversationId: job.conversationId, platformMessageId, deliveredTo, now: at() },
+        { metadata },
+      );
       await record({ type: 'RecordDelivery', messageId: job.messageId, platformMessageId, deliveredTo, now: at() });
       unrecorded.delete(job.messageId);
       delivery.onDelivered?.(job.messageId);

@@ -191,9 +191,10 @@ describe('a replay run', () => {
     const recordedReplies = credits.ledger.filter((l: { reason: string }) => l.reason.startsWith('AI reply')).reduce((n: number, l: { deltaMicros: number }) => n - l.deltaMicros, 0);
     expect(credits.balanceMicros).toBe(balanceBefore - spent - recordedReplies);
 
-    // Nothing but the replay's own stream and the company's credits was written; the conversation is as it was.
+    // Nothing but the replay's own stream and the company's credits (with each charge's guard, charge-<replyId>)
+    // was written; the conversation is as it was.
     const written = await server.adapters.eventStore.readAll({ after: head });
-    expect(new Set(written.map((e) => e.stream.split('-')[0]))).toEqual(new Set(['replay', 'credits']));
+    expect(new Set(written.map((e) => e.stream.split('-')[0]))).toEqual(new Set(['replay', 'credits', 'charge']));
     expect(await server.adapters.eventStore.readStream(`conversation-${conv.conversationId}`)).toHaveLength(convBefore.length);
     expect(written.some((e) => ['AgentReplied', 'MessageSendAttempted', 'MessageDelivered'].includes(e.type))).toBe(false);
   });

@@ -214,6 +214,26 @@ export function eventStoreContract(name: string, factory: EventStoreFactory, opt
         expect(stored[2]!.position).toBe(later.position);
       });
 
+      it('a retry at its original expected revision is recognised however far the stream and the store moved on', async () => {
+        // EventStoreDB answers such a retry with success and the ORIGINAL revision and position: the adapter must
+        // still say that nothing was written, or a redelivered command reads as new.
+        const stream = `${P}retry`;
+        await store.append(stream, [ev()], 'no_stream');
+        const events = [ev('Charged', { n: 1 }), ev('Charged', { n: 2 })];
+        const original = await store.append(stream, events, 0n);
+        expect(original).toEqual({ nextRevision: 2n, position: original.position });
+        expect(await store.append(stream, events, 0n)).toEqual({ ...original, duplicate: true });
+
+        await store.append(`${P}elsewhere`, [ev(), ev()], 'no_stream');
+        await store.append(stream, [ev()], 2n);
+        const single = ev();
+        const r = await store.append(stream, [single], 3n);
+        await store.append(stream, [ev()], 4n);
+        expect(await store.append(stream, events, 0n)).toEqual({ ...original, duplicate: true });
+        expect(await store.append(stream, [single], 3n)).toEqual({ ...r, duplicate: true });
+        expect((await store.readStream(stream)).map((e) => e.revision)).toEqual([0n, 1n, 2n, 3n, 4n, 5n]);
+      });
+
       if (options.eventIdsUniqueAcrossStreams ?? true) {
         it('refuses an event id already stored in another stream', async () => {
           const e = ev();

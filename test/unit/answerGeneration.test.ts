@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadPricing } from '../../src/domain/credits/pricing.js';
 import { LlmError, type LlmProvider, type LlmRequest } from '../../src/ports/llm.js';
-import { AnswerStopped, generateAnswer, sourcesOf } from '../../src/workers/answerGeneration.js';
+import { AnswerStopped, generateAnswer, recordedFieldsOf, sourcesOf } from '../../src/workers/answerGeneration.js';
 import { createBuiltinLlm } from '../../src/infrastructure/llm/builtinLlm.js';
 
 const silent = { info() {}, warn() {}, error() {}, debug() {}, child: () => silent } as never;
@@ -77,6 +77,39 @@ describe('generating an answer (customer reply, playground, replay)', () => {
     const provider = scripted(new LlmError('auth', 'bad key', false));
     await expect(generateAnswer(deps(), { companyId: 'c', provider, model: 'm', agent, messages: [], question: 'q' })).rejects.toMatchObject({ kind: 'auth' });
     expect(provider.requests).toHaveLength(1);
+  });
+});
+
+describe('what an answer is charged for: nothing the company\u2019s endpoint reports can zero or cheapen it', () => {
+  const messages = [{ role: 'system' as const, content: 'Be brief. '.repeat(40) }, { role: 'user' as const, content: 'How long do returns take?' }];
+  const prompt = 'Be brief. '.repeat(40).length + 'How long do returns take?'.length + passages.reduce((n, p) => n + p.title.length + p.text.length, 0);
+  const text = 'Returns are refunded within 30 days of arrival.';
+  const endpoint = (model: string, usage: { inputTokens: number; outputTokens: number }): LlmProvider => ({
+    complete: async () => ({ text, model, usage }),
+    testConnection: async () => ({ ok: true, latencyMs: 0 }),
+  });
+
+  it('given an endpoint that reports 0 usage, then the answer is charged on the estimate from the prompt and the answer', async () => {
+    const answer = await generateAnswer(deps(), { companyId: 'c', provider: endpoint('gpt-4o-mini', { inputTokens: 0, outputTokens: 0 }), model: 'gpt-4o-mini', agent, messages, question: 'returns?' });
+    expect(answer.billed).toEqual({ model: 'gpt-4o-mini', inputTokens: Math.ceil(prompt / 4), outputTokens: Math.ceil(text.length / 4), usageSource: 'estimated' });
+    expect(answer.provenance.costMicros).toBeGreaterThan(0);
+    expect(answer.provenance.usageEstimated).toBe(true);
+    // What the reply records is what it is charged for.
+    expect(recordedFieldsOf(answer)).toMatchObject({ model: 'gpt-4o-mini', inputTokens: Math.ceil(prompt / 4), outputTokens: Math.ceil(text.length / 4) });
+  });
+
+  it('given an endpoint that reports a cheaper model than the one configured, then the configured model\u2019s price is charged', async () => {
+    const answer = await generateAnswer(deps(), { companyId: 'c', provider: endpoint('gpt-4o-mini', { inputTokens: 2000, outputTokens: 500 }), model: 'gpt-4o', agent, messages, question: 'returns?' });
+    expect(answer.billed).toEqual({ model: 'gpt-4o', inputTokens: 2000, outputTokens: 500, usageSource: 'reported' });
+    // gpt-4o: 2500 micros per 1K input, 10000 per 1K output (gpt-4o-mini would be 300 + 300).
+    expect(answer.provenance.costMicros).toBe(5000 + 5000);
+    expect(answer.provenance.usageEstimated).toBe(false);
+  });
+
+  it('given the builtin provider, then nothing is charged and nothing estimated', async () => {
+    const answer = await generateAnswer(deps(), { companyId: 'c', provider: createBuiltinLlm(), model: 'gpt-4o', agent, messages: [{ role: 'user', content: 'Do you ship to Norway?' }], question: 'ship Norway' });
+    expect(answer.billed).toMatchObject({ inputTokens: 0, outputTokens: 0, usageSource: 'reported' });
+    expect(answer.provenance.costMicros).toBe(0);
   });
 });
 

@@ -1,34 +1,109 @@
 import { describe, expect, it } from 'vitest';
 import { chargeUsage, type Usage } from '../../src/commands/credits/chargeUsage.js';
 import { deterministicId } from '../../src/commands/hashing.js';
+import { chargeStream } from '../../src/domain/credits/charge/decider.js';
 import { creditsStream } from '../../src/domain/credits/decider.js';
 import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventStore.js';
+import type { EventStore } from '../../src/ports/eventStore.js';
 import { silentLogger } from '../../src/ports/logger.js';
 
 const CO = 'cccccccc-cccc-4ccc-8ccc-cccccccccccc';
 const pricing = { table: { 'gpt-4o-mini': { inputMicrosPer1K: 150, outputMicrosPer1K: 600 } }, defaultPrice: { inputMicrosPer1K: 150, outputMicrosPer1K: 600 } };
 const usage = (replyId: string): Usage => ({ companyId: CO, conversationId: 'conv-1', replyId, model: 'gpt-4o-mini', inputTokens: 1000, outputTokens: 1000 });
+const PRICE = 750; // 1000 × 150/1K + 1000 × 600/1K
 
-function setup() {
-  const eventStore = new MemoryEventStore();
+/**
+ * Every money test runs on both kinds of event store: the strict one (SQLite's guarantees: event ids unique in the
+ * whole store) and one with EventStoreDB's weaker ones (a repeated id recognised only at the same expected
+ * revision), so a charge that relies on the stronger guarantee fails here, not in production.
+ */
+const stores = [
+  ['strict (SQLite) semantics', () => new MemoryEventStore()],
+  ['EventStoreDB semantics', () => new MemoryEventStore({ semantics: 'eventstoredb' })],
+] as const;
+
+function setup(makeStore: () => MemoryEventStore) {
+  const eventStore = makeStore();
   return { eventStore, deps: { eventStore, clock: { now: () => new Date('2026-01-01T00:00:00Z') }, logger: silentLogger, pricing } };
 }
 
-describe('chargeUsage: one charge per reply, its event id derived from the reply id', () => {
+const chargesOf = async (store: EventStore, replyId: string) =>
+  (await store.readStream(creditsStream(CO))).filter((e) => e.type === 'CreditsConsumed' && (e.data as { replyId: string }).replyId === replyId);
+
+describe.each(stores)('chargeUsage on an event store with %s: one charge per reply', (_name, makeStore) => {
   it('the CreditsConsumed event of a reply has the id derived from that reply', async () => {
-    const { eventStore, deps } = setup();
+    const { eventStore, deps } = setup(makeStore);
     await chargeUsage(deps, usage('reply-1'));
     const [charge] = await eventStore.readStream(creditsStream(CO));
     expect(charge).toMatchObject({ type: 'CreditsConsumed', id: deterministicId('charge:reply-1:CreditsConsumed'), data: { replyId: 'reply-1' } });
   });
 
-  it('a reply charged again after 200 newer charges (beyond the decider window) appends nothing: the store refuses its id', async () => {
-    const { eventStore, deps } = setup();
+  it('given a charged reply, when it is charged again right away, then nothing is appended', async () => {
+    const { eventStore, deps } = setup(makeStore);
+    await chargeUsage(deps, usage('reply-1'));
+    expect(await chargeUsage(deps, usage('reply-1'))).toMatchObject({ events: [], duplicate: true });
+    expect(await chargesOf(eventStore, 'reply-1')).toHaveLength(1);
+  });
+
+  it('a reply charged again after 200 newer charges (beyond the decider window) is charged once', async () => {
+    const { eventStore, deps } = setup(makeStore);
     await chargeUsage(deps, usage('reply-old'));
     for (let i = 0; i < 200; i++) await chargeUsage(deps, usage(`reply-${i}`));
     const result = await chargeUsage(deps, usage('reply-old'));
     expect(result?.events).toEqual([]);
-    const charges = (await eventStore.readStream(creditsStream(CO))).filter((e) => (e.data as { replyId: string }).replyId === 'reply-old');
-    expect(charges).toHaveLength(1);
+    expect(await chargesOf(eventStore, 'reply-old')).toHaveLength(1);
+  });
+
+  it('concurrent charges of one company are all applied, each once, and the balance says so', async () => {
+    const { eventStore, deps } = setup(makeStore);
+    await eventStore.append(creditsStream(CO), [{ id: crypto.randomUUID(), type: 'CreditsGranted', data: { amountMicros: 1_000_000, reason: 'x', grantedBy: null, at: '2026-01-01T00:00:00.000Z' } }], 'no_stream');
+    const replies = Array.from({ length: 20 }, (_, i) => `reply-${i % 10}`);
+    await Promise.all(replies.map((r) => chargeUsage(deps, usage(r))));
+    for (let i = 0; i < 10; i++) expect(await chargesOf(eventStore, `reply-${i}`)).toHaveLength(1);
+    const last = await chargeUsage(deps, usage('reply-last'));
+    expect(last?.balanceMicros).toBe(1_000_000 - 11 * PRICE);
+  });
+
+  describe('a crash between the guard and the charge neither loses nor doubles it', () => {
+    /** The store fails the next append to the credits stream, before (or after) writing it: the process dies there. */
+    function crashOnCreditsAppend(store: MemoryEventStore, when: 'before' | 'after') {
+      const append = store.append.bind(store);
+      let armed = true;
+      store.append = async (stream, events, expected) => {
+        if (!armed || stream !== creditsStream(CO)) return append(stream, events, expected);
+        armed = false;
+        if (when === 'after') await append(stream, events, expected);
+        throw new Error('the process died');
+      };
+    }
+
+    it('given the guard recorded and the charge never appended, when the reply is charged again, then it is charged once', async () => {
+      const { eventStore, deps } = setup(makeStore);
+      crashOnCreditsAppend(eventStore, 'before');
+      await expect(chargeUsage(deps, usage('reply-1'))).rejects.toThrow('the process died');
+      expect(await eventStore.readStream(chargeStream('reply-1'))).toHaveLength(1);
+      expect(await chargesOf(eventStore, 'reply-1')).toHaveLength(0);
+      await chargeUsage(deps, usage('reply-1'));
+      expect(await chargesOf(eventStore, 'reply-1')).toHaveLength(1);
+    });
+
+    it('given the guard recorded, the charge never appended and 200 other charges since, then the retry is charged once, at a new revision', async () => {
+      const { eventStore, deps } = setup(makeStore);
+      crashOnCreditsAppend(eventStore, 'before');
+      await expect(chargeUsage(deps, usage('reply-1'))).rejects.toThrow('the process died');
+      for (let i = 0; i < 200; i++) await chargeUsage(deps, usage(`other-${i}`));
+      await chargeUsage(deps, usage('reply-1'));
+      expect(await chargesOf(eventStore, 'reply-1')).toHaveLength(1);
+      expect((await eventStore.readStream(chargeStream('reply-1'))).map((e) => (e.data as { debitRevision: string }).debitRevision)).toEqual(['0', '200']);
+    });
+
+    it('given the charge appended but its outcome lost, and 200 other charges since, then the retry appends nothing', async () => {
+      const { eventStore, deps } = setup(makeStore);
+      crashOnCreditsAppend(eventStore, 'after');
+      await expect(chargeUsage(deps, usage('reply-1'))).rejects.toThrow('the process died');
+      for (let i = 0; i < 200; i++) await chargeUsage(deps, usage(`other-${i}`));
+      expect(await chargeUsage(deps, usage('reply-1'))).toMatchObject({ events: [], duplicate: true });
+      expect(await chargesOf(eventStore, 'reply-1')).toHaveLength(1);
+    });
   });
 });

@@ -16,8 +16,20 @@ const messageId = randomUUID();
 const sessionId = randomUUID();
 
 /** A conversation with one agent reply pending delivery, on a msgplatform integration. */
-async function givenAPendingReply(platformSettings: { apiUrl: string | null; apiToken: string | null } = { apiUrl: 'https://platform.example', apiToken: 'v1:token' }) {
-  const store = new MemoryEventStore();
+const PLATFORM = { apiUrl: 'https://platform.example', apiToken: 'v1:token' };
+
+/**
+ * Every send test runs on both kinds of event store: the strict one (SQLite's guarantees) and one with EventStoreDB's
+ * weaker ones (a repeated event id recognised only at the same expected revision), so a send that relies on the
+ * stronger guarantee fails here, not in production.
+ */
+const stores = [
+  ['strict (SQLite) semantics', () => new MemoryEventStore()],
+  ['EventStoreDB semantics', () => new MemoryEventStore({ semantics: 'eventstoredb' })],
+] as const;
+
+async function givenAPendingReply(platformSettings: { apiUrl: string | null; apiToken: string | null }, makeStore: () => MemoryEventStore) {
+  const store = makeStore();
   await store.append(integrationStream(3), [
     {
       id: randomUUID(),
@@ -63,9 +75,9 @@ const deps = (store: MemoryEventStore, platform: PlatformClient) => ({
 const job = { conversationId, messageId: replyId, revision: '3' };
 const typesIn = async (store: MemoryEventStore) => (await store.readStream(conversationStream(conversationId))).map((e) => e.type);
 
-describe('send worker', () => {
+describe.each(stores)('send worker on an event store with %s', (_name, makeStore) => {
   it('given the platform accepted but recording the delivery failed (full disk), when the job is redelivered, then it records the delivery and never sends again', async () => {
-    const store = await givenAPendingReply();
+    const store = await givenAPendingReply(PLATFORM, makeStore);
     const { platform, calls } = platformThat(['ok']);
     const append = store.append.bind(store);
     let refuseDelivered = true;
@@ -85,7 +97,7 @@ describe('send worker', () => {
   });
 
   it('given a store that cannot write, when the job runs, then nothing is sent (the attempt is recorded before the call)', async () => {
-    const store = await givenAPendingReply();
+    const store = await givenAPendingReply(PLATFORM, makeStore);
     const { platform, calls } = platformThat(['ok']);
     store.append = async () => {
       throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
@@ -95,7 +107,7 @@ describe('send worker', () => {
   });
 
   it('every attempt of one reply carries the same idempotency key, and each attempt is recorded', async () => {
-    const store = await givenAPendingReply();
+    const store = await givenAPendingReply(PLATFORM, makeStore);
     const { platform, calls } = platformThat(['fail', 'ok']);
     await expect(sendMessage(deps(store, platform), job, { attempt: 1, lastAttempt: false })).rejects.toBeInstanceOf(PlatformError);
     await sendMessage(deps(store, platform), job, { attempt: 2, lastAttempt: false });
@@ -109,7 +121,7 @@ describe('send worker', () => {
   });
 
   it('finds the message without the revision in the job (jobs republished after a restart) by a bounded backward read', async () => {
-    const store = await givenAPendingReply();
+    const store = await givenAPendingReply(PLATFORM, makeStore);
     const { platform, calls } = platformThat(['ok']);
     await sendMessage(deps(store, platform), { conversationId, messageId: replyId }, { attempt: 1, lastAttempt: false });
     expect(calls).toHaveLength(1);
@@ -117,7 +129,7 @@ describe('send worker', () => {
   });
 
   it('given an msgplatform integration without an apiUrl (the sandbox), when the job runs, then the reply is recorded as delivered to the sandbox and nothing is sent', async () => {
-    const store = await givenAPendingReply({ apiUrl: null, apiToken: null });
+    const store = await givenAPendingReply({ apiUrl: null, apiToken: null }, makeStore);
     const { platform, calls } = platformThat(['ok']);
     await sendMessage(deps(store, platform), job, { attempt: 1, lastAttempt: false });
     expect(calls).toHaveLength(0);
@@ -127,7 +139,7 @@ describe('send worker', () => {
   });
 
   it('given an apiUrl but no API token, when the job runs, then the failure says which setting is missing', async () => {
-    const store = await givenAPendingReply({ apiUrl: 'https://platform.example', apiToken: null });
+    const store = await givenAPendingReply({ apiUrl: 'https://platform.example', apiToken: null }, makeStore);
     const { platform, calls } = platformThat(['ok']);
     await sendMessage(deps(store, platform), job, { attempt: 1, lastAttempt: false });
     expect(calls).toHaveLength(0);
@@ -135,8 +147,29 @@ describe('send worker', () => {
     expect(events.at(-1)).toMatchObject({ type: 'MessageDeliveryFailed', data: { reason: expect.stringMatching(/no platform API token/) } });
   });
 
+  it('given a delivered reply and 300 later events in the conversation, when its job is redelivered, then nothing is sent again', async () => {
+    const store = await givenAPendingReply(PLATFORM, makeStore);
+    const { platform, calls } = platformThat(['ok']);
+    await sendMessage(deps(store, platform), job, { attempt: 1, lastAttempt: false });
+    for (let i = 0; i < 300; i++) {
+      await store.append(conversationStream(conversationId), [{ id: randomUUID(), type: 'MessageReceived', data: { messageId: randomUUID(), dedupeKey: `msg:later-${i}`, dedupeUntil: null, text: 'and?', platform: {}, at: T } }], 'any');
+    }
+    await sendMessage(deps(store, platform), job, { attempt: 1, lastAttempt: false });
+    expect(calls).toHaveLength(1);
+  });
+
+  it('given a delivered reply stored again (EventStoreDB keeps a late duplicate of an event), when its job runs, then it is not sent again', async () => {
+    const store = await givenAPendingReply(PLATFORM, makeStore);
+    const { platform, calls } = platformThat(['ok']);
+    await sendMessage(deps(store, platform), job, { attempt: 1, lastAttempt: false });
+    const [reply] = (await store.readStream(conversationStream(conversationId))).filter((e) => e.type === 'AgentReplied');
+    await store.append(conversationStream(conversationId), [{ id: randomUUID(), type: reply!.type, data: reply!.data }], 'any');
+    await sendMessage(deps(store, platform), { conversationId, messageId: replyId }, { attempt: 1, lastAttempt: false });
+    expect(calls).toHaveLength(1);
+  });
+
   it('a platform delivery records where it went', async () => {
-    const store = await givenAPendingReply();
+    const store = await givenAPendingReply(PLATFORM, makeStore);
     const { platform } = platformThat(['ok']);
     await sendMessage(deps(store, platform), job, { attempt: 1, lastAttempt: false });
     const events = await store.readStream(conversationStream(conversationId));

@@ -22,9 +22,12 @@ export const answerProvenanceSchema = z.object({
   sources: z.array(answerSourceSchema).max(MAX_ANSWER_SOURCES),
   /** Wall time of the model call, retries included. */
   latencyMs: z.number().int().min(0),
-  /** What the answer cost at the model's price, in micro-dollars (0 for the builtin provider). */
+  /** What the answer is charged, at the configured model's price, in micro-dollars (0 for the builtin provider). */
   costMicros: z.number().int().min(0),
-  /** The provider reported no token usage; the counts were estimated (~4 characters per token). */
+  /**
+   * The token counts are the service's estimate (~4 characters per token): the provider reported none, or less
+   * than the prompt and the answer come to (an endpoint cannot zero its charge). Charged as recorded.
+   */
   usageEstimated: z.boolean(),
   /**
    * Why it answered (or handed off): the evidence score the provider decided on (0..1, builtin provider) and

@@ -11,6 +11,7 @@ export type CreditCommand =
       model: string;
       inputTokens: number;
       outputTokens: number;
+      usageSource?: 'reported' | 'estimated';
       conversationId: string;
       /** An agent-playground answer (conversationId is then ''). */
       playgroundSessionId?: string;
@@ -43,6 +44,7 @@ export const creditsDecider: Decider<CreditCommand, CreditEvent, CreditState> = 
               model: command.model,
               inputTokens: command.inputTokens,
               outputTokens: command.outputTokens,
+              ...(command.usageSource ? { usageSource: command.usageSource } : {}),
               conversationId: command.conversationId,
               ...(command.playgroundSessionId !== undefined ? { playgroundSessionId: command.playgroundSessionId } : {}),
               replyId: command.replyId,

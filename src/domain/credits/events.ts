@@ -12,9 +12,15 @@ export const creditEvents = {
   }),
   CreditsConsumed: z.object({
     amountMicros: z.number().int().min(0),
+    /** The model the company configured, whose price was charged (before issue 21: the model the endpoint reported). */
     model: z.string(),
     inputTokens: z.number().int().min(0),
     outputTokens: z.number().int().min(0),
+    /**
+     * Where the token counts come from: the endpoint's report, or the service's estimate from the prompt and the
+     * answer when that came to more (an endpoint cannot zero its charge). Absent on charges recorded before.
+     */
+    usageSource: z.enum(['reported', 'estimated']).optional(),
     /** The conversation whose reply it paid for ('' when the answer was not a customer's: see playgroundSessionId). */
     conversationId: z.string(),
     /** Set when the answer was given in the agent playground (no conversation): the playground session. */

@@ -4,9 +4,9 @@ import { DomainError } from '../errors.js';
 /**
  * LLM pricing, pure. Money is integer micro-dollars (1 USD = 1_000_000 micros); prices are integer
  * micros per 1,000 tokens (USD per 1M tokens × 1000: $0.15 / 1M tokens = 150 micros / 1K).
- * API.md: every LLM reply is charged from the reported token usage at the model's price; a model
- * missing from the table is charged at the default price, never free; the builtin provider (which
- * reports 0/0 usage) costs nothing.
+ * API.md: every LLM reply is charged from its token usage at the model's price; a model missing from the
+ * table is charged at the default price, never free; the builtin provider (which reports 0/0 usage) costs
+ * nothing. The usage and the model are what billedUsage says, not what the company's endpoint reports.
  */
 
 export interface ModelPrice {
@@ -33,6 +33,27 @@ export const estimateUsage = (promptChars: number, outputChars: number): TokenUs
   inputTokens: Math.ceil(promptChars / CHARS_PER_TOKEN),
   outputTokens: Math.ceil(outputChars / CHARS_PER_TOKEN),
 });
+
+/** Where charged token counts come from: the LLM endpoint's report, or the service's own estimate. */
+export type UsageSource = 'reported' | 'estimated';
+
+export interface BilledUsage extends TokenUsage {
+  /** The model whose price is charged: the one the company configured, whatever the endpoint says answered. */
+  model: string;
+  usageSource: UsageSource;
+}
+
+/**
+ * What an answer is charged for, so the company's own endpoint cannot zero or cheapen it: the configured model's
+ * price, on the endpoint's reported usage or on the estimate from the prompt and the answer (estimateUsage),
+ * whichever costs more (the report on a tie). The model the endpoint reports is not trusted for the price.
+ */
+export function billedUsage(configuredModel: string, reported: TokenUsage, estimated: TokenUsage, pricing: Pricing): BilledUsage {
+  const cost = (usage: TokenUsage) => costMicros(configuredModel, usage, pricing.table, pricing.defaultPrice);
+  const useEstimate = cost(estimated) > cost(reported);
+  const usage = useEstimate ? estimated : reported;
+  return { model: configuredModel, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, usageSource: useEstimate ? 'estimated' : 'reported' };
+}
 
 export const DEFAULT_PRICE_TABLE: Readonly<PriceTable> = Object.freeze({
   'gpt-4o-mini': { inputMicrosPer1K: 150, outputMicrosPer1K: 600 }, // $0.15 / $0.60

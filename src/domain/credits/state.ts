@@ -11,8 +11,8 @@ export function evolveCredits(state: CreditState, event: CreditEvent): CreditSta
     case 'CreditsConsumed':
       return {
         balanceMicros: state.balanceMicros - event.data.amountMicros,
-        // A bounded window of charged replies; an older redelivered charge is refused by the store's unique
-        // index on its deterministic event id (see chargeUsage).
+        // A bounded window of recently charged replies; an older redelivered charge is recognised by the reply's
+        // charge guard (domain/credits/charge, commands/credits/chargeUsage), on every event store.
         chargedReplies: [...state.chargedReplies.slice(-199), event.data.replyId],
       };
   }

@@ -55,11 +55,16 @@ export interface EsdbEventStoreOptions {
  *   committed record, so commit positions are distinct per event and increase in commit order. Reading
  *   "after X" starts at {commit: X, prepare: X} (inclusive on the server) and drops events with commit ≤ X.
  * - Expected revisions map to NO_STREAM / STREAM_EXISTS / ANY / bigint. The server is idempotent for a retry
- *   with the original expected revision (and, best effort, for ANY). On a conflict the stream is read and a
- *   retry of events already stored in it answers with the original result, as the port requires.
+ *   with the original expected revision (and, best effort, for ANY): it stores nothing and answers success with
+ *   the original revision and position. To report that as `duplicate: true`, every append first reads the
+ *   stream's last revision (one event, backwards): a new append always ends past it, a recognised retry never
+ *   does. (A retry racing its own original, which commits between that read and the retry, reads as new.)
+ *   On a conflict the stream is read and a retry of events already stored in it answers with the original
+ *   result, as the port requires.
  *   Limits: ids are not unique across streams (the server keeps no such index), and events re-appended with
  *   the stream's *current* revision although already stored in it are stored again (the server only checks
- *   ids at the expected position).
+ *   ids at the expected position). Effects that must happen once get a guard of their own (a charge's
+ *   `charge-<replyId>` stream), never this.
  * - System events ($-prefixed types or streams) are never returned.
  * - subscribe = subscribeToAll with a server-side filter, resubscribing from the last delivered position
  *   with exponential backoff (100 ms doubling, capped at 5 s) when the subscription drops.
@@ -81,16 +86,17 @@ export class EsdbEventStore implements EventStore {
 
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) return this.appendNothing(stream, expected);
+    // A retry the server recognises is answered like the original append: success, the original revision and
+    // (since 20.6) the original position. Only the stream's revision before the call tells the two apart.
+    const before = await this.lastRevision(stream);
     try {
       const result = await this.client.appendToStream(stream, events.map(toEventData), {
         expectedRevision: expected === 'no_stream' ? NO_STREAM : expected,
       });
+      if (result.nextExpectedRevision <= before) return await this.storedAlready(stream, events, result.nextExpectedRevision);
       if (result.position && isRealPosition(result.position.commit)) {
         return { nextRevision: result.nextExpectedRevision, position: result.position.commit };
       }
-      // The server answers an idempotent retry without a position: find the original events.
-      const retry = findIdempotentRetry(await this.readStream(stream), events);
-      if (retry) return retry;
       return { nextRevision: result.nextExpectedRevision, position: await this.positionOf(stream, result.nextExpectedRevision) };
     } catch (err) {
       if (err instanceof MaxAppendSizeExceededError) throw this.appendTooLarge(stream, err);
@@ -309,6 +315,26 @@ export class EsdbEventStore implements EventStore {
     }
     checkExpectedRevision(stream, expected, current);
     return { nextRevision: current ?? -1n, position: (await this.headPosition()) ?? -1n };
+  }
+
+  /** The revision of the stream's last event, -1n when it has none: one event read backwards. */
+  private async lastRevision(stream: string): Promise<bigint> {
+    const [last] = await this.readStream(stream, { direction: 'backwards', maxCount: 1 });
+    return last?.revision ?? -1n;
+  }
+
+  /**
+   * The server recognised a retry: it wrote nothing and answered with the revision of the original events, which
+   * already ended at or before the stream's revision before the call (a new append always ends past it). The
+   * answer is the original append's, from the stored events (a bounded read of exactly those).
+   */
+  private async storedAlready(stream: string, events: NewEvent[], lastRevision: bigint): Promise<AppendResult> {
+    const first = lastRevision - BigInt(events.length - 1);
+    const stored = first < 0n ? [] : await this.readStream(stream, { fromRevision: first, maxCount: events.length });
+    if (stored.length !== events.length || stored.some((e, i) => e.id !== events[i]!.id)) {
+      throw new Error(`stream ${stream}: the server answered an append with revision ${lastRevision}, which does not hold its events`);
+    }
+    return { nextRevision: lastRevision, position: stored.at(-1)!.position, duplicate: true };
   }
 
   private async positionOf(stream: string, revision: bigint): Promise<bigint> {

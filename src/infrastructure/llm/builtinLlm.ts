@@ -48,6 +48,7 @@ export function createBuiltinLlm(options: BuiltinLlmOptions = {}): LlmProvider {
   const defaultHandoff = options.defaultHandoffMessage ?? DEFAULT_HANDOFF_MESSAGE;
 
   return {
+    free: true,
     async complete(request: LlmRequest): Promise<LlmResponse> {
       if (request.signal?.aborted) throw new LlmError('aborted', 'the request was cancelled', false);
       const decision = decideAnswer(request);

@@ -25,6 +25,8 @@ export function createLlmInstrumentation(registry: Registry) {
       const provider = resolve(config);
       const labels = { provider: config.provider };
       return {
+        // The builtin provider stays free when measured (its answers are never charged).
+        ...(provider.free ? { free: true as const } : {}),
         testConnection: (options) => provider.testConnection(options),
         async complete(request) {
           const end = duration.startTimer(labels);

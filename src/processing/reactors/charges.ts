@@ -10,9 +10,10 @@ import { REACTOR_CONCURRENCY } from './jobs.js';
  * AgentReplied ──▶ ConsumeCredits: the one place a stored reply is charged (so a crash after the reply cannot
  * lose the charge), once per reply id.
  *
- * Charges save their checkpoint after every batch, as before: a crash repeats at most one batch of charges. A
- * second's worth could reach past the credit decider's window of 200 recent reply ids, where only SQLite's
- * unique event ids (not EventStoreDB's) stop a second charge (issue 21 asks for a guard every engine keeps).
+ * The reply records what it is charged for (generateAnswer's billed usage: the configured model, the reported
+ * usage or the estimate when that is more, flagged in provenance.usageEstimated). Charges save their checkpoint
+ * after every batch: a crash repeats at most one batch, and chargeUsage's guard (`charge-<replyId>`) recognises
+ * a reply charged before however old, on every event store.
  */
 export const creditChargesReactor = defineReactor(conversationEvents, {
   name: 'credit-charges',
@@ -33,6 +34,7 @@ export const creditChargesReactor = defineReactor(conversationEvents, {
           model: reply.model,
           inputTokens: reply.inputTokens,
           outputTokens: reply.outputTokens,
+          ...(reply.provenance ? { usageSource: reply.provenance.usageEstimated ? 'estimated' : 'reported' } : {}),
         },
       );
     },
@@ -40,7 +42,8 @@ export const creditChargesReactor = defineReactor(conversationEvents, {
 
 /**
  * PlaygroundAnswered ──▶ ConsumeCredits: a playground answer is charged like a customer's reply, from its stored
- * event, once per answer id, with no conversation. Checkpoint after every batch, like the credit charges.
+ * event (its billed usage), once per answer id, with no conversation. Checkpoint after every batch, like the
+ * credit charges.
  */
 export const playgroundChargesReactor = defineReactor(playgroundEvents, {
   name: 'playground-charges',
@@ -61,6 +64,7 @@ export const playgroundChargesReactor = defineReactor(playgroundEvents, {
           model: answer.model,
           inputTokens: answer.inputTokens,
           outputTokens: answer.outputTokens,
+          usageSource: answer.provenance.usageEstimated ? 'estimated' : 'reported',
         },
       );
     },

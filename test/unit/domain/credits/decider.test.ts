@@ -29,6 +29,11 @@ describe('credits', () => {
     const once = creditsDecider.evolve(creditsDecider.evolve(creditsDecider.initialState, granted), creditsDecider.decide(consume(100), creditsDecider.evolve(creditsDecider.initialState, granted))[0]!);
     expect(creditsDecider.decide(consume(100), once)).toEqual([]);
   });
+  it('the ledger says whether the charged usage is the endpoint\u2019s report or the service\u2019s estimate', () => {
+    credits.given([granted]).when({ ...consume(100), usageSource: 'estimated' }).then([
+      { type: 'CreditsConsumed', data: { amountMicros: 100, model: 'gpt-4o-mini', inputTokens: 10, outputTokens: 5, usageSource: 'estimated', conversationId: 'c', replyId: 'r1', at: T0 } },
+    ]);
+  });
   it('refuses a grant that is not a positive integer', () => {
     credits.given([]).when({ type: 'GrantCredits', amountMicros: 0.5, reason: 'x', grantedBy: null, now: T0 }).thenThrows('VALIDATION_ERROR');
   });

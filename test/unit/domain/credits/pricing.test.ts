@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  billedUsage,
   costMicros,
   DEFAULT_MODEL_PRICE,
   DEFAULT_PRICE_TABLE,
@@ -135,5 +136,36 @@ describe('formatMicros', () => {
     expect(formatMicros(-1)).toBe('0.00');
     expect(formatMicros(12_345_678_901_234_567_890n)).toBe('12345678901234.56');
     expect(() => formatMicros(1.5)).toThrow(RangeError);
+  });
+});
+
+describe('billedUsage: what an answer is charged for, whatever the company\u2019s endpoint reports', () => {
+  const pricing = loadPricing();
+
+  it('given an endpoint that reports no usage, then the estimate from the prompt and the answer is charged', () => {
+    const billed = billedUsage('gpt-4o-mini', { inputTokens: 0, outputTokens: 0 }, { inputTokens: 300, outputTokens: 40 }, pricing);
+    expect(billed).toEqual({ model: 'gpt-4o-mini', inputTokens: 300, outputTokens: 40, usageSource: 'estimated' });
+    expect(costMicros(billed.model, billed, pricing.table, pricing.defaultPrice)).toBeGreaterThan(0);
+  });
+
+  it('given a report above the estimate, then the report is charged', () => {
+    expect(billedUsage('gpt-4o-mini', { inputTokens: 1000, outputTokens: 100 }, { inputTokens: 300, outputTokens: 40 }, pricing)).toEqual({
+      model: 'gpt-4o-mini',
+      inputTokens: 1000,
+      outputTokens: 100,
+      usageSource: 'reported',
+    });
+  });
+
+  it('compares what each would cost: fewer output tokens can outweigh more input tokens', () => {
+    // gpt-4o-mini: output costs 4× input. Reported 500/10 = 81 micros; estimated 100/100 = 75 micros.
+    expect(billedUsage('gpt-4o-mini', { inputTokens: 500, outputTokens: 10 }, { inputTokens: 100, outputTokens: 100 }, pricing).usageSource).toBe('reported');
+    expect(billedUsage('gpt-4o-mini', { inputTokens: 400, outputTokens: 10 }, { inputTokens: 100, outputTokens: 100 }, pricing).usageSource).toBe('estimated');
+  });
+
+  it('prices the configured model, not the model the endpoint says answered', () => {
+    const billed = billedUsage('gpt-4o', { inputTokens: 1000, outputTokens: 1000 }, { inputTokens: 10, outputTokens: 10 }, pricing);
+    expect(billed.model).toBe('gpt-4o');
+    expect(costMicros(billed.model, billed, pricing.table, pricing.defaultPrice)).toBe(12_500);
   });
 });
