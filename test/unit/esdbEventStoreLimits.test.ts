@@ -52,6 +52,12 @@ function fakeClient(stream: Stored[], appendError: Error) {
   return { client: client as unknown as EventStoreDBClient, reads };
 }
 
+/** Every append first reads the stream's last event (how a recognised retry is told apart): the reads after it are the conflict's. */
+function conflictReads(reads: ReadStreamOptions[]): ReadStreamOptions[] {
+  expect(reads[0]).toMatchObject({ fromRevision: END, direction: BACKWARDS, maxCount: 1n });
+  return reads.slice(1);
+}
+
 const longStream = (n: number): Stored[] => Array.from({ length: n }, (_, i) => ({ id: `id-${i}`, revision: BigInt(i) }));
 const newEvent = (id: string) => ({ id, type: 'MessageReceived', data: {} });
 const conflict = (actual: bigint, expected: bigint) =>
@@ -65,8 +71,8 @@ describe('EventStoreDB adapter: what a conflict reads (issue 21, item 15)', () =
     const answer = await store.append('conversation-1', [newEvent('id-3'), newEvent('id-4')], 2n);
 
     expect(answer).toEqual({ nextRevision: 4n, position: 1004n, duplicate: true });
-    expect(reads).toHaveLength(1);
-    expect(reads[0]).toMatchObject({ fromRevision: 3n, maxCount: 2n });
+    expect(conflictReads(reads)).toHaveLength(1);
+    expect(conflictReads(reads)[0]).toMatchObject({ fromRevision: 3n, maxCount: 2n });
   });
 
   it('given a long stream, when new events conflict, then it reads as many events as were appended and reports the conflict', async () => {
@@ -74,7 +80,7 @@ describe('EventStoreDB adapter: what a conflict reads (issue 21, item 15)', () =
     const store = new EsdbEventStore(client);
 
     await expect(store.append('conversation-1', [newEvent('new-1')], 9_000n)).rejects.toBeInstanceOf(WrongExpectedRevisionError);
-    expect(reads.map((r) => r.maxCount)).toEqual([1n]);
+    expect(conflictReads(reads).map((r) => r.maxCount)).toEqual([1n]);
   });
 
   it('given an existing stream, when a "no stream" append of its first events is retried, then only the stream start is read', async () => {
@@ -82,7 +88,7 @@ describe('EventStoreDB adapter: what a conflict reads (issue 21, item 15)', () =
     const store = new EsdbEventStore(client);
 
     expect(await store.append('conversation-1', [newEvent('id-0')], 'no_stream')).toMatchObject({ nextRevision: 0n, duplicate: true });
-    expect(reads[0]).toMatchObject({ fromRevision: START, maxCount: 1n });
+    expect(conflictReads(reads)[0]).toMatchObject({ fromRevision: START, maxCount: 1n });
   });
 });
 
