@@ -200,4 +200,23 @@ describe("POST /api/knowledge-base/files: one company's files do not hold everyo
     expect(statusesOfA.filter((s) => s === 503).length).toBeGreaterThan(0);
     expect(statusesOfA.every((s) => [201, 409, 503].includes(s)), statusesOfA.join(' ')).toBe(true);
   }, 90_000);
+
+  it("given two long PDFs being uploaded, when their uploader disconnects, then their reading stops at once and the company's next file is read without waiting", async () => {
+    const company = await signUp(server, 'Gives up');
+    const long = buildPdf(Array.from({ length: 300 }, (_, p) => Array.from({ length: 40 }, (_, l) => `Page ${p} line ${l}: the warranty covers parts and labour for two years.`)));
+    const post = (body: Uint8Array, filename: string, signal?: AbortSignal) =>
+      fetch(`${base}/api/knowledge-base/files?filename=${filename}`, { method: 'POST', headers: { authorization: `Bearer ${company.bearer}`, 'content-type': 'application/pdf' }, body, ...(signal ? { signal } : {}) });
+    const controller = new AbortController();
+    const given = [post(new Uint8Array(long), 'long-1.pdf', controller.signal), post(new Uint8Array(long), 'long-2.pdf', controller.signal)].map((p) => p.catch((e: unknown) => e));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    controller.abort();
+    await Promise.all(given);
+
+    const started = performance.now();
+    const next = await post(new Uint8Array(SHIPPING_PDF), 'shipping.pdf');
+    const took = performance.now() - started;
+    // Before: the abandoned readings ran on (~5 s each, both readers) and the next file waited for one to end.
+    expect(next.status).toBe(201);
+    expect(took, `the next upload took ${took.toFixed(0)} ms`).toBeLessThan(2_500);
+  }, 60_000);
 });
