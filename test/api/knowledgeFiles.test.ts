@@ -204,7 +204,7 @@ describe("POST /api/knowledge-base/files: one company's files do not hold everyo
   it("given two long PDFs being uploaded, when their uploader disconnects, then their reading stops at once and the company's next file is read without waiting", async () => {
     const company = await signUp(server, 'Gives up');
     const long = buildPdf(Array.from({ length: 300 }, (_, p) => Array.from({ length: 40 }, (_, l) => `Page ${p} line ${l}: the warranty covers parts and labour for two years.`)));
-    const post = (body: Uint8Array, filename: string, signal?: AbortSignal) =>
+    const post = (body: Uint8Array<ArrayBuffer>, filename: string, signal?: AbortSignal) =>
       fetch(`${base}/api/knowledge-base/files?filename=${filename}`, { method: 'POST', headers: { authorization: `Bearer ${company.bearer}`, 'content-type': 'application/pdf' }, body, ...(signal ? { signal } : {}) });
     const controller = new AbortController();
     const given = [post(new Uint8Array(long), 'long-1.pdf', controller.signal), post(new Uint8Array(long), 'long-2.pdf', controller.signal)].map((p) => p.catch((e: unknown) => e));

@@ -56,19 +56,18 @@ export function limitByteArrays(maxBytes: number, onExceeded: () => void): ByteB
 
   const NativeDecompression = globalThis.DecompressionStream;
   class CountedDecompression {
-    readonly writable: WritableStream<BufferSource>;
-    readonly readable: ReadableStream<Uint8Array>;
-    constructor(format: CompressionFormat) {
+    readonly writable: DecompressionStream['writable'];
+    readonly readable: DecompressionStream['readable'];
+    constructor(format: ConstructorParameters<typeof DecompressionStream>[0]) {
       const inner = new NativeDecompression(format);
       this.writable = inner.writable;
-      this.readable = inner.readable.pipeThrough(
-        new TransformStream<Uint8Array, Uint8Array>({
-          transform(chunk, controller) {
-            charge(chunk.byteLength);
-            controller.enqueue(chunk);
-          },
-        }),
-      );
+      const counting = new TransformStream({
+        transform(chunk: Uint8Array, controller) {
+          charge(chunk.byteLength);
+          controller.enqueue(chunk);
+        },
+      });
+      this.readable = inner.readable.pipeThrough(counting) as DecompressionStream['readable'];
     }
   }
   globalThis.DecompressionStream = CountedDecompression as unknown as typeof DecompressionStream;
