@@ -62,6 +62,14 @@ describe('file reading limits', () => {
     expect((await files.pdfText(short)).text).toBe('Returns are free for 30 days.');
   });
 
+  it('given a reading past its deadline, then it is refused as a timeout at the deadline (by default 15 s, inside the 30 s connection timeout)', async () => {
+    const files = createFileTextExtractor({ timeoutMs: 300 });
+    const big = buildPdf(Array.from({ length: 300 }, (_, p) => Array.from({ length: 40 }, (_, l) => `Page ${p} line ${l}: the warranty covers parts and labour.`)));
+    const started = performance.now();
+    await expect(files.pdfText(big)).rejects.toMatchObject({ reason: 'timeout', message: 'reading the file took longer than 0.3 s' });
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
   it("given a company's file being read, when its reading is aborted, then it stops at once and the company's next file is read without waiting for it", async () => {
     const files = createFileTextExtractor({ concurrency: 2 });
     const controller = new AbortController();
