@@ -59,7 +59,7 @@ export function inProcessIndexHost(index: KnowledgeIndex = createKnowledgeIndex(
  * Whose turn a request takes on the index thread: a search its company's; indexing (the indexer's adds and
  * removals, one at a time) a turn of its own, and so does chunking for uploads (bounded per document).
  */
-export function turnOf(request: IndexRequest): string {
+function turnOf(request: IndexRequest): string {
   if (request.op === 'search') return `company:${request.companyId}`;
   return request.op === 'chunkCount' ? 'chunking' : 'indexing';
 }
