@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../support/api.js';
 import { startHealthProbe } from '../support/healthProbe.js';
+import { prefixesOf, sharedPrefixDocuments } from '../support/sharedPrefixWords.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /**
@@ -62,4 +63,24 @@ describe('knowledge base: the service stays responsive', () => {
     expect(p99, `p99 ${p99.toFixed(1)} ms, max ${max.toFixed(1)} ms`).toBeLessThan(500);
     expect(max, `max ${max.toFixed(1)} ms`).toBeLessThan(1000);
   }, 60_000);
+
+  it("8 expensive searches of one company do not delay another company's search", async () => {
+    const heavy = await signUp(server, 'Heavy searcher');
+    const prefixes = prefixesOf(32);
+    for (const doc of sharedPrefixDocuments(prefixes, 3_000)) expect((await heavy.call('POST', '/api/knowledge-base/documents', doc)).statusCode).toBe(201);
+    const light = await signUp(server, 'Light searcher');
+    expect((await light.call('POST', '/api/knowledge-base/documents', { title: 'Returns', content: 'Returns are free within 30 days.' })).statusCode).toBe(201);
+    const query = encodeURIComponent(prefixes.join(' '));
+    await heavy.call('GET', `/api/knowledge-base/search?q=${query}`); // warm
+
+    const searchesOfHeavy = Array.from({ length: 8 }, () => heavy.call('GET', `/api/knowledge-base/search?q=${query}`));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const started = performance.now();
+    const res = await light.call('GET', '/api/knowledge-base/search?q=returns');
+    const took = performance.now() - started;
+    expect(res.json().results[0]?.title).toBe('Returns');
+    // Before: each heavy search took ~0.3–1 s of the one index thread, and the light one waited behind all eight.
+    expect(took, `the light search took ${took.toFixed(0)} ms`).toBeLessThan(750);
+    for (const r of await Promise.all(searchesOfHeavy)) expect(r.statusCode).toBe(200);
+  }, 90_000);
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../support/api.js';
 import { startHealthProbe } from '../support/healthProbe.js';
+import { buildDeflateBombPdf } from '../support/pdfBomb.js';
 import { buildPdf } from '../support/pdfFixture.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
@@ -158,4 +159,64 @@ describe('POST /api/knowledge-base/files: a large PDF does not stall the service
     expect(latencies.length, `probes ${latencies.length} during ${took.toFixed(0)} ms; p99 ${p99.toFixed(0)} ms, max ${max.toFixed(0)} ms`).toBeGreaterThan(20);
     expect(p99, `p99 ${p99.toFixed(1)} ms, max ${max.toFixed(1)} ms, upload ${took.toFixed(0)} ms`).toBeLessThan(500);
   });
+});
+
+describe('POST /api/knowledge-base/files: reading is bounded', () => {
+  it('given a 1 MiB PDF whose stream inflates to 1 GiB, when it is uploaded, then it is 413 within seconds, nothing stored, and memory stays bounded', async () => {
+    const company = await signUp(server, 'Bombed');
+    const before = process.memoryUsage.rss();
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);
+    const started = performance.now();
+    const res = await upload(buildDeflateBombPdf(1024), 'application/pdf', '?filename=bomb.pdf', company.bearer);
+    const took = performance.now() - started;
+    clearInterval(sampler);
+    // Before: RSS grew by gigabytes while pdf.js inflated it, and at 30 s the connection was dropped unanswered.
+    expect(res.statusCode).toBe(413);
+    expect(res.json().error).toEqual({ code: 'PAYLOAD_TOO_LARGE', message: 'file: too large to read: its content expands to more than 256 MiB when read' });
+    expect(took, `took ${took.toFixed(0)} ms`).toBeLessThan(10_000);
+    expect(peak - before, `RSS grew by ${((peak - before) / 2 ** 20).toFixed(0)} MiB`).toBeLessThan(700 * 2 ** 20);
+    expect((await company.call('GET', '/api/knowledge-base/documents')).json().documents).toEqual([]);
+  }, 30_000);
+});
+
+describe("POST /api/knowledge-base/files: one company's files do not hold everyone's readers", () => {
+  it("given company A uploading 18 slow PDFs at once, when company B uploads a one-page PDF, then B's is read at once: 201, not 503", async () => {
+    const a = await signUp(server, 'Slow uploads');
+    const b = await signUp(server, 'One page');
+    const slow = buildPdf(Array.from({ length: 150 }, (_, p) => Array.from({ length: 40 }, (_, l) => `Page ${p} line ${l}: the warranty covers parts and labour for two years.`)));
+    const uploadsOfA = Array.from({ length: 18 }, (_, i) => upload(slow, 'application/pdf', `?filename=slow-${i}.pdf`, a.bearer));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    const started = performance.now();
+    const res = await upload(SHIPPING_PDF, 'application/pdf', '?filename=shipping.pdf', b.bearer);
+    const took = performance.now() - started;
+    // Before: A's files held both readers and all 16 waiting places, and B's file was 503 after a few ms.
+    expect(res.statusCode, res.body).toBe(201);
+    expect(took, `B's upload took ${took.toFixed(0)} ms`).toBeLessThan(8_000);
+
+    const statusesOfA = (await Promise.all(uploadsOfA)).map((r) => r.statusCode);
+    // A keeps one reader and its share of the waiting places; its files past them are 503 (or past its quota, 409).
+    expect(statusesOfA.filter((s) => s === 503).length).toBeGreaterThan(0);
+    expect(statusesOfA.every((s) => [201, 409, 503].includes(s)), statusesOfA.join(' ')).toBe(true);
+  }, 90_000);
+
+  it("given two long PDFs being uploaded, when their uploader disconnects, then their reading stops at once and the company's next file is read without waiting", async () => {
+    const company = await signUp(server, 'Gives up');
+    const long = buildPdf(Array.from({ length: 300 }, (_, p) => Array.from({ length: 40 }, (_, l) => `Page ${p} line ${l}: the warranty covers parts and labour for two years.`)));
+    const post = (body: Uint8Array<ArrayBuffer>, filename: string, signal?: AbortSignal) =>
+      fetch(`${base}/api/knowledge-base/files?filename=${filename}`, { method: 'POST', headers: { authorization: `Bearer ${company.bearer}`, 'content-type': 'application/pdf' }, body, ...(signal ? { signal } : {}) });
+    const controller = new AbortController();
+    const given = [post(new Uint8Array(long), 'long-1.pdf', controller.signal), post(new Uint8Array(long), 'long-2.pdf', controller.signal)].map((p) => p.catch((e: unknown) => e));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    controller.abort();
+    await Promise.all(given);
+
+    const started = performance.now();
+    const next = await post(new Uint8Array(SHIPPING_PDF), 'shipping.pdf');
+    const took = performance.now() - started;
+    // Before: the abandoned readings ran on (~5 s each, both readers) and the next file waited for one to end.
+    expect(next.status).toBe(201);
+    expect(took, `the next upload took ${took.toFixed(0)} ms`).toBeLessThan(2_500);
+  }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { chunkTexts } from '../../src/domain/knowledge/chunking.js';
+import { prefixesOf, sharedPrefixDocuments } from '../support/sharedPrefixWords.js';
 import { createKnowledgeIndex, makeSnippet, MAX_TERMS_PER_DOCUMENT, termsToIndex, type KnowledgeIndex } from '../../src/infrastructure/search/knowledgeIndex.js';
 
 const refunds = {
@@ -167,5 +168,31 @@ describe('knowledge index', () => {
       expect(idx.search('c', 'kettle', { limit: 1 })[0]?.documentId).toBe('catalogue');
       expect(idx.search('c', 'rare0', { limit: 1 })[0]?.documentId).toBe('catalogue'); // early, kept
     });
+  });
+
+  describe("a search's cost is bounded by its query, however big the index", () => {
+    const prefixes = prefixesOf(32);
+    const query = prefixes.join(' ');
+    const timeOf = (idx: KnowledgeIndex) => {
+      idx.search('c', query); // warm
+      const started = performance.now();
+      for (let i = 0; i < 3; i++) idx.search('c', query);
+      return (performance.now() - started) / 3;
+    };
+    const indexOf = (perPrefix: number) => {
+      const idx = createKnowledgeIndex();
+      sharedPrefixDocuments(prefixes, perPrefix).forEach((doc, i) => idx.addDocument('c', { id: `d${i}`, title: doc.title, chunks: chunkTexts(doc) }));
+      return idx;
+    };
+
+    it('given 32 query terms that each prefix thousands of indexed words, when searched, then it costs about what it costs over a small index', () => {
+      const small = timeOf(indexOf(40));
+      const big = indexOf(3_000); // 96,000 distinct words
+      const large = timeOf(big);
+      // Before: each term expanded to every word under it (~3,000) and scored them all: ~50× the small index's cost.
+      expect(large, `small index ${small.toFixed(1)} ms, large ${large.toFixed(1)} ms per search`).toBeLessThan(Math.max(5 * small, 60));
+      const [best] = big.search('c', prefixes[0]!);
+      expect(best?.coverage).toBe(1); // prefix matching still works
+    }, 60_000);
   });
 });

@@ -18,7 +18,9 @@ export const uploadFileSchema = {
     `Uploads a file as a knowledge-base document. The request body is the file's bytes (not multipart), with its Content-Type ` +
     `(text/plain, text/markdown, text/html, application/pdf, or application/octet-stream) and its name in ?filename= or the X-Filename header. ` +
     `Accepted: ${ACCEPTED_EXTENSIONS.join(', ')}; other types are 415 UNSUPPORTED_MEDIA_TYPE. PDFs up to ${mib(KNOWLEDGE_PDF_MAX_BYTES)}, text files up to ` +
-    `${mib(KNOWLEDGE_TEXT_FILE_MAX_BYTES)}, and the extracted text up to ${MAX_DOCUMENT_BYTES} bytes (413 PAYLOAD_TOO_LARGE beyond). ` +
+    `${mib(KNOWLEDGE_TEXT_FILE_MAX_BYTES)}, and the extracted text up to ${MAX_DOCUMENT_BYTES} bytes (413 PAYLOAD_TOO_LARGE beyond; also 413 as soon as ` +
+    'a file expands past 256 MiB while read). Files are read in turns between companies: 503 SERVICE_UNAVAILABLE when the company already has ' +
+    'its share waiting, or a file waited 10 s; a reading past 15 s is 400. ' +
     'A text file that is not UTF-8, a malformed PDF or a PDF without text (a scan) is 400 VALIDATION_ERROR. HTML becomes its readable text ' +
     '(scripts, styles and tags removed, entities decoded). Quotas as for POST /documents (409 QUOTA_EXCEEDED).',
   querystring: z.strictObject({

@@ -1,10 +1,11 @@
 /**
  * Why a file could not be read, in words an uploader may see. Whatever a parser or the runtime throws is
  * classified here, on the worker and on the host, so that no message carrying a server path, module name or
- * stack reaches a client: the file's own faults keep pdf.js's short fixed wording, and everything else (the
+ * stack reaches a client: the file's own faults keep pdf.js's short fixed wording (a file that passes a reading
+ * limit is 'too-large', in the reader's own words), and everything else (the
  * reader could not start, a module failed to load) becomes the reader's failure, told in generic words.
  */
-export type FileReadFailure = { fault: 'file'; message: string } | { fault: 'reader'; detail: string };
+export type FileReadFailure = { fault: 'file'; message: string } | { fault: 'too-large'; message: string } | { fault: 'reader'; detail: string };
 
 /** What pdf.js throws for a file it cannot read (subclasses of its BaseException); anything else is not the file's fault. */
 const PDF_FILE_FAULTS: Record<string, string | null> = {

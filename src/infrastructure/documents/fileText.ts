@@ -1,17 +1,21 @@
 import { Worker } from 'node:worker_threads';
-import type { FileTextReader } from '../../ports/fileText.js';
+import { MAX_DOCUMENT_BYTES } from '../../domain/knowledge/documents/content.js';
+import type { FileReadOptions, FileTextReader } from '../../ports/fileText.js';
+import { createCompanyTurns, TurnRefusedError } from '../companyTurns.js';
 import { threadEntry } from '../runtimeLayout.js';
-import { readerDetail, type FileReadFailure } from './fileReadFailure.js';
+import { readerDetail } from './fileReadFailure.js';
+import type { FileTextJob, FileTextReply } from './fileTextWorker.js';
 
 /**
- * Why a file gave no text. `malformed` and `timeout` are the file's fault and their message is for the
- * uploader; `busy` asks them to come back; `failed` is the reader's own fault: its message is generic and
- * `detail` (an error name and code, no path) is for the server's log only.
+ * Why a file gave no text. `malformed`, `too-large` (it passed a reading limit) and `timeout` are the file's fault
+ * and their message is for the uploader; `busy` asks them to come back; `aborted`: nobody waits for the text any
+ * more; `failed` is the reader's own fault: its message is generic and `detail` (an error name and code, no path)
+ * is for the server's log only.
  */
 export class FileTextError extends Error {
   override readonly name = 'FileTextError';
   constructor(
-    readonly reason: 'malformed' | 'timeout' | 'busy' | 'failed',
+    readonly reason: 'malformed' | 'too-large' | 'timeout' | 'busy' | 'aborted' | 'failed',
     message: string,
     readonly detail?: string,
   ) {
@@ -24,28 +28,82 @@ const readerFailed = (detail: string) => new FileTextError('failed', 'the file r
 /** The FileTextReader port; its failures are FileTextError. */
 export type FileTextExtractor = FileTextReader;
 
+export interface FileTextExtractorOptions {
+  /** Files read at once (threads), all companies together. Default 2. */
+  concurrency?: number;
+  /** Files read at once for one company. Default concurrency - 1 (at least 1): a reader is always left for the others. */
+  perCompany?: number;
+  /** Files waiting at most, all companies together. Default 16. */
+  queue?: number;
+  /** Files of one company waiting at most. Default half of `queue`. */
+  perCompanyQueue?: number;
+  /** A file that waited this long for a reader is refused as busy. Default 10 s. */
+  maxWaitMs?: number;
+  /** Reading one file may take this long. Default 15 s: with the wait, well inside the server's 30 s connection timeout. */
+  timeoutMs?: number;
+  /** Heap of a reading thread (old generation). Default 256 MiB. */
+  maxHeapMb?: number;
+  /** Bytes a reading thread may allocate as byte arrays (decompressed streams, fonts). Default 256 MiB. */
+  maxExpandedBytes?: number;
+  /** Characters of text a file may yield before its reading stops. Default twice the largest document (bytes). */
+  maxTextChars?: number;
+  /** tests only: another thread entry */
+  entry?: URL;
+}
+
 /**
  * Turns uploaded files into text on short-lived worker threads, one per file: a pathological PDF cannot poison
- * a shared worker, and a stuck one is simply terminated at its deadline. At most `concurrency` run at once and
- * `queue` more wait; beyond that the caller is told to come back later. Each worker gets a heap cap.
+ * a shared worker, and a stuck one is simply terminated at its deadline, or as soon as its uploader goes away.
+ * The threads are shared between companies in turns (companyTurns.ts): at most `concurrency` run at once and
+ * `queue` more wait, one company never holds every reader or every waiting place, and a company's first file goes
+ * ahead of another company's backlog. Each thread has a heap cap, a cap on what its file may expand into, and a
+ * cap on the text it may collect, all enforced while it reads: so memory is bounded per file and, by
+ * `concurrency`, in total.
  */
-export function createFileTextExtractor(
-  options: { concurrency?: number; queue?: number; timeoutMs?: number; maxHeapMb?: number; /** tests only: another thread entry */ entry?: URL } = {},
-): FileTextExtractor {
+export function createFileTextExtractor(options: FileTextExtractorOptions = {}): FileTextExtractor {
   const concurrency = options.concurrency ?? 2;
-  const maxQueue = options.queue ?? 16;
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  // As TypeScript (tsx, vitest) the thread starts from a shim that registers tsx; compiled, from the .js.
-  const entry = options.entry ?? threadEntry(import.meta.url, { shim: './fileTextWorker.mjs', compiled: './fileTextWorker.js' });
-  let running = 0;
-  const waiting: Array<() => void> = [];
+  const queue = options.queue ?? 16;
+  const turns = createCompanyTurns({
+    slots: concurrency,
+    perCompany: options.perCompany ?? Math.max(1, concurrency - 1),
+    queue,
+    perCompanyQueue: options.perCompanyQueue ?? Math.max(1, Math.floor(queue / 2)),
+    maxWaitMs: options.maxWaitMs ?? 10_000,
+  });
+  const limits: FileTextJob['limits'] = { maxExpandedBytes: options.maxExpandedBytes ?? 256 * 1024 * 1024, maxTextChars: options.maxTextChars ?? 2 * MAX_DOCUMENT_BYTES };
+  const read = readOnThread({
+    // As TypeScript (tsx, vitest) the thread starts from a shim that registers tsx; compiled, from the .js.
+    entry: options.entry ?? threadEntry(import.meta.url, { shim: './fileTextWorker.mjs', compiled: './fileTextWorker.js' }),
+    timeoutMs: options.timeoutMs ?? 15_000,
+    maxHeapMb: options.maxHeapMb ?? 256,
+  });
 
-  const spawn = (job: { kind: 'pdf'; bytes: ArrayBuffer } | { kind: 'html'; html: string }) =>
+  const inTurn = async <T>(file: FileTextJob['file'], readOptions: FileReadOptions = {}, then: (r: { text: string; pages: number | null }) => T): Promise<T> => {
+    try {
+      return then(await turns.run(readOptions.companyId ?? '', () => read({ file, limits }, readOptions.signal), readOptions.signal));
+    } catch (err) {
+      if (!(err instanceof TurnRefusedError)) throw err;
+      throw err.reason === 'aborted' ? new FileTextError('aborted', 'the upload was cancelled') : new FileTextError('busy', 'too many files are being read right now');
+    }
+  };
+
+  return {
+    // A copy the worker owns: the request's buffer may be a slice of a larger pooled one.
+    pdfText: (bytes, readOptions) => inTurn({ kind: 'pdf', bytes: new Uint8Array(bytes).buffer }, readOptions, (r) => ({ text: r.text, pages: r.pages ?? 0 })),
+    htmlText: (html, readOptions) => inTurn({ kind: 'html', html }, readOptions, (r) => r.text),
+  };
+}
+
+/** Reads one file on a thread of its own, ended at its answer, its deadline, or when `signal` aborts. */
+function readOnThread(options: { entry: URL; timeoutMs: number; maxHeapMb: number }) {
+  const { entry, timeoutMs, maxHeapMb } = options;
+  return (job: FileTextJob, signal?: AbortSignal) =>
     new Promise<{ text: string; pages: number | null }>((resolve, reject) => {
+      if (signal?.aborted) return reject(new FileTextError('aborted', 'the upload was cancelled'));
       const worker = new Worker(entry, {
         workerData: job,
-        transferList: job.kind === 'pdf' ? [job.bytes] : [],
-        resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 512 },
+        transferList: job.file.kind === 'pdf' ? [job.file.bytes] : [],
+        resourceLimits: { maxOldGenerationSizeMb: maxHeapMb, maxYoungGenerationSizeMb: 16 },
         execArgv: [],
       });
       let settled = false;
@@ -53,47 +111,31 @@ export function createFileTextExtractor(
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        void worker.terminate();
+        signal?.removeEventListener('abort', onAbort);
+        void worker.terminate(); // frees its memory at once, whatever it was doing
         fn();
       };
+      const onAbort = () => finish(() => reject(new FileTextError('aborted', 'the upload was cancelled')));
+      signal?.addEventListener('abort', onAbort, { once: true });
       const timer = setTimeout(() => finish(() => reject(new FileTextError('timeout', `reading the file took longer than ${timeoutMs / 1000} s`))), timeoutMs);
-      worker.once('message', (msg: { ok: true; text: string; pages: number | null } | { ok: false; failure: FileReadFailure }) =>
-        finish(() => {
-          if (msg.ok) return resolve({ text: msg.text, pages: msg.pages });
-          reject(msg.failure.fault === 'file' ? new FileTextError('malformed', msg.failure.message) : readerFailed(msg.failure.detail));
-        }),
-      );
+      worker.once('message', (msg: FileTextReply) => finish(() => (msg.ok ? resolve({ text: msg.text, pages: msg.pages }) : reject(failureOf(msg.failure)))));
       // An 'error' is the thread's own: it could not load (its message names the module's path), or the
       // file needed more memory than the heap cap allows, which is the file's fault.
       worker.once('error', (err) =>
         finish(() =>
           reject(
             (err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY'
-              ? new FileTextError('malformed', 'it needs more memory to read than a file may use')
+              ? new FileTextError('too-large', 'it needs more memory to read than a file may use')
               : readerFailed(readerDetail(err)),
           ),
         ),
       );
       worker.once('exit', (code) => finish(() => reject(readerFailed(`exit ${code}`))));
     });
+}
 
-  const limited = async <T>(work: () => Promise<T>): Promise<T> => {
-    if (running >= concurrency) {
-      if (waiting.length >= maxQueue) throw new FileTextError('busy', 'too many files are being read right now');
-      await new Promise<void>((resolve) => waiting.push(resolve)); // the finishing call hands its slot over
-    } else running++;
-    try {
-      return await work();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else running--;
-    }
-  };
-
-  return {
-    // A copy the worker owns: the request's buffer may be a slice of a larger pooled one.
-    pdfText: (bytes) => limited(() => spawn({ kind: 'pdf', bytes: new Uint8Array(bytes).buffer }).then((r) => ({ text: r.text, pages: r.pages ?? 0 }))),
-    htmlText: (html) => limited(() => spawn({ kind: 'html', html }).then((r) => r.text)),
-  };
+function failureOf(failure: Extract<FileTextReply, { ok: false }>['failure']): FileTextError {
+  if (failure.fault === 'file') return new FileTextError('malformed', failure.message);
+  if (failure.fault === 'too-large') return new FileTextError('too-large', failure.message);
+  return readerFailed(failure.detail);
 }

@@ -1,6 +1,7 @@
 import MiniSearch, { type Query, type SearchResult } from 'minisearch';
 import { normalizeTerm, queryTerms, searchTerms, stripHeadingContext, tokenize } from '../../domain/knowledge/chunking.js';
 import { evidenceFeatures, evidenceScore, FUZZY_CREDIT, nameStems, SYNONYM_CREDIT, termWeight, type EvidenceFeatures, type PassageMatch } from '../../domain/answers/evidence.js';
+import { searchBounded } from './boundedTerms.js';
 import { stemTerm, SYNONYM_WEIGHT, synonymsOf } from './synonyms.js';
 
 /**
@@ -12,7 +13,9 @@ import { stemTerm, SYNONYM_WEIGHT, synonymsOf } from './synonyms.js';
  * each query term also matches a few related words (synonyms.ts) at a lower weight.
  * A query is reduced to its first MAX_QUERY_TERMS distinct terms of at most MAX_TERM_CHARS before it reaches
  * minisearch, and a document indexes at most MAX_TERMS_PER_DOCUMENT distinct terms (its most frequent), so
- * neither a huge query nor a document of random words can make a search or the index unbounded.
+ * neither a huge query nor a document of random words can make a search or the index unbounded; and a search's
+ * prefix and typo expansions, and the passages they score, are capped (boundedTerms.ts), so its cost is bounded by
+ * the query however many words the company's index holds.
  *
  * It is a disposable cache: it is rebuilt from the knowledge-base events (addDocument per document)
  * at start-up, and kept current by the projector that handles document added/removed events.
@@ -180,7 +183,10 @@ export function createKnowledgeIndex(): KnowledgeIndex {
       if (terms.length === 0) return [];
       const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(options.limit ?? 5)));
       const groups = expandQuery(terms);
-      const hits = company.mini.search(queryOf(groups), { tokenize: (term) => [term], processTerm: (term) => term });
+      const stems = groups.map((g) => g.stem);
+      const synonyms = groups.flatMap((g) => g.synonyms);
+      // Bounded work however big the index: prefix and typo expansions are capped (boundedTerms.ts).
+      const hits = searchBounded(company.mini, stems, synonyms, () => company.mini.search(queryOf(groups), { tokenize: (term) => [term], processTerm: (term) => term }));
       const ranked = rescore(hits, groups);
       const top = ranked.slice(0, limit);
       const features = evidenceOfHits(groups, nameStems(query, stemTerm), ranked, top.map((r) => r.hit), company.mini.documentCount);

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { chunkTexts } from '../../domain/knowledge/chunking.js';
+import { createCompanyTurns } from '../companyTurns.js';
 import { threadEntry } from '../runtimeLayout.js';
 import { createKnowledgeIndex, type KnowledgeIndex, type KnowledgeSearchOptions, type KnowledgeSearchResult } from './knowledgeIndex.js';
 
@@ -54,13 +55,24 @@ export function inProcessIndexHost(index: KnowledgeIndex = createKnowledgeIndex(
   };
 }
 
+/**
+ * Whose turn a request takes on the index thread: a search its company's; indexing (the indexer's adds and
+ * removals, one at a time) a turn of its own, and so does chunking for uploads (bounded per document).
+ */
+function turnOf(request: IndexRequest): string {
+  if (request.op === 'search') return `company:${request.companyId}`;
+  return request.op === 'chunkCount' ? 'chunking' : 'indexing';
+}
+
 export class KnowledgeWorkerError extends Error {
   override readonly name = 'KnowledgeWorkerError';
 }
 
 /**
- * One worker thread holding every company's index. Requests are answered in the order sent, so an add
- * followed by a search sees the document. Under tsx or vitest the thread starts from a .mjs shim that
+ * One worker thread holding every company's index. Requests are served one at a time in turns between companies
+ * (companyTurns.ts), so one company's burst of searches cannot delay another company's search by more than one of
+ * them (each bounded: boundedTerms.ts). A search sent after an add resolved sees the document; the indexer awaits
+ * each add before it reports the position reached. Under tsx or vitest the thread starts from a .mjs shim that
  * registers tsx (they do not share a loader); compiled, it loads knowledgeWorker.js (see threadEntry).
  */
 export function startIndexWorker(): KnowledgeIndexHost {
@@ -84,13 +96,17 @@ export function startIndexWorker(): KnowledgeIndexHost {
   worker.on('error', (err) => failAll(new KnowledgeWorkerError(`knowledge index worker failed: ${err.message}`)));
   worker.on('exit', (code) => failAll(new KnowledgeWorkerError(`knowledge index worker exited (code ${code})`)));
 
-  const call = <T>(request: IndexRequest) =>
+  const send = <T>(request: IndexRequest) =>
     new Promise<T>((resolve, reject) => {
       if (failure) return reject(failure);
       const id = nextId++;
       pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
       worker.postMessage({ id, request });
     });
+  // One request on the thread at a time, the next chosen in turns (see turnOf): a company's search waits for at
+  // most one request of each other company with work, never for another company's whole queue.
+  const turns = createCompanyTurns({ slots: 1, perCompany: 1 });
+  const call = <T>(request: IndexRequest) => turns.run(turnOf(request), () => send<T>(request));
   return {
     chunkCount: (document) => call({ op: 'chunkCount', title: document.title, content: document.content }),
     add: (companyId, document) => call({ op: 'add', companyId, id: document.id, title: document.title, content: document.content }),
