@@ -1,4 +1,6 @@
-import { chargeUsage } from '../../commands/credits/chargeUsage.js';
+import { chargeUsage, type UsageFor } from '../../commands/credits/chargeUsage.js';
+import type { CommandDeps } from '../../commands/deps.js';
+import type { Pricing } from '../../domain/credits/pricing.js';
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import { conversationEvents } from '../../domain/conversations/events.js';
 import { playgroundIdOfStream } from '../../domain/playground/decider.js';
@@ -22,21 +24,11 @@ export const creditChargesReactor = defineReactor(conversationEvents, {
   checkpointIntervalMs: 0,
   start: ({ commands, pricing }) =>
     async (event) => {
-      const companyId = event.metadata.companyId;
-      if (!companyId) return;
       const reply = event.data;
-      await chargeUsage(
-        { ...commands, pricing },
-        {
-          companyId,
-          conversationId: conversationIdOfStream(event.stream),
-          replyId: reply.messageId,
-          model: reply.model,
-          inputTokens: reply.inputTokens,
-          outputTokens: reply.outputTokens,
-          ...(reply.provenance ? { usageSource: reply.provenance.usageEstimated ? 'estimated' : 'reported' } : {}),
-        },
-      );
+      await chargeAnswer({ ...commands, pricing }, event.metadata.companyId, { conversationId: conversationIdOfStream(event.stream) }, {
+        answerId: reply.messageId,
+        ...reply,
+      });
     },
 });
 
@@ -52,20 +44,28 @@ export const playgroundChargesReactor = defineReactor(playgroundEvents, {
   checkpointIntervalMs: 0,
   start: ({ commands, pricing }) =>
     async (event) => {
-      const companyId = event.metadata.companyId;
-      if (!companyId) return;
-      const answer = event.data;
-      await chargeUsage(
-        { ...commands, pricing },
-        {
-          companyId,
-          playgroundSessionId: playgroundIdOfStream(event.stream),
-          replyId: answer.answerId,
-          model: answer.model,
-          inputTokens: answer.inputTokens,
-          outputTokens: answer.outputTokens,
-          usageSource: answer.provenance.usageEstimated ? 'estimated' : 'reported',
-        },
-      );
+      await chargeAnswer({ ...commands, pricing }, event.metadata.companyId, { playgroundSessionId: playgroundIdOfStream(event.stream) }, event.data);
     },
 });
+
+interface BilledAnswer {
+  answerId: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  provenance?: { usageEstimated?: boolean } | null;
+}
+
+/** Charges one stored answer for the usage it records; events without a company (none are written) charge nothing. */
+async function chargeAnswer(deps: CommandDeps & { pricing: Pricing }, companyId: string | undefined, where: UsageFor, answer: BilledAnswer): Promise<void> {
+  if (!companyId) return;
+  await chargeUsage(deps, {
+    companyId,
+    ...where,
+    replyId: answer.answerId,
+    model: answer.model,
+    inputTokens: answer.inputTokens,
+    outputTokens: answer.outputTokens,
+    ...(answer.provenance ? { usageSource: answer.provenance.usageEstimated ? 'estimated' : 'reported' } : {}),
+  });
+}
