@@ -1,31 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { SqliteReadStore } from '../../../../src/infrastructure/sqlite/sqliteReadStore.js';
 import { CONVERSATIONS, conversationsProjection } from '../../../../src/projections/conversations/conversationsProjection.js';
+import { at, conversationEvents, m } from '../../../support/conversationEvents.js';
 import { projectionSpec, recorded } from '../../../support/projectionSpec.js';
 
 /**
  * The AI backlog read model: a conversation is `awaitingAi` while its AI session is active and a customer message
  * waits for an answer, `awaitingAiSince` its oldest such message. Given the conversation's events, then its document.
  */
-const company = '0b7e2a52-54a3-4a4f-9a53-3c1c3e0f0002';
-const conversation = '6f1c7d2e-8a1b-4c3d-9e4f-5a6b7c8d0002';
-const stream = `conversation-${conversation}`;
 const session = '1d2c3b4a-5f6e-4d7c-8b9a-0f1e2d3c0002';
 const ann = 'a0a0a0a0-a0a0-40a0-80a0-a0a0a0a0a0a0';
-const m = (n: number) => `aaaaaaaa-0000-4000-8000-00000000000${n}`;
-const at = (s: number) => `2025-01-01T10:00:0${s}.000Z`;
-
-const started = recorded(stream, 'ConversationStarted', {
-  conversationId: conversation,
-  companyId: company,
-  integrationId: 12,
-  connectorType: 'msgplatform',
-  customer: { clientId: 'client-7', channelId: 3, transport: 'telegram' },
-  stageId: null,
-  at: at(0),
-});
-const opened = recorded(stream, 'AiSessionOpened', { sessionId: session, at: at(0) });
-const received = (n: number, s: number) => recorded(stream, 'MessageReceived', { messageId: m(n), dedupeKey: `k${n}`, dedupeUntil: null, text: `hello ${n}`, platform: {}, at: at(s) });
+const events = conversationEvents({ company: '0b7e2a52-54a3-4a4f-9a53-3c1c3e0f0002', conversation: '6f1c7d2e-8a1b-4c3d-9e4f-5a6b7c8d0002' });
+const { company, conversation, stream, started, received } = events;
+const opened = events.opened(session);
 const replied = (inReplyTo: string[], s: number, handoff = false) =>
   recorded(stream, 'AgentReplied', { messageId: m(9), sessionId: session, agentId: null, text: 'Sure.', inReplyTo, model: 'builtin', inputTokens: 0, outputTokens: 0, handoff, at: at(s) });
 const paused = (reason: 'api' | 'handoff' | 'operator_message', s: number) => recorded(stream, 'AiSessionPaused', { sessionId: session, reason, by: null, at: at(s) });

@@ -1,28 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { conversationReadsProjection, unreadFor } from '../../../../src/projections/conversations/conversationReadsProjection.js';
 import { conversationsProjection } from '../../../../src/projections/conversations/conversationsProjection.js';
+import { at, conversationEvents, m } from '../../../support/conversationEvents.js';
 import { projectionSpec, recorded } from '../../../support/projectionSpec.js';
 
-const company = '0b7e2a52-54a3-4a4f-9a53-3c1c3e0f0001';
-const conversation = '6f1c7d2e-8a1b-4c3d-9e4f-5a6b7c8d0001';
-const stream = `conversation-${conversation}`;
 const session = '1d2c3b4a-5f6e-4d7c-8b9a-0f1e2d3c0001';
 const ann = 'a0a0a0a0-a0a0-40a0-80a0-a0a0a0a0a0a0';
 const bob = 'b0b0b0b0-b0b0-40b0-80b0-b0b0b0b0b0b0';
-const m = (n: number) => `aaaaaaaa-0000-4000-8000-00000000000${n}`;
-const at = (s: number) => `2025-01-01T10:00:0${s}.000Z`;
-
-const started = recorded(stream, 'ConversationStarted', {
-  conversationId: conversation,
-  companyId: company,
-  integrationId: 12,
-  connectorType: 'msgplatform',
-  customer: { clientId: 'client-7', channelId: 3, transport: 'telegram' },
-  stageId: null,
-  at: at(0),
-});
-const opened = recorded(stream, 'AiSessionOpened', { sessionId: session, at: at(0) });
-const received = (n: number, s: number) => recorded(stream, 'MessageReceived', { messageId: m(n), dedupeKey: `k${n}`, dedupeUntil: null, text: `hello ${n}`, platform: {}, at: at(s) });
+const events = conversationEvents();
+const { company, conversation, stream, started, received } = events;
+const opened = events.opened(session);
 const handoffReply = recorded(stream, 'AgentReplied', {
   messageId: m(9), sessionId: session, agentId: null, text: 'A colleague will answer.', inReplyTo: [m(1)], model: 'builtin', inputTokens: 0, outputTokens: 0, handoff: true, at: at(3),
 });
