@@ -31,7 +31,8 @@ export async function startProcessorThread(config: Config, logger: Logger, part:
 
   const spawn = () =>
     new Promise<void>((resolve, reject) => {
-      worker = new Worker(threadEntry(import.meta.url, { shim: './processorThread.mjs', compiled: './processorThreadMain.js' }), { workerData: { config, part } satisfies ProcessorThreadData, execArgv: [] });
+      // A service started with --cpu-prof (bench/README.md) profiles its processor threads too; no other flag is passed on.
+      worker = new Worker(threadEntry(import.meta.url, { shim: './processorThread.mjs', compiled: './processorThreadMain.js' }), { workerData: { config, part } satisfies ProcessorThreadData, execArgv: process.execArgv.filter((a) => a.startsWith('--cpu-prof')) });
       worker.on('message', (message: ToHost) => {
         if (message.type === 'ready') {
           running = true;
