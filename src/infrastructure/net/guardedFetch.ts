@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { checkPlatformUrl, guardedLookup, RefusedUrlError, type Resolver, type UrlPolicy } from './ssrfGuard.js';
 import { readCappedBody } from './cappedBody.js';
+import { createConnectionPool, failedOnStaleSocket } from './connectionPool.js';
 
 /**
  * A `fetch` for URLs a tenant chose (the LLM base URL), with the platform client's SSRF guard:
@@ -10,7 +11,9 @@ import { readCappedBody } from './cappedBody.js';
  * - every connection resolves the name through `guardedLookup`, which refuses it when any resolved address
  *   is loopback/private/link-local/metadata/unspecified/multicast (or an IPv6 form of one), so a name that
  *   resolves — or is rebound — to 127.0.0.1 is refused on the address that would be dialled;
- * - a fresh connection per request (no pool), so no socket opened under an earlier answer is reused;
+ * - connections are kept alive per fetch (connectionPool.ts): a socket is reused only to the address that was
+ *   checked when it was opened, and a request that meets a socket the server had just closed is sent once more
+ *   on a new one;
  * - redirects are never followed: a 3xx comes back as it is, without its body, for the caller to refuse;
  * - bodies are read whole (capped) before the promise resolves, so the caller's abort signal (the SDK's
  *   timeout) covers the entire exchange; `accept-encoding: identity` keeps them uncompressed. The exception
@@ -47,6 +50,7 @@ export function createGuardedFetch(options: GuardedFetchOptions): typeof fetch {
   const policy: UrlPolicy = { allowPrivate: options.allowPrivate, requireHttps: options.requireHttps };
   const lookup = guardedLookup(options.allowPrivate, options.resolver);
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const pool = createConnectionPool();
 
   return async function guardedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     // Request normalises every accepted input shape (URL or Request, header lists, string or byte bodies).
@@ -74,65 +78,75 @@ export function createGuardedFetch(options: GuardedFetchOptions): typeof fetch {
         if (err) reject(err);
         else resolve(response!);
       };
-      let req: http.ClientRequest;
+      let req: http.ClientRequest | undefined;
+      let answered = false;
       const onAbort = () => {
         finish(abortError(signal));
         req?.destroy();
       };
       signal.addEventListener('abort', onAbort, { once: true });
 
-      try {
-        req = transport.request({
-          method: request.method,
-          protocol: url.protocol,
-          hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-          port: url.port === '' ? undefined : Number(url.port),
-          path: `${url.pathname}${url.search}`,
-          headers,
-          agent: false,
-          lookup: lookup as unknown as http.RequestOptions['lookup'],
-        });
-      } catch (err) {
-        finish(err);
-        return;
-      }
+      const start = (agent: http.Agent | false) => {
+        let r: http.ClientRequest;
+        try {
+          r = transport.request({
+            method: request.method,
+            protocol: url.protocol,
+            hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+            port: url.port === '' ? undefined : Number(url.port),
+            path: `${url.pathname}${url.search}`,
+            headers,
+            agent,
+            lookup: lookup as unknown as http.RequestOptions['lookup'],
+          });
+        } catch (err) {
+          finish(err);
+          return;
+        }
+        req = r;
 
-      req.on('error', (err) => finish(err));
-      req.on('response', (res) => {
-        const status = res.statusCode ?? 0;
-        res.on('error', (err) => finish(err));
-        const responseHeaders = new Headers();
-        for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
-          try {
-            responseHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
-          } catch {
-            // A header value fetch cannot represent: dropped, as fetch itself would refuse the response.
-          }
-        }
-        if (status < 200 || status > 599) {
-          finish(new Error(`the server answered with an unusable HTTP status ${status}`));
-          req.destroy();
-          return;
-        }
-        if (status >= 300 && status < 400) {
-          // Never followed, and the body (often an HTML page naming the target) is not kept.
-          finish(null, new Response(null, { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
-          req.destroy();
-          return;
-        }
-        if (status < 300 && /^text\/event-stream\b/i.test(res.headers['content-type'] ?? '')) {
-          finish(null, new Response(streamBody(req, res, signal, maxBytes), { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
-          return;
-        }
-        readCappedBody(req, res, maxBytes, {
-          tooLarge: () => finish(new ResponseTooLargeError(maxBytes)),
-          done: (buffer) => {
-            const payload = NULL_BODY_STATUSES.has(status) ? null : new Uint8Array(buffer);
-            finish(null, new Response(payload, { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
-          },
+        r.on('error', (err: NodeJS.ErrnoException) => {
+          if (failedOnStaleSocket(r, err, answered) && !settled) start(false);
+          else finish(err);
         });
-      });
-      req.end(body);
+        r.on('response', (res) => {
+          answered = true;
+          const status = res.statusCode ?? 0;
+          res.on('error', (err) => finish(err));
+          const responseHeaders = new Headers();
+          for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
+            try {
+              responseHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+            } catch {
+              // A header value fetch cannot represent: dropped, as fetch itself would refuse the response.
+            }
+          }
+          if (status < 200 || status > 599) {
+            finish(new Error(`the server answered with an unusable HTTP status ${status}`));
+            r.destroy();
+            return;
+          }
+          if (status >= 300 && status < 400) {
+            // Never followed, and the body (often an HTML page naming the target) is not kept.
+            finish(null, new Response(null, { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
+            r.destroy();
+            return;
+          }
+          if (status < 300 && /^text\/event-stream\b/i.test(res.headers['content-type'] ?? '')) {
+            finish(null, new Response(streamBody(r, res, signal, maxBytes), { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
+            return;
+          }
+          readCappedBody(r, res, maxBytes, {
+            tooLarge: () => finish(new ResponseTooLargeError(maxBytes)),
+            done: (buffer) => {
+              const payload = NULL_BODY_STATUSES.has(status) ? null : new Uint8Array(buffer);
+              finish(null, new Response(payload, { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
+            },
+          });
+        });
+        r.end(body);
+      };
+      start(pool.agentFor(url.protocol));
     });
   } as typeof fetch;
 }

@@ -5,6 +5,7 @@ import { platformIdSchema, type PlatformId } from '../../domain/platformId.js';
 import { silentLogger, type Logger } from '../../ports/logger.js';
 import { PlatformError, WEBHOOK_EVENTS, type PlatformClient, type RegisterWebhookInput, type SendMessageInput } from '../../ports/platform.js';
 import { readCappedBody } from '../net/cappedBody.js';
+import { createConnectionPool, failedOnStaleSocket } from '../net/connectionPool.js';
 import { checkPlatformUrl, guardedLookup, isSsrfRefusal, type Resolver } from '../net/ssrfGuard.js';
 
 /**
@@ -69,6 +70,7 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const logger = options.logger ?? silentLogger;
   const lookup = guardedLookup(options.allowPrivate, options.resolver);
+  const pool = createConnectionPool();
 
   /** Performs one call and returns the envelope's `data`. */
   function call(method: 'GET' | 'POST' | 'PUT', apiUrl: string, apiToken: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<unknown> {
@@ -113,82 +115,92 @@ export function createPlatformClient(options: PlatformClientOptions): PlatformCl
       };
 
       const transport = base.protocol === 'https:' ? https : http;
-      let req: http.ClientRequest;
-      try {
-        req = transport.request({
-          method,
-          protocol: base.protocol,
-          hostname: base.hostname.replace(/^\[(.*)\]$/, '$1'),
-          port: base.port === '' ? undefined : Number(base.port),
-          path: fullPath,
-          headers,
-          // A fresh connection per call: every connect goes through the guarded lookup, and no
-          // pooled socket can be reset under a non-idempotent send.
-          agent: false,
-          lookup: lookup as unknown as http.RequestOptions['lookup'],
-        });
-      } catch {
-        settle(new PlatformError('bad_response', `could not build the request ${what}`));
-        return;
-      }
-
-      // One deadline for the whole exchange; socket timeouts alone would restart on every byte.
-      timer = setTimeout(() => {
-        settle(new PlatformError('timeout', `platform did not answer ${what} within ${timeoutMs} ms`));
-        req.destroy();
-      }, timeoutMs);
-
-      req.on('error', (err: NodeJS.ErrnoException) => {
-        if (isSsrfRefusal(err)) {
-          settle(new PlatformError('blocked', `platform host refused: ${err.message}`));
-        } else {
-          const code = err.code ?? 'connection failed';
-          settle(new PlatformError('unreachable', `platform unreachable for ${what} (${code}${NETWORK_ERRORS[code] ? `: ${NETWORK_ERRORS[code]}` : ''})`));
-        }
-      });
-
-      req.on('response', (res) => {
-        const status = res.statusCode ?? 0;
-        // Registered first: destroying the request below makes the response emit 'error'.
-        res.on('error', () => {
-          settle(new PlatformError('unreachable', `platform connection broke while answering ${what}`, status));
-        });
-        if (status >= 300 && status < 400) {
-          // Following a redirect would let the platform (or anyone on the path) aim us anywhere.
-          settle(new PlatformError('bad_response', `platform answered ${status} to ${what}; redirects are not followed`, status));
-          req.destroy();
+      let req: http.ClientRequest | undefined;
+      let answered = false;
+      const start = (agent: http.Agent | false) => {
+        let r: http.ClientRequest;
+        try {
+          r = transport.request({
+            method,
+            protocol: base.protocol,
+            hostname: base.hostname.replace(/^\[(.*)\]$/, '$1'),
+            port: base.port === '' ? undefined : Number(base.port),
+            path: fullPath,
+            headers,
+            // Kept alive (connectionPool.ts): every new connection still goes through the guarded lookup.
+            agent,
+            lookup: lookup as unknown as http.RequestOptions['lookup'],
+          });
+        } catch {
+          settle(new PlatformError('bad_response', `could not build the request ${what}`));
           return;
         }
-        readCappedBody(req, res, maxBytes, {
-          tooLarge: () => settle(new PlatformError('bad_response', `platform answer to ${what} exceeds ${maxBytes} bytes`, status)),
-          done: (buffer) => {
-            if (status < 200 || status >= 300) {
-              // The status with its name ("401 Unauthorized"): this reason is shown to people in the conversation view.
-              settle(new PlatformError('refused', `platform answered ${status}${http.STATUS_CODES[status] ? ` ${http.STATUS_CODES[status]}` : ''} to ${what}`, status));
-              return;
-            }
-            let json: unknown;
-            try {
-              json = JSON.parse(buffer.toString('utf8'));
-            } catch {
-              settle(new PlatformError('bad_response', `platform answered ${status} to ${what} with a body that is not JSON`, status));
-              return;
-            }
-            const envelope = envelopeSchema.safeParse(json);
-            if (!envelope.success) {
-              settle(new PlatformError('bad_response', `platform answered ${status} to ${what} without a status field`, status));
-            } else if (envelope.data.status === 'success') {
-              settle(null, envelope.data.data, status);
-            } else if (envelope.data.status === 'error') {
-              settle(new PlatformError('refused', `platform answered ${status} with status "error" to ${what}`, status));
-            } else {
-              settle(new PlatformError('bad_response', `platform answered ${status} to ${what} with an unknown status`, status));
-            }
-          },
-        });
-      });
+        req = r;
 
-      req.end(payload);
+        r.on('error', (err: NodeJS.ErrnoException) => {
+          if (failedOnStaleSocket(r, err, answered) && !settled) {
+            start(false);
+            return;
+          }
+          if (isSsrfRefusal(err)) {
+            settle(new PlatformError('blocked', `platform host refused: ${err.message}`));
+          } else {
+            const code = err.code ?? 'connection failed';
+            settle(new PlatformError('unreachable', `platform unreachable for ${what} (${code}${NETWORK_ERRORS[code] ? `: ${NETWORK_ERRORS[code]}` : ''})`));
+          }
+        });
+
+        r.on('response', (res) => {
+          answered = true;
+          const status = res.statusCode ?? 0;
+          // Registered first: destroying the request below makes the response emit 'error'.
+          res.on('error', () => {
+            settle(new PlatformError('unreachable', `platform connection broke while answering ${what}`, status));
+          });
+          if (status >= 300 && status < 400) {
+            // Following a redirect would let the platform (or anyone on the path) aim us anywhere.
+            settle(new PlatformError('bad_response', `platform answered ${status} to ${what}; redirects are not followed`, status));
+            r.destroy();
+            return;
+          }
+          readCappedBody(r, res, maxBytes, {
+            tooLarge: () => settle(new PlatformError('bad_response', `platform answer to ${what} exceeds ${maxBytes} bytes`, status)),
+            done: (buffer) => {
+              if (status < 200 || status >= 300) {
+                // The status with its name ("401 Unauthorized"): this reason is shown to people in the conversation view.
+                settle(new PlatformError('refused', `platform answered ${status}${http.STATUS_CODES[status] ? ` ${http.STATUS_CODES[status]}` : ''} to ${what}`, status));
+                return;
+              }
+              let json: unknown;
+              try {
+                json = JSON.parse(buffer.toString('utf8'));
+              } catch {
+                settle(new PlatformError('bad_response', `platform answered ${status} to ${what} with a body that is not JSON`, status));
+                return;
+              }
+              const envelope = envelopeSchema.safeParse(json);
+              if (!envelope.success) {
+                settle(new PlatformError('bad_response', `platform answered ${status} to ${what} without a status field`, status));
+              } else if (envelope.data.status === 'success') {
+                settle(null, envelope.data.data, status);
+              } else if (envelope.data.status === 'error') {
+                settle(new PlatformError('refused', `platform answered ${status} with status "error" to ${what}`, status));
+              } else {
+                settle(new PlatformError('bad_response', `platform answered ${status} to ${what} with an unknown status`, status));
+              }
+            },
+          });
+        });
+
+        r.end(payload);
+      };
+      // One deadline for the whole exchange (a resend on a new socket included); socket timeouts alone would
+      // restart on every byte.
+      timer = setTimeout(() => {
+        settle(new PlatformError('timeout', `platform did not answer ${what} within ${timeoutMs} ms`));
+        req?.destroy();
+      }, timeoutMs);
+      start(pool.agentFor(base.protocol));
     });
   }
 
