@@ -107,11 +107,25 @@ export function startIndexWorker(): KnowledgeIndexHost {
   // most one request of each other company with work, never for another company's whole queue.
   const turns = createCompanyTurns({ slots: 1, perCompany: 1 });
   const call = <T>(request: IndexRequest) => turns.run(turnOf(request), () => send<T>(request));
+  // The documents each company has in the index: a company without any (many agents answer without a
+  // knowledge base) is answered at once, with no trip to the thread and no turn behind other companies.
+  const indexed = new Map<string, Set<string>>();
   return {
     chunkCount: (document) => call({ op: 'chunkCount', title: document.title, content: document.content }),
-    add: (companyId, document) => call({ op: 'add', companyId, id: document.id, title: document.title, content: document.content }),
-    remove: (companyId, documentId) => call({ op: 'remove', companyId, documentId }),
-    search: (companyId, query, options) => call({ op: 'search', companyId, query, ...(options ? { options } : {}) }),
+    async add(companyId, document) {
+      const passages = await call<number>({ op: 'add', companyId, id: document.id, title: document.title, content: document.content });
+      const documents = indexed.get(companyId) ?? new Set<string>();
+      indexed.set(companyId, documents.add(document.id));
+      return passages;
+    },
+    async remove(companyId, documentId) {
+      await call({ op: 'remove', companyId, documentId });
+      const documents = indexed.get(companyId);
+      documents?.delete(documentId);
+      if (documents?.size === 0) indexed.delete(companyId);
+    },
+    search: async (companyId, query, options) =>
+      indexed.has(companyId) ? call({ op: 'search', companyId, query, ...(options ? { options } : {}) }) : [],
     async close() {
       failAll(new KnowledgeWorkerError('the knowledge index worker is stopped'));
       await worker.terminate();
