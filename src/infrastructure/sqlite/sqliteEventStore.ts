@@ -127,6 +127,7 @@ export class SqliteEventStore implements EventStore {
   private lockWait: { since: number; delayMs: number; timer: NodeJS.Timeout | null } | null = null;
   private readonly busyTimeoutMs: number;
   private wake: BroadcastChannel | null = null;
+  private wakePending = false;
   private checkpointer: WalCheckpointer | null = null;
   private walSync: WalSync | null = null;
   private closed = false;
@@ -299,6 +300,7 @@ export class SqliteEventStore implements EventStore {
     await this.checkpointer?.stop();
     this.closed = true;
     this.wake?.close();
+    this.wake = null;
     this.db.close();
   }
 
@@ -356,8 +358,22 @@ export class SqliteEventStore implements EventStore {
     });
     if (wrote) {
       this.appended.emit('appended');
-      this.wake?.postMessage(0);
+      this.wakeOthersSoon();
     }
+  }
+
+  /**
+   * One wake-up per turn of the event loop, however many commits settled in it: each message costs the sender
+   * a post and every other thread a read of the log, and under a flood the replies thread spent a twentieth
+   * of its time posting them one per commit.
+   */
+  private wakeOthersSoon(): void {
+    if (!this.wake || this.wakePending) return;
+    this.wakePending = true;
+    setImmediate(() => {
+      this.wakePending = false;
+      this.wake?.postMessage(0);
+    });
   }
 
   /** Tries again after a growing delay; past busyTimeoutMs every queued append fails, having written nothing. */
