@@ -91,6 +91,12 @@ export async function startChild(options: {
   };
 }
 
+/** Deletes a service's DATA_DIR; BENCH_KEEP_DATA=1 keeps it (and prints where) for a look at what the run wrote. */
+export function removeDataDir(dataDir: string): void {
+  if (process.env.BENCH_KEEP_DATA) console.log(`kept the service's DATA_DIR: ${dataDir}`);
+  else rmSync(dataDir, { recursive: true, force: true });
+}
+
 export const tempDir = (tag: string) => mkdtempSync(join(tmpdir(), `bench-${tag}-`));
 
 /** Pino lines at warn (40) or above, for the report. */
@@ -106,7 +112,7 @@ export function warnings(lines: string[]): string[] {
 
 export interface Service extends Child {
   dataDir: string;
-  /** Stops the service (if still running) and deletes its DATA_DIR. */
+  /** Stops the service (if still running) and deletes its DATA_DIR (unless BENCH_KEEP_DATA is set). */
   dispose(): Promise<void>;
 }
 
@@ -126,7 +132,7 @@ export async function startService(tag: string, env: Record<string, string> = {}
     dataDir,
     async dispose() {
       await child.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      removeDataDir(dataDir);
     },
   });
 }

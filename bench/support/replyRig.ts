@@ -1,6 +1,5 @@
-import { rmSync } from 'node:fs';
 import { startNatsServer } from '../../test/support/natsServer.js';
-import { startChild, tempDir, type Child } from './processes.js';
+import { removeDataDir, startChild, tempDir, type Child } from './processes.js';
 
 /** What the reply benchmarks share: how the service is deployed and where its processing side's figures are. */
 export interface Deployment {
@@ -22,7 +21,7 @@ export async function deploy(mode: 'all' | 'nats', tag: string): Promise<Deploym
   const env = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'development', ALLOW_PRIVATE_PLATFORM_URLS: 'true', AUTH_RATE_LIMIT_PER_MINUTE: '1000' };
   if (mode === 'all') {
     const service = await startChild({ name: 'service', script: 'src/main.ts', env, readyPath: '/readyz' });
-    return { url: service.url, metricsUrls: [service.url], children: [service], stop: async () => void (await service.stop(), rmSync(dataDir, { recursive: true, force: true })) };
+    return { url: service.url, metricsUrls: [service.url], children: [service], stop: async () => void (await service.stop(), removeDataDir(dataDir)) };
   }
   const nats = await startNatsServer();
   const shared = { ...env, NATS_URL: nats.url };
@@ -36,7 +35,7 @@ export async function deploy(mode: 'all' | 'nats', tag: string): Promise<Deploym
     async stop() {
       for (const child of children) await child.stop();
       await nats.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      removeDataDir(dataDir);
     },
   };
 }
