@@ -64,6 +64,76 @@ describe.each(stores)('chargeUsage on an event store with %s: one charge per rep
     expect(last?.balanceMicros).toBe(1_000_000 - 11 * PRICE);
   });
 
+  describe('charges waiting for their company go together', () => {
+    /** Counts the appends to the company's credits stream. */
+    function countCreditAppends(store: MemoryEventStore) {
+      const append = store.append.bind(store);
+      const counted = { appends: 0 };
+      store.append = async (stream, events, expected) => {
+        if (stream === creditsStream(CO)) counted.appends++;
+        return append(stream, events, expected);
+      };
+      return counted;
+    }
+
+    it('given 60 charges of one company at once, then each is charged once, in fewer appends than charges, and each guard names its own revision', async () => {
+      const { eventStore, deps } = setup(makeStore);
+      const counted = countCreditAppends(eventStore);
+      const replies = Array.from({ length: 60 }, (_, i) => `reply-${i}`);
+      await Promise.all(replies.map((r) => chargeUsage(deps, usage(r))));
+      for (const r of replies) expect(await chargesOf(eventStore, r)).toHaveLength(1);
+      expect(counted.appends).toBeLessThan(10);
+      const credits = await eventStore.readStream(creditsStream(CO));
+      for (const r of replies) {
+        const [guard] = await eventStore.readStream(chargeStream(r));
+        const at = BigInt((guard!.data as { debitRevision: string }).debitRevision);
+        expect(credits.find((e) => e.revision === at)).toMatchObject({ data: { replyId: r } });
+      }
+    });
+
+    it('given another instance charging the company meanwhile, when a batch meets the conflict, then it charges again at new revisions, each once', async () => {
+      const { eventStore, deps } = setup(makeStore);
+      const append = eventStore.append.bind(eventStore);
+      let intruded = false;
+      eventStore.append = async (stream, events, expected) => {
+        if (stream === creditsStream(CO) && !intruded) {
+          intruded = true;
+          await append(stream, [{ id: crypto.randomUUID(), type: 'CreditsGranted', data: { amountMicros: 5_000, reason: 'top-up', grantedBy: null, at: '2026-01-01T00:00:00.000Z' } }], 'any');
+        }
+        return append(stream, events, expected);
+      };
+      const replies = Array.from({ length: 10 }, (_, i) => `reply-${i}`);
+      await Promise.all(replies.map((r) => chargeUsage(deps, usage(r))));
+      for (const r of replies) expect(await chargesOf(eventStore, r)).toHaveLength(1);
+      // Each guard now names the revision where its charge landed (the batch's first try was recorded, then moved).
+      const credits = await eventStore.readStream(creditsStream(CO));
+      for (const r of replies) {
+        const guard = await eventStore.readStream(chargeStream(r));
+        const at = BigInt((guard.at(-1)!.data as { debitRevision: string }).debitRevision);
+        expect(credits.find((e) => e.revision === at)).toMatchObject({ data: { replyId: r } });
+      }
+    });
+
+    it('given a batch whose append dies, when its replies are charged again after 200 other charges, then each is charged once', async () => {
+      const { eventStore, deps } = setup(makeStore);
+      const append = eventStore.append.bind(eventStore);
+      let armed = true;
+      eventStore.append = async (stream, events, expected) => {
+        if (!armed || stream !== creditsStream(CO) || events.length < 2) return append(stream, events, expected);
+        armed = false;
+        await append(stream, events, expected);
+        throw new Error('the process died');
+      };
+      await chargeUsage(deps, usage('first'));
+      const replies = Array.from({ length: 5 }, (_, i) => `reply-${i}`);
+      const outcomes = await Promise.allSettled(replies.map((r) => chargeUsage(deps, usage(r))));
+      expect(outcomes.filter((o) => o.status === 'rejected').length).toBeGreaterThan(0);
+      for (let i = 0; i < 200; i++) await chargeUsage(deps, usage(`other-${i}`));
+      for (const r of replies) await chargeUsage(deps, usage(r));
+      for (const r of replies) expect(await chargesOf(eventStore, r)).toHaveLength(1);
+    });
+  });
+
   describe('a crash between the guard and the charge neither loses nor doubles it', () => {
     /** The store fails the next append to the credits stream, before (or after) writing it: the process dies there. */
     function crashOnCreditsAppend(store: MemoryEventStore, when: 'before' | 'after') {

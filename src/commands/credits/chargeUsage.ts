@@ -3,6 +3,7 @@ import { chargeDecider, chargeStream } from '../../domain/credits/charge/decider
 import type { ChargeState } from '../../domain/credits/charge/state.js';
 import { creditsDecider, creditsStream, type CreditCommand } from '../../domain/credits/decider.js';
 import type { CreditEvent } from '../../domain/credits/events.js';
+import type { CreditState } from '../../domain/credits/state.js';
 import { costMicros, type Pricing, type UsageSource } from '../../domain/credits/pricing.js';
 import { EventIdConflictError, WrongExpectedRevisionError } from '../../ports/errors.js';
 import type { EventMetadata, EventStore, ExpectedRevision } from '../../ports/eventStore.js';
@@ -55,8 +56,9 @@ const MAX_ATTEMPTS = 50;
 export async function chargeUsage(deps: CommandDeps & { pricing: Pricing }, usage: Usage): Promise<ChargeResult | null> {
   const cost = costMicros(usage.model, usage, deps.pricing.table, deps.pricing.defaultPrice);
   if (cost === 0) return null;
-  // One company's charges in this process go one at a time: no conflict storm on its credits stream.
-  return oneAtATime(deps.eventStore, creditsStream(usage.companyId), () => chargeOnce(deps, usage, consumeCommand(deps, usage, cost)));
+  // One company's charges in this process are applied by one runner at a time (no conflict storm on its credits
+  // stream), and those that wait meanwhile go together in its next append (see chargeTogether).
+  return new Promise((resolve, reject) => enqueue(deps, { usage, command: consumeCommand(deps, usage, cost), resolve, reject }));
 }
 
 function consumeCommand(deps: CommandDeps, usage: Usage, cost: number): Extract<CreditCommand, { type: 'ConsumeCredits' }> {
@@ -137,20 +139,104 @@ async function alreadyCharged(store: EventStore, companyId: string): Promise<Cha
 
 const expectedAfter = (revision: bigint): ExpectedRevision => (revision < 0n ? 'no_stream' : revision);
 
-const chains = new WeakMap<EventStore, Map<string, Promise<void>>>();
+interface Pending {
+  usage: Usage;
+  command: Extract<CreditCommand, { type: 'ConsumeCredits' }>;
+  resolve(result: ChargeResult): void;
+  reject(err: unknown): void;
+}
 
-/** Runs `run` after every earlier call with the same store and key (in this process) has settled. */
-function oneAtATime<T>(store: EventStore, key: string, run: () => Promise<T>): Promise<T> {
-  let byKey = chains.get(store);
-  if (!byKey) chains.set(store, (byKey = new Map()));
-  const result = (byKey.get(key) ?? Promise.resolve()).then(run);
-  const settled = result.then(
-    () => undefined,
-    () => undefined,
-  );
-  byKey.set(key, settled);
-  void settled.then(() => {
-    if (byKey.get(key) === settled) byKey.delete(key);
-  });
-  return result;
+/** Charges in one append at most: well under EventStoreDB's default MaxAppendSize (1 MiB). */
+const MAX_BATCH = 100;
+
+type CompanyQueue = { waiting: Pending[]; running: boolean };
+const queues = new WeakMap<EventStore, Map<string, CompanyQueue>>();
+
+function enqueue(deps: CommandDeps, pending: Pending): void {
+  let byCompany = queues.get(deps.eventStore);
+  if (!byCompany) queues.set(deps.eventStore, (byCompany = new Map()));
+  const key = pending.usage.companyId;
+  let queue = byCompany.get(key);
+  if (!queue) byCompany.set(key, (queue = { waiting: [], running: false }));
+  queue.waiting.push(pending);
+  if (!queue.running) void drain(deps, byCompany, key, queue);
+}
+
+async function drain(deps: CommandDeps, byCompany: Map<string, CompanyQueue>, key: string, queue: CompanyQueue): Promise<void> {
+  queue.running = true;
+  while (queue.waiting.length > 0) {
+    const batch = queue.waiting.splice(0, MAX_BATCH);
+    await chargeTogether(deps, batch).catch((err: unknown) => batch.forEach((p) => p.reject(err)));
+  }
+  queue.running = false;
+  byCompany.delete(key);
+}
+
+/**
+ * Charges several replies of one company in one append to its credits stream, keeping chargeOnce's guarantee
+ * for each: before the append, each reply's guard records the revision its own charge will occupy (the
+ * batch's events take consecutive revisions), so a later call finds each charge where its guard says, or
+ * knows it never landed. Under a flood a company's charges take one credits append per batch instead of one
+ * per reply. Nothing is answered before the append's outcome is known.
+ */
+async function chargeTogether(deps: CommandDeps, batch: Pending[]): Promise<void> {
+  const store = deps.eventStore;
+  const companyId = batch[0]!.usage.companyId;
+  const metadata: EventMetadata = { companyId, actor: 'ai-agent' };
+  const settled = new Set<Pending>();
+  const settle = (p: Pending, result: ChargeResult) => (settled.add(p), p.resolve(result));
+  for (let attempt = 1; ; attempt++) {
+    const open = batch.filter((p) => !settled.has(p));
+    if (open.length === 0) return;
+    const guards = await Promise.all(open.map((p) => loadChargeGuard(store, p.usage.replyId)));
+    const unpaid: Array<{ p: Pending; guard: (typeof guards)[number] }> = [];
+    for (const [i, p] of open.entries()) {
+      const last = guards[i]!.state.debitRevision;
+      if (last !== null && (await chargedAt(store, companyId, last, chargeIdOf(p.usage.replyId)))) settle(p, await alreadyCharged(store, companyId));
+      else unpaid.push({ p, guard: guards[i]! });
+    }
+    if (unpaid.length === 0) return;
+    const credits = await loadCredits(store, companyId);
+    const plan = planCharges(unpaid, credits.state);
+    if (plan.charges.length === 0) return plan.repeats.forEach((p) => settle(p, { events: [], balanceMicros: credits.state.balanceMicros, duplicate: true }));
+    try {
+      await Promise.all(
+        plan.charges.map((c, k) => recordAttempt(store, c.p.usage, c.guard, credits.revision + 1n + BigInt(k), { metadata, now: c.p.command.now })),
+      );
+      const appended = await store.append(
+        creditsStream(companyId),
+        plan.charges.flatMap((c) => c.events.map((e) => ({ id: chargeIdOf(c.p.usage.replyId), type: e.type, data: e.data, metadata }))),
+        expectedAfter(credits.revision),
+      );
+      const balanceMicros = plan.state.balanceMicros;
+      plan.charges.forEach((c) => settle(c.p, appended.duplicate ? { events: [], balanceMicros, duplicate: true } : { events: c.events, balanceMicros: c.balanceMicros }));
+      plan.repeats.forEach((p) => settle(p, { events: [], balanceMicros, duplicate: true }));
+      return;
+    } catch (err) {
+      // A store that keeps ids unique (SQLite) refused a charge stored before: each goes its own way.
+      if (err instanceof EventIdConflictError) {
+        for (const p of open.filter((q) => !settled.has(q))) settle(p, await chargeOnce(deps, p.usage, p.command));
+        return;
+      }
+      if (!(err instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw err;
+      await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
+    }
+  }
+}
+
+/** Decides each charge on the state its predecessors in the batch leave; a reply charged already (or twice in the batch) is a repeat. */
+function planCharges<G>(unpaid: Array<{ p: Pending; guard: G }>, initial: CreditState) {
+  let state = initial;
+  const charges: Array<{ p: Pending; guard: G; events: CreditEvent[]; balanceMicros: number }> = [];
+  const repeats: Pending[] = [];
+  for (const { p, guard } of unpaid) {
+    const events = creditsDecider.decide(p.command, state);
+    if (events.length === 0) {
+      repeats.push(p);
+      continue;
+    }
+    state = events.reduce(creditsDecider.evolve, state);
+    charges.push({ p, guard, events, balanceMicros: state.balanceMicros });
+  }
+  return { charges, repeats, state };
 }
