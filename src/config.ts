@@ -183,6 +183,7 @@ export const configSchema = z.object({
   ROLE: z.enum(['all', 'api', 'processor']).default('all'),
   PROCESSOR_THREAD: bool.optional(),
   PROCESSOR_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(0),
+  PROJECTIONS_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(0),
   READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5000),
   WEBCHAT_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(20),
   WEBCHAT_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
@@ -244,6 +245,8 @@ export interface Config {
   processorThread: boolean;
   /** CPU priority (nice) of the processor thread: under contention request serving comes first; 0 keeps it equal. */
   processorThreadNice: number;
+  /** CPU priority (nice) of the projections thread alone: under contention replies and requests come before read models. */
+  projectionsThreadNice: number;
   /** How long a request that wrote waits for the read models to show it before answering anyway (from what it wrote). */
   readYourWritesTimeoutMs: number;
   webchatMaxConnectionsPerIp: number;
@@ -324,6 +327,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // Tests inspect the processing side in-process; everywhere else it gets its own thread.
     processorThread: c.PROCESSOR_THREAD ?? c.NODE_ENV !== 'test',
     processorThreadNice: c.PROCESSOR_THREAD_NICE,
+    projectionsThreadNice: c.PROJECTIONS_THREAD_NICE,
     readYourWritesTimeoutMs: c.READ_YOUR_WRITES_TIMEOUT_MS,
     webchatMaxConnectionsPerIp: c.WEBCHAT_MAX_CONNECTIONS_PER_IP,
     webchatHeartbeatMs: c.WEBCHAT_HEARTBEAT_MS,

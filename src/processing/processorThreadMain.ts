@@ -16,8 +16,10 @@ const post = (message: ToHost) => port.postMessage(message);
 
 // With PROCESSOR_THREAD_NICE > 0, projections, reactors and workers catch up in the time requests leave: on a
 // saturated machine the kernel serves the HTTP thread first (acknowledgements keep their rate, replies lag).
-if (config.processorThreadNice > 0 && !lowerThisThreadPriority(config.processorThreadNice)) {
-  logger.debug({ nice: config.processorThreadNice }, 'processor thread priority left unchanged (not supported here)');
+// PROJECTIONS_THREAD_NICE lowers the read models alone: replies and requests first, the dashboard's views lag.
+const nice = part === 'projections' ? Math.max(config.processorThreadNice, config.projectionsThreadNice) : config.processorThreadNice;
+if (nice > 0 && !lowerThisThreadPriority(nice)) {
+  logger.debug({ nice }, 'processor thread priority left unchanged (not supported here)');
 }
 
 try {
