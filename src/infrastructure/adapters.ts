@@ -20,13 +20,19 @@ import { validatingEventStore } from './validatingEventStore.js';
  * The production engines' drivers (EventStoreDB, MongoDB, NATS) are imported only when configured: loading
  * them costs about a second of start-up CPU per thread that the embedded defaults do not need.
  */
+const SPLIT_ROLE_POLL_MS = 25;
+
 export async function openEventStore(config: Config, logger: Logger): Promise<EventStore> {
   if (!config.eventStoreUrl) mkdirSync(config.dataDir, { recursive: true });
   if (config.eventStoreUrl) {
     const { openEsdbEventStore } = await import('./eventstoredb/esdbEventStore.js');
     return wrapEventStore(openEsdbEventStore(config.eventStoreUrl, { logger: logger.child({ adapter: 'eventstoredb' }) }));
   }
-  const sqlite = openSqliteEventStore(join(config.dataDir, 'events.sqlite'), { wakeOtherThreads: true, checkpointOnWorker: true });
+  // Threads of one process wake each other on every commit; processes sharing the file (ROLE=api beside
+  // ROLE=processor) only see each other's appends by looking, so they look often: a look is one indexed read,
+  // and each hop of a message (stored → job, answer → send) otherwise waited up to 250 ms for it.
+  const pollMs = config.role === 'all' ? undefined : SPLIT_ROLE_POLL_MS;
+  const sqlite = openSqliteEventStore(join(config.dataDir, 'events.sqlite'), { wakeOtherThreads: true, checkpointOnWorker: true, ...(pollMs ? { pollMs } : {}) });
   return wrapEventStore(sqlite, () => sqlite.probeWrite());
 }
 
