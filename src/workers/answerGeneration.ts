@@ -19,6 +19,8 @@ export interface AnswerAgent {
   handoffMessage: string;
   /** How much evidence the builtin provider needs to answer; absent: DEFAULT_ANSWER_THRESHOLD. */
   answerThreshold?: AnswerThreshold;
+  /** A grounded model may answer without citing a passage; absent: false (such an answer is handed off). */
+  generalAnswers?: boolean;
 }
 
 export interface AnswerDeps {
@@ -113,6 +115,7 @@ export async function generateAnswer(deps: AnswerDeps, request: AnswerRequest): 
       passages,
       handoffMessage: request.agent.handoffMessage,
       answerThreshold: request.agent.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD,
+      generalAnswers: request.agent.generalAnswers === true,
       ...(request.signal ? { signal: request.signal } : {}),
     }, onDelta && ((text, attempt) => {
       attempts = Math.max(attempts, attempt + 1);
