@@ -96,6 +96,8 @@ export interface LlmResponse {
   usedPassages?: number[];
   /** The evidence score the answer (or the handoff) was decided on, when the provider decided on one. */
   evidence?: number;
+  /** The answer was asked for grounded (passages to cite): `usedPassages` are the ones the model cited. */
+  grounded?: true;
 }
 
 export type LlmConnectionTest =

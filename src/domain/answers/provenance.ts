@@ -45,6 +45,13 @@ export const answerProvenanceSchema = z.object({
    */
   evidence: z.number().min(0).max(1).optional(),
   answerThreshold: answerThresholdSchema.optional(),
+  /** The evidence the setting needed when the answer was decided (thresholds are retuned; this is the one used). */
+  evidenceNeeded: z.number().min(0).max(1).optional(),
+  /**
+   * The model was asked for a grounded answer (OpenAI-compatible provider, passages offered): `sources` are the
+   * passages it cited. Absent: not grounded (the builtin provider, no passages, or recorded before).
+   */
+  grounded: z.boolean().optional(),
 });
 export type AnswerProvenance = z.infer<typeof answerProvenanceSchema>;
 

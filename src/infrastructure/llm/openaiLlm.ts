@@ -377,9 +377,9 @@ function readCompletion(
     const decided = decideGrounded(content, request, DEFAULT_HANDOFF_MESSAGE);
     // A model answering with the handoff message itself found no answer in the passages either.
     if (!decided.handoff && request.handoffMessage !== undefined && sameText(decided.text, request.handoffMessage)) {
-      return { ...decided, text: request.handoffMessage.trim(), handoff: true, handoffReason: NO_CONFIDENT_ANSWER_REASON, handoffCause: 'no_confident_answer', usedPassages: [], usage, model, ...estimated };
+      return { ...decided, text: request.handoffMessage.trim(), handoff: true, handoffReason: NO_CONFIDENT_ANSWER_REASON, handoffCause: 'no_confident_answer', usedPassages: [], usage, model, grounded: true, ...estimated };
     }
-    return { ...decided, usage, model, ...estimated };
+    return { ...decided, usage, model, grounded: true, ...estimated };
   }
   const text = content.trim();
   const handoff = request.handoffMessage !== undefined && sameText(text, request.handoffMessage);
