@@ -63,7 +63,7 @@ if (browserPrerequisites()) {
       expect(await link.getAttribute('href')).toBe(`#/knowledge-base?document=${doc.id}`);
       await expect.poll(() => sources.textContent()).toMatch(/0 in \/ 0 out tokens/);
       // Why it answered: the evidence score against what the agent's setting needs.
-      expect(await sources.getByTestId('answer-evidence').textContent()).toMatch(/^Evidence 0\.\d+ · setting balanced \(answers from 0\.575\) · answered$/);
+      expect(await sources.getByTestId('answer-evidence').textContent()).toMatch(/^Evidence [01](\.\d+)? · setting balanced \(answers from 0\.575\) · answered$/);
       // The customer's own message has none.
       expect(await page.locator('[data-testid="message"][data-author="customer"]').getByTestId('answer-sources').count()).toBe(0);
 
@@ -93,7 +93,7 @@ if (browserPrerequisites()) {
       expect(await answerSources.getAttribute('open')).not.toBeNull();
       await answerSources.getByRole('link', { name: 'Shipping' }).waitFor();
       await expect.poll(() => answerSources.textContent()).toMatch(/tokens · \d+ ms · \$?0\.00/);
-      expect(await answerSources.getByTestId('answer-evidence').textContent()).toMatch(/^Evidence 0\.\d+ · setting balanced \(answers from 0\.575\) · answered$/);
+      expect(await answerSources.getByTestId('answer-evidence').textContent()).toMatch(/^Evidence [01](\.\d+)? · setting balanced \(answers from 0\.575\) · answered$/);
       // Usable at 390 px: nothing wider than the screen.
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 
