@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NO_CONFIDENT_ANSWER_REASON } from '../answers/provenance.js';
 import type { ConversationEvent } from './events.js';
 
 /**
@@ -55,7 +56,8 @@ export function evolveHandoff(track: HandoffTrack, event: Pick<ConversationEvent
     case 'AgentReplied':
       // A handoff reply tells the customer someone will come: they still wait, now for a human.
       if (!e.data.handoff) return { ...track, waitingSince: null };
-      return handedOff(track, e.data.handoffCause ?? 'agent_handoff', e.data.at, e.data.handoffReason ?? null);
+      // "no confident answer" is the reason itself, not more about it: only a model's own words are a detail.
+      return handedOff(track, e.data.handoffCause ?? 'agent_handoff', e.data.at, e.data.handoffReason === NO_CONFIDENT_ANSWER_REASON ? null : (e.data.handoffReason ?? null));
     case 'MessagesUnanswered':
       return { ...track, lastUnansweredReason: e.data.reason };
     case 'AiSessionPaused':

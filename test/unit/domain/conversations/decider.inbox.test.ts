@@ -131,7 +131,8 @@ describe('Handoff queue ("Needs human")', () => {
       { type: 'AgentReplied', data: { ...handoffReply.data, model: 'builtin', inputTokens: 0, outputTokens: 0, handoffReason: 'no confident answer', handoffCause: 'no_confident_answer' } },
       handoffPause,
     ]);
-    expect(after.handoff.handoff).toEqual({ reason: 'no_confident_answer', detail: 'no confident answer', since: T });
+    // The reason says it all: no detail unless the model gave its own words.
+    expect(after.handoff.handoff).toEqual({ reason: 'no_confident_answer', detail: null, since: T });
     // An answer (no handoff) never carries a cause.
     const answered = conversationDecider.decide({ ...command, handoff: false }, stateOf(active));
     expect(answered[0]!.data).not.toHaveProperty('handoffCause');
