@@ -74,6 +74,8 @@ describe('grounded answers from an OpenAI-compatible model', () => {
     expect(groundedPassages(asked)).toBe(2);
     expect(sent).toBe('Yes, we ship to Norway within 5 working days.');
     expect(reply.provenance.sources).toEqual([expect.objectContaining({ documentId: co.shippingId, title: 'Shipping' })]);
+    // Why it answered, for the sources panel: a grounded answer, from the passage it cited.
+    expect(reply.provenance.grounded).toBe(true);
   });
 
   it('given an answer citing no passage, then the handoff message is sent and the conversation waits for a human with "no confident answer", counted apart in analytics', async () => {
