@@ -121,6 +121,15 @@ describe('grounded answers (OpenAI-compatible provider, scripted fake model)', (
     expect(response.handoffCause).toBeUndefined();
   });
 
+  it('given a web-chat caller that streams, then a grounded answer is not streamed: it comes whole, once decided', async () => {
+    fake.reply = reply({ citations: [1], answer: 'Yes, within 3 business days.' });
+    const fragments: string[] = [];
+    const response = await ask({ onDelta: (text) => fragments.push(text) });
+    expect(response).toMatchObject({ text: 'Yes, within 3 business days.', usedPassages: [0] });
+    expect(fragments).toEqual([]);
+    expect(lastBody().stream).toBeUndefined();
+  });
+
   it('given no passages, then the model answers as before, without a response format', async () => {
     fake.reply = 'Hello! How can I help?';
     const response = await ask({ passages: [] });
