@@ -1,4 +1,5 @@
 import type { AnswerThreshold } from '../domain/answers/evidence.js';
+import type { HandoffCause } from '../domain/answers/provenance.js';
 import type { CompanyLlmConfig } from '../domain/llm/state.js';
 
 /**
@@ -48,6 +49,12 @@ export interface LlmRequest {
   /** How much evidence the agent needs to answer (builtin provider); default DEFAULT_ANSWER_THRESHOLD. */
   answerThreshold?: AnswerThreshold;
   /**
+   * Grounded answers (OpenAI-compatible provider, when passages are given): the model must cite the passages
+   * it answers from, and an answer citing none is handed off unless this is true (the agent allows general
+   * answers). Default false.
+   */
+  generalAnswers?: boolean;
+  /**
    * Receives the answer's text as it is generated, fragment by fragment (their concatenation is the raw
    * answer). Only providers that stream call it (the OpenAI-compatible one streams only when it is given;
    * the builtin one never does); it must be cheap and must not throw. Nothing is promised about the
@@ -73,15 +80,24 @@ export interface LlmResponse {
    * Untrusted model output: plain text, control characters removed, at most MAX_HANDOFF_REASON characters.
    */
   handoffReason?: string;
+  /**
+   * Set when the provider handed off because it had no confident answer, rather than the model choosing to:
+   * the builtin provider's evidence under the agent's setting; a grounded model's handoff, an answer citing
+   * no passage it was given (without general answers), or a reply that could not be read.
+   */
+  handoffCause?: HandoffCause;
   /** True when `usage` was estimated (~4 chars/token) because the provider did not report it. */
   usageEstimated?: boolean;
   /**
    * Which of `request.passages` (indexes) the answer drew from, when the provider knows (the builtin one
-   * answers from one passage, or none when it hands off). Absent: every passage given was in the prompt.
+   * answers from one passage, a grounded model from those it cited; none on a handoff). Absent: every
+   * passage given was in the prompt.
    */
   usedPassages?: number[];
   /** The evidence score the answer (or the handoff) was decided on, when the provider decided on one. */
   evidence?: number;
+  /** The answer was asked for grounded (passages to cite): `usedPassages` are the ones the model cited. */
+  grounded?: true;
 }
 
 export type LlmConnectionTest =

@@ -1,4 +1,4 @@
-import { DEFAULT_ANSWER_THRESHOLD, type AnswerThreshold } from '../domain/answers/evidence.js';
+import { DEFAULT_ANSWER_THRESHOLD, evidenceThreshold, type AnswerThreshold } from '../domain/answers/evidence.js';
 import { MAX_ANSWER_SOURCES, type AnswerProvenance, type GeneratedAnswerFields } from '../domain/answers/provenance.js';
 import { billedUsage, costMicros, estimateUsage, type BilledUsage, type Pricing, type TokenUsage } from '../domain/credits/pricing.js';
 import { isLlmError, promptChars, type LlmMessage, type LlmPassage, type LlmProvider, type LlmResponse } from '../ports/llm.js';
@@ -19,6 +19,8 @@ export interface AnswerAgent {
   handoffMessage: string;
   /** How much evidence the builtin provider needs to answer; absent: DEFAULT_ANSWER_THRESHOLD. */
   answerThreshold?: AnswerThreshold;
+  /** A grounded model may answer without citing a passage; absent: false (such an answer is handed off). */
+  generalAnswers?: boolean;
 }
 
 export interface AnswerDeps {
@@ -113,6 +115,7 @@ export async function generateAnswer(deps: AnswerDeps, request: AnswerRequest): 
       passages,
       handoffMessage: request.agent.handoffMessage,
       answerThreshold: request.agent.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD,
+      generalAnswers: request.agent.generalAnswers === true,
       ...(request.signal ? { signal: request.signal } : {}),
     }, onDelta && ((text, attempt) => {
       attempts = Math.max(attempts, attempt + 1);
@@ -134,10 +137,17 @@ export async function generateAnswer(deps: AnswerDeps, request: AnswerRequest): 
       latencyMs,
       costMicros: costMicros(billed.model, billed, deps.pricing.table, deps.pricing.defaultPrice),
       usageEstimated: response.usageEstimated === true || billed.usageSource === 'estimated',
-      ...(response.evidence !== undefined && Number.isFinite(response.evidence) ? { evidence: Math.min(1, Math.max(0, response.evidence)) } : {}),
-      ...(response.evidence !== undefined ? { answerThreshold: request.agent.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD } : {}),
+      ...whyItAnswered(request.agent, response),
     },
   };
+}
+
+/** What the answer was decided on: the evidence score against the setting's bar, or the model's citations. */
+function whyItAnswered(agent: AnswerAgent, response: LlmResponse): Partial<AnswerProvenance> {
+  const why: Partial<AnswerProvenance> = response.grounded ? { grounded: true } : {};
+  if (response.evidence === undefined || !Number.isFinite(response.evidence)) return why;
+  const setting = agent.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD;
+  return { ...why, evidence: Math.min(1, Math.max(0, response.evidence)), answerThreshold: setting, evidenceNeeded: evidenceThreshold(setting) };
 }
 
 /** Characters of the prompt the provider was sent: the messages and the knowledge-base passages. */

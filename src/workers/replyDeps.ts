@@ -18,6 +18,7 @@ export interface AgentProfile {
   useKnowledgeBase: boolean;
   handoffMessage: string;
   answerThreshold?: AnswerThreshold;
+  generalAnswers?: boolean;
 }
 
 export interface CompanyLlm {

@@ -184,6 +184,7 @@ async function storeReply(deps: ReplyWorkerDeps, a: Answering, answer: Generated
       outputTokens: billed.outputTokens,
       handoff: response.handoff === true,
       ...(response.handoff && response.handoffReason ? { handoffReason: response.handoffReason } : {}),
+      ...(response.handoff && response.handoffCause ? { handoffCause: response.handoffCause } : {}),
       provenance,
       now: now(deps),
     });

@@ -14,7 +14,7 @@ afterAll(async () => server?.close());
 
 const expectAgentShape = (agent: any) => {
   expect(Object.keys(agent).sort()).toEqual(
-    ['active', 'answerThreshold', 'createdAt', 'handoffMessage', 'id', 'model', 'name', 'systemPrompt', 'temperature', 'updatedAt', 'useKnowledgeBase'].sort(),
+    ['active', 'answerThreshold', 'createdAt', 'generalAnswers', 'handoffMessage', 'id', 'model', 'name', 'systemPrompt', 'temperature', 'updatedAt', 'useKnowledgeBase'].sort(),
   );
   expect(agent.id).toMatch(UUID);
   expect(typeof agent.name).toBe('string');
@@ -43,6 +43,7 @@ describe('POST /api/agents', () => {
       active: true,
       handoffMessage: 'Thanks for your message — a member of our team will get back to you shortly.',
       answerThreshold: 'balanced',
+      generalAnswers: false,
     });
     expect(agent.updatedAt).toBe(agent.createdAt);
   });
@@ -57,6 +58,7 @@ describe('POST /api/agents', () => {
       active: false,
       handoffMessage: 'A human will reply.',
       answerThreshold: 'strict',
+      generalAnswers: true,
     };
     const res = await acme.call('POST', '/api/agents', body);
     expect(res.statusCode).toBe(201);
@@ -72,6 +74,7 @@ describe('POST /api/agents', () => {
     ['temperature as a string', { name: 'A', temperature: '0.5' }],
     ['useKnowledgeBase not a boolean', { name: 'A', useKnowledgeBase: 'yes' }],
     ['an empty handoff message', { name: 'A', handoffMessage: '' }],
+    ['generalAnswers not a boolean', { name: 'A', generalAnswers: 'yes' }],
     ['an unknown field', { name: 'A', companyId: 'cccccccc-cccc-4ccc-8ccc-cccccccccccc' }],
     ['a JSON array', [1, 2]],
   ];
@@ -124,11 +127,11 @@ describe('GET/PATCH/DELETE /api/agents/:id', () => {
     expect(got.statusCode).toBe(200);
     expect(got.json()).toEqual({ agent });
 
-    const patched = await acme.call('PATCH', `/api/agents/${agent.id}`, { temperature: 0.7, active: false, model: null });
+    const patched = await acme.call('PATCH', `/api/agents/${agent.id}`, { temperature: 0.7, active: false, model: null, generalAnswers: true });
     expect(patched.statusCode).toBe(200);
     const updated = patched.json().agent;
     expectAgentShape(updated);
-    expect(updated).toMatchObject({ id: agent.id, name: 'Lifecycle', temperature: 0.7, active: false, model: null, createdAt: agent.createdAt });
+    expect(updated).toMatchObject({ id: agent.id, name: 'Lifecycle', temperature: 0.7, active: false, model: null, generalAnswers: true, createdAt: agent.createdAt });
     expect(updated.updatedAt >= agent.updatedAt).toBe(true);
     expect((await acme.call('GET', `/api/agents/${agent.id}`)).json().agent).toEqual(updated);
     expect((await acme.call('GET', '/api/agents')).json().agents).toContainEqual(updated);

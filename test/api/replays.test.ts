@@ -259,6 +259,43 @@ describe('a replay run', () => {
   }, 90_000);
 });
 
+describe('replaying with another answer setting', () => {
+  it('given past questions, when replayed at strict and at lenient, then each draft answer records the setting, the evidence it needed, and hands off exactly when its evidence is below that', async () => {
+    const c = await company('Setting');
+    const doc = await c.call('POST', '/api/knowledge-base/documents', { title: 'Shipping', content: '# Shipping\n\nWe ship to Norway, Sweden and Denmark within 3 business days. Shipping is free on orders over 50 euros.' });
+    expect(doc.statusCode).toBe(201);
+    const agent = (await c.call('POST', '/api/agents', { name: 'Ava', answerThreshold: 'lenient' })).json().agent;
+    const conv = await c.seed([
+      { customer: ['Do you ship to Norway?'], answer: { agent: 'We ship to Norway, Sweden and Denmark within 3 business days.' } },
+      { customer: ['Is shipping free?'], answer: { operator: 'Over 50 euros, yes.' } },
+      { customer: ['Do you ship to Finland?'] },
+    ]);
+    const kb = { ...draft, useKnowledgeBase: true };
+    const run = async (d: object) => {
+      const replay = await c.start([conv.conversationId], d);
+      const result = await c.settled(replay.id);
+      expect(result.replay.status).toBe('completed');
+      return result;
+    };
+    const strict = await run({ ...kb, answerThreshold: 'strict' });
+    // Based on an agent without a setting of its own in the draft: the agent's (lenient).
+    const lenient = await run({ ...kb, basedOnAgentId: agent.id });
+    expect(strict.replay.draft).toMatchObject({ answerThreshold: 'strict', generalAnswers: false });
+    expect(lenient.replay.draft).toMatchObject({ answerThreshold: 'lenient' });
+    for (const [result, setting, needed] of [[strict, 'strict', 0.65], [lenient, 'lenient', 0.5]] as const) {
+      expect(result.answers).toHaveLength(3);
+      for (const a of result.answers) {
+        expect(a.draft).toMatchObject({ status: 'answered', provenance: { answerThreshold: setting, evidenceNeeded: needed, evidence: expect.any(Number) } });
+        expect(a.draft.handoff, a.customerText).toBe(a.draft.provenance.evidence < needed);
+      }
+    }
+    // The question the knowledge base answers is answered at both; the one it does not is handed off at both.
+    const byText = (result: typeof strict, text: string) => result.answers.find((a: { customerText: string }) => a.customerText === text).draft;
+    expect(byText(strict, 'Do you ship to Norway?').handoff).toBe(false);
+    expect(byText(lenient, 'Do you ship to Finland?').handoff).toBe(true);
+  });
+});
+
 describe('cancel', () => {
   it('during a run with a hung LLM: the call in flight is aborted, no further call starts, status cancelled', async () => {
     const c = await company('Cancel', hung.url);

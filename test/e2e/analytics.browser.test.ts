@@ -75,7 +75,7 @@ if (browserPrerequisites()) {
         await expect.poll(async () => (await api('GET', '/api/analytics')).body.totals.aiReplies, { timeout: 20_000 }).toBe(i + 1);
       }
       const totals = (await api('GET', '/api/analytics')).body.totals;
-      expect(totals).toMatchObject({ conversationsStarted: 1, customerMessages: 3, aiReplies: 3, handedOff: 1, handoffReasons: { agent_handoff: 1 } });
+      expect(totals).toMatchObject({ conversationsStarted: 1, customerMessages: 3, aiReplies: 3, handedOff: 1, handoffReasons: { no_confident_answer: 1, agent_handoff: 0 } });
     });
 
     it('draws the charts with the series values, and the totals match what happened (1280 px)', { timeout: STEP_TIMEOUT }, async () => {
@@ -104,7 +104,8 @@ if (browserPrerequisites()) {
       const convLegend = page.getByTestId('chart-conversations').getByTestId('chart-legend-item');
       expect(await convLegend.allTextContents()).toEqual(['Conversations started 1', 'Active conversations 1', 'Customer messages 3']);
       // Why it was handed off.
-      const reason = page.getByTestId('handoff-reasons').locator('tr[data-reason="agent_handoff"]');
+      // The builtin agent had no confident answer to the pizza question: its own reason, not the model's handoff.
+      const reason = page.getByTestId('handoff-reasons').locator('tr[data-reason="no_confident_answer"]');
       expect(await reason.textContent()).toContain('1');
       await page.screenshot({ path: join(process.cwd(), 'test-results', 'analytics-1280.png'), fullPage: true }).catch(() => {});
     });

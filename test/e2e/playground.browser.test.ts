@@ -62,6 +62,8 @@ if (browserPrerequisites()) {
       const link = sources.getByRole('link', { name: 'Shipping' });
       expect(await link.getAttribute('href')).toBe(`#/knowledge-base?document=${doc.id}`);
       await expect.poll(() => sources.textContent()).toMatch(/0 in \/ 0 out tokens/);
+      // Why it answered: the evidence score against what the agent's setting needs.
+      expect(await sources.getByTestId('answer-evidence').textContent()).toMatch(/^Evidence [01](\.\d+)? · setting balanced \(answers from 0\.575\) · answered$/);
       // The customer's own message has none.
       expect(await page.locator('[data-testid="message"][data-author="customer"]').getByTestId('answer-sources').count()).toBe(0);
 
@@ -91,6 +93,7 @@ if (browserPrerequisites()) {
       expect(await answerSources.getAttribute('open')).not.toBeNull();
       await answerSources.getByRole('link', { name: 'Shipping' }).waitFor();
       await expect.poll(() => answerSources.textContent()).toMatch(/tokens · \d+ ms · \$?0\.00/);
+      expect(await answerSources.getByTestId('answer-evidence').textContent()).toMatch(/^Evidence [01](\.\d+)? · setting balanced \(answers from 0\.575\) · answered$/);
       // Usable at 390 px: nothing wider than the screen.
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 
@@ -117,6 +120,26 @@ if (browserPrerequisites()) {
 
       // Nothing of this became a conversation.
       expect((await api('GET', '/api/conversations')).json.conversations.map((c: { id: string }) => c.id)).toEqual([conversationId]);
+    });
+
+    it('given a strict agent, when the playground asks what the knowledge base does not say, then the sources panel shows the handoff, its evidence and the setting', { timeout: TIMEOUT }, async (ctx) => {
+      ctx.onTestFailed(async () => {
+        await saveFailureScreenshot(page, 'playground-why');
+      });
+      const [agent] = (await api('GET', '/api/agents')).json.agents as { id: string }[];
+      expect((await api('PATCH', `/api/agents/${agent!.id}`, { answerThreshold: 'strict' })).status).toBe(200);
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.goto(`${base}/#/agents`);
+      await page.getByTestId('agent-try-it').click();
+      await page.getByTestId('playground-new-session').click();
+      await expect.poll(() => page.getByTestId('playground-answer').count()).toBe(0);
+      await page.getByTestId('playground-input').fill('Do you ship to Finland?');
+      await page.getByTestId('playground-send').click();
+      const answer = page.getByTestId('playground-answer');
+      await expect.poll(() => answer.locator('.message-text').textContent(), { timeout: 15_000 }).toBe('A colleague will reply soon.');
+      const why = answer.getByTestId('answer-sources').getByTestId('answer-evidence');
+      await expect.poll(() => why.textContent()).toMatch(/^Evidence 0(\.\d+)? · setting strict \(answers from 0\.65\) · handed off: no confident answer$/);
+      await page.screenshot({ path: 'test-results/playground-handoff-why.png' }).catch(() => {});
     });
   });
 }

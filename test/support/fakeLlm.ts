@@ -18,7 +18,13 @@ import type { AddressInfo } from 'node:net';
  *   after that many content chunks.
  * - Tool calls: a reply function may answer `{ content, toolCalls: [{ name, arguments }] }` (streamed as
  *   argument fragments when streaming); `handoffNext(reason)` makes the next answers call `handoff_to_human`.
- * - `rejectTools`: a request carrying `tools` gets a 400 saying tools are not supported.
+ * - `rejectTools`: a request carrying `tools` gets a 400 saying tools are not supported; `rejectResponseFormat`:
+ *   likewise for `response_format`.
+ * - Grounded requests (the prompt numbers knowledge-base passages and asks for a JSON reply citing them): a
+ *   plain-text answer is sent as a model following the format would, `{"citations": [every passage offered],
+ *   "answer": <the text>, "handoff": false, "handoffReason": null}`, so tests written for plain answers keep
+ *   their meaning. An answer that is already JSON (starts with "{") is sent as it is; `groundedAsIs` sends
+ *   plain text as it is too (a model ignoring the format).
  */
 
 export interface FakeLlmRequest {
@@ -66,6 +72,10 @@ export interface FakeLlmOptions {
   chunkDelayMs?: number;
   /** Requests carrying `tools` are refused with a 400 (servers without tool calling). */
   rejectTools?: boolean;
+  /** Requests carrying `response_format` are refused with a 400 (servers without structured outputs). */
+  rejectResponseFormat?: boolean;
+  /** Grounded requests get plain-text answers as they are, not wrapped in the grounded JSON reply. */
+  groundedAsIs?: boolean;
 }
 
 export interface FakeLlm {
@@ -81,6 +91,8 @@ export interface FakeLlm {
   chunkChars: number;
   chunkDelayMs: number;
   rejectTools: boolean;
+  rejectResponseFormat: boolean;
+  groundedAsIs: boolean;
   failNext(count: number, status?: number, body?: unknown): void;
   /** The next `count` streamed answers break off (connection destroyed) after `afterChunks` content chunks. */
   breakStreamNext(count: number, afterChunks?: number): void;
@@ -111,6 +123,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     chunkChars: options.chunkChars ?? 4,
     chunkDelayMs: options.chunkDelayMs ?? 0,
     rejectTools: options.rejectTools ?? false,
+    rejectResponseFormat: options.rejectResponseFormat ?? false,
+    groundedAsIs: options.groundedAsIs ?? false,
   };
 
   const send = (res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}) => {
@@ -198,6 +212,10 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       send(res, 400, errorBody("Invalid parameter: 'tools' is not supported by this model.", 'invalid_request_error', null));
       return;
     }
+    if (state.rejectResponseFormat && completion.response_format !== undefined) {
+      send(res, 400, errorBody("Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.", 'invalid_request_error', null));
+      return;
+    }
     const model = typeof completion.model === 'string' ? completion.model : 'unknown';
     if (malformed > 0) {
       malformed--;
@@ -228,6 +246,10 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
         replyUsage = result.usage ?? replyUsage;
         toolCalls = result.toolCalls;
       }
+    }
+    const offered = groundedPassages(completion);
+    if (offered > 0 && !state.groundedAsIs && content !== null && !content.trim().startsWith('{')) {
+      content = JSON.stringify({ citations: Array.from({ length: offered }, (_, i) => i + 1), answer: content, handoff: false, handoffReason: null });
     }
     const usage = replyUsage ?? {
       prompt_tokens: Math.ceil(JSON.stringify(completion.messages ?? []).length / 4),
@@ -377,6 +399,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       state.chunkChars = options.chunkChars ?? 4;
       state.chunkDelayMs = options.chunkDelayMs ?? 0;
       state.rejectTools = options.rejectTools ?? false;
+      state.rejectResponseFormat = options.rejectResponseFormat ?? false;
+      state.groundedAsIs = options.groundedAsIs ?? false;
       state.reply = options.reply;
       state.usage = options.usage;
       state.apiKey = options.apiKey;
@@ -397,6 +421,13 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
 
 function now(): number {
   return Math.floor(Date.now() / 1000);
+}
+
+/** How many knowledge-base passages a grounded request numbers (0: not a grounded request). */
+export function groundedPassages(body: ChatCompletionBody): number {
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const context = messages.find((m) => m?.role === 'system' && typeof m.content === 'string' && m.content.startsWith('Knowledge base passages, numbered:'));
+  return context ? (context.content as string).match(/^\[\d+\] /gm)?.length ?? 0 : 0;
 }
 
 function lastUserMessage(body: ChatCompletionBody): string {

@@ -49,6 +49,9 @@ describe('builtin LLM', () => {
       usage: { inputTokens: 0, outputTokens: 0 },
       model: BUILTIN_MODEL,
       handoff: true,
+      // Its own decision, for want of a confident answer (issue 26): its own reason in the queue and analytics.
+      handoffReason: 'no confident answer',
+      handoffCause: 'no_confident_answer',
       usedPassages: [],
     });
 

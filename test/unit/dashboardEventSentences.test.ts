@@ -18,6 +18,13 @@ describe('describeConversationEvent', () => {
       "AI agent replied and handed over to a human (the model's reason: “Wants a refund”): “A colleague will reply.”",
     );
     expect(say('AgentReplied', { text: 'A colleague will reply.', handoff: true })).toBe('AI agent replied and handed over to a human: “A colleague will reply.”');
+    // Handed off for want of a confident answer: said so, with a model's own words when it gave some.
+    expect(say('AgentReplied', { text: 'A colleague will reply.', handoff: true, handoffReason: 'no confident answer', handoffCause: 'no_confident_answer' })).toBe(
+      'AI agent replied and handed over to a human (no confident answer): “A colleague will reply.”',
+    );
+    expect(say('AgentReplied', { text: 'A colleague will reply.', handoff: true, handoffReason: 'Finland is not mentioned', handoffCause: 'no_confident_answer' })).toBe(
+      'AI agent replied and handed over to a human (no confident answer: “Finland is not mentioned”): “A colleague will reply.”',
+    );
   });
 
   it('says why a reply was not delivered', () => {

@@ -23,6 +23,11 @@ export const agentSettings = z.object({
    * (domain/answers/evidence.ts). Absent (agents created before the setting existed): DEFAULT_ANSWER_THRESHOLD.
    */
   answerThreshold: answerThresholdSchema.optional(),
+  /**
+   * Whether a grounded model (OpenAI-compatible provider) may answer without citing a knowledge-base passage
+   * (small talk, general questions); otherwise such an answer is handed off. Absent: false.
+   */
+  generalAnswers: z.boolean().optional(),
 });
 export type AgentSettings = z.infer<typeof agentSettings>;
 
@@ -35,6 +40,7 @@ export const agentDefaults: Omit<AgentSettings, 'name'> = {
   active: true,
   handoffMessage: DEFAULT_AGENT_HANDOFF_MESSAGE,
   answerThreshold: DEFAULT_ANSWER_THRESHOLD,
+  generalAnswers: false,
 };
 
 export const agentEvents = {

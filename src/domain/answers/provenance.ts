@@ -6,6 +6,16 @@ import { answerThresholdSchema } from './evidence.js';
  * the knowledge-base passages the answer drew from, how long the model took and what the answer cost.
  * The model and its token counts are recorded next to it. The customer never sees any of this.
  */
+/**
+ * Why an AI reply handed off when the answerer decided it itself (no confident answer) rather than the model
+ * choosing to (its handoff tool, its handoff message): recorded on AgentReplied, so the "Needs human" queue and
+ * analytics tell the two apart (conversations/handoff.ts).
+ */
+export const handoffCause = z.enum(['no_confident_answer']);
+export type HandoffCause = z.infer<typeof handoffCause>;
+/** The reason text such a handoff carries when the model gave none. */
+export const NO_CONFIDENT_ANSWER_REASON = 'no confident answer';
+
 export const answerSourceSchema = z.object({
   documentId: z.string().min(1).max(100),
   title: z.string().max(500),
@@ -35,6 +45,13 @@ export const answerProvenanceSchema = z.object({
    */
   evidence: z.number().min(0).max(1).optional(),
   answerThreshold: answerThresholdSchema.optional(),
+  /** The evidence the setting needed when the answer was decided (thresholds are retuned; this is the one used). */
+  evidenceNeeded: z.number().min(0).max(1).optional(),
+  /**
+   * The model was asked for a grounded answer (OpenAI-compatible provider, passages offered): `sources` are the
+   * passages it cited. Absent: not grounded (the builtin provider, no passages, or recorded before).
+   */
+  grounded: z.boolean().optional(),
 });
 export type AnswerProvenance = z.infer<typeof answerProvenanceSchema>;
 

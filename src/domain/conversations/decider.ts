@@ -1,6 +1,6 @@
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
-import type { AnswerProvenance } from '../answers/provenance.js';
+import type { AnswerProvenance, HandoffCause } from '../answers/provenance.js';
 import type { PlatformId } from '../platformId.js';
 import type { ConversationEvent, ConversationStreamEvent, Customer, DeliveredTo, PausedReason, PlatformRefs } from './events.js';
 import { asksForHuman } from './handoff.js';
@@ -46,6 +46,8 @@ export type ConversationCommand =
       handoff: boolean;
       /** The model's reason for a handoff (bounded plain text); kept only when `handoff`. */
       handoffReason?: string;
+      /** Why the answerer handed off, when it decided so itself; kept only when `handoff`. */
+      handoffCause?: HandoffCause;
       provenance?: AnswerProvenance;
       now: string;
     }
@@ -222,6 +224,7 @@ export const decideAppendAgentReply: Decision<'AppendAgentReply'> = (command, st
         outputTokens: command.outputTokens,
         handoff: command.handoff,
         ...(command.handoff && command.handoffReason ? { handoffReason: command.handoffReason.slice(0, 500) } : {}),
+        ...(command.handoff && command.handoffCause ? { handoffCause: command.handoffCause } : {}),
         ...(command.provenance ? { provenance: command.provenance } : {}),
         at: command.now,
       },

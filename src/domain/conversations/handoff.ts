@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NO_CONFIDENT_ANSWER_REASON } from '../answers/provenance.js';
 import type { ConversationEvent } from './events.js';
 
 /**
@@ -11,6 +12,11 @@ import type { ConversationEvent } from './events.js';
 export const handoffReason = z.enum([
   /** The model answered with the agent's handoff message (its reason, when it gave one, is the detail). */
   'agent_handoff',
+  /**
+   * The answerer had no confident answer: the builtin provider's evidence was under the agent's setting, or a
+   * grounded model handed off, cited no passage it was given, or sent a reply that could not be read.
+   */
+  'no_confident_answer',
   /** The AI could not answer (the language model failed) and left the messages to a human. */
   'ai_unanswered',
   /** The customer asked for a person. */
@@ -49,7 +55,9 @@ export function evolveHandoff(track: HandoffTrack, event: Pick<ConversationEvent
       return track.waitingSince ? track : { ...track, waitingSince: e.data.at };
     case 'AgentReplied':
       // A handoff reply tells the customer someone will come: they still wait, now for a human.
-      return e.data.handoff ? handedOff(track, 'agent_handoff', e.data.at, e.data.handoffReason ?? null) : { ...track, waitingSince: null };
+      if (!e.data.handoff) return { ...track, waitingSince: null };
+      // "no confident answer" is the reason itself, not more about it: only a model's own words are a detail.
+      return handedOff(track, e.data.handoffCause ?? 'agent_handoff', e.data.at, e.data.handoffReason === NO_CONFIDENT_ANSWER_REASON ? null : (e.data.handoffReason ?? null));
     case 'MessagesUnanswered':
       return { ...track, lastUnansweredReason: e.data.reason };
     case 'AiSessionPaused':

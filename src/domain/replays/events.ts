@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AGENT_LIMITS } from '../agents/events.js';
+import { answerThresholdSchema } from '../answers/evidence.js';
 import { answerProvenanceSchema, generatedAnswerSchema } from '../answers/provenance.js';
 
 /**
@@ -25,6 +26,13 @@ export const replayDraftSchema = z.object({
   temperature: z.number().min(0).max(2),
   useKnowledgeBase: z.boolean(),
   handoffMessage: z.string().min(1).max(AGENT_LIMITS.handoffMessage),
+  /**
+   * The answer setting to replay with (builtin provider: the evidence it needs), so past conversations show
+   * how another setting would have answered. Absent (replays requested before it existed): DEFAULT_ANSWER_THRESHOLD.
+   */
+  answerThreshold: answerThresholdSchema.optional(),
+  /** Whether a grounded model may answer citing no passage. Absent: false. */
+  generalAnswers: z.boolean().optional(),
 });
 export type ReplayDraft = z.infer<typeof replayDraftSchema>;
 

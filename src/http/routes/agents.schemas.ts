@@ -16,6 +16,8 @@ export const agentSchema = z.object({
   handoffMessage: z.string(),
   /** How sure the builtin agent must be to answer: strict (hands off more), balanced (default), lenient (answers more). */
   answerThreshold: answerThresholdSchema,
+  /** Whether a model citing the knowledge base may also answer without a passage (false: such answers are handed off). */
+  generalAnswers: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -36,6 +38,7 @@ const writable = {
   active: z.boolean(),
   handoffMessage: z.string().trim().min(1).max(AGENT_LIMITS.handoffMessage),
   answerThreshold: answerThresholdSchema,
+  generalAnswers: z.boolean(),
 };
 
 const isLive = (a: AgentDoc | LiveAgent): a is LiveAgent => 'agentId' in a;
@@ -51,6 +54,7 @@ export function agentView(a: AgentDoc | LiveAgent): AgentView {
     active: a.active,
     handoffMessage: a.handoffMessage,
     answerThreshold: a.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD,
+    generalAnswers: a.generalAnswers ?? false,
     createdAt: a.createdAt,
     updatedAt: a.updatedAt,
   };
@@ -76,6 +80,7 @@ const agentBody = z.strictObject({
   active: writable.active.optional(),
   handoffMessage: writable.handoffMessage.optional(),
   answerThreshold: writable.answerThreshold.optional(),
+  generalAnswers: writable.generalAnswers.optional(),
 });
 
 export const createAgentSchema = {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ReplayEstimate } from '../../commands/replays/replays.js';
 import { AGENT_LIMITS } from '../../domain/agents/events.js';
+import { answerThresholdSchema } from '../../domain/answers/evidence.js';
 import { REPLAY_LIMITS, draftAnswerSchema, recordedAnswerSchema, replayDraftSchema } from '../../domain/replays/events.js';
 import type { ReplayAnswerDoc, ReplayDoc } from '../../projections/replays/replaysProjection.js';
 import { bearerSecurity as security, errorBody, errorResponses, listQuery } from './schemas.js';
@@ -18,6 +19,10 @@ const draftInput = z.strictObject({
   temperature: z.number().min(0).max(2),
   useKnowledgeBase: z.boolean(),
   handoffMessage: z.string().trim().min(1).max(AGENT_LIMITS.handoffMessage).optional(),
+  /** The answer setting to replay with (strict | balanced | lenient); default: the agent's it is based on, else balanced. */
+  answerThreshold: answerThresholdSchema.optional(),
+  /** Whether a grounded model may answer citing no passage; default: the agent's it is based on, else false. */
+  generalAnswers: z.boolean().optional(),
 });
 export type DraftInput = z.infer<typeof draftInput>;
 

@@ -1,3 +1,4 @@
+import { DEFAULT_ANSWER_THRESHOLD } from '../../domain/answers/evidence.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { loadAgent } from '../../commands/agents/queries.js';
 import { cancelReplay, estimateReplay, requestReplay } from '../../commands/replays/replays.js';
@@ -26,7 +27,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The draft as stored: an agent it starts from must be the company's own. */
 async function draftOf(services: HttpServices, companyId: string, input: DraftInput): Promise<ReplayDraft> {
   const basedOnAgentId = input.basedOnAgentId?.toLowerCase() ?? null;
-  if (basedOnAgentId && !(await loadAgent(services.commands.eventStore, companyId, basedOnAgentId))) throw notFound('Agent');
+  const agent = basedOnAgentId ? await loadAgent(services.commands.eventStore, companyId, basedOnAgentId) : null;
+  if (basedOnAgentId && !agent) throw notFound('Agent');
   return {
     basedOnAgentId,
     systemPrompt: input.systemPrompt,
@@ -34,6 +36,8 @@ async function draftOf(services: HttpServices, companyId: string, input: DraftIn
     temperature: input.temperature,
     useKnowledgeBase: input.useKnowledgeBase,
     handoffMessage: input.handoffMessage ?? DEFAULT_AGENT_HANDOFF_MESSAGE,
+    answerThreshold: input.answerThreshold ?? agent?.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD,
+    generalAnswers: input.generalAnswers ?? agent?.generalAnswers ?? false,
   };
 }
 

@@ -1,5 +1,6 @@
 import { queryTerms as questionTerms, searchTerms, stripHeadingContext } from '../../domain/knowledge/chunking.js';
 import { DEFAULT_ANSWER_THRESHOLD, evidenceThreshold, type AnswerThreshold } from '../../domain/answers/evidence.js';
+import { NO_CONFIDENT_ANSWER_REASON } from '../../domain/answers/provenance.js';
 import { stemTerm } from '../search/synonyms.js';
 import {
   BUILTIN_MODEL,
@@ -58,6 +59,8 @@ export function createBuiltinLlm(options: BuiltinLlmOptions = {}): LlmProvider {
           usage: { inputTokens: 0, outputTokens: 0 },
           model: BUILTIN_MODEL,
           handoff: true,
+          handoffReason: NO_CONFIDENT_ANSWER_REASON,
+          handoffCause: 'no_confident_answer',
           ...(decision.evidence !== undefined ? { evidence: decision.evidence } : {}),
           usedPassages: [],
         };

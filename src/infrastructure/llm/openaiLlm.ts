@@ -16,7 +16,10 @@ import {
   promptChars,
 } from '../../ports/llm.js';
 import { cleanHandoffReason } from './handoffReason.js';
+import { decideGrounded, GROUNDED_REPLY_NAME, groundedContext, groundedReplySchema, isGrounded } from './groundedReply.js';
 import { estimateUsage } from '../../domain/credits/pricing.js';
+import { NO_CONFIDENT_ANSWER_REASON } from '../../domain/answers/provenance.js';
+import { DEFAULT_HANDOFF_MESSAGE } from './builtinLlm.js';
 import { createGuardedFetch, ResponseTooLargeError } from '../net/guardedFetch.js';
 import { isSsrfRefusal, type Resolver } from '../net/ssrfGuard.js';
 
@@ -42,6 +45,13 @@ import { isSsrfRefusal, type Resolver } from '../net/ssrfGuard.js';
  *   tool_choice auto); calling it answers with the handoff message, `handoff: true` and the model's reason.
  *   A server that rejects `tools` (HTTP 400/422 whose error mentions tools) is asked again once without
  *   them, and this client never offers them again.
+ * - Grounded answers (groundedReply.ts): with `passages`, the model is asked for a structured reply (the
+ *   answer and the numbers of the passages it cites, or a handoff) through a JSON-schema response format
+ *   built from a zod schema; the cited passages become `usedPassages`, an answer citing none is handed off
+ *   (`handoffCause: 'no_confident_answer'`) unless `generalAnswers`, and a reply that cannot be read is
+ *   handled as one citing none. A server that rejects `response_format` (HTTP 400/422 whose error mentions
+ *   it) is asked again without it, the prompt still asking for the JSON, and this client never sends it
+ *   again. A grounded answer is not streamed: whether it is sent is decided on the whole reply.
  * - With `onDelta` the answer is streamed (`stream: true`, `stream_options.include_usage`): each content
  *   fragment goes to `onDelta` as it arrives, tool-call fragments are accumulated, usage comes from the
  *   last chunk (estimated when the server sends none). A stream that breaks off is a retryable LlmError.
@@ -78,6 +88,17 @@ type Sdk = typeof import('openai');
 let sdkLoading: Promise<Sdk> | undefined;
 /** The SDK is loaded on first use: most installations never call it, and it costs ~120 ms of start-up per thread. */
 const loadSdk = (): Promise<Sdk> => (sdkLoading ??= import('openai'));
+type ResponseFormat = ChatCompletionCreateParamsNonStreaming['response_format'];
+let formatLoading: Promise<ResponseFormat> | undefined;
+/** The grounded reply's JSON-schema response format, by the SDK's zod helper (loaded with the SDK, on first use). */
+const loadGroundedFormat = (): Promise<ResponseFormat> =>
+  (formatLoading ??= import('openai/helpers/zod').then(({ zodResponseFormat }) => zodResponseFormat(groundedReplySchema, GROUNDED_REPLY_NAME)));
+
+/** What a request is sent with; each is dropped for good once the server rejects it. */
+interface Features {
+  tools: boolean;
+  responseFormat: boolean;
+}
 
 export function createOpenAiLlm(options: OpenAiLlmOptions): LlmProvider {
   const apiKey = options.apiKey && options.apiKey.length > 0 ? options.apiKey : undefined;
@@ -118,19 +139,21 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmProvider {
   };
 
   const toLlmError = (error: unknown): LlmError => mapError(error, where, scrub, client?.sdk);
-  /** Set once the server rejected `tools`: this client answers without the handoff tool from then on. */
+  /** Set once the server rejected `tools` (`response_format`): this client asks without them from then on. */
   let toolsRejected = false;
+  let formatRejected = false;
 
-  const attempt = async (request: LlmRequest, withTools: boolean): Promise<LlmResponse> => {
-    const messages = buildMessages(request, withTools);
+  const attempt = async (request: LlmRequest, features: Features): Promise<LlmResponse> => {
+    const messages = buildMessages(request, features.tools);
     const params = buildParams(request, messages);
-    if (withTools) {
+    if (features.tools) {
       params.tools = [HANDOFF_TOOL];
       params.tool_choice = 'auto';
     }
+    if (features.responseFormat) params.response_format = await loadGroundedFormat();
     const options = { signal: request.signal ?? null };
     const api = (await connect()).api;
-    if (request.onDelta === undefined) {
+    if (request.onDelta === undefined || isGrounded(request)) {
       const completion = await api.chat.completions.create(params, options);
       return readCompletion(completion, request, messages);
     }
@@ -179,19 +202,24 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmProvider {
 
   return {
     async complete(request: LlmRequest): Promise<LlmResponse> {
-      const withTools = offersHandoffTool(request) && !toolsRejected;
-      try {
-        return await attempt(request, withTools);
-      } catch (error) {
-        if (withTools && client !== undefined && rejectsTools(error, client.sdk)) {
-          toolsRejected = true;
-          try {
-            return await attempt(request, false);
-          } catch (retryError) {
-            throw toLlmError(retryError);
+      const features: Features = { tools: offersHandoffTool(request) && !toolsRejected, responseFormat: isGrounded(request) && !formatRejected };
+      // At most one retry per feature the server turns down.
+      for (;;) {
+        try {
+          return await attempt(request, features);
+        } catch (error) {
+          if (features.responseFormat && client !== undefined && rejectsParameter(error, client.sdk, /response_format|json_schema|structured/i)) {
+            formatRejected = true;
+            features.responseFormat = false;
+            continue;
           }
+          if (features.tools && client !== undefined && rejectsParameter(error, client.sdk, /tool|function/i)) {
+            toolsRejected = true;
+            features.tools = false;
+            continue;
+          }
+          throw toLlmError(error);
         }
-        throw toLlmError(error);
       }
     },
 
@@ -266,16 +294,22 @@ const HANDOFF_TOOL: ChatCompletionTool = {
 
 const offersHandoffTool = (request: LlmRequest) => (request.handoffMessage?.trim() ?? '') !== '';
 
-/** A 400/422 whose error is about `tools`/`tool_choice`/functions: the server does not do tool calls. */
-function rejectsTools(error: unknown, sdk: Sdk): boolean {
+/** A 400/422 whose error is about a parameter (`tools`, `response_format`): the server does not do it. */
+function rejectsParameter(error: unknown, sdk: Sdk, about: RegExp): boolean {
   if (!(error instanceof sdk.APIError) || (error.status !== 400 && error.status !== 422)) return false;
   // Read, never repeated: the body is the server's words.
   const said = `${error.message} ${JSON.stringify((error as { error?: unknown }).error ?? '')}`.slice(0, 4000);
-  return /tool|function/i.test(said);
+  return about.test(said);
 }
 
 function buildMessages(request: LlmRequest, withTools = false): LlmMessage[] {
-  const context = contextMessage(request.passages ?? [], request.handoffMessage, withTools);
+  const context = isGrounded(request)
+    ? groundedContext(request.passages ?? [], {
+        generalAnswers: request.generalAnswers === true,
+        handoffTool: withTools ? HANDOFF_TOOL_NAME : null,
+        handoffMessage: request.handoffMessage,
+      })
+    : contextMessage(request.passages ?? [], request.handoffMessage, withTools);
   if (context === null) return request.messages;
   const firstNonSystem = request.messages.findIndex((m) => m.role !== 'system');
   const at = firstNonSystem < 0 ? request.messages.length : firstNonSystem;
@@ -337,16 +371,19 @@ function readCompletion(
       false,
     );
   }
-  const text = content.trim();
   const { usage, usageEstimated } = readUsage(shape.usage, sentMessages, content.length);
+  const estimated = usageEstimated ? { usageEstimated: true as const } : {};
+  if (isGrounded(request)) {
+    const decided = decideGrounded(content, request, DEFAULT_HANDOFF_MESSAGE);
+    // A model answering with the handoff message itself found no answer in the passages either.
+    if (!decided.handoff && request.handoffMessage !== undefined && sameText(decided.text, request.handoffMessage)) {
+      return { ...decided, text: request.handoffMessage.trim(), handoff: true, handoffReason: NO_CONFIDENT_ANSWER_REASON, handoffCause: 'no_confident_answer', usedPassages: [], usage, model, grounded: true, ...estimated };
+    }
+    return { ...decided, usage, model, grounded: true, ...estimated };
+  }
+  const text = content.trim();
   const handoff = request.handoffMessage !== undefined && sameText(text, request.handoffMessage);
-  return {
-    text,
-    usage,
-    model,
-    ...(handoff ? { handoff: true } : {}),
-    ...(usageEstimated ? { usageEstimated: true } : {}),
-  };
+  return { text, usage, model, ...(handoff ? { handoff: true } : {}), ...estimated };
 }
 
 /** The handoff tool call's arguments (raw JSON text), when the model made one. */

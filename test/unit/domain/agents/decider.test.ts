@@ -20,7 +20,7 @@ describe('agent decider', () => {
     expect(state).toMatchObject({ status: 'active', agentId: A1, companyId: C1, name: 'Support bot', createdAt: T0, updatedAt: T0 });
   });
 
-  it('has sensible defaults: builtin model of the company, temperature 0.3, knowledge base on, active, a handoff message', () => {
+  it('has sensible defaults: builtin model of the company, temperature 0.3, knowledge base on, active, a handoff message, no general answers', () => {
     expect(agentDefaults).toEqual({
       systemPrompt: expect.stringMatching(/^You are a helpful customer support agent/),
       model: null,
@@ -29,9 +29,16 @@ describe('agent decider', () => {
       active: true,
       handoffMessage: DEFAULT_AGENT_HANDOFF_MESSAGE,
       answerThreshold: 'balanced',
+      generalAnswers: false,
     });
     expect(DEFAULT_AGENT_TEMPERATURE).toBe(0.3);
     expect(agentEvents.AgentCreated.safeParse(created.data).success).toBe(true);
+  });
+
+  it('reads an agent created before generalAnswers existed (no field) as valid; the setting is a boolean', () => {
+    const { generalAnswers: _, ...old } = { ...created.data, generalAnswers: undefined };
+    expect(agentEvents.AgentCreated.safeParse(old).success).toBe(true);
+    expect(agentEvents.AgentCreated.safeParse({ ...created.data, generalAnswers: 'yes' }).success).toBe(false);
   });
 
   it('reads an agent created before answerThreshold existed (no field) as valid; the setting is one of strict, balanced, lenient', () => {

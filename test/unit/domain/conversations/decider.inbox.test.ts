@@ -111,6 +111,32 @@ describe('Handoff queue ("Needs human")', () => {
     const plain = conversationDecider.decide(reply(false, 'ignored'), stateOf(active));
     expect(plain[0]!.data).not.toHaveProperty('handoffReason');
   });
+  it('given an active conversation, when the answerer hands off for want of a confident answer, then AgentReplied records the cause and the queue shows it as its own reason', () => {
+    const command: ConversationCommand = {
+      type: 'AppendAgentReply',
+      messageId: R1,
+      sessionId: S1,
+      agentId: null,
+      text: 'A colleague will get back to you.',
+      inReplyTo: [M1],
+      model: 'builtin',
+      inputTokens: 0,
+      outputTokens: 0,
+      handoff: true,
+      handoffReason: 'no confident answer',
+      handoffCause: 'no_confident_answer',
+      now: T2,
+    };
+    const after = spec.given(active).when(command).then([
+      { type: 'AgentReplied', data: { ...handoffReply.data, model: 'builtin', inputTokens: 0, outputTokens: 0, handoffReason: 'no confident answer', handoffCause: 'no_confident_answer' } },
+      handoffPause,
+    ]);
+    // The reason says it all: no detail unless the model gave its own words.
+    expect(after.handoff.handoff).toEqual({ reason: 'no_confident_answer', detail: null, since: T });
+    // An answer (no handoff) never carries a cause.
+    const answered = conversationDecider.decide({ ...command, handoff: false }, stateOf(active));
+    expect(answered[0]!.data).not.toHaveProperty('handoffCause');
+  });
   it('the AI failing with a handoff (MarkUnanswered handoff) sets it with the failure as detail', () => {
     const after = spec.given(active).when({ type: 'MarkUnanswered', messageIds: [M1], reason: 'the language model failed (timeout)', handoff: true, now: T2 }).then([
       { type: 'MessagesUnanswered', data: { messageIds: [M1], reason: 'the language model failed (timeout)', at: T2 } },

@@ -68,6 +68,20 @@ describe('analytics projection: given events, then the day documents', () => {
       });
   });
 
+  it('handed off for want of a confident answer: counted under its own reason (no_confident_answer), not agent_handoff', async () => {
+    const noConfidentAnswer = recorded(stream(1), 'AgentReplied', {
+      messageId: m(2), sessionId: session(1), agentId: agent, text: 'A colleague will answer.', inReplyTo: [m(1)], model: 'builtin', inputTokens: 0, outputTokens: 0,
+      handoff: true, handoffReason: 'no confident answer', handoffCause: 'no_confident_answer', at: at('10:00:03'),
+    });
+    await spec.given([integrationCreated, started(1), opened(1), received(1, 1, '10:00:00'), noConfidentAnswer, paused(1, 'handoff', '10:00:03')]).then({
+      analytics_days: inEveryScope('2025-03-10', (d) => {
+        Object.assign(d, { conversationsStarted: 1, conversationsActive: 1, customerMessages: 1, aiReplies: 1, handedOff: 1 });
+        d.handoffReasons.no_confident_answer = 1;
+        d.aiFirstResponse = record(undefined, 3000);
+      }),
+    });
+  });
+
   it('handoff reasons follow the "Needs human" queue: customer request, platform transfer, AI could not answer (counted as unanswered too); a handoff counts once', async () => {
     await spec
       .given([

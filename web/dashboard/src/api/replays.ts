@@ -1,7 +1,7 @@
 // Replay evaluations: a draft agent answers past customer turns again, next to what was recorded.
 import type { AnswerProvenanceView } from '../components/AnswerSources.js';
 import { query, request, type RequestOptions } from './client.js';
-import type { Page } from './types.js';
+import type { AnswerThreshold, Page } from './types.js';
 
 export interface ReplayDraft {
   basedOnAgentId: string | null;
@@ -10,6 +10,9 @@ export interface ReplayDraft {
   temperature: number;
   useKnowledgeBase: boolean;
   handoffMessage?: string;
+  /** The answer setting to replay with: how another setting would have answered. */
+  answerThreshold?: AnswerThreshold;
+  generalAnswers?: boolean;
 }
 
 export interface ReplayEstimate {

@@ -121,6 +121,8 @@ export interface Agent {
   handoffMessage?: string | null;
   /** How sure the builtin agent must be to answer rather than hand off. */
   answerThreshold?: AnswerThreshold;
+  /** Whether a model citing the knowledge base may also answer without a passage. */
+  generalAnswers?: boolean;
   createdAt?: string;
   updatedAt?: string;
 }
@@ -134,6 +136,7 @@ export interface AgentInput {
   active: boolean;
   handoffMessage?: string;
   answerThreshold?: AnswerThreshold;
+  generalAnswers?: boolean;
 }
 
 export type AnswerThreshold = 'strict' | 'balanced' | 'lenient';
@@ -201,7 +204,7 @@ export interface Conversation {
   unread?: number;
 }
 
-export type HandoffReason = 'agent_handoff' | 'ai_unanswered' | 'customer_request' | 'dialog_transferred';
+export type HandoffReason = 'agent_handoff' | 'no_confident_answer' | 'ai_unanswered' | 'customer_request' | 'dialog_transferred';
 export interface Handoff {
   reason: HandoffReason;
   detail: string | null;

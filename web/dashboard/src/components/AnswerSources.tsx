@@ -9,6 +9,10 @@ export interface AnswerProvenanceView {
   /** The evidence score the built-in agent decided on (0..1) and the agent's setting; absent for other providers. */
   evidence?: number;
   answerThreshold?: 'strict' | 'balanced' | 'lenient';
+  /** The evidence that setting needed when the answer was decided. */
+  evidenceNeeded?: number;
+  /** The model was asked to cite passages: `sources` are the ones it cited. */
+  grounded?: boolean;
 }
 
 export interface AnswerFacts {
@@ -16,6 +20,8 @@ export interface AnswerFacts {
   inputTokens: number;
   outputTokens: number;
   provenance: AnswerProvenanceView | null;
+  /** Whether the answer handed off, when the view knows. */
+  handoff?: boolean;
 }
 
 /**
@@ -50,10 +56,34 @@ export function AnswerSources({ facts, open = false }: { facts: AnswerFacts; ope
       </p>
       {p?.evidence !== undefined && (
         <p className="answer-evidence muted" data-testid="answer-evidence">
-          Evidence {p.evidence.toFixed(2)}
-          {p.answerThreshold ? ` · setting ${p.answerThreshold}` : ''}
+          {evidenceLine(p.evidence, p, facts.handoff)}
+        </p>
+      )}
+      {p?.grounded && (
+        <p className="answer-evidence muted" data-testid="answer-grounded">
+          {groundedLine(sources.length, facts.handoff)}
         </p>
       )}
     </details>
   );
+}
+
+/** Why the built-in agent answered or handed off: its evidence against what the setting needed. */
+function evidenceLine(evidence: number, p: AnswerProvenanceView, handoff: boolean | undefined): string {
+  const needed = p.evidenceNeeded;
+  const setting = p.answerThreshold ? ` · setting ${p.answerThreshold}${needed !== undefined ? ` (answers from ${score(needed)})` : ''}` : '';
+  const handedOff = handoff ?? (needed !== undefined ? evidence < needed : undefined);
+  const outcome = handedOff === undefined ? '' : handedOff ? ' · handed off: no confident answer' : ' · answered';
+  return `Evidence ${score(evidence)}${setting}${outcome}`;
+}
+
+/** A 0..1 score to three decimals at most (0.575, not 0.57), so it compares truly with the bar. */
+const score = (value: number) => String(Number(value.toFixed(3)));
+
+/** Why a model asked to cite the knowledge base answered: the passages it cited, or none. */
+function groundedLine(cited: number, handoff: boolean | undefined): string {
+  if (handoff) return 'Grounded: the model cited no passage it was given, so it handed off (no confident answer)';
+  if (cited > 0) return `Grounded: answered from the ${cited === 1 ? 'passage' : `${formatNumber(cited)} passages`} the model cited`;
+  if (handoff === false) return 'Grounded: no passage cited (a general answer: the agent allows them)';
+  return 'Grounded: no passage cited (handed off, unless the agent allows general answers)';
 }

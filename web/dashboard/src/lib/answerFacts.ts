@@ -10,11 +10,12 @@ export function answerFactsOfMessage(message: Message): AnswerFacts | null {
 /** The same facts from a stored AgentReplied event's data (the audit timeline). */
 export function answerFactsOfEvent(event: { type: string; data: unknown }): AnswerFacts | null {
   if (event.type !== 'AgentReplied' || event.data === null || typeof event.data !== 'object') return null;
-  const d = event.data as { model?: unknown; inputTokens?: unknown; outputTokens?: unknown; provenance?: unknown };
+  const d = event.data as { model?: unknown; inputTokens?: unknown; outputTokens?: unknown; provenance?: unknown; handoff?: unknown };
   return {
     model: typeof d.model === 'string' ? d.model : 'unknown model',
     inputTokens: Number(d.inputTokens) || 0,
     outputTokens: Number(d.outputTokens) || 0,
     provenance: d.provenance && typeof d.provenance === 'object' ? (d.provenance as AnswerProvenanceView) : null,
+    ...(typeof d.handoff === 'boolean' ? { handoff: d.handoff } : {}),
   };
 }

@@ -24,6 +24,11 @@ function fromSources(provenance: unknown): string {
 }
 /** " (the model's reason: “…”)" when the model said why it handed off (untrusted text: quoted and cut, never markup). */
 const modelReason = (reason: unknown) => (typeof reason === 'string' && reason.trim() ? ` (the model's reason: ${quote(reason)})` : '');
+/** A handoff for want of a confident answer says so; the model's own handoff gives its reason. */
+const handoffWhy = (d: Record<string, unknown>) =>
+  d.handoffCause === 'no_confident_answer'
+    ? ` (no confident answer${typeof d.handoffReason === 'string' && d.handoffReason.trim() && d.handoffReason !== 'no confident answer' ? `: ${quote(d.handoffReason)}` : ''})`
+    : modelReason(d.handoffReason);
 
 const CLOSE_REASONS: Record<string, string> = {
   close_dialog: 'the dialog was closed on the platform',
@@ -50,7 +55,7 @@ const SENTENCES: Record<string, (d: Data, names: Names) => string> = {
   MessageReceived: (d) => `Customer message received: ${quote(d.text)}`,
   OperatorMessageRecorded: (d) => `Operator wrote on the platform: ${quote(d.text)}`,
   OperatorMessageSent: (d) => `Operator message queued for the customer: ${quote(d.text)}`,
-  AgentReplied: (d) => `AI agent replied${d.handoff ? ` and handed over to a human${modelReason(d.handoffReason)}` : ''}${fromSources(d.provenance)}: ${quote(d.text)}`,
+  AgentReplied: (d) => `AI agent replied${d.handoff ? ` and handed over to a human${handoffWhy(d)}` : ''}${fromSources(d.provenance)}: ${quote(d.text)}`,
   MessageSendAttempted: (d) => `Sending a message to the customer (attempt ${formatNumber(Number(d.attempt) || 1)}).`,
   MessageDelivered: (d) => d.deliveredTo === 'sandbox' ? 'Message delivered to the sandbox (no platform API URL: sent nowhere).' : 'Message delivered to the customer.',
   MessageDeliveryFailed: (d) => `Reply not delivered: ${String(d.reason ?? 'unknown reason')} (after ${formatNumber(Number(d.attempts) || 1)} attempt${Number(d.attempts) === 1 ? '' : 's'}).`,

@@ -15,6 +15,7 @@ export function titleWithCount(title: string, waiting: number): string {
 
 export const HANDOFF_REASON: Record<Handoff['reason'], string> = {
   agent_handoff: 'The AI handed off',
+  no_confident_answer: 'The AI handed off (no confident answer)',
   ai_unanswered: 'The AI could not answer',
   customer_request: 'The customer asked for a human',
   dialog_transferred: 'Transferred on the platform',

@@ -113,6 +113,7 @@ function AgentForm({ agent }: { agent: Agent | null }) {
   const [active, setActive] = useState(agent?.active ?? true);
   const [handoffMessage, setHandoffMessage] = useState(agent?.handoffMessage ?? '');
   const [answerThreshold, setAnswerThreshold] = useState<AnswerThreshold>(agent?.answerThreshold ?? 'balanced');
+  const [generalAnswers, setGeneralAnswers] = useState(agent?.generalAnswers ?? false);
   const save = useSubmit();
   const deletion = useConfirmedDelete(async (agent: Agent) => {
     await deleteAgent(agent.id);
@@ -127,7 +128,7 @@ function AgentForm({ agent }: { agent: Agent | null }) {
   function onSubmit(event: FormEvent) {
     event.preventDefault();
     if (temperatureError) return;
-    const input: AgentInput = { name: name.trim(), useKnowledgeBase, active, answerThreshold };
+    const input: AgentInput = { name: name.trim(), useKnowledgeBase, active, answerThreshold, generalAnswers };
     // Optional texts: send what is filled in; on edit also send empties so a field can be cleared.
     if (systemPrompt.trim() || agent?.systemPrompt) input.systemPrompt = systemPrompt;
     if (model.trim() || agent?.model) input.model = model.trim();
@@ -199,6 +200,12 @@ function AgentForm({ agent }: { agent: Agent | null }) {
         <option value="balanced">Balanced (default)</option>
         <option value="lenient">Lenient: answers more, more wrong answers</option>
       </SelectField>
+      <Switch
+        label="Allow general answers"
+        checked={generalAnswers}
+        onChange={setGeneralAnswers}
+        hint="With your own model: answer without citing a knowledge-base passage (greetings, general questions). Off: such answers are handed off, so the model never answers about your company from its own knowledge."
+      />
       <Switch label="Active" checked={active} onChange={setActive} hint="Inactive agents do not answer." />
       <InlineError error={save.error} />
       <div className="form-actions">

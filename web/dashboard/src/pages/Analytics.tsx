@@ -14,6 +14,7 @@ const MAX_DAYS = 366;
 
 const HANDOFF_REASON_LABELS: Record<HandoffReason, string> = {
   agent_handoff: 'The AI handed off (its handoff message)',
+  no_confident_answer: 'No confident answer (too little evidence, or no passage cited)',
   ai_unanswered: 'The AI could not answer',
   customer_request: 'The customer asked for a person',
   dialog_transferred: 'The platform transferred the dialog',

@@ -323,7 +323,7 @@ function Turn({ turn, agentName }: { turn: PlaygroundTurn; agentName: string }) 
             )}
           </div>
           <div className="message-text">{turn.answer.text}</div>
-          <AnswerSources open facts={{ model: turn.answer.model, inputTokens: turn.answer.inputTokens, outputTokens: turn.answer.outputTokens, provenance: turn.answer.provenance }} />
+          <AnswerSources open facts={{ model: turn.answer.model, inputTokens: turn.answer.inputTokens, outputTokens: turn.answer.outputTokens, provenance: turn.answer.provenance, handoff: turn.answer.handoff }} />
         </div>
       ) : turn.failure ? (
         <div className="message message-system" data-testid="playground-failure">

@@ -13,7 +13,7 @@ import {
   type ReplayEstimate,
 } from '../api/replays.js';
 import { searchMessages } from '../api/search.js';
-import type { Conversation } from '../api/types.js';
+import type { AnswerThreshold, Conversation } from '../api/types.js';
 import { useAuth } from '../auth.js';
 import { AnswerSources } from '../components/AnswerSources.js';
 import { CardSection } from '../components/CardSection.js';
@@ -86,6 +86,8 @@ function NewReplay() {
   const [model, setModel] = useState('');
   const [temperature, setTemperature] = useState('0.3');
   const [useKnowledgeBase, setUseKnowledgeBase] = useState(true);
+  const [answerThreshold, setAnswerThreshold] = useState<AnswerThreshold>('balanced');
+  const [generalAnswers, setGeneralAnswers] = useState(false);
   const [selected, setSelected] = useState<string[]>([]);
   const [filter, setFilter] = useState('');
   const [estimate, setEstimate] = useState<ReplayEstimate | null>(null);
@@ -101,13 +103,15 @@ function NewReplay() {
     setModel(agent.model ?? '');
     setTemperature(String(agent.temperature ?? 0.3));
     setUseKnowledgeBase(agent.useKnowledgeBase);
+    setAnswerThreshold(agent.answerThreshold ?? 'balanced');
+    setGeneralAnswers(agent.generalAnswers ?? false);
   };
   // Any change to the draft or the selection makes the estimate stale: it must be made (and confirmed) again.
-  useEffect(() => setEstimate(null), [systemPrompt, model, temperature, useKnowledgeBase, selected]);
+  useEffect(() => setEstimate(null), [systemPrompt, model, temperature, useKnowledgeBase, answerThreshold, generalAnswers, selected]);
 
   const t = Number(temperature);
   const temperatureError = temperature.trim() === '' || !Number.isFinite(t) || t < 0 || t > 2 ? 'Use a number from 0 to 2' : null;
-  const draft: ReplayDraft = { basedOnAgentId: agentId || null, systemPrompt, model: model.trim() || null, temperature: t, useKnowledgeBase };
+  const draft: ReplayDraft = { basedOnAgentId: agentId || null, systemPrompt, model: model.trim() || null, temperature: t, useKnowledgeBase, answerThreshold, generalAnswers };
   // The list holds the pages loaded so far; a filter also asks the server's search (customer names and messages),
   // so a conversation beyond those pages can be picked without loading them all.
   const searched = useDebounced(filter.trim(), 300);
@@ -184,6 +188,17 @@ function NewReplay() {
             <TextField label="Temperature" type="number" inputMode="decimal" min={0} max={2} step={0.1} value={temperature} onValueChange={setTemperature} error={temperatureError} />
           </div>
           <Switch label="Use the knowledge base" checked={useKnowledgeBase} onChange={setUseKnowledgeBase} />
+          <SelectField
+            label="When to answer"
+            value={answerThreshold}
+            onValueChange={(value) => setAnswerThreshold(value as AnswerThreshold)}
+            hint="Replay with another setting to see which past questions it would have answered and which it would have handed off."
+          >
+            <option value="strict">Strict: hands off more, fewest wrong answers</option>
+            <option value="balanced">Balanced (default)</option>
+            <option value="lenient">Lenient: answers more, more wrong answers</option>
+          </SelectField>
+          <Switch label="Allow general answers" checked={generalAnswers} onChange={setGeneralAnswers} hint="With your own model: answers citing no passage are sent rather than handed off." />
         </div>
         <fieldset className="replay-pick">
           <legend className="field-label">
@@ -315,7 +330,7 @@ function ReplayDetail({ id }: { id: string }) {
         title="Replay"
         description={
           <>
-            <Link to="/replays">All replays</Link> · draft with {replay.model}, temperature {replay.draft.temperature}, knowledge base {replay.draft.useKnowledgeBase ? 'on' : 'off'}
+            <Link to="/replays">All replays</Link> · draft with {replay.model}, temperature {replay.draft.temperature}, knowledge base {replay.draft.useKnowledgeBase ? 'on' : 'off'}, answer setting {replay.draft.answerThreshold ?? 'balanced'}
           </>
         }
         actions={
@@ -362,7 +377,7 @@ function ReplayDetail({ id }: { id: string }) {
                     <>
                       <p className="replay-text">{a.draft.text}</p>
                       {a.draft.handoff && <Badge tone="warning">hands off</Badge>}
-                      <AnswerSources facts={{ model: a.draft.model, inputTokens: a.draft.inputTokens, outputTokens: a.draft.outputTokens, provenance: a.draft.provenance }} />
+                      <AnswerSources facts={{ model: a.draft.model, inputTokens: a.draft.inputTokens, outputTokens: a.draft.outputTokens, provenance: a.draft.provenance, handoff: a.draft.handoff }} />
                     </>
                   ) : (
                     <p className="notice notice-error">{a.draft.error}</p>
@@ -386,7 +401,7 @@ function Recorded({ answer }: { answer: ReplayAnswer }) {
         <>
           <p className="replay-text">{r.text}</p>
           {r.handoff && <Badge tone="warning">handed off</Badge>}
-          <AnswerSources facts={{ model: r.model, inputTokens: r.inputTokens, outputTokens: r.outputTokens, provenance: r.provenance ?? null }} />
+          <AnswerSources facts={{ model: r.model, inputTokens: r.inputTokens, outputTokens: r.outputTokens, provenance: r.provenance ?? null, handoff: r.handoff }} />
         </>
       );
     case 'operator':
