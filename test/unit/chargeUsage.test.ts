@@ -114,6 +114,20 @@ describe.each(stores)('chargeUsage on an event store with %s: one charge per rep
       }
     });
 
+    it('given a reply whose guard names the next revision (an attempt that may still land there), when it waits in a batch, then it is charged at exactly that revision', async () => {
+      const { eventStore, deps } = setup(makeStore);
+      await eventStore.append(
+        chargeStream('reply-pinned'),
+        [{ id: crypto.randomUUID(), type: 'ChargeAttempted', data: { replyId: 'reply-pinned', companyId: CO, debitRevision: '1', at: '2026-01-01T00:00:00.000Z' } }],
+        'no_stream',
+      );
+      const first = chargeUsage(deps, usage('first')); // alone: lands at revision 0, the others wait behind it
+      await Promise.all([first, chargeUsage(deps, usage('reply-a')), chargeUsage(deps, usage('reply-pinned'))]);
+      const [pinned] = await chargesOf(eventStore, 'reply-pinned');
+      expect(pinned?.revision).toBe(1n);
+      expect(await chargesOf(eventStore, 'reply-a')).toHaveLength(1);
+    });
+
     it('given a batch whose append dies, when its replies are charged again after 200 other charges, then each is charged once', async () => {
       const { eventStore, deps } = setup(makeStore);
       const append = eventStore.append.bind(eventStore);

@@ -197,6 +197,11 @@ async function chargeTogether(deps: CommandDeps, batch: Pending[]): Promise<void
     }
     if (unpaid.length === 0) return;
     const credits = await loadCredits(store, companyId);
+    // A reply whose recorded revision the credits stream has not reached yet may still land there (an attempt in
+    // flight elsewhere): only an attempt at that same revision is safe, which is chargeOnce's rule, not a batch slot.
+    const pinned = unpaid.filter((u) => u.guard.state.debitRevision !== null && u.guard.state.debitRevision > credits.revision);
+    for (const { p } of pinned) settle(p, await chargeOnce(deps, p.usage, p.command));
+    if (pinned.length > 0) continue;
     const plan = planCharges(unpaid, credits.state);
     if (plan.charges.length === 0) return plan.repeats.forEach((p) => settle(p, { events: [], balanceMicros: credits.state.balanceMicros, duplicate: true }));
     try {
