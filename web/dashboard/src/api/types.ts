@@ -199,6 +199,8 @@ export interface Conversation {
   resolution?: string | null;
   /** Customer messages the signed-in user has not read. */
   unread?: number;
+  /** The newest message for the list's preview: who wrote it and its first words. */
+  lastMessage?: { author: 'customer' | 'agent' | 'operator'; text: string } | null;
 }
 
 export type HandoffReason = 'agent_handoff' | 'ai_unanswered' | 'customer_request' | 'dialog_transferred';
