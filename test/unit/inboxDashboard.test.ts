@@ -15,6 +15,7 @@ describe('the audit timeline tells assignment, handoff requests and resolutions 
     expect(say('ConversationAssigned', { assigneeId: ANN, previousAssigneeId: null, by: `user:${BOB}` })).toBe('Assigned to you by an operator.');
     expect(say('ConversationAssigned', { assigneeId: BOB, previousAssigneeId: ANN, by: `user:${ANN}` })).toBe('Assigned to a teammate (b0b0b0b0) by an operator.');
     expect(say('ConversationUnassigned', { previousAssigneeId: BOB, by: `user:${BOB}` })).toBe('Unassigned from a teammate (b0b0b0b0) by an operator.');
+    expect(say('ConversationAssigned', { assigneeId: ANN, previousAssigneeId: null, by: 'auto-assignment', reason: 'auto' })).toBe('Assigned to you automatically (round-robin).');
     expect(say('HumanRequested', { messageId: ANN })).toBe('The customer asked for a human: waiting in “Needs human”.');
     expect(say('AiSessionClosed', { reason: 'api', action: 'session_close', by: `user:${ANN}`, resolution: 'Refund issued' })).toBe('Resolved by an operator: “Refund issued”');
     expect(say('AiSessionClosed', { reason: 'api', action: 'session_close', by: `user:${ANN}` })).toBe('AI session closed: closed by an operator.');
@@ -23,6 +24,7 @@ describe('the audit timeline tells assignment, handoff requests and resolutions 
     const e = (type: string, data: unknown) => describeEvent({ type, data } as RecordedEvent);
     expect(e('ConversationAssigned', { assigneeId: BOB, previousAssigneeId: ANN, by: `user:${ANN}` })).toBe(`assigned to user ${BOB} (was user ${ANN}) by user:${ANN}`);
     expect(e('ConversationUnassigned', { previousAssigneeId: BOB, by: `user:${ANN}` })).toBe(`unassigned (was user ${BOB}) by user:${ANN}`);
+    expect(e('ConversationAssigned', { assigneeId: BOB, previousAssigneeId: null, by: 'auto-assignment', reason: 'auto' })).toBe(`assigned to user ${BOB} by auto-assignment (automatic assignment)`);
     expect(e('AiSessionClosed', { reason: 'api', action: 'session_close', resolution: 'Refund issued' })).toBe('AI session closed (api, session_close), resolved: "Refund issued"');
   });
 });
