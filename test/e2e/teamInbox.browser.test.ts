@@ -32,9 +32,9 @@ const pageErrors: string[] = [];
 
 const api = (method: string, path: string, body?: unknown) => owner.api(method, path, body);
 
-/** A teammate invited by the owner and joined under `name` (through the public accept route). */
-async function joinTeam(name: string, role: 'agent' | 'admin') {
-  const invited = await api('POST', '/api/team/invitations', { email: `${name.split(' ')[0]!.toLowerCase()}-${Date.now()}@desk.example`, role });
+/** A teammate invited by `company`'s owner and joined under `name` (through the public accept route). */
+async function joinTeam(name: string, role: 'agent' | 'admin', company: SignedUp = owner) {
+  const invited = await company.api('POST', '/api/team/invitations', { email: `${name.split(' ')[0]!.toLowerCase()}-${Date.now()}@desk.example`, role });
   expect(invited.status).toBe(201);
   const url = invited.json.invitationUrl as string;
   const token = url.slice(url.indexOf('#/accept-invitation/') + '#/accept-invitation/'.length);
@@ -54,6 +54,10 @@ async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean): Prom
 
 const rows = () => page.locator('.conversation-list [data-testid^="conversation-row-"]');
 const rowOf = (customer: string) => page.getByTestId(`conversation-row-${byCustomer.get(customer)}`);
+const shoot2 = async (on: Page, name: string) => {
+  await dismissNotifications(on);
+  await on.screenshot({ path: join(SCREENSHOTS, name), animations: 'disabled' });
+};
 const shoot = async (name: string) => {
   await dismissNotifications(page);
   await page.screenshot({ path: join(SCREENSHOTS, name), animations: 'disabled' });
@@ -232,6 +236,73 @@ if (browserPrerequisites()) {
       }
       // The third was left alone.
       expect((await api('GET', `/api/conversations/${byCustomer.get(LONG_NAME)}`)).json.conversation.session.state).not.toBe('closed');
+      expect(pageErrors).toEqual([]);
+    });
+  });
+
+  describe('automatic assignment: round-robin with a capacity', () => {
+    let lead: SignedUp;
+    let leadPage: Page;
+    const DANA = 'Dana Osei';
+    const ELI = 'Eli Marsh';
+    const rrIds = new Map<string, string>();
+    journeySteps('team-inbox-round-robin', () => leadPage);
+
+    step('the lead steps away and turns automatic assignment on with room for one conversation each', async () => {
+      lead = await signUpByApi(base, { tag: 'rr', companyName: 'Round Robin Outfitters' });
+      await joinTeam(DANA, 'agent', lead);
+      await joinTeam(ELI, 'agent', lead);
+      leadPage = await dashboardPage(stage.browser, { session: lead.session, timeoutMs: UI }, pageErrors);
+      await leadPage.setViewportSize({ width: 1280, height: 900 });
+      await leadPage.goto(`${base}/#/team`);
+      await leadPage.getByTestId('availability-away').click();
+      await expect.poll(() => leadPage.locator(`[data-testid="teammate-row"][data-email="${lead.email}"]`).getByTestId('availability').getAttribute('data-availability')).toBe('away');
+      const form = leadPage.getByTestId('auto-assignment-form');
+      await form.getByRole('switch', { name: 'Assign handed-off conversations automatically' }).check();
+      await form.getByLabel('Open conversations per teammate').fill('1');
+      await form.getByRole('button', { name: 'Save' }).click();
+      await expect.poll(async () => (await lead.api('GET', '/api/settings/auto-assignment')).json).toEqual({ autoAssignment: { enabled: true, capacity: 1 } });
+    });
+
+    step('three customers are handed off: the first two go one to each teammate by name, the third waits unassigned', async () => {
+      const agent = (await lead.api('POST', '/api/agents', { name: 'Ava', systemPrompt: 'You are Ava.', handoffMessage: 'A colleague will answer shortly.' })).json;
+      const integration = (await lead.api('POST', '/api/integrations', { name: 'Web shop line', connectorType: 'msgplatform', agentId: agent.agent.id, webhookSecret: SECRET })).json.integration.id as number;
+      for (const [clientId, name] of [['rr-1', 'Freya Lund'], ['rr-2', 'Gustav Holm'], ['rr-3', 'Hilde Berg']]) {
+        await postPlatformWebhook(base, integration, SECRET, { text: 'Where is my order?', client_id: clientId, channel_id: 1, transport: 'telegram', client: { name } });
+        const conversation = await until(
+          async () => ((await lead.api('GET', '/api/conversations?view=needs_human&limit=50')).json.conversations as { id: string; customer: { displayName: string } }[]).find((c) => c.customer.displayName === name),
+          (c) => c !== undefined,
+        );
+        expect(conversation, name).toBeDefined();
+        rrIds.set(name!, conversation!.id);
+      }
+      await leadPage.goto(`${base}/#/conversations`);
+      const assignee = (name: string) => leadPage.getByTestId(`conversation-row-${rrIds.get(name)}`).getByTestId('assignee');
+      await expect.poll(async () => [await assignee('Freya Lund').textContent(), await assignee('Gustav Holm').textContent()].sort()).toEqual([DANA, ELI]);
+      expect(await assignee('Hilde Berg').count()).toBe(0);
+      await leadPage.getByTestId('view-tab-unassigned').click();
+      await expect.poll(() => leadPage.locator('.conversation-list [data-testid="row-customer"]').allTextContents()).toEqual(['Hilde Berg']);
+      await leadPage.getByTestId('view-tab-all').click();
+      await shoot2(leadPage, 'round-robin-before.png');
+    });
+
+    step('closing one frees its teammate: the waiting conversation is assigned to them at once, and its history says why', async () => {
+      const freyaOwner = (await leadPage.getByTestId(`conversation-row-${rrIds.get('Freya Lund')}`).getByTestId('assignee').textContent())!;
+      await leadPage.getByTestId(`conversation-row-${rrIds.get('Freya Lund')}`).click();
+      await leadPage.getByTestId('assignee-label').waitFor();
+      await leadPage.keyboard.press('c');
+      await leadPage.getByRole('dialog', { name: 'Close this conversation?' }).getByRole('button', { name: 'Close session' }).click();
+      await expect.poll(() => leadPage.getByTestId(`conversation-row-${rrIds.get('Hilde Berg')}`).getByTestId('assignee').textContent(), { timeout: UI }).toBe(freyaOwner);
+      await leadPage.getByTestId(`conversation-row-${rrIds.get('Hilde Berg')}`).click();
+      await expect.poll(() => leadPage.getByTestId('assignee-label').textContent()).toBe(`Assigned to ${freyaOwner}`);
+      await leadPage.getByRole('tab', { name: 'Event history' }).click();
+      await expect.poll(() => leadPage.getByText(`Assigned to ${freyaOwner} automatically (round-robin).`).count()).toBe(1);
+      // The picker shows who is online and how full each is.
+      await leadPage.getByTestId('assign-to').click();
+      await expect.poll(() => leadPage.getByTestId('assign-option').filter({ hasText: freyaOwner }).getByTestId('assign-availability').textContent()).toBe('Online · 1 open');
+      await expect.poll(() => leadPage.getByTestId('assign-option').filter({ hasText: lead.email }).getByTestId('assign-availability').textContent()).toBe('Away · 0 open');
+      await leadPage.keyboard.press('Escape');
+      await shoot2(leadPage, 'round-robin-after.png');
       expect(pageErrors).toEqual([]);
     });
   });

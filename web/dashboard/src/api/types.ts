@@ -25,6 +25,16 @@ export interface Teammate {
   name: string | null;
   role: Role;
   joinedAt: string;
+  /** In the team list: whether they take conversations now, and how many open ones they own. */
+  availability?: Availability;
+  openAssigned?: number;
+}
+
+export type Availability = 'online' | 'away';
+/** GET/PUT /api/settings/auto-assignment. */
+export interface AutoAssignment {
+  enabled: boolean;
+  capacity: number;
 }
 
 export interface Invitation {

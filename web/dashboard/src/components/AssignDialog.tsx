@@ -25,14 +25,17 @@ export function AssignDialog({
   onClose: () => void;
 }) {
   const me = useAuth().me?.user.id;
-  const { teammates, error } = useTeam();
+  const { teammates, error, refresh } = useTeam();
   const [query, setQuery] = useState('');
   const [active, setActive] = useState(0);
   const listId = useId();
   const matches = useMemo(() => filterTeammates(teammates ?? [], query), [teammates, query]);
   useEffect(() => setActive(0), [query]);
   useEffect(() => {
-    if (open) setQuery('');
+    if (!open) return;
+    setQuery('');
+    // Who is online and how full each is changes all day: read it when the picker opens.
+    refresh();
   }, [open]);
 
   const pick = (teammate: Teammate | undefined) => {
@@ -95,6 +98,11 @@ export function AssignDialog({
                   {teammate.id === me && <span className="muted"> (you)</span>}
                 </span>
                 <span className="assign-meta">
+                  <span className={`assign-availability is-${teammate.availability ?? 'online'}`} data-testid="assign-availability">
+                    {teammate.availability === 'away' ? 'Away' : 'Online'}
+                    {teammate.openAssigned !== undefined ? ` · ${teammate.openAssigned} open` : ''}
+                  </span>
+                  {' · '}
                   {teammate.name ? `${teammate.email} · ` : ''}
                   {teammate.role}
                   {teammate.id === current ? ' · has it now' : ''}

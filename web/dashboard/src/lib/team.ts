@@ -51,6 +51,8 @@ export interface TeamDirectory {
   error: unknown;
   /** The teammate's name; undefined while the team loads, or for someone no longer on it. */
   nameOf: (userId: string | null | undefined) => string | undefined;
+  /** Reads the team again (availability and load change while the page is open). */
+  refresh: () => void;
 }
 
 /**
@@ -78,5 +80,6 @@ export function useTeam(): TeamDirectory {
     },
     [teammates, load],
   );
-  return { teammates, error, nameOf };
+  const refresh = useCallback(() => load(true), [load]);
+  return { teammates, error, nameOf, refresh };
 }
