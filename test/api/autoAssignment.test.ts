@@ -143,6 +143,19 @@ describe('round-robin with a capacity', () => {
     expect(await assignments(co.owner, third)).toEqual([expect.objectContaining({ assigneeId: firstOwner, by: 'auto-assignment', reason: 'auto' })]);
   });
 
+  it('given room for two each, when three conversations wait, then they alternate between the teammates (round-robin), oldest first', async () => {
+    const co = await companyWithHandoffs('Alternating Co');
+    const bob = await addTeammate(co.owner, 'Bob Agent');
+    const carol = await addTeammate(co.owner, 'Carol Agent');
+    expect((await co.owner.call('PUT', '/api/team/me/availability', { availability: 'away' })).statusCode).toBe(200);
+    const waiting = [await handedOff(co, 'alt-1'), await handedOff(co, 'alt-2'), await handedOff(co, 'alt-3')];
+    expect((await co.owner.call('PUT', '/api/settings/auto-assignment', { enabled: true, capacity: 2 })).statusCode).toBe(200);
+    await settled(async () => expect(await assigneeOf(co.owner, waiting[2]!)).not.toBeNull());
+    const owners = await Promise.all(waiting.map((id) => assigneeOf(co.owner, id)));
+    expect(new Set([owners[0], owners[1]])).toEqual(new Set([bob.userId, carol.userId]));
+    expect(owners[2]).toBe(owners[0]);
+  });
+
   it('a teammate who is away gets nothing; unassigning frees a place; a manual assignment is never overridden', async () => {
     const co = await companyWithHandoffs('Away Co');
     const bob = await addTeammate(co.owner, 'Bob Agent');

@@ -9,24 +9,24 @@ export async function deskSettings(readStore: ReadStore, companyId: string): Pro
   return doc ? { enabled: doc.enabled, capacity: doc.capacity } : initialAutoAssignmentState;
 }
 
-/** The conversation that has waited longest for an owner, or null: one indexed lookup. */
-export async function longestWaiting(readStore: ReadStore, companyId: string): Promise<DeskConversationDoc | null> {
+/** The `limit` conversations that have waited longest for an owner, oldest first: one indexed lookup. */
+export async function longestWaiting(readStore: ReadStore, companyId: string, limit: number): Promise<DeskConversationDoc[]> {
   const page = await readStore.find<DeskConversationDoc>(DESK_CONVERSATIONS, {
     where: { companyId, waiting: true },
     orderBy: [{ field: 'waitingSince', direction: 'asc' }],
-    limit: 1,
+    limit,
   });
-  return page.items[0] ?? null;
+  return page.items;
 }
 
 const PAGE = 200;
 
 /**
- * Round-robin with a capacity: of the company's members who are online, the one given a conversation longest
- * ago (never first) among those with fewer than `capacity` open conversations; null when all are full or away.
- * Reads the online members in that order until one has room: bounded by the team's size, not its history.
+ * The round-robin's order: the company's members who are online, the one given a conversation longest ago (never
+ * first) first. Bounded by the team's size, not its history.
  */
-export async function nextAssignee(readStore: ReadStore, companyId: string, capacity: number): Promise<DeskTeammateDoc | null> {
+export async function onlineTeammates(readStore: ReadStore, companyId: string): Promise<DeskTeammateDoc[]> {
+  const out: DeskTeammateDoc[] = [];
   let cursor: string | null = null;
   do {
     const page: { items: DeskTeammateDoc[]; nextCursor: string | null } = await readStore.find<DeskTeammateDoc>(DESK_TEAMMATES, {
@@ -35,11 +35,10 @@ export async function nextAssignee(readStore: ReadStore, companyId: string, capa
       limit: PAGE,
       cursor,
     });
-    const free = page.items.find((t) => t.open < capacity);
-    if (free) return free;
+    out.push(...page.items);
     cursor = page.nextCursor;
   } while (cursor);
-  return null;
+  return out;
 }
 
 export interface DeskView {
