@@ -30,7 +30,7 @@ const lines: { [T in ConversationStreamEventType]: (d: Data) => string } = {
   DialogTransferred: (d) => `dialog transferred (${d.action}): dialog ${JSON.stringify(d.dialogId)}, request ${JSON.stringify(d.requestId)}`,
   StageChanged: (d) => `moved to pipeline stage ${d.stageId}`,
   HumanRequested: () => 'the customer asked for a human: waiting in "Needs human"',
-  ConversationAssigned: (d) => `assigned to user ${d.assigneeId}${d.previousAssigneeId ? ` (was user ${d.previousAssigneeId})` : ''} by ${d.by}`,
+  ConversationAssigned: (d) => `assigned to user ${d.assigneeId}${d.previousAssigneeId ? ` (was user ${d.previousAssigneeId})` : ''} by ${d.by}${d.reason === 'auto' ? ' (automatic assignment)' : ''}`,
   ConversationUnassigned: (d) => `unassigned (was user ${d.previousAssigneeId}) by ${d.by}`,
   WebhookDeliveryLogged: (d) => `webhook delivery ${d.logId} logged: ${d.httpStatus} ${d.outcome} (${d.kind})`,
 };

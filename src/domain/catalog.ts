@@ -10,6 +10,8 @@ import { invitationEvents } from './accounts/invitation/events.js';
 import { apiTokenEvents } from './apiTokens/events.js';
 import { companyEvents } from './company/events.js';
 import { companyTimezoneEvents } from './company/timezone/events.js';
+import { autoAssignmentEvents } from './company/autoAssignment/events.js';
+import { availabilityEvents } from './accounts/availability/events.js';
 import { conversationEvents } from './conversations/events.js';
 import { platformRefEvents } from './conversations/platformRef/events.js';
 import { readMarkerEvents } from './conversations/readMarker/events.js';
@@ -67,4 +69,6 @@ export const eventCatalog = mergeCatalogs(
   cannedReplyEvents,
   playgroundEvents,
   replayEvents,
+  availabilityEvents,
+  autoAssignmentEvents,
 );

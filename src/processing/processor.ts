@@ -104,7 +104,8 @@ async function startReplies(
   const ownKnowledge = !options.knowledge;
   // The knowledge-base search index lives in memory: rebuilt from the events on every start.
   const knowledge = options.knowledge ?? startKnowledgeIndexer({ eventStore, consumer, logger: logger.child({ component: 'knowledge-index' }) });
-  const reactors = await startReactors(allReactors, { eventStore, readStore, consumer, logger, ctx: { commands, bus, pricing: config.pricing } });
+  const waitForProjections = (position: bigint) => options.projections.waitForPosition(position, 60_000);
+  const reactors = await startReactors(allReactors, { eventStore, readStore, consumer, logger, ctx: { commands, bus, pricing: config.pricing, readStore, waitForProjections } });
   const stops: (() => Promise<void>)[] = [() => reactors.stop()];
   if (options.workers !== false) {
     const deps = workerDeps(config, logger, adapters, { ...options, commands, knowledge });

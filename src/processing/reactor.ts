@@ -15,6 +15,10 @@ export interface ReactorContext {
   commands: CommandDeps;
   bus: Bus;
   pricing: Pricing;
+  /** The read models, for a reactor that decides on them (automatic assignment). */
+  readStore: ReadStore;
+  /** Resolves once the read models have applied every event up to `position` (a decision must not see an older state). */
+  waitForProjections(position: bigint): Promise<void>;
 }
 
 /**

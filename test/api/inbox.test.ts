@@ -284,6 +284,16 @@ describe('views: filters and keyset pagination', () => {
   });
 });
 
+describe('the inbox row', () => {
+  it("given a customer's message and an operator's answer, when the list is read, then each row carries the newest message's author and first words", async () => {
+    const c = await customerWrites(acme, acmeIntegration, 'My parcel never\narrived, can you check?');
+    const row = () => acme.call('GET', '/api/conversations?limit=200').then((res) => (res.json().conversations as { id: string; lastMessage: unknown }[]).find((x) => x.id === c.id));
+    expect((await row())!.lastMessage).toEqual({ author: 'customer', text: 'My parcel never arrived, can you check?' });
+    expect((await acme.call('POST', `/api/conversations/${c.id}/messages`, { text: 'Checking it now.' })).statusCode).toBe(202);
+    await settled(async () => expect((await row())!.lastMessage).toEqual({ author: 'operator', text: 'Checking it now.' }));
+  });
+});
+
 describe('OpenAPI', () => {
   it('documents the new routes and the view parameter', async () => {
     const doc = (await server.app.inject({ method: 'GET', url: '/docs/json' })).json() as { paths: Record<string, Record<string, { parameters?: { name: string }[] }>> };

@@ -134,8 +134,9 @@ describe('accepting an invitation', () => {
     expect(me.body.company.companyId).toBe(o.company.companyId);
     const team = await call('GET', '/api/team', undefined, o.bearer);
     expect(team.body.teammates).toEqual([
-      { id: o.userId, email: o.email, name: null, role: 'owner', joinedAt: expect.any(String) },
-      { id: res.body.user.id, email, name: 'Ada Admin', role: 'admin', joinedAt: expect.any(String) },
+      // Each with whether they take conversations now and how many open ones they own (automatic assignment).
+      { id: o.userId, email: o.email, name: null, role: 'owner', joinedAt: expect.any(String), availability: 'online', openAssigned: 0 },
+      { id: res.body.user.id, email, name: 'Ada Admin', role: 'admin', joinedAt: expect.any(String), availability: 'online', openAssigned: 0 },
     ]);
     // The accepted invitation is no longer pending; the new user logs in with their password.
     expect((await call('GET', '/api/team/invitations', undefined, o.bearer)).body.invitations).toEqual([]);

@@ -10,11 +10,11 @@ import { findTeammate } from './teammates.js';
 type Actor = { companyId: string; userId: string };
 
 /** Runs a dashboard/API command on a conversation of the caller's company (another company's is NOT_FOUND). */
-async function onConversation(deps: CommandDeps, actor: Actor, conversationId: string, command: ConversationCommand) {
+async function onConversation(deps: CommandDeps, actor: Actor, conversationId: string, command: ConversationCommand, actorName = `user:${actor.userId}`) {
   const stream = conversationStream(conversationId);
   const { state } = await loadState(deps.eventStore, stream, conversationDecider);
   if (!state.exists || state.companyId !== actor.companyId) throw new DomainError('NOT_FOUND', 'Conversation not found');
-  return handleCommand(deps.eventStore, stream, conversationDecider, command, { metadata: { companyId: actor.companyId, actor: `user:${actor.userId}` } });
+  return handleCommand(deps.eventStore, stream, conversationDecider, command, { metadata: { companyId: actor.companyId, actor: actorName } });
 }
 
 const now = (deps: CommandDeps) => deps.clock.now().toISOString();
@@ -49,6 +49,19 @@ export async function changeStage(deps: CommandDeps, actor: Actor, conversationI
 export async function assignConversation(deps: CommandDeps, actor: Actor, conversationId: string, assigneeId: string) {
   const assignee = await findTeammate(deps, actor.companyId, assigneeId);
   return onConversation(deps, actor, conversationId, { type: 'AssignConversation', assigneeId, assignee, by: `user:${actor.userId}`, now: now(deps) });
+}
+
+/** The name automatic assignment records as `by` (no person chose). */
+export const AUTO_ASSIGNER = 'auto-assignment';
+
+/**
+ * Automatic assignment of a handed-off conversation to `assigneeId`, recorded with reason auto. Records nothing
+ * when a person took it, it was resolved or it no longer waits for a human meanwhile (the decider checks).
+ */
+export async function autoAssignConversation(deps: CommandDeps, companyId: string, conversationId: string, assigneeId: string) {
+  const assignee = await findTeammate(deps, companyId, assigneeId);
+  const command: ConversationCommand = { type: 'AssignConversation', assigneeId, assignee, by: AUTO_ASSIGNER, reason: 'auto', now: now(deps) };
+  return onConversation(deps, { companyId, userId: assigneeId }, conversationId, command, AUTO_ASSIGNER);
 }
 
 export const unassignConversation = (deps: CommandDeps, actor: Actor, conversationId: string) =>

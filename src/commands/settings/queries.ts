@@ -1,3 +1,5 @@
+import { autoAssignmentDecider, autoAssignmentStream } from '../../domain/company/autoAssignment/decider.js';
+import type { AutoAssignmentState } from '../../domain/company/autoAssignment/state.js';
 import { companyStream } from '../../domain/company/decider.js';
 import { timezoneDecider } from '../../domain/company/timezone/decider.js';
 import type { EventStore } from '../../ports/eventStore.js';
@@ -7,4 +9,10 @@ import { loadState } from '../handleCommand.js';
 export async function loadCompanyTimezone(eventStore: EventStore, companyId: string): Promise<string> {
   const { state } = await loadState(eventStore, companyStream(companyId), timezoneDecider);
   return state.timezone;
+}
+
+/** The company's automatic assignment settings, from their stream (a change shows at once). */
+export async function loadAutoAssignment(eventStore: EventStore, companyId: string): Promise<AutoAssignmentState> {
+  const { state } = await loadState(eventStore, autoAssignmentStream(companyId), autoAssignmentDecider);
+  return state;
 }

@@ -2,7 +2,7 @@ import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
 import type { AnswerProvenance, HandoffCause } from '../answers/provenance.js';
 import type { PlatformId } from '../platformId.js';
-import type { ConversationEvent, ConversationStreamEvent, Customer, DeliveredTo, PausedReason, PlatformRefs } from './events.js';
+import type { AssignmentReason, ConversationEvent, ConversationStreamEvent, Customer, DeliveredTo, PausedReason, PlatformRefs } from './events.js';
 import { asksForHuman } from './handoff.js';
 import { evolveConversation, initialConversationState, isDuplicate, textFingerprint, type ConversationState } from './state.js';
 
@@ -57,7 +57,11 @@ export type ConversationCommand =
   | { type: 'RecordDeliveryFailure'; messageId: string; reason: string; attempts: number; now: string }
   | { type: 'MarkUnanswered'; messageIds: string[]; reason: string; handoff: boolean; now: string }
   /** `assignee`: the user as the teammates query found them; null when no such user belongs to the company. */
-  | { type: 'AssignConversation'; assigneeId: string; assignee: Teammate | null; by: string; now: string }
+  /**
+   * `reason` auto: automatic assignment, which only takes a conversation still waiting for a human with no owner
+   * (a teammate who took it meanwhile, or a resolve, wins: nothing is recorded).
+   */
+  | { type: 'AssignConversation'; assigneeId: string; assignee: Teammate | null; by: string; now: string; reason?: AssignmentReason }
   /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
   | { type: 'UnassignConversation'; by: string; now: string; from?: string };
 
@@ -292,7 +296,9 @@ export const decideAssignConversation: Decision<'AssignConversation'> = (command
   }
   // Assigning the current owner again records nothing: a double click or a retried request is harmless.
   if (state.assigneeId === command.assigneeId) return [];
-  return [{ type: 'ConversationAssigned', data: { assigneeId: command.assigneeId, previousAssigneeId: state.assigneeId, by: command.by, at: command.now } }];
+  const reason = command.reason ?? 'manual';
+  if (reason === 'auto' && (state.assigneeId !== null || state.handoff.handoff === null || state.session?.state === 'closed')) return [];
+  return [{ type: 'ConversationAssigned', data: { assigneeId: command.assigneeId, previousAssigneeId: state.assigneeId, by: command.by, reason, at: command.now } }];
 };
 
 export const decideUnassignConversation: Decision<'UnassignConversation'> = (command, state) => {

@@ -32,6 +32,10 @@ export const platformRefs = z.object({
   eventTime: z.union([z.string(), z.number()]).optional(),
 });
 
+/** Why a conversation got its owner: a teammate chose (manual), or automatic assignment (auto). */
+export const assignmentReason = z.enum(['manual', 'auto']);
+export type AssignmentReason = z.infer<typeof assignmentReason>;
+
 export const conversationEvents = {
   ConversationStarted: z.object({
     conversationId: z.uuid(),
@@ -120,7 +124,8 @@ export const conversationEvents = {
   /** The customer asked for a person: the conversation joins the "Needs human" queue. */
   HumanRequested: z.object({ messageId: z.uuid(), at }),
   /** A teammate (a user of the conversation's company) now owns the conversation. `by` is `user:<id>`. */
-  ConversationAssigned: z.object({ assigneeId: z.uuid(), previousAssigneeId: z.uuid().nullable(), by: z.string().max(100), at }),
+  /** `reason`: why (manual: a teammate chose; auto: automatic assignment of a handed-off conversation). Absent on events stored before it was recorded: manual. */
+  ConversationAssigned: z.object({ assigneeId: z.uuid(), previousAssigneeId: z.uuid().nullable(), by: z.string().max(100), reason: assignmentReason.optional(), at }),
   ConversationUnassigned: z.object({ previousAssigneeId: z.uuid(), by: z.string().max(100), at }),
 };
 

@@ -44,6 +44,10 @@ export const conversationSchema = z.object({
   resolution: z.string().nullable(),
   /** Customer messages the caller has not seen (since they last opened it). */
   unread: z.number().int().min(0),
+  lastMessage: z
+    .object({ author: z.enum(['customer', 'agent', 'operator']), text: z.string() })
+    .nullable()
+    .describe('the newest message for the inbox row: who wrote it and its first 160 characters (null before the first message)'),
 });
 export const messageSchema = z.object({
   id: z.string(),
@@ -83,6 +87,7 @@ export const conversationView = (d: ConversationDoc, read: Pick<ConversationRead
   handoff: d.handoff ?? null,
   resolution: d.resolution ?? null,
   unread: unreadFor(d, read),
+  lastMessage: d.lastMessage ?? null,
 });
 export const messageView = (m: MessageDoc): z.infer<typeof messageSchema> => ({
   id: m.id,

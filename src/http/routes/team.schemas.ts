@@ -1,11 +1,21 @@
 import { z } from 'zod';
 import type { InvitationView } from '../../commands/accounts/teammates.js';
+import { availability } from '../../domain/accounts/availability/events.js';
 import { roleSchema } from '../../domain/accounts/team/events.js';
+import type { DeskView } from '../../projections/assignmentDesk/queries.js';
 import type { TeammateDoc } from '../../projections/teammates/teammatesProjection.js';
 import { newPassword, sessionSchema } from './auth.schemas.js';
 import { bearerSecurity as security, errorBody, errorResponses, listQuery } from './schemas.js';
 
-const teammate = z.object({ id: z.uuid(), email: z.string(), name: z.string().nullable(), role: roleSchema, joinedAt: z.string() });
+const teammate = z.object({
+  id: z.uuid(),
+  email: z.string(),
+  name: z.string().nullable(),
+  role: roleSchema,
+  joinedAt: z.string(),
+  availability: availability.optional().describe('in the list: whether they take conversations now (they set it themselves)'),
+  openAssigned: z.number().int().min(0).optional().describe('in the list: open conversations they own'),
+});
 const invitation = z.object({
   id: z.uuid(),
   email: z.string(),
@@ -15,7 +25,7 @@ const invitation = z.object({
   expiresAt: z.string(),
   expired: z.boolean(),
 });
-export const teammateView = (d: TeammateDoc): z.infer<typeof teammate> => ({ id: d.id, email: d.email, name: d.name, role: d.role, joinedAt: d.joinedAt });
+export const teammateView = (d: TeammateDoc, desk?: DeskView): z.infer<typeof teammate> => ({ id: d.id, email: d.email, name: d.name, role: d.role, joinedAt: d.joinedAt, ...(desk ?? {}) });
 export const invitationView = (d: InvitationView, now: number): z.infer<typeof invitation> => ({
   id: d.id,
   email: d.email,

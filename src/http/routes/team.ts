@@ -12,6 +12,7 @@ import {
 import { removeTeammate } from '../../commands/accounts/removeTeammate.js';
 import type { TeammateRecords } from '../../commands/accounts/teammateRecords.js';
 import { liveApiTokenIdsCreatedBy } from '../../projections/apiTokens/queries.js';
+import { deskViews } from '../../projections/assignmentDesk/queries.js';
 import { conversationIdsAssignedTo } from '../../projections/conversations/queries.js';
 import { listPendingInvitations, pendingInvitationIdsSentBy } from '../../projections/invitations/queries.js';
 import { activeLoginSessionIds } from '../../projections/loginSessions/loginSessionsProjection.js';
@@ -56,8 +57,10 @@ function protectedTeamRoutes(services: HttpServices): FastifyPluginAsyncZod {
 
 function registerTeammates(app: ZodApp, services: HttpServices): void {
   app.get('/api/team', { schema: listTeamSchema }, async (request) => {
-    const page = await listTeammates(services.readStore, authOf(request).companyId, request.query);
-    return { teammates: page.items.map(teammateView), nextCursor: page.nextCursor };
+    const { companyId } = authOf(request);
+    const page = await listTeammates(services.readStore, companyId, request.query);
+    const desk = await deskViews(services.readStore, companyId, page.items.map((t) => t.id));
+    return { teammates: page.items.map((t) => teammateView(t, desk.get(t.id))), nextCursor: page.nextCursor };
   });
 
   app.patch('/api/team/:userId', { schema: changeRoleSchema }, async (request) => {

@@ -1,5 +1,6 @@
 import type { Reactor } from '../reactor.js';
 import { creditChargesReactor, playgroundChargesReactor } from './charges.js';
+import { autoAssignmentReactor } from './autoAssignment.js';
 import { customerProfilesReactor } from './customerProfiles.js';
 import { outboundJobsReactor, replyJobsReactor } from './jobs.js';
 import { replayCancelsReactor, replayJobsReactor } from './replays.js';
@@ -11,6 +12,7 @@ import { replayCancelsReactor, replayJobsReactor } from './replays.js';
  *   AgentReplied ──credit-charges──▶ ConsumeCredits;  PlaygroundAnswered ──playground-charges──▶ ConsumeCredits
  *   ReplayRequested ──replay-jobs──▶ RUN_REPLAY (replay worker);  ReplayCancelled ──replay-cancels──▶ REPLAY_CANCELLED
  *   ConversationStarted / MessageReceived ──customer-profiles──▶ UpdateCustomerFromChannel
+ *   handoff / unassign / close / availability / settings / joined ──auto-assignment──▶ AssignConversation (reason auto)
  */
 export const allReactors: readonly Reactor[] = [
   replyJobsReactor,
@@ -20,4 +22,5 @@ export const allReactors: readonly Reactor[] = [
   replayJobsReactor,
   replayCancelsReactor,
   customerProfilesReactor,
+  autoAssignmentReactor,
 ];

@@ -52,7 +52,21 @@ export interface ConversationDoc extends Doc {
   customerMessageCount: number;
   /** How an operator resolved it, while it stays closed. */
   resolution: string | null;
+  /** The inbox row's preview: who wrote the newest message and its first words (never the whole text). */
+  lastMessage: LastMessage | null;
 }
+
+export interface LastMessage {
+  author: 'customer' | 'agent' | 'operator';
+  text: string;
+}
+
+/** Enough for one line of the list at its widest; the row ellipsises the rest. */
+export const PREVIEW_LENGTH = 160;
+const preview = (text: string) => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > PREVIEW_LENGTH ? `${flat.slice(0, PREVIEW_LENGTH - 1)}…` : flat;
+};
 
 export type MessageDoc = {
   id: string;
@@ -130,7 +144,8 @@ type Handler<T extends ConversationEventType> = (event: EventOf<T>, on: Apply) =
 /** Appends a message (counting it as the conversation's latest activity) and returns the updated conversation. */
 function addMessage(event: EventOf<ConversationEventType>, { id, doc, ctx }: Apply, m: Omit<MessageDoc, 'conversationId' | 'companyId' | 'seq'>): ConversationDoc {
   ctx.put(MESSAGES, { ...m, conversationId: id, companyId: doc.companyId, seq: Number(event.position) } satisfies MessageDoc);
-  return { ...doc, messageCount: doc.messageCount + 1, lastMessageAt: m.createdAt };
+  const lastMessage = m.author === 'system' ? (doc.lastMessage ?? null) : { author: m.author, text: preview(m.text) };
+  return { ...doc, messageCount: doc.messageCount + 1, lastMessageAt: m.createdAt, lastMessage };
 }
 
 async function setDelivery(ctx: ProjectionContext, messageId: string, delivery: MessageDoc['delivery'], error: string | null, deliveredTo: DeliveredTo | null = null) {
@@ -235,6 +250,8 @@ function withInbox(doc: ConversationDoc, event: EventOf<ConversationEventType>):
     handoffSince: handoffTrack.handoff?.since ?? null,
     customerMessageCount: doc.customerMessageCount ?? 0,
     resolution: doc.resolution ?? null,
+    // Missing on documents written before previews existed: no preview until the next message or a rebuild.
+    lastMessage: doc.lastMessage ?? null,
   };
 }
 
@@ -264,6 +281,7 @@ const started = (id: string, event: EventOf<'ConversationStarted'>): Conversatio
   handoffSince: null,
   customerMessageCount: 0,
   resolution: null,
+  lastMessage: null,
 });
 
 const EVENT_TYPES: ConversationEventType[] = ['ConversationStarted', ...(Object.keys(handlers) as ConversationEventType[])];

@@ -29,6 +29,7 @@ const received = (messageId = M1, at = T, text = 'where is my parcel?'): Convers
 });
 const active = [started, opened, received()];
 const assigned = (assigneeId: string, previousAssigneeId: string | null = null): ConversationEvent => ({ type: 'ConversationAssigned', data: { assigneeId, previousAssigneeId, by: `user:${ANN}`, at: T } });
+const autoAssign = (assigneeId: string): ConversationCommand => ({ type: 'AssignConversation', assigneeId, assignee: { userId: assigneeId, companyId: CO }, by: 'auto-assignment', reason: 'auto', now: T2 });
 const assign = (assigneeId: string, companyId: string | null = CO): ConversationCommand => ({
   type: 'AssignConversation',
   assigneeId,
@@ -45,12 +46,23 @@ const handedOff = [...active, handoffReply, handoffPause];
 const stateOf = (events: ConversationEvent[]) => events.reduce(conversationDecider.evolve, conversationDecider.initialState);
 
 describe('Assignment', () => {
-  it('a teammate of the company is assigned: ConversationAssigned with by and at', () => {
-    const after = spec.given(active).when(assign(BOB)).then([{ type: 'ConversationAssigned', data: { assigneeId: BOB, previousAssigneeId: null, by: `user:${ANN}`, at: T2 } }]);
+  it('a teammate of the company is assigned: ConversationAssigned with who, why (manual) and at', () => {
+    const after = spec.given(active).when(assign(BOB)).then([{ type: 'ConversationAssigned', data: { assigneeId: BOB, previousAssigneeId: null, by: `user:${ANN}`, reason: 'manual', at: T2 } }]);
     expect(after.assigneeId).toBe(BOB);
   });
   it('reassigning records who had it before', () => {
-    spec.given([...active, assigned(ANN)]).when(assign(BOB)).then([{ type: 'ConversationAssigned', data: { assigneeId: BOB, previousAssigneeId: ANN, by: `user:${ANN}`, at: T2 } }]);
+    spec.given([...active, assigned(ANN)]).when(assign(BOB)).then([{ type: 'ConversationAssigned', data: { assigneeId: BOB, previousAssigneeId: ANN, by: `user:${ANN}`, reason: 'manual', at: T2 } }]);
+  });
+  it('automatic assignment takes a handed-off conversation nobody owns, recording why (auto)', () => {
+    spec.given(handedOff).when(autoAssign(BOB)).then([
+      { type: 'ConversationAssigned', data: { assigneeId: BOB, previousAssigneeId: null, by: 'auto-assignment', reason: 'auto', at: T2 } },
+    ]);
+  });
+  it('automatic assignment never overrides a person: an owned, a not handed-off or a resolved conversation records nothing', () => {
+    const auto = autoAssign(BOB);
+    spec.given([...handedOff, assigned(ANN)]).when(auto).then([]);
+    spec.given(active).when(auto).then([]);
+    spec.given([...handedOff, { type: 'AiSessionClosed', data: { sessionId: S1, reason: 'api', action: 'session_close', by: `user:${ANN}`, at: T2 } }]).when(auto).then([]);
   });
   it('assigning the current owner again is idempotent (nothing recorded)', () => {
     spec.given([...active, assigned(BOB)]).when(assign(BOB)).then([]);

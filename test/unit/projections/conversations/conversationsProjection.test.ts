@@ -42,6 +42,7 @@ describe('conversations projection', () => {
           handoffSince: null,
           customerMessageCount: 1,
           resolution: null,
+          lastMessage: { author: 'customer', text: 'hello 1' },
         },
       ],
       messages: [
@@ -93,6 +94,8 @@ describe('conversations projection', () => {
             handoffSince: at(8),
             customerMessageCount: 1,
             resolution: null,
+            // The list's preview: the newest message people or the AI wrote (a system note is not one).
+            lastMessage: { author: 'operator', text: 'a human here' },
           },
         ],
         messages: [
@@ -115,6 +118,16 @@ describe('conversations projection', () => {
           { id: m(3), conversationId: conversation, companyId: company, seq: 6, author: 'operator', text: 'a human here', createdAt: at(5), delivery: 'failed', deliveryError: 'platform said 500', clientMessageId: null, attachments: [] },
         ],
       });
+  });
+
+  it("the row's preview is the newest message on one line, cut to 160 characters; a system note leaves it as it was", async () => {
+    const long = `Where is my parcel?\n\nI ordered   it ${'very '.repeat(40)}long ago`;
+    await spec
+      .given([started, received(1, 1), recorded(stream, 'OperatorMessageSent', { messageId: m(2), text: long, by: 'op@example.com', at: at(2) }), recorded(stream, 'MessagesUnanswered', { messageIds: [m(1)], reason: 'no agent assigned', at: at(3) })])
+      .then({
+        conversations: [expect.objectContaining({ lastMessage: { author: 'operator', text: `Where is my parcel? I ordered it ${'very '.repeat(40)}`.slice(0, 159) + '…' } })],
+      });
+    await spec.given([started]).then({ conversations: [expect.objectContaining({ lastMessage: null })] });
   });
 
   it('messages left unanswered get a system note with the reason; closing the session ends the wait', async () => {

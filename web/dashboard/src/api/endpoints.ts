@@ -17,6 +17,8 @@ import type {
   InvitationPreview,
   Role,
   Teammate,
+  Availability,
+  AutoAssignment,
   KbDocument,
   KbDocumentWithContent,
   KbSearchResult,
@@ -185,6 +187,11 @@ export const revokeInvitation = (id: string) => request<void>('DELETE', `/api/te
 export const changeTeammateRole = async (id: string, role: Role) =>
   (await request<{ teammate: Teammate }>('PATCH', `/api/team/${encodeURIComponent(id)}`, { role })).teammate;
 export const removeTeammate = (id: string) => request<void>('DELETE', `/api/team/${encodeURIComponent(id)}`);
+export const setMyAvailability = async (availability: Availability) =>
+  (await request<{ availability: Availability }>('PUT', '/api/team/me/availability', { availability })).availability;
+export const getAutoAssignment = async (o?: Opts) => (await request<{ autoAssignment: AutoAssignment }>('GET', '/api/settings/auto-assignment', undefined, o)).autoAssignment;
+export const setAutoAssignment = async (settings: AutoAssignment) =>
+  (await request<{ autoAssignment: AutoAssignment }>('PUT', '/api/settings/auto-assignment', settings)).autoAssignment;
 
 export const previewInvitation = async (token: string, o?: Opts) =>
   (await publicRequest<{ invitation: InvitationPreview }>('POST', '/api/auth/invitation', { token }, o)).invitation;

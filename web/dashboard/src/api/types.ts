@@ -25,6 +25,16 @@ export interface Teammate {
   name: string | null;
   role: Role;
   joinedAt: string;
+  /** In the team list: whether they take conversations now, and how many open ones they own. */
+  availability?: Availability;
+  openAssigned?: number;
+}
+
+export type Availability = 'online' | 'away';
+/** GET/PUT /api/settings/auto-assignment. */
+export interface AutoAssignment {
+  enabled: boolean;
+  capacity: number;
 }
 
 export interface Invitation {
@@ -202,6 +212,8 @@ export interface Conversation {
   resolution?: string | null;
   /** Customer messages the signed-in user has not read. */
   unread?: number;
+  /** The newest message for the list's preview: who wrote it and its first words. */
+  lastMessage?: { author: 'customer' | 'agent' | 'operator'; text: string } | null;
 }
 
 export type HandoffReason = 'agent_handoff' | 'no_confident_answer' | 'ai_unanswered' | 'customer_request' | 'dialog_transferred';

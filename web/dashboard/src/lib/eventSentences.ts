@@ -74,7 +74,7 @@ const SENTENCES: Record<string, (d: Data, names: Names) => string> = {
     return `Moved to the stage ${name ? quote(name) : 'with id ' + String(d.stageId)}${byWhom(d.by)}.`;
   },
   HumanRequested: () => 'The customer asked for a human: waiting in “Needs human”.',
-  ConversationAssigned: (d, { teammate }) => `Assigned to ${teammate(d.assigneeId)}${byWhom(d.by)}.`,
+  ConversationAssigned: (d, { teammate }) => (d.reason === 'auto' ? `Assigned to ${teammate(d.assigneeId)} automatically (round-robin).` : `Assigned to ${teammate(d.assigneeId)}${byWhom(d.by)}.`),
   ConversationUnassigned: (d, { teammate }) => `Unassigned from ${teammate(d.previousAssigneeId)}${byWhom(d.by)}.`,
   WebhookDeliveryLogged: (d) => `Webhook delivery from the messaging platform logged (${d.kind === 'status_event' ? 'a status event' : 'a message'}).`,
 };

@@ -13,7 +13,10 @@ import {
 } from '../api/endpoints.js';
 import { useAuth } from '../auth.js';
 import { formatWaiting, HANDOFF_REASON } from '../lib/inbox.js';
-import type { Conversation, ConversationDetail, ConversationEvent, Message, Stage } from '../api/types.js';
+import type { Conversation, ConversationDetail, ConversationEvent, Message, Stage, Teammate } from '../api/types.js';
+import { AssignDialog } from '../components/AssignDialog.js';
+import { useShortcuts } from '../lib/shortcuts.js';
+import { teammateName, useTeam } from '../lib/team.js';
 import { customerLabel, SessionStateBadge } from '../components/conversation.js';
 import { useToast } from '../components/Toasts.js';
 import { Badge, Button, ConfirmDialog, EmptyState, ErrorState, Skeleton, Time } from '../components/ui.js';
@@ -51,6 +54,7 @@ export function ConversationDetailView({
 }) {
   const toast = useToast();
   const me = useAuth().me?.user.id;
+  const team = useTeam();
   const detail = useAsync((signal) => getConversation(id, { signal }), [id]);
   const [resolution, setResolution] = useState('');
   const [tab, setTab] = useState<'messages' | 'events'>('messages');
@@ -87,12 +91,14 @@ export function ConversationDetailView({
     };
   }, [id, unread]);
 
-  async function assign(to: 'me' | 'nobody') {
+  async function assign(to: 'me' | 'nobody' | Teammate) {
     if (!me) return;
-    setActing(to === 'me' ? 'assign' : 'unassign');
+    const assignee = to === 'me' ? me : to === 'nobody' ? null : to.id;
+    setActing(to === 'nobody' ? 'unassign' : 'assign');
     try {
-      applyConversation(to === 'me' ? await assignConversation(id, me) : await unassignConversation(id));
-      toast.success(to === 'me' ? 'Assigned to you' : 'Unassigned');
+      applyConversation(assignee ? await assignConversation(id, assignee) : await unassignConversation(id));
+      toast.success(assignee === null ? 'Unassigned' : assignee === me ? 'Assigned to you' : `Assigned to ${teammateName(to as Teammate)}`);
+      setPicking(false);
     } catch (error) {
       toast.error(describeError(error));
     } finally {
@@ -101,6 +107,20 @@ export function ConversationDetailView({
   }
 
   const [confirmClose, setConfirmClose] = useState(false);
+  const [picking, setPicking] = useState(false);
+  const sessionState = detail.data?.conversation.session?.state;
+  useShortcuts({
+    a: detail.data ? () => setPicking(true) : undefined,
+    c: sessionState === 'active' || sessionState === 'paused' ? () => setConfirmClose(true) : undefined,
+    // On the Messages tab the reply box answers "r" itself; from the event history, go back to it first.
+    r:
+      tab === 'events'
+        ? () => {
+            setTab('messages');
+            requestAnimationFrame(() => document.querySelector<HTMLTextAreaElement>('.reply-box textarea')?.focus());
+          }
+        : undefined,
+  });
   const sessionButtons = useRef<HTMLDivElement>(null);
   // Pause and Resume (Close and Reopen) replace each other: focus goes to the button now in the toggled one's place,
   // not back to <body>, so a keyboard user can toggle again.
@@ -210,18 +230,29 @@ export function ConversationDetailView({
         )}
         <div className="button-row assignment" role="group" aria-label="Assignment">
           <span className="muted small" data-testid="assignee-label">
-            {conversation.assigneeId ? (conversation.assigneeId === me ? 'Assigned to you' : 'Assigned to a teammate') : 'Unassigned'}
+            {conversation.assigneeId ? (conversation.assigneeId === me ? 'Assigned to you' : `Assigned to ${team.nameOf(conversation.assigneeId) ?? '…'}`) : 'Unassigned'}
           </span>
           {conversation.assigneeId !== me && (
-            <Button onClick={() => void assign('me')} busy={acting === 'assign'} disabled={acting !== null || !me} data-testid="assign-to-me">
+            <Button onClick={() => void assign('me')} busy={acting === 'assign' && !picking} disabled={acting !== null || !me} data-testid="assign-to-me">
               Assign to me
             </Button>
           )}
+          <Button onClick={() => setPicking(true)} disabled={acting !== null || !me} data-testid="assign-to" title="Assign to a teammate (a)">
+            Assign to…
+          </Button>
           {conversation.assigneeId && (
             <Button onClick={() => void assign('nobody')} busy={acting === 'unassign'} disabled={acting !== null} data-testid="unassign">
               Unassign
             </Button>
           )}
+          <AssignDialog
+            open={picking}
+            title="Assign to a teammate"
+            current={conversation.assigneeId}
+            busy={acting === 'assign'}
+            onPick={(teammate) => void assign(teammate)}
+            onClose={() => setPicking(false)}
+          />
         </div>
         {state === 'paused' && (
           <p className={`notice ${pausedReason === 'credits_exhausted' ? 'notice-error' : 'notice-warning'}`} data-testid="paused-reason">
@@ -438,6 +469,7 @@ function ReplyBox({ conversationId, onSent, closed }: { conversationId: string; 
   const id = useId();
   const textareaRef = useRef<HTMLTextAreaElement>(null);
   const canned = useCannedReplyPicker({ text, setText, textarea: textareaRef });
+  useShortcuts({ r: () => textareaRef.current?.focus() });
 
   async function submit(event?: FormEvent) {
     event?.preventDefault();
@@ -553,6 +585,7 @@ function SharedContext({ detail }: { detail: ConversationDetail }) {
 
 function EventHistory({ conversationId, tick, stageName }: { conversationId: string; tick: number; stageName: (id: string) => string | undefined }) {
   const me = useAuth().me?.user.id;
+  const team = useTeam();
   const events = useAsync((signal) => getConversationEvents(conversationId, { signal }), [conversationId, tick]);
   // Which events show their JSON, by position (stable across live reloads of the list).
   const [open, setOpen] = useState<Set<string>>(new Set());
@@ -594,7 +627,7 @@ function EventHistory({ conversationId, tick, stageName }: { conversationId: str
             <li key={key} className="event" data-testid="event" data-type={event.type}>
               <div className="event-row">
                 <p className="event-sentence" data-testid="event-sentence">
-                  {describeConversationEvent(event, stageName, (userId) => (userId === me ? 'you' : undefined))}
+                  {describeConversationEvent(event, stageName, (userId) => (userId === me ? 'you' : team.nameOf(userId)))}
                 </p>
                 <span className="event-time">
                   <Time iso={event.createdAt} />

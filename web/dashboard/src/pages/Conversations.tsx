@@ -1,14 +1,17 @@
-import { useCallback, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError } from '../api/client.js';
 import { getConversation, getPipeline, listConversations, listIntegrations, type ConversationFilters } from '../api/endpoints.js';
 import type { Conversation, InboxView, SessionState } from '../api/types.js';
 import { useAuth } from '../auth.js';
-import { byLastActivity, customerLabel, matchesFilters, SessionStateBadge } from '../components/conversation.js';
+import { byLastActivity, matchesFilters } from '../components/conversation.js';
+import { ConversationRow } from '../components/ConversationRow.js';
+import { BulkBar, ShortcutHelp } from '../components/InboxTools.js';
 import { LiveIndicator } from '../components/LiveIndicator.js';
 import { LoadMore } from '../components/LoadMore.js';
-import { Badge, Button, EmptyState, ErrorState, PageHeader, SelectField, Skeleton } from '../components/ui.js';
-import { formatDateTimeLong, formatRelative } from '../lib/format.js';
-import { formatWaiting, HANDOFF_REASON, useInboxCounts } from '../lib/inbox.js';
+import { Button, EmptyState, ErrorState, PageHeader, SelectField, Skeleton } from '../components/ui.js';
+import { useInboxCounts } from '../lib/inbox.js';
+import { useShortcuts } from '../lib/shortcuts.js';
+import { useTeam } from '../lib/team.js';
 import { Link, navigate } from '../lib/router.js';
 import { useAsync } from '../lib/useAsync.js';
 import { usePaged } from '../lib/usePaged.js';
@@ -40,6 +43,7 @@ export function ConversationsPage({ id }: { id: string | null }) {
   const [stageId, setStageId] = useState('');
   const filters: ConversationFilters = useMemo(() => ({ view, state, integrationId, stageId }), [view, state, integrationId, stageId]);
   const inbox = useInboxCounts();
+  const team = useTeam();
 
   const integrations = useAsync((signal) => listIntegrations({ signal }), []);
   const pipeline = useAsync((signal) => getPipeline({ signal }), []);
@@ -92,6 +96,21 @@ export function ConversationsPage({ id }: { id: string | null }) {
 
   const hasFilters = Boolean(view || state || integrationId !== '' || stageId);
 
+  // Bulk selection: ids of loaded rows; a row that leaves the list leaves the selection.
+  const [selectedIds, setSelectedIds] = useState<Set<string>>(() => new Set());
+  useEffect(() => setSelectedIds(new Set()), [filters]);
+  const selected = useMemo(() => (list.items ?? []).filter((c) => selectedIds.has(c.id)), [list.items, selectedIds]);
+
+  const [help, setHelp] = useState(false);
+  const step = (by: 1 | -1) => {
+    const items = list.items ?? [];
+    if (items.length === 0) return;
+    const at = items.findIndex((c) => c.id === id);
+    const next = at === -1 ? (by === 1 ? 0 : items.length - 1) : Math.min(items.length - 1, Math.max(0, at + by));
+    navigate(`/conversations/${encodeURIComponent(items[next]!.id)}`);
+  };
+  useShortcuts({ j: () => step(1), k: () => step(-1), '?': () => setHelp(true) });
+
   return (
     <div className={`conversations-page${id ? ' has-detail' : ''}`}>
       <div className="list-pane">
@@ -104,6 +123,9 @@ export function ConversationsPage({ id }: { id: string | null }) {
                   Notify me
                 </Button>
               )}
+              <Button variant="ghost" size="sm" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" data-testid="shortcuts-button">
+                ?
+              </Button>
               <LiveIndicator />
             </>
           }
@@ -194,48 +216,26 @@ export function ConversationsPage({ id }: { id: string | null }) {
           )
         ) : (
           <>
+            {selected.length > 0 && (
+              <BulkBar selected={selected} loaded={list.items?.length ?? 0} onSelectAll={() => setSelectedIds(new Set(list.items?.map((c) => c.id)))} onClear={() => setSelectedIds(new Set())} onChange={upsert} />
+            )}
             <ul className="conversation-list" aria-label="Conversations" aria-busy={list.loading}>
               {list.items?.map((conversation) => (
-                <li key={conversation.id}>
-                  <Link
-                    to={`/conversations/${encodeURIComponent(conversation.id)}`}
-                    className="conversation-row"
-                    data-testid={`conversation-row-${conversation.id}`}
-                    aria-current={conversation.id === id ? 'page' : undefined}
-                  >
-                    <span className="row-main">
-                      <span className="row-title">{customerLabel(conversation)}</span>
-                      <span className="row-sub">
-                        {integrationNames.get(conversation.integrationId) ?? `Integration #${conversation.integrationId}`}
-                        {conversation.customer.transport ? ` · ${conversation.customer.transport}` : ''}
-                      </span>
-                    </span>
-                    <span className="row-side">
-                      <time dateTime={conversation.lastMessageAt ?? conversation.createdAt} title={formatDateTimeLong(conversation.lastMessageAt ?? conversation.createdAt)} className="row-time">
-                        {formatRelative(conversation.lastMessageAt ?? conversation.createdAt)}
-                      </time>
-                      <span className="row-badges">
-                        {conversation.handoff && (
-                          <Badge tone="danger" data-testid="needs-human" title={`${HANDOFF_REASON[conversation.handoff.reason] ?? 'Handed off'}${conversation.handoff.detail ? `: ${conversation.handoff.detail}` : ''}`}>
-                            Waiting {formatWaiting(conversation.handoff.since)}
-                          </Badge>
-                        )}
-                        {(conversation.unread ?? 0) > 0 && (
-                          <Badge tone="accent" data-testid="unread" title={`${conversation.unread} unread customer message${conversation.unread === 1 ? '' : 's'}`}>
-                            {conversation.unread} new
-                          </Badge>
-                        )}
-                        {conversation.assigneeId && <Badge tone="neutral" data-testid="assignee">{conversation.assigneeId === me ? 'You' : 'Teammate'}</Badge>}
-                        <SessionStateBadge conversation={conversation} />
-                        {conversation.stageId && stageNames.get(conversation.stageId) && <Badge tone="accent">{stageNames.get(conversation.stageId)}</Badge>}
-                        <span className="count" title={`${conversation.messageCount} messages`}>
-                          <span className="visually-hidden">Messages: </span>
-                          {conversation.messageCount}
-                        </span>
-                      </span>
-                    </span>
-                  </Link>
-                </li>
+                <ConversationRow
+                  key={conversation.id}
+                  conversation={conversation}
+                  channel={integrationNames.get(conversation.integrationId) ?? `Integration #${conversation.integrationId}`}
+                  stageName={conversation.stageId ? stageNames.get(conversation.stageId) : undefined}
+                  assigneeName={conversation.assigneeId === me ? 'You' : team.nameOf(conversation.assigneeId)}
+                  current={conversation.id === id}
+                  selected={selectedIds.has(conversation.id)}
+                  onSelect={(on) => setSelectedIds((ids) => {
+                    const next = new Set(ids);
+                    if (on) next.add(conversation.id);
+                    else next.delete(conversation.id);
+                    return next;
+                  })}
+                />
               ))}
             </ul>
             <LoadMore list={list} />
@@ -243,6 +243,7 @@ export function ConversationsPage({ id }: { id: string | null }) {
         )}
       </div>
 
+      <ShortcutHelp open={help} onClose={() => setHelp(false)} />
       <div className="detail-pane">
         {id ? (
           <ConversationDetailView

@@ -12,6 +12,7 @@ import { Badge, Button, ConfirmDialog, EmptyState, ErrorState, InlineError, List
 import { useConfirmedDelete } from '../components/useConfirmedDelete.js';
 import { useSubmit } from '../components/useSubmit.js';
 import { usePaged } from '../lib/usePaged.js';
+import { AutoAssignmentSettings, AvailabilityBadge, MyAvailability } from './TeamAssignment.js';
 import './team.css';
 
 const ROLE_LABEL: Record<Role, string> = { owner: 'Owner', admin: 'Admin', agent: 'Agent' };
@@ -28,6 +29,7 @@ export function TeamPage() {
       <PageHeader title="Team" description="The people who work your conversations, and their roles." />
       {manager && <InviteAndPending myRole={myRole!} />}
       <Teammates myId={me?.user.id} myRole={myRole} />
+      {manager && <AutoAssignmentSettings />}
     </>
   );
 }
@@ -58,12 +60,16 @@ function Teammates({ myId, myRole }: { myId: string | undefined; myRole: Role | 
 
   return (
     <CardSection title="Teammates">
+      <MyAvailability
+        current={team.items?.find((m) => m.id === myId)?.availability}
+        onChanged={(availability) => team.setItems((list) => list?.map((m) => (m.id === myId ? { ...m, availability } : m)))}
+      />
       {team.loading && !team.items ? (
         <Skeleton rows={3} label="Loading teammates…" />
       ) : team.error && !team.items ? (
         <ErrorState error={team.error} onRetry={team.reload} title="Could not load the team" />
       ) : (
-        <DataTable cards columns={['Name', 'Email', 'Role', 'Joined']} actions footer={<LoadMoreButton list={team} />}>
+        <DataTable cards columns={['Name', 'Email', 'Role', 'Availability', 'Joined']} actions footer={<LoadMoreButton list={team} />}>
           {team.items?.map((m) => (
             <tr key={m.id} data-testid="teammate-row" data-email={m.email} data-role={m.role}>
               <td className="wrap" data-label="Name">
@@ -89,6 +95,9 @@ function Teammates({ myId, myRole }: { myId: string | undefined; myRole: Role | 
                 ) : (
                   <Badge tone={m.role === 'owner' ? 'accent' : 'neutral'}>{ROLE_LABEL[m.role]}</Badge>
                 )}
+              </td>
+              <td className="nowrap" data-label="Availability">
+                <AvailabilityBadge teammate={m} />
               </td>
               <td className="nowrap" data-label="Joined">
                 <Time iso={m.joinedAt} />

@@ -1,0 +1,95 @@
+import type { Conversation } from '../api/types.js';
+import { formatDateTimeLong, formatRelative } from '../lib/format.js';
+import { formatWaiting, HANDOFF_REASON } from '../lib/inbox.js';
+import { Link } from '../lib/router.js';
+import { customerLabel, SessionStateBadge } from './conversation.js';
+import { Badge } from './ui.js';
+import './inbox.css';
+
+const PREVIEW_AUTHOR: Record<NonNullable<Conversation['lastMessage']>['author'], string> = {
+  customer: '',
+  agent: 'AI: ',
+  operator: 'Team: ',
+};
+
+export const messagesLabel = (n: number) => `${n} message${n === 1 ? '' : 's'}`;
+
+/**
+ * One inbox row. The name, channel, preview and time each keep a line of their own (cut with an ellipsis, never
+ * squeezed by badges); the status is one chip (waiting for a human, else the AI session's state), and the chips
+ * below wrap instead of running past the card.
+ */
+export function ConversationRow({
+  conversation,
+  channel,
+  stageName,
+  assigneeName,
+  current,
+  selected,
+  onSelect,
+}: {
+  conversation: Conversation;
+  channel: string;
+  stageName: string | undefined;
+  /** "You", the teammate's name, or undefined while the team loads; not called when unassigned. */
+  assigneeName: string | undefined;
+  current: boolean;
+  selected: boolean;
+  onSelect: (selected: boolean) => void;
+}) {
+  const name = customerLabel(conversation);
+  const when = conversation.lastMessageAt ?? conversation.createdAt;
+  const { handoff, lastMessage } = conversation;
+  const unread = conversation.unread ?? 0;
+  return (
+    <li className={`conversation-item${selected ? ' is-selected' : ''}`}>
+      <input type="checkbox" className="row-check" checked={selected} onChange={(event) => onSelect(event.target.checked)} aria-label={`Select the conversation with ${name}`} data-testid="row-select" />
+      <Link
+        to={`/conversations/${encodeURIComponent(conversation.id)}`}
+        className="conversation-row"
+        data-testid={`conversation-row-${conversation.id}`}
+        aria-current={current ? 'page' : undefined}
+      >
+        <span className="row-head">
+          <span className="row-title" data-testid="row-customer">
+            {name}
+          </span>
+          <time dateTime={when} title={formatDateTimeLong(when)} className="row-time">
+            {formatRelative(when)}
+          </time>
+        </span>
+        <span className="row-sub" data-testid="row-channel">
+          {channel}
+          {conversation.customer.transport ? ` · ${conversation.customer.transport}` : ''}
+        </span>
+        <span className={`row-preview${unread > 0 ? ' is-unread' : ''}`} data-testid="row-preview">
+          {lastMessage ? `${PREVIEW_AUTHOR[lastMessage.author] ?? ''}${lastMessage.text || '(attachment)'}` : 'No messages yet'}
+        </span>
+        <span className="row-badges">
+          {handoff ? (
+            <Badge tone="danger" data-testid="needs-human" title={`${HANDOFF_REASON[handoff.reason] ?? 'Handed off'}${handoff.detail ? `: ${handoff.detail}` : ''}`}>
+              Waiting {formatWaiting(handoff.since)}
+            </Badge>
+          ) : (
+            <SessionStateBadge conversation={conversation} />
+          )}
+          {conversation.assigneeId && (
+            <Badge tone="neutral" className="row-assignee" data-testid="assignee" title={assigneeName ? `Assigned to ${assigneeName}` : 'Assigned'}>
+              {assigneeName ?? '…'}
+            </Badge>
+          )}
+          {stageName && <Badge tone="accent">{stageName}</Badge>}
+          {unread > 0 && (
+            <Badge tone="accent" data-testid="unread" title={`${unread} unread customer message${unread === 1 ? '' : 's'}`}>
+              {unread} new
+            </Badge>
+          )}
+          <span className="count" title={messagesLabel(conversation.messageCount)}>
+            <span className="visually-hidden">Messages: </span>
+            {conversation.messageCount}
+          </span>
+        </span>
+      </Link>
+    </li>
+  );
+}
