@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { exampleQuestion } from '../../web/dashboard/src/lib/exampleQuestion.js';
 import { signUp } from '../support/api.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
@@ -96,6 +97,15 @@ describe('POST /api/integrations/:id/test-message', () => {
     const next = (await acme.call('POST', `/api/integrations/${sandboxId}/test-message`, { text: 'Do you ship to Norway?' })).json();
     expect(next.conversationId).not.toBe(first.conversationId);
     await expect.poll(async () => (await agentMessage(acme, next.conversationId))?.text, { timeout: 10_000 }).toContain('We ship to Norway');
+  });
+
+  it("given the quick start's document, when the dashboard's example question (drawn from its title) is sent, then the builtin agent answers it", async () => {
+    const title = (await acme.call('GET', '/api/knowledge-base/documents?limit=1')).json().documents[0].title;
+    const example = exampleQuestion(title);
+    expect(example).toBe('What about shipping?');
+    const { conversationId } = (await acme.call('POST', `/api/integrations/${sandboxId}/test-message`, { text: example })).json();
+    await expect.poll(async () => (await agentMessage(acme, conversationId))?.text, { timeout: 10_000 }).toBe(KB);
+    expect((await conversation(acme, conversationId)).conversation.handoff).toBeNull();
   });
 
   it("tenant isolation: another company's integration is 404, and nothing reaches its webhook", async () => {

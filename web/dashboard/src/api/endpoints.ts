@@ -110,6 +110,9 @@ export const testLlmConfig = (input?: LlmConfigInput) => request<{ ok: boolean; 
 // --- knowledge base -----------------------------------------------------------------------
 export const listDocuments = async (o?: Opts) =>
   (await request<{ documents: KbDocument[] }>('GET', '/api/knowledge-base/documents', undefined, o)).documents;
+/** The newest document's title (the example a test message suggests); null without documents. */
+export const latestDocumentTitle = async () =>
+  (await request<{ documents: KbDocument[] }>('GET', '/api/knowledge-base/documents?limit=1')).documents[0]?.title ?? null;
 export const createDocument = async (title: string, content: string) =>
   (await request<{ document: KbDocument }>('POST', '/api/knowledge-base/documents', { title, content })).document;
 export const getDocument = async (id: string, o?: Opts) =>
