@@ -188,6 +188,8 @@ export const revokeInvitation = (id: string) => request<void>('DELETE', `/api/te
 export const changeTeammateRole = async (id: string, role: Role) =>
   (await request<{ teammate: Teammate }>('PATCH', `/api/team/${encodeURIComponent(id)}`, { role })).teammate;
 export const removeTeammate = (id: string) => request<void>('DELETE', `/api/team/${encodeURIComponent(id)}`);
+/** The caller's own name (sign-up's body is fixed by the spec, so the name follows it in this call). */
+export const setOwnName = async (name: string) => (await request<{ teammate: Teammate }>('PUT', '/api/team/me/name', { name })).teammate;
 
 export const previewInvitation = async (token: string, o?: Opts) =>
   (await publicRequest<{ invitation: InvitationPreview }>('POST', '/api/auth/invitation', { token }, o)).invitation;

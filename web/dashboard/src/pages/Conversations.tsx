@@ -7,7 +7,7 @@ import { byLastActivity, customerLabel, matchesFilters, SessionStateBadge } from
 import { LiveIndicator } from '../components/LiveIndicator.js';
 import { LoadMore } from '../components/LoadMore.js';
 import { Badge, Button, EmptyState, ErrorState, PageHeader, SelectField, Skeleton } from '../components/ui.js';
-import { formatDateTimeLong, formatRelative } from '../lib/format.js';
+import { countOf, formatDateTimeLong, formatRelative } from '../lib/format.js';
 import { formatWaiting, HANDOFF_REASON, useInboxCounts } from '../lib/inbox.js';
 import { Link, navigate } from '../lib/router.js';
 import { useAsync } from '../lib/useAsync.js';
@@ -228,7 +228,7 @@ export function ConversationsPage({ id }: { id: string | null }) {
                         {conversation.assigneeId && <Badge tone="neutral" data-testid="assignee">{conversation.assigneeId === me ? 'You' : 'Teammate'}</Badge>}
                         <SessionStateBadge conversation={conversation} />
                         {conversation.stageId && stageNames.get(conversation.stageId) && <Badge tone="accent">{stageNames.get(conversation.stageId)}</Badge>}
-                        <span className="count" title={`${conversation.messageCount} messages`}>
+                        <span className="count" title={countOf(conversation.messageCount, 'message')}>
                           <span className="visually-hidden">Messages: </span>
                           {conversation.messageCount}
                         </span>
