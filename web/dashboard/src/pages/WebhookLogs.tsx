@@ -148,7 +148,7 @@ function LogsTable({ integrationId, outcome, integrations }: { integrationId: nu
               </td>
               <td className="actions">
                 {log.hasPayload && (
-                  <Button onClick={() => setOpen(open === log.id ? null : log.id)} aria-expanded={open === log.id}>
+                  <Button size="sm" onClick={() => setOpen(open === log.id ? null : log.id)} aria-expanded={open === log.id}>
                     {open === log.id ? 'Hide payload' : 'Payload'}
                   </Button>
                 )}
