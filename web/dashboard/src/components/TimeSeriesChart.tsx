@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { countOf, formatDay } from '../lib/format.js';
+import { countOf, formatDay, wholeNumberLabels } from '../lib/format.js';
 
 export interface ChartSeries {
   label: string;
@@ -17,16 +17,6 @@ const DAY_S = 86_400;
 /** The steps between y labels of a count: whole numbers only (a count of 1.5 conversations means nothing). */
 const INTEGER_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10_000, 20_000, 25_000, 50_000, 100_000, 250_000, 500_000, 1_000_000];
 
-/** The labels of the y axis, each shown once: a label that rounds to the one before it is left blank. */
-export function distinctLabels(values: number[], format: (v: number) => string): string[] {
-  let previous: string | null = null;
-  return values.map((v) => {
-    const label = format(v);
-    if (label === previous) return '';
-    previous = label;
-    return label;
-  });
-}
 const toSeconds = (date: string) => Date.parse(`${date}T00:00:00.000Z`) / 1000;
 
 /**
@@ -80,7 +70,7 @@ export function TimeSeriesChart({
           size: 72,
           ...(integer ? { incrs: INTEGER_INCRS } : {}),
           values: (_u, splits) => {
-            const labels = distinctLabels(splits, formatValue);
+            const labels = integer ? wholeNumberLabels(splits, formatValue) : splits.map((v) => formatValue(v));
             // What the canvas shows, for assistive checks and tests (the labels are drawn, not in the DOM).
             figure.current?.setAttribute('data-y-labels', JSON.stringify(labels.filter((l) => l !== '')));
             return labels;

@@ -20,6 +20,14 @@ export function countOf(count: number, singular: string, plural = `${singular}s`
   return `${integer.format(count)} ${count === 1 ? singular : plural}`;
 }
 
+/**
+ * The labels of a count axis: a whole number is labelled, anything between is left blank. Rounded instead, the
+ * splits 0, 0.5, 1, 1.5, 2 read "0, 1, 1, 2, 2", a label standing where its value is not.
+ */
+export function wholeNumberLabels(splits: number[], format: (v: number) => string): string[] {
+  return splits.map((v) => (Number.isInteger(v) ? format(v) : ''));
+}
+
 function toDate(iso: string | null | undefined): Date | null {
   if (!iso) return null;
   const date = new Date(iso);
