@@ -44,6 +44,18 @@ describe('send-test-message', () => {
     expect(out[3]).toBe('delivered to the sandbox (the integration has no platform API URL: sent nowhere)');
   });
 
+  it('given a question the knowledge base cannot answer, then it prints the handoff reply and says the conversation is now paused, handed off to a human', async () => {
+    const { out, err, io: cliIo } = io();
+    expect(await sendTestMessageCli([String(integrationId), 'Can I pay with bitcoin?'], { BASE_URL: base, MAS_API_TOKEN: token }, cliIo)).toBe(0);
+    expect(err).toEqual([]);
+    expect(out[2]).toMatch(/^agent: /);
+    expect(out[4]).toBe('the conversation is now paused: handed off to a human');
+    // The next test is a new test customer: answered, not swallowed by the paused conversation.
+    const next = io();
+    expect(await sendTestMessageCli([String(integrationId), 'When are you open?'], { BASE_URL: base, MAS_API_TOKEN: token }, next.io)).toBe(0);
+    expect(next.out[2]).toContain('Monday to Friday');
+  });
+
   it('takes --url and --token instead of the environment', async () => {
     const { out, io: cliIo } = io();
     expect(await sendTestMessageCli([String(integrationId), 'hi', '--url', base, `--token=${token}`, '--no-wait'], {}, cliIo)).toBe(0);
