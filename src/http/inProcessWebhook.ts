@@ -18,14 +18,18 @@ export function isInProcessRequest(request: FastifyRequest): boolean {
   return timingSafeEqual(Buffer.from(given), Buffer.from(token));
 }
 
-/** The test customer: one per person (or API token's creator), so two colleagues trying it get two conversations. */
-export const testClientId = (userId: string) => `test-${userId}`;
+/**
+ * A fresh test customer per click: a first question the agent hands off pauses that conversation, and a
+ * newcomer's next test message must not land in it unanswered. The user id stays in it, so the log shows whose
+ * test it was.
+ */
+export const newTestClientId = (userId: string) => `test-${userId}-${randomBytes(4).toString('hex')}`;
 
 /** The simple inbound body of the spec (text, client_id, channel_id, transport), as a platform would post it. */
-export function testMessageBody(text: string, userId: string): string {
+export function testMessageBody(text: string, clientId: string): string {
   return JSON.stringify({
     text,
-    client_id: testClientId(userId),
+    client_id: clientId,
     channel_id: 'test',
     transport: 'test',
     // A fresh id per click: sending "hello" twice is two messages, not a redelivery.

@@ -406,3 +406,58 @@ describe('a company registered before teams existed', () => {
     expect(team.map((e: any) => [e.type, e.data.role])).toEqual([['TeamMemberJoined', 'owner']]);
   });
 });
+
+describe('PUT /api/team/me/name: a teammate names themself', () => {
+  const names = async (bearer: string) =>
+    Object.fromEntries(((await call('GET', '/api/team', undefined, bearer)).body.teammates as Array<{ email: string; name: string | null }>).map((t) => [t.email, t.name]));
+
+  it('given an owner who signed up without a name, when they set it, then the team shows it', async () => {
+    const o = await owner('Named');
+    expect((await names(o.bearer))[o.email]).toBeNull();
+    const res = await call('PUT', '/api/team/me/name', { name: '  Olga Owner ' }, o.bearer);
+    expect(res.status).toBe(200);
+    expect(res.body.teammate).toMatchObject({ id: o.userId, email: o.email, name: 'Olga Owner', role: 'owner' });
+    expect((await names(o.bearer))[o.email]).toBe('Olga Owner');
+  });
+
+  it('an agent names themself too, and only themself: the name of nobody else changes', async () => {
+    const o = await owner('Agents name');
+    const a = await join(o.bearer, 'agent', 'Al');
+    expect((await call('PUT', '/api/team/me/name', { name: 'Alex' }, a.bearer)).status).toBe(200);
+    const shown = await names(o.bearer);
+    expect(shown[a.email]).toBe('Alex');
+    expect(shown[o.email]).toBeNull();
+  });
+
+  it.each([
+    ['empty', { name: '' }],
+    ['blank', { name: '   ' }],
+    ['too long', { name: 'x'.repeat(201) }],
+    ['missing', {}],
+    ['another field', { name: 'Olga', role: 'owner' }],
+  ])('%s: 400 VALIDATION_ERROR', async (_what, body) => {
+    const o = await owner('Bad names');
+    const res = await call('PUT', '/api/team/me/name', body, o.bearer);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('needs a login session: no bearer is 401, an API token is refused', async () => {
+    expect((await call('PUT', '/api/team/me/name', { name: 'X' })).status).toBe(401);
+    const o = await owner('Token names');
+    const token = (await call('POST', '/api/settings/api-tokens', { name: 'ci' }, o.bearer)).body.token as string;
+    const byToken = await call('PUT', '/api/team/me/name', { name: 'Robot' }, token);
+    expect(byToken.status).toBe(403);
+    expect(byToken.body.error.code).toBe('FORBIDDEN');
+    expect((await names(o.bearer))[o.email]).toBeNull();
+  });
+
+  it("tenant isolation: a name set in one company shows in no other company's team", async () => {
+    const a = await owner('Iso A');
+    const b = await owner('Iso B');
+    expect((await call('PUT', '/api/team/me/name', { name: 'Only A' }, a.bearer)).status).toBe(200);
+    const shownToB = await names(b.bearer);
+    expect(Object.keys(shownToB)).toEqual([b.email]);
+    expect(Object.values(shownToB)).not.toContain('Only A');
+  });
+});

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { exampleQuestion } from '../../web/dashboard/src/lib/exampleQuestion.js';
 import { signUp } from '../support/api.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
@@ -69,19 +70,42 @@ describe('POST /api/integrations/:id/test-message', () => {
     expect(events.map((e) => e.type)).not.toContain('MessageDeliveryFailed');
   });
 
-  it('leaves a normal webhook log entry (processed, message, 200), and a second click is a second message, not a duplicate', async () => {
+  it('leaves a normal webhook log entry (processed, message, 200), and a second click is a new test customer in a new conversation', async () => {
     const before = (await logsOf(acme, sandboxId)).length;
     const first = (await acme.call('POST', `/api/integrations/${sandboxId}/test-message`, { text: 'hello' })).json();
     const second = (await acme.call('POST', `/api/integrations/${sandboxId}/test-message`, { text: 'hello' })).json();
-    expect(second.conversationId).toBe(first.conversationId);
+    expect(second.conversationId).not.toBe(first.conversationId);
     await expect.poll(async () => (await logsOf(acme, sandboxId)).length, { timeout: 5000 }).toBe(before + 2);
     const logs = await logsOf(acme, sandboxId);
     expect(logs.slice(0, 2)).toEqual([
       expect.objectContaining({ integrationId: sandboxId, httpStatus: 200, outcome: 'processed', kind: 'message' }),
       expect.objectContaining({ integrationId: sandboxId, httpStatus: 200, outcome: 'processed', kind: 'message' }),
     ]);
-    const texts = (await conversation(acme, first.conversationId)).messages.filter((m: { author: string }) => m.author === 'customer').map((m: { text: string }) => m.text);
-    expect(texts.filter((t: string) => t === 'hello')).toHaveLength(2);
+    for (const { conversationId } of [first, second]) {
+      const detail = await conversation(acme, conversationId);
+      expect(detail.messages.filter((m: { author: string }) => m.author === 'customer').map((m: { text: string }) => m.text)).toEqual(['hello']);
+    }
+    const [a, b] = await Promise.all([conversation(acme, first.conversationId), conversation(acme, second.conversationId)]);
+    expect(a.conversation.customer.clientId).not.toBe(b.conversation.customer.clientId);
+  });
+
+  it('given a test conversation handed off to a human (paused), when the next test message is sent, then it is answered in a new conversation', async () => {
+    const first = (await acme.call('POST', `/api/integrations/${sandboxId}/test-message`, { text: 'Do you ship to Norway?' })).json();
+    await expect.poll(async () => (await agentMessage(acme, first.conversationId))?.delivery, { timeout: 10_000 }).toBe('sent');
+    expect((await acme.call('POST', `/api/conversations/${first.conversationId}/pause`)).statusCode).toBeLessThan(300);
+    expect((await conversation(acme, first.conversationId)).conversation.session.state).toBe('paused');
+    const next = (await acme.call('POST', `/api/integrations/${sandboxId}/test-message`, { text: 'Do you ship to Norway?' })).json();
+    expect(next.conversationId).not.toBe(first.conversationId);
+    await expect.poll(async () => (await agentMessage(acme, next.conversationId))?.text, { timeout: 10_000 }).toContain('We ship to Norway');
+  });
+
+  it("given the quick start's document, when the dashboard's example question (drawn from its title) is sent, then the builtin agent answers it", async () => {
+    const title = (await acme.call('GET', '/api/knowledge-base/documents?limit=1')).json().documents[0].title;
+    const example = exampleQuestion(title);
+    expect(example).toBe('What about shipping?');
+    const { conversationId } = (await acme.call('POST', `/api/integrations/${sandboxId}/test-message`, { text: example })).json();
+    await expect.poll(async () => (await agentMessage(acme, conversationId))?.text, { timeout: 10_000 }).toBe(KB);
+    expect((await conversation(acme, conversationId)).conversation.handoff).toBeNull();
   });
 
   it("tenant isolation: another company's integration is 404, and nothing reaches its webhook", async () => {

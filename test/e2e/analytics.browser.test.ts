@@ -68,21 +68,21 @@ if (browserPrerequisites()) {
       expect(integration.status).toBe(201);
       integrationId = integration.body.integration.id;
 
-      // One at a time, each answered before the next (so each gets its own reply).
+      // One at a time, each answered before the next; each test message is a new test customer, so a conversation of its own.
       const questions = ['Do you ship to Norway?', 'How long does shipping to Denmark take?', 'Can you recommend a good pizza topping?'];
       for (const [i, text] of questions.entries()) {
         expect((await api('POST', `/api/integrations/${integrationId}/test-message`, { text })).status).toBe(202);
         await expect.poll(async () => (await api('GET', '/api/analytics')).body.totals.aiReplies, { timeout: 20_000 }).toBe(i + 1);
       }
       const totals = (await api('GET', '/api/analytics')).body.totals;
-      expect(totals).toMatchObject({ conversationsStarted: 1, customerMessages: 3, aiReplies: 3, handedOff: 1, handoffReasons: { no_confident_answer: 1, agent_handoff: 0 } });
+      expect(totals).toMatchObject({ conversationsStarted: 3, customerMessages: 3, aiReplies: 3, handedOff: 1, handoffReasons: { no_confident_answer: 1, agent_handoff: 0 } });
     });
 
     it('draws the charts with the series values, and the totals match what happened (1280 px)', { timeout: STEP_TIMEOUT }, async () => {
       await page.getByRole('button', { name: 'Refresh', exact: true }).click();
       await page.getByTestId('analytics-totals').waitFor();
       await expect.poll(() => total('ai-replies').textContent()).toBe('3');
-      expect(await total('conversations').textContent()).toBe('1');
+      expect(await total('conversations').textContent()).toBe('3');
       expect(await total('customer-messages').textContent()).toBe('3');
       expect(await total('handed-off').textContent()).toBe('1');
       expect(await total('ai-resolved').textContent()).toBe('0');
@@ -102,7 +102,7 @@ if (browserPrerequisites()) {
       const aiLegend = page.getByTestId('chart-ai').getByTestId('chart-legend-item');
       expect(await aiLegend.allTextContents()).toEqual(['AI replies 3', 'AI-resolved 0', 'Handed off 1', 'Failed replies 0']);
       const convLegend = page.getByTestId('chart-conversations').getByTestId('chart-legend-item');
-      expect(await convLegend.allTextContents()).toEqual(['Conversations started 1', 'Active conversations 1', 'Customer messages 3']);
+      expect(await convLegend.allTextContents()).toEqual(['Conversations started 3', 'Active conversations 3', 'Customer messages 3']);
       // Why it was handed off.
       // The builtin agent had no confident answer to the pizza question: its own reason, not the model's handoff.
       const reason = page.getByTestId('handoff-reasons').locator('tr[data-reason="no_confident_answer"]');

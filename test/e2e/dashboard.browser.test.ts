@@ -80,6 +80,7 @@ if (browserPrerequisites()) {
     it('signs up and lands on Conversations, logged in', { timeout: STEP_TIMEOUT }, async () => {
       await page.goto(`${base}/#/register`);
       await expect.poll(() => page.getByRole('heading', { name: 'Create your account' }).isVisible()).toBe(true);
+      await page.getByLabel('Your name').fill('Owen Owner');
       await page.getByLabel('Company name').fill(COMPANY);
       await page.getByLabel('Email').fill(EMAIL);
       await page.getByLabel('Password').fill(PASSWORD);

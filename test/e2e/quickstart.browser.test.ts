@@ -102,6 +102,40 @@ if (browserPrerequisites()) {
       await page.screenshot({ path: join(process.cwd(), 'test-results', 'quickstart-conversation.png') }).catch(() => {});
     });
 
+    it('sends two test messages in a row, one the knowledge base cannot answer and then the example it suggests: both are answered', { timeout: STEP_TIMEOUT }, async () => {
+      const conversationOf = () => /#\/conversations\/([0-9a-f-]{36})$/.exec(page.url())?.[1] ?? null;
+      const earlier = conversationOf();
+      const send = async (text: string) => {
+        await nav('Integrations').click();
+        const card = page.getByTestId(`integration-card-${integrationId}`);
+        const box = card.getByRole('textbox', { name: 'Test message' });
+        // Empty, with an example the knowledge base answers.
+        expect(await box.inputValue()).toBe('');
+        await expect.poll(() => box.getAttribute('placeholder')).toBe('What about shipping?');
+        if (text) await box.fill(text);
+        const before = conversationOf();
+        await card.getByRole('button', { name: 'Send a test message', exact: true }).click();
+        await expect.poll(() => { const id = conversationOf(); return id !== null && id !== before; }).toBe(true);
+        return conversationOf()!;
+      };
+      const customer = page.locator('[data-testid="message"][data-author="customer"]');
+      const agent = page.locator('[data-testid="message"][data-author="agent"]');
+
+      // The builtin agent hands this one to a human with its handoff message: an answer, and a paused conversation.
+      const first = await send('Can I pay with bitcoin?');
+      await expect.poll(() => customer.first().textContent()).toContain('Can I pay with bitcoin?');
+      await agent.first().waitFor({ timeout: 20_000 });
+      await expect.poll(async () => (await agent.first().textContent())?.trim().length ?? 0).toBeGreaterThan(0);
+      expect(await agent.first().textContent()).not.toContain(ANSWER);
+
+      // The next test is a new test customer: not swallowed by the paused conversation.
+      const second = await send('');
+      expect(new Set([earlier, first, second]).size).toBe(3);
+      await expect.poll(() => customer.first().textContent()).toContain('What about shipping?');
+      await expect.poll(() => agent.first().textContent(), { timeout: 20_000 }).toContain(ANSWER);
+      expect(await customer.count()).toBe(1);
+    });
+
     it('it arrived as a normal webhook: the webhook log shows it processed', { timeout: STEP_TIMEOUT }, async () => {
       const token = await dashboardBearer(page);
       const res = await fetch(`${base}/api/webhook-logs?integrationId=${integrationId}`, { headers: { authorization: `Bearer ${token}` } });

@@ -35,6 +35,7 @@ if (browserPrerequisites()) {
     let replayUrl = '';
     await withFailureScreenshot(page, 'replay-1280', async () => {
       await page.goto(`${base}/#/register`);
+      await page.getByLabel('Your name').fill('Owen Owner');
       await page.getByLabel('Company name').fill('Replay Outfitters');
       await page.getByLabel('Email').fill('owner@replay.example');
       await page.getByLabel('Password').fill('owner password');

@@ -36,6 +36,7 @@ if (browserPrerequisites()) {
 
     const link = await withFailureScreenshot(owner, 'team-invite', async () => {
       await owner.goto(`${base}/#/register`);
+      await owner.getByLabel('Your name').fill('Owen Owner');
       await owner.getByLabel('Company name').fill('Team Co');
       await owner.getByLabel('Email').fill(ownerEmail);
       await owner.getByLabel('Password').fill('owner password');
@@ -123,6 +124,7 @@ if (browserPrerequisites()) {
     const page = await context.newPage();
     await withFailureScreenshot(page, 'team-token-creator', async () => {
       await page.goto(`${base}/#/register`);
+      await page.getByLabel('Your name').fill('Tove Token');
       await page.getByLabel('Company name').fill('Token Co');
       await page.getByLabel('Email').fill('owner@token-e2e.example');
       await page.getByLabel('Password').fill('owner password');
@@ -133,7 +135,7 @@ if (browserPrerequisites()) {
       await page.getByRole('dialog').getByRole('button', { name: 'Done', exact: true }).click();
       const row = page.getByTestId('api-token-row').filter({ hasText: 'CRM sync' });
       await row.waitFor({ timeout: UI_TIMEOUT });
-      await expect.poll(() => row.getByTestId('api-token-creator').textContent(), { timeout: UI_TIMEOUT }).toBe('owner@token-e2e.example');
+      await expect.poll(() => row.getByTestId('api-token-creator').textContent(), { timeout: UI_TIMEOUT }).toBe('Tove Token');
     });
     await context.close();
   }, 60_000);

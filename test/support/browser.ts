@@ -199,8 +199,9 @@ export const navLink = (page: Page, label: string) => page.getByRole('navigation
 export const pageHeading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
 
 /** Signs a new company up through the dashboard's form and waits for the conversations page it lands on. */
-export async function signUpInDashboard(page: Page, base: string, account: { companyName: string; email: string; password?: string }): Promise<void> {
+export async function signUpInDashboard(page: Page, base: string, account: { companyName: string; email: string; password?: string; name?: string }): Promise<void> {
   await page.goto(`${base}/#/register`);
+  await page.getByLabel('Your name').fill(account.name ?? 'Owen Owner');
   await page.getByLabel('Company name').fill(account.companyName);
   await page.getByLabel('Email').fill(account.email);
   await page.getByLabel('Password').fill(account.password ?? 'correct horse battery');

@@ -46,6 +46,16 @@ export const listTeamSchema = { tags, security, querystring: listQuery, response
 
 export const changeRoleSchema = { tags, security, params: userIdParam, body: z.strictObject({ role: roleSchema }), response: { 200: z.object({ teammate }), ...teamErrors } };
 
+export const nameSelfSchema = {
+  tags,
+  security,
+  summary: 'Set your own name',
+  description:
+    'The name the team sees the caller by (sign-up asks for none: its body is fixed). Every role, for themself only; a login session, not an API token. 200 with the caller as a teammate.',
+  body: z.strictObject({ name: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters') }),
+  response: { 200: z.object({ teammate }), ...teamErrors },
+};
+
 export const removeTeammateSchema = { tags, security, params: userIdParam, response: { 204: z.null(), ...teamErrors } };
 
 export const listInvitationsSchema = {

@@ -9,6 +9,7 @@ import {
   revokeInvitation,
   type InvitationView,
 } from '../../commands/accounts/teammates.js';
+import { nameSelf } from '../../commands/accounts/nameSelf.js';
 import { removeTeammate } from '../../commands/accounts/removeTeammate.js';
 import type { TeammateRecords } from '../../commands/accounts/teammateRecords.js';
 import { liveApiTokenIdsCreatedBy } from '../../projections/apiTokens/queries.js';
@@ -27,6 +28,7 @@ import {
   inviteSchema,
   listInvitationsSchema,
   listTeamSchema,
+  nameSelfSchema,
   previewInvitationSchema,
   removeTeammateSchema,
   revokeInvitationSchema,
@@ -61,6 +63,15 @@ function registerTeammates(app: ZodApp, services: HttpServices): void {
     const page = await listTeammates(services.readStore, companyId, request.query);
     const desk = await deskViews(services.readStore, companyId, page.items.map((t) => t.id));
     return { teammates: page.items.map((t) => teammateView(t, desk.get(t.id))), nextCursor: page.nextCursor };
+  });
+
+  app.put('/api/team/me/name', { schema: nameSelfSchema }, async (request) => {
+    const auth = requireSession(request);
+    const result = await nameSelf(services.commands, { companyId: auth.companyId, userId: auth.userId, name: request.body.name });
+    await services.waitForProjections(result.position);
+    const doc = await findCompanyTeammate(services.readStore, auth.companyId, auth.userId);
+    if (!doc) throw notFound('Teammate');
+    return { teammate: teammateView(doc) };
   });
 
   app.patch('/api/team/:userId', { schema: changeRoleSchema }, async (request) => {

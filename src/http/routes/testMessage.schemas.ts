@@ -8,8 +8,8 @@ export const testMessageSchema = {
   summary: 'Send a test customer message through the integration’s webhook',
   description:
     'Signs the simple inbound body ({text, client_id, channel_id:"test", transport:"test"}) with the integration’s webhook secret and ' +
-    'posts it to its own webhook URL in-process: verification, dedupe and the webhook log are the real ones. The customer is ' +
-    '`test-<userId>`, one test conversation per person. 202 with the conversation id once the message is stored; the agent ' +
+    'posts it to its own webhook URL in-process: verification, dedupe and the webhook log are the real ones. Every call is a new test ' +
+    'customer (`test-<userId>-<random>`), so a new conversation: an earlier test handed off to a human never swallows the next one. 202 with the conversation id once the message is stored; the agent ' +
     'answers asynchronously (without an apiUrl the answer is delivered to the sandbox). 400 `not_supported` for a webchat ' +
     'integration; 409 `WEBHOOK_SECRET_NOT_CONFIGURED` or `INTEGRATION_INACTIVE` when the webhook would refuse it.',
   security,

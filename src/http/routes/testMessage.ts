@@ -4,7 +4,7 @@ import { conversationIdFor } from '../../commands/conversations/conversationIds.
 import { loadCompanyIntegration } from '../../commands/integrations/queries.js';
 import { authOf } from '../authenticate.js';
 import { HttpError, notFound } from '../errors.js';
-import { inProcessHeaders, testClientId, testMessageBody } from '../inProcessWebhook.js';
+import { inProcessHeaders, newTestClientId, testMessageBody } from '../inProcessWebhook.js';
 import type { HttpServices } from '../services.js';
 import { signWebhookBody } from '../webhookSignature.js';
 import { errorBody } from './schemas.js';
@@ -21,10 +21,11 @@ export function testMessageRoute(services: HttpServices): FastifyPluginAsyncZod 
     app.post('/api/integrations/:id/test-message', { schema: testMessageSchema }, async (request, reply) => {
       const auth = authOf(request);
       const integration = await signingIntegration(services, auth.companyId, request.params.id);
-      await postThroughWebhook(app, request, integration, services.secretBox.open(integration.webhookSecret), testMessageBody(request.body.text, auth.userId));
+      const clientId = newTestClientId(auth.userId);
+      await postThroughWebhook(app, request, integration, services.secretBox.open(integration.webhookSecret), testMessageBody(request.body.text, clientId));
       // The dashboard opens the conversation next: let the read models show it.
       await services.waitForProjections(await services.commands.eventStore.headPosition());
-      return reply.status(202).send({ ok: true as const, conversationId: conversationIdFor(integration.integrationId, testClientId(auth.userId)) });
+      return reply.status(202).send({ ok: true as const, conversationId: conversationIdFor(integration.integrationId, clientId) });
     });
   };
 }

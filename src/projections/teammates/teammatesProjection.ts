@@ -20,7 +20,7 @@ export const teammatesProjection = defineProjection(
   {
     name: 'teammates',
     collections: [{ name: TEAMMATES, indexes: [['companyId', 'status', 'joinedAt']] }],
-    eventTypes: ['TeamMemberJoined', 'TeamMemberRoleChanged', 'TeamMemberRemoved', 'UserRegistered'],
+    eventTypes: ['TeamMemberJoined', 'TeamMemberRoleChanged', 'TeamMemberRemoved', 'TeamMemberRenamed', 'UserRegistered'],
     async apply(event, ctx) {
       if (event.type === 'UserRegistered') {
         // Team members are recorded on the team stream before their user; a user with no document yet is the
@@ -52,7 +52,8 @@ export const teammatesProjection = defineProjection(
       }
       const doc = await ctx.get<TeammateDoc>(TEAMMATES, event.data.userId);
       if (!doc || doc.companyId !== companyId) return;
-      ctx.put(TEAMMATES, event.type === 'TeamMemberRoleChanged' ? { ...doc, role: event.data.role } : { ...doc, status: 'removed' });
+      if (event.type === 'TeamMemberRenamed') ctx.put(TEAMMATES, { ...doc, name: event.data.name });
+      else ctx.put(TEAMMATES, event.type === 'TeamMemberRoleChanged' ? { ...doc, role: event.data.role } : { ...doc, status: 'removed' });
     },
   },
 );

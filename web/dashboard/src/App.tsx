@@ -26,10 +26,13 @@ import { ReplaysPage } from './pages/Replays.js';
 const PUBLIC = new Set(['', 'login', 'register']);
 
 function Page({ route }: { route: Route }) {
-  const { me } = useAuth();
+  const { me, meError } = useAuth();
   const [section = '', sub] = route.segments;
   const role = me?.user.role;
-  if (role === 'agent' && NAV.some((item) => item.section === section && item.managers)) {
+  const managersOnly = NAV.some((item) => item.section === section && item.managers);
+  // A managers' page waits for the role: rendered first, it would fire requests an agent is refused (403s).
+  if (managersOnly && !me && !meError) return <Skeleton rows={4} label="Loading…" />;
+  if (role === 'agent' && managersOnly) {
     return (
       <EmptyState title="Not available for your role">
         Owners and admins manage this page. <Link to="/conversations">Go to Conversations</Link>.

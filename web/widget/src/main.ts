@@ -67,7 +67,8 @@ function init(): void {
       onRetry: () => {},
     });
     ui.setStatus('ready');
-    ui.open();
+    // Never takes the keyboard: the page showing the preview is where someone is typing.
+    ui.open(false);
   };
   const mount = () => {
     const store = new Store(`mas-webchat:${src.origin}:${integrationId}`);

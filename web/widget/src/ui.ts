@@ -160,7 +160,8 @@ export class ChatUi {
     this.o.onSend(text);
   }
 
-  open(): void {
+  /** `focus: false` for the dashboard's preview: it reloads while someone types the greeting beside it. */
+  open(focus = true): void {
     if (!this.isOpen) {
       this.isOpen = true;
       this.panel.hidden = false;
@@ -170,7 +171,7 @@ export class ChatUi {
       this.badge.hidden = true;
       this.toEnd();
     }
-    this.input.focus();
+    if (focus) this.input.focus();
   }
 
   close(returnFocus = false): void {

@@ -21,7 +21,16 @@ export type TeamCommand =
       legacyOwner?: { userId: string; email: string } | undefined;
     }
   | { type: 'ChangeRole'; actor: Actor; userId: string; role: Role; now: string; legacyOwnerUserId: string }
-  | { type: 'RemoveMember'; actor: Actor; userId: string; now: string; legacyOwnerUserId: string };
+  | { type: 'RemoveMember'; actor: Actor; userId: string; now: string; legacyOwnerUserId: string }
+  | {
+      /** A member names themself; nobody names someone else. */
+      type: 'RenameSelf';
+      userId: string;
+      name: string;
+      now: string;
+      /** The company's owner from before teams: their first team event is their join, with the name. */
+      legacyOwner?: { userId: string; email: string } | undefined;
+    };
 
 const membersOf = (state: TeamState, legacyOwnerUserId: string): Record<string, TeamMember> =>
   state.status === 'none' ? { [legacyOwnerUserId]: { role: 'owner', status: 'active' } } : state.members;
@@ -75,6 +84,15 @@ export const teamDecider: Decider<TeamCommand, TeamEvent, TeamState> = {
         // (A team without a stream has only its owner, so no removal gets past these checks there.)
         if (target.role === 'owner' && activeOwners(members) === 1) throw lastOwner();
         return [{ type: 'TeamMemberRemoved', data: { userId: command.userId, by: command.actor.userId, at: command.now } }];
+      }
+      case 'RenameSelf': {
+        if (state.status === 'none') {
+          if (command.legacyOwner?.userId !== command.userId) throw notFound();
+          const { userId, email } = command.legacyOwner;
+          return [{ type: 'TeamMemberJoined', data: { userId, email, name: command.name, role: 'owner', at: command.now, invitationId: null } }];
+        }
+        if (state.members[command.userId]?.status !== 'active') throw notFound();
+        return [{ type: 'TeamMemberRenamed', data: { userId: command.userId, name: command.name, at: command.now } }];
       }
     }
   },

@@ -25,6 +25,8 @@ export const teamEvents = {
   }),
   TeamMemberRoleChanged: z.object({ userId: z.uuid(), role: roleSchema, by: z.uuid(), at: z.iso.datetime() }),
   TeamMemberRemoved: z.object({ userId: z.uuid(), by: z.uuid(), at: z.iso.datetime() }),
+  /** The member named themself (sign-up asks for no name: the spec fixes its body; the dashboard asks next). */
+  TeamMemberRenamed: z.object({ userId: z.uuid(), name: z.string().min(1).max(200), at: z.iso.datetime() }),
 };
 type Events = typeof teamEvents;
 export type TeamEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];

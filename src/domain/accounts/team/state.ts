@@ -38,5 +38,8 @@ export function evolveTeam(state: TeamState, event: TeamEvent): TeamState {
       const m = members[event.data.userId];
       return m ? { status: 'active', members: { ...members, [event.data.userId]: { ...m, status: 'removed' } } } : state;
     }
+    case 'TeamMemberRenamed':
+      // Names decide nothing; the read model shows them.
+      return state;
   }
 }

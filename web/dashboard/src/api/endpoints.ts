@@ -112,6 +112,9 @@ export const testLlmConfig = (input?: LlmConfigInput) => request<{ ok: boolean; 
 // --- knowledge base -----------------------------------------------------------------------
 export const listDocuments = async (o?: Opts) =>
   (await request<{ documents: KbDocument[] }>('GET', '/api/knowledge-base/documents', undefined, o)).documents;
+/** The newest document's title (the example a test message suggests); null without documents. */
+export const latestDocumentTitle = async () =>
+  (await request<{ documents: KbDocument[] }>('GET', '/api/knowledge-base/documents?limit=1')).documents[0]?.title ?? null;
 export const createDocument = async (title: string, content: string) =>
   (await request<{ document: KbDocument }>('POST', '/api/knowledge-base/documents', { title, content })).document;
 export const getDocument = async (id: string, o?: Opts) =>
@@ -192,6 +195,8 @@ export const setMyAvailability = async (availability: Availability) =>
 export const getAutoAssignment = async (o?: Opts) => (await request<{ autoAssignment: AutoAssignment }>('GET', '/api/settings/auto-assignment', undefined, o)).autoAssignment;
 export const setAutoAssignment = async (settings: AutoAssignment) =>
   (await request<{ autoAssignment: AutoAssignment }>('PUT', '/api/settings/auto-assignment', settings)).autoAssignment;
+/** The caller's own name (sign-up's body is fixed by the spec, so the name follows it in this call). */
+export const setOwnName = async (name: string) => (await request<{ teammate: Teammate }>('PUT', '/api/team/me/name', { name })).teammate;
 
 export const previewInvitation = async (token: string, o?: Opts) =>
   (await publicRequest<{ invitation: InvitationPreview }>('POST', '/api/auth/invitation', { token }, o)).invitation;

@@ -1,9 +1,11 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { ApiError, describeError } from '../api/client.js';
 import { CUSTOMER_NOTE_MAX, CUSTOMER_TAGS_MAX, getCustomer, listCustomerConversations, setCustomerNote, setCustomerTags, type Customer, type CustomerConversation } from '../api/support.js';
+import { countOf } from '../lib/format.js';
 import { Link } from '../lib/router.js';
 import { useAsync } from '../lib/useAsync.js';
 import { useToast } from './Toasts.js';
+import { UnsavedChangesGuard } from './UnsavedChangesGuard.js';
 import { Badge, Button, InlineError, Skeleton, Time } from './ui.js';
 import './support.css';
 
@@ -137,6 +139,8 @@ function NoteEditor({ customer, onSaved }: { customer: Customer; onSaved: (c: Cu
   }
   return (
     <form className="customer-edit" onSubmit={save}>
+      {/* A note typed and not saved would be lost to a reload or a click elsewhere without a word. */}
+      <UnsavedChangesGuard when={dirty && !saving} />
       <label htmlFor={id} className="field-label">
         Note
       </label>
@@ -188,7 +192,7 @@ function CustomerConversations({ customerId, currentConversationId }: { customer
             {c.id === currentConversationId ? <strong>This conversation</strong> : <Link to={`/conversations/${c.id}`}>{c.transport} conversation</Link>}
             <span className="muted small">
               {' '}
-              · {c.messageCount} messages · <Time iso={c.lastMessageAt} />
+              · {countOf(c.messageCount, 'message')} · <Time iso={c.lastMessageAt} />
             </span>
           </li>
         ))}

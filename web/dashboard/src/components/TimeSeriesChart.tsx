@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { formatDay } from '../lib/format.js';
+import { countOf, formatDay, wholeNumberLabels } from '../lib/format.js';
 
 export interface ChartSeries {
   label: string;
@@ -14,6 +14,9 @@ export interface ChartSeries {
 }
 
 const DAY_S = 86_400;
+/** The steps between y labels of a count: whole numbers only (a count of 1.5 conversations means nothing). */
+const INTEGER_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10_000, 20_000, 25_000, 50_000, 100_000, 250_000, 500_000, 1_000_000];
+
 const toSeconds = (date: string) => Date.parse(`${date}T00:00:00.000Z`) / 1000;
 
 /**
@@ -28,6 +31,7 @@ export function TimeSeriesChart({
   formatValue,
   testId,
   minTop = 1,
+  integer = false,
 }: {
   title: string;
   dates: string[];
@@ -36,8 +40,11 @@ export function TimeSeriesChart({
   testId: string;
   /** The y axis reaches at least this high, so an empty or tiny series does not zoom into rounding noise. */
   minTop?: number;
+  /** The series are counts: the y axis is labelled in whole numbers. */
+  integer?: boolean;
 }) {
   const holder = useRef<HTMLDivElement>(null);
+  const figure = useRef<HTMLElement>(null);
 
   useEffect(() => {
     const el = holder.current;
@@ -57,7 +64,18 @@ export function TimeSeriesChart({
           incrs: [DAY_S, 2 * DAY_S, 7 * DAY_S, 14 * DAY_S, 30 * DAY_S, 61 * DAY_S, 91 * DAY_S],
           space: 60,
         },
-        { stroke: '#667085', grid: { stroke: '#eef0f3' }, size: 72, values: (_u, splits) => splits.map((v) => formatValue(v)) },
+        {
+          stroke: '#667085',
+          grid: { stroke: '#eef0f3' },
+          size: 72,
+          ...(integer ? { incrs: INTEGER_INCRS } : {}),
+          values: (_u, splits) => {
+            const labels = integer ? wholeNumberLabels(splits, formatValue) : splits.map((v) => formatValue(v));
+            // What the canvas shows, for assistive checks and tests (the labels are drawn, not in the DOM).
+            figure.current?.setAttribute('data-y-labels', JSON.stringify(labels.filter((l) => l !== '')));
+            return labels;
+          },
+        },
       ],
       series: [
         {},
@@ -75,12 +93,12 @@ export function TimeSeriesChart({
       observer.disconnect();
       plot.destroy();
     };
-  }, [dates, series, formatValue, minTop]);
+  }, [dates, series, formatValue, minTop, integer]);
 
   return (
-    <figure className="chart" data-testid={testId}>
+    <figure className="chart" data-testid={testId} ref={figure}>
       <figcaption className="chart-title">{title}</figcaption>
-      <div className="chart-canvas" ref={holder} role="img" aria-label={`${title}, ${dates.length} days: ${series.map((s) => `${s.label} ${s.summary}`).join(', ')}`} />
+      <div className="chart-canvas" ref={holder} role="img" aria-label={`${title}, ${countOf(dates.length, 'day')}: ${series.map((s) => `${s.label} ${s.summary}`).join(', ')}`} />
       <ul className="chart-legend">
         {series.map((s) => (
           <li key={s.label} data-testid="chart-legend-item">

@@ -1,7 +1,8 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useState, type FormEvent } from 'react';
 import { ApiError, describeError } from '../api/client.js';
-import { sendTestMessage } from '../api/endpoints.js';
+import { latestDocumentTitle, sendTestMessage } from '../api/endpoints.js';
 import type { Integration } from '../api/types.js';
+import { exampleQuestion } from '../lib/exampleQuestion.js';
 import { navigate } from '../lib/router.js';
 import { useToast } from './Toasts.js';
 import { Badge, Button } from './ui.js';
@@ -16,15 +17,38 @@ export function SandboxBadge({ integration }: { integration: Integration }) {
   );
 }
 
-const DEFAULT_TEXT = 'Hi! What can you tell me about your service?';
+/** One request for every card of the page: the newest document's title, kept for half a minute. */
+let exampleCache: { at: number; question: Promise<string | null> } | null = null;
+function loadExample(): Promise<string | null> {
+  if (!exampleCache || Date.now() - exampleCache.at > 30_000) {
+    exampleCache = { at: Date.now(), question: latestDocumentTitle().then(exampleQuestion, () => null) };
+  }
+  return exampleCache.question;
+}
+
+function useExampleQuestion(): string | null {
+  const [example, setExample] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    void loadExample().then((question) => live && setExample(question));
+    return () => {
+      live = false;
+    };
+  }, []);
+  return example;
+}
 
 /**
  * "Send a test message": the server signs it with the integration's webhook secret and posts it to the
  * integration's own webhook, exactly as the platform would; then the conversation opens, where the answer appears.
+ * The box starts empty with an example drawn from the knowledge base (sent as is when the box stays empty), and
+ * every send is a new test customer, so one test handed off to a human never leaves the next unanswered.
  */
 export function TestMessageForm({ integration }: { integration: Integration }) {
   const toast = useToast();
-  const [text, setText] = useState(DEFAULT_TEXT);
+  const [text, setText] = useState('');
+  const example = useExampleQuestion();
+  const toSend = text.trim() || example || '';
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const inputId = useId();
@@ -34,7 +58,7 @@ export function TestMessageForm({ integration }: { integration: Integration }) {
     setSending(true);
     setError(null);
     try {
-      const { conversationId } = await sendTestMessage(integration.id, text.trim());
+      const { conversationId } = await sendTestMessage(integration.id, toSend);
       navigate(`/conversations/${conversationId}`);
     } catch (caught) {
       const message =
@@ -54,12 +78,23 @@ export function TestMessageForm({ integration }: { integration: Integration }) {
         Test message
       </label>
       <div className="test-message-row">
-        <input id={inputId} className="input" value={text} maxLength={4000} onChange={(event) => setText(event.target.value)} />
-        <Button type="submit" size="sm" variant="primary" busy={sending} disabled={text.trim() === ''}>
+        <input
+          id={inputId}
+          className="input"
+          value={text}
+          maxLength={4000}
+          placeholder={example ?? 'A question your knowledge base answers'}
+          onChange={(event) => setText(event.target.value)}
+          data-testid="test-message-input"
+        />
+        <Button type="submit" size="sm" variant="primary" busy={sending} disabled={toSend === ''}>
           Send a test message
         </Button>
       </div>
-      <p className="small muted">Sent as a customer through this integration’s webhook; the conversation opens with the agent’s answer.</p>
+      <p className="small muted">
+        Sent as a new test customer through this integration’s webhook; the conversation opens with the agent’s answer.
+        {example && ' Left empty, the example from your knowledge base is sent.'}
+      </p>
       {error && (
         <p className="notice notice-error" role="alert">
           {error}

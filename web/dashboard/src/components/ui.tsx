@@ -11,7 +11,7 @@ import {
   type SelectHTMLAttributes,
 } from 'react';
 import { describeError } from '../api/client.js';
-import { formatDateTime, formatDateTimeLong } from '../lib/format.js';
+import { formatDateTime, formatDateTimeLong, formatDateTimeParts } from '../lib/format.js';
 import { Icon } from './icons.js';
 import { useToast, useToastHost } from './Toasts.js';
 
@@ -130,9 +130,17 @@ export function Badge({ tone = 'neutral', children, className, ...rest }: HTMLAt
 
 export function Time({ iso, format = formatDateTime }: { iso: string | null | undefined; format?: (iso: string) => string }) {
   if (!iso) return <span className="muted">—</span>;
+  // Where it has to wrap, it wraps between the date and the time, never inside them.
+  const parts = format === formatDateTime ? formatDateTimeParts(iso) : null;
   return (
     <time dateTime={iso} title={formatDateTimeLong(iso)}>
-      {format(iso)}
+      {parts ? (
+        <>
+          <span className="nowrap">{parts[0]}</span> <span className="nowrap">{parts[1]}</span>
+        </>
+      ) : (
+        format(iso)
+      )}
     </time>
   );
 }

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { describeError } from '../api/client.js';
+import { ApiError, describeError } from '../api/client.js';
 import { useToast } from './Toasts.js';
 
 export interface ConfirmedDelete<T> {
@@ -14,9 +14,19 @@ export interface ConfirmedDelete<T> {
 /**
  * A deletion that waits for a "Delete?" dialog (delete, remove, revoke): one flow for every list and form.
  * `remove` does the request and what follows it (drop the row, toast, navigate). Its failure is shown as an
- * error toast and keeps the dialog open, so the user can retry or cancel; nothing else is lost.
+ * error toast and keeps the dialog open, so the user can retry or cancel; nothing else is lost. With `onRefused`,
+ * a refusal closes it instead.
  */
-export function useConfirmedDelete<T>(remove: (item: T) => Promise<void>): ConfirmedDelete<T> {
+export function useConfirmedDelete<T>(
+  remove: (item: T) => Promise<void>,
+  options: {
+    /**
+     * Called instead of keeping the dialog open when the service refuses (403, 404, 409: asking again cannot
+     * work, e.g. the teammate is gone or is the last owner); the dialog closes, the error is told.
+     */
+    onRefused?: (item: T, error: ApiError) => void;
+  } = {},
+): ConfirmedDelete<T> {
   const toast = useToast();
   const [target, setTarget] = useState<T | null>(null);
   const [busy, setBusy] = useState(false);
@@ -29,6 +39,10 @@ export function useConfirmedDelete<T>(remove: (item: T) => Promise<void>): Confi
       setTarget(null);
     } catch (error) {
       toast.error(describeError(error));
+      if (options.onRefused && error instanceof ApiError && [403, 404, 409].includes(error.status)) {
+        options.onRefused(target, error);
+        setTarget(null);
+      }
     } finally {
       setBusy(false);
     }

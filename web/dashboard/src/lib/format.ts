@@ -15,6 +15,19 @@ export function formatNumber(value: number | bigint | null | undefined, fallback
   return value === null || value === undefined ? fallback : integer.format(value);
 }
 
+/** A count and its noun, singular for exactly one: "1 message", "2 messages", "1,204 conversations". */
+export function countOf(count: number, singular: string, plural = `${singular}s`): string {
+  return `${integer.format(count)} ${count === 1 ? singular : plural}`;
+}
+
+/**
+ * The labels of a count axis: a whole number is labelled, anything between is left blank. Rounded instead, the
+ * splits 0, 0.5, 1, 1.5, 2 read "0, 1, 1, 2, 2", a label standing where its value is not.
+ */
+export function wholeNumberLabels(splits: number[], format: (v: number) => string): string[] {
+  return splits.map((v) => (Number.isInteger(v) ? format(v) : ''));
+}
+
 function toDate(iso: string | null | undefined): Date | null {
   if (!iso) return null;
   const date = new Date(iso);
@@ -24,6 +37,18 @@ function toDate(iso: string | null | undefined): Date | null {
 export function formatDateTime(iso: string | null | undefined, fallback = '—'): string {
   const date = toDate(iso);
   return date ? dateTime.format(date) : fallback;
+}
+
+/**
+ * formatDateTime's text as its date and its time ("Nov 26, 2026," and "9:50 AM"), so a narrow cell can put the time
+ * under the date instead of breaking inside either; null when the locale joins them differently.
+ */
+export function formatDateTimeParts(iso: string | null | undefined): [string, string] | null {
+  const date = toDate(iso);
+  if (!date) return null;
+  const day = `${dateOnly.format(date)},`;
+  const time = timeOnly.format(date);
+  return dateTime.format(date) === `${day} ${time}` ? [day, time] : null;
 }
 
 export function formatDateTimeLong(iso: string | null | undefined): string {

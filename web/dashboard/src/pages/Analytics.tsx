@@ -207,10 +207,10 @@ function Report({ data }: { data: AnalyticsReport }) {
       </section>
       <div className="analytics-charts">
         <section className="card">
-          <TimeSeriesChart testId="chart-conversations" title="Conversations and messages" dates={charts.dates} series={charts.conversations} formatValue={formatNumber} />
+          <TimeSeriesChart testId="chart-conversations" title="Conversations and messages" dates={charts.dates} series={charts.conversations} formatValue={formatNumber} integer />
         </section>
         <section className="card">
-          <TimeSeriesChart testId="chart-ai" title="AI replies, resolved and handed off" dates={charts.dates} series={charts.ai} formatValue={formatNumber} />
+          <TimeSeriesChart testId="chart-ai" title="AI replies, resolved and handed off" dates={charts.dates} series={charts.ai} formatValue={formatNumber} integer />
         </section>
         <section className="card">
           <TimeSeriesChart testId="chart-first-response" title="First-response time, AI and human" dates={charts.dates} series={charts.firstResponse} formatValue={formatAxisDuration} minTop={1000} />

@@ -1,6 +1,6 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { describeError } from '../api/client.js';
-import { acceptInvitation, login, previewInvitation, register } from '../api/endpoints.js';
+import { acceptInvitation, login, previewInvitation, register, setOwnName } from '../api/endpoints.js';
 import { useAsync } from '../lib/useAsync.js';
 import { Button, ErrorState, InlineError, Skeleton, TextField, Time } from '../components/ui.js';
 import { useSubmit, type Submit } from '../components/useSubmit.js';
@@ -78,6 +78,7 @@ export function LoginPage() {
 }
 
 export function RegisterPage() {
+  const [name, setName] = useState('');
   const [companyName, setCompanyName] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -92,6 +93,9 @@ export function RegisterPage() {
       } catch (err) {
         throw new Error(`Your account was created, but logging in failed: ${describeError(err)}`);
       }
+      // The sign-up body is the spec's (no name): the name is set right after, as the owner's first step.
+      // Should it fail, the account works anyway and the Team page asks again.
+      await setOwnName(name.trim()).catch(() => undefined);
       navigate('/conversations', { replace: true });
     }, { leaves: true });
   }
@@ -107,7 +111,8 @@ export function RegisterPage() {
       }
     >
       <form className="form" onSubmit={onSubmit}>
-        <TextField label="Company name" autoComplete="organization" required value={companyName} onValueChange={setCompanyName} autoFocus />
+        <TextField label="Your name" autoComplete="name" required maxLength={200} value={name} onValueChange={setName} autoFocus hint="How your teammates see you." />
+        <TextField label="Company name" autoComplete="organization" required value={companyName} onValueChange={setCompanyName} />
         <TextField label="Email" type="email" autoComplete="email" required value={email} onValueChange={setEmail} />
         <TextField label="Password" type="password" autoComplete="new-password" required value={password} onValueChange={setPassword} />
         <AuthSubmit submit={submit}>Sign up</AuthSubmit>

@@ -52,7 +52,8 @@ export function KnowledgeBasePage() {
                 <tr key={doc.id} data-testid="kb-document-row">
                   <td className="wrap">{doc.title}</td>
                   <td className="num">{doc.chunkCount}</td>
-                  <td className="nowrap">
+                  {/* Not nowrap: in the narrow half-page table the time goes under the date (Time). */}
+                  <td>
                     <Time iso={doc.updatedAt ?? doc.createdAt} />
                   </td>
                   <td className="actions">

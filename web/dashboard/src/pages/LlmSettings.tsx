@@ -8,6 +8,17 @@ import { Button, ErrorState, InlineError, PageHeader, SetBadge, Skeleton, TextFi
 import { t } from '../lib/messages.js';
 import { useAsync } from '../lib/useAsync.js';
 
+/** Loopback, private and local names: what the server refuses unless ALLOW_PRIVATE_PLATFORM_URLS is set. */
+function isLocalAddress(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  return /^(localhost|.+\.localhost|.+\.local|127\.\d+\.\d+\.\d+|10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(1[6-9]|2\d|3[01])\.\d+\.\d+|::1|host\.docker\.internal)$/i.test(host);
+}
+
 const BASE_URL_PRESETS = [
   { label: 'OpenAI (https://api.openai.com/v1)', url: 'https://api.openai.com/v1' },
   { label: 'Ollama (http://localhost:11434/v1)', url: 'http://localhost:11434/v1' },
@@ -128,6 +139,13 @@ function LlmForm({ config, onSaved }: { config: LlmConfig; onSaved: (config: Llm
               </Button>
             ))}
           </div>
+          {isLocalAddress(baseUrl) && (
+            <p className="notice notice-info small" data-testid="llm-local-address-note">
+              A local address, like Ollama on this machine, works only when the service was started with{' '}
+              <code className="code-inline">ALLOW_PRIVATE_PLATFORM_URLS=true</code>: loopback and private addresses are refused by default, so that no
+              company can reach the server’s own network. Set it for a trial on your own machine; in production give the model server an https address.
+            </p>
+          )}
           <TextField label="Model" value={model} onValueChange={setModel} placeholder="e.g. gpt-4o-mini or llama3.1" />
           <TextField
             label="API key"

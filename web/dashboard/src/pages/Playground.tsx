@@ -39,7 +39,9 @@ function explain(error: unknown): string {
 export function PlaygroundPage({ agentId }: { agentId: string }) {
   const toast = useToast();
   const agent = useAsync((signal) => getAgent(agentId, { signal }), [agentId]);
+  // null: a new session, started on the server by its first question (a visit alone leaves no empty session).
   const [session, setSession] = useState<PlaygroundSession | null>(null);
+  const [opening, setOpening] = useState(true);
   const [loadError, setLoadError] = useState<unknown>(null);
   const [pending, setPending] = useState<Pending[]>([]);
   const [text, setText] = useState('');
@@ -65,18 +67,25 @@ export function PlaygroundPage({ agentId }: { agentId: string }) {
     }
   }
 
-  async function newSession() {
-    setStarting(true);
+  /** A fresh, empty session: nothing is stored until its first question. */
+  function newSession() {
+    localStorage.removeItem(storageKey(agentId));
     setLoadError(null);
     setLastError(null);
+    setSession(null);
+    setPending([]);
+    setOpening(false);
+  }
+
+  /** The session the first question starts; it becomes the one a reload continues. */
+  async function startSession(): Promise<PlaygroundSession> {
+    setStarting(true);
     try {
       const started = await startPlayground(agentId);
       localStorage.setItem(storageKey(agentId), started.session.id);
       setSession(started);
-      setPending([]);
       refreshList();
-    } catch (error) {
-      setLoadError(error);
+      return started;
     } finally {
       setStarting(false);
     }
@@ -87,13 +96,17 @@ export function PlaygroundPage({ agentId }: { agentId: string }) {
     const controller = new AbortController();
     setSession(null);
     if (!stored) {
-      void newSession();
+      newSession();
     } else {
+      setOpening(true);
       getPlayground(stored, { signal: controller.signal })
-        .then(setSession)
+        .then((opened) => {
+          setSession(opened);
+          setOpening(false);
+        })
         .catch((error: unknown) => {
           if (controller.signal.aborted) return;
-          if (error instanceof ApiError && error.status === 404) void newSession();
+          if (error instanceof ApiError && error.status === 404) newSession();
           else setLoadError(error);
         });
     }
@@ -104,18 +117,19 @@ export function PlaygroundPage({ agentId }: { agentId: string }) {
   async function send(event?: FormEvent) {
     event?.preventDefault();
     const question = text.trim();
-    if (!session || !question) return;
+    if (opening || starting || !question) return;
     const key = `${Date.now()}-${Math.random()}`;
     setText('');
     setLastError(null);
     setPending((list) => [...list, { key, text: question }]);
-    const sessionId = session.session.id;
+    let sessionId = session?.session.id ?? null;
     try {
+      sessionId ??= (await startSession()).session.id;
       const turn = await askPlayground(sessionId, question);
       setSession((current) => (current && current.session.id === sessionId ? { ...current, session: { ...current.session, questionCount: current.session.questionCount + 1 }, turns: [...current.turns, turn] } : current));
     } catch (error) {
       setLastError(explain(error));
-      if (error instanceof ApiError && error.code === 'LLM_ERROR') {
+      if (error instanceof ApiError && error.code === 'LLM_ERROR' && sessionId) {
         // The failure is recorded in the session: show it where the answer would be.
         const fresh = await getPlayground(sessionId).catch(() => null);
         if (fresh) setSession((current) => (current?.session.id === sessionId ? fresh : current));
@@ -151,7 +165,7 @@ export function PlaygroundPage({ agentId }: { agentId: string }) {
           </>
         }
         actions={
-          <Button onClick={() => void newSession()} busy={starting} data-testid="playground-new-session">
+          <Button onClick={newSession} disabled={starting} data-testid="playground-new-session">
             New session
           </Button>
         }
@@ -159,14 +173,14 @@ export function PlaygroundPage({ agentId }: { agentId: string }) {
       {agent.error ? (
         <ErrorState error={agent.error} onRetry={agent.reload} title="Could not load the agent" />
       ) : loadError ? (
-        <ErrorState error={loadError} onRetry={() => void newSession()} title="Could not open a playground session" />
-      ) : session === null ? (
+        <ErrorState error={loadError} onRetry={newSession} title="Could not open a playground session" />
+      ) : opening ? (
         <div className="card">
           <Skeleton rows={4} label="Opening the playground…" />
         </div>
       ) : (
         <section className="card playground" aria-label="Playground chat" data-testid="playground">
-          <Transcript turns={session.turns} pending={pending} agentName={name} />
+          <Transcript turns={session?.turns ?? []} pending={pending} agentName={name} />
           <form className="playground-form" onSubmit={send}>
             {lastError && (
               <p className="playground-error" role="alert" data-testid="playground-error">
@@ -190,7 +204,8 @@ export function PlaygroundPage({ agentId }: { agentId: string }) {
             />
             <div className="playground-form-foot">
               <span className="muted small">
-                {session.session.questionCount}/{session.session.questionLimit} questions · Enter sends, Shift+Enter for a new line
+                {session ? `${session.session.questionCount}/${session.session.questionLimit} questions` : 'A new session, started by your first question'} · Enter sends,
+                Shift+Enter for a new line
               </span>
               <Button type="submit" variant="primary" disabled={full || text.trim() === ''} data-testid="playground-send">
                 Send

@@ -20,7 +20,7 @@ import { CardSection } from '../components/CardSection.js';
 import { useToast } from '../components/Toasts.js';
 import { LoadMoreButton } from '../components/LoadMore.js';
 import { Badge, Button, EmptyState, ErrorState, InlineError, PageHeader, SelectField, Skeleton, Switch, TextAreaField, TextField, Time } from '../components/ui.js';
-import { formatMicros, formatNumber } from '../lib/format.js';
+import { countOf, formatMicros, formatNumber } from '../lib/format.js';
 import { Link, navigate } from '../lib/router.js';
 import { useAsync } from '../lib/useAsync.js';
 import { useDebounced } from '../lib/useDebounced.js';
@@ -62,7 +62,7 @@ function ReplayList() {
                 <Link to={`/replays/${r.id}`} className="replay-list-item">
                   <Badge tone={statusTone(r.status)}>{r.status}</Badge>
                   <span>
-                    {formatNumber(r.progress.done)} / {formatNumber(r.progress.total)} messages · {r.conversations.length} conversations · {formatMicros(r.spentCostMicros)}
+                    {formatNumber(r.progress.done)} / {countOf(r.progress.total, 'message')} · {countOf(r.conversations.length, 'conversation')} · {formatMicros(r.spentCostMicros)}
                   </span>
                   <span className="muted">
                     <Time iso={r.createdAt} />
@@ -236,7 +236,7 @@ function NewReplay() {
       <InlineError error={error} />
       {estimate && (
         <p className="notice replay-estimate" data-testid="replay-estimate" role="status">
-          {formatNumber(estimate.messages)} messages to answer with {estimate.model} · about {formatNumber(estimate.inputTokens)} + {formatNumber(estimate.outputTokens)} tokens ·
+          {countOf(estimate.messages, 'message')} to answer with {estimate.model} · about {formatNumber(estimate.inputTokens)} + {formatNumber(estimate.outputTokens)} tokens ·
           estimated cost <strong>{formatMicros(estimate.costMicros)}</strong>
           {estimate.provider === 'builtin' ? ' (the builtin provider is free)' : ', charged to your credits as it is spent'}.
         </p>
@@ -266,7 +266,7 @@ const pickedOf = (c: Conversation): Picked => ({
   name: nameOf(c),
   detail: (
     <>
-      {formatNumber(c.messageCount)} messages · <Time iso={c.lastMessageAt} />
+      {countOf(c.messageCount, 'message')} · <Time iso={c.lastMessageAt} />
     </>
   ),
 });
@@ -347,7 +347,7 @@ function ReplayDetail({ id }: { id: string }) {
         </Badge>
         <progress max={total} value={done} aria-label="Messages replayed" />
         <span data-testid="replay-progress">
-          {formatNumber(done)} / {formatNumber(total)} messages
+          {formatNumber(done)} / {countOf(total, 'message')}
         </span>
         <span className="muted">
           spent {formatMicros(replay.spentCostMicros)} of an estimated {formatMicros(replay.estimatedCostMicros)}

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { describeError } from '../api/client.js';
-import { changeTeammateRole, inviteTeammate, listInvitations, listTeammates, removeTeammate, revokeInvitation } from '../api/endpoints.js';
+import { changeTeammateRole, inviteTeammate, listInvitations, listTeammates, removeTeammate, revokeInvitation, setOwnName } from '../api/endpoints.js';
 import type { Invitation, Role, Teammate } from '../api/types.js';
 import { useAuth } from '../auth.js';
 import { CardSection } from '../components/CardSection.js';
@@ -37,11 +37,15 @@ export function TeamPage() {
 function Teammates({ myId, myRole }: { myId: string | undefined; myRole: Role | undefined }) {
   const toast = useToast();
   const team = usePaged((cursor, signal) => listTeammates(cursor, { signal }), []);
-  const removal = useConfirmedDelete(async (member: Teammate) => {
-    await removeTeammate(member.id);
-    team.setItems((list) => list?.filter((m) => m.id !== member.id));
-    toast.success(`${member.name ?? member.email} was removed from the team`);
-  });
+  const removal = useConfirmedDelete(
+    async (member: Teammate) => {
+      await removeTeammate(member.id);
+      team.setItems((list) => list?.filter((m) => m.id !== member.id));
+      toast.success(`${member.name ?? member.email} was removed from the team`);
+    },
+    // Refused (already gone, the last owner…): asking again cannot work; show the team as it is now.
+    { onRefused: () => team.reload() },
+  );
   const manager = canManage(myRole);
 
   async function onRoleChange(member: Teammate, role: Role) {
@@ -58,12 +62,14 @@ function Teammates({ myId, myRole }: { myId: string | undefined; myRole: Role | 
   // An admin may not change owners or hand out ownership; the server refuses it too.
   const editable = (m: Teammate) => manager && !(myRole === 'admin' && m.role === 'owner');
 
+  const mine = team.items?.find((m) => m.id === myId);
   return (
     <CardSection title="Teammates">
       <MyAvailability
         current={team.items?.find((m) => m.id === myId)?.availability}
         onChanged={(availability) => team.setItems((list) => list?.map((m) => (m.id === myId ? { ...m, availability } : m)))}
       />
+      {mine && <OwnName current={mine.name} onSaved={(updated) => team.setItems((list) => list?.map((m) => (m.id === updated.id ? updated : m)))} />}
       {team.loading && !team.items ? (
         <Skeleton rows={3} label="Loading teammates…" />
       ) : team.error && !team.items ? (
@@ -103,7 +109,8 @@ function Teammates({ myId, myRole }: { myId: string | undefined; myRole: Role | 
                 <Time iso={m.joinedAt} />
               </td>
               <td className="actions">
-                {editable(m) && (
+                {/* Nobody removes themselves from here: the last owner could not, and an admin would lock themselves out. */}
+                {editable(m) && m.id !== myId && (
                   <RowDangerButton onClick={() => removal.ask(m)} label={`Remove ${m.email}`}>
                     Remove
                   </RowDangerButton>
@@ -125,6 +132,37 @@ function Teammates({ myId, myRole }: { myId: string | undefined; myRole: Role | 
         confirmLabel="Remove"
       />
     </CardSection>
+  );
+}
+
+/** The signed-in teammate's own name: an owner who just signed up has none yet (sign-up's body has no name). */
+function OwnName({ current, onSaved }: { current: string | null; onSaved: (teammate: Teammate) => void }) {
+  const toast = useToast();
+  const [value, setValue] = useState<string | null>(null);
+  const save = useSubmit();
+  const shown = value ?? current ?? '';
+
+  function onSave(event: FormEvent) {
+    event.preventDefault();
+    void save.run(async () => {
+      const updated = await setOwnName(shown.trim());
+      onSaved(updated);
+      setValue(null);
+      toast.success(`Your name is now ${updated.name}`);
+    });
+  }
+
+  return (
+    <>
+      {current === null && <p className="notice notice-info small">Add your name: your teammates see it on conversations and here, instead of “—”.</p>}
+      <form className="inline-form" onSubmit={onSave}>
+        <TextField label="Your name" required maxLength={200} autoComplete="name" value={shown} onValueChange={setValue} />
+        <Button type="submit" variant={current === null ? 'primary' : 'secondary'} busy={save.busy} disabled={!shown.trim() || shown.trim() === current}>
+          Save name
+        </Button>
+      </form>
+      <InlineError error={save.error} />
+    </>
   );
 }
 

@@ -125,7 +125,7 @@ function LogsTable({ integrationId, outcome, integrations }: { integrationId: nu
         {items.map((log) => (
           <Fragment key={log.id}>
             <tr data-testid="webhook-log-row" data-outcome={log.outcome} data-log-id={log.id}>
-              <td className="nowrap">
+              <td>
                 <Time iso={log.receivedAt} />
               </td>
               {integrationId === null && <td>{names.get(log.integrationId) ?? `#${log.integrationId}`}</td>}
@@ -146,9 +146,9 @@ function LogsTable({ integrationId, outcome, integrations }: { integrationId: nu
                   <span className="muted">—</span>
                 )}
               </td>
-              <td>
+              <td className="actions">
                 {log.hasPayload && (
-                  <Button onClick={() => setOpen(open === log.id ? null : log.id)} aria-expanded={open === log.id}>
+                  <Button size="sm" onClick={() => setOpen(open === log.id ? null : log.id)} aria-expanded={open === log.id}>
                     {open === log.id ? 'Hide payload' : 'Payload'}
                   </Button>
                 )}

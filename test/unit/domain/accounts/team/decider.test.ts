@@ -57,4 +57,28 @@ describe('team', () => {
     expect(roleOf(state, AGENT, null)).toBeNull();
     team.given([...full, removed]).when({ type: 'RemoveMember', actor: as(OWNER, 'owner'), userId: AGENT, now: T0, legacyOwnerUserId: '' }).thenThrows('NOT_FOUND');
   });
+  describe('a member names themself', () => {
+    it('given a member, when they set their name, then TeamMemberRenamed', () => {
+      team
+        .given(full)
+        .when({ type: 'RenameSelf', userId: OWNER, name: 'Olga', now: T0 })
+        .then([{ type: 'TeamMemberRenamed', data: { userId: OWNER, name: 'Olga', at: T0 } }]);
+    });
+    it('given a removed member, when they set their name, then NOT_FOUND', () => {
+      const removed: TeamEvent = { type: 'TeamMemberRemoved', data: { userId: AGENT, by: OWNER, at: T0 } };
+      team.given([...full, removed]).when({ type: 'RenameSelf', userId: AGENT, name: 'Al', now: T0 }).thenThrows('NOT_FOUND');
+    });
+    it('given a company from before teams, when its owner sets their name, then they join the team with it; anyone else is NOT_FOUND', () => {
+      const legacyOwner = { userId: OWNER, email: 'owner@example.com' };
+      team
+        .given([])
+        .when({ type: 'RenameSelf', userId: OWNER, name: 'Olga', now: T0, legacyOwner })
+        .then([{ type: 'TeamMemberJoined', data: { userId: OWNER, email: 'owner@example.com', name: 'Olga', role: 'owner', at: T0, invitationId: null } }]);
+      team.given([]).when({ type: 'RenameSelf', userId: AGENT, name: 'Al', now: T0, legacyOwner }).thenThrows('NOT_FOUND');
+    });
+    it('the name changes no role', () => {
+      const { state } = team.given([...full, { type: 'TeamMemberRenamed', data: { userId: AGENT, name: 'Al', at: T0 } }]);
+      expect(roleOf(state, AGENT, null)).toBe('agent');
+    });
+  });
 });
