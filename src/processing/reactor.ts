@@ -140,6 +140,20 @@ export async function startReactor(options: ReactorOptions): Promise<{ stop(): P
     savedAt = performance.now();
   };
 
+  // Events handled but not saved when traffic stops are saved once the interval has passed: the checkpoint
+  // trails what happened by at most checkpointIntervalMs, not until the next event or the stop.
+  let lateSave: NodeJS.Timeout | null = null;
+  const saveLater = () => {
+    if (lateSave) return;
+    lateSave = setTimeout(() => {
+      lateSave = null;
+      if (handled !== null && handled !== saved) {
+        save(handled).catch((err: unknown) => logger.warn({ err, reactor: name }, 'could not save the reactor checkpoint'));
+      }
+    }, Math.max(0, savedAt + checkpointIntervalMs - performance.now()));
+    lateSave.unref();
+  };
+
   const attached = consumer.attach({
     name: `reactor:${name}`,
     filter: { eventTypes: options.eventTypes },
@@ -159,6 +173,7 @@ export async function startReactor(options: ReactorOptions): Promise<{ stop(): P
       handled = through;
       unsaved += scanned;
       if (unsaved >= checkpointEvery || (events.length > 0 && performance.now() - savedAt >= checkpointIntervalMs)) await save(through);
+      else if (events.length > 0) saveLater();
     },
     retryDelay: (err, attempt) => {
       const delay = Math.min(10_000, 100 * 2 ** (attempt - 1));
@@ -169,6 +184,7 @@ export async function startReactor(options: ReactorOptions): Promise<{ stop(): P
   return {
     async stop() {
       await attached.detach();
+      if (lateSave) clearTimeout(lateSave);
       if (!options.consumer) await consumer.stop();
       if (handled !== null && handled !== saved) {
         await save(handled).catch((err: unknown) => logger.warn({ err, reactor: name }, 'could not save the reactor checkpoint at stop'));
