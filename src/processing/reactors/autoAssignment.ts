@@ -33,6 +33,7 @@ async function companyOf(event: Trigger, ctx: ReactorContext): Promise<string | 
     case 'TeamMemberJoined':
       return event.stream.slice('team-'.length);
     default: {
+      if (event.metadata.companyId) return event.metadata.companyId;
       const conversation = await ctx.readStore.get<DeskConversationDoc>(DESK_CONVERSATIONS, conversationIdOfStream(event.stream));
       return conversation?.companyId ?? null;
     }
@@ -97,9 +98,14 @@ export const autoAssignmentReactor = defineReactor(schemas, {
   eventTypes: ['AgentReplied', 'AiSessionPaused', 'HumanRequested', 'DialogTransferred', 'ConversationUnassigned', 'AiSessionClosed', 'AvailabilitySet', 'AutoAssignmentConfigured', 'TeamMemberJoined'],
   start: (ctx) => async (event) => {
     if (!mayMoveTheQueue(event)) return;
+    const companyId = await companyOf(event, ctx);
+    if (!companyId) return;
+    // Most companies never turn it on: their handoffs and closes (a flood's "AI backlog" handoffs among them)
+    // cost one read here, never a wait for the read models that would hold up the thread's other reactors.
+    // Turning it on is itself an event, which serves the queue then.
+    if (event.type !== 'AutoAssignmentConfigured' && !(await deskSettings(ctx.readStore, companyId)).enabled) return;
     // The decision reads the read models: they must include this event first.
     await ctx.waitForProjections(event.position);
-    const companyId = await companyOf(event, ctx);
-    if (companyId) await balance(ctx, companyId);
+    await balance(ctx, companyId);
   },
 });
