@@ -18,6 +18,8 @@ export interface AgentProfile {
   useKnowledgeBase: boolean;
   handoffMessage: string;
   answerThreshold?: AnswerThreshold;
+  /** The published version these settings are, recorded on every answer it writes; absent for a replay's draft. */
+  version?: number;
 }
 
 export interface CompanyLlm {

@@ -185,6 +185,7 @@ async function storeReply(deps: ReplyWorkerDeps, a: Answering, answer: Generated
       handoff: response.handoff === true,
       ...(response.handoff && response.handoffReason ? { handoffReason: response.handoffReason } : {}),
       provenance,
+      ...(a.agent.version !== undefined ? { agentVersion: a.agent.version } : {}),
       now: now(deps),
     });
   } catch (err) {

@@ -47,6 +47,7 @@ export type ConversationCommand =
       /** The model's reason for a handoff (bounded plain text); kept only when `handoff`. */
       handoffReason?: string;
       provenance?: AnswerProvenance;
+      agentVersion?: number;
       now: string;
     }
   | { type: 'SendOperatorMessage'; messageId: string; text: string; by: string; now: string }
@@ -223,6 +224,7 @@ export const decideAppendAgentReply: Decision<'AppendAgentReply'> = (command, st
         handoff: command.handoff,
         ...(command.handoff && command.handoffReason ? { handoffReason: command.handoffReason.slice(0, 500) } : {}),
         ...(command.provenance ? { provenance: command.provenance } : {}),
+        ...(command.agentVersion !== undefined ? { agentVersion: command.agentVersion } : {}),
         at: command.now,
       },
     },
