@@ -14,7 +14,17 @@ export type AgentCommand =
    * `config` is the version's configuration as recorded in the agent's history (agentVersionConfigs). A
    * version older than the published one is a rollback, and says why.
    */
-  | { type: 'PublishAgentVersion'; companyId: string; version: number; config: AgentConfig; reason: string | null; by: string | null; now: string }
+  | {
+      type: 'PublishAgentVersion';
+      companyId: string;
+      version: number;
+      config: AgentConfig;
+      reason: string | null;
+      /** Asked for as a rollback: the version must be older than the published one. */
+      rollback?: boolean;
+      by: string | null;
+      now: string;
+    }
   | { type: 'DeleteAgent'; companyId: string; now: string };
 
 type Live = Exclude<AgentState, { status: 'none' }>;
@@ -67,8 +77,9 @@ function decideUpdate(command: Extract<AgentCommand, { type: 'UpdateAgent' }>, s
 function decidePublish(command: Extract<AgentCommand, { type: 'PublishAgentVersion' }>, state: Live): AgentEvent[] {
   const { version, config, by, now } = command;
   if (!Number.isInteger(version) || version < 1 || version > state.latestVersion) throw new DomainError('NOT_FOUND', 'Version not found');
-  if (version === state.publishedVersion) return [];
   const rollback = version < state.publishedVersion;
+  if (command.rollback && !rollback) throw new DomainError('CONFLICT', `Version ${version} is not older than the published version ${state.publishedVersion}`);
+  if (version === state.publishedVersion) return [];
   const reason = command.reason?.trim() || null;
   if (rollback && !reason) throw new DomainError('VALIDATION_ERROR', 'reason: a rollback says why');
   if (reason && reason.length > AGENT_LIMITS.reason) throw new DomainError('VALIDATION_ERROR', `reason: at most ${AGENT_LIMITS.reason} characters`);

@@ -7,21 +7,18 @@ import { authenticator, authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
 import { agentView, createAgentSchema, deleteAgentSchema, getAgentSchema, listAgentsSchema, updateAgentSchema } from './agents.schemas.js';
+import { parseAgentId, registerAgentVersions } from './agentVersions.js';
 import type { ZodApp } from './zodApp.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Anything but a UUID cannot name an agent: 404 like any other unknown id. */
-const parseId = (raw: string) => {
-  if (!UUID.test(raw)) throw notFound('Agent');
-  return raw.toLowerCase();
-};
+const parseId = parseAgentId;
 
-/** GET/POST /api/agents, GET/PATCH/DELETE /api/agents/:id. */
+/** GET/POST /api/agents, GET/PATCH/DELETE /api/agents/:id, and the agent's versions (agentVersions.ts). */
 export function agentRoutes(services: HttpServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.addHook('onRequest', authenticator(services));
     registerAgentList(app, services);
     registerAgent(app, services);
+    registerAgentVersions(app, services);
   };
 }
 

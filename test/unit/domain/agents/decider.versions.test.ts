@@ -74,6 +74,12 @@ describe('agent versions', () => {
     expect(state).toMatchObject({ publishedVersion: 1, draftVersion: 1, latestVersion: 3, systemPrompt: v1.systemPrompt, temperature: v1.temperature, draft: v1 });
   });
 
+  it('asked for as a rollback, a version that is not older than the published one is a CONFLICT', () => {
+    const history = [created, saved(2, 1, v2, ['systemPrompt'])];
+    agent.given(history).when({ type: 'PublishAgentVersion', companyId: C1, version: 2, config: v2, reason: 'Back', rollback: true, by: OWNER, now: T2 }).thenThrows('CONFLICT');
+    agent.given(history).when({ type: 'PublishAgentVersion', companyId: C1, version: 1, config: v1, reason: 'Back', rollback: true, by: OWNER, now: T2 }).thenThrows('CONFLICT');
+  });
+
   it('a rollback without a reason is refused', () => {
     const history = [created, saved(2, 1, v2, ['systemPrompt']), published(2, 1, v2)];
     agent.given(history).when({ type: 'PublishAgentVersion', companyId: C1, version: 1, config: v1, reason: null, by: OWNER, now: T2 }).thenThrows('VALIDATION_ERROR');
