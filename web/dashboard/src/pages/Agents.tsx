@@ -7,6 +7,7 @@ import { useConfirmedDelete, type ConfirmedDelete } from '../components/useConfi
 import { useSubmit } from '../components/useSubmit.js';
 import { Link, navigate } from '../lib/router.js';
 import { useAsync } from '../lib/useAsync.js';
+import { AgentVersionsTab } from './AgentVersions.js';
 
 export function AgentsPage() {
   const toast = useToast();
@@ -78,8 +79,8 @@ export function AgentsPage() {
   );
 }
 
-export function AgentFormPage({ id }: { id: string | null }) {
-  const existing = useAsync((signal) => (id === null ? Promise.resolve(null) : getAgent(id, { signal })), [id]);
+export function AgentFormPage({ id, tab = 'settings' }: { id: string | null; tab?: 'settings' | 'versions' }) {
+  const existing = useAsync((signal) => (id === null ? Promise.resolve(null) : getAgent(id, { signal })), [id, tab]);
   return (
     <>
       <PageHeader
@@ -90,7 +91,10 @@ export function AgentFormPage({ id }: { id: string | null }) {
           </Link>
         }
       />
-      {existing.loading && existing.data === undefined ? (
+      {id !== null && <AgentTabs id={id} tab={tab} />}
+      {id !== null && tab === 'versions' ? (
+        <AgentVersionsTab agentId={id} />
+      ) : existing.loading && existing.data === undefined ? (
         <div className="card">
           <Skeleton rows={6} />
         </div>
@@ -216,6 +220,21 @@ function AgentForm({ agent }: { agent: Agent | null }) {
       </div>
       <DeleteAgentDialog deletion={deletion} />
     </form>
+  );
+}
+
+/** Settings (the live agent) and Versions (history, diff, publish, rollback): one page, two tabs in the URL. */
+function AgentTabs({ id, tab }: { id: string; tab: 'settings' | 'versions' }) {
+  const path = `/agents/${encodeURIComponent(id)}`;
+  return (
+    <nav className="tabs agent-tabs" aria-label="Agent views">
+      <Link to={path} className="tab" aria-current={tab === 'settings' ? 'page' : undefined}>
+        Settings
+      </Link>
+      <Link to={`${path}/versions`} className="tab" aria-current={tab === 'versions' ? 'page' : undefined} data-testid="agent-versions-tab">
+        Versions
+      </Link>
+    </nav>
   );
 }
 
