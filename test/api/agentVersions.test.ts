@@ -108,6 +108,12 @@ describe('versions are recorded', () => {
     expect(rest.versions.map((v: any) => v.version)).toEqual([1]);
     expect(rest.nextCursor).toBeNull();
 
+    for (const list of ['versions', 'publications']) {
+      const bad = await acme.call('GET', `/api/agents/${agentId}/${list}?cursor=garbage`);
+      expect(bad.statusCode, list).toBe(400);
+      expect(bad.json().error.code).toBe('VALIDATION_ERROR');
+    }
+
     const got = await acme.call('GET', `/api/agents/${agentId}/versions/2`);
     expect(got.statusCode).toBe(200);
     expect(got.json().version).toMatchObject({ version: 2, basedOn: 1, config: { temperature: 0.9, systemPrompt: 'Be kind.\nBe brief.' }, createdBy: `user:${acme.user.id}` });
