@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { agentEvents } from './agents/events.js';
+import { agentTestCaseEvents } from './agents/testCases/events.js';
 import { knowledgeDocumentEvents } from './knowledge/documents/events.js';
 import { knowledgeQuotaEvents } from './knowledge/quota/events.js';
 import { llmConfigEvents } from './llm/events.js';
@@ -60,6 +61,7 @@ export const eventCatalog = mergeCatalogs(
   readMarkerEvents,
   sendEvents,
   agentEvents,
+  agentTestCaseEvents,
   llmConfigEvents,
   knowledgeDocumentEvents,
   knowledgeQuotaEvents,
