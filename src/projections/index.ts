@@ -3,6 +3,7 @@ import { loginSessionsProjection } from './loginSessions/loginSessionsProjection
 import { teammatesProjection } from './teammates/teammatesProjection.js';
 import { agentsProjection } from './agents/agentsProjection.js';
 import { agentVersionsProjection } from './agentVersions/agentVersionsProjection.js';
+import { agentTestCasesProjection } from './agentTestCases/agentTestCasesProjection.js';
 import { conversationReadsProjection } from './conversations/conversationReadsProjection.js';
 import { conversationsProjection } from './conversations/conversationsProjection.js';
 import { knowledgeDocumentsProjection } from './knowledgeDocuments/knowledgeDocumentsProjection.js';
@@ -27,6 +28,7 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   conversationReadsProjection,
   agentsProjection,
   agentVersionsProjection,
+  agentTestCasesProjection,
   knowledgeDocumentsProjection,
   searchProjection,
   customerConversationsProjection,
