@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { agentEvents } from './agents/events.js';
 import { agentTestCaseEvents } from './agents/testCases/events.js';
+import { agentTestRunEvents } from './agents/testRuns/events.js';
 import { knowledgeDocumentEvents } from './knowledge/documents/events.js';
 import { knowledgeQuotaEvents } from './knowledge/quota/events.js';
 import { llmConfigEvents } from './llm/events.js';
@@ -62,6 +63,7 @@ export const eventCatalog = mergeCatalogs(
   sendEvents,
   agentEvents,
   agentTestCaseEvents,
+  agentTestRunEvents,
   llmConfigEvents,
   knowledgeDocumentEvents,
   knowledgeQuotaEvents,
