@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acmeAndGlobex, type Company } from '../support/api.js';
+import { acmeAndGlobex, signUp, type Company } from '../support/api.js';
 import { ISO_MS, UUID } from '../support/formats.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
@@ -94,5 +94,95 @@ describe('test cases', () => {
       expect(res.json()).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
     }
     expect((await acme.call('GET', `/api/agents/${agentId}/test-cases`)).json().testCases).toHaveLength(1);
+  });
+});
+
+describe('test runs', () => {
+  async function finished(co: Company, agentId: string, runId: string) {
+    let run: any;
+    await expect
+      .poll(
+        async () => {
+          run = (await co.call('GET', `/api/agents/${agentId}/test-runs/${runId}`)).json().run;
+          return run.status;
+        },
+        { timeout: 10_000 },
+      )
+      .toBe('finished');
+    return run;
+  }
+
+  it('answers every case with the chosen version on the builtin provider, checks each expectation, and writes no conversation', async () => {
+    const co = await signUp(server, 'Test runs');
+    const agentId = (await co.call('POST', '/api/agents', { name: 'Ava', handoffMessage: 'V1 hands off.' })).json().agent.id as string;
+    const doc = (await co.call('POST', '/api/knowledge-base/documents', { title: 'Shipping', content: 'We ship to Norway, Sweden and Denmark within 5 working days.' })).json().document;
+    const shipping = (
+      await co.call('POST', `/api/agents/${agentId}/test-cases`, {
+        name: 'Shipping',
+        turns: ['Do you ship to Norway?'],
+        expect: { contains: [{ kind: 'text', value: 'norway' }], handoff: false, citesDocumentId: doc.id, maxChars: 500 },
+        required: true,
+      })
+    ).json().testCase;
+    const cheque = (await co.call('POST', `/api/agents/${agentId}/test-cases`, { name: 'Cheque', turns: ['Can I pay with a cheque?'], expect: { handoff: true, contains: [{ kind: 'regex', value: '^V2' }] }, required: true })).json().testCase;
+    await co.call('POST', `/api/agents/${agentId}/versions`, { handoffMessage: 'V2 hands off.' });
+
+    const started = await co.call('POST', `/api/agents/${agentId}/test-runs`, { version: 1 });
+    expect(started.statusCode).toBe(202);
+    expect(started.json().run).toMatchObject({ agentId, version: 1, createdBy: `user:${co.user.id}` });
+    const v1 = await finished(co, agentId, started.json().run.id);
+    expect(v1).toMatchObject({ passed: 1, failed: 1, requiredFailed: 1 });
+    expect(v1.cases).toEqual([
+      {
+        caseId: shipping.id,
+        name: 'Shipping',
+        required: true,
+        status: 'passed',
+        answer: { text: expect.stringContaining('Norway'), handoff: false, documentIds: [doc.id] },
+        results: [
+          { check: 'contains', expected: '"norway"', passed: true },
+          { check: 'noHandoff', expected: 'answers without handing off', passed: true },
+          { check: 'cites', expected: doc.id, passed: true },
+          { check: 'maxChars', expected: 'at most 500 characters', passed: true },
+        ],
+      },
+      {
+        caseId: cheque.id,
+        name: 'Cheque',
+        required: true,
+        status: 'failed',
+        answer: { text: 'V1 hands off.', handoff: true, documentIds: [] },
+        results: [
+          { check: 'contains', expected: '/^V2/', passed: false },
+          { check: 'handoff', expected: 'hands off', passed: true },
+        ],
+      },
+    ]);
+
+    // Without a version: the draft (version 2), whose handoff message the case expects.
+    const draftRun = (await co.call('POST', `/api/agents/${agentId}/test-runs`, {})).json().run;
+    expect(draftRun.version).toBe(2);
+    expect(await finished(co, agentId, draftRun.id)).toMatchObject({ passed: 2, failed: 0, requiredFailed: 0 });
+
+    expect((await co.call('GET', '/api/conversations')).json().conversations).toEqual([]);
+    expect((await co.call('POST', `/api/agents/${agentId}/test-runs`, { version: 9 })).statusCode).toBe(404);
+  });
+
+  it('agents read runs but may not start one; another company’s agent or run is 404', async () => {
+    const agentId = await newAgent(acme);
+    await acme.call('POST', `/api/agents/${agentId}/test-cases`, cheques);
+    const runId = (await acme.call('POST', `/api/agents/${agentId}/test-runs`)).json().run.id as string;
+    const bearer = await agentRole(acme);
+    expect((await acme.call('POST', `/api/agents/${agentId}/test-runs`, {}, bearer)).statusCode).toBe(403);
+    expect((await acme.call('GET', `/api/agents/${agentId}/test-runs/${runId}`, undefined, bearer)).statusCode).toBe(200);
+    for (const [method, path] of [
+      ['GET', `/api/agents/${agentId}/test-runs/${runId}`],
+      ['POST', `/api/agents/${agentId}/test-runs`],
+      ['GET', `/api/agents/${await newAgent(globex)}/test-runs/${runId}`],
+    ] as const) {
+      const res = await globex.call(method, path, method === 'POST' ? {} : undefined);
+      expect(res.statusCode, `${method} ${path}`).toBe(404);
+      expect(res.json().error.code).toBe('NOT_FOUND');
+    }
   });
 });

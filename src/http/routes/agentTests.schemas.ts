@@ -64,3 +64,39 @@ export const createTestCaseSchema = {
 
 export const replaceTestCaseSchema = { tags, security, params: caseParams, body, response: { 200: z.object({ testCase: testCaseSchema }), ...errors } };
 export const deleteTestCaseSchema = { tags, security, params: caseParams, response: { 204: z.null(), ...errors } };
+
+const checkSchema = z.object({ check: z.string(), expected: z.string(), passed: z.boolean() });
+export const testRunSchema = z.object({
+  id: z.uuid(),
+  agentId: z.uuid(),
+  version: z.number().int(),
+  status: z.enum(['running', 'finished']),
+  createdAt: z.string(),
+  createdBy: z.string().nullable(),
+  passed: z.number().int(),
+  failed: z.number().int(),
+  requiredFailed: z.number().int(),
+  cases: z.array(
+    z.object({
+      caseId: z.uuid(),
+      name: z.string(),
+      required: z.boolean(),
+      status: z.enum(['pending', 'passed', 'failed']),
+      answer: z.object({ text: z.string(), handoff: z.boolean(), documentIds: z.array(z.string()) }).nullable(),
+      results: z.array(checkSchema),
+    }),
+  ),
+});
+export type TestRunView = z.infer<typeof testRunSchema>;
+
+export const startTestRunSchema = {
+  tags,
+  security,
+  description:
+    'Answers every test case with `version` (the draft when omitted) on the builtin provider, in the replay worker’s slots: free, deterministic, never a conversation nor a send. 202 with the run; poll it. Owners and admins.',
+  params: idParams,
+  body: z.strictObject({ version: z.number().int().min(1).optional() }).nullish(),
+  response: { 202: z.object({ run: testRunSchema }), ...errors },
+};
+
+export const getTestRunSchema = { tags, security, params: idParams.extend({ runId: z.string().max(64) }), response: { 200: z.object({ run: testRunSchema }), ...errors } };

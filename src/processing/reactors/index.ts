@@ -3,6 +3,7 @@ import { creditChargesReactor, playgroundChargesReactor } from './charges.js';
 import { customerProfilesReactor } from './customerProfiles.js';
 import { outboundJobsReactor, replyJobsReactor } from './jobs.js';
 import { replayCancelsReactor, replayJobsReactor } from './replays.js';
+import { agentTestRunsReactor } from './agentTestRuns.js';
 
 /**
  * Every reactor: stored events turned into effects, each at least once from its own checkpoint.
@@ -10,6 +11,7 @@ import { replayCancelsReactor, replayJobsReactor } from './replays.js';
  *   AgentReplied / OperatorMessageSent ──outbound-jobs──▶ SEND_MESSAGE (send worker ──▶ MessageDelivered | failed)
  *   AgentReplied ──credit-charges──▶ ConsumeCredits;  PlaygroundAnswered ──playground-charges──▶ ConsumeCredits
  *   ReplayRequested ──replay-jobs──▶ RUN_REPLAY (replay worker);  ReplayCancelled ──replay-cancels──▶ REPLAY_CANCELLED
+ *   AgentTestRunStarted ──agent-test-runs──▶ RUN_AGENT_TESTS (replay worker, in the replay slots)
  *   ConversationStarted / MessageReceived ──customer-profiles──▶ UpdateCustomerFromChannel
  */
 export const allReactors: readonly Reactor[] = [
@@ -19,5 +21,6 @@ export const allReactors: readonly Reactor[] = [
   playgroundChargesReactor,
   replayJobsReactor,
   replayCancelsReactor,
+  agentTestRunsReactor,
   customerProfilesReactor,
 ];
