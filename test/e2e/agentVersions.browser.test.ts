@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserPrerequisites, dashboardPage, saveFailureScreenshot, signUpInDashboard, startServerAndBrowser, type ServerAndBrowser } from '../support/browser.js';
 
 /**
- * An agent's Versions tab in headless Chromium: edit the draft, see the new version and its diff, publish it and see
+ * An agent's Versions and Tests tabs in headless Chromium: edit the draft, see the new version and its diff, publish it and see
  * the playground answer change, roll back with a reason and see it change back. The builtin provider answers a
  * question its (empty) knowledge base cannot with the version's handoff message, so every answer is exact.
  * Needs `npm run build` and /usr/bin/chromium, like dashboard.browser.test.ts.
@@ -93,6 +93,37 @@ if (browserPrerequisites()) {
       await expect.poll(() => page.getByTestId('versions-summary').textContent()).toContain('version 1');
       await expect.poll(() => page.getByTestId('publication').first().textContent()).toMatch(/Rolled back to version 1 \(was 2\).*Customers found it curt/);
       expect(await playgroundAnswer(agent.id)).toContain('Version one hands off.');
+    });
+
+    it('adds a test case on the Tests tab and runs it: it fails with version 1 and passes with the draft', { timeout: TIMEOUT }, async (ctx) => {
+      ctx.onTestFailed(async () => {
+        await saveFailureScreenshot(page, 'agent-tests');
+      });
+      const agent = (await api('POST', '/api/agents', { name: 'Bo', handoffMessage: 'Version one hands off.' })).json.agent;
+      expect((await api('POST', `/api/agents/${agent.id}/versions`, { handoffMessage: 'Version two hands off.' })).status).toBe(201);
+
+      await page.goto(`${base}/#/agents/${agent.id}`);
+      await page.getByTestId('agent-tests-tab').click();
+      await page.getByLabel('Case name').fill('Cheques go to people');
+      await page.getByLabel('Customer messages').fill(QUESTION);
+      await page.getByLabel('Answer must contain').fill('Version two');
+      await page.getByLabel('Handoff').selectOption('yes');
+      await page.getByRole('button', { name: 'Add test case' }).click();
+      await expect.poll(() => page.getByTestId('test-case').textContent()).toMatch(/Cheques go to people.*Required.*contains “Version two” · hands off/);
+
+      const run = page.getByTestId('test-run');
+      await page.getByLabel('With version').selectOption('1');
+      await page.getByRole('button', { name: 'Run tests' }).click();
+      await expect.poll(() => run.getAttribute('data-status'), { timeout: 15_000 }).toBe('finished');
+      expect(await page.getByTestId('test-run-case').getAttribute('data-status')).toBe('failed');
+      await expect.poll(() => run.textContent()).toMatch(/0 passed, 1 failed \(1 required failed\).*Version one hands off.*✗ contains.*✓ handoff/);
+
+      await page.getByLabel('With version').selectOption('2');
+      await page.getByRole('button', { name: 'Run tests' }).click();
+      await expect.poll(() => run.textContent(), { timeout: 15_000 }).toMatch(/Version 2: 1 passed, 0 failed/);
+      expect(await page.getByTestId('test-run-case').getAttribute('data-status')).toBe('passed');
+      // A run writes no conversation.
+      expect((await api('GET', '/api/conversations')).json.conversations).toEqual([]);
     });
   });
 }

@@ -65,3 +65,49 @@ export const publishVersion = (agentId: string, version: number) => request<Rele
 export const rollbackTo = (agentId: string, version: number, reason: string) => request<Released>('POST', `${base(agentId)}/rollback`, { version, reason });
 export const listPublications = async (agentId: string, o?: RequestOptions) =>
   (await request<{ publications: Publication[] }>('GET', `${base(agentId)}/publications?limit=20`, undefined, o)).publications;
+
+// Test cases and runs: checked on the builtin provider, never a conversation.
+export interface TextMatcher {
+  kind: 'text' | 'regex';
+  value: string;
+}
+export interface TestExpectations {
+  contains?: TextMatcher[];
+  notContains?: TextMatcher[];
+  handoff?: boolean;
+  citesDocumentId?: string;
+  maxChars?: number;
+}
+export interface TestCase {
+  id: string;
+  name: string;
+  turns: string[];
+  expect: TestExpectations;
+  required: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+export type TestCaseInput = Pick<TestCase, 'name' | 'turns' | 'expect' | 'required'>;
+export interface TestRun {
+  id: string;
+  version: number;
+  status: 'running' | 'finished';
+  passed: number;
+  failed: number;
+  requiredFailed: number;
+  cases: {
+    caseId: string;
+    name: string;
+    required: boolean;
+    status: 'pending' | 'passed' | 'failed';
+    answer: { text: string; handoff: boolean; documentIds: string[] } | null;
+    results: { check: string; expected: string; passed: boolean }[];
+  }[];
+}
+
+export const listTestCases = async (agentId: string, o?: RequestOptions) =>
+  (await request<{ testCases: TestCase[] }>('GET', `${base(agentId)}/test-cases?limit=200`, undefined, o)).testCases;
+export const createTestCase = async (agentId: string, input: TestCaseInput) => (await request<{ testCase: TestCase }>('POST', `${base(agentId)}/test-cases`, input)).testCase;
+export const deleteTestCase = (agentId: string, caseId: string) => request<void>('DELETE', `${base(agentId)}/test-cases/${encodeURIComponent(caseId)}`);
+export const startTestRun = async (agentId: string, version: number) => (await request<{ run: TestRun }>('POST', `${base(agentId)}/test-runs`, { version })).run;
+export const getTestRun = async (agentId: string, runId: string) => (await request<{ run: TestRun }>('GET', `${base(agentId)}/test-runs/${encodeURIComponent(runId)}`)).run;
