@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import { agentEvents } from './agents/events.js';
+import { agentTestCaseEvents } from './agents/testCases/events.js';
+import { agentTestRunEvents } from './agents/testRuns/events.js';
 import { knowledgeDocumentEvents } from './knowledge/documents/events.js';
 import { knowledgeQuotaEvents } from './knowledge/quota/events.js';
 import { llmConfigEvents } from './llm/events.js';
@@ -62,6 +64,8 @@ export const eventCatalog = mergeCatalogs(
   readMarkerEvents,
   sendEvents,
   agentEvents,
+  agentTestCaseEvents,
+  agentTestRunEvents,
   llmConfigEvents,
   knowledgeDocumentEvents,
   knowledgeQuotaEvents,

@@ -24,6 +24,13 @@ export const ROLE_RULES: readonly Rule[] = [
   { url: '/api/llm-config*', roles: MANAGERS },
   { url: '/api/settings/*', roles: MANAGERS },
   { url: '/api/credits*', roles: MANAGERS },
+  // An agent's behaviour is what customers get: changing, publishing or rolling it back is for managers;
+  // every role reads it and uses the playground (POST /api/agents/:id/playground stays open).
+  { url: '/api/agents', methods: ['POST'], roles: MANAGERS },
+  { url: '/api/agents/:id', methods: WRITE, roles: MANAGERS },
+  { url: '/api/agents/:id/versions*', methods: WRITE, roles: MANAGERS },
+  { url: '/api/agents/:id/rollback', methods: WRITE, roles: MANAGERS },
+  { url: '/api/agents/:id/test-runs', methods: ['POST'], roles: MANAGERS },
   // Starting or stopping a replay spends credits; every role may read the comparisons.
   { url: '/api/replays*', methods: WRITE, roles: MANAGERS },
   { url: '/api/team/invitations*', roles: MANAGERS },

@@ -2,6 +2,8 @@ import { invitationsProjection } from './invitations/invitationsProjection.js';
 import { loginSessionsProjection } from './loginSessions/loginSessionsProjection.js';
 import { teammatesProjection } from './teammates/teammatesProjection.js';
 import { agentsProjection } from './agents/agentsProjection.js';
+import { agentVersionsProjection } from './agentVersions/agentVersionsProjection.js';
+import { agentTestCasesProjection } from './agentTestCases/agentTestCasesProjection.js';
 import { conversationReadsProjection } from './conversations/conversationReadsProjection.js';
 import { conversationsProjection } from './conversations/conversationsProjection.js';
 import { knowledgeDocumentsProjection } from './knowledgeDocuments/knowledgeDocumentsProjection.js';
@@ -26,6 +28,8 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   conversationsProjection,
   conversationReadsProjection,
   agentsProjection,
+  agentVersionsProjection,
+  agentTestCasesProjection,
   knowledgeDocumentsProjection,
   searchProjection,
   customerConversationsProjection,

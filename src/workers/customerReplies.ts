@@ -74,7 +74,7 @@ export const companyLlm =
 async function agentProfile(eventStore: EventStore, companyId: string, agentId: string): Promise<AgentProfile | null> {
   const agent = await loadAgent(eventStore, companyId, agentId);
   if (!agent) return null;
-  const { agentId: id, active, name, systemPrompt, model, temperature, useKnowledgeBase, handoffMessage, answerThreshold, generalAnswers } = agent;
+  const { agentId: id, active, name, systemPrompt, model, temperature, useKnowledgeBase, handoffMessage, answerThreshold, generalAnswers, publishedVersion } = agent;
   return {
     agentId: id,
     companyId: agent.companyId,
@@ -87,5 +87,6 @@ async function agentProfile(eventStore: EventStore, companyId: string, agentId: 
     handoffMessage,
     ...(answerThreshold ? { answerThreshold } : {}),
     ...(generalAnswers ? { generalAnswers } : {}),
+    version: publishedVersion,
   };
 }

@@ -1,3 +1,4 @@
+import { DEFAULT_LLM_CONFIG } from '../domain/llm/state.js';
 import type { ReadStore } from '../ports/readStore.js';
 import type { Bus } from '../ports/bus.js';
 import { REPLAYS, type ReplayDoc } from '../projections/replays/replaysProjection.js';
@@ -28,6 +29,7 @@ export async function startReplayEvaluations(deps: WorkerDeps): Promise<{ stop()
     concurrency: Math.max(1, Math.floor(settings.workerConcurrency / 2)),
     perCompanyConcurrency: Math.max(1, Math.min(settings.perCompanyConcurrency, Math.floor(settings.workerConcurrency / 4))),
     ...(deps.replayMetrics ? { metrics: deps.replayMetrics } : {}),
+    builtinLlm: deps.llmResolver(DEFAULT_LLM_CONFIG),
   });
   if (deps.recoverJobs) {
     await deps.recoverJobs.waitForProjections();

@@ -8,3 +8,8 @@ export const REPLAY_CANCELLED = 'replays.cancelled';
 export const runReplayJob = z.object({ replayId: z.uuid(), companyId: z.uuid(), conversationId: z.uuid() });
 export type RunReplayJob = z.infer<typeof runReplayJob>;
 export const replayCancelledNotice = z.object({ replayId: z.uuid() });
+
+/** One job per agent test run: the replay worker answers its cases in the replay slots. */
+export const RUN_AGENT_TESTS = 'agent-tests.run';
+export const runAgentTestsJob = z.object({ runId: z.uuid(), companyId: z.uuid() });
+export type RunAgentTestsJob = z.infer<typeof runAgentTestsJob>;

@@ -9,12 +9,13 @@ import { answerKey } from '../domain/replays/state.js';
 import { replayDecider, replayStream } from '../domain/replays/decider.js';
 import { REPLAY_LIMITS, replayEvents, type DraftAnswer, type ReplayDraft } from '../domain/replays/events.js';
 import type { Bus, BusSubscription } from '../ports/bus.js';
-import { isLlmError, type LlmPassage } from '../ports/llm.js';
+import { isLlmError, type LlmPassage, type LlmProvider } from '../ports/llm.js';
 import { noopReplayMetrics, type ReplayMetrics } from '../ports/metrics.js';
 import { AnswerStopped, generateAnswer, recordedFieldsOf } from './answerGeneration.js';
 import { countReplayEvents } from './countReplayEvents.js';
 import { createFairSlots, type FairSlots } from './fairSlots.js';
-import { REPLAY_CANCELLED, RUN_REPLAY, replayCancelledNotice, runReplayJob, type RunReplayJob } from './replayJobs.js';
+import { REPLAY_CANCELLED, RUN_AGENT_TESTS, RUN_REPLAY, replayCancelledNotice, runAgentTestsJob, runReplayJob, type RunReplayJob } from './replayJobs.js';
+import { runAgentTests } from './agentTestRunner.js';
 import type { CompanyLlm } from './replyDeps.js';
 import { buildPrompt } from './replyPrompt.js';
 
@@ -31,6 +32,8 @@ export interface ReplayWorkerDeps extends CommandDeps {
   backoffMs?: number[];
   /** Replay outcomes, answers and running jobs (Prometheus /metrics); none in tools and some tests. */
   metrics?: ReplayMetrics;
+  /** The builtin provider agent test runs answer with; without it this worker runs no tests. */
+  builtinLlm?: LlmProvider;
 }
 
 /** How long a job waits for its company's share of the replay slots before stepping aside. */
@@ -91,14 +94,27 @@ export async function startReplayWorker(deps: ReplayWorkerDeps): Promise<BusSubs
       deps.logger.info({ ...job, outcome, delivery: message.deliveryCount }, 'replay job done');
     },
   );
+  const tests = deps.builtinLlm ? await subscribeTestRuns({ ...deps, builtinLlm: deps.builtinLlm }, slots, maxDeliver) : null;
   return {
     async stop() {
       shutdown.stopping = true;
       for (const controllers of inFlight.values()) for (const c of controllers) c.abort();
       await subscription.stop();
       await cancels.stop();
+      await tests?.stop();
     },
   };
+}
+
+/** Agent test runs share the replay slots: a run never takes a customer's reply slot. */
+async function subscribeTestRuns(deps: ReplayWorkerDeps & { builtinLlm: LlmProvider }, slots: FairSlots, maxDeliver: number): Promise<BusSubscription> {
+  return deps.bus.subscribe<unknown>(RUN_AGENT_TESTS, { durable: 'agent-test-runner', concurrency: deps.concurrency, maxDeliver, backoffMs: deps.backoffMs ?? [1000, 5000, 15000] }, async (message) => {
+    const job = runAgentTestsJob.parse(message.data);
+    const outcome = await runAgentTests(deps, job, slots);
+    // Its company already uses its share: back of the queue, under a new dedupe id, so others go first.
+    if (outcome === 'deferred') await deps.bus.publish(RUN_AGENT_TESTS, job, { dedupeId: `${message.dedupeId}:deferred:${Date.now()}` });
+    deps.logger.info({ ...job, outcome, delivery: message.deliveryCount }, 'agent test run job done');
+  });
 }
 
 async function runConversation(

@@ -19,6 +19,8 @@ export interface AgentProfile {
   handoffMessage: string;
   answerThreshold?: AnswerThreshold;
   generalAnswers?: boolean;
+  /** The published version these settings are, recorded on every answer it writes; absent for a replay's draft. */
+  version?: number;
 }
 
 export interface CompanyLlm {

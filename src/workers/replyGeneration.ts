@@ -186,6 +186,7 @@ async function storeReply(deps: ReplyWorkerDeps, a: Answering, answer: Generated
       ...(response.handoff && response.handoffReason ? { handoffReason: response.handoffReason } : {}),
       ...(response.handoff && response.handoffCause ? { handoffCause: response.handoffCause } : {}),
       provenance,
+      ...(a.agent.version !== undefined ? { agentVersion: a.agent.version } : {}),
       now: now(deps),
     });
   } catch (err) {

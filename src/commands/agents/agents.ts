@@ -32,7 +32,7 @@ export async function updateAgent(deps: CommandDeps, input: { companyId: string;
     deps.eventStore,
     agentStream(input.agentId),
     agentDecider,
-    { type: 'UpdateAgent', companyId: input.companyId, changes: input.changes, now: deps.clock.now().toISOString() },
+    { type: 'UpdateAgent', companyId: input.companyId, changes: input.changes, by: `user:${input.userId}`, now: deps.clock.now().toISOString() },
     { metadata: metadataOf(input) },
   );
 }

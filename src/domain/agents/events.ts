@@ -7,7 +7,7 @@ export const DEFAULT_AGENT_SYSTEM_PROMPT =
 export const DEFAULT_AGENT_TEMPERATURE = 0.3;
 export const DEFAULT_AGENT_HANDOFF_MESSAGE = 'Thanks for your message — a member of our team will get back to you shortly.';
 
-export const AGENT_LIMITS = { name: 200, systemPrompt: 20_000, model: 200, handoffMessage: 2_000 } as const;
+export const AGENT_LIMITS = { name: 200, systemPrompt: 20_000, model: 200, handoffMessage: 2_000, reason: 1_000 } as const;
 
 export const agentSettings = z.object({
   name: z.string().min(1).max(AGENT_LIMITS.name),
@@ -31,6 +31,17 @@ export const agentSettings = z.object({
 });
 export type AgentSettings = z.infer<typeof agentSettings>;
 
+/**
+ * The settings that are not behaviour: what the agent is called and whether it is switched on. Everything else
+ * in agentSettings (and whatever it gains later) shapes the answers, so it is versioned: a setting added to
+ * agentSettings is versioned without further change.
+ */
+export const AGENT_IDENTITY_FIELDS = ['name', 'active'] as const;
+export const agentConfig = agentSettings.omit({ name: true, active: true });
+/** One version's behaviour: what a published version answers customers with. */
+export type AgentConfig = z.infer<typeof agentConfig>;
+export const AGENT_CONFIG_FIELDS = Object.keys(agentConfig.shape) as (keyof AgentConfig)[];
+
 /** What a new agent gets for every setting the client leaves out. */
 export const agentDefaults: Omit<AgentSettings, 'name'> = {
   systemPrompt: DEFAULT_AGENT_SYSTEM_PROMPT,
@@ -43,10 +54,43 @@ export const agentDefaults: Omit<AgentSettings, 'name'> = {
   generalAnswers: false,
 };
 
+const version = z.number().int().min(1);
+const at = z.iso.datetime();
+/** `user:<id>`, or whoever else acted; null when not known. */
+const by = z.string().max(100).nullable();
+
 export const agentEvents = {
-  AgentCreated: agentSettings.extend({ agentId: z.uuid(), companyId: z.uuid(), at: z.iso.datetime() }),
-  AgentUpdated: z.object({ changes: agentSettings.partial(), at: z.iso.datetime() }),
-  AgentDeleted: z.object({ at: z.iso.datetime() }),
+  /** Also version 1, published. */
+  AgentCreated: agentSettings.extend({ agentId: z.uuid(), companyId: z.uuid(), at }),
+  /**
+   * Name or active switch. Events stored before versions existed may carry behaviour settings too: they
+   * amend version 1 (an agent edited only that way has one version, its current configuration).
+   */
+  AgentUpdated: z.object({ changes: agentSettings.partial(), at }),
+  AgentDeleted: z.object({ at }),
+  /** An immutable version: its whole configuration, the version it was edited from and the fields that differ. */
+  AgentVersionSaved: z.object({
+    version,
+    basedOn: version,
+    config: agentConfig,
+    changed: z.array(z.string().max(50)).max(50),
+    by,
+    at,
+  }),
+  /**
+   * From now on customers are answered by `version`; it carries the configuration, so the agent's state
+   * knows what answers without its history. A rollback (back to a version older than the one published)
+   * says why.
+   */
+  AgentVersionPublished: z.object({
+    version,
+    previousVersion: version,
+    config: agentConfig,
+    rollback: z.boolean(),
+    reason: z.string().min(1).max(AGENT_LIMITS.reason).nullable(),
+    by,
+    at,
+  }),
 };
 type Events = typeof agentEvents;
 export type AgentEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];

@@ -1,20 +1,48 @@
 import type { Lifecycle } from '../lifecycle.js';
-import type { AgentEvent, AgentSettings } from './events.js';
+import { AGENT_CONFIG_FIELDS, type AgentConfig, type AgentEvent, type AgentSettings } from './events.js';
 
-export type LiveAgent = { status: 'active'; agentId: string; companyId: string; createdAt: string; updatedAt: string } & AgentSettings;
+/**
+ * The settings at the top level are the published version's (what customers are answered with) with the
+ * agent's name and switch. The draft is the version the next saved edit builds on; publishing a version
+ * makes it the draft too, so editing after a rollback starts from what is live.
+ */
+export type AgentVersions = { latestVersion: number; publishedVersion: number; draftVersion: number; draft: AgentConfig };
+export type LiveAgent = { status: 'active'; agentId: string; companyId: string; createdAt: string; updatedAt: string } & AgentSettings & AgentVersions;
 export type AgentState = { status: 'none' } | (Omit<LiveAgent, 'status'> & { status: Exclude<Lifecycle, 'none'> });
 
 export const initialAgentState: AgentState = { status: 'none' };
 
+/** The behaviour part of a set of settings (without name and switch). */
+export function configOf(settings: Partial<AgentSettings>): Partial<AgentConfig> {
+  return Object.fromEntries(AGENT_CONFIG_FIELDS.filter((f) => settings[f] !== undefined).map((f) => [f, settings[f]])) as Partial<AgentConfig>;
+}
+
 export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
-  switch (event.type) {
-    case 'AgentCreated': {
-      const { at, ...rest } = event.data;
-      return { status: 'active', ...rest, createdAt: at, updatedAt: at };
-    }
-    case 'AgentUpdated':
-      return state.status === 'none' ? state : { ...state, ...event.data.changes, updatedAt: event.data.at };
-    case 'AgentDeleted':
-      return state.status === 'none' ? state : { ...state, status: 'deleted', updatedAt: event.data.at };
+  if (event.type === 'AgentCreated') {
+    const { at, ...rest } = event.data;
+    return { status: 'active', ...rest, createdAt: at, updatedAt: at, latestVersion: 1, publishedVersion: 1, draftVersion: 1, draft: configOf(rest) as AgentConfig };
   }
+  if (state.status === 'none') return state;
+  switch (event.type) {
+    case 'AgentUpdated': {
+      // Behaviour settings appear here only on events stored before versions: they amend version 1.
+      const draft = { ...state.draft, ...configOf(event.data.changes) };
+      return { ...state, ...event.data.changes, draft, updatedAt: event.data.at };
+    }
+    case 'AgentDeleted':
+      return { ...state, status: 'deleted', updatedAt: event.data.at };
+    case 'AgentVersionSaved':
+      return { ...state, latestVersion: event.data.version, draftVersion: event.data.version, draft: event.data.config, updatedAt: event.data.at };
+    case 'AgentVersionPublished': {
+      const { version, config, at } = event.data;
+      return { ...withoutConfig(state), ...config, publishedVersion: version, draftVersion: version, draft: config, updatedAt: at };
+    }
+  }
+}
+
+/** A published configuration replaces the previous one whole: a setting it lacks (an older agent's) is not kept. */
+function withoutConfig<S extends object>(state: S): S {
+  const copy = { ...state } as Record<string, unknown>;
+  for (const field of AGENT_CONFIG_FIELDS) delete copy[field];
+  return copy as S;
 }

@@ -49,6 +49,7 @@ export type ConversationCommand =
       /** Why the answerer handed off, when it decided so itself; kept only when `handoff`. */
       handoffCause?: HandoffCause;
       provenance?: AnswerProvenance;
+      agentVersion?: number;
       now: string;
     }
   | { type: 'SendOperatorMessage'; messageId: string; text: string; by: string; now: string }
@@ -230,6 +231,7 @@ export const decideAppendAgentReply: Decision<'AppendAgentReply'> = (command, st
         ...(command.handoff && command.handoffReason ? { handoffReason: command.handoffReason.slice(0, 500) } : {}),
         ...(command.handoff && command.handoffCause ? { handoffCause: command.handoffCause } : {}),
         ...(command.provenance ? { provenance: command.provenance } : {}),
+        ...(command.agentVersion !== undefined ? { agentVersion: command.agentVersion } : {}),
         at: command.now,
       },
     },

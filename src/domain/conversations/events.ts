@@ -104,6 +104,8 @@ export const conversationEvents = {
     handoffCause: handoffCause.optional(),
     /** What produced the answer (sources, latency, cost). Absent on replies stored before it was recorded. */
     provenance: answerProvenanceSchema.optional(),
+    /** The agent version that wrote it (the published one at the time); absent on replies stored before versions. */
+    agentVersion: z.number().int().min(1).optional(),
     at,
   }),
   OperatorMessageSent: z.object({ messageId: z.uuid(), text: z.string().min(1).max(65_536), by: z.string().max(100), at }),

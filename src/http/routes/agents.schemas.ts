@@ -23,7 +23,7 @@ export const agentSchema = z.object({
 });
 export type AgentView = z.infer<typeof agentSchema>;
 
-const writable = {
+export const writable = {
   name: z.string().trim().min(1).max(AGENT_LIMITS.name),
   systemPrompt: z.string().trim().min(1).max(AGENT_LIMITS.systemPrompt),
   /** null (or omitted on create): use the model of the company's LLM configuration. */

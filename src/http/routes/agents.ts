@@ -7,21 +7,18 @@ import { authenticator, authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
 import { agentView, createAgentSchema, deleteAgentSchema, getAgentSchema, listAgentsSchema, updateAgentSchema } from './agents.schemas.js';
+import { registerAgentTests } from './agentTests.js';
+import { parseAgentId, registerAgentVersions } from './agentVersions.js';
 import type { ZodApp } from './zodApp.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Anything but a UUID cannot name an agent: 404 like any other unknown id. */
-const parseId = (raw: string) => {
-  if (!UUID.test(raw)) throw notFound('Agent');
-  return raw.toLowerCase();
-};
-
-/** GET/POST /api/agents, GET/PATCH/DELETE /api/agents/:id. */
+/** GET/POST /api/agents, GET/PATCH/DELETE /api/agents/:id, the agent's versions (agentVersions.ts) and tests (agentTests.ts). */
 export function agentRoutes(services: HttpServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.addHook('onRequest', authenticator(services));
     registerAgentList(app, services);
     registerAgent(app, services);
+    registerAgentVersions(app, services);
+    registerAgentTests(app, services);
   };
 }
 
@@ -41,21 +38,21 @@ function registerAgentList(app: ZodApp, services: HttpServices): void {
 
 function registerAgent(app: ZodApp, services: HttpServices): void {
   app.get('/api/agents/:id', { schema: getAgentSchema }, async (request) => {
-    const agent = await loadAgent(services.commands.eventStore, authOf(request).companyId, parseId(request.params.id));
+    const agent = await loadAgent(services.commands.eventStore, authOf(request).companyId, parseAgentId(request.params.id));
     if (!agent) throw notFound('Agent');
     return { agent: agentView(agent) };
   });
 
   app.patch('/api/agents/:id', { schema: updateAgentSchema }, async (request) => {
     const auth = authOf(request);
-    const result = await updateAgent(services.commands, { companyId: auth.companyId, userId: auth.userId, agentId: parseId(request.params.id), changes: request.body });
+    const result = await updateAgent(services.commands, { companyId: auth.companyId, userId: auth.userId, agentId: parseAgentId(request.params.id), changes: request.body });
     await services.waitForProjections(result.position);
     return { agent: agentView(expectActive(result.state, 'agent')) };
   });
 
   app.delete('/api/agents/:id', { schema: deleteAgentSchema }, async (request, reply) => {
     const auth = authOf(request);
-    const result = await deleteAgent(services.commands, { companyId: auth.companyId, userId: auth.userId, agentId: parseId(request.params.id) });
+    const result = await deleteAgent(services.commands, { companyId: auth.companyId, userId: auth.userId, agentId: parseAgentId(request.params.id) });
     await services.waitForProjections(result.position);
     return reply.status(204).send(null);
   });

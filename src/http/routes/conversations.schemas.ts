@@ -64,6 +64,7 @@ export const messageSchema = z.object({
   inputTokens: z.number().int().nullable(),
   outputTokens: z.number().int().nullable(),
   provenance: answerProvenanceSchema.nullable().describe('AI replies: the knowledge-base passages used, latency and cost; null on other messages and on replies stored before it was recorded'),
+  agentVersion: z.number().int().nullable().describe('AI replies: the agent version that wrote it; null on other messages and on replies stored before versions'),
 });
 const contextSchema = z.object({
   transfers: z.array(z.object({ dialogId: platformIdSchema.nullable(), requestId: platformIdSchema.nullable(), at: z.string() })),
@@ -102,6 +103,7 @@ export const messageView = (m: MessageDoc): z.infer<typeof messageSchema> => ({
   inputTokens: m.answer?.inputTokens ?? null,
   outputTokens: m.answer?.outputTokens ?? null,
   provenance: m.answer?.provenance ?? null,
+  agentVersion: m.answer?.agentVersion ?? null,
 });
 
 const params = z.object({ id: z.string().max(64) });

@@ -4,6 +4,7 @@ import { autoAssignmentReactor } from './autoAssignment.js';
 import { customerProfilesReactor } from './customerProfiles.js';
 import { outboundJobsReactor, replyJobsReactor } from './jobs.js';
 import { replayCancelsReactor, replayJobsReactor } from './replays.js';
+import { agentTestRunsReactor } from './agentTestRuns.js';
 
 /**
  * Every reactor: stored events turned into effects, each at least once from its own checkpoint.
@@ -11,6 +12,7 @@ import { replayCancelsReactor, replayJobsReactor } from './replays.js';
  *   AgentReplied / OperatorMessageSent ──outbound-jobs──▶ SEND_MESSAGE (send worker ──▶ MessageDelivered | failed)
  *   AgentReplied ──credit-charges──▶ ConsumeCredits;  PlaygroundAnswered ──playground-charges──▶ ConsumeCredits
  *   ReplayRequested ──replay-jobs──▶ RUN_REPLAY (replay worker);  ReplayCancelled ──replay-cancels──▶ REPLAY_CANCELLED
+ *   AgentTestRunStarted ──agent-test-runs──▶ RUN_AGENT_TESTS (replay worker, in the replay slots)
  *   ConversationStarted / MessageReceived ──customer-profiles──▶ UpdateCustomerFromChannel
  *   handoff / unassign / close / availability / settings / joined ──auto-assignment──▶ AssignConversation (reason auto)
  */
@@ -21,6 +23,7 @@ export const allReactors: readonly Reactor[] = [
   playgroundChargesReactor,
   replayJobsReactor,
   replayCancelsReactor,
+  agentTestRunsReactor,
   customerProfilesReactor,
   autoAssignmentReactor,
 ];

@@ -1,3 +1,4 @@
+import { agentIdOfStream } from '../../domain/agents/decider.js';
 import { agentEvents } from '../../domain/agents/events.js';
 import type { AnswerThreshold } from '../../domain/answers/evidence.js';
 import type { Doc } from '../../ports/readStore.js';
@@ -26,9 +27,9 @@ export const AGENTS = 'agents';
 export const agentsProjection = defineProjection(agentEvents, {
   name: 'agents',
   collections: [{ name: AGENTS, indexes: ['companyId', ['companyId', 'createdAt']] }],
-  eventTypes: ['AgentCreated', 'AgentUpdated', 'AgentDeleted'],
+  eventTypes: ['AgentCreated', 'AgentUpdated', 'AgentDeleted', 'AgentVersionSaved', 'AgentVersionPublished'],
   async apply(event, ctx) {
-    const id = event.stream.slice('agent-'.length);
+    const id = agentIdOfStream(event.stream);
     if (event.type === 'AgentCreated') {
       const d = event.data;
       ctx.put(AGENTS, {
@@ -54,6 +55,15 @@ export const agentsProjection = defineProjection(agentEvents, {
       case 'AgentUpdated':
         ctx.put(AGENTS, { ...doc, ...event.data.changes, updatedAt: event.data.at });
         return;
+      case 'AgentVersionSaved':
+        ctx.put(AGENTS, { ...doc, updatedAt: event.data.at });
+        return;
+      case 'AgentVersionPublished': {
+        // The list shows what customers are answered with: the published configuration, whole.
+        const { answerThreshold: _t, ...rest } = doc;
+        ctx.put(AGENTS, { ...rest, ...event.data.config, updatedAt: event.data.at });
+        return;
+      }
       case 'AgentDeleted':
         ctx.delete(AGENTS, id);
     }

@@ -92,6 +92,8 @@ export interface AnswerFacts {
   outputTokens: number;
   /** null: the reply was stored before provenance was recorded. */
   provenance: AnswerProvenance | null;
+  /** The agent version that wrote it; absent on replies stored before versions. */
+  agentVersion?: number;
 }
 
 export const CONVERSATIONS = 'conversations';
@@ -199,7 +201,13 @@ const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted'>]: 
       deliveryError: null,
       clientMessageId: null,
       attachments: [],
-      answer: { model: event.data.model, inputTokens: event.data.inputTokens, outputTokens: event.data.outputTokens, provenance: event.data.provenance ?? null },
+      answer: {
+        model: event.data.model,
+        inputTokens: event.data.inputTokens,
+        outputTokens: event.data.outputTokens,
+        provenance: event.data.provenance ?? null,
+        ...(event.data.agentVersion !== undefined ? { agentVersion: event.data.agentVersion } : {}),
+      },
     }),
   OperatorMessageSent: (event, on) =>
     addMessage(event, { ...on, doc: { ...on.doc, awaitingAiSince: null } }, { id: event.data.messageId, author: 'operator', text: event.data.text, createdAt: event.data.at, delivery: 'pending', deliveryError: null, clientMessageId: null, attachments: [] }),

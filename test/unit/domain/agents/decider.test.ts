@@ -8,10 +8,12 @@ const C1 = 'cccccccc-cccc-4ccc-8ccc-cccccccccccc';
 const C2 = 'dddddddd-dddd-4ddd-8ddd-dddddddddddd';
 const T0 = '2026-01-01T00:00:00.000Z';
 const T1 = '2026-01-02T00:00:00.000Z';
+const U1 = 'user:11111111-1111-4111-8111-111111111111';
 
 const agent = specFor(agentDecider);
 const settings = { ...agentDefaults, name: 'Support bot' };
 const created: AgentEvent = { type: 'AgentCreated', data: { agentId: A1, companyId: C1, ...settings, at: T0 } };
+const { name: _n, active: _a, ...v1 } = settings;
 const deleted: AgentEvent = { type: 'AgentDeleted', data: { at: T1 } };
 
 describe('agent decider', () => {
@@ -58,12 +60,23 @@ describe('agent decider', () => {
     agent.given([created]).when({ type: 'UpdateAgent', companyId: C1, changes: { temperature: -1 }, now: T1 }).thenThrows('VALIDATION_ERROR');
   });
 
-  it('records only the settings that change', () => {
+  it('records only the settings that change: a behaviour change is a new version, published at once', () => {
     const state = agent
       .given([created])
-      .when({ type: 'UpdateAgent', companyId: C1, changes: { name: 'Support bot', temperature: 0.9, model: 'gpt-4o-mini', active: undefined }, now: T1 })
-      .then([{ type: 'AgentUpdated', data: { changes: { temperature: 0.9, model: 'gpt-4o-mini' }, at: T1 } }]);
-    expect(state).toMatchObject({ temperature: 0.9, model: 'gpt-4o-mini', name: 'Support bot', updatedAt: T1, createdAt: T0 });
+      .when({ type: 'UpdateAgent', companyId: C1, changes: { name: 'Support bot', temperature: 0.9, model: 'gpt-4o-mini', active: undefined }, by: U1, now: T1 })
+      .then([
+        { type: 'AgentVersionSaved', data: { version: 2, basedOn: 1, config: { ...v1, temperature: 0.9, model: 'gpt-4o-mini' }, changed: ['model', 'temperature'], by: U1, at: T1 } },
+        { type: 'AgentVersionPublished', data: { version: 2, previousVersion: 1, config: { ...v1, temperature: 0.9, model: 'gpt-4o-mini' }, rollback: false, reason: null, by: U1, at: T1 } },
+      ]);
+    expect(state).toMatchObject({ temperature: 0.9, model: 'gpt-4o-mini', name: 'Support bot', updatedAt: T1, createdAt: T0, latestVersion: 2, publishedVersion: 2 });
+  });
+
+  it('a name or switch change is no new version', () => {
+    const state = agent
+      .given([created])
+      .when({ type: 'UpdateAgent', companyId: C1, changes: { name: 'Helper', active: false }, now: T1 })
+      .then([{ type: 'AgentUpdated', data: { changes: { name: 'Helper', active: false }, at: T1 } }]);
+    expect(state).toMatchObject({ name: 'Helper', active: false, latestVersion: 1, publishedVersion: 1 });
   });
 
   it('an update that changes nothing records nothing', () => {
@@ -72,10 +85,14 @@ describe('agent decider', () => {
 
   it('can set the model back to the company default (null)', () => {
     const withModel: AgentEvent = { type: 'AgentUpdated', data: { changes: { model: 'llama3.2' }, at: T1 } };
-    agent
+    const state = agent
       .given([created, withModel])
       .when({ type: 'UpdateAgent', companyId: C1, changes: { model: null }, now: T1 })
-      .then([{ type: 'AgentUpdated', data: { changes: { model: null }, at: T1 } }]);
+      .then([
+        { type: 'AgentVersionSaved', data: { version: 2, basedOn: 1, config: { ...v1, model: null }, changed: ['model'], by: null, at: T1 } },
+        { type: 'AgentVersionPublished', data: { version: 2, previousVersion: 1, config: { ...v1, model: null }, rollback: false, reason: null, by: null, at: T1 } },
+      ]);
+    expect(state).toMatchObject({ model: null });
   });
 
   it('deletes an agent', () => {

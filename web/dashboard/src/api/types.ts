@@ -253,6 +253,8 @@ export interface Message {
   inputTokens?: number | null;
   outputTokens?: number | null;
   provenance?: AnswerProvenanceView | null;
+  /** AI replies: the agent version that wrote it (null when recorded before versions). */
+  agentVersion?: number | null;
 }
 
 export interface Transfer {

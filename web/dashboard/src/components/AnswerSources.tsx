@@ -22,6 +22,8 @@ export interface AnswerFacts {
   provenance: AnswerProvenanceView | null;
   /** Whether the answer handed off, when the view knows. */
   handoff?: boolean;
+  /** The agent version that wrote it, where recorded. */
+  agentVersion?: number | null;
 }
 
 /**
@@ -50,6 +52,7 @@ export function AnswerSources({ facts, open = false }: { facts: AnswerFacts; ope
         </ol>
       )}
       <p className="answer-facts muted">
+        {facts.agentVersion ? <span data-testid="answer-agent-version">Agent version {facts.agentVersion} · </span> : null}
         {facts.model} · {formatNumber(facts.inputTokens)} in / {formatNumber(facts.outputTokens)} out tokens
         {p?.usageEstimated ? ' (estimated)' : ''}
         {p ? ` · ${formatNumber(p.latencyMs)} ms · ${formatMicros(p.costMicros)}` : ''}

@@ -7,9 +7,15 @@ import { useConfirmedDelete, type ConfirmedDelete } from '../components/useConfi
 import { useSubmit } from '../components/useSubmit.js';
 import { Link, navigate } from '../lib/router.js';
 import { useAsync } from '../lib/useAsync.js';
+import { useAuth } from '../auth.js';
+import { AgentTestsTab } from './AgentTests.js';
+import { AgentVersionsTab } from './AgentVersions.js';
 
 export function AgentsPage() {
   const toast = useToast();
+  // Agents (the role) read agents and try them; owners and admins change what answers customers.
+  const role = useAuth().me?.user.role;
+  const manager = role === 'owner' || role === 'admin';
   const agents = useAsync((signal) => listAgents({ signal }), []);
   const deletion = useConfirmedDelete(async (agent: Agent) => {
     await deleteAgent(agent.id);
@@ -23,9 +29,11 @@ export function AgentsPage() {
         title="Agents"
         description="AI agents answer your customers. Attach an agent to an integration to put it to work."
         actions={
-          <Button variant="primary" onClick={() => navigate('/agents/new')}>
-            New agent
-          </Button>
+          manager ? (
+            <Button variant="primary" onClick={() => navigate('/agents/new')}>
+              New agent
+            </Button>
+          ) : undefined
         }
       />
       {agents.loading && !agents.data ? (
@@ -65,9 +73,11 @@ export function AgentsPage() {
                 <Link to={`/agents/${encodeURIComponent(agent.id)}/playground`} className="btn btn-secondary btn-sm" data-testid="agent-try-it">
                   Try it
                 </Link>
-                <Button size="sm" variant="ghost" className="danger-text" onClick={() => deletion.ask(agent)}>
-                  Delete
-                </Button>
+                {manager && (
+                  <Button size="sm" variant="ghost" className="danger-text" onClick={() => deletion.ask(agent)}>
+                    Delete
+                  </Button>
+                )}
               </div>
             </article>
           ))}
@@ -78,8 +88,10 @@ export function AgentsPage() {
   );
 }
 
-export function AgentFormPage({ id }: { id: string | null }) {
-  const existing = useAsync((signal) => (id === null ? Promise.resolve(null) : getAgent(id, { signal })), [id]);
+type AgentTab = 'settings' | 'versions' | 'tests';
+
+export function AgentFormPage({ id, tab = 'settings' }: { id: string | null; tab?: AgentTab }) {
+  const existing = useAsync((signal) => (id === null ? Promise.resolve(null) : getAgent(id, { signal })), [id, tab]);
   return (
     <>
       <PageHeader
@@ -90,7 +102,12 @@ export function AgentFormPage({ id }: { id: string | null }) {
           </Link>
         }
       />
-      {existing.loading && existing.data === undefined ? (
+      {id !== null && <AgentTabs id={id} tab={tab} />}
+      {id !== null && tab === 'versions' ? (
+        <AgentVersionsTab agentId={id} />
+      ) : id !== null && tab === 'tests' ? (
+        <AgentTestsTab agentId={id} />
+      ) : existing.loading && existing.data === undefined ? (
         <div className="card">
           <Skeleton rows={6} />
         </div>
@@ -223,6 +240,24 @@ function AgentForm({ agent }: { agent: Agent | null }) {
       </div>
       <DeleteAgentDialog deletion={deletion} />
     </form>
+  );
+}
+
+/** Settings (the live agent), Versions (history, diff, publish, rollback) and Tests (cases, runs): one page, tabs in the URL. */
+function AgentTabs({ id, tab }: { id: string; tab: AgentTab }) {
+  const path = `/agents/${encodeURIComponent(id)}`;
+  return (
+    <nav className="tabs agent-tabs" aria-label="Agent views">
+      <Link to={path} className="tab" aria-current={tab === 'settings' ? 'page' : undefined}>
+        Settings
+      </Link>
+      <Link to={`${path}/versions`} className="tab" aria-current={tab === 'versions' ? 'page' : undefined} data-testid="agent-versions-tab">
+        Versions
+      </Link>
+      <Link to={`${path}/tests`} className="tab" aria-current={tab === 'tests' ? 'page' : undefined} data-testid="agent-tests-tab">
+        Tests
+      </Link>
+    </nav>
   );
 }
 

@@ -1,0 +1,51 @@
+import type { Decider } from '../../decider.js';
+import { DomainError } from '../../errors.js';
+import { TEST_CASE_LIMITS, testCaseBody, type AgentTestCaseEvent, type TestCaseBody } from './events.js';
+import { evolveTestCases, initialTestCasesState, type TestCasesState } from './state.js';
+
+/** The caller has checked that the agent exists and is the company's. */
+export type TestCaseCommand =
+  | { type: 'SaveTestCase'; caseId: string; agentId: string; companyId: string; body: TestCaseBody; create: boolean; by: string | null; now: string }
+  | { type: 'RemoveTestCase'; caseId: string; companyId: string; by: string | null; now: string };
+
+const notFound = () => new DomainError('NOT_FOUND', 'Test case not found');
+
+function checkBody(body: TestCaseBody): void {
+  const parsed = testCaseBody.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new DomainError('VALIDATION_ERROR', `${issue?.path.map(String).join('.') || 'testCase'}: ${issue?.message ?? 'invalid'}`);
+  }
+  for (const matcher of [...(body.expect.contains ?? []), ...(body.expect.notContains ?? [])]) {
+    if (matcher.kind !== 'regex') continue;
+    try {
+      new RegExp(matcher.value, 'iu');
+    } catch {
+      throw new DomainError('VALIDATION_ERROR', `expect: ${JSON.stringify(matcher.value)} is not a valid regular expression`);
+    }
+  }
+}
+
+export const testCasesDecider: Decider<TestCaseCommand, AgentTestCaseEvent, TestCasesState> = {
+  initialState: initialTestCasesState,
+  evolve: evolveTestCases,
+  decide(command, state) {
+    if (state.companyId !== null && state.companyId !== command.companyId) throw notFound();
+    const existing = state.cases[command.caseId];
+    if (command.type === 'RemoveTestCase') {
+      if (!existing) throw notFound();
+      return [{ type: 'AgentTestCaseRemoved', data: { caseId: command.caseId, by: command.by, at: command.now } }];
+    }
+    if (!command.create && !existing) throw notFound();
+    if (command.create && existing) throw new DomainError('CONFLICT', 'Test case already exists');
+    if (command.create && Object.keys(state.cases).length >= TEST_CASE_LIMITS.perAgent) {
+      throw new DomainError('QUOTA_EXCEEDED', `An agent has at most ${TEST_CASE_LIMITS.perAgent} test cases`);
+    }
+    checkBody(command.body);
+    const { caseId, agentId, companyId, body, by, now } = command;
+    return [{ type: 'AgentTestCaseSaved', data: { ...body, caseId, agentId, companyId, by, at: now } }];
+  },
+};
+
+export const agentTestsStream = (agentId: string) => `agenttests-${agentId}`;
+export const agentIdOfTestsStream = (stream: string) => stream.slice('agenttests-'.length);

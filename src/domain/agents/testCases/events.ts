@@ -1,0 +1,44 @@
+import { z } from 'zod';
+
+/**
+ * An agent's test cases (stream `agenttests-<agentId>`): a customer message, or a short script of customer
+ * turns, with expectations a machine checks on the agent's final answer (checks.ts). A case is saved whole
+ * (created or replaced) and removed; teammates of every role may edit them.
+ */
+export const TEST_CASE_LIMITS = { perAgent: 200, name: 200, turns: 5, turnChars: 2_000, matchers: 10, matcherChars: 200, maxChars: 65_536 } as const;
+
+export const textMatcher = z.object({ kind: z.enum(['text', 'regex']), value: z.string().min(1).max(TEST_CASE_LIMITS.matcherChars) });
+export type TextMatcher = z.infer<typeof textMatcher>;
+
+export const testExpectations = z.object({
+  /** Every one must match the answer (text: case-insensitive substring; regex: JavaScript, case-insensitive). */
+  contains: z.array(textMatcher).max(TEST_CASE_LIMITS.matchers).optional(),
+  /** None may match. */
+  notContains: z.array(textMatcher).max(TEST_CASE_LIMITS.matchers).optional(),
+  /** true: the agent must hand off; false: it must answer. */
+  handoff: z.boolean().optional(),
+  /** The answer must draw on this knowledge document. */
+  citesDocumentId: z.uuid().optional(),
+  /** At most this many characters. */
+  maxChars: z.number().int().min(1).max(TEST_CASE_LIMITS.maxChars).optional(),
+});
+export type TestExpectations = z.infer<typeof testExpectations>;
+
+export const testCaseBody = z.object({
+  name: z.string().min(1).max(TEST_CASE_LIMITS.name),
+  turns: z.array(z.string().min(1).max(TEST_CASE_LIMITS.turnChars)).min(1).max(TEST_CASE_LIMITS.turns),
+  expect: testExpectations,
+  /** A required case that fails should stop a release. */
+  required: z.boolean(),
+});
+export type TestCaseBody = z.infer<typeof testCaseBody>;
+
+const at = z.iso.datetime();
+const by = z.string().max(100).nullable();
+
+export const agentTestCaseEvents = {
+  AgentTestCaseSaved: testCaseBody.extend({ caseId: z.uuid(), agentId: z.uuid(), companyId: z.uuid(), by, at }),
+  AgentTestCaseRemoved: z.object({ caseId: z.uuid(), by, at }),
+};
+type Events = typeof agentTestCaseEvents;
+export type AgentTestCaseEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { agentConfig } from '../events.js';
+import { TEST_CASE_LIMITS, testCaseBody } from '../testCases/events.js';
+
+/**
+ * A run of an agent's test cases with one version (stream `agenttestrun-<runId>`), on the builtin provider: it
+ * records each case's final answer and which expectations passed, never writes a conversation nor sends
+ * anything. The start carries the version's configuration and the cases as they were, so a later edit changes
+ * nothing of a run.
+ */
+const at = z.iso.datetime();
+const checkResult = z.object({
+  check: z.enum(['contains', 'notContains', 'handoff', 'noHandoff', 'cites', 'maxChars']),
+  expected: z.string().max(500),
+  passed: z.boolean(),
+});
+
+export const agentTestRunEvents = {
+  AgentTestRunStarted: z.object({
+    runId: z.uuid(),
+    agentId: z.uuid(),
+    companyId: z.uuid(),
+    version: z.number().int().min(1),
+    config: agentConfig,
+    cases: z.array(testCaseBody.extend({ caseId: z.uuid() })).max(TEST_CASE_LIMITS.perAgent),
+    by: z.string().max(100).nullable(),
+    at,
+  }),
+  AgentTestCaseChecked: z.object({
+    caseId: z.uuid(),
+    answer: z.object({ text: z.string().max(65_536), handoff: z.boolean(), documentIds: z.array(z.uuid()).max(20) }),
+    results: z.array(checkResult).max(50),
+    passed: z.boolean(),
+    at,
+  }),
+  AgentTestRunFinished: z.object({ passed: z.number().int().min(0), failed: z.number().int().min(0), requiredFailed: z.number().int().min(0), at }),
+};
+type Events = typeof agentTestRunEvents;
+export type AgentTestRunEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];

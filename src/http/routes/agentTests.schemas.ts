@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { TEST_CASE_LIMITS, testExpectations } from '../../domain/agents/testCases/events.js';
+import type { AgentTestCaseDoc } from '../../projections/agentTestCases/agentTestCasesProjection.js';
+import { bearerSecurity as security, errorBody, errorResponses, listQuery } from './schemas.js';
+
+export const testCaseSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  turns: z.array(z.string()),
+  expect: testExpectations,
+  required: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  updatedBy: z.string().nullable(),
+});
+
+export const testCaseView = (d: AgentTestCaseDoc): z.infer<typeof testCaseSchema> => ({
+  id: d.id,
+  name: d.name,
+  turns: d.turns,
+  expect: d.expect,
+  required: d.required,
+  createdAt: d.createdAt,
+  updatedAt: d.updatedAt,
+  updatedBy: d.updatedBy,
+});
+
+const matcher = z.strictObject({ kind: z.enum(['text', 'regex']), value: z.string().trim().min(1).max(TEST_CASE_LIMITS.matcherChars) });
+const body = z.strictObject({
+  name: z.string().trim().min(1).max(TEST_CASE_LIMITS.name),
+  turns: z.array(z.string().trim().min(1).max(TEST_CASE_LIMITS.turnChars)).min(1).max(TEST_CASE_LIMITS.turns),
+  expect: z.strictObject({
+    contains: z.array(matcher).max(TEST_CASE_LIMITS.matchers).optional(),
+    notContains: z.array(matcher).max(TEST_CASE_LIMITS.matchers).optional(),
+    handoff: z.boolean().optional(),
+    citesDocumentId: z.uuid().optional(),
+    maxChars: z.number().int().min(1).max(TEST_CASE_LIMITS.maxChars).optional(),
+  }),
+  required: z.boolean().default(false),
+});
+
+const tags = ['agents'];
+const idParams = z.object({ id: z.string().max(64) });
+const caseParams = idParams.extend({ caseId: z.string().max(64) });
+const errors = { ...errorResponses, 409: errorBody };
+
+export const listTestCasesSchema = {
+  tags,
+  security,
+  description: 'The agent’s test cases, oldest first, keyset-paginated by `cursor`. Every role.',
+  params: idParams,
+  querystring: listQuery,
+  response: { 200: z.object({ testCases: z.array(testCaseSchema), nextCursor: z.string().nullable() }), ...errors },
+};
+
+export const createTestCaseSchema = {
+  tags,
+  security,
+  description: 'A customer message or a script of up to 5 customer turns, with expectations checked on the final answer. Every role.',
+  params: idParams,
+  body,
+  response: { 201: z.object({ testCase: testCaseSchema }), ...errors },
+};
+
+export const replaceTestCaseSchema = { tags, security, params: caseParams, body, response: { 200: z.object({ testCase: testCaseSchema }), ...errors } };
+export const deleteTestCaseSchema = { tags, security, params: caseParams, response: { 204: z.null(), ...errors } };
+
+const checkSchema = z.object({ check: z.string(), expected: z.string(), passed: z.boolean() });
+export const testRunSchema = z.object({
+  id: z.uuid(),
+  agentId: z.uuid(),
+  version: z.number().int(),
+  status: z.enum(['running', 'finished']),
+  createdAt: z.string(),
+  createdBy: z.string().nullable(),
+  passed: z.number().int(),
+  failed: z.number().int(),
+  requiredFailed: z.number().int(),
+  cases: z.array(
+    z.object({
+      caseId: z.uuid(),
+      name: z.string(),
+      required: z.boolean(),
+      status: z.enum(['pending', 'passed', 'failed']),
+      answer: z.object({ text: z.string(), handoff: z.boolean(), documentIds: z.array(z.string()) }).nullable(),
+      results: z.array(checkSchema),
+    }),
+  ),
+});
+export type TestRunView = z.infer<typeof testRunSchema>;
+
+export const startTestRunSchema = {
+  tags,
+  security,
+  description:
+    'Answers every test case with `version` (the draft when omitted) on the builtin provider, in the replay worker’s slots: free, deterministic, never a conversation nor a send. 202 with the run; poll it. Owners and admins.',
+  params: idParams,
+  body: z.strictObject({ version: z.number().int().min(1).optional() }).nullish(),
+  response: { 202: z.object({ run: testRunSchema }), ...errors },
+};
+
+export const getTestRunSchema = { tags, security, params: idParams.extend({ runId: z.string().max(64) }), response: { 200: z.object({ run: testRunSchema }), ...errors } };

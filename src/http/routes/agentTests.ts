@@ -1,0 +1,115 @@
+import { loadAgent } from '../../commands/agents/queries.js';
+import { removeTestCase, saveTestCase } from '../../commands/agents/testCases.js';
+import { loadTestRun, startTestRun, type TestRun } from '../../commands/agents/testRuns.js';
+import { AGENT_TEST_CASES, type AgentTestCaseDoc } from '../../projections/agentTestCases/agentTestCasesProjection.js';
+import { listAgentTestCases } from '../../projections/agentTestCases/queries.js';
+import { authOf } from '../authenticate.js';
+import { notFound } from '../errors.js';
+import type { HttpServices } from '../services.js';
+import {
+  createTestCaseSchema,
+  deleteTestCaseSchema,
+  getTestRunSchema,
+  listTestCasesSchema,
+  replaceTestCaseSchema,
+  startTestRunSchema,
+  testCaseView,
+  type TestRunView,
+} from './agentTests.schemas.js';
+import { parseAgentId } from './agentVersions.js';
+import type { ZodApp } from './zodApp.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The company's agent id (checked on its stream), or 404. */
+async function companyAgentId(services: HttpServices, companyId: string, rawId: string): Promise<string> {
+  const agentId = parseAgentId(rawId);
+  if (!(await loadAgent(services.commands.eventStore, companyId, agentId))) throw notFound('Agent');
+  return agentId;
+}
+
+const parseCaseId = (raw: string) => {
+  if (!UUID.test(raw)) throw notFound('Test case');
+  return raw.toLowerCase();
+};
+
+async function caseDoc(services: HttpServices, caseId: string): Promise<AgentTestCaseDoc> {
+  const doc = await services.readStore.get<AgentTestCaseDoc>(AGENT_TEST_CASES, caseId);
+  if (!doc) throw notFound('Test case');
+  return doc;
+}
+
+function testRunView(run: TestRun): TestRunView {
+  const { started, finished } = run;
+  const checked = new Map(run.checked.map((c) => [c.caseId, c]));
+  const failed = run.checked.filter((c) => !c.passed);
+  return {
+    id: started.runId,
+    agentId: started.agentId,
+    version: started.version,
+    status: finished ? 'finished' : 'running',
+    createdAt: started.at,
+    createdBy: started.by,
+    passed: run.checked.length - failed.length,
+    failed: failed.length,
+    requiredFailed: failed.filter((c) => started.cases.find((k) => k.caseId === c.caseId)?.required).length,
+    cases: started.cases.map(({ caseId, name, required }) => {
+      const result = checked.get(caseId);
+      return { caseId, name, required, status: result ? (result.passed ? 'passed' : 'failed') : 'pending', answer: result?.answer ?? null, results: result?.results ?? [] };
+    }),
+  };
+}
+
+/** /api/agents/:id/test-cases and test-runs: every role reads and edits test cases and reads runs; managers start runs. */
+export function registerAgentTests(app: ZodApp, services: HttpServices): void {
+  registerTestRuns(app, services);
+  app.get('/api/agents/:id/test-cases', { schema: listTestCasesSchema }, async (request) => {
+    const agentId = await companyAgentId(services, authOf(request).companyId, request.params.id);
+    const page = await listAgentTestCases(services.readStore, agentId, request.query);
+    return { testCases: page.items.map(testCaseView), nextCursor: page.nextCursor };
+  });
+
+  app.post('/api/agents/:id/test-cases', { schema: createTestCaseSchema }, async (request, reply) => {
+    const auth = authOf(request);
+    const agentId = await companyAgentId(services, auth.companyId, request.params.id);
+    const result = await saveTestCase(services.commands, { companyId: auth.companyId, userId: auth.userId, agentId, caseId: null, body: request.body });
+    await services.waitForProjections(result.position);
+    return reply.status(201).send({ testCase: testCaseView(await caseDoc(services, result.caseId)) });
+  });
+
+  app.put('/api/agents/:id/test-cases/:caseId', { schema: replaceTestCaseSchema }, async (request) => {
+    const auth = authOf(request);
+    const agentId = await companyAgentId(services, auth.companyId, request.params.id);
+    const caseId = parseCaseId(request.params.caseId);
+    const result = await saveTestCase(services.commands, { companyId: auth.companyId, userId: auth.userId, agentId, caseId, body: request.body });
+    await services.waitForProjections(result.position);
+    return { testCase: testCaseView(await caseDoc(services, caseId)) };
+  });
+
+  app.delete('/api/agents/:id/test-cases/:caseId', { schema: deleteTestCaseSchema }, async (request, reply) => {
+    const auth = authOf(request);
+    const agentId = await companyAgentId(services, auth.companyId, request.params.id);
+    const result = await removeTestCase(services.commands, { companyId: auth.companyId, userId: auth.userId, agentId, caseId: parseCaseId(request.params.caseId) });
+    await services.waitForProjections(result.position);
+    return reply.status(204).send(null);
+  });
+}
+
+function registerTestRuns(app: ZodApp, services: HttpServices): void {
+  app.post('/api/agents/:id/test-runs', { schema: startTestRunSchema }, async (request, reply) => {
+    const auth = authOf(request);
+    const agentId = await companyAgentId(services, auth.companyId, request.params.id);
+    const started = await startTestRun(services.commands, { companyId: auth.companyId, userId: auth.userId, agentId, version: request.body?.version ?? null });
+    const run = await loadTestRun(services.commands, auth.companyId, started.runId);
+    if (!run) throw notFound('Test run');
+    return reply.status(202).send({ run: testRunView(run) });
+  });
+
+  app.get('/api/agents/:id/test-runs/:runId', { schema: getTestRunSchema }, async (request) => {
+    const { companyId } = authOf(request);
+    const agentId = await companyAgentId(services, companyId, request.params.id);
+    const run = UUID.test(request.params.runId) ? await loadTestRun(services.commands, companyId, request.params.runId.toLowerCase()) : null;
+    if (!run || run.started.agentId !== agentId) throw notFound('Test run');
+    return { run: testRunView(run) };
+  });
+}

@@ -1,0 +1,129 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserPrerequisites, dashboardPage, saveFailureScreenshot, signUpInDashboard, startServerAndBrowser, type ServerAndBrowser } from '../support/browser.js';
+
+/**
+ * An agent's Versions and Tests tabs in headless Chromium: edit the draft, see the new version and its diff, publish it and see
+ * the playground answer change, roll back with a reason and see it change back. The builtin provider answers a
+ * question its (empty) knowledge base cannot with the version's handoff message, so every answer is exact.
+ * Needs `npm run build` and /usr/bin/chromium, like dashboard.browser.test.ts.
+ */
+const TIMEOUT = 90_000;
+const QUESTION = 'Can I pay with a cheque?';
+
+if (browserPrerequisites()) {
+  let base: string;
+  let stage: ServerAndBrowser;
+  let page: Page;
+  beforeAll(async () => {
+    stage = await startServerAndBrowser({ REPLY_BURST_WINDOW_MS: '50' });
+    ({ base } = stage);
+    page = await dashboardPage(stage.browser, { timeoutMs: 15_000 });
+  });
+  afterAll(async () => {
+    await stage?.close();
+  });
+
+  const api = (method: string, path: string, body?: unknown) =>
+    page.evaluate(
+      async ({ method, path, body }) => {
+        const bearer = (JSON.parse(localStorage.getItem('mas.session') ?? 'null') as { access_token: string }).access_token;
+        const res = await fetch(path, { method, headers: { authorization: `Bearer ${bearer}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+        return { status: res.status, json: res.status === 204 ? null : await res.json() };
+      },
+      { method, path, body },
+    );
+
+  /** Asks in the agent's playground (a new session each time) and resolves with the answer's text. */
+  async function playgroundAnswer(agentId: string): Promise<string> {
+    await page.goto(`${base}/#/agents/${agentId}/playground`);
+    await page.getByRole('heading', { level: 1, name: 'Playground: Ava' }).waitFor();
+    await page.getByTestId('playground-new-session').click();
+    await expect.poll(() => page.getByTestId('playground-answer').count()).toBe(0);
+    await page.getByTestId('playground-input').fill(QUESTION);
+    await page.getByTestId('playground-send').click();
+    const answer = page.getByTestId('playground-answer').last().locator('.message-text');
+    await answer.waitFor({ timeout: 15_000 });
+    return (await answer.textContent()) ?? '';
+  }
+
+  const versionRow = (n: number) => page.locator(`[data-testid="agent-version"][data-version="${n}"]`);
+
+  describe('agent versions in the dashboard', () => {
+    it('edit the draft, see a new version, publish, see the playground answer change, roll back, see it change back', { timeout: TIMEOUT }, async (ctx) => {
+      ctx.onTestFailed(async () => {
+        await saveFailureScreenshot(page, 'agent-versions');
+      });
+      await signUpInDashboard(page, base, { companyName: 'Versions Outfitters', email: `versions-${Date.now()}@example.com` });
+      const agent = (await api('POST', '/api/agents', { name: 'Ava', systemPrompt: 'Be kind.\nBe brief.', handoffMessage: 'Version one hands off.' })).json.agent;
+      expect(await playgroundAnswer(agent.id)).toContain('Version one hands off.');
+
+      // Agents → Edit → Versions: version 1, published.
+      await page.goto(`${base}/#/agents/${agent.id}`);
+      await page.getByTestId('agent-versions-tab').click();
+      await versionRow(1).waitFor();
+      expect(await versionRow(1).textContent()).toContain('Published');
+
+      // Edit the draft: a new version, not yet published, with its diff.
+      await page.getByLabel('Draft system prompt').fill('Be kind.\nBe very brief.');
+      await page.getByLabel('Draft handoff message').fill('Version two hands off.');
+      await page.getByRole('button', { name: 'Save as new version' }).click();
+      await versionRow(2).waitFor();
+      await expect.poll(() => versionRow(2).textContent()).toMatch(/Draft.*changed System prompt, Handoff message/);
+      const diff = page.getByTestId('version-diff');
+      await expect.poll(() => diff.locator('[data-op="added"]').textContent()).toContain('Be very brief.');
+      expect(await diff.locator('[data-op="removed"]').textContent()).toContain('Be brief.');
+      await expect.poll(() => diff.locator('[data-field="handoffMessage"]').textContent()).toContain('Version two hands off.');
+      // Saved, not published: customers and the playground still get version 1.
+      expect(await playgroundAnswer(agent.id)).toContain('Version one hands off.');
+
+      // Publish version 2: the playground answers with it.
+      await page.goto(`${base}/#/agents/${agent.id}/versions`);
+      await versionRow(2).getByRole('button', { name: 'Publish', exact: true }).click();
+      await expect.poll(() => page.getByTestId('versions-summary').textContent()).toContain('version 2');
+      expect(await versionRow(2).textContent()).toContain('Published');
+      expect(await playgroundAnswer(agent.id)).toContain('Version two hands off.');
+
+      // Roll back to version 1, with a reason: the playground answers with version 1 again.
+      await page.goto(`${base}/#/agents/${agent.id}/versions`);
+      await versionRow(1).getByRole('button', { name: 'Roll back to this' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Reason').fill('Customers found it curt');
+      await dialog.getByRole('button', { name: 'Roll back', exact: true }).click();
+      await expect.poll(() => page.getByTestId('versions-summary').textContent()).toContain('version 1');
+      await expect.poll(() => page.getByTestId('publication').first().textContent()).toMatch(/Rolled back to version 1 \(was 2\).*Customers found it curt/);
+      expect(await playgroundAnswer(agent.id)).toContain('Version one hands off.');
+    });
+
+    it('adds a test case on the Tests tab and runs it: it fails with version 1 and passes with the draft', { timeout: TIMEOUT }, async (ctx) => {
+      ctx.onTestFailed(async () => {
+        await saveFailureScreenshot(page, 'agent-tests');
+      });
+      const agent = (await api('POST', '/api/agents', { name: 'Bo', handoffMessage: 'Version one hands off.' })).json.agent;
+      expect((await api('POST', `/api/agents/${agent.id}/versions`, { handoffMessage: 'Version two hands off.' })).status).toBe(201);
+
+      await page.goto(`${base}/#/agents/${agent.id}`);
+      await page.getByTestId('agent-tests-tab').click();
+      await page.getByLabel('Case name').fill('Cheques go to people');
+      await page.getByLabel('Customer messages').fill(QUESTION);
+      await page.getByLabel('Answer must contain').fill('Version two');
+      await page.getByLabel('Handoff').selectOption('yes');
+      await page.getByRole('button', { name: 'Add test case' }).click();
+      await expect.poll(() => page.getByTestId('test-case').textContent()).toMatch(/Cheques go to people.*Required.*contains “Version two” · hands off/);
+
+      const run = page.getByTestId('test-run');
+      await page.getByLabel('With version').selectOption('1');
+      await page.getByRole('button', { name: 'Run tests' }).click();
+      await expect.poll(() => run.getAttribute('data-status'), { timeout: 15_000 }).toBe('finished');
+      expect(await page.getByTestId('test-run-case').getAttribute('data-status')).toBe('failed');
+      await expect.poll(() => run.textContent()).toMatch(/0 passed, 1 failed \(1 required failed\).*Version one hands off.*✗ contains.*✓ handoff/);
+
+      await page.getByLabel('With version').selectOption('2');
+      await page.getByRole('button', { name: 'Run tests' }).click();
+      await expect.poll(() => run.textContent(), { timeout: 15_000 }).toMatch(/Version 2: 1 passed, 0 failed/);
+      expect(await page.getByTestId('test-run-case').getAttribute('data-status')).toBe('passed');
+      // A run writes no conversation.
+      expect((await api('GET', '/api/conversations')).json.conversations).toEqual([]);
+    });
+  });
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { testCasesDecider } from '../../../../../src/domain/agents/testCases/decider.js';
+import type { AgentTestCaseEvent, TestCaseBody } from '../../../../../src/domain/agents/testCases/events.js';
+import { specFor } from '../../../../support/gwt.js';
+
+const A1 = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
+const C1 = 'cccccccc-cccc-4ccc-8ccc-cccccccccccc';
+const C2 = 'dddddddd-dddd-4ddd-8ddd-dddddddddddd';
+const K1 = '11111111-1111-4111-8111-111111111111';
+const K2 = '22222222-2222-4222-8222-222222222222';
+const T0 = '2026-01-01T00:00:00.000Z';
+const T1 = '2026-01-02T00:00:00.000Z';
+const BY = 'user:33333333-3333-4333-8333-333333333333';
+
+const spec = specFor(testCasesDecider);
+const body: TestCaseBody = { name: 'Cheques', turns: ['Can I pay with a cheque?'], expect: { handoff: true, notContains: [{ kind: 'text', value: 'yes' }] }, required: true };
+const saved = (caseId: string, b: TestCaseBody = body, at = T0): AgentTestCaseEvent => ({ type: 'AgentTestCaseSaved', data: { ...b, caseId, agentId: A1, companyId: C1, by: BY, at } });
+const save = (caseId: string, b: TestCaseBody, create: boolean, companyId = C1) =>
+  ({ type: 'SaveTestCase', caseId, agentId: A1, companyId, body: b, create, by: BY, now: T1 }) as const;
+
+describe('agent test cases', () => {
+  it('saves a new case, then replaces it whole; the creation time stays', () => {
+    spec.given([]).when(save(K1, body, true)).then([saved(K1, body, T1)]);
+    const changed = { ...body, turns: ['Hello', 'Can I pay with a cheque?'] };
+    const state = spec.given([saved(K1)]).when(save(K1, changed, false)).then([saved(K1, changed, T1)]);
+    expect(state.cases[K1]).toMatchObject({ turns: ['Hello', 'Can I pay with a cheque?'], createdAt: T0, updatedAt: T1 });
+  });
+
+  it('removes a case', () => {
+    const state = spec.given([saved(K1), saved(K2)]).when({ type: 'RemoveTestCase', caseId: K1, companyId: C1, by: BY, now: T1 }).then([{ type: 'AgentTestCaseRemoved', data: { caseId: K1, by: BY, at: T1 } }]);
+    expect(Object.keys(state.cases)).toEqual([K2]);
+  });
+
+  it('a missing case, or another company’s, is NOT_FOUND; creating one twice is a CONFLICT', () => {
+    spec.given([]).when(save(K1, body, false)).thenThrows('NOT_FOUND');
+    spec.given([]).when({ type: 'RemoveTestCase', caseId: K1, companyId: C1, by: BY, now: T1 }).thenThrows('NOT_FOUND');
+    spec.given([saved(K1)]).when(save(K1, body, false, C2)).thenThrows('NOT_FOUND');
+    spec.given([saved(K1)]).when(save(K1, body, true)).thenThrows('CONFLICT');
+  });
+
+  it('refuses a case without turns, or with a regular expression that does not compile', () => {
+    spec.given([]).when(save(K1, { ...body, turns: [] }, true)).thenThrows('VALIDATION_ERROR');
+    spec.given([]).when(save(K1, { ...body, expect: { contains: [{ kind: 'regex', value: '(unclosed' }] } }, true)).thenThrows('VALIDATION_ERROR');
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { agentDefaults, type AgentConfig, type AgentEvent } from '../../../../src/domain/agents/events.js';
+import { agentVersionConfigs, diffConfigs, diffLines } from '../../../../src/domain/agents/versions.js';
+
+const A1 = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
+const C1 = 'cccccccc-cccc-4ccc-8ccc-cccccccccccc';
+const T0 = '2026-01-01T00:00:00.000Z';
+const { active: _a, ...v1 } = agentDefaults;
+
+describe('agent version history', () => {
+  it('version 1 is the configuration before any saved version, old in-place edits included; later versions are as saved', () => {
+    const v2: AgentConfig = { ...v1, systemPrompt: 'Second.' };
+    const events: AgentEvent[] = [
+      { type: 'AgentCreated', data: { agentId: A1, companyId: C1, name: 'Bot', ...agentDefaults, at: T0 } },
+      { type: 'AgentUpdated', data: { changes: { temperature: 1.1 }, at: T0 } },
+      { type: 'AgentVersionSaved', data: { version: 2, basedOn: 1, config: v2, changed: ['systemPrompt'], by: null, at: T0 } },
+      { type: 'AgentUpdated', data: { changes: { name: 'Renamed' }, at: T0 } },
+    ];
+    const versions = agentVersionConfigs(events);
+    expect([...versions.keys()]).toEqual([1, 2]);
+    expect(versions.get(1)).toEqual({ ...v1, temperature: 1.1 });
+    expect(versions.get(2)).toEqual(v2);
+  });
+});
+
+describe('version diff', () => {
+  it('compares every versioned field and says which changed', () => {
+    const { fields } = diffConfigs(v1, { ...v1, temperature: 0.9, model: 'gpt-4o-mini' });
+    expect(fields.filter((f) => f.changed)).toEqual([
+      { field: 'model', from: null, to: 'gpt-4o-mini', changed: true },
+      { field: 'temperature', from: 0.3, to: 0.9, changed: true },
+    ]);
+    expect(fields.map((f) => f.field).sort()).toEqual(['answerThreshold', 'handoffMessage', 'model', 'systemPrompt', 'temperature', 'useKnowledgeBase']);
+  });
+
+  it('diffs the prompt line by line', () => {
+    expect(diffLines('Be kind.\nBe brief.\nSign as Ava.', 'Be kind.\nBe very brief.\nSign as Ava.\nNever guess.')).toEqual([
+      { op: 'equal', line: 'Be kind.' },
+      { op: 'removed', line: 'Be brief.' },
+      { op: 'added', line: 'Be very brief.' },
+      { op: 'equal', line: 'Sign as Ava.' },
+      { op: 'added', line: 'Never guess.' },
+    ]);
+    expect(diffLines('same', 'same')).toEqual([{ op: 'equal', line: 'same' }]);
+  });
+});

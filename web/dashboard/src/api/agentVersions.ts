@@ -1,0 +1,113 @@
+// Agent versions: every saved change is a numbered version; one is published (answers customers), one is the draft.
+import type { Agent, AnswerThreshold } from './types.js';
+import { query, request, type RequestOptions } from './client.js';
+
+export interface AgentConfig {
+  systemPrompt: string;
+  model: string | null;
+  temperature: number;
+  useKnowledgeBase: boolean;
+  handoffMessage: string;
+  answerThreshold: AnswerThreshold;
+}
+
+export interface AgentVersion {
+  version: number;
+  basedOn: number | null;
+  changed: string[];
+  config: AgentConfig;
+  createdAt: string;
+  createdBy: string | null;
+  published: boolean;
+  draft: boolean;
+}
+
+export interface VersionPage {
+  versions: AgentVersion[];
+  nextCursor: string | null;
+  publishedVersion: number;
+  draftVersion: number;
+  latestVersion: number;
+}
+
+export interface VersionDiff {
+  from: number;
+  to: number;
+  fields: { field: keyof AgentConfig; from: unknown; to: unknown; changed: boolean }[];
+  systemPrompt: { op: 'equal' | 'added' | 'removed'; line: string }[];
+}
+
+export interface Publication {
+  version: number;
+  previousVersion: number;
+  rollback: boolean;
+  reason: string | null;
+  by: string | null;
+  at: string;
+}
+
+export interface Released {
+  agent: Agent;
+  publishedVersion: number;
+  draftVersion: number;
+  latestVersion: number;
+}
+
+const base = (agentId: string) => `/api/agents/${encodeURIComponent(agentId)}`;
+
+export const listVersions = (agentId: string, page: { cursor?: string | null; limit?: number } = {}, o?: RequestOptions) =>
+  request<VersionPage>('GET', `${base(agentId)}/versions${query({ limit: page.limit ?? 50, cursor: page.cursor })}`, undefined, o);
+export const saveDraft = async (agentId: string, changes: Partial<AgentConfig>) =>
+  (await request<{ version: AgentVersion }>('POST', `${base(agentId)}/versions`, changes)).version;
+export const diffVersions = async (agentId: string, from: number, to: number, o?: RequestOptions) =>
+  (await request<{ diff: VersionDiff }>('GET', `${base(agentId)}/diff${query({ from, to })}`, undefined, o)).diff;
+export const publishVersion = (agentId: string, version: number) => request<Released>('POST', `${base(agentId)}/versions/${version}/publish`, {});
+export const rollbackTo = (agentId: string, version: number, reason: string) => request<Released>('POST', `${base(agentId)}/rollback`, { version, reason });
+export const listPublications = async (agentId: string, o?: RequestOptions) =>
+  (await request<{ publications: Publication[] }>('GET', `${base(agentId)}/publications?limit=20`, undefined, o)).publications;
+
+// Test cases and runs: checked on the builtin provider, never a conversation.
+export interface TextMatcher {
+  kind: 'text' | 'regex';
+  value: string;
+}
+export interface TestExpectations {
+  contains?: TextMatcher[];
+  notContains?: TextMatcher[];
+  handoff?: boolean;
+  citesDocumentId?: string;
+  maxChars?: number;
+}
+export interface TestCase {
+  id: string;
+  name: string;
+  turns: string[];
+  expect: TestExpectations;
+  required: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+export type TestCaseInput = Pick<TestCase, 'name' | 'turns' | 'expect' | 'required'>;
+export interface TestRun {
+  id: string;
+  version: number;
+  status: 'running' | 'finished';
+  passed: number;
+  failed: number;
+  requiredFailed: number;
+  cases: {
+    caseId: string;
+    name: string;
+    required: boolean;
+    status: 'pending' | 'passed' | 'failed';
+    answer: { text: string; handoff: boolean; documentIds: string[] } | null;
+    results: { check: string; expected: string; passed: boolean }[];
+  }[];
+}
+
+export const listTestCases = async (agentId: string, o?: RequestOptions) =>
+  (await request<{ testCases: TestCase[] }>('GET', `${base(agentId)}/test-cases?limit=200`, undefined, o)).testCases;
+export const createTestCase = async (agentId: string, input: TestCaseInput) => (await request<{ testCase: TestCase }>('POST', `${base(agentId)}/test-cases`, input)).testCase;
+export const deleteTestCase = (agentId: string, caseId: string) => request<void>('DELETE', `${base(agentId)}/test-cases/${encodeURIComponent(caseId)}`);
+export const startTestRun = async (agentId: string, version: number) => (await request<{ run: TestRun }>('POST', `${base(agentId)}/test-runs`, { version })).run;
+export const getTestRun = async (agentId: string, runId: string) => (await request<{ run: TestRun }>('GET', `${base(agentId)}/test-runs/${encodeURIComponent(runId)}`)).run;
