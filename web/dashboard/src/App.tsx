@@ -4,7 +4,6 @@ import { Layout, NAV } from './components/Layout.js';
 import { ToastProvider } from './components/Toasts.js';
 import { EmptyState, Skeleton } from './components/ui.js';
 import { Link, navigate, useRoute, type Route } from './lib/router.js';
-import { AgentFormPage, AgentsPage } from './pages/Agents.js';
 import { AcceptInvitationPage, LoginPage, RegisterPage } from './pages/Auth.js';
 import { ConversationsPage } from './pages/Conversations.js';
 import { CreditsPage } from './pages/Credits.js';
@@ -19,9 +18,12 @@ import { WebhookLogsPage } from './pages/WebhookLogs.js';
 import { CannedRepliesPage } from './pages/CannedReplies.js';
 import { PlaygroundPage } from './pages/Playground.js';
 
-// The charts library loads with the Analytics page only, not with every other page.
+// The charts library loads with the Analytics page only, not with every other page; the agent pages (versions,
+// tests) and replays load when first opened too, keeping the first load under the bundle budget.
 const AnalyticsPage = lazy(async () => ({ default: (await import('./pages/Analytics.js')).AnalyticsPage }));
-import { ReplaysPage } from './pages/Replays.js';
+const AgentsPage = lazy(async () => ({ default: (await import('./pages/Agents.js')).AgentsPage }));
+const AgentFormPage = lazy(async () => ({ default: (await import('./pages/Agents.js')).AgentFormPage }));
+const ReplaysPage = lazy(async () => ({ default: (await import('./pages/Replays.js')).ReplaysPage }));
 
 const PUBLIC = new Set(['', 'login', 'register']);
 
@@ -100,7 +102,9 @@ function Routes() {
   if (PUBLIC.has(section)) return null;
   return (
     <Layout route={route}>
-      <Page route={route} />
+      <Suspense fallback={<Skeleton rows={4} label="Loading…" />}>
+        <Page route={route} />
+      </Suspense>
     </Layout>
   );
 }
