@@ -24,6 +24,7 @@ import { sequenceEvents } from './sequence/events.js';
 import { loginSessionEvents } from './logins/events.js';
 import { playgroundEvents } from './playground/events.js';
 import { replayEvents } from './replays/events.js';
+import { webhookEndpointEvents } from './webhookEndpoints/events.js';
 
 /** Every event type the system may store, with the zod schema of its data. */
 export type EventCatalog = Record<string, z.ZodType>;
@@ -67,4 +68,5 @@ export const eventCatalog = mergeCatalogs(
   cannedReplyEvents,
   playgroundEvents,
   replayEvents,
+  webhookEndpointEvents,
 );
