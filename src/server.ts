@@ -29,6 +29,7 @@ import { staticFileRoutes } from './http/routes/staticFiles.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { conversationByPlatformRef } from './projections/conversationRefs/queries.js';
 import { customerRoutes } from './http/routes/customers.js';
+import { publicEventRoutes } from './http/routes/publicEvents.js';
 import { cannedReplyRoutes } from './http/routes/cannedReplies.js';
 import { knowledgeFileRoutes } from './http/routes/knowledgeFiles.js';
 import { playgroundRoutes } from './http/routes/playground.js';
@@ -166,6 +167,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       aiBacklogRoutes(services),
       customerRoutes(services),
       cannedReplyRoutes(services),
+      publicEventRoutes(services),
       playgroundRoutes(services, {
         searchKnowledge: searchPassages(knowledge),
       }),

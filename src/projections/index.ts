@@ -19,6 +19,7 @@ import { cannedRepliesProjection } from './cannedReplies/cannedRepliesProjection
 import { webhookLogsProjection } from './webhookLogs/webhookLogsProjection.js';
 import { replaysProjection } from './replays/replaysProjection.js';
 import { playgroundSessionsProjection } from './playgroundSessions/playgroundSessionsProjection.js';
+import { publicEventsProjection } from './publicEvents/publicEventsProjection.js';
 
 /** Every read model the dashboard and API query. */
 export const allProjections: Projection[] = [companiesProjection, teammatesProjection, invitationsProjection, loginSessionsProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection,
@@ -32,4 +33,5 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   analyticsProjection,
   replaysProjection,
   playgroundSessionsProjection,
+  publicEventsProjection,
 ];

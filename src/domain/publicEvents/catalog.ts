@@ -9,7 +9,7 @@ import { platformIdSchema } from '../platformId.js';
  * secrets, platform plumbing) reaches it. Adding a type or an optional field keeps the version; removing or
  * renaming one raises it.
  */
-export const CATALOG_VERSION = 1;
+export const CATALOG_VERSION = 1 as const;
 
 const at = z.iso.datetime();
 const conversationId = z.uuid();
