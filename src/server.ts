@@ -30,6 +30,7 @@ import { webhookRoutes } from './http/routes/webhooks.js';
 import { conversationByPlatformRef } from './projections/conversationRefs/queries.js';
 import { customerRoutes } from './http/routes/customers.js';
 import { publicEventRoutes } from './http/routes/publicEvents.js';
+import { webhookEndpointRoutes } from './http/routes/webhookEndpoints.js';
 import { cannedReplyRoutes } from './http/routes/cannedReplies.js';
 import { knowledgeFileRoutes } from './http/routes/knowledgeFiles.js';
 import { playgroundRoutes } from './http/routes/playground.js';
@@ -168,6 +169,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       customerRoutes(services),
       cannedReplyRoutes(services),
       publicEventRoutes(services),
+      webhookEndpointRoutes(services),
       playgroundRoutes(services, {
         searchKnowledge: searchPassages(knowledge),
       }),

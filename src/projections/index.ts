@@ -20,6 +20,7 @@ import { webhookLogsProjection } from './webhookLogs/webhookLogsProjection.js';
 import { replaysProjection } from './replays/replaysProjection.js';
 import { playgroundSessionsProjection } from './playgroundSessions/playgroundSessionsProjection.js';
 import { publicEventsProjection } from './publicEvents/publicEventsProjection.js';
+import { webhookEndpointsProjection } from './webhookEndpoints/webhookEndpointsProjection.js';
 
 /** Every read model the dashboard and API query. */
 export const allProjections: Projection[] = [companiesProjection, teammatesProjection, invitationsProjection, loginSessionsProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection,
@@ -34,4 +35,5 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   replaysProjection,
   playgroundSessionsProjection,
   publicEventsProjection,
+  webhookEndpointsProjection,
 ];
