@@ -25,6 +25,7 @@ import { loginSessionEvents } from './logins/events.js';
 import { playgroundEvents } from './playground/events.js';
 import { replayEvents } from './replays/events.js';
 import { webhookEndpointEvents } from './webhookEndpoints/events.js';
+import { webhookDeliveryEvents } from './webhookDeliveries/events.js';
 
 /** Every event type the system may store, with the zod schema of its data. */
 export type EventCatalog = Record<string, z.ZodType>;
@@ -69,4 +70,5 @@ export const eventCatalog = mergeCatalogs(
   playgroundEvents,
   replayEvents,
   webhookEndpointEvents,
+  webhookDeliveryEvents,
 );

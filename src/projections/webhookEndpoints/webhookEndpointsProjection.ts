@@ -11,6 +11,8 @@ export interface WebhookEndpointDoc extends Doc {
   description: string;
   disabled: { reason: string; at: string } | null;
   previousSecretValidUntil: string | null;
+  /** The latest replay asked for (the delivery worker applies it once). */
+  replay?: { replayId: string; from: string } | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -20,7 +22,7 @@ export const WEBHOOK_ENDPOINTS = 'webhook_endpoints';
 export const webhookEndpointsProjection = defineProjection(webhookEndpointEvents, {
   name: 'webhookEndpoints',
   collections: [{ name: WEBHOOK_ENDPOINTS, indexes: [['companyId', 'createdAt'], 'active'] }],
-  eventTypes: ['WebhookEndpointCreated', 'WebhookEndpointUpdated', 'WebhookEndpointDeleted', 'WebhookEndpointSecretRotated', 'WebhookEndpointDisabled'],
+  eventTypes: ['WebhookEndpointCreated', 'WebhookEndpointUpdated', 'WebhookEndpointDeleted', 'WebhookEndpointSecretRotated', 'WebhookEndpointDisabled', 'WebhookEndpointReplayRequested'],
   async apply(event, ctx) {
     if (event.type === 'WebhookEndpointCreated') {
       const d = event.data;
@@ -50,6 +52,8 @@ export const webhookEndpointsProjection = defineProjection(webhookEndpointEvents
         return ctx.put(WEBHOOK_ENDPOINTS, { ...doc, previousSecretValidUntil: event.data.previousValidUntil, updatedAt: at });
       case 'WebhookEndpointDisabled':
         return ctx.put(WEBHOOK_ENDPOINTS, { ...doc, active: false, disabled: { reason: event.data.reason, at }, updatedAt: at });
+      case 'WebhookEndpointReplayRequested':
+        return ctx.put(WEBHOOK_ENDPOINTS, { ...doc, replay: { replayId: event.data.replayId, from: event.data.from } });
     }
   },
 });
