@@ -31,6 +31,7 @@ import { conversationByPlatformRef } from './projections/conversationRefs/querie
 import { customerRoutes } from './http/routes/customers.js';
 import { publicEventRoutes } from './http/routes/publicEvents.js';
 import { webhookEndpointRoutes } from './http/routes/webhookEndpoints.js';
+import { webhookDeliveryRoutes } from './http/routes/webhookDeliveries.js';
 import { cannedReplyRoutes } from './http/routes/cannedReplies.js';
 import { knowledgeFileRoutes } from './http/routes/knowledgeFiles.js';
 import { playgroundRoutes } from './http/routes/playground.js';
@@ -82,7 +83,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
   // This thread's Prometheus registry; a processor thread keeps its own, merged into GET /metrics.
   const metrics = createServiceMetrics({ processMetrics: true });
   metrics.watchEventLoop('api', loop);
-  const { jwtKey, secretBox, requireHttps, platform, llmResolver } = outboundClients(config, logger, options);
+  const { jwtKey, secretBox, requireHttps, platform, llmResolver, webhookSender } = outboundClients(config, logger, options);
   // The knowledge-base search index lives in memory (on its own worker thread): rebuilt from the events on every start.
   // This thread's one reader of the event log, for the knowledge index and the live updates (each event read once).
   // Small batches: a document stored before content parts existed carries up to 1 MiB in one event.
@@ -124,6 +125,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     auth,
     readStore,
     secretBox,
+    webhookSender,
     platform,
     checkPlatformUrl: (url) => checkPlatformUrl(url, { allowPrivate: config.allowPrivatePlatformUrls, requireHttps }),
     waitForProjections: (position) => readYourWrites(position, 'read models', waitForPosition),
@@ -170,6 +172,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       cannedReplyRoutes(services),
       publicEventRoutes(services),
       webhookEndpointRoutes(services),
+      webhookDeliveryRoutes(services),
       playgroundRoutes(services, {
         searchKnowledge: searchPassages(knowledge),
       }),

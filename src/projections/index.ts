@@ -21,6 +21,7 @@ import { replaysProjection } from './replays/replaysProjection.js';
 import { playgroundSessionsProjection } from './playgroundSessions/playgroundSessionsProjection.js';
 import { publicEventsProjection } from './publicEvents/publicEventsProjection.js';
 import { webhookEndpointsProjection } from './webhookEndpoints/webhookEndpointsProjection.js';
+import { webhookDeliveriesProjection } from './webhookDeliveries/webhookDeliveriesProjection.js';
 
 /** Every read model the dashboard and API query. */
 export const allProjections: Projection[] = [companiesProjection, teammatesProjection, invitationsProjection, loginSessionsProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection,
@@ -36,4 +37,5 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   playgroundSessionsProjection,
   publicEventsProjection,
   webhookEndpointsProjection,
+  webhookDeliveriesProjection,
 ];

@@ -87,7 +87,7 @@ export function startWebhookDeliveries(deps: WebhookDeliveryDeps): { stop(): Pro
         const seen = known.get(doc.id);
         // Nothing new for it and no replay asked for: not worth a turn.
         if (seen && seen.through >= lastN.get(doc.companyId)! && (doc.replay?.replayId ?? null) === seen.replayId) continue;
-        schedule(doc);
+        if (!busy.has(doc.id) && !stopped) schedule(doc);
       }
       cursor = page.nextCursor;
     } while (cursor && !stopped);

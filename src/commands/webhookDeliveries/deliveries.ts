@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { PublicEvent } from '../../domain/publicEvents/catalog.js';
 import { webhookDeliveryStream, webhookProgressStream, type WebhookDeliveryEvent } from '../../domain/webhookDeliveries/events.js';
 import type { WebhookEndpoint } from '../../domain/webhookEndpoints/state.js';
@@ -105,4 +105,23 @@ export async function moveDeliveryProgress(
 function uuidFrom(key: string): string {
   const h = createHash('sha256').update(key).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** "Send test event": a `webhook.test` event, signed and sent once now, recorded in the endpoint's delivery log. */
+export async function sendTestEvent(deps: DeliveryDeps, companyId: string, endpoint: WebhookEndpoint) {
+  const testId = randomUUID();
+  const event: TestEvent = {
+    id: `evt_test_${testId.replace(/-/g, '')}`,
+    type: 'webhook.test',
+    catalogVersion: 1,
+    timestamp: deps.clock.now().toISOString(),
+    data: { endpointId: endpoint.id, message: 'A test event: your endpoint receives and verifies deliveries.' },
+  };
+  return attemptDelivery(deps, { companyId, endpoint, deliveryId: `test-${testId}`, event, attempt: 1, trigger: 'test', retryInMs: null });
+}
+
+/** A manual resend of one delivered (or failed) event now: same `webhook-id`, outside the in-order queue. */
+export async function resendDelivery(deps: DeliveryDeps, companyId: string, endpoint: WebhookEndpoint, delivery: { n: number; event: PublicEvent }) {
+  const last = await lastDeliveryAttempt(deps, endpoint.id, String(delivery.n));
+  return attemptDelivery(deps, { companyId, endpoint, deliveryId: String(delivery.n), event: delivery.event, attempt: (last?.attempt ?? 0) + 1, trigger: 'resend', retryInMs: null });
 }
