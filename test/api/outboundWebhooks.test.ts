@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent, signUp, type Company } from '../support/api.js';
 import { eventually } from '../support/eventually.js';
 import { postPlatformWebhook } from '../support/platformWebhook.js';
+import { valueOf } from '../support/prometheus.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 import { startWebhookReceiver, type Received, type WebhookReceiver } from '../support/webhookReceiver.js';
 
@@ -98,6 +99,11 @@ describe('outbound webhooks', () => {
         expect(d.recentAttempts[1]!.response).toBe('nope 500');
       }
     });
+    // /metrics counts them per endpoint.
+    const metrics = (await server.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(valueOf(metrics, 'mas_outbound_webhook_attempts', { endpoint: ep.id, outcome: 'delivered' })).toBe(3);
+    expect(valueOf(metrics, 'mas_outbound_webhook_attempts', { endpoint: ep.id, outcome: 'failed' })).toBe(3);
+    expect(valueOf(metrics, 'mas_outbound_webhook_lag_seconds', { endpoint: ep.id })).toBeGreaterThan(0);
   });
 
   it('a hanging endpoint delays neither the company\'s healthy endpoint nor another company (measured)', async () => {
