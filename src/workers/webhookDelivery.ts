@@ -126,6 +126,12 @@ async function serveEndpoint(deps: WebhookDeliveryDeps, doc: WebhookEndpointDoc,
   if (!endpoint?.active) return 'idle';
   const progress = await loadDeliveryProgress(commands, endpoint.id);
   memory.known.set(endpoint.id, { through: progress.through, replayId: progress.replayId });
+  if (progress.revision === null) {
+    // A new endpoint takes what happens from its creation on, not the company's whole history (replay is for that).
+    const first = await firstPublicEventAtOrAfter(readStore, companyId, endpoint.createdAt);
+    await moveDeliveryProgress(commands, { companyId, endpointId: endpoint.id, from: progress, to: first - 1 });
+    return 'again';
+  }
   if (doc.replay && doc.replay.replayId !== progress.replayId) {
     const first = await firstPublicEventAtOrAfter(readStore, companyId, doc.replay.from);
     await moveDeliveryProgress(commands, { companyId, endpointId: endpoint.id, from: progress, to: first - 1, replay: doc.replay });

@@ -69,6 +69,16 @@ describe('outbound webhooks', () => {
     expect(all.received[1]!.event.data).toMatchObject({ text: 'Do you ship to Norway?' });
   });
 
+  it('a new endpoint receives what happens from its creation on, not the company\'s history', async () => {
+    const acme = await company('acme-new');
+    await acme.write('Before any endpoint');
+    await eventually(async () => expect((await acme.call('GET', '/api/events?types=message.received')).json().events).toHaveLength(1), 15_000);
+    const r = await receiver();
+    await endpoint(acme, r, ['message.received']);
+    await acme.write('After the endpoint');
+    await eventually(() => expect(texts(r.received)).toEqual(['After the endpoint']), 15_000);
+  });
+
   it('after a rotation both secrets sign for the grace period; a receiver with either one verifies', async () => {
     const acme = await company('acme-rotate');
     const r = await receiver();
