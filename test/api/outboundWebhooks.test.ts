@@ -69,6 +69,23 @@ describe('outbound webhooks', () => {
     expect(all.received[1]!.event.data).toMatchObject({ text: 'Do you ship to Norway?' });
   });
 
+  it('a teammate assigning and closing the conversation gives conversation.assigned and conversation.closed, once each', async () => {
+    const acme = await company('acme-close');
+    const r = await receiver();
+    await endpoint(acme, r, ['conversation.assigned', 'conversation.closed']);
+    await acme.write('Please close this');
+    const conversationId = await eventually(async () => {
+      const list = (await acme.call('GET', '/api/events?types=conversation.started')).json().events;
+      expect(list).toHaveLength(1);
+      return list[0].data.conversationId as string;
+    }, 15_000);
+    expect((await acme.call('POST', `/api/conversations/${conversationId}/assign`, { assigneeId: acme.user.id })).statusCode).toBe(200);
+    expect((await acme.call('POST', `/api/conversations/${conversationId}/close`, { resolution: 'answered by phone' })).statusCode).toBe(200);
+    await eventually(() => expect(r.received.map((x) => x.event.type)).toEqual(['conversation.assigned', 'conversation.closed']), 15_000);
+    expect(r.received[0]!.event.data).toMatchObject({ conversationId, assigneeId: acme.user.id, previousAssigneeId: null });
+    expect(r.received[1]!.event.data).toMatchObject({ conversationId, reason: 'api', resolution: 'answered by phone', closedBy: `user:${acme.user.id}` });
+  });
+
   it('a new endpoint receives what happens from its creation on, not the company\'s history', async () => {
     const acme = await company('acme-new');
     await acme.write('Before any endpoint');
