@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, signUp, type Company } from '../support/api.js';
+import { createAgent, signUp, useOpenAiLlm, type Company } from '../support/api.js';
 import { eventually } from '../support/eventually.js';
+import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { postPlatformWebhook } from '../support/platformWebhook.js';
 import { valueOf } from '../support/prometheus.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
@@ -14,15 +15,26 @@ import { startWebhookReceiver, type Received, type WebhookReceiver } from '../su
 const SECRET = 'whsec_outbound_0123456789abcdef';
 let server: TestServer;
 let base: string;
+let llm: FakeLlm;
 const receivers: WebhookReceiver[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer({ ALLOW_PRIVATE_PLATFORM_URLS: 'true', REPLY_BURST_WINDOW_MS: '0', WEBHOOK_RETRY_SCHEDULE_MS: '150,150,150', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_POLL_MS: '50' });
+  llm = await startFakeLlm({ apiKey: 'sk-test', models: ['cheap', 'pricey'], reply: 'We ship everywhere.', usage: { prompt_tokens: 1000, completion_tokens: 5 } });
+  server = await startTestServer({
+    ALLOW_PRIVATE_PLATFORM_URLS: 'true',
+    REPLY_BURST_WINDOW_MS: '0',
+    WEBHOOK_RETRY_SCHEDULE_MS: '150,150,150',
+    WEBHOOK_TIMEOUT_MS: '2000',
+    WEBHOOK_POLL_MS: '50',
+    // An answer of "cheap" costs about $1, of "pricey" more than a new company's $5.
+    LLM_PRICE_TABLE: JSON.stringify({ cheap: { inputMicrosPer1K: 1_000_000, outputMicrosPer1K: 0 }, pricey: { inputMicrosPer1K: 1_000_000_000, outputMicrosPer1K: 0 } }),
+  });
   base = await server.listen(0, '127.0.0.1');
 });
 afterAll(async () => {
   for (const r of receivers) await r.close();
   await server?.close();
+  await llm?.close();
 });
 
 async function receiver(options: Parameters<typeof startWebhookReceiver>[0] = {}) {
@@ -84,6 +96,25 @@ describe('outbound webhooks', () => {
     await eventually(() => expect(r.received.map((x) => x.event.type)).toEqual(['conversation.assigned', 'conversation.closed']), 15_000);
     expect(r.received[0]!.event.data).toMatchObject({ conversationId, assigneeId: acme.user.id, previousAssigneeId: null });
     expect(r.received[1]!.event.data).toMatchObject({ conversationId, reason: 'api', resolution: 'answered by phone', closedBy: `user:${acme.user.id}` });
+  });
+
+  it('charges crossing the company\'s threshold give credits.low, and one that spends the rest credits.exhausted', async () => {
+    const low = await company('acme-low');
+    await useOpenAiLlm(low, llm.url, { apiKey: 'sk-test', model: 'cheap' });
+    expect((await low.call('PUT', '/api/webhook-settings', { creditsLowThresholdMicros: 4_500_000 })).statusCode).toBe(200);
+    const r = await receiver();
+    await endpoint(low, r, ['credits.low', 'credits.exhausted']);
+    await low.write('Do you ship to Norway?');
+    await eventually(() => expect(r.received.map((x) => x.event.type)).toEqual(['credits.low']), 15_000);
+    expect(r.received[0]!.event.data).toMatchObject({ thresholdMicros: 4_500_000, balanceMicros: expect.any(Number) });
+    expect(r.received[0]!.event.data.balanceMicros as number).toBeLessThan(4_500_000);
+
+    const spent = await company('acme-spent');
+    await useOpenAiLlm(spent, llm.url, { apiKey: 'sk-test', model: 'pricey' });
+    const s = await receiver();
+    await endpoint(spent, s, ['credits.low', 'credits.exhausted']);
+    await spent.write('Do you ship to Norway?');
+    await eventually(() => expect(s.received.map((x) => x.event.type)).toEqual(['credits.exhausted']), 15_000);
   });
 
   it('a new endpoint receives what happens from its creation on, not the company\'s history', async () => {
