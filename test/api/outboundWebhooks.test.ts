@@ -24,7 +24,7 @@ beforeAll(async () => {
     ALLOW_PRIVATE_PLATFORM_URLS: 'true',
     REPLY_BURST_WINDOW_MS: '0',
     WEBHOOK_RETRY_SCHEDULE_MS: '150,150,150',
-    WEBHOOK_TIMEOUT_MS: '2000',
+    WEBHOOK_TIMEOUT_MS: '5000',
     WEBHOOK_POLL_MS: '50',
     // An answer of "cheap" costs about $1, of "pricey" more than a new company's $5.
     LLM_PRICE_TABLE: JSON.stringify({ cheap: { inputMicrosPer1K: 1_000_000, outputMicrosPer1K: 0 }, pricey: { inputMicrosPer1K: 1_000_000_000, outputMicrosPer1K: 0 } }),
@@ -183,9 +183,9 @@ describe('outbound webhooks', () => {
       expect(healthy.received).toHaveLength(4);
       expect(other.received).toHaveLength(4);
     }, 15_000);
-    // Each delivered well within one timeout of the dead endpoint (2 s), while it holds a connection open.
+    // Each delivered well within one timeout of the dead endpoint (5 s), while it holds a connection open.
     const lags = [...healthy.received, ...other.received].map((r, i) => r.at - sent[i % 4]!);
-    expect(Math.max(...lags)).toBeLessThan(1500);
+    expect(Math.max(...lags)).toBeLessThan(3000);
     expect(dead.received.length).toBeGreaterThanOrEqual(1);
     expect(new Set(dead.received.map((r) => r.id)).size).toBe(1);
   });
