@@ -174,6 +174,12 @@ export const configSchema = z.object({
   LLM_PRICE_TABLE: z.string().optional(),
   SEND_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   SEND_RETRY_BACKOFF_MS: msList.default([1000, 5000, 15000, 30000]),
+  // Outbound webhooks: the waits between attempts (about 24 hours in all), then the endpoint is disabled.
+  WEBHOOK_RETRY_SCHEDULE_MS: msList.default([5000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000, 28_800_000, 28_800_000]),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  WEBHOOK_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(32),
+  WEBHOOK_COMPANY_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(8),
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(250),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(32),
   WORKER_COMPANY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(24),
   REPLY_QUEUE_CAPACITY: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
@@ -231,6 +237,8 @@ export interface Config {
   pricing: Pricing;
   sendMaxAttempts: number;
   sendRetryBackoffMs: number[];
+  /** Outbound webhook deliveries: retry waits, per-attempt timeout, slots (all, per company) and how often endpoints are looked at. */
+  webhooks: { retryScheduleMs: number[]; timeoutMs: number; concurrency: number; companyConcurrency: number; pollMs: number };
   workerConcurrency: number;
   /** At most this many of one company's reply jobs run at once (its fair share of the worker slots). */
   workerCompanyConcurrency: number;
@@ -318,6 +326,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pricing,
     sendMaxAttempts: c.SEND_MAX_ATTEMPTS,
     sendRetryBackoffMs: c.SEND_RETRY_BACKOFF_MS,
+    webhooks: {
+      retryScheduleMs: c.WEBHOOK_RETRY_SCHEDULE_MS,
+      timeoutMs: c.WEBHOOK_TIMEOUT_MS,
+      concurrency: c.WEBHOOK_DELIVERY_CONCURRENCY,
+      companyConcurrency: c.WEBHOOK_COMPANY_CONCURRENCY,
+      pollMs: c.WEBHOOK_POLL_MS,
+    },
     workerConcurrency: c.WORKER_CONCURRENCY,
     workerCompanyConcurrency: Math.min(c.WORKER_COMPANY_CONCURRENCY, c.WORKER_CONCURRENCY),
     replyQueueCapacity: c.REPLY_QUEUE_CAPACITY,

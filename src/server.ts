@@ -30,6 +30,9 @@ import { staticFileRoutes } from './http/routes/staticFiles.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { conversationByPlatformRef } from './projections/conversationRefs/queries.js';
 import { customerRoutes } from './http/routes/customers.js';
+import { publicEventRoutes } from './http/routes/publicEvents.js';
+import { webhookEndpointRoutes } from './http/routes/webhookEndpoints.js';
+import { webhookDeliveryRoutes } from './http/routes/webhookDeliveries.js';
 import { cannedReplyRoutes } from './http/routes/cannedReplies.js';
 import { knowledgeFileRoutes } from './http/routes/knowledgeFiles.js';
 import { playgroundRoutes } from './http/routes/playground.js';
@@ -81,7 +84,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
   // This thread's Prometheus registry; a processor thread keeps its own, merged into GET /metrics.
   const metrics = createServiceMetrics({ processMetrics: true });
   metrics.watchEventLoop('api', loop);
-  const { jwtKey, secretBox, requireHttps, platform, llmResolver } = outboundClients(config, logger, options);
+  const { jwtKey, secretBox, requireHttps, platform, llmResolver, webhookSender } = outboundClients(config, logger, options);
   // The knowledge-base search index lives in memory (on its own worker thread): rebuilt from the events on every start.
   // This thread's one reader of the event log, for the knowledge index and the live updates (each event read once).
   // Small batches: a document stored before content parts existed carries up to 1 MiB in one event.
@@ -123,6 +126,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     auth,
     readStore,
     secretBox,
+    webhookSender,
     platform,
     checkPlatformUrl: (url) => checkPlatformUrl(url, { allowPrivate: config.allowPrivatePlatformUrls, requireHttps }),
     waitForProjections: (position) => readYourWrites(position, 'read models', waitForPosition),
@@ -168,6 +172,9 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       aiBacklogRoutes(services),
       customerRoutes(services),
       cannedReplyRoutes(services),
+      publicEventRoutes(services),
+      webhookEndpointRoutes(services),
+      webhookDeliveryRoutes(services),
       playgroundRoutes(services, {
         searchKnowledge: searchPassages(knowledge),
       }),

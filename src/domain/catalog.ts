@@ -28,6 +28,8 @@ import { sequenceEvents } from './sequence/events.js';
 import { loginSessionEvents } from './logins/events.js';
 import { playgroundEvents } from './playground/events.js';
 import { replayEvents } from './replays/events.js';
+import { webhookEndpointEvents } from './webhookEndpoints/events.js';
+import { webhookDeliveryEvents } from './webhookDeliveries/events.js';
 
 /** Every event type the system may store, with the zod schema of its data. */
 export type EventCatalog = Record<string, z.ZodType>;
@@ -75,4 +77,6 @@ export const eventCatalog = mergeCatalogs(
   replayEvents,
   availabilityEvents,
   autoAssignmentEvents,
+  webhookEndpointEvents,
+  webhookDeliveryEvents,
 );

@@ -35,6 +35,9 @@ export const ROLE_RULES: readonly Rule[] = [
   { url: '/api/replays*', methods: WRITE, roles: MANAGERS },
   { url: '/api/team/invitations*', roles: MANAGERS },
   { url: '/api/team/:userId', methods: ['PATCH', 'DELETE'], roles: MANAGERS },
+  // Outbound webhooks: owners and admins manage endpoints and their deliveries; every role may read them.
+  { url: '/api/webhook-endpoints*', methods: WRITE, roles: MANAGERS },
+  { url: '/api/webhook-settings*', methods: WRITE, roles: MANAGERS },
 ];
 
 /** The roles allowed on a route, or null when every role is. */

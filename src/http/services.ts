@@ -8,6 +8,7 @@ import type { LlmProvider } from '../ports/llm.js';
 import type { Mailer } from '../ports/mailer.js';
 import type { ReplayMetrics, WebhookMetrics } from '../ports/metrics.js';
 import type { KnowledgeSearch } from '../ports/knowledgeSearch.js';
+import type { WebhookSender } from '../ports/webhookSender.js';
 
 /** What route plugins need from the composition root. */
 export interface HttpServices {
@@ -16,6 +17,8 @@ export interface HttpServices {
   auth: AuthDeps;
   readStore: ReadStore;
   secretBox: SecretBox;
+  /** Outbound webhooks' sender (test events and manual resends from the API). */
+  webhookSender: WebhookSender;
   platform: PlatformClient;
   /** Static SSRF check of a platform apiUrl (scheme, literal addresses); DNS is checked again at call time. */
   checkPlatformUrl(url: string): { ok: true } | { ok: false; reason: string };

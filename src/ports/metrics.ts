@@ -74,3 +74,10 @@ const noopTracker: JobTracker = { waiting: () => {}, running: () => {}, done: ()
 export const noopJobMetrics: JobMetrics = { jobStarted: () => noopTracker, watchBacklog: () => {}, replyFinished: () => {}, replyDelivered: () => {} };
 export const noopWebhookMetrics: WebhookMetrics = { webhookHandled: () => {}, rejectionNotLogged: () => {} };
 export const noopReplayMetrics: ReplayMetrics = { replayFinished: () => {}, answerRecorded: () => {}, jobStarted: () => () => {} };
+
+/** Outbound webhook deliveries per endpoint (the metrics keep their labels bounded: top endpoints, then "other"). */
+export interface WebhookDeliveryMetrics {
+  attempted(endpointId: string, ok: boolean, latencyMs: number): void;
+  /** How old the event just delivered was (its timestamp to its 2xx). */
+  lag(endpointId: string, ms: number): void;
+}

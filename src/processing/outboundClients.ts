@@ -6,6 +6,7 @@ import { loadOrCreateKeyFile } from '../infrastructure/keyFile.js';
 import { createLlmResolver } from '../infrastructure/llm/llmForCompany.js';
 import type { Resolver } from '../infrastructure/net/ssrfGuard.js';
 import { createPlatformClient } from '../infrastructure/platform/platformClient.js';
+import { createWebhookSender } from '../infrastructure/webhooks/webhookSender.js';
 import type { PlatformClient } from '../ports/platform.js';
 
 export interface OutboundOptions {
@@ -14,7 +15,7 @@ export interface OutboundOptions {
   dnsResolver?: Resolver;
 }
 
-/** Keys and the clients that leave the process (platform, LLM): the same for the HTTP side and the processing side. */
+/** Keys and the clients that leave the process (platform, LLM, outbound webhooks): the same for the HTTP side and the processing side. */
 export function outboundClients(config: Config, logger: PinoLogger, options: OutboundOptions = {}) {
   const jwtKey = config.jwtSecret ? new TextEncoder().encode(config.jwtSecret) : loadOrCreateKeyFile(join(config.dataDir, 'jwt.key'));
   const masterKey = config.masterKey ? parseMasterKey(config.masterKey) : loadOrCreateKeyFile(join(config.dataDir, 'master.key'));
@@ -29,5 +30,7 @@ export function outboundClients(config: Config, logger: PinoLogger, options: Out
     // The same address policy as platform URLs, enforced at connect time (SSRF).
     network: { allowPrivate: config.allowPrivatePlatformUrls, requireHttps, ...(options.dnsResolver ? { resolver: options.dnsResolver } : {}) },
   });
-  return { jwtKey, secretBox, requireHttps, platform, llmResolver };
+  // Outbound webhooks: the same address policy, checked when each delivery connects.
+  const webhookSender = createWebhookSender({ allowPrivate: config.allowPrivatePlatformUrls, requireHttps, timeoutMs: config.webhooks.timeoutMs, ...(options.dnsResolver ? { resolver: options.dnsResolver } : {}) });
+  return { jwtKey, secretBox, requireHttps, platform, llmResolver, webhookSender };
 }

@@ -7,6 +7,7 @@ import type { ServiceMetrics } from '../infrastructure/metrics/serviceMetrics.js
 import { allProjections } from '../projections/index.js';
 import { startCustomerReplies } from '../workers/customerReplies.js';
 import { startReplayEvaluations } from '../workers/replayEvaluations.js';
+import { startWebhookDeliveries } from '../workers/webhookDelivery.js';
 import type { WorkerDeps } from '../workers/workerDeps.js';
 import type { EventConsumer } from './eventConsumer.js';
 import { startKnowledgeIndexer, type KnowledgeIndexer } from './knowledgeIndexer.js';
@@ -114,6 +115,17 @@ async function startReplies(
     // Replay evaluations: their own subject, durable and slots.
     const replays = await startReplayEvaluations(deps);
     stops.push(() => replays.stop());
+    const outbound = outboundClients(config, logger, options);
+    const webhooks = startWebhookDeliveries({
+      commands,
+      readStore,
+      secretBox: outbound.secretBox,
+      sender: outbound.webhookSender,
+      settings: config.webhooks,
+      logger: logger.child({ component: 'webhook-delivery' }),
+      ...(options.metrics?.webhookDeliveries ? { metrics: options.metrics.webhookDeliveries } : {}),
+    });
+    stops.unshift(() => webhooks.stop());
   }
   return {
     knowledge,

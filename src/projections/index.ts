@@ -22,6 +22,9 @@ import { webhookLogsProjection } from './webhookLogs/webhookLogsProjection.js';
 import { replaysProjection } from './replays/replaysProjection.js';
 import { playgroundSessionsProjection } from './playgroundSessions/playgroundSessionsProjection.js';
 import { assignmentDeskProjection } from './assignmentDesk/assignmentDeskProjection.js';
+import { publicEventsProjection } from './publicEvents/publicEventsProjection.js';
+import { webhookEndpointsProjection } from './webhookEndpoints/webhookEndpointsProjection.js';
+import { webhookDeliveriesProjection } from './webhookDeliveries/webhookDeliveriesProjection.js';
 
 /** Every read model the dashboard and API query. */
 export const allProjections: Projection[] = [companiesProjection, teammatesProjection, invitationsProjection, loginSessionsProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection,
@@ -38,4 +41,7 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   replaysProjection,
   playgroundSessionsProjection,
   assignmentDeskProjection,
+  publicEventsProjection,
+  webhookEndpointsProjection,
+  webhookDeliveriesProjection,
 ];

@@ -59,3 +59,4 @@ export const creditsDecider: Decider<CreditCommand, CreditEvent, CreditState> = 
 };
 
 export const creditsStream = (companyId: string) => `credits-${companyId}`;
+export const companyIdOfCreditsStream = (stream: string) => stream.slice('credits-'.length);

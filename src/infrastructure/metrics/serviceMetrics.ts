@@ -1,3 +1,4 @@
+import { createWebhookDeliveryMetrics } from './webhookDeliveryMetrics.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { WebhookMetrics } from '../../ports/metrics.js';
 import { createJobGauge } from './jobGauge.js';
@@ -66,6 +67,7 @@ export function createServiceMetrics(options: { processMetrics: boolean }) {
     webhooks,
     jobs: createJobGauge(registry),
     replays: createReplayMetrics(registry),
+    webhookDeliveries: createWebhookDeliveryMetrics(registry),
     instrumentLlm: createLlmInstrumentation(registry),
     watchEventLoop(thread: 'api' | 'processor' | 'projections' | 'replies', loop: EventLoopSource) {
       loops.set(thread, loop);
