@@ -22,6 +22,8 @@ import { PlaygroundPage } from './pages/Playground.js';
 // The charts library loads with the Analytics page only, not with every other page.
 const AnalyticsPage = lazy(async () => ({ default: (await import('./pages/Analytics.js')).AnalyticsPage }));
 import { ReplaysPage } from './pages/Replays.js';
+import { WebhooksPage } from './pages/Webhooks.js';
+import { WebhookEndpointLogPage } from './pages/WebhookEndpointLog.js';
 
 const PUBLIC = new Set(['', 'login', 'register']);
 
@@ -56,6 +58,13 @@ function Page({ route }: { route: Route }) {
       break;
     case 'webhook-logs':
       return <WebhookLogsPage />;
+    case 'developers': {
+      // Developers → Webhooks (the section's one page for now): /developers/webhooks[/<endpointId>].
+      const endpointId = route.segments[2];
+      if (!sub || (sub === 'webhooks' && !endpointId)) return <WebhooksPage />;
+      if (sub === 'webhooks' && endpointId) return <WebhookEndpointLogPage key={endpointId} id={endpointId} />;
+      break;
+    }
     case 'agents':
       if (!sub) return <AgentsPage />;
       if (route.segments[2] === 'playground') return <PlaygroundPage key={sub} agentId={sub} />;
