@@ -84,3 +84,9 @@ export const sendWebhookTestEvent = async (id: string) => (await request<{ attem
 /** Sends one delivery again now, with the same `webhook-id`. */
 export const resendWebhookDelivery = async (id: string, deliveryId: string) =>
   (await request<{ attempt: SentAttempt }>('POST', `${base(id)}/deliveries/${encodeURIComponent(deliveryId)}/resend`)).attempt;
+
+/** Below this balance (micro-dollars) the company's endpoints get `credits.low`. */
+export const getCreditsLowThreshold = async (o?: Opts) =>
+  (await request<{ settings: { creditsLowThresholdMicros: number } }>('GET', '/api/webhook-settings', undefined, o)).settings.creditsLowThresholdMicros;
+export const setCreditsLowThreshold = async (micros: number) =>
+  (await request<{ settings: { creditsLowThresholdMicros: number } }>('PUT', '/api/webhook-settings', { creditsLowThresholdMicros: micros })).settings.creditsLowThresholdMicros;

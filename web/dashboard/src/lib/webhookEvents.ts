@@ -89,3 +89,11 @@ export function withSentAttempt(log: readonly WebhookDelivery[], sent: SentAttem
   };
   return [delivery, ...log.filter((d) => d.id !== deliveryId)];
 }
+
+/** A dollar amount as typed ("5", "0.50") in micro-dollars; null when it is not a non-negative amount. */
+export function dollarsToMicros(typed: string): number | null {
+  const value = typed.trim().replace(/^\$/, '');
+  if (!/^\d{1,9}(\.\d{1,6})?$/.test(value)) return null;
+  const [whole, fraction = ''] = value.split('.');
+  return Number(whole) * 1_000_000 + Number(fraction.padEnd(6, '0'));
+}

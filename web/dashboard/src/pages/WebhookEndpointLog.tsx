@@ -205,7 +205,7 @@ function DeliveryRow({ endpointId, delivery, manage, onSent }: { endpointId: str
     }
   }
   return (
-    <tr data-testid="webhook-delivery-row" data-delivery-id={delivery.id} data-status={delivery.status} data-event-type={delivery.eventType}>
+    <tr data-testid="webhook-delivery-row" data-delivery-id={delivery.id} data-event-id={delivery.eventId} data-attempts={delivery.attempts} data-status={delivery.status} data-event-type={delivery.eventType}>
       <td>
         <code className="code-inline">{delivery.eventType}</code>
         <div className="muted small" title="webhook-id">

@@ -18,6 +18,7 @@ import { useSubmit } from '../components/useSubmit.js';
 import { Link } from '../lib/router.js';
 import { usePaged } from '../lib/usePaged.js';
 import { ALL_EVENTS, describeEventTypes, disabledSentence, endpointStatus, PUBLIC_EVENT_TYPES } from '../lib/webhookEvents.js';
+import { CreditsLowThreshold } from './CreditsLowThreshold.js';
 import './webhooks.css';
 
 export const WEBHOOKS_PATH = '/developers/webhooks';
@@ -85,6 +86,7 @@ export function WebhooksPage() {
         </div>
         <LoadMore list={endpoints} />
       </ListState>
+      {me && <CreditsLowThreshold manage={manage} />}
 
       {editing !== null && (
         <EndpointFormDialog
