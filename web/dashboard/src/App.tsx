@@ -22,8 +22,9 @@ import { PlaygroundPage } from './pages/Playground.js';
 // The charts library loads with the Analytics page only, not with every other page.
 const AnalyticsPage = lazy(async () => ({ default: (await import('./pages/Analytics.js')).AnalyticsPage }));
 import { ReplaysPage } from './pages/Replays.js';
-import { WebhooksPage } from './pages/Webhooks.js';
-import { WebhookEndpointLogPage } from './pages/WebhookEndpointLog.js';
+// Developers → Webhooks loads with its pages only: the main bundle stays within its size budget.
+const WebhooksPage = lazy(async () => ({ default: (await import('./pages/Webhooks.js')).WebhooksPage }));
+const WebhookEndpointLogPage = lazy(async () => ({ default: (await import('./pages/WebhookEndpointLog.js')).WebhookEndpointLogPage }));
 
 const PUBLIC = new Set(['', 'login', 'register']);
 
@@ -61,9 +62,12 @@ function Page({ route }: { route: Route }) {
     case 'developers': {
       // Developers → Webhooks (the section's one page for now): /developers/webhooks[/<endpointId>].
       const endpointId = route.segments[2];
-      if (!sub || (sub === 'webhooks' && !endpointId)) return <WebhooksPage />;
-      if (sub === 'webhooks' && endpointId) return <WebhookEndpointLogPage key={endpointId} id={endpointId} />;
-      break;
+      if (sub && sub !== 'webhooks') break;
+      return (
+        <Suspense fallback={<Skeleton rows={6} label="Loading webhooks…" />}>
+          {endpointId ? <WebhookEndpointLogPage key={endpointId} id={endpointId} /> : <WebhooksPage />}
+        </Suspense>
+      );
     }
     case 'agents':
       if (!sub) return <AgentsPage />;
