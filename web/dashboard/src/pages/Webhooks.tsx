@@ -86,7 +86,11 @@ export function WebhooksPage() {
         </div>
         <LoadMore list={endpoints} />
       </ListState>
-      {me && <CreditsLowThreshold manage={manage} />}
+      {me && (
+        <div className="webhooks-foot">
+          <CreditsLowThreshold manage={manage} />
+        </div>
+      )}
 
       {editing !== null && (
         <EndpointFormDialog
