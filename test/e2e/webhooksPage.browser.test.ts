@@ -1,5 +1,7 @@
 import { createHmac } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
@@ -70,6 +72,8 @@ async function startReceiver() {
 }
 
 const UI = { timeout: 15_000 };
+// docs/dashboard.md's screenshot is refreshed with UPDATE_SCREENSHOTS=1; other runs keep theirs under test-results/.
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(process.cwd(), 'docs', 'screenshots') : join(process.cwd(), 'test-results', 'screenshots');
 const INBOUND_SECRET = 'whsec_inbound_0123456789abcdef';
 
 if (browserPrerequisites()) {
@@ -263,6 +267,11 @@ if (browserPrerequisites()) {
       await page.getByRole('button', { name: 'Replay', exact: true }).click();
       await expect.poll(() => receiver.received.filter((r) => r.type === 'message.received').length, UI).toBe(before.length + 1);
       expect(receiver.received.at(-1)).toMatchObject({ id: before[0]!.id, answered: 200 });
+      await dismissNotifications(page);
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await expect.poll(() => rows().count(), UI).toBe(3);
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOTS, 'webhooks.png'), animations: 'disabled', fullPage: true });
     });
 
     it('deletes the endpoint after a confirmation', async () => {

@@ -18,7 +18,7 @@ import { LoadMore } from '../components/LoadMore.js';
 import { useToast } from '../components/Toasts.js';
 import { Badge, Button, EmptyState, ErrorState, InlineError, ListState, PageHeader, Skeleton, TextField, Time, type Tone } from '../components/ui.js';
 import { useSubmit } from '../components/useSubmit.js';
-import { formatDuration } from '../lib/format.js';
+import { formatDuration, formatShort } from '../lib/format.js';
 import { Link } from '../lib/router.js';
 import { useAsync } from '../lib/useAsync.js';
 import { usePaged, type PagedState } from '../lib/usePaged.js';
@@ -177,7 +177,7 @@ function DeliveriesTable({ endpointId, deliveries, manage, onSent }: { endpointI
       errorTitle="Could not load the delivery log"
       empty={<EmptyState title="No deliveries yet">Events this endpoint takes show up here as they are sent. Try “Send test event”.</EmptyState>}
     >
-      <DataTable caption="Deliveries" columns={['Event', 'Status', 'Attempts', 'HTTP status', 'Latency', 'Response', 'Last attempt', 'Next retry']} actions={manage ? true : undefined}>
+      <DataTable cards caption="Deliveries" columns={['Event', 'Status', 'Attempts', 'HTTP status', 'Latency', 'Response', 'Last attempt', 'Next retry']} actions={manage ? true : undefined}>
         {deliveries.items?.map((delivery) => (
           <DeliveryRow key={delivery.id} endpointId={endpointId} delivery={delivery} manage={manage} onSent={onSent} />
         ))}
@@ -206,19 +206,26 @@ function DeliveryRow({ endpointId, delivery, manage, onSent }: { endpointId: str
   }
   return (
     <tr data-testid="webhook-delivery-row" data-delivery-id={delivery.id} data-event-id={delivery.eventId} data-attempts={delivery.attempts} data-status={delivery.status} data-event-type={delivery.eventType}>
-      <td>
+      <td data-label="Event">
         <code className="code-inline">{delivery.eventType}</code>
-        <div className="muted small" title="webhook-id">
+        {/* The webhook-id, cut to fit: the whole id is in the tooltip. */}
+        <div className="muted small webhook-id" title={`webhook-id: ${delivery.eventId}`}>
           {delivery.eventId}
         </div>
       </td>
-      <td>
+      <td data-label="Status">
         <Badge tone={STATUS_TONE[delivery.status] ?? 'neutral'}>{delivery.status}</Badge>
       </td>
-      <td className="num">{delivery.attempts}</td>
-      <td>{last?.httpStatus != null ? <span className={`http-status http-${String(last.httpStatus).charAt(0)}xx`}>{last.httpStatus}</span> : <span className="muted">none</span>}</td>
-      <td className="nowrap">{last ? formatDuration(last.latencyMs) : '—'}</td>
-      <td className="wrap">
+      <td className="num" data-label="Attempts">
+        {delivery.attempts}
+      </td>
+      <td data-label="HTTP status">
+        {last?.httpStatus != null ? <span className={`http-status http-${String(last.httpStatus).charAt(0)}xx`}>{last.httpStatus}</span> : <span className="muted">none</span>}
+      </td>
+      <td className="nowrap" data-label="Latency">
+        {last ? formatDuration(last.latencyMs) : '—'}
+      </td>
+      <td data-label="Response">
         {last?.response ? (
           <code className="code-inline webhook-response" title={last.response} data-testid="webhook-delivery-response">
             {responseExcerpt(last.response)}
@@ -227,12 +234,14 @@ function DeliveryRow({ endpointId, delivery, manage, onSent }: { endpointId: str
           <span className="muted">—</span>
         )}
       </td>
-      <td className="nowrap">
-        <Time iso={last?.at ?? delivery.updatedAt} />
+      <td className="nowrap" data-label="Last attempt">
+        <Time iso={last?.at ?? delivery.updatedAt} format={formatShort} />
       </td>
-      <td className="nowrap">{delivery.nextRetryAt ? <Time iso={delivery.nextRetryAt} /> : <span className="muted">—</span>}</td>
+      <td className="nowrap" data-label="Next retry">
+        {delivery.nextRetryAt ? <Time iso={delivery.nextRetryAt} format={formatShort} /> : <span className="muted">—</span>}
+      </td>
       {manage && (
-        <td>
+        <td className="actions">
           {/* A test event is sent once, from its own button: nothing to resend. */}
           {delivery.eventType !== TEST_EVENT && (
             <Button size="sm" busy={busy} onClick={() => void resend()}>
