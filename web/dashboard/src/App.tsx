@@ -24,6 +24,9 @@ const AnalyticsPage = lazy(async () => ({ default: (await import('./pages/Analyt
 const AgentsPage = lazy(async () => ({ default: (await import('./pages/Agents.js')).AgentsPage }));
 const AgentFormPage = lazy(async () => ({ default: (await import('./pages/Agents.js')).AgentFormPage }));
 const ReplaysPage = lazy(async () => ({ default: (await import('./pages/Replays.js')).ReplaysPage }));
+// Developers → Webhooks loads with its pages only: the main bundle stays within its size budget.
+const WebhooksPage = lazy(async () => ({ default: (await import('./pages/Webhooks.js')).WebhooksPage }));
+const WebhookEndpointLogPage = lazy(async () => ({ default: (await import('./pages/WebhookEndpointLog.js')).WebhookEndpointLogPage }));
 
 const PUBLIC = new Set(['', 'login', 'register']);
 
@@ -61,6 +64,16 @@ function Page({ route }: { route: Route }) {
       break;
     case 'webhook-logs':
       return <WebhookLogsPage />;
+    case 'developers': {
+      // Developers → Webhooks (the section's one page for now): /developers/webhooks[/<endpointId>].
+      const endpointId = route.segments[2];
+      if (sub && sub !== 'webhooks') break;
+      return (
+        <Suspense fallback={<Skeleton rows={6} label="Loading webhooks…" />}>
+          {endpointId ? <WebhookEndpointLogPage key={endpointId} id={endpointId} /> : <WebhooksPage />}
+        </Suspense>
+      );
+    }
     case 'agents':
       if (!sub) return <AgentsPage />;
       if (route.segments[2] === 'playground') return <PlaygroundPage key={sub} agentId={sub} />;

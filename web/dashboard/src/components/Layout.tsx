@@ -14,6 +14,8 @@ export const NAV: { to: string; label: string; icon: IconName; section: string; 
   { to: '/analytics', label: 'Analytics', icon: 'analytics', section: 'analytics' },
   { to: '/integrations', label: 'Integrations', icon: 'integrations', section: 'integrations', managers: true },
   { to: '/webhook-logs', label: 'Webhook logs', icon: 'logs', section: 'webhook-logs', managers: true },
+  // Agents read it too (the API lets them): the page hides what only owners and admins may do.
+  { to: '/developers/webhooks', label: 'Developers', icon: 'integrations', section: 'developers' },
   { to: '/agents', label: 'Agents', icon: 'agents', section: 'agents' },
   { to: '/replays', label: 'Replay', icon: 'agents', section: 'replays' },
   { to: '/knowledge-base', label: 'Knowledge base', icon: 'knowledge', section: 'knowledge-base' },
