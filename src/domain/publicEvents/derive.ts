@@ -95,7 +95,7 @@ function conversationEvents(source: SourceEvent, conversationId: string, event: 
           answer: d.text,
           model: d.model,
           agentId: d.agentId,
-          agentVersion: null,
+          agentVersion: d.agentVersion ?? null,
           sources,
           handoff: d.handoff,
           answeredAt: d.at,

@@ -65,6 +65,12 @@ describe('the public event catalog', () => {
     expect(JSON.stringify(answered)).not.toMatch(/Tokens|costMicros|latencyMs|sessionId/);
   });
 
+  it('given an AI answer written by agent version 3, then message.answered names that version', () => {
+    const answer = reply(false);
+    const [answered] = given([{ ...answer, data: { ...answer.data, agentVersion: 3 } }]);
+    expect(answered).toMatchObject({ type: 'message.answered', data: { agentVersion: 3 } });
+  });
+
   it('given a handoff answer and its pause, then one conversation.handed_off with the model\'s reason', () => {
     const events = given([reply(true), { type: 'AiSessionPaused', data: { sessionId, reason: 'handoff', by: null, at } }]);
     expect(types(events)).toEqual(['message.answered', 'conversation.handed_off']);
