@@ -10,6 +10,7 @@ import { invitationEvents } from './accounts/invitation/events.js';
 import { apiTokenEvents } from './apiTokens/events.js';
 import { companyEvents } from './company/events.js';
 import { companyTimezoneEvents } from './company/timezone/events.js';
+import { businessHoursEvents } from './company/businessHours/events.js';
 import { conversationEvents } from './conversations/events.js';
 import { platformRefEvents } from './conversations/platformRef/events.js';
 import { readMarkerEvents } from './conversations/readMarker/events.js';
@@ -49,6 +50,7 @@ export const eventCatalog = mergeCatalogs(
   invitationEvents,
   companyEvents,
   companyTimezoneEvents,
+  businessHoursEvents,
   loginSessionEvents,
   apiTokenEvents,
   creditEvents,
