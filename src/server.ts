@@ -32,6 +32,7 @@ import { customerRoutes } from './http/routes/customers.js';
 import { cannedReplyRoutes } from './http/routes/cannedReplies.js';
 import { knowledgeFileRoutes } from './http/routes/knowledgeFiles.js';
 import { playgroundRoutes } from './http/routes/playground.js';
+import { businessHoursRoutes } from './http/routes/businessHours.js';
 import { analyticsRoutes } from './http/routes/analytics.js';
 import { replayRoutes } from './http/routes/replays.js';
 import { createFileTextExtractor } from './infrastructure/documents/fileText.js';
@@ -170,6 +171,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
         searchKnowledge: searchPassages(knowledge),
       }),
       analyticsRoutes(services),
+      businessHoursRoutes(services),
       replayRoutes(services),
       liveEventRoutes(services, liveEvents),
       webchatRoutes(services, {

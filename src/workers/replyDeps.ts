@@ -18,6 +18,8 @@ export interface AgentProfile {
   useKnowledgeBase: boolean;
   handoffMessage: string;
   answerThreshold?: AnswerThreshold;
+  /** Added to a handoff outside business hours (`{{back}}`: when people are back); absent: the default. */
+  afterHoursMessage?: string;
 }
 
 export interface CompanyLlm {

@@ -1,5 +1,7 @@
 import { companyStream } from '../../domain/company/decider.js';
 import { timezoneDecider } from '../../domain/company/timezone/decider.js';
+import { businessHoursDecider } from '../../domain/company/businessHours/decider.js';
+import type { BusinessHoursState } from '../../domain/company/businessHours/state.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { loadState } from '../handleCommand.js';
 
@@ -7,4 +9,13 @@ import { loadState } from '../handleCommand.js';
 export async function loadCompanyTimezone(eventStore: EventStore, companyId: string): Promise<string> {
   const { state } = await loadState(eventStore, companyStream(companyId), timezoneDecider);
   return state.timezone;
+}
+
+/**
+ * The company's business hours and the timezone they are read in, from its stream (strongly consistent, and
+ * cached like every stream state: the reply worker asks once per handoff without reading the stream again).
+ */
+export async function loadBusinessHours(eventStore: EventStore, companyId: string): Promise<BusinessHoursState> {
+  const { state } = await loadState(eventStore, companyStream(companyId), businessHoursDecider);
+  return state;
 }

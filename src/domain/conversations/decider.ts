@@ -47,13 +47,15 @@ export type ConversationCommand =
       /** The model's reason for a handoff (bounded plain text); kept only when `handoff`. */
       handoffReason?: string;
       provenance?: AnswerProvenance;
+      /** Outside business hours: when people are back; kept only when `handoff`. */
+      backAt?: string;
       now: string;
     }
   | { type: 'SendOperatorMessage'; messageId: string; text: string; by: string; now: string }
   | { type: 'RecordSendAttempt'; messageId: string; idempotencyKey: string; now: string }
   | { type: 'RecordDelivery'; messageId: string; platformMessageId: PlatformId | null; deliveredTo?: DeliveredTo; now: string }
   | { type: 'RecordDeliveryFailure'; messageId: string; reason: string; attempts: number; now: string }
-  | { type: 'MarkUnanswered'; messageIds: string[]; reason: string; handoff: boolean; now: string }
+  | { type: 'MarkUnanswered'; messageIds: string[]; reason: string; handoff: boolean; backAt?: string; now: string }
   /** `assignee`: the user as the teammates query found them; null when no such user belongs to the company. */
   | { type: 'AssignConversation'; assigneeId: string; assignee: Teammate | null; by: string; now: string }
   /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
@@ -223,10 +225,11 @@ export const decideAppendAgentReply: Decision<'AppendAgentReply'> = (command, st
         handoff: command.handoff,
         ...(command.handoff && command.handoffReason ? { handoffReason: command.handoffReason.slice(0, 500) } : {}),
         ...(command.provenance ? { provenance: command.provenance } : {}),
+        ...(command.handoff && command.backAt ? { backAt: command.backAt } : {}),
         at: command.now,
       },
     },
-    ...(command.handoff ? [{ type: 'AiSessionPaused' as const, data: { sessionId: session.id, reason: 'handoff' as const, by: null, at: command.now } }] : []),
+    ...(command.handoff ? [{ type: 'AiSessionPaused' as const, data: { sessionId: session.id, reason: 'handoff' as const, by: null, ...(command.backAt ? { backAt: command.backAt } : {}), at: command.now } }] : []),
   ];
 };
 
@@ -276,7 +279,7 @@ export const decideMarkUnanswered: Decision<'MarkUnanswered'> = (command, state)
   const session = state.session;
   const events: ConversationEvent[] = [{ type: 'MessagesUnanswered', data: { messageIds: ids, reason: command.reason, at: command.now } }];
   if (command.handoff && session?.state === 'active') {
-    events.push({ type: 'AiSessionPaused', data: { sessionId: session.id, reason: 'handoff', by: null, at: command.now } });
+    events.push({ type: 'AiSessionPaused', data: { sessionId: session.id, reason: 'handoff', by: null, ...(command.backAt ? { backAt: command.backAt } : {}), at: command.now } });
   }
   return events;
 };

@@ -64,7 +64,14 @@ export const conversationEvents = {
     at,
   }),
   AiSessionOpened: z.object({ sessionId: z.uuid(), at }),
-  AiSessionPaused: z.object({ sessionId: z.uuid(), reason: pausedReason, by: z.string().max(100).nullable(), at }),
+  AiSessionPaused: z.object({
+    sessionId: z.uuid(),
+    reason: pausedReason,
+    by: z.string().max(100).nullable(),
+    /** A handoff outside business hours: when people are back (absent in hours, and on older events). */
+    backAt: at.optional(),
+    at,
+  }),
   AiSessionResumed: z.object({ sessionId: z.uuid(), by: z.string().max(100).nullable(), at }),
   AiSessionClosed: z.object({
     sessionId: z.uuid(),
@@ -98,6 +105,8 @@ export const conversationEvents = {
     handoffReason: z.string().max(500).optional(),
     /** What produced the answer (sources, latency, cost). Absent on replies stored before it was recorded. */
     provenance: answerProvenanceSchema.optional(),
+    /** A handoff outside business hours: when people are back, as the reply told the customer (absent in hours). */
+    backAt: at.optional(),
     at,
   }),
   OperatorMessageSent: z.object({ messageId: z.uuid(), text: z.string().min(1).max(65_536), by: z.string().max(100), at }),

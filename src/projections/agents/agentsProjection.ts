@@ -15,6 +15,8 @@ export interface AgentDoc extends Doc {
   handoffMessage: string;
   /** Absent for agents created before the setting existed (read as DEFAULT_ANSWER_THRESHOLD). */
   answerThreshold?: AnswerThreshold;
+  /** Absent for agents created before the setting existed (read as DEFAULT_AGENT_AFTER_HOURS_MESSAGE). */
+  afterHoursMessage?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -40,6 +42,7 @@ export const agentsProjection = defineProjection(agentEvents, {
         active: d.active,
         handoffMessage: d.handoffMessage,
         ...(d.answerThreshold !== undefined ? { answerThreshold: d.answerThreshold } : {}),
+        ...(d.afterHoursMessage !== undefined ? { afterHoursMessage: d.afterHoursMessage } : {}),
         createdAt: d.at,
         updatedAt: d.at,
       } satisfies AgentDoc);
