@@ -164,6 +164,19 @@ describe('outside business hours', () => {
     expect(handoff.backAt).toBeUndefined();
   });
 
+  it('analytics split the first responses: the Saturday wait outside business hours, the Monday one inside', async () => {
+    const totals = await eventually(async () => {
+      const res = await acme.call('GET', '/api/analytics?from=2026-01-10&to=2026-01-12');
+      expect(res.statusCode).toBe(200);
+      const t = res.json().totals;
+      expect(t.aiFirstResponse.count).toBe(2);
+      return t;
+    }, 10_000, 50);
+    expect(totals.firstResponseByHours.outsideHours.ai.count).toBe(1);
+    expect(totals.firstResponseByHours.inHours.ai.count).toBe(1);
+    expect(totals.firstResponseByHours.outsideHours.human.count).toBe(0);
+  });
+
   it("the agent's after-hours sentence is a setting of the agent, with a default", async () => {
     const created = await acme.call('POST', '/api/agents', { name: 'Bo' });
     expect(created.json().agent.afterHoursMessage).toBe('Our team is away right now and will be back {{back}}.');
