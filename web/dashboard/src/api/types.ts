@@ -121,6 +121,8 @@ export interface Agent {
   handoffMessage?: string | null;
   /** How sure the builtin agent must be to answer rather than hand off. */
   answerThreshold?: AnswerThreshold;
+  /** Added to a handoff outside business hours; {{back}} becomes when the team is back. */
+  afterHoursMessage?: string;
   createdAt?: string;
   updatedAt?: string;
 }
@@ -134,6 +136,7 @@ export interface AgentInput {
   active: boolean;
   handoffMessage?: string;
   answerThreshold?: AnswerThreshold;
+  afterHoursMessage?: string;
 }
 
 export type AnswerThreshold = 'strict' | 'balanced' | 'lenient';
@@ -206,6 +209,8 @@ export interface Handoff {
   reason: HandoffReason;
   detail: string | null;
   since: string;
+  /** Handed off outside business hours: when the team is back. */
+  backAt?: string;
 }
 
 export type InboxView = 'mine' | 'unassigned' | 'needs_human';
@@ -329,6 +334,8 @@ export interface AnalyticsSeries {
   handoffReasons: Record<HandoffReason, number>;
   aiFirstResponse: FirstResponse;
   humanFirstResponse: FirstResponse;
+  /** Split by whether the customer's wait began inside or outside business hours. */
+  firstResponseByHours?: Record<'inHours' | 'outsideHours', { ai: FirstResponse; human: FirstResponse }>;
 }
 export interface AnalyticsReport {
   timezone: string;

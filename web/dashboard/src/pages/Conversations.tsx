@@ -220,6 +220,11 @@ export function ConversationsPage({ id }: { id: string | null }) {
                             Waiting {formatWaiting(conversation.handoff.since)}
                           </Badge>
                         )}
+                        {conversation.handoff?.backAt && (
+                          <Badge tone="warning" data-testid="after-hours" title={`Handed off after hours; the team is back ${formatDateTimeLong(conversation.handoff.backAt)}`}>
+                            After hours
+                          </Badge>
+                        )}
                         {(conversation.unread ?? 0) > 0 && (
                           <Badge tone="accent" data-testid="unread" title={`${conversation.unread} unread customer message${conversation.unread === 1 ? '' : 's'}`}>
                             {conversation.unread} new
