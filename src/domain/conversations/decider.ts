@@ -4,6 +4,7 @@ import type { AnswerProvenance } from '../answers/provenance.js';
 import type { PlatformId } from '../platformId.js';
 import type { ConversationEvent, ConversationStreamEvent, Customer, DeliveredTo, PausedReason, PlatformRefs } from './events.js';
 import { asksForHuman } from './handoff.js';
+import { parseCsatReply, type CsatVia } from './csat.js';
 import { evolveConversation, initialConversationState, isDuplicate, textFingerprint, type ConversationState } from './state.js';
 
 export interface Start {
@@ -58,6 +59,13 @@ export type ConversationCommand =
   | { type: 'MarkUnanswered'; messageIds: string[]; reason: string; handoff: boolean; backAt?: string; now: string }
   /** `assignee`: the user as the teammates query found them; null when no such user belongs to the company. */
   | { type: 'AssignConversation'; assigneeId: string; assignee: Teammate | null; by: string; now: string }
+  /**
+   * After `sessionId` closed: the survey, if that session is still the closed one. `skipWithoutCustomerReply`:
+   * none when the customer did not write after the first answer. `question`/`messageId`: the platform message.
+   */
+  | { type: 'RequestCsat'; surveyId: string; sessionId: string; via: CsatVia; question?: string; messageId?: string; skipWithoutCustomerReply: boolean; now: string }
+  /** A web-chat visitor's answer to the survey `surveyId`. */
+  | { type: 'SubmitCsat'; surveyId: string; rating: number; comment: string | null; now: string }
   /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
   | { type: 'UnassignConversation'; by: string; now: string; from?: string };
 
@@ -96,8 +104,24 @@ const startEvents = (state: ConversationState, start: Start, now: string): Conve
         },
       ];
 
+/** The survey waiting for an answer: its session is still the closed one and nobody answered it yet. */
+export const pendingSurvey = (state: ConversationState) =>
+  state.survey && !state.survey.answered && state.session?.state === 'closed' && state.session.id === state.survey.sessionId ? state.survey : null;
+
 export const decideReceiveCustomerMessage: Decision<'ReceiveCustomerMessage'> = (command, state) => {
   if (isDuplicate(state, command.dedupeKey, command.now)) return [];
+  // A platform customer's short reply to the survey ("4 thanks") is their answer, not a new question.
+  const survey = pendingSurvey(state);
+  const answer = survey?.via === 'platform' ? parseCsatReply(command.text) : null;
+  if (survey && answer) {
+    const { surveyId, via, agentId, teammateId } = survey;
+    return [
+      {
+        type: 'CsatSubmitted',
+        data: { surveyId, rating: answer.rating, comment: answer.comment, via, agentId, teammateId, dedupeKey: command.dedupeKey, dedupeUntil: command.dedupeUntil, at: command.now },
+      },
+    ];
+  }
   const session = state.session;
   const events = startEvents(state, command.start, command.now);
   // A first message, or the first after a close, opens a new active AI session.
@@ -301,6 +325,31 @@ export const decideUnassignConversation: Decision<'UnassignConversation'> = (com
   return [{ type: 'ConversationUnassigned', data: { previousAssigneeId: state.assigneeId, by: command.by, at: command.now } }];
 };
 
+export const decideRequestCsat: Decision<'RequestCsat'> = (command, state) => {
+  if (!state.exists) throw notFound();
+  // Reopened or written to since: that session's survey is moot. Asked already: nothing more.
+  if (state.session?.state !== 'closed' || state.session.id !== command.sessionId || state.survey?.surveyId === command.surveyId) return [];
+  if (command.skipWithoutCustomerReply && !state.sessionCustomerReplied) return [];
+  const message = command.via === 'platform' && command.messageId && command.question ? { messageId: command.messageId, text: command.question } : {};
+  return [
+    {
+      type: 'CsatRequested',
+      data: { surveyId: command.surveyId, sessionId: command.sessionId, via: command.via, ...message, agentId: state.lastAgentId, teammateId: state.assigneeId, at: command.now },
+    },
+  ];
+};
+
+export const decideSubmitCsat: Decision<'SubmitCsat'> = (command, state) => {
+  if (!state.exists) throw notFound();
+  // Answering twice (a double click, a resent frame) records the first answer only.
+  if (state.survey?.surveyId === command.surveyId && state.survey.answered) return [];
+  const survey = pendingSurvey(state);
+  if (!survey || survey.surveyId !== command.surveyId) throw new DomainError('NOT_FOUND', 'No survey waits for an answer here');
+  if (!Number.isInteger(command.rating) || command.rating < 1 || command.rating > 5) throw new DomainError('VALIDATION_ERROR', 'rating: a whole number from 1 to 5');
+  const { surveyId, via, agentId, teammateId } = survey;
+  return [{ type: 'CsatSubmitted', data: { surveyId, rating: command.rating, comment: command.comment?.trim().slice(0, 1000) || null, via, agentId, teammateId, at: command.now } }];
+};
+
 const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
   ReceiveCustomerMessage: decideReceiveCustomerMessage,
   RecordOperatorMessage: decideRecordOperatorMessage,
@@ -318,6 +367,8 @@ const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
   MarkUnanswered: decideMarkUnanswered,
   AssignConversation: decideAssignConversation,
   UnassignConversation: decideUnassignConversation,
+  RequestCsat: decideRequestCsat,
+  SubmitCsat: decideSubmitCsat,
 };
 
 export function decide(command: ConversationCommand, state: ConversationState): ConversationEvent[] {

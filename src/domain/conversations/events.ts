@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { WebhookLogEntry } from '../webhooks/events.js';
 import { platformIdSchema } from '../platformId.js';
 import { answerProvenanceSchema } from '../answers/provenance.js';
+import { CSAT_COMMENT_MAX_LENGTH, csatRating, csatVia } from './csat.js';
 
 const at = z.iso.datetime();
 const json = z.json();
@@ -129,6 +130,33 @@ export const conversationEvents = {
   /** A teammate (a user of the conversation's company) now owns the conversation. `by` is `user:<id>`. */
   ConversationAssigned: z.object({ assigneeId: z.uuid(), previousAssigneeId: z.uuid().nullable(), by: z.string().max(100), at }),
   ConversationUnassigned: z.object({ previousAssigneeId: z.uuid(), by: z.string().max(100), at }),
+  /**
+   * The closed session's satisfaction survey went out (csat.ts). On the platform the question is a message
+   * (`messageId`, `text`) sent like a reply; web chat shows it in the widget. `agentId` answered last in the
+   * session, `teammateId` owned the conversation: who the rating is for.
+   */
+  CsatRequested: z.object({
+    surveyId: z.uuid(),
+    sessionId: z.uuid(),
+    via: csatVia,
+    messageId: z.uuid().optional(),
+    text: z.string().max(1000).optional(),
+    agentId: z.uuid().nullable(),
+    teammateId: z.uuid().nullable(),
+    at,
+  }),
+  /** The customer answered the survey. A platform reply read as an answer keeps its dedupe key (a redelivery is no new message). */
+  CsatSubmitted: z.object({
+    surveyId: z.uuid(),
+    rating: csatRating,
+    comment: z.string().max(CSAT_COMMENT_MAX_LENGTH).nullable(),
+    via: csatVia,
+    agentId: z.uuid().nullable(),
+    teammateId: z.uuid().nullable(),
+    dedupeKey: z.string().max(300).optional(),
+    dedupeUntil: at.nullable().optional(),
+    at,
+  }),
 };
 
 type Events = typeof conversationEvents;
