@@ -13,6 +13,9 @@ export type CsatVia = z.infer<typeof csatVia>;
 /** What a platform customer is asked (the widget shows its own buttons and the same question). */
 export const CSAT_QUESTION = 'How would you rate the help you got? Reply with a number from 1 (poor) to 5 (great), and a comment if you like.';
 
+/** The widget's question (it shows five buttons and a comment box under it). */
+export const CSAT_WEBCHAT_QUESTION = 'How would you rate the help you got?';
+
 const WORDS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5 };
 
 /**

@@ -61,7 +61,8 @@ export type ConversationCommand =
   | { type: 'AssignConversation'; assigneeId: string; assignee: Teammate | null; by: string; now: string }
   /**
    * After `sessionId` closed: the survey, if that session is still the closed one. `skipWithoutCustomerReply`:
-   * none when the customer did not write after the first answer. `question`/`messageId`: the platform message.
+   * none when the customer did not write after the first answer. `messageId`: its delivery (sent like a reply);
+   * `question`: the platform message's text.
    */
   | { type: 'RequestCsat'; surveyId: string; sessionId: string; via: CsatVia; question?: string; messageId?: string; skipWithoutCustomerReply: boolean; now: string }
   /** A web-chat visitor's answer to the survey `surveyId`. */
@@ -330,7 +331,7 @@ export const decideRequestCsat: Decision<'RequestCsat'> = (command, state) => {
   // Reopened or written to since: that session's survey is moot. Asked already: nothing more.
   if (state.session?.state !== 'closed' || state.session.id !== command.sessionId || state.survey?.surveyId === command.surveyId) return [];
   if (command.skipWithoutCustomerReply && !state.sessionCustomerReplied) return [];
-  const message = command.via === 'platform' && command.messageId && command.question ? { messageId: command.messageId, text: command.question } : {};
+  const message = { ...(command.messageId ? { messageId: command.messageId } : {}), ...(command.via === 'platform' && command.question ? { text: command.question } : {}) };
   return [
     {
       type: 'CsatRequested',

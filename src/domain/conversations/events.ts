@@ -131,8 +131,8 @@ export const conversationEvents = {
   ConversationAssigned: z.object({ assigneeId: z.uuid(), previousAssigneeId: z.uuid().nullable(), by: z.string().max(100), at }),
   ConversationUnassigned: z.object({ previousAssigneeId: z.uuid(), by: z.string().max(100), at }),
   /**
-   * The closed session's satisfaction survey went out (csat.ts). On the platform the question is a message
-   * (`messageId`, `text`) sent like a reply; web chat shows it in the widget. `agentId` answered last in the
+   * The closed session's satisfaction survey went out (csat.ts), delivered like a reply under `messageId`: on the
+   * platform as the message `text`, on web chat as the widget's inline form. `agentId` answered last in the
    * session, `teammateId` owned the conversation: who the rating is for.
    */
   CsatRequested: z.object({
@@ -172,3 +172,4 @@ export const conversationStreamEventTypes: readonly ConversationStreamEventType[
 export type ConversationEventType = ConversationEvent['type'];
 export type Customer = z.infer<typeof customerSchema>;
 export type PlatformRefs = z.infer<typeof platformRefs>;
+export type { CsatVia } from './csat.js';

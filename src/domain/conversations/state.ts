@@ -189,13 +189,12 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
     case 'CsatRequested': {
       const d = event.data;
       const survey = { surveyId: d.surveyId, sessionId: d.sessionId, via: d.via, agentId: d.agentId, teammateId: d.teammateId, answered: false };
-      if (!d.messageId || d.text === undefined) return { ...state, survey };
-      // The platform question is sent like a reply: pending until delivered, and its echo recognised.
+      // Delivered like a reply (pending until sent); the platform question's echo is recognised.
       return {
         ...state,
         survey,
-        outbound: { ...state.outbound, [d.messageId]: { attempts: 0 } },
-        recentSentTexts: keepLast(state.recentSentTexts, textFingerprint(d.text), RECENT_KEPT),
+        outbound: d.messageId ? { ...state.outbound, [d.messageId]: { attempts: 0 } } : state.outbound,
+        recentSentTexts: d.text !== undefined ? keepLast(state.recentSentTexts, textFingerprint(d.text), RECENT_KEPT) : state.recentSentTexts,
       };
     }
     case 'CsatSubmitted': {

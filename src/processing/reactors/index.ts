@@ -1,6 +1,7 @@
 import type { Reactor } from '../reactor.js';
 import { creditChargesReactor, playgroundChargesReactor } from './charges.js';
 import { customerProfilesReactor } from './customerProfiles.js';
+import { csatReactor } from './csat.js';
 import { outboundJobsReactor, replyJobsReactor } from './jobs.js';
 import { replayCancelsReactor, replayJobsReactor } from './replays.js';
 
@@ -11,6 +12,7 @@ import { replayCancelsReactor, replayJobsReactor } from './replays.js';
  *   AgentReplied ──credit-charges──▶ ConsumeCredits;  PlaygroundAnswered ──playground-charges──▶ ConsumeCredits
  *   ReplayRequested ──replay-jobs──▶ RUN_REPLAY (replay worker);  ReplayCancelled ──replay-cancels──▶ REPLAY_CANCELLED
  *   ConversationStarted / MessageReceived ──customer-profiles──▶ UpdateCustomerFromChannel
+ *   AiSessionClosed ──csat-requests──▶ RequestCsat (CsatRequested on the platform ──outbound-jobs──▶ SEND_MESSAGE)
  */
 export const allReactors: readonly Reactor[] = [
   replyJobsReactor,
@@ -20,4 +22,5 @@ export const allReactors: readonly Reactor[] = [
   replayJobsReactor,
   replayCancelsReactor,
   customerProfilesReactor,
+  csatReactor,
 ];

@@ -44,13 +44,14 @@ const request = (via: 'platform' | 'webchat', skipWithoutCustomerReply = false):
   surveyId: SURVEY,
   sessionId: S1,
   via,
-  ...(via === 'platform' ? { question: QUESTION, messageId: Q1 } : {}),
+  messageId: Q1,
+  ...(via === 'platform' ? { question: QUESTION } : {}),
   skipWithoutCustomerReply,
   now: T3,
 });
 const requested = (via: 'platform' | 'webchat'): ConversationEvent => ({
   type: 'CsatRequested',
-  data: { surveyId: SURVEY, sessionId: S1, via, ...(via === 'platform' ? { messageId: Q1, text: QUESTION } : {}), agentId: AGENT, teammateId: ANN, at: T3 },
+  data: { surveyId: SURVEY, sessionId: S1, via, messageId: Q1, ...(via === 'platform' ? { text: QUESTION } : {}), agentId: AGENT, teammateId: ANN, at: T3 },
 });
 const customerWrites = (messageId: string, text: string): ConversationCommand => ({
   type: 'ReceiveCustomerMessage',
