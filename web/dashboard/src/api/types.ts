@@ -75,6 +75,8 @@ export interface Integration {
   sandbox?: boolean;
   /** webchat: the first message the widget shows; null when none. */
   greeting?: string | null;
+  /** The satisfaction survey after a close. */
+  csat?: CsatSettings;
   createdAt: string;
   updatedAt: string;
 }
@@ -89,6 +91,8 @@ export interface IntegrationInput {
   agentId?: string | null;
   allowedOrigins?: string[];
   greeting?: string | null;
+  /** The satisfaction survey after a close. */
+  csat?: CsatSettings;
 }
 
 export type WebhookOutcome = 'processed' | 'duplicate' | 'ignored' | 'rejected';
@@ -343,4 +347,10 @@ export interface AnalyticsReport {
   to: string;
   days: (AnalyticsSeries & { date: string })[];
   totals: AnalyticsSeries;
+}
+
+/** An integration's satisfaction survey (CSAT) after a close. */
+export interface CsatSettings {
+  enabled: boolean;
+  skipWithoutCustomerReply: boolean;
 }

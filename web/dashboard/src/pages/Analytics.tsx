@@ -8,6 +8,7 @@ import { Button, EmptyState, ErrorState, PageHeader, SelectField, Skeleton, Text
 import { formatDay, formatDuration, formatMicros, formatNumber, formatPercent } from '../lib/format.js';
 import { useAsync } from '../lib/useAsync.js';
 import './analytics.css';
+import { CsatSection } from './AnalyticsCsat.js';
 
 type Preset = '7' | '30' | '90' | 'custom';
 const MAX_DAYS = 366;
@@ -134,6 +135,7 @@ export function AnalyticsPage() {
       ) : data ? (
         <Report data={data} />
       ) : null}
+      {!rangeError && <CsatSection from={range.from} to={range.to} />}
     </>
   );
 }
