@@ -24,5 +24,8 @@ export async function afterHours(deps: ReplyWorkerDeps, companyId: string, agent
   return { backAt: back.toISOString(), sentence: afterHoursSentence(agent?.afterHoursMessage ?? DEFAULT_AGENT_AFTER_HOURS_MESSAGE, back, timezone) };
 }
 
+/** What an AgentReplied text may hold (events.ts). */
+const MAX_REPLY_LENGTH = 65_536;
+
 /** The handoff reply with the after-hours sentence after it. */
-export const withAfterHours = (text: string, after: AfterHours) => `${text.trimEnd()}\n\n${after.sentence}`;
+export const withAfterHours = (text: string, after: AfterHours) => `${text.trimEnd()}\n\n${after.sentence}`.slice(0, MAX_REPLY_LENGTH);

@@ -355,6 +355,8 @@ export class ChatUi {
 
   /** The visitor's own message, shown at once in the "sending" state. */
   addPending(item: OutboxItem): void {
+    // Writing again opens a new conversation session: an unanswered survey no longer waits.
+    this.log.querySelector('.csat:not([data-recorded])')?.remove();
     let e = this.byKey.get(`c:${item.clientMessageId}`);
     if (e) {
       // a retry of a failed message: back to sending
