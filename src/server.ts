@@ -36,6 +36,8 @@ import { webhookDeliveryRoutes } from './http/routes/webhookDeliveries.js';
 import { cannedReplyRoutes } from './http/routes/cannedReplies.js';
 import { knowledgeFileRoutes } from './http/routes/knowledgeFiles.js';
 import { playgroundRoutes } from './http/routes/playground.js';
+import { businessHoursRoutes } from './http/routes/businessHours.js';
+import { csatRoutes } from './http/routes/csat.js';
 import { analyticsRoutes } from './http/routes/analytics.js';
 import { replayRoutes } from './http/routes/replays.js';
 import { createFileTextExtractor } from './infrastructure/documents/fileText.js';
@@ -179,6 +181,8 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
         searchKnowledge: searchPassages(knowledge),
       }),
       analyticsRoutes(services),
+      businessHoursRoutes(services),
+      csatRoutes(services),
       replayRoutes(services),
       liveEventRoutes(services, liveEvents),
       webchatRoutes(services, {

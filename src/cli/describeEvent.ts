@@ -32,6 +32,8 @@ const lines: { [T in ConversationStreamEventType]: (d: Data) => string } = {
   HumanRequested: () => 'the customer asked for a human: waiting in "Needs human"',
   ConversationAssigned: (d) => `assigned to user ${d.assigneeId}${d.previousAssigneeId ? ` (was user ${d.previousAssigneeId})` : ''} by ${d.by}${d.reason === 'auto' ? ' (automatic assignment)' : ''}`,
   ConversationUnassigned: (d) => `unassigned (was user ${d.previousAssigneeId}) by ${d.by}`,
+  CsatRequested: (d) => `satisfaction survey sent (${d.via})`,
+  CsatSubmitted: (d) => `customer rated ${d.rating}/5 (${d.via})${d.comment ? `: ${JSON.stringify(d.comment)}` : ''}`,
   WebhookDeliveryLogged: (d) => `webhook delivery ${d.logId} logged: ${d.httpStatus} ${d.outcome} (${d.kind})`,
 };
 

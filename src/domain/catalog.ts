@@ -14,6 +14,7 @@ import { companyEvents } from './company/events.js';
 import { companyTimezoneEvents } from './company/timezone/events.js';
 import { autoAssignmentEvents } from './company/autoAssignment/events.js';
 import { availabilityEvents } from './accounts/availability/events.js';
+import { businessHoursEvents } from './company/businessHours/events.js';
 import { conversationEvents } from './conversations/events.js';
 import { platformRefEvents } from './conversations/platformRef/events.js';
 import { readMarkerEvents } from './conversations/readMarker/events.js';
@@ -55,6 +56,7 @@ export const eventCatalog = mergeCatalogs(
   invitationEvents,
   companyEvents,
   companyTimezoneEvents,
+  businessHoursEvents,
   loginSessionEvents,
   apiTokenEvents,
   creditEvents,

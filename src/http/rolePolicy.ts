@@ -1,4 +1,4 @@
-import type { Role } from '../domain/accounts/team/events.js';
+import { roleSchema, type Role } from '../domain/accounts/team/events.js';
 
 /**
  * Which roles may call which routes, in one table the authenticator applies to every protected route (so a
@@ -22,6 +22,8 @@ export const ROLE_RULES: readonly Rule[] = [
   { url: '/api/integrations*', methods: WRITE, roles: MANAGERS },
   { url: '/api/webhook-logs*', roles: MANAGERS },
   { url: '/api/llm-config*', roles: MANAGERS },
+  // Every role reads the business hours (they decide when the queue is "after hours"); managers set them.
+  { url: '/api/settings/business-hours', methods: ['GET'], roles: roleSchema.options },
   { url: '/api/settings/*', roles: MANAGERS },
   { url: '/api/credits*', roles: MANAGERS },
   // An agent's behaviour is what customers get: changing, publishing or rolling it back is for managers;

@@ -1,4 +1,5 @@
 import type { RawData } from 'ws';
+import { CSAT_COMMENT_MAX_LENGTH } from '../domain/conversations/csat.js';
 
 /**
  * The frames a web-chat visitor may send (API.md, "Web chat"), parsed from the raw WebSocket data. Pure and
@@ -8,6 +9,7 @@ import type { RawData } from 'ws';
 export type ClientFrame =
   | { type: 'hello'; visitorId?: string; visitorToken?: string; name?: string }
   | { type: 'message'; clientMessageId: string; text: string }
+  | { type: 'csat'; surveyId: string; rating: number; comment: string | null }
   | { type: 'error'; code: 'BAD_FRAME' | 'VALIDATION_ERROR'; message: string; clientMessageId?: string };
 
 /** Longest message text, in UTF-16 code units: a frame is at most 16 KiB anyway. */
@@ -69,6 +71,16 @@ export function parseClientFrame(data: RawData | string, isBinary: boolean): Cli
       if (typeof text !== 'string' || text.trim() === '') return invalid('text is required', clientMessageId);
       if (text.length > WEBCHAT_MAX_TEXT_LENGTH) return invalid(`text is longer than ${WEBCHAT_MAX_TEXT_LENGTH} characters`, clientMessageId);
       return { type: 'message', clientMessageId, text };
+    }
+    case 'csat': {
+      const surveyId = own('surveyId');
+      if (typeof surveyId !== 'string' || !/^[0-9a-f-]{36}$/i.test(surveyId)) return invalid('surveyId is required: the id of the survey the widget shows');
+      const rating = own('rating');
+      if (typeof rating !== 'number' || !Number.isInteger(rating) || rating < 1 || rating > 5) return invalid('rating must be a whole number from 1 to 5');
+      const comment = own('comment') ?? null;
+      if (comment !== null && typeof comment !== 'string') return invalid('comment must be a string');
+      if (typeof comment === 'string' && comment.length > CSAT_COMMENT_MAX_LENGTH) return invalid(`comment is longer than ${CSAT_COMMENT_MAX_LENGTH} characters`);
+      return { type: 'csat', surveyId, rating, comment: comment?.trim() || null };
     }
     default:
       return bad(typeof type === 'string' ? `Unknown frame type "${type.slice(0, 40)}"` : 'A frame is a JSON object with a "type"');

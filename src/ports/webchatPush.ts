@@ -10,6 +10,8 @@ export const WEBCHAT_DELTA_MAX_CHARS = 2000;
 export const webchatPushSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('message'), id: z.string(), author: z.enum(['agent', 'operator']), text: z.string(), createdAt: z.string() }),
   z.object({ type: z.literal('typing'), on: z.boolean() }),
+  /** The satisfaction survey of the closed conversation: the widget shows it inline (answered with a `csat` frame). */
+  z.object({ type: z.literal('csat'), surveyId: z.string(), question: z.string(), createdAt: z.string() }),
   /**
    * A piece of an agent reply still being generated (streamed answers): `text` goes at `offset` of the reply
    * `id` (the id its final `message` will have). Offset 0 starts the partial over (a retry). The final

@@ -15,6 +15,7 @@ import { conversationRefsProjection } from './conversationRefs/conversationRefsP
 import { integrationsProjection } from './integrations/integrationsProjection.js';
 import type { Projection } from './projection.js';
 import { analyticsProjection } from './analytics/analyticsProjection.js';
+import { csatProjection } from './csat/csatProjection.js';
 import { searchProjection } from './search/searchProjection.js';
 import { customerConversationsProjection } from './customerConversations/customerConversationsProjection.js';
 import { cannedRepliesProjection } from './cannedReplies/cannedRepliesProjection.js';
@@ -38,6 +39,7 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   customerConversationsProjection,
   cannedRepliesProjection,
   analyticsProjection,
+  csatProjection,
   replaysProjection,
   playgroundSessionsProjection,
   assignmentDeskProjection,

@@ -1,5 +1,6 @@
 import { loadAgent } from '../commands/agents/queries.js';
 import { loadLlmConfig } from '../commands/llm/queries.js';
+import { DEFAULT_AGENT_AFTER_HOURS_MESSAGE } from '../domain/agents/events.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { BusSubscription } from '../ports/bus.js';
 import { recoverUnfinishedJobs } from './recoverJobs.js';
@@ -75,6 +76,7 @@ async function agentProfile(eventStore: EventStore, companyId: string, agentId: 
   const agent = await loadAgent(eventStore, companyId, agentId);
   if (!agent) return null;
   const { agentId: id, active, name, systemPrompt, model, temperature, useKnowledgeBase, handoffMessage, answerThreshold, generalAnswers, publishedVersion } = agent;
+  const afterHoursMessage = agent.afterHoursMessage ?? DEFAULT_AGENT_AFTER_HOURS_MESSAGE;
   return {
     agentId: id,
     companyId: agent.companyId,
@@ -85,6 +87,7 @@ async function agentProfile(eventStore: EventStore, companyId: string, agentId: 
     temperature,
     useKnowledgeBase,
     handoffMessage,
+    afterHoursMessage,
     ...(answerThreshold ? { answerThreshold } : {}),
     ...(generalAnswers ? { generalAnswers } : {}),
     version: publishedVersion,

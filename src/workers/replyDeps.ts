@@ -21,6 +21,8 @@ export interface AgentProfile {
   generalAnswers?: boolean;
   /** The published version these settings are, recorded on every answer it writes; absent for a replay's draft. */
   version?: number;
+  /** Added to a handoff outside business hours (`{{back}}`: when people are back); absent: the default. */
+  afterHoursMessage?: string;
 }
 
 export interface CompanyLlm {

@@ -15,6 +15,7 @@ import { LATER_MESSAGE, now, replyIdOf, type AgentProfile, type CompanyLlm, type
 import { typingIndicator, watchForTakeover, type TypingIndicator } from './replyIndicators.js';
 import { buildPrompt, HISTORY_MESSAGES, textOf } from './replyPrompt.js';
 import { createReplyStream } from './replyStream.js';
+import { afterHours, withAfterHours } from './replyAfterHours.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -72,8 +73,8 @@ interface Answering {
   replyId: string;
   /** Runs a command on the conversation as the AI agent. */
   command(c: ConversationCommand): Promise<unknown>;
-  /** Leaves the unanswered messages to people (`handoff`: in the "Needs human" queue). */
-  markUnanswered(reason: string, handoff: boolean): Promise<unknown>;
+  /** Leaves the unanswered messages to people (`handoff`: in the "Needs human" queue, until `backAt` outside business hours). */
+  markUnanswered(reason: string, handoff: boolean, backAt?: string): Promise<unknown>;
 }
 
 async function answerMessages(deps: ReplyWorkerDeps, job: GenerateReplyJob, state: ConversationState, events: ConversationEvent[]): Promise<Outcome> {
@@ -82,7 +83,8 @@ async function answerMessages(deps: ReplyWorkerDeps, job: GenerateReplyJob, stat
   const unanswered = [...state.unanswered];
   const command = (c: ConversationCommand) =>
     handleCommand(deps.eventStore, conversationStream(job.conversationId), conversationDecider, c, { metadata: { companyId: job.companyId, actor: 'ai-agent' } });
-  const markUnanswered = (reason: string, handoff: boolean) => command({ type: 'MarkUnanswered', messageIds: unanswered, reason, handoff, now: now(deps) });
+  const markUnanswered = (reason: string, handoff: boolean, backAt?: string) =>
+    command({ type: 'MarkUnanswered', messageIds: unanswered, reason, handoff, ...(backAt ? { backAt } : {}), now: now(deps) });
 
   const ready = await agentAndModel(deps, job, state, { command, markUnanswered });
   if ('result' in ready) return ready;
@@ -159,7 +161,7 @@ async function writeAnswer(deps: ReplyWorkerDeps, a: Answering): Promise<Generat
     if (!isLlmError(err)) throw err;
     const reason = `the language model failed (${err.kind}): ${err.message}`;
     deps.logger.warn({ ...job, err }, 'LLM failed after retries: message left to a human');
-    await a.markUnanswered(reason, true);
+    await a.markUnanswered(reason, true, (await afterHours(deps, job.companyId, agent))?.backAt);
     return { result: 'unanswered', reason };
   } finally {
     takeover?.stop();
@@ -169,13 +171,15 @@ async function writeAnswer(deps: ReplyWorkerDeps, a: Answering): Promise<Generat
 /** Appends the reply against the conversation as it was: a takeover or a close meanwhile drops it (and charges the call). */
 async function storeReply(deps: ReplyWorkerDeps, a: Answering, answer: GeneratedAnswer): Promise<Outcome> {
   const { response, provenance, billed } = answer;
+  // Outside business hours a handoff also says when people are back, and waits in the queue until then.
+  const after = response.handoff ? await afterHours(deps, a.job.companyId, a.agent) : null;
   try {
     await a.command({
       type: 'AppendAgentReply',
       messageId: a.replyId,
       sessionId: a.session.id,
       agentId: a.agent.agentId,
-      text: response.text,
+      text: after ? withAfterHours(response.text, after) : response.text,
       inReplyTo: a.unanswered,
       // What it is charged for (the credit-charges reactor charges these): the configured model, and the
       // reported usage or the estimate when that is more.
@@ -187,6 +191,7 @@ async function storeReply(deps: ReplyWorkerDeps, a: Answering, answer: Generated
       ...(response.handoff && response.handoffCause ? { handoffCause: response.handoffCause } : {}),
       provenance,
       ...(a.agent.version !== undefined ? { agentVersion: a.agent.version } : {}),
+      ...(after ? { backAt: after.backAt } : {}),
       now: now(deps),
     });
   } catch (err) {

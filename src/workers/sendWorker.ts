@@ -1,3 +1,4 @@
+import { CSAT_QUESTION, CSAT_WEBCHAT_QUESTION } from '../domain/conversations/csat.js';
 import { conversationDecider, conversationStream } from '../domain/conversations/decider.js';
 import { sendDecider, sendStream } from '../domain/conversations/send/decider.js';
 import type { ConversationState } from '../domain/conversations/state.js';
@@ -137,7 +138,7 @@ export async function sendMessage(deps: SendWorkerDeps, job: SendMessageJob, del
     await outcome.delivered(null, 'webchat');
     return;
   }
-  await sendToPlatform(deps, job, { integration, customer: state.customer!, text: outgoing.data.text }, delivery, outcome);
+  await sendToPlatform(deps, job, { integration, customer: state.customer!, text: outgoing.data.text ?? CSAT_QUESTION }, delivery, outcome);
 }
 
 type OutcomeRecorder = ReturnType<typeof outcomeRecorder>;
@@ -175,13 +176,10 @@ function outcomeRecorder(deps: SendWorkerDeps, job: SendMessageJob, companyId: s
  * drops a message id it already shows, so a repeated push is harmless.
  */
 async function pushToWebchat(deps: SendWorkerDeps, job: SendMessageJob, outgoing: Outgoing): Promise<void> {
-  const push: WebchatPush = {
-    type: 'message',
-    id: job.messageId,
-    author: outgoing.type === 'AgentReplied' ? 'agent' : 'operator',
-    text: outgoing.data.text,
-    createdAt: outgoing.data.at,
-  };
+  const push: WebchatPush =
+    outgoing.type === 'CsatRequested'
+      ? { type: 'csat', surveyId: outgoing.data.surveyId, question: CSAT_WEBCHAT_QUESTION, createdAt: outgoing.data.at }
+      : { type: 'message', id: job.messageId, author: outgoing.type === 'AgentReplied' ? 'agent' : 'operator', text: outgoing.data.text, createdAt: outgoing.data.at };
   await deps.bus.broadcast(webchatSubject(job.conversationId), push);
 }
 
@@ -222,11 +220,12 @@ async function sendToPlatform(
   await outcome.delivered(sent.messageId, 'platform');
 }
 
-type Outgoing = Extract<ConversationEvent, { type: 'AgentReplied' | 'OperatorMessageSent' }>;
+type Outgoing = Extract<ConversationEvent, { type: 'AgentReplied' | 'OperatorMessageSent' | 'CsatRequested' }>;
 
 /** The message to send: read at the revision the job names, else found by a bounded backward read. */
 async function findOutgoing(store: EventStore, stream: string, job: SendMessageJob): Promise<Outgoing | null> {
-  const isIt = (e: ConversationEvent): e is Outgoing => (e.type === 'AgentReplied' || e.type === 'OperatorMessageSent') && e.data.messageId === job.messageId;
+  const isIt = (e: ConversationEvent): e is Outgoing =>
+    (e.type === 'AgentReplied' || e.type === 'OperatorMessageSent' || e.type === 'CsatRequested') && e.data.messageId === job.messageId;
   if (job.revision !== undefined) {
     const [at] = await store.readStream(stream, { fromRevision: BigInt(job.revision), maxCount: 1 });
     const e = at ? toDomainEvent<ConversationEvent>(at) : null;

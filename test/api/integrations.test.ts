@@ -47,6 +47,7 @@ describe('integrations', () => {
       allowedOrigins: [],
       sandbox: false,
       greeting: null,
+      csat: { enabled: false, skipWithoutCustomerReply: true },
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

@@ -35,6 +35,7 @@ export async function createIntegration(
       agentId: settings.agentId ?? null,
       allowedOrigins: settings.allowedOrigins ?? [],
       greeting: settings.greeting ?? null,
+      ...(settings.csat ? { csat: settings.csat } : {}),
     },
     { metadata },
   );

@@ -1,4 +1,4 @@
-import type { IntegrationSettings } from '../../domain/integrations/events.js';
+import type { CsatSettings, IntegrationSettings } from '../../domain/integrations/events.js';
 import type { SecretBox } from '../../ports/secretBox.js';
 
 /** What a client may send: secrets in plain text (write-only), everything else as stored. */
@@ -11,6 +11,7 @@ export interface IntegrationInput {
   agentId?: string | null;
   allowedOrigins?: string[];
   greeting?: string | null;
+  csat?: CsatSettings;
 }
 
 /** Seals secrets before they reach an event; `undefined` keeps the current value, `null` clears it. */
@@ -25,5 +26,6 @@ export function toSettings(input: IntegrationInput, box: SecretBox): Partial<Int
     agentId: input.agentId,
     allowedOrigins: input.allowedOrigins,
     greeting: input.greeting === '' ? null : input.greeting,
+    csat: input.csat,
   };
 }

@@ -2,6 +2,8 @@ import { autoAssignmentDecider, autoAssignmentStream } from '../../domain/compan
 import type { AutoAssignmentState } from '../../domain/company/autoAssignment/state.js';
 import { companyStream } from '../../domain/company/decider.js';
 import { timezoneDecider } from '../../domain/company/timezone/decider.js';
+import { businessHoursDecider } from '../../domain/company/businessHours/decider.js';
+import type { BusinessHoursState } from '../../domain/company/businessHours/state.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { loadState } from '../handleCommand.js';
 
@@ -14,5 +16,14 @@ export async function loadCompanyTimezone(eventStore: EventStore, companyId: str
 /** The company's automatic assignment settings, from their stream (a change shows at once). */
 export async function loadAutoAssignment(eventStore: EventStore, companyId: string): Promise<AutoAssignmentState> {
   const { state } = await loadState(eventStore, autoAssignmentStream(companyId), autoAssignmentDecider);
+  return state;
+}
+
+/**
+ * The company's business hours and the timezone they are read in, from its stream (strongly consistent, and
+ * cached like every stream state: the reply worker asks once per handoff without reading the stream again).
+ */
+export async function loadBusinessHours(eventStore: EventStore, companyId: string): Promise<BusinessHoursState> {
+  const { state } = await loadState(eventStore, companyStream(companyId), businessHoursDecider);
   return state;
 }

@@ -1,7 +1,8 @@
-import { conversationStream } from '../../domain/conversations/decider.js';
+import { CSAT_WEBCHAT_QUESTION } from '../../domain/conversations/csat.js';
+import { conversationDecider, conversationStream, pendingSurvey } from '../../domain/conversations/decider.js';
 import type { ConversationEvent } from '../../domain/conversations/events.js';
 import type { EventStore } from '../../ports/eventStore.js';
-import { toDomainEvent } from '../handleCommand.js';
+import { loadState, toDomainEvent } from '../handleCommand.js';
 
 export interface WebchatHistoryItem {
   id: string;
@@ -45,4 +46,11 @@ export async function webchatHistory(eventStore: EventStore, conversationId: str
     }
   }
   return items.slice(-limit);
+}
+
+/** The survey the visitor has not answered yet (shown again when they come back), from the cached conversation state. */
+export async function webchatPendingSurvey(eventStore: EventStore, conversationId: string): Promise<{ surveyId: string; question: string } | null> {
+  const { state } = await loadState(eventStore, conversationStream(conversationId), conversationDecider);
+  const survey = pendingSurvey(state);
+  return survey?.via === 'webchat' ? { surveyId: survey.surveyId, question: CSAT_WEBCHAT_QUESTION } : null;
 }

@@ -7,7 +7,10 @@ export const DEFAULT_AGENT_SYSTEM_PROMPT =
 export const DEFAULT_AGENT_TEMPERATURE = 0.3;
 export const DEFAULT_AGENT_HANDOFF_MESSAGE = 'Thanks for your message — a member of our team will get back to you shortly.';
 
-export const AGENT_LIMITS = { name: 200, systemPrompt: 20_000, model: 200, handoffMessage: 2_000, reason: 1_000 } as const;
+/** Added to a handoff outside business hours; `{{back}}` becomes when people are back (businessHours/schedule.ts). */
+export const DEFAULT_AGENT_AFTER_HOURS_MESSAGE = 'Our team is away right now and will be back {{back}}.';
+
+export const AGENT_LIMITS = { name: 200, systemPrompt: 20_000, model: 200, handoffMessage: 2_000, afterHoursMessage: 2_000, reason: 1_000 } as const;
 
 export const agentSettings = z.object({
   name: z.string().min(1).max(AGENT_LIMITS.name),
@@ -28,6 +31,8 @@ export const agentSettings = z.object({
    * (small talk, general questions); otherwise such an answer is handed off. Absent: false.
    */
   generalAnswers: z.boolean().optional(),
+  /** Absent (agents created before the setting existed): DEFAULT_AGENT_AFTER_HOURS_MESSAGE. */
+  afterHoursMessage: z.string().min(1).max(AGENT_LIMITS.afterHoursMessage).optional(),
 });
 export type AgentSettings = z.infer<typeof agentSettings>;
 

@@ -4,6 +4,7 @@ import type { AnswerProvenance, HandoffCause } from '../answers/provenance.js';
 import type { PlatformId } from '../platformId.js';
 import type { AssignmentReason, ConversationEvent, ConversationStreamEvent, Customer, DeliveredTo, PausedReason, PlatformRefs } from './events.js';
 import { asksForHuman } from './handoff.js';
+import { parseCsatReply, type CsatVia } from './csat.js';
 import { evolveConversation, initialConversationState, isDuplicate, textFingerprint, type ConversationState } from './state.js';
 
 export interface Start {
@@ -50,19 +51,29 @@ export type ConversationCommand =
       handoffCause?: HandoffCause;
       provenance?: AnswerProvenance;
       agentVersion?: number;
+      /** Outside business hours: when people are back; kept only when `handoff`. */
+      backAt?: string;
       now: string;
     }
   | { type: 'SendOperatorMessage'; messageId: string; text: string; by: string; now: string }
   | { type: 'RecordSendAttempt'; messageId: string; idempotencyKey: string; now: string }
   | { type: 'RecordDelivery'; messageId: string; platformMessageId: PlatformId | null; deliveredTo?: DeliveredTo; now: string }
   | { type: 'RecordDeliveryFailure'; messageId: string; reason: string; attempts: number; now: string }
-  | { type: 'MarkUnanswered'; messageIds: string[]; reason: string; handoff: boolean; now: string }
+  | { type: 'MarkUnanswered'; messageIds: string[]; reason: string; handoff: boolean; backAt?: string; now: string }
   /** `assignee`: the user as the teammates query found them; null when no such user belongs to the company. */
   /**
    * `reason` auto: automatic assignment, which only takes a conversation still waiting for a human with no owner
    * (a teammate who took it meanwhile, or a resolve, wins: nothing is recorded).
    */
   | { type: 'AssignConversation'; assigneeId: string; assignee: Teammate | null; by: string; now: string; reason?: AssignmentReason }
+  /**
+   * After `sessionId` closed: the survey, if that session is still the closed one. `skipWithoutCustomerReply`:
+   * none when the customer did not write after the first answer. `messageId`: its delivery (sent like a reply);
+   * `question`: the platform message's text.
+   */
+  | { type: 'RequestCsat'; surveyId: string; sessionId: string; via: CsatVia; question?: string; messageId?: string; skipWithoutCustomerReply: boolean; now: string }
+  /** A web-chat visitor's answer to the survey `surveyId`. */
+  | { type: 'SubmitCsat'; surveyId: string; rating: number; comment: string | null; now: string }
   /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
   | { type: 'UnassignConversation'; by: string; now: string; from?: string };
 
@@ -101,8 +112,24 @@ const startEvents = (state: ConversationState, start: Start, now: string): Conve
         },
       ];
 
+/** The survey waiting for an answer: its session is still the closed one and nobody answered it yet. */
+export const pendingSurvey = (state: ConversationState) =>
+  state.survey && !state.survey.answered && state.session?.state === 'closed' && state.session.id === state.survey.sessionId ? state.survey : null;
+
 export const decideReceiveCustomerMessage: Decision<'ReceiveCustomerMessage'> = (command, state) => {
   if (isDuplicate(state, command.dedupeKey, command.now)) return [];
+  // A platform customer's short reply to the survey ("4 thanks") is their answer, not a new question.
+  const survey = pendingSurvey(state);
+  const answer = survey?.via === 'platform' ? parseCsatReply(command.text) : null;
+  if (survey && answer) {
+    const { surveyId, via, agentId, teammateId } = survey;
+    return [
+      {
+        type: 'CsatSubmitted',
+        data: { surveyId, rating: answer.rating, comment: answer.comment, via, agentId, teammateId, dedupeKey: command.dedupeKey, dedupeUntil: command.dedupeUntil, at: command.now },
+      },
+    ];
+  }
   const session = state.session;
   const events = startEvents(state, command.start, command.now);
   // A first message, or the first after a close, opens a new active AI session.
@@ -232,10 +259,11 @@ export const decideAppendAgentReply: Decision<'AppendAgentReply'> = (command, st
         ...(command.handoff && command.handoffCause ? { handoffCause: command.handoffCause } : {}),
         ...(command.provenance ? { provenance: command.provenance } : {}),
         ...(command.agentVersion !== undefined ? { agentVersion: command.agentVersion } : {}),
+        ...(command.handoff && command.backAt ? { backAt: command.backAt } : {}),
         at: command.now,
       },
     },
-    ...(command.handoff ? [{ type: 'AiSessionPaused' as const, data: { sessionId: session.id, reason: 'handoff' as const, by: null, at: command.now } }] : []),
+    ...(command.handoff ? [{ type: 'AiSessionPaused' as const, data: { sessionId: session.id, reason: 'handoff' as const, by: null, ...(command.backAt ? { backAt: command.backAt } : {}), at: command.now } }] : []),
   ];
 };
 
@@ -285,7 +313,7 @@ export const decideMarkUnanswered: Decision<'MarkUnanswered'> = (command, state)
   const session = state.session;
   const events: ConversationEvent[] = [{ type: 'MessagesUnanswered', data: { messageIds: ids, reason: command.reason, at: command.now } }];
   if (command.handoff && session?.state === 'active') {
-    events.push({ type: 'AiSessionPaused', data: { sessionId: session.id, reason: 'handoff', by: null, at: command.now } });
+    events.push({ type: 'AiSessionPaused', data: { sessionId: session.id, reason: 'handoff', by: null, ...(command.backAt ? { backAt: command.backAt } : {}), at: command.now } });
   }
   return events;
 };
@@ -309,6 +337,31 @@ export const decideUnassignConversation: Decision<'UnassignConversation'> = (com
   return [{ type: 'ConversationUnassigned', data: { previousAssigneeId: state.assigneeId, by: command.by, at: command.now } }];
 };
 
+export const decideRequestCsat: Decision<'RequestCsat'> = (command, state) => {
+  if (!state.exists) throw notFound();
+  // Reopened or written to since: that session's survey is moot. Asked already: nothing more.
+  if (state.session?.state !== 'closed' || state.session.id !== command.sessionId || state.survey?.surveyId === command.surveyId) return [];
+  if (command.skipWithoutCustomerReply && !state.sessionCustomerReplied) return [];
+  const message = { ...(command.messageId ? { messageId: command.messageId } : {}), ...(command.via === 'platform' && command.question ? { text: command.question } : {}) };
+  return [
+    {
+      type: 'CsatRequested',
+      data: { surveyId: command.surveyId, sessionId: command.sessionId, via: command.via, ...message, agentId: state.lastAgentId, teammateId: state.assigneeId, at: command.now },
+    },
+  ];
+};
+
+export const decideSubmitCsat: Decision<'SubmitCsat'> = (command, state) => {
+  if (!state.exists) throw notFound();
+  // Answering twice (a double click, a resent frame) records the first answer only.
+  if (state.survey?.surveyId === command.surveyId && state.survey.answered) return [];
+  const survey = pendingSurvey(state);
+  if (!survey || survey.surveyId !== command.surveyId) throw new DomainError('NOT_FOUND', 'No survey waits for an answer here');
+  if (!Number.isInteger(command.rating) || command.rating < 1 || command.rating > 5) throw new DomainError('VALIDATION_ERROR', 'rating: a whole number from 1 to 5');
+  const { surveyId, via, agentId, teammateId } = survey;
+  return [{ type: 'CsatSubmitted', data: { surveyId, rating: command.rating, comment: command.comment?.trim().slice(0, 1000) || null, via, agentId, teammateId, at: command.now } }];
+};
+
 const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
   ReceiveCustomerMessage: decideReceiveCustomerMessage,
   RecordOperatorMessage: decideRecordOperatorMessage,
@@ -326,6 +379,8 @@ const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
   MarkUnanswered: decideMarkUnanswered,
   AssignConversation: decideAssignConversation,
   UnassignConversation: decideUnassignConversation,
+  RequestCsat: decideRequestCsat,
+  SubmitCsat: decideSubmitCsat,
 };
 
 export function decide(command: ConversationCommand, state: ConversationState): ConversationEvent[] {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { WebhookLogEntry } from '../webhooks/events.js';
 import { platformIdSchema } from '../platformId.js';
 import { answerProvenanceSchema, handoffCause } from '../answers/provenance.js';
+import { CSAT_COMMENT_MAX_LENGTH, csatRating, csatVia } from './csat.js';
 
 const at = z.iso.datetime();
 const json = z.json();
@@ -68,7 +69,14 @@ export const conversationEvents = {
     at,
   }),
   AiSessionOpened: z.object({ sessionId: z.uuid(), at }),
-  AiSessionPaused: z.object({ sessionId: z.uuid(), reason: pausedReason, by: z.string().max(100).nullable(), at }),
+  AiSessionPaused: z.object({
+    sessionId: z.uuid(),
+    reason: pausedReason,
+    by: z.string().max(100).nullable(),
+    /** A handoff outside business hours: when people are back (absent in hours, and on older events). */
+    backAt: at.optional(),
+    at,
+  }),
   AiSessionResumed: z.object({ sessionId: z.uuid(), by: z.string().max(100).nullable(), at }),
   AiSessionClosed: z.object({
     sessionId: z.uuid(),
@@ -106,6 +114,8 @@ export const conversationEvents = {
     provenance: answerProvenanceSchema.optional(),
     /** The agent version that wrote it (the published one at the time); absent on replies stored before versions. */
     agentVersion: z.number().int().min(1).optional(),
+    /** A handoff outside business hours: when people are back, as the reply told the customer (absent in hours). */
+    backAt: at.optional(),
     at,
   }),
   OperatorMessageSent: z.object({ messageId: z.uuid(), text: z.string().min(1).max(65_536), by: z.string().max(100), at }),
@@ -129,6 +139,33 @@ export const conversationEvents = {
   /** `reason`: why (manual: a teammate chose; auto: automatic assignment of a handed-off conversation). Absent on events stored before it was recorded: manual. */
   ConversationAssigned: z.object({ assigneeId: z.uuid(), previousAssigneeId: z.uuid().nullable(), by: z.string().max(100), reason: assignmentReason.optional(), at }),
   ConversationUnassigned: z.object({ previousAssigneeId: z.uuid(), by: z.string().max(100), at }),
+  /**
+   * The closed session's satisfaction survey went out (csat.ts), delivered like a reply under `messageId`: on the
+   * platform as the message `text`, on web chat as the widget's inline form. `agentId` answered last in the
+   * session, `teammateId` owned the conversation: who the rating is for.
+   */
+  CsatRequested: z.object({
+    surveyId: z.uuid(),
+    sessionId: z.uuid(),
+    via: csatVia,
+    messageId: z.uuid().optional(),
+    text: z.string().max(1000).optional(),
+    agentId: z.uuid().nullable(),
+    teammateId: z.uuid().nullable(),
+    at,
+  }),
+  /** The customer answered the survey. A platform reply read as an answer keeps its dedupe key (a redelivery is no new message). */
+  CsatSubmitted: z.object({
+    surveyId: z.uuid(),
+    rating: csatRating,
+    comment: z.string().max(CSAT_COMMENT_MAX_LENGTH).nullable(),
+    via: csatVia,
+    agentId: z.uuid().nullable(),
+    teammateId: z.uuid().nullable(),
+    dedupeKey: z.string().max(300).optional(),
+    dedupeUntil: at.nullable().optional(),
+    at,
+  }),
 };
 
 type Events = typeof conversationEvents;
@@ -144,3 +181,4 @@ export const conversationStreamEventTypes: readonly ConversationStreamEventType[
 export type ConversationEventType = ConversationEvent['type'];
 export type Customer = z.infer<typeof customerSchema>;
 export type PlatformRefs = z.infer<typeof platformRefs>;
+export type { CsatVia } from './csat.js';

@@ -32,6 +32,8 @@ export interface Handoff {
   detail: string | null;
   /** Since when the customer waits: their oldest message no one has answered, else when the handoff happened. */
   since: string;
+  /** Handed off outside business hours: when people are back (the queue shows it as "after hours"). Absent in hours. */
+  backAt?: string;
 }
 
 export interface HandoffTrack {
@@ -44,9 +46,9 @@ export interface HandoffTrack {
 
 export const noHandoff: HandoffTrack = { handoff: null, waitingSince: null, lastUnansweredReason: null };
 
-const handedOff = (track: HandoffTrack, reason: HandoffReason, at: string, detail: string | null = null): HandoffTrack =>
+const handedOff = (track: HandoffTrack, reason: HandoffReason, at: string, detail: string | null = null, backAt?: string): HandoffTrack =>
   // The first reason stays: the customer has waited since then, whatever else happened meanwhile.
-  track.handoff ? track : { ...track, handoff: { reason, detail, since: track.waitingSince ?? at } };
+  track.handoff ? track : { ...track, handoff: { reason, detail, since: track.waitingSince ?? at, ...(backAt ? { backAt } : {}) } };
 
 export function evolveHandoff(track: HandoffTrack, event: Pick<ConversationEvent, 'type' | 'data'>): HandoffTrack {
   const e = event as ConversationEvent;
@@ -57,11 +59,11 @@ export function evolveHandoff(track: HandoffTrack, event: Pick<ConversationEvent
       // A handoff reply tells the customer someone will come: they still wait, now for a human.
       if (!e.data.handoff) return { ...track, waitingSince: null };
       // "no confident answer" is the reason itself, not more about it: only a model's own words are a detail.
-      return handedOff(track, e.data.handoffCause ?? 'agent_handoff', e.data.at, e.data.handoffReason === NO_CONFIDENT_ANSWER_REASON ? null : (e.data.handoffReason ?? null));
+      return handedOff(track, e.data.handoffCause ?? 'agent_handoff', e.data.at, e.data.handoffReason === NO_CONFIDENT_ANSWER_REASON ? null : (e.data.handoffReason ?? null), e.data.backAt);
     case 'MessagesUnanswered':
       return { ...track, lastUnansweredReason: e.data.reason };
     case 'AiSessionPaused':
-      return e.data.reason === 'handoff' ? handedOff(track, 'ai_unanswered', e.data.at, track.lastUnansweredReason) : track;
+      return e.data.reason === 'handoff' ? handedOff(track, 'ai_unanswered', e.data.at, track.lastUnansweredReason, e.data.backAt) : track;
     case 'HumanRequested':
       return handedOff(track, 'customer_request', e.data.at);
     case 'DialogTransferred':

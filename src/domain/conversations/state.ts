@@ -2,6 +2,7 @@ import type { PlatformId } from '../platformId.js';
 import { emptyDedupeWindow, findKey, rememberKey, type DedupeWindow } from './dedupeWindow.js';
 import type { ConversationEvent, ConversationStreamEvent, Customer, PausedReason } from './events.js';
 import { evolveHandoff, noHandoff, type HandoffTrack } from './handoff.js';
+import type { CsatVia } from './csat.js';
 
 export type SessionState = 'active' | 'paused' | 'closed';
 
@@ -35,6 +36,13 @@ export interface ConversationState {
   assigneeId: string | null;
   /** The "Needs human" record and what it is derived from (handoff.ts). */
   handoff: HandoffTrack;
+  /** The agent that answered last (who a CSAT rating is for). */
+  lastAgentId: string | null;
+  /** In the current session: someone answered, and the customer wrote after an answer (CSAT's "customer replied"). */
+  sessionAnswered: boolean;
+  sessionCustomerReplied: boolean;
+  /** The newest CSAT survey: waiting for an answer while its session stays closed and it is not answered. */
+  survey: { surveyId: string; sessionId: string; via: CsatVia; agentId: string | null; teammateId: string | null; answered: boolean } | null;
 }
 
 export const initialConversationState: ConversationState = {
@@ -57,6 +65,10 @@ export const initialConversationState: ConversationState = {
   messageCount: 0,
   assigneeId: null,
   handoff: noHandoff,
+  lastAgentId: null,
+  sessionAnswered: false,
+  sessionCustomerReplied: false,
+  survey: null,
 };
 
 /** Every per-conversation list is bounded: the state's size, and the cost of folding one event, never grow with the conversation. */
@@ -112,11 +124,12 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
         unanswered: keepLast(state.unanswered, event.data.messageId, UNANSWERED_KEPT),
         lastCustomerMessageAt: event.data.at,
         messageCount: state.messageCount + 1,
+        sessionCustomerReplied: state.sessionCustomerReplied || state.sessionAnswered,
       };
     case 'OperatorMessageRecorded':
-      return { ...state, dedupe: rememberKey(state.dedupe, event.data.dedupeKey, event.data.dedupeUntil), messageCount: state.messageCount + 1 };
+      return { ...state, dedupe: rememberKey(state.dedupe, event.data.dedupeKey, event.data.dedupeUntil), messageCount: state.messageCount + 1, sessionAnswered: true };
     case 'AiSessionOpened':
-      return { ...state, session: { id: event.data.sessionId, state: 'active', pausedReason: null } };
+      return { ...state, session: { id: event.data.sessionId, state: 'active', pausedReason: null }, sessionAnswered: false, sessionCustomerReplied: false };
     case 'AiSessionPaused':
       return state.session ? { ...state, session: { ...state.session, state: 'paused', pausedReason: event.data.reason } } : state;
     case 'AiSessionResumed':
@@ -124,7 +137,7 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
     case 'AiSessionClosed':
       return state.session ? { ...state, session: { ...state.session, state: 'closed', pausedReason: null }, unanswered: [] } : state;
     case 'ConversationReopened':
-      return { ...state, session: { id: event.data.sessionId, state: 'active', pausedReason: null } };
+      return { ...state, session: { id: event.data.sessionId, state: 'active', pausedReason: null }, sessionAnswered: false, sessionCustomerReplied: false };
     case 'DialogTransferred':
       return state;
     case 'StageChanged':
@@ -137,6 +150,8 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
         replies: keepLast(state.replies, event.data.messageId, REPLIES_KEPT),
         recentSentTexts: keepLast(state.recentSentTexts, textFingerprint(event.data.text), RECENT_KEPT),
         messageCount: state.messageCount + 1,
+        lastAgentId: event.data.agentId ?? state.lastAgentId,
+        sessionAnswered: true,
       };
     case 'OperatorMessageSent':
       return {
@@ -144,6 +159,7 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
         outbound: { ...state.outbound, [event.data.messageId]: { attempts: 0 } },
         recentSentTexts: keepLast(state.recentSentTexts, textFingerprint(event.data.text), RECENT_KEPT),
         messageCount: state.messageCount + 1,
+        sessionAnswered: true,
       };
     case 'MessageDelivered':
       return {
@@ -170,6 +186,22 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
       return { ...state, assigneeId: event.data.assigneeId };
     case 'ConversationUnassigned':
       return { ...state, assigneeId: null };
+    case 'CsatRequested': {
+      const d = event.data;
+      const survey = { surveyId: d.surveyId, sessionId: d.sessionId, via: d.via, agentId: d.agentId, teammateId: d.teammateId, answered: false };
+      // Delivered like a reply (pending until sent); the platform question's echo is recognised.
+      return {
+        ...state,
+        survey,
+        outbound: d.messageId ? { ...state.outbound, [d.messageId]: { attempts: 0 } } : state.outbound,
+        recentSentTexts: d.text !== undefined ? keepLast(state.recentSentTexts, textFingerprint(d.text), RECENT_KEPT) : state.recentSentTexts,
+      };
+    }
+    case 'CsatSubmitted': {
+      const answered = state.survey?.surveyId === event.data.surveyId ? { ...state.survey, answered: true } : state.survey;
+      const dedupe = event.data.dedupeKey ? rememberKey(state.dedupe, event.data.dedupeKey, event.data.dedupeUntil ?? null) : state.dedupe;
+      return { ...state, survey: answered, dedupe };
+    }
   }
 }
 

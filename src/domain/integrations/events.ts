@@ -9,6 +9,14 @@ export const WEBCHAT_GREETING_MAX_LENGTH = 500;
 /** Secrets are stored sealed (AES-256-GCM, `v1:` envelope) in events; never in plain text. */
 const sealed = z.string().startsWith('v1:').max(4096);
 
+/**
+ * The satisfaction survey after a close (CSAT): off by default. `skipWithoutCustomerReply`: no survey for a
+ * conversation resolved without the customer writing after the first answer (typically closed for inactivity).
+ */
+export const csatSettings = z.object({ enabled: z.boolean(), skipWithoutCustomerReply: z.boolean() });
+export type CsatSettings = z.infer<typeof csatSettings>;
+export const DEFAULT_CSAT_SETTINGS: CsatSettings = { enabled: false, skipWithoutCustomerReply: true };
+
 const settings = z.object({
   name: z.string().min(1).max(200),
   apiUrl: z.string().max(2048).nullable(),
@@ -19,6 +27,8 @@ const settings = z.object({
   allowedOrigins: z.array(z.string().max(300)).max(50),
   /** Web chat: the first message a visitor sees. Optional: integrations created before it have none. */
   greeting: z.string().max(WEBCHAT_GREETING_MAX_LENGTH).nullable().optional(),
+  /** Absent (integrations before it): DEFAULT_CSAT_SETTINGS. */
+  csat: csatSettings.optional(),
 });
 export type IntegrationSettings = z.infer<typeof settings>;
 

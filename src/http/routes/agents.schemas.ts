@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { LiveAgent } from '../../domain/agents/state.js';
-import { AGENT_LIMITS } from '../../domain/agents/events.js';
+import { AGENT_LIMITS, DEFAULT_AGENT_AFTER_HOURS_MESSAGE } from '../../domain/agents/events.js';
 import { answerThresholdSchema, DEFAULT_ANSWER_THRESHOLD } from '../../domain/answers/evidence.js';
 import type { AgentDoc } from '../../projections/agents/agentsProjection.js';
 import { bearerSecurity as security, errorResponses, listQuery } from './schemas.js';
@@ -18,6 +18,8 @@ export const agentSchema = z.object({
   answerThreshold: answerThresholdSchema,
   /** Whether a model citing the knowledge base may also answer without a passage (false: such answers are handed off). */
   generalAnswers: z.boolean(),
+  /** Added to a handoff outside business hours; `{{back}}` becomes when people are back. */
+  afterHoursMessage: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -39,6 +41,7 @@ export const writable = {
   handoffMessage: z.string().trim().min(1).max(AGENT_LIMITS.handoffMessage),
   answerThreshold: answerThresholdSchema,
   generalAnswers: z.boolean(),
+  afterHoursMessage: z.string().trim().min(1).max(AGENT_LIMITS.afterHoursMessage),
 };
 
 const isLive = (a: AgentDoc | LiveAgent): a is LiveAgent => 'agentId' in a;
@@ -55,6 +58,7 @@ export function agentView(a: AgentDoc | LiveAgent): AgentView {
     handoffMessage: a.handoffMessage,
     answerThreshold: a.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD,
     generalAnswers: a.generalAnswers ?? false,
+    afterHoursMessage: a.afterHoursMessage ?? DEFAULT_AGENT_AFTER_HOURS_MESSAGE,
     createdAt: a.createdAt,
     updatedAt: a.updatedAt,
   };
@@ -81,6 +85,7 @@ const agentBody = z.strictObject({
   handoffMessage: writable.handoffMessage.optional(),
   answerThreshold: writable.answerThreshold.optional(),
   generalAnswers: writable.generalAnswers.optional(),
+  afterHoursMessage: writable.afterHoursMessage.optional(),
 });
 
 export const createAgentSchema = {

@@ -25,6 +25,11 @@ const series = z.object({
   handoffReasons: z.record(handoffReason, z.number().int()),
   aiFirstResponse: firstResponse,
   humanFirstResponse: firstResponse,
+  /** The same first responses split by whether the customer's wait began inside or outside business hours. */
+  firstResponseByHours: z.object({
+    inHours: z.object({ ai: firstResponse, human: firstResponse }),
+    outsideHours: z.object({ ai: firstResponse, human: firstResponse }),
+  }),
 });
 const report = z.object({
   timezone: z.string(),

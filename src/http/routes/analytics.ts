@@ -13,7 +13,7 @@ import { analyticsSchema, DEFAULT_ANALYTICS_DAYS, getTimezoneSchema, MAX_ANALYTI
 import type { ZodApp } from './zodApp.js';
 
 /** What a schema cannot check: one scope at most, and dates that exist. */
-function checkQuery(q: AnalyticsQuery): void {
+export function checkQuery(q: Pick<AnalyticsQuery, 'from' | 'to' | 'integrationId' | 'agentId'>): void {
   if (q.integrationId !== undefined && q.agentId !== undefined) throw validationError('Give integrationId or agentId, not both');
   for (const [name, value] of [['from', q.from], ['to', q.to]] as const) {
     if (value !== undefined && !isCalendarDate(value)) throw validationError(`${name}: must be a date written YYYY-MM-DD`);
@@ -21,7 +21,7 @@ function checkQuery(q: AnalyticsQuery): void {
 }
 
 /** The local dates asked for, defaulting to the last DEFAULT_ANALYTICS_DAYS days ending today in `timezone`. */
-function rangeOf(q: AnalyticsQuery, timezone: string, now: Date): { from: string; to: string } {
+export function rangeOf(q: Pick<AnalyticsQuery, 'from' | 'to'>, timezone: string, now: Date): { from: string; to: string } {
   const to = q.to ?? (q.from ? addDays(q.from, DEFAULT_ANALYTICS_DAYS - 1) : localDate(now.toISOString(), timezone));
   const from = q.from ?? addDays(to, -(DEFAULT_ANALYTICS_DAYS - 1));
   const days = daysBetween(from, to);

@@ -38,6 +38,8 @@ export const conversationSchema = z.object({
       reason: handoffReason,
       detail: z.string().nullable(),
       since: z.string(),
+      /** Handed off outside business hours: when people are back (the queue shows it as "after hours"). Absent in hours. */
+      backAt: z.string().optional(),
     })
     .nullable(),
   /** How it was resolved, while it stays closed. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { LiveIntegration } from '../../commands/integrations/queries.js';
-import { connectorType, WEBCHAT_GREETING_MAX_LENGTH } from '../../domain/integrations/events.js';
+import { connectorType, csatSettings, DEFAULT_CSAT_SETTINGS, WEBCHAT_GREETING_MAX_LENGTH } from '../../domain/integrations/events.js';
 import type { IntegrationDoc } from '../../projections/integrations/integrationsProjection.js';
 import { bearerSecurity as security, errorResponses, listQuery } from './schemas.js';
 
@@ -20,6 +20,7 @@ export const integrationSchema = z.object({
   /** msgplatform without apiUrl: replies are recorded as delivered to the sandbox and sent nowhere. */
   sandbox: z.boolean(),
   greeting: z.string().nullable().describe('webchat: the first message the widget shows a visitor'),
+  csat: csatSettings.describe('The satisfaction survey after a close: off by default; skipWithoutCustomerReply skips conversations the customer never wrote back in'),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -53,6 +54,7 @@ const writable = {
     // Line breaks are kept (the widget shows them); other control characters have no place in a chat bubble.
     .refine((v) => !/[\u0000-\u0008\u000b-\u001f\u007f]/.test(v), 'must not contain control characters')
     .nullable(),
+  csat: z.strictObject(csatSettings.shape),
 };
 
 /** Where the platform posts the integration's webhooks (under PUBLIC_BASE_URL). */
@@ -75,6 +77,7 @@ export function integrationView(publicBaseUrl: string, i: IntegrationDoc | LiveI
     allowedOrigins: i.allowedOrigins,
     sandbox: i.connectorType === 'msgplatform' && !i.apiUrl,
     greeting: i.greeting ?? null,
+    csat: i.csat ?? DEFAULT_CSAT_SETTINGS,
     createdAt: i.createdAt,
     updatedAt: i.updatedAt,
   };
@@ -102,6 +105,7 @@ const integrationBody = z.strictObject({
   agentId: writable.agentId.optional(),
   allowedOrigins: writable.allowedOrigins.optional(),
   greeting: writable.greeting.optional(),
+  csat: writable.csat.optional(),
 });
 
 export const createIntegrationSchema = {

@@ -4,7 +4,9 @@ import type { RawData, WebSocket } from 'ws';
 import { z } from 'zod';
 import { conversationIdFor } from '../../commands/conversations/conversationIds.js';
 import { receiveWebchatMessage, type WebchatIntegration } from '../../commands/webchat/receiveWebchatMessage.js';
-import { webchatHistory } from '../../commands/webchat/webchatHistory.js';
+import { webchatHistory, webchatPendingSurvey } from '../../commands/webchat/webchatHistory.js';
+import { submitWebchatCsat } from '../../commands/conversations/csat.js';
+import { DomainError } from '../../domain/errors.js';
 import type { VisitorClaims, VisitorTokens } from '../../ports/visitorTokens.js';
 import type { WebchatPush } from '../../ports/webchatPush.js';
 import type { HttpServices } from '../services.js';
@@ -212,7 +214,26 @@ function dispatchFrame(conn: Connection, data: RawData, isBinary: boolean): void
       enqueue(conn, () => storeMessage(conn, clientMessageId, text));
       return;
     }
+    case 'csat': {
+      if (!conn.helloSeen) return sendError(conn, 'HELLO_REQUIRED', 'Send {"type":"hello"} first');
+      if (conn.pending >= MAX_PENDING_FRAMES) return sendError(conn, 'RATE_LIMITED', 'Too many frames at once; wait a moment');
+      enqueue(conn, () => storeCsat(conn, frame));
+      return;
+    }
   }
+}
+
+/** A visitor's answer to the survey of their own conversation: recorded once, then `csat_recorded`. */
+async function storeCsat(conn: Connection, answer: { surveyId: string; rating: number; comment: string | null }): Promise<void> {
+  const { visitor, integration } = conn;
+  if (!visitor || !integration) return sendError(conn, 'HELLO_REQUIRED', 'Send {"type":"hello"} first');
+  try {
+    await submitWebchatCsat(conn.env.services.commands, { conversationId: visitor.conversationId, companyId: integration.companyId, visitorId: visitor.visitorId, ...answer });
+  } catch (err) {
+    if (err instanceof DomainError && (err.code === 'NOT_FOUND' || err.code === 'VALIDATION_ERROR')) return sendError(conn, err.code, err.message);
+    throw err;
+  }
+  send(conn, { type: 'csat_recorded', surveyId: answer.surveyId, rating: answer.rating });
 }
 
 /** Frames are handled one at a time, in arrival order. */
@@ -248,6 +269,7 @@ async function greetVisitor(conn: Connection, visitorId: string | undefined, vis
   }
   conn.leave = stop;
   const history = await webchatHistory(conn.env.services.commands.eventStore, identity.conversationId);
+  const survey = await webchatPendingSurvey(conn.env.services.commands.eventStore, identity.conversationId);
   const renewedToken = await conn.env.visitorTokens.issue(identity);
   if (conn.closed) return;
   conn.visitor = identity;
@@ -259,6 +281,8 @@ async function greetVisitor(conn: Connection, visitorId: string | undefined, vis
     history,
     // Shown first in the panel, before the history; not a message of the conversation.
     greeting: conn.integration?.greeting ?? null,
+    // The closed conversation's survey, while unanswered (the widget shows it inline).
+    csat: survey,
   });
   conn.ready = true;
   const shown = new Set(history.map((m) => m.id));

@@ -2,6 +2,7 @@ import type { Reactor } from '../reactor.js';
 import { creditChargesReactor, playgroundChargesReactor } from './charges.js';
 import { autoAssignmentReactor } from './autoAssignment.js';
 import { customerProfilesReactor } from './customerProfiles.js';
+import { csatReactor } from './csat.js';
 import { outboundJobsReactor, replyJobsReactor } from './jobs.js';
 import { replayCancelsReactor, replayJobsReactor } from './replays.js';
 import { agentTestRunsReactor } from './agentTestRuns.js';
@@ -15,6 +16,7 @@ import { agentTestRunsReactor } from './agentTestRuns.js';
  *   AgentTestRunStarted ──agent-test-runs──▶ RUN_AGENT_TESTS (replay worker, in the replay slots)
  *   ConversationStarted / MessageReceived ──customer-profiles──▶ UpdateCustomerFromChannel
  *   handoff / unassign / close / availability / settings / joined ──auto-assignment──▶ AssignConversation (reason auto)
+ *   AiSessionClosed ──csat-requests──▶ RequestCsat (CsatRequested on the platform ──outbound-jobs──▶ SEND_MESSAGE)
  */
 export const allReactors: readonly Reactor[] = [
   replyJobsReactor,
@@ -26,4 +28,5 @@ export const allReactors: readonly Reactor[] = [
   agentTestRunsReactor,
   customerProfilesReactor,
   autoAssignmentReactor,
+  csatReactor,
 ];

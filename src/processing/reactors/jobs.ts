@@ -28,15 +28,19 @@ export const replyJobsReactor = defineReactor(conversationEvents, {
     },
 });
 
-/** AgentReplied / OperatorMessageSent ──▶ SEND_MESSAGE: the send worker delivers it (one job per message id). */
+/**
+ * AgentReplied / OperatorMessageSent / CsatRequested ──▶ SEND_MESSAGE: the send worker delivers it (one job per
+ * message id; a survey is delivered like a message: a platform text, the widget's inline form on web chat).
+ */
 export const outboundJobsReactor = defineReactor(conversationEvents, {
   name: 'outbound-jobs',
-  eventTypes: ['AgentReplied', 'OperatorMessageSent'],
+  eventTypes: ['AgentReplied', 'OperatorMessageSent', 'CsatRequested'],
   concurrency: REACTOR_CONCURRENCY,
   start: ({ bus }) =>
     async (event) => {
       const companyId = event.metadata.companyId;
       const { messageId } = event.data;
+      if (!messageId) return; // a survey stored before its delivery was tracked
       const job: SendMessageJob = { conversationId: conversationIdOfStream(event.stream), messageId, revision: String(event.revision), ...(companyId ? { companyId } : {}) };
       await bus.publish(SEND_MESSAGE, job, { dedupeId: `send:${messageId}` });
     },

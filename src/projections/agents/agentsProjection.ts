@@ -18,6 +18,8 @@ export interface AgentDoc extends Doc {
   answerThreshold?: AnswerThreshold;
   /** Absent for agents created before the setting existed (read as false). */
   generalAnswers?: boolean;
+  /** Absent for agents created before the setting existed (read as DEFAULT_AGENT_AFTER_HOURS_MESSAGE). */
+  afterHoursMessage?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -44,6 +46,7 @@ export const agentsProjection = defineProjection(agentEvents, {
         handoffMessage: d.handoffMessage,
         ...(d.answerThreshold !== undefined ? { answerThreshold: d.answerThreshold } : {}),
         ...(d.generalAnswers !== undefined ? { generalAnswers: d.generalAnswers } : {}),
+        ...(d.afterHoursMessage !== undefined ? { afterHoursMessage: d.afterHoursMessage } : {}),
         createdAt: d.at,
         updatedAt: d.at,
       } satisfies AgentDoc);

@@ -49,6 +49,9 @@ export interface AnalyticsDayDoc extends Doc, Record<Counter, number> {
   /** First-response times (histogram.ts), AI replies and human replies. */
   aiFirstResponse: Histogram;
   humanFirstResponse: Histogram;
+  /** The part of each whose wait began outside business hours (absent on days counted before they existed). */
+  aiFirstResponseOutsideHours?: Histogram;
+  humanFirstResponseOutsideHours?: Histogram;
 }
 
 export const companyScope = 'company';
@@ -69,5 +72,7 @@ export function emptyDay(companyId: string, scope: string, date: string): Analyt
     handoffReasons: emptyReasons(),
     aiFirstResponse: emptyHistogram(),
     humanFirstResponse: emptyHistogram(),
+    aiFirstResponseOutsideHours: emptyHistogram(),
+    humanFirstResponseOutsideHours: emptyHistogram(),
   };
 }

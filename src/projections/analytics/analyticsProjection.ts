@@ -1,6 +1,8 @@
 import { localDate } from '../../domain/analytics/localDay.js';
 import { record } from '../../domain/analytics/histogram.js';
 import { companyTimezoneEvents } from '../../domain/company/timezone/events.js';
+import { businessHoursEvents, type BusinessHours } from '../../domain/company/businessHours/events.js';
+import { isOpenAt } from '../../domain/company/businessHours/schedule.js';
 import { DEFAULT_TIMEZONE } from '../../domain/company/timezone/state.js';
 import { conversationEvents } from '../../domain/conversations/events.js';
 import { evolveHandoff, noHandoff, type HandoffReason, type HandoffTrack } from '../../domain/conversations/handoff.js';
@@ -24,6 +26,8 @@ import {
 
 export interface AnalyticsCompanyDoc extends Doc {
   timezone: string;
+  /** The business hours in force (absent: none set), to tell first responses inside hours from those outside. */
+  hours?: BusinessHours;
 }
 
 export interface AnalyticsIntegrationDoc extends Doc {
@@ -53,7 +57,7 @@ export interface AnalyticsConversationDoc extends Doc {
 const PENDING_CAP = 20;
 const CONVERSATION_PREFIX = 'conversation-';
 
-const schemas = { ...conversationEvents, ...creditEvents, ...integrationEvents, ...companyTimezoneEvents };
+const schemas = { ...conversationEvents, ...creditEvents, ...integrationEvents, ...companyTimezoneEvents, ...businessHoursEvents };
 type Schemas = typeof schemas;
 
 const CONVERSATION_TYPES = [
@@ -74,16 +78,20 @@ const CONVERSATION_TYPES = [
   'HumanRequested',
 ] as const;
 type ConversationType = (typeof CONVERSATION_TYPES)[number];
-type AnalyticsEvent = RecordedEventOf<Schemas, ConversationType | 'CreditsConsumed' | 'IntegrationCreated' | 'IntegrationUpdated' | 'CompanyTimezoneSet'>;
+type AnalyticsEvent = RecordedEventOf<Schemas, ConversationType | 'CreditsConsumed' | 'IntegrationCreated' | 'IntegrationUpdated' | 'CompanyTimezoneSet' | 'BusinessHoursSet'>;
 
 /** One change to a day document. */
 type Change =
   | { counter: Counter; by: number }
   | { reason: HandoffReason }
-  | { firstResponse: 'aiFirstResponse' | 'humanFirstResponse'; ms: number };
+  | { firstResponse: 'aiFirstResponse' | 'humanFirstResponse'; ms: number; outsideHours: boolean };
+
+async function companyOf(ctx: ProjectionContext, companyId: string): Promise<AnalyticsCompanyDoc> {
+  return (await ctx.get<AnalyticsCompanyDoc>(ANALYTICS_COMPANIES, companyId)) ?? { id: companyId, timezone: DEFAULT_TIMEZONE };
+}
 
 async function timezoneOf(ctx: ProjectionContext, companyId: string): Promise<string> {
-  return (await ctx.get<AnalyticsCompanyDoc>(ANALYTICS_COMPANIES, companyId))?.timezone ?? DEFAULT_TIMEZONE;
+  return (await companyOf(ctx, companyId)).timezone;
 }
 
 /** Applies the changes to the day document of each scope (3 reads and 3 writes at most). */
@@ -96,7 +104,10 @@ async function bump(ctx: ProjectionContext, companyId: string, scopes: (string |
     for (const c of changes) {
       if ('counter' in c) next[c.counter] += c.by;
       else if ('reason' in c) next.handoffReasons[c.reason] = (next.handoffReasons[c.reason] ?? 0) + 1;
-      else next[c.firstResponse] = record(next[c.firstResponse], c.ms);
+      else {
+        next[c.firstResponse] = record(next[c.firstResponse], c.ms);
+        if (c.outsideHours) next[`${c.firstResponse}OutsideHours`] = record(next[`${c.firstResponse}OutsideHours`], c.ms);
+      }
     }
     ctx.put(ANALYTICS_DAYS, next);
   }
@@ -133,7 +144,10 @@ async function applyConversationEvent(event: ConversationEvent, ctx: ProjectionC
   }
   const state = await ctx.get<AnalyticsConversationDoc>(ANALYTICS_CONVERSATIONS, id);
   if (!state) return;
-  const date = localDate(event.data.at, await timezoneOf(ctx, state.companyId));
+  const company = await companyOf(ctx, state.companyId);
+  const date = localDate(event.data.at, company.timezone);
+  // A wait that began outside business hours is answered later by design: counted apart.
+  const outsideHours = (since: string) => !isOpenAt(company.hours ?? null, company.timezone, new Date(since));
   const changes: Change[] = [];
   const next: AnalyticsConversationDoc = { ...state };
   const waitingSince = state.track.waitingSince;
@@ -156,7 +170,7 @@ async function applyConversationEvent(event: ConversationEvent, ctx: ProjectionC
       break;
     case 'AgentReplied':
       changes.push({ counter: 'aiReplies', by: 1 });
-      if (waitingSince && !state.aiAnsweredWait) changes.push({ firstResponse: 'aiFirstResponse', ms: elapsedMs(waitingSince, event.data.at) });
+      if (waitingSince && !state.aiAnsweredWait) changes.push({ firstResponse: 'aiFirstResponse', ms: elapsedMs(waitingSince, event.data.at), outsideHours: outsideHours(waitingSince) });
       // A handoff reply answers the customer but leaves them waiting, now for a person.
       next.aiAnsweredWait = event.data.handoff;
       next.sessionAiReplied = true;
@@ -166,7 +180,7 @@ async function applyConversationEvent(event: ConversationEvent, ctx: ProjectionC
     case 'OperatorMessageSent':
     case 'OperatorMessageRecorded':
       changes.push({ counter: 'operatorMessages', by: 1 });
-      if (waitingSince) changes.push({ firstResponse: 'humanFirstResponse', ms: elapsedMs(waitingSince, event.data.at) });
+      if (waitingSince) changes.push({ firstResponse: 'humanFirstResponse', ms: elapsedMs(waitingSince, event.data.at), outsideHours: outsideHours(waitingSince) });
       next.aiAnsweredWait = false;
       next.sessionHumanInvolved = true;
       break;
@@ -220,13 +234,19 @@ export const analyticsProjection = defineProjection(schemas, {
     { name: ANALYTICS_COMPANIES, indexes: [] },
     { name: ANALYTICS_INTEGRATIONS, indexes: ['companyId'] },
   ],
-  eventTypes: [...CONVERSATION_TYPES, 'CreditsConsumed', 'IntegrationCreated', 'IntegrationUpdated', 'CompanyTimezoneSet'],
+  eventTypes: [...CONVERSATION_TYPES, 'CreditsConsumed', 'IntegrationCreated', 'IntegrationUpdated', 'CompanyTimezoneSet', 'BusinessHoursSet'],
   async apply(event, ctx) {
     switch (event.type) {
       case 'CompanyTimezoneSet':
         if (!event.stream.startsWith('company-')) return;
-        ctx.put(ANALYTICS_COMPANIES, { id: event.stream.slice('company-'.length), timezone: event.data.timezone } satisfies AnalyticsCompanyDoc);
+        ctx.put(ANALYTICS_COMPANIES, { ...(await companyOf(ctx, event.stream.slice('company-'.length))), timezone: event.data.timezone } satisfies AnalyticsCompanyDoc);
         return;
+      case 'BusinessHoursSet': {
+        if (!event.stream.startsWith('company-')) return;
+        const { by: _by, at: _at, ...hours } = event.data;
+        ctx.put(ANALYTICS_COMPANIES, { ...(await companyOf(ctx, event.stream.slice('company-'.length))), hours } satisfies AnalyticsCompanyDoc);
+        return;
+      }
       case 'IntegrationCreated':
         ctx.put(ANALYTICS_INTEGRATIONS, { id: String(event.data.integrationId), companyId: event.data.companyId, agentId: event.data.agentId } satisfies AnalyticsIntegrationDoc);
         return;

@@ -18,6 +18,8 @@ export type Series = Record<Counter, number> & {
   handoffReasons: HandoffReasonCounts;
   aiFirstResponse: FirstResponse;
   humanFirstResponse: FirstResponse;
+  /** The same first responses split by whether the customer's wait began inside or outside business hours. */
+  firstResponseByHours: Record<'inHours' | 'outsideHours', { ai: FirstResponse; human: FirstResponse }>;
 };
 
 export interface AnalyticsReport {
@@ -30,6 +32,17 @@ export interface AnalyticsReport {
 
 const firstResponse = (h: Histogram): FirstResponse => ({ count: countOf(h), p50Ms: percentile(h, 0.5), p90Ms: percentile(h, 0.9) });
 
+const minus = (all: Histogram, part: Histogram | undefined): Histogram => all.map((n, i) => n - (part?.[i] ?? 0));
+
+function byHours(doc: AnalyticsDayDoc): Series['firstResponseByHours'] {
+  const ai = doc.aiFirstResponseOutsideHours ?? emptyHistogram();
+  const human = doc.humanFirstResponseOutsideHours ?? emptyHistogram();
+  return {
+    inHours: { ai: firstResponse(minus(doc.aiFirstResponse, ai)), human: firstResponse(minus(doc.humanFirstResponse, human)) },
+    outsideHours: { ai: firstResponse(ai), human: firstResponse(human) },
+  };
+}
+
 function seriesOf(doc: AnalyticsDayDoc): Series {
   const counters = Object.fromEntries(COUNTERS.map((c) => [c, doc[c] ?? 0])) as Record<Counter, number>;
   return {
@@ -38,6 +51,7 @@ function seriesOf(doc: AnalyticsDayDoc): Series {
     handoffReasons: { ...emptyReasons(), ...doc.handoffReasons },
     aiFirstResponse: firstResponse(doc.aiFirstResponse),
     humanFirstResponse: firstResponse(doc.humanFirstResponse),
+    firstResponseByHours: byHours(doc),
   };
 }
 
@@ -62,15 +76,21 @@ export async function analyticsReport(readStore: ReadStore, input: { companyId: 
   const total = emptyDay(companyId, scope, from);
   const aiHistogram = emptyHistogram();
   const humanHistogram = emptyHistogram();
+  const aiOutside = emptyHistogram();
+  const humanOutside = emptyHistogram();
   const days = datesInRange(from, to).map((date) => {
     const doc = byDate.get(date) ?? emptyDay(companyId, scope, date);
     for (const c of COUNTERS) total[c] += doc[c] ?? 0;
     for (const [reason, n] of Object.entries(doc.handoffReasons ?? {})) total.handoffReasons[reason as keyof HandoffReasonCounts] = (total.handoffReasons[reason as keyof HandoffReasonCounts] ?? 0) + n;
     addInto(aiHistogram, doc.aiFirstResponse);
     addInto(humanHistogram, doc.humanFirstResponse);
+    addInto(aiOutside, doc.aiFirstResponseOutsideHours);
+    addInto(humanOutside, doc.humanFirstResponseOutsideHours);
     return { date, ...seriesOf(doc) };
   });
   total.aiFirstResponse = aiHistogram;
   total.humanFirstResponse = humanHistogram;
+  total.aiFirstResponseOutsideHours = aiOutside;
+  total.humanFirstResponseOutsideHours = humanOutside;
   return { timezone: input.timezone, from, to, days, totals: seriesOf(total) };
 }

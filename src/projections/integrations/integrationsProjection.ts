@@ -1,4 +1,4 @@
-import { integrationEvents } from '../../domain/integrations/events.js';
+import { integrationEvents, type CsatSettings } from '../../domain/integrations/events.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 
@@ -17,6 +17,8 @@ export interface IntegrationDoc extends Doc {
   allowedOrigins: string[];
   /** Web chat's first message to a visitor; null when none. */
   greeting: string | null;
+  /** Absent on integrations created before the setting (read as DEFAULT_CSAT_SETTINGS). */
+  csat?: CsatSettings;
   createdAt: string;
   updatedAt: string;
 }
@@ -45,6 +47,7 @@ export const integrationsProjection = defineProjection(integrationEvents, {
         webhookRegisteredAt: null,
         allowedOrigins: d.allowedOrigins,
         greeting: d.greeting ?? null,
+        ...(d.csat ? { csat: d.csat } : {}),
         createdAt: d.at,
         updatedAt: d.at,
       } satisfies IntegrationDoc);

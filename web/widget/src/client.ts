@@ -1,4 +1,4 @@
-import { CLOSE_ORIGIN_NOT_ALLOWED, isAuthError, isFinalRefusal, parseFrame, type ChatMessage, type ClientFrame, type ServerFrame } from './protocol.js';
+import { CLOSE_ORIGIN_NOT_ALLOWED, isAuthError, isFinalRefusal, parseFrame, type ChatMessage, type ClientFrame, type ServerFrame, type Survey } from './protocol.js';
 import { newId, type OutboxItem, type Store } from './store.js';
 
 /**
@@ -22,6 +22,9 @@ export interface ClientEvents {
   delta(id: string, offset: number, text: string): void;
   /** `failed` is set when the error names one of our queued messages (it is no longer re-sent). */
   error(code: string, message: string, failed?: OutboxItem): void;
+  /** The satisfaction survey to show (null: none waits), and its answer recorded. */
+  survey?(survey: Survey | null): void;
+  surveyRecorded?(surveyId: string, rating: number): void;
 }
 
 const BACKOFF_MIN_MS = 500;
@@ -73,6 +76,11 @@ export class ChatClient {
   }
 
   /** Queues a message (persisted first) and sends it now if the connection is ready. */
+  /** The visitor's answer to the survey (not queued: the survey is shown again on return until answered). */
+  answerSurvey(surveyId: string, rating: number, comment: string): void {
+    this.frame({ type: 'csat', surveyId, rating, ...(comment.trim() ? { comment: comment.trim() } : {}) });
+  }
+
   send(text: string): OutboxItem {
     const item: OutboxItem = { clientMessageId: newId(), text, createdAt: new Date().toISOString() };
     this.store.add(item);
@@ -197,6 +205,7 @@ export class ChatClient {
         }
         this.on.status('ready');
         this.on.ready(f.history, pending, f.greeting);
+        this.on.survey?.(f.csat ?? null);
         for (const item of pending) {
           this.frame({ type: 'message', text: item.text, clientMessageId: item.clientMessageId });
         }
@@ -211,6 +220,12 @@ export class ChatClient {
         break;
       case 'typing':
         this.on.typing(f.on);
+        break;
+      case 'csat':
+        this.on.survey?.(f.survey);
+        break;
+      case 'csat_recorded':
+        this.on.surveyRecorded?.(f.surveyId, f.rating);
         break;
       case 'delta':
         this.on.delta(f.id, f.offset, f.text);

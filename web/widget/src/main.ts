@@ -78,6 +78,7 @@ function init(): void {
       greeting: store.read().greeting ?? pageGreeting,
       onSend: (text) => view.addPending(c.send(text)),
       onRetry: (item) => c.retry(item),
+      onSurvey: (surveyId, rating, comment) => c.answerSurvey(surveyId, rating, comment),
     });
     const c = new ChatClient(ws.href, store, {
       status: (s) => view.setStatus(s),
@@ -91,6 +92,8 @@ function init(): void {
       ack: (cid, mid) => view.markSent(cid, mid),
       typing: (on) => view.setTyping(on),
       delta: (id, offset, text) => view.addDelta(id, offset, text),
+      survey: (survey) => view.showSurvey(survey),
+      surveyRecorded: (surveyId, rating) => view.surveyRecorded(surveyId, rating),
       error: (code, message, failed) => {
         if (failed) view.markFailed(failed, message);
         view.showError(message || `Something went wrong (${code})`);

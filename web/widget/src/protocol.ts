@@ -23,17 +23,28 @@ export type ServerFrame =
       history: ChatMessage[];
       /** The integration's greeting, shown first; absent when it has none. */
       greeting?: string;
+      /** The closed conversation's survey, while unanswered. */
+      csat?: Survey;
     }
   | { type: 'message'; message: ChatMessage }
   | { type: 'ack'; clientMessageId: string; messageId: string }
   | { type: 'typing'; on: boolean }
   /** A piece of an agent reply still being written: `text` goes at `offset` of reply `id` (0 starts it over). */
   | { type: 'delta'; id: string; offset: number; text: string }
-  | { type: 'error'; code: string; message: string; clientMessageId?: string };
+  | { type: 'error'; code: string; message: string; clientMessageId?: string }
+  /** The satisfaction survey after the conversation closed; answered with a `csat` frame. */
+  | { type: 'csat'; survey: Survey }
+  | { type: 'csat_recorded'; surveyId: string; rating: number };
+
+export interface Survey {
+  surveyId: string;
+  question: string;
+}
 
 export type ClientFrame =
   | { type: 'hello'; visitorId?: string; visitorToken?: string; name?: string }
-  | { type: 'message'; text: string; clientMessageId: string };
+  | { type: 'message'; text: string; clientMessageId: string }
+  | { type: 'csat'; surveyId: string; rating: number; comment?: string };
 
 type Obj = Record<string, unknown>;
 
@@ -56,6 +67,12 @@ export function parseMessage(v: unknown): ChatMessage | null {
 }
 
 /** Parses one text frame; returns null for anything not understood. */
+function parseSurvey(v: unknown): Survey | null {
+  if (!isObj(v)) return null;
+  const surveyId = str(v.surveyId);
+  return surveyId !== undefined && typeof v.question === 'string' ? { surveyId, question: v.question } : null;
+}
+
 export function parseFrame(data: unknown): ServerFrame | null {
   if (typeof data !== 'string') return null;
   let v: unknown;
@@ -80,6 +97,8 @@ export function parseFrame(data: unknown): ServerFrame | null {
       }
       const ready: ServerFrame = { type: 'ready', conversationId, visitorId, visitorToken, history };
       if (typeof v.greeting === 'string' && v.greeting.trim()) ready.greeting = v.greeting;
+      const survey = parseSurvey(v.csat);
+      if (survey) ready.csat = survey;
       return ready;
     }
     case 'message': {
@@ -95,6 +114,14 @@ export function parseFrame(data: unknown): ServerFrame | null {
     }
     case 'typing':
       return { type: 'typing', on: v.on === true };
+    case 'csat': {
+      const survey = parseSurvey(v);
+      return survey ? { type: 'csat', survey } : null;
+    }
+    case 'csat_recorded': {
+      const surveyId = str(v.surveyId);
+      return surveyId !== undefined && typeof v.rating === 'number' ? { type: 'csat_recorded', surveyId, rating: v.rating } : null;
+    }
     case 'delta': {
       const id = str(v.id);
       const offset = v.offset;

@@ -41,6 +41,14 @@ textarea{flex:1;resize:none;min-height:40px;max-height:120px;padding:9px 12px;bo
 textarea::placeholder{color:#6b7280}
 .send{height:40px;padding:0 16px;border-radius:10px;background:var(--a);color:var(--at);font-weight:600}
 .send:disabled{opacity:.5;cursor:default}
+.csat{align-self:stretch;display:flex;flex-direction:column;gap:8px;padding:10px 12px;border:1px solid #e5e7eb;border-radius:12px;background:#fff}
+.csat-q{font-weight:600}
+.csat-r{display:flex;gap:6px}
+.csat-r button{flex:1;height:36px;border-radius:8px;border:1px solid #d1d5db;background:#fff;font-weight:600}
+.csat-r button[aria-pressed=true]{background:var(--a);color:var(--at);border-color:var(--a)}
+.csat textarea{min-height:36px;font-size:14px}
+.csat .send{align-self:flex-end}
+.csat-done{color:#065f46}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (max-width:480px){
 .panel{inset:0;width:100%;height:100%;border-radius:0}

@@ -9,6 +9,8 @@ export interface UiOptions {
   greeting?: string;
   onSend(text: string): void;
   onRetry(item: OutboxItem): void;
+  /** The visitor's answer to the satisfaction survey. */
+  onSurvey?(surveyId: string, rating: number, comment: string): void;
 }
 
 /**
@@ -241,6 +243,48 @@ export class ChatUi {
     this.partials.clear();
   }
 
+  /**
+   * The satisfaction survey after the conversation closed, inline at the end of the list (`.csat[data-survey-id]`:
+   * five rating buttons, an optional comment, Send); null removes it. Answered, it says thanks.
+   */
+  showSurvey(survey: { surveyId: string; question: string } | null): void {
+    this.log.querySelector('.csat')?.remove();
+    if (!survey) return;
+    let rating = 0;
+    const send = el('button', { type: 'button', class: 'send', disabled: '' }, 'Send rating');
+    const buttons = [1, 2, 3, 4, 5].map((n) => {
+      const b = el('button', { type: 'button', 'aria-label': `Rate ${n} out of 5`, 'aria-pressed': 'false', 'data-rating': String(n) }, String(n));
+      b.addEventListener('click', () => {
+        rating = n;
+        for (const other of buttons) other.setAttribute('aria-pressed', String(other === b));
+        send.disabled = false;
+      });
+      return b;
+    });
+    const comment = el('textarea', { 'aria-label': 'Comment (optional)', rows: '1', placeholder: 'A comment (optional)', maxlength: '1000' });
+    const box = el('div', { class: 'csat', role: 'group', 'aria-label': 'Rate this conversation', 'data-survey-id': survey.surveyId },
+      el('p', { class: 'csat-q' }, survey.question),
+      el('div', { class: 'csat-r' }, ...buttons),
+      comment,
+      send,
+    );
+    send.addEventListener('click', () => {
+      if (!rating) return;
+      send.disabled = true;
+      this.o.onSurvey?.(survey.surveyId, rating, comment.value);
+    });
+    this.log.append(box);
+    this.toEnd();
+  }
+
+  /** The survey's answer was recorded: it gives way to a thank-you. */
+  surveyRecorded(surveyId: string, rating: number): void {
+    const box = this.log.querySelector<HTMLElement>(`.csat[data-survey-id="${CSS.escape(surveyId)}"]`);
+    if (!box) return;
+    box.replaceChildren(el('p', { class: 'csat-done', role: 'status' }, `Thanks for your rating (${rating}/5)!`));
+    box.dataset.recorded = '';
+  }
+
   /** The integration's greeting (from the server, or the page's data-greeting); redraws the list's first item. */
   setGreeting(greeting: string | undefined): void {
     const text = greeting?.trim() || undefined;
@@ -312,6 +356,8 @@ export class ChatUi {
 
   /** The visitor's own message, shown at once in the "sending" state. */
   addPending(item: OutboxItem): void {
+    // Writing again opens a new conversation session: an unanswered survey no longer waits.
+    this.log.querySelector('.csat:not([data-recorded])')?.remove();
     let e = this.byKey.get(`c:${item.clientMessageId}`);
     if (e) {
       // a retry of a failed message: back to sending

@@ -67,7 +67,7 @@ describe('the public event catalog', () => {
 
   it('given an AI answer written by agent version 3, then message.answered names that version', () => {
     const answer = reply(false);
-    const [answered] = given([{ ...answer, data: { ...answer.data, agentVersion: 3 } }]);
+    const [answered] = given([{ ...answer, data: { ...answer.data, agentVersion: 3 } } as typeof answer]);
     expect(answered).toMatchObject({ type: 'message.answered', data: { agentVersion: 3 } });
   });
 

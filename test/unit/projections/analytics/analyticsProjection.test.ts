@@ -82,6 +82,29 @@ describe('analytics projection: given events, then the day documents', () => {
     });
   });
 
+  it('given business hours 09:00–17:00 UTC, then a wait that began at 08:00 counts outside hours, one that began at 10:00 inside (in the totals too)', async () => {
+    const open = [{ from: '09:00', to: '17:00' }];
+    const hoursSet = recorded(`company-${company}`, 'BusinessHoursSet', {
+      enabled: true, weekly: { monday: open, tuesday: open, wednesday: open, thursday: open, friday: open, saturday: [], sunday: [] }, holidays: [], by: 'user:x', at: at('07:00:00'),
+    });
+    await spec
+      .given([
+        integrationCreated, hoursSet,
+        started(1, '08:00:00'), opened(1), received(1, 1, '08:00:00'), replied(1, 2, 1, '08:00:02', true), paused(1, 'handoff', '08:00:02'), operatorSent(1, 3, '09:00:00'),
+        started(2, '10:00:00'), opened(2), received(2, 11, '10:00:00'), replied(2, 12, 11, '10:00:01', true), paused(2, 'handoff', '10:00:01'), operatorSent(2, 13, '10:05:00'),
+      ])
+      .then({
+        analytics_days: inEveryScope('2025-03-10', (d) => {
+          Object.assign(d, { conversationsStarted: 2, conversationsActive: 2, customerMessages: 2, aiReplies: 2, operatorMessages: 2, handedOff: 2 });
+          d.handoffReasons.agent_handoff = 2;
+          d.aiFirstResponse = record(record(undefined, 2000), 1000);
+          d.humanFirstResponse = record(record(undefined, 3_600_000), 300_000);
+          d.aiFirstResponseOutsideHours = record(undefined, 2000);
+          d.humanFirstResponseOutsideHours = record(undefined, 3_600_000);
+        }),
+      });
+  });
+
   it('handoff reasons follow the "Needs human" queue: customer request, platform transfer, AI could not answer (counted as unanswered too); a handoff counts once', async () => {
     await spec
       .given([

@@ -85,6 +85,8 @@ export interface Integration {
   sandbox?: boolean;
   /** webchat: the first message the widget shows; null when none. */
   greeting?: string | null;
+  /** The satisfaction survey after a close. */
+  csat?: CsatSettings;
   createdAt: string;
   updatedAt: string;
 }
@@ -99,6 +101,8 @@ export interface IntegrationInput {
   agentId?: string | null;
   allowedOrigins?: string[];
   greeting?: string | null;
+  /** The satisfaction survey after a close. */
+  csat?: CsatSettings;
 }
 
 export type WebhookOutcome = 'processed' | 'duplicate' | 'ignored' | 'rejected';
@@ -133,6 +137,8 @@ export interface Agent {
   answerThreshold?: AnswerThreshold;
   /** Whether a model citing the knowledge base may also answer without a passage. */
   generalAnswers?: boolean;
+  /** Added to a handoff outside business hours; {{back}} becomes when the team is back. */
+  afterHoursMessage?: string;
   createdAt?: string;
   updatedAt?: string;
 }
@@ -147,6 +153,7 @@ export interface AgentInput {
   handoffMessage?: string;
   answerThreshold?: AnswerThreshold;
   generalAnswers?: boolean;
+  afterHoursMessage?: string;
 }
 
 export type AnswerThreshold = 'strict' | 'balanced' | 'lenient';
@@ -221,6 +228,8 @@ export interface Handoff {
   reason: HandoffReason;
   detail: string | null;
   since: string;
+  /** Handed off outside business hours: when the team is back. */
+  backAt?: string;
 }
 
 export type InboxView = 'mine' | 'unassigned' | 'needs_human';
@@ -346,6 +355,8 @@ export interface AnalyticsSeries {
   handoffReasons: Record<HandoffReason, number>;
   aiFirstResponse: FirstResponse;
   humanFirstResponse: FirstResponse;
+  /** Split by whether the customer's wait began inside or outside business hours. */
+  firstResponseByHours?: Record<'inHours' | 'outsideHours', { ai: FirstResponse; human: FirstResponse }>;
 }
 export interface AnalyticsReport {
   timezone: string;
@@ -353,4 +364,10 @@ export interface AnalyticsReport {
   to: string;
   days: (AnalyticsSeries & { date: string })[];
   totals: AnalyticsSeries;
+}
+
+/** An integration's satisfaction survey (CSAT) after a close. */
+export interface CsatSettings {
+  enabled: boolean;
+  skipWithoutCustomerReply: boolean;
 }

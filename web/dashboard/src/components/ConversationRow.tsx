@@ -73,6 +73,11 @@ export function ConversationRow({
           ) : (
             <SessionStateBadge conversation={conversation} />
           )}
+          {handoff?.backAt && (
+            <Badge tone="warning" data-testid="after-hours" title={`Handed off after hours; the team is back ${formatDateTimeLong(handoff.backAt)}`}>
+              After hours
+            </Badge>
+          )}
           {conversation.assigneeId && (
             <Badge tone="neutral" className="row-assignee" data-testid="assignee" title={assigneeName ? `Assigned to ${assigneeName}` : 'Assigned'}>
               {assigneeName ?? '…'}

@@ -76,6 +76,8 @@ const SENTENCES: Record<string, (d: Data, names: Names) => string> = {
   HumanRequested: () => 'The customer asked for a human: waiting in “Needs human”.',
   ConversationAssigned: (d, { teammate }) => (d.reason === 'auto' ? `Assigned to ${teammate(d.assigneeId)} automatically (round-robin).` : `Assigned to ${teammate(d.assigneeId)}${byWhom(d.by)}.`),
   ConversationUnassigned: (d, { teammate }) => `Unassigned from ${teammate(d.previousAssigneeId)}${byWhom(d.by)}.`,
+  CsatRequested: (d) => `Satisfaction survey sent ${d.via === 'webchat' ? 'in the web chat' : 'as a message'}.`,
+  CsatSubmitted: (d) => `The customer rated the conversation ${formatNumber(Number(d.rating))}/5${typeof d.comment === 'string' && d.comment ? `: ${quote(d.comment)}` : '.'}`,
   WebhookDeliveryLogged: (d) => `Webhook delivery from the messaging platform logged (${d.kind === 'status_event' ? 'a status event' : 'a message'}).`,
 };
 

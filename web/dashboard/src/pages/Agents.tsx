@@ -131,6 +131,7 @@ function AgentForm({ agent }: { agent: Agent | null }) {
   const [handoffMessage, setHandoffMessage] = useState(agent?.handoffMessage ?? '');
   const [answerThreshold, setAnswerThreshold] = useState<AnswerThreshold>(agent?.answerThreshold ?? 'balanced');
   const [generalAnswers, setGeneralAnswers] = useState(agent?.generalAnswers ?? false);
+  const [afterHoursMessage, setAfterHoursMessage] = useState(agent?.afterHoursMessage ?? '');
   const save = useSubmit();
   const deletion = useConfirmedDelete(async (agent: Agent) => {
     await deleteAgent(agent.id);
@@ -151,6 +152,7 @@ function AgentForm({ agent }: { agent: Agent | null }) {
     if (model.trim() || agent?.model) input.model = model.trim();
     if (temperatureValue !== undefined) input.temperature = temperatureValue;
     if (handoffMessage.trim() || agent?.handoffMessage) input.handoffMessage = handoffMessage;
+    if (afterHoursMessage.trim()) input.afterHoursMessage = afterHoursMessage;
     void save.run(
       async () => {
         if (agent) {
@@ -205,6 +207,15 @@ function AgentForm({ agent }: { agent: Agent | null }) {
         onValueChange={setHandoffMessage}
         placeholder="Let me connect you with a colleague who can help."
         hint="Sent when the agent cannot answer and hands the conversation to a human."
+      />
+      <TextAreaField
+        label="After-hours message"
+        rows={2}
+        value={afterHoursMessage}
+        onValueChange={setAfterHoursMessage}
+        placeholder="Our team is away right now and will be back {{back}}."
+        hint="Added to a handoff outside business hours (Settings). {{back}} becomes when your team is back, e.g. “Monday 12 January at 09:00 (Europe/Berlin)”."
+        data-testid="agent-after-hours-message"
       />
       <Switch label="Use the knowledge base" checked={useKnowledgeBase} onChange={setUseKnowledgeBase} hint="Ground replies in your documents." />
       <SelectField

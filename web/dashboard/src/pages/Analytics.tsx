@@ -8,6 +8,7 @@ import { Button, EmptyState, ErrorState, PageHeader, SelectField, Skeleton, Text
 import { formatDay, formatDuration, formatMicros, formatNumber, formatPercent } from '../lib/format.js';
 import { useAsync } from '../lib/useAsync.js';
 import './analytics.css';
+import { CsatSection } from './AnalyticsCsat.js';
 
 type Preset = '7' | '30' | '90' | 'custom';
 const MAX_DAYS = 366;
@@ -135,6 +136,7 @@ export function AnalyticsPage() {
       ) : data ? (
         <Report data={data} />
       ) : null}
+      {!rangeError && <CsatSection from={range.from} to={range.to} />}
     </>
   );
 }
@@ -235,6 +237,28 @@ function Report({ data }: { data: AnalyticsReport }) {
           </DataTable>
         )}
       </CardSection>
+      {t.firstResponseByHours && (
+        <CardSection title="First response inside and outside business hours">
+          <DataTable
+            testId="first-response-by-hours"
+            columns={['Customer wrote', { label: 'AI p50', className: 'num' }, { label: 'Human p50', className: 'num' }, { label: 'Human p90', className: 'num' }, { label: 'Human replies', className: 'num' }]}
+          >
+            {(['inHours', 'outsideHours'] as const).map((k) => {
+              const row = t.firstResponseByHours![k];
+              return (
+                <tr key={k} data-hours={k}>
+                  <td>{k === 'inHours' ? 'Inside business hours' : 'Outside business hours'}</td>
+                  <td className="num">{formatDuration(row.ai.p50Ms)}</td>
+                  <td className="num">{formatDuration(row.human.p50Ms)}</td>
+                  <td className="num">{formatDuration(row.human.p90Ms)}</td>
+                  <td className="num">{formatNumber(row.human.count)}</td>
+                </tr>
+              );
+            })}
+          </DataTable>
+          <p className="muted small">Business hours are set in Settings; without them every wait counts as inside.</p>
+        </CardSection>
+      )}
     </>
   );
 }

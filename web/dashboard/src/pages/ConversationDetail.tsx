@@ -221,6 +221,12 @@ export function ConversationDetailView({
             <span data-testid="handoff-waiting" title={conversation.handoff.since}>
               {formatWaiting(conversation.handoff.since)}
             </span>
+            {conversation.handoff.backAt && (
+              <span data-testid="handoff-after-hours">
+                {' '}
+                · after hours, queued for <Time iso={conversation.handoff.backAt} />
+              </span>
+            )}
           </p>
         )}
         {state === 'closed' && conversation.resolution && (

@@ -397,6 +397,7 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
   };
   const [origins, setOrigins] = useState(start.origins);
   const [greeting, setGreeting] = useState(integration?.greeting ?? '');
+  const [csat, setCsat] = useState(integration?.csat ?? { enabled: false, skipWithoutCustomerReply: true });
   const guard = useRef<{ allowNext: () => void } | null>(null);
 
   // A new integration answers with the company's agent unless the user chose otherwise: "No agent" is a choice,
@@ -433,7 +434,7 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
 
   function onSubmit(event: FormEvent) {
     event.preventDefault();
-    const input: IntegrationInput = { name: name.trim(), active };
+    const input: IntegrationInput = { name: name.trim(), active, csat };
     if (isNew) input.connectorType = connectorType;
     if (agentId) input.agentId = agentId;
     else if (integration?.agentId) input.agentId = null;
@@ -608,6 +609,23 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
           )}
         </fieldset>
       )}
+
+      <fieldset className="fieldset" data-testid="csat-settings">
+        <legend>Satisfaction survey</legend>
+        <Switch
+          label="Ask for a rating when a conversation is closed"
+          checked={csat.enabled}
+          onChange={(enabled) => setCsat({ ...csat, enabled })}
+          hint={isPlatform ? 'Sent as a message; a reply such as “5” or “4 thanks” is the answer.' : 'Shown in the chat widget: 1 to 5 and an optional comment.'}
+        />
+        <Switch
+          label="Skip conversations the customer never replied in"
+          checked={csat.skipWithoutCustomerReply}
+          disabled={!csat.enabled}
+          onChange={(skipWithoutCustomerReply) => setCsat({ ...csat, skipWithoutCustomerReply })}
+          hint="No survey when the customer did not write again after the first answer (typically closed for inactivity)."
+        />
+      </fieldset>
 
       <Switch label="Active" checked={active} onChange={setActive} hint="Inactive integrations reject incoming messages." />
 

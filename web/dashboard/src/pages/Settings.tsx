@@ -9,6 +9,7 @@ import { ShownOnceDialog } from '../components/ShownOnceDialog.js';
 import { Badge, Button, ConfirmDialog, EmptyState, ErrorState, InlineError, ListState, PageHeader, Skeleton, TextField, Time } from '../components/ui.js';
 import { useConfirmedDelete } from '../components/useConfirmedDelete.js';
 import { useSubmit } from '../components/useSubmit.js';
+import { BusinessHoursSettings } from './BusinessHours.js';
 import { t } from '../lib/messages.js';
 import { useAsync } from '../lib/useAsync.js';
 
@@ -42,6 +43,7 @@ export function SettingsPage() {
         )}
       </CardSection>
       <CompanyTimezone />
+      <BusinessHoursSettings />
       <ApiTokens />
     </>
   );
