@@ -249,6 +249,7 @@ describe('a customer writes, the agent answers through the same channel', () => 
       // ... and why it answered: the evidence score, at or above the agent's setting (balanced by default).
       evidence: expect.any(Number),
       answerThreshold: 'balanced',
+      evidenceNeeded: EVIDENCE_THRESHOLDS.balanced,
     });
     expect(replied.data.provenance.evidence).toBeGreaterThanOrEqual(EVIDENCE_THRESHOLDS.balanced);
     await webhook(co.integrationId, inbound('kb2', 'Can I pay with bitcoin?'));
