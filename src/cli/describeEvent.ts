@@ -14,7 +14,7 @@ const lines: { [T in ConversationStreamEventType]: (d: Data) => string } = {
   MessageReceived: (d) => `customer: ${quote(d.text)}`,
   OperatorMessageRecorded: (d) => `operator (on the platform): ${quote(d.text)}`,
   OperatorMessageSent: (d) => `operator (${d.by}): ${quote(d.text)}`,
-  AgentReplied: (d) => `agent (${d.model}, ${d.inputTokens}+${d.outputTokens} tokens${d.handoff ? ', handoff' : ''}): ${quote(d.text)}`,
+  AgentReplied: (d) => d.aiFailed ? `agent's handoff message, sent because the model failed: ${quote(d.text)}` : `agent (${d.model}, ${d.inputTokens}+${d.outputTokens} tokens${d.handoff ? ', handoff' : ''}): ${quote(d.text)}`,
   MessageSendAttempted: (d) => `sending message ${d.messageId} (attempt ${d.attempt}, idempotency key ${d.idempotencyKey})`,
   MessageDelivered: (d) => {
     if (d.deliveredTo === 'sandbox') return `message ${d.messageId} delivered to the sandbox (the integration has no platform API URL: sent nowhere)`;

@@ -5,6 +5,7 @@ import { handleCommand, loadState } from '../commands/handleCommand.js';
 import { conversationDecider, conversationStream } from '../domain/conversations/decider.js';
 import type { ConversationState } from '../domain/conversations/state.js';
 import type { ConversationEvent } from '../domain/conversations/events.js';
+import type { HandoffNotice } from '../domain/conversations/decider.js';
 import type { BilledUsage } from '../domain/credits/pricing.js';
 import { DomainError } from '../domain/errors.js';
 import { isLlmError } from '../ports/llm.js';
@@ -12,6 +13,7 @@ import { AnswerStopped, generateAnswer, type GeneratedAnswer } from './answerGen
 import { webchatSubject, type GenerateReplyJob } from './jobs.js';
 import { readRecentHistory } from './recentHistory.js';
 import { LATER_MESSAGE, now, replyIdOf, type AgentProfile, type CompanyLlm, type Outcome, type ReplyWorkerDeps } from './replyDeps.js';
+import { plainLlmFailure } from './llmFailure.js';
 import { typingIndicator, watchForTakeover, type TypingIndicator } from './replyIndicators.js';
 import { buildPrompt, HISTORY_MESSAGES, textOf } from './replyPrompt.js';
 import { createReplyStream } from './replyStream.js';
@@ -72,8 +74,8 @@ interface Answering {
   replyId: string;
   /** Runs a command on the conversation as the AI agent. */
   command(c: ConversationCommand): Promise<unknown>;
-  /** Leaves the unanswered messages to people (`handoff`: in the "Needs human" queue). */
-  markUnanswered(reason: string, handoff: boolean): Promise<unknown>;
+  /** Leaves the unanswered messages to people (`handoff`: in the "Needs human" queue; `notice`: what the customer is told). */
+  markUnanswered(reason: string, handoff: boolean, notice?: HandoffNotice): Promise<unknown>;
 }
 
 async function answerMessages(deps: ReplyWorkerDeps, job: GenerateReplyJob, state: ConversationState, events: ConversationEvent[]): Promise<Outcome> {
@@ -82,7 +84,8 @@ async function answerMessages(deps: ReplyWorkerDeps, job: GenerateReplyJob, stat
   const unanswered = [...state.unanswered];
   const command = (c: ConversationCommand) =>
     handleCommand(deps.eventStore, conversationStream(job.conversationId), conversationDecider, c, { metadata: { companyId: job.companyId, actor: 'ai-agent' } });
-  const markUnanswered = (reason: string, handoff: boolean) => command({ type: 'MarkUnanswered', messageIds: unanswered, reason, handoff, now: now(deps) });
+  const markUnanswered = (reason: string, handoff: boolean, notice?: HandoffNotice) =>
+    command({ type: 'MarkUnanswered', messageIds: unanswered, reason, handoff, ...(notice ? { notice } : {}), now: now(deps) });
 
   const ready = await agentAndModel(deps, job, state, { command, markUnanswered });
   if ('result' in ready) return ready;
@@ -157,9 +160,11 @@ async function writeAnswer(deps: ReplyWorkerDeps, a: Answering): Promise<Generat
     // Anything but the model's own failure (the knowledge search, the store) fails the job: it is redelivered,
     // and only after the last delivery are the messages marked unanswered with what went wrong.
     if (!isLlmError(err)) throw err;
-    const reason = `the language model failed (${err.kind}): ${err.message}`;
+    // The log keeps the adapter's words (address, error code) for the operator; the team reads plain words.
+    const reason = plainLlmFailure(err);
     deps.logger.warn({ ...job, err }, 'LLM failed after retries: message left to a human');
-    await a.markUnanswered(reason, true);
+    // Never silence: the customer reads the agent's handoff message, as when the model hands off itself.
+    await a.markUnanswered(reason, true, { messageId: a.replyId, agentId: agent.agentId, text: agent.handoffMessage });
     return { result: 'unanswered', reason };
   } finally {
     takeover?.stop();

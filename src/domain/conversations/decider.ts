@@ -53,11 +53,21 @@ export type ConversationCommand =
   | { type: 'RecordSendAttempt'; messageId: string; idempotencyKey: string; now: string }
   | { type: 'RecordDelivery'; messageId: string; platformMessageId: PlatformId | null; deliveredTo?: DeliveredTo; now: string }
   | { type: 'RecordDeliveryFailure'; messageId: string; reason: string; attempts: number; now: string }
-  | { type: 'MarkUnanswered'; messageIds: string[]; reason: string; handoff: boolean; now: string }
+  | { type: 'MarkUnanswered'; messageIds: string[]; reason: string; handoff: boolean; notice?: HandoffNotice; now: string }
   /** `assignee`: the user as the teammates query found them; null when no such user belongs to the company. */
   | { type: 'AssignConversation'; assigneeId: string; assignee: Teammate | null; by: string; now: string }
   /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
   | { type: 'UnassignConversation'; by: string; now: string; from?: string };
+
+/** The agent's handoff message, sent to the customer when the AI cannot answer (so a failure is never silence). */
+export interface HandoffNotice {
+  messageId: string;
+  agentId: string | null;
+  text: string;
+}
+
+/** The model name a handoff notice records: no model wrote it, and it costs nothing. */
+export const NO_MODEL = 'none';
 
 /** A user who may own conversations of their company (what the membership query answers). */
 export interface Teammate {
@@ -276,6 +286,26 @@ export const decideMarkUnanswered: Decision<'MarkUnanswered'> = (command, state)
   const session = state.session;
   const events: ConversationEvent[] = [{ type: 'MessagesUnanswered', data: { messageIds: ids, reason: command.reason, at: command.now } }];
   if (command.handoff && session?.state === 'active') {
+    // Handed to people, the customer is told so: the agent's handoff message answers what the AI could not.
+    const notice = command.notice;
+    if (notice && !state.replies.includes(notice.messageId)) {
+      events.push({
+        type: 'AgentReplied',
+        data: {
+          messageId: notice.messageId,
+          sessionId: session.id,
+          agentId: notice.agentId,
+          text: notice.text,
+          inReplyTo: ids,
+          model: NO_MODEL,
+          inputTokens: 0,
+          outputTokens: 0,
+          handoff: true,
+          aiFailed: true,
+          at: command.now,
+        },
+      });
+    }
     events.push({ type: 'AiSessionPaused', data: { sessionId: session.id, reason: 'handoff', by: null, at: command.now } });
   }
   return events;

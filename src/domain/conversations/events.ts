@@ -98,6 +98,11 @@ export const conversationEvents = {
     handoffReason: z.string().max(500).optional(),
     /** What produced the answer (sources, latency, cost). Absent on replies stored before it was recorded. */
     provenance: answerProvenanceSchema.optional(),
+    /**
+     * Not the model's answer: the agent's handoff message, sent because the model failed (the MessagesUnanswered
+     * before it says why), so the customer is never left in silence. Costs nothing; absent on every real answer.
+     */
+    aiFailed: z.literal(true).optional(),
     at,
   }),
   OperatorMessageSent: z.object({ messageId: z.uuid(), text: z.string().min(1).max(65_536), by: z.string().max(100), at }),

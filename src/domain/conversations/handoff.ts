@@ -48,7 +48,9 @@ export function evolveHandoff(track: HandoffTrack, event: Pick<ConversationEvent
     case 'MessageReceived':
       return track.waitingSince ? track : { ...track, waitingSince: e.data.at };
     case 'AgentReplied':
-      // A handoff reply tells the customer someone will come: they still wait, now for a human.
+      // A handoff reply tells the customer someone will come: they still wait, now for a human. Sent because the
+      // model failed, it is the AI that could not answer, for the reason recorded just before.
+      if (e.data.aiFailed) return handedOff(track, 'ai_unanswered', e.data.at, track.lastUnansweredReason);
       return e.data.handoff ? handedOff(track, 'agent_handoff', e.data.at, e.data.handoffReason ?? null) : { ...track, waitingSince: null };
     case 'MessagesUnanswered':
       return { ...track, lastUnansweredReason: e.data.reason };

@@ -175,7 +175,8 @@ const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted'>]: 
   OperatorMessageRecorded: (event, on) =>
     addMessage(event, { ...on, doc: { ...on.doc, awaitingAiSince: null } }, { id: event.data.messageId, author: 'operator', text: event.data.text, createdAt: event.data.at, delivery: 'sent', deliveryError: null, clientMessageId: null, attachments: event.data.attachments ?? [] }),
   AgentReplied: async (event, on) =>
-    addMessage(event, { ...on, doc: { ...on.doc, unansweredReason: null, ...(await stillAwaiting(on, event.data.inReplyTo)) } }, {
+    // The handoff message sent because the model failed answers the customer, not the reason it failed.
+    addMessage(event, { ...on, doc: { ...on.doc, unansweredReason: event.data.aiFailed ? on.doc.unansweredReason : null, ...(await stillAwaiting(on, event.data.inReplyTo)) } }, {
       id: event.data.messageId,
       author: 'agent',
       text: event.data.text,

@@ -50,7 +50,7 @@ const SENTENCES: Record<string, (d: Data, names: Names) => string> = {
   MessageReceived: (d) => `Customer message received: ${quote(d.text)}`,
   OperatorMessageRecorded: (d) => `Operator wrote on the platform: ${quote(d.text)}`,
   OperatorMessageSent: (d) => `Operator message queued for the customer: ${quote(d.text)}`,
-  AgentReplied: (d) => `AI agent replied${d.handoff ? ` and handed over to a human${modelReason(d.handoffReason)}` : ''}${fromSources(d.provenance)}: ${quote(d.text)}`,
+  AgentReplied: (d) => d.aiFailed ? `The AI could not answer: the customer got the agent's handoff message: ${quote(d.text)}` : `AI agent replied${d.handoff ? ` and handed over to a human${modelReason(d.handoffReason)}` : ''}${fromSources(d.provenance)}: ${quote(d.text)}`,
   MessageSendAttempted: (d) => `Sending a message to the customer (attempt ${formatNumber(Number(d.attempt) || 1)}).`,
   MessageDelivered: (d) => d.deliveredTo === 'sandbox' ? 'Message delivered to the sandbox (no platform API URL: sent nowhere).' : 'Message delivered to the customer.',
   MessageDeliveryFailed: (d) => `Reply not delivered: ${String(d.reason ?? 'unknown reason')} (after ${formatNumber(Number(d.attempts) || 1)} attempt${Number(d.attempts) === 1 ? '' : 's'}).`,

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { conversationDecider, NO_MODEL } from '../../../../src/domain/conversations/decider.js';
+import type { ConversationEvent } from '../../../../src/domain/conversations/events.js';
+import { specFor } from '../../../support/gwt.js';
+
+const spec = specFor(conversationDecider);
+const CONV = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
+const CO = 'cccccccc-cccc-4ccc-8ccc-cccccccccccc';
+const AGENT = 'a9a9a9a9-a9a9-49a9-89a9-a9a9a9a9a9a9';
+const S1 = '51515151-5151-4515-8515-515151515151';
+const M1 = '11111111-1111-4111-8111-111111111111';
+const R1 = '33333333-3333-4333-8333-333333333333';
+const T = '2026-01-01T00:00:00.000Z';
+const T2 = '2026-01-01T00:05:00.000Z';
+
+const customer = { clientId: 42, channelId: 1, transport: 'telegram' };
+const started: ConversationEvent = { type: 'ConversationStarted', data: { conversationId: CONV, companyId: CO, integrationId: 7, connectorType: 'msgplatform', customer, stageId: null, at: T } };
+const opened: ConversationEvent = { type: 'AiSessionOpened', data: { sessionId: S1, at: T } };
+const received: ConversationEvent = { type: 'MessageReceived', data: { messageId: M1, dedupeKey: 'msg:1', dedupeUntil: null, text: 'where is my parcel?', platform: {}, at: T } };
+const active = [started, opened, received];
+const CAUSE = 'The AI model could not be reached (connection refused)';
+const notice = { messageId: R1, agentId: AGENT, text: 'A colleague will reply soon.' };
+
+describe('The AI cannot answer: the customer is told, the team reads why', () => {
+  it('given a waiting message, when it is marked unanswered with a handoff notice, then the notice answers it and the conversation needs a human for that cause', () => {
+    const after = spec.given(active).when({ type: 'MarkUnanswered', messageIds: [M1], reason: CAUSE, handoff: true, notice, now: T2 }).then([
+      { type: 'MessagesUnanswered', data: { messageIds: [M1], reason: CAUSE, at: T2 } },
+      {
+        type: 'AgentReplied',
+        data: { messageId: R1, sessionId: S1, agentId: AGENT, text: notice.text, inReplyTo: [M1], model: NO_MODEL, inputTokens: 0, outputTokens: 0, handoff: true, aiFailed: true, at: T2 },
+      },
+      { type: 'AiSessionPaused', data: { sessionId: S1, reason: 'handoff', by: null, at: T2 } },
+    ]);
+    expect(after.handoff.handoff).toEqual({ reason: 'ai_unanswered', detail: CAUSE, since: T });
+    expect(after.outbound).toHaveProperty(R1);
+    expect(after.session?.state).toBe('paused');
+  });
+  it('given the notice already sent, when the same failure is recorded again (a redelivered job), then nothing is recorded', () => {
+    const first = conversationDecider.decide({ type: 'MarkUnanswered', messageIds: [M1], reason: CAUSE, handoff: true, notice, now: T2 }, active.reduce(conversationDecider.evolve, conversationDecider.initialState));
+    spec.given([...active, ...first]).when({ type: 'MarkUnanswered', messageIds: [M1], reason: CAUSE, handoff: true, notice, now: T2 }).then([]);
+  });
+  it('given no handoff (no agent answers), when marked unanswered with a notice, then no notice is sent', () => {
+    spec.given(active).when({ type: 'MarkUnanswered', messageIds: [M1], reason: 'no agent', handoff: false, notice, now: T2 }).then([
+      { type: 'MessagesUnanswered', data: { messageIds: [M1], reason: 'no agent', at: T2 } },
+    ]);
+  });
+});
