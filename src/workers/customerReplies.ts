@@ -74,6 +74,18 @@ export const companyLlm =
 async function agentProfile(eventStore: EventStore, companyId: string, agentId: string): Promise<AgentProfile | null> {
   const agent = await loadAgent(eventStore, companyId, agentId);
   if (!agent) return null;
-  const { agentId: id, active, name, systemPrompt, model, temperature, useKnowledgeBase, handoffMessage, answerThreshold } = agent;
-  return { agentId: id, companyId: agent.companyId, active, name, systemPrompt, model, temperature, useKnowledgeBase, handoffMessage, ...(answerThreshold ? { answerThreshold } : {}) };
+  const { agentId: id, active, name, systemPrompt, model, temperature, useKnowledgeBase, handoffMessage, answerThreshold, handBackAfterMinutes } = agent;
+  return {
+    agentId: id,
+    companyId: agent.companyId,
+    active,
+    name,
+    systemPrompt,
+    model,
+    temperature,
+    useKnowledgeBase,
+    handoffMessage,
+    ...(answerThreshold ? { answerThreshold } : {}),
+    ...(handBackAfterMinutes ? { handBackAfterMinutes } : {}),
+  };
 }

@@ -18,6 +18,8 @@ export interface AgentProfile {
   useKnowledgeBase: boolean;
   handoffMessage: string;
   answerThreshold?: AnswerThreshold;
+  /** After a handoff, a customer writing this much later gets the AI again; absent: stays with people. */
+  handBackAfterMinutes?: number;
 }
 
 export interface CompanyLlm {

@@ -14,6 +14,7 @@ import { webchatSubject, type GenerateReplyJob } from './jobs.js';
 import { readRecentHistory } from './recentHistory.js';
 import { LATER_MESSAGE, now, replyIdOf, type AgentProfile, type CompanyLlm, type Outcome, type ReplyWorkerDeps } from './replyDeps.js';
 import { plainLlmFailure } from './llmFailure.js';
+import { handBackIfDue } from './replyHandBack.js';
 import { typingIndicator, watchForTakeover, type TypingIndicator } from './replyIndicators.js';
 import { buildPrompt, HISTORY_MESSAGES, textOf } from './replyPrompt.js';
 import { createReplyStream } from './replyStream.js';
@@ -78,7 +79,8 @@ interface Answering {
   markUnanswered(reason: string, handoff: boolean, notice?: HandoffNotice): Promise<unknown>;
 }
 
-async function answerMessages(deps: ReplyWorkerDeps, job: GenerateReplyJob, state: ConversationState, events: ConversationEvent[]): Promise<Outcome> {
+async function answerMessages(deps: ReplyWorkerDeps, job: GenerateReplyJob, given: ConversationState, events: ConversationEvent[]): Promise<Outcome> {
+  const state = await handBackIfDue(deps, job, given);
   const session = state.session;
   if (!session || session.state !== 'active') return { result: 'skipped', reason: `the AI session is ${session?.state ?? 'missing'}` };
   const unanswered = [...state.unanswered];

@@ -11,6 +11,9 @@ const SECRET = 'whsec_handoff_0123456789abcdef';
 const HANDOFF_MESSAGE = 'Our team will get back to you within the hour.';
 
 let server: TestServer;
+/** The server's clock runs this far ahead of the wall clock: a test moves it to let a timeout pass. */
+let clockAheadMs = 0;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A port nothing listens on: the model is unreachable there (connection refused). */
 async function closedPort(): Promise<number> {
@@ -42,7 +45,9 @@ beforeAll(async () => {
     LLM_TIMEOUT_MS: '1000',
     LLM_MAX_RETRIES: '0',
     LLM_RETRY_DELAYS_MS: '10',
-  });
+    // The clock moves ahead by hours in a test: the access tokens must outlive it.
+    ACCESS_TOKEN_TTL_SECONDS: '86400',
+  }, undefined, { clock: { now: () => new Date(Date.now() + clockAheadMs) } });
 });
 afterAll(async () => {
   await server?.close();
@@ -73,5 +78,79 @@ describe('a model that cannot be reached', () => {
     // Nothing the team (or the customer) reads names an internal address, a port or a socket error code.
     const everything = JSON.stringify([await detailOf(acme, conversationId), await eventsOf(acme, conversationId)]);
     expect(everything).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|:\d{4,5}\b|connect /);
+  });
+});
+
+const KB = 'We ship to Norway, Sweden and Denmark within 3 business days.';
+const UNANSWERABLE = 'What is the meaning of life?';
+const ANSWERABLE = 'Do you ship to Norway?';
+
+/** A builtin-model company with the shipping knowledge base; its sandbox integration and a way to write as one customer. */
+async function builtinCompany(name: string, agentFields: Record<string, unknown> = {}) {
+  const co = await signUp(server, name);
+  expect((await co.call('POST', '/api/knowledge-base/documents', { title: 'Shipping', content: KB })).statusCode).toBe(201);
+  const { integrationId } = await sandboxCompany(co, agentFields);
+  const write = async (text: string) => {
+    const res = await co.call('POST', `/api/integrations/${integrationId}/test-message`, { text });
+    expect(res.statusCode).toBe(202);
+    return res.json().conversationId as string;
+  };
+  return { co, write };
+}
+
+const agentTexts = async (co: Company, id: string) => (await messagesOf(co, id)).filter((m) => m.author === 'agent').map((m) => m.text);
+
+/** Hands the customer's conversation to people: the builtin agent cannot answer UNANSWERABLE. */
+async function handedOff(co: Company, write: (text: string) => Promise<string>): Promise<string> {
+  const id = await write(UNANSWERABLE);
+  await expect.poll(() => agentTexts(co, id), { timeout: 10_000 }).toEqual([HANDOFF_MESSAGE]);
+  expect((await detailOf(co, id)).conversation).toMatchObject({ session: { state: 'paused', pausedReason: 'handoff' }, handoff: { reason: 'agent_handoff' } });
+  return id;
+}
+
+describe('no handoff loops', () => {
+  it('given a handed-off conversation, when the customer writes again, then it stays with people: no AI answer, still in "Needs human"', async () => {
+    const { co, write } = await builtinCompany('Loops');
+    const id = await handedOff(co, write);
+    await write(ANSWERABLE);
+    // Time for the reply job to run: it must find the session paused and leave the message to people.
+    await sleep(1500);
+    expect(await agentTexts(co, id)).toEqual([HANDOFF_MESSAGE]);
+    expect((await detailOf(co, id)).conversation).toMatchObject({ session: { state: 'paused' }, handoff: { reason: 'agent_handoff' } });
+  });
+
+  it('given a handed-off conversation, when a teammate resumes the AI, then the next message is answered by the AI', async () => {
+    const { co, write } = await builtinCompany('Resumed');
+    const id = await handedOff(co, write);
+    expect((await co.call('POST', `/api/conversations/${id}/resume`)).statusCode).toBe(200);
+    await write(ANSWERABLE);
+    await expect.poll(() => agentTexts(co, id), { timeout: 10_000 }).toEqual([HANDOFF_MESSAGE, expect.stringContaining('We ship to Norway')]);
+    expect((await detailOf(co, id)).conversation.handoff).toBeNull();
+  });
+
+  it('given an agent handing back after 30 minutes, when the customer writes 31 minutes after the handoff, then the AI takes it back and answers; at 10 minutes it does not', async () => {
+    const { co, write } = await builtinCompany('Timeout', { handBackAfterMinutes: 30 });
+    const id = await handedOff(co, write);
+    clockAheadMs += 10 * 60_000;
+    await write(ANSWERABLE);
+    await sleep(1500);
+    expect(await agentTexts(co, id)).toEqual([HANDOFF_MESSAGE]);
+
+    clockAheadMs += 21 * 60_000;
+    await write('And to Sweden?');
+    await expect.poll(() => agentTexts(co, id), { timeout: 10_000 }).toEqual([HANDOFF_MESSAGE, expect.stringContaining('Sweden')]);
+    const resumed = (await eventsOf(co, id)).filter((e) => e.type === 'AiSessionResumed');
+    expect(resumed).toEqual([expect.objectContaining({ data: expect.objectContaining({ by: 'hand-back-timeout' }) })]);
+    expect((await detailOf(co, id)).conversation).toMatchObject({ session: { state: 'active' }, handoff: null });
+  });
+
+  it('the agent setting reads back, null by default; out of range is refused', async () => {
+    const co = await signUp(server, 'Settings');
+    const created = await co.call('POST', '/api/agents', { name: 'Ava' });
+    expect(created.json().agent.handBackAfterMinutes).toBeNull();
+    const id = created.json().agent.id as string;
+    expect((await co.call('PATCH', `/api/agents/${id}`, { handBackAfterMinutes: 60 })).json().agent.handBackAfterMinutes).toBe(60);
+    expect((await co.call('PATCH', `/api/agents/${id}`, { handBackAfterMinutes: 0 })).statusCode).toBe(400);
+    expect((await co.call('PATCH', `/api/agents/${id}`, { handBackAfterMinutes: null })).json().agent.handBackAfterMinutes).toBeNull();
   });
 });

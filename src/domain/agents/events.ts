@@ -8,6 +8,8 @@ export const DEFAULT_AGENT_TEMPERATURE = 0.3;
 export const DEFAULT_AGENT_HANDOFF_MESSAGE = 'Thanks for your message — a member of our team will get back to you shortly.';
 
 export const AGENT_LIMITS = { name: 200, systemPrompt: 20_000, model: 200, handoffMessage: 2_000 } as const;
+/** The longest a handed-off conversation may stay with people before a customer's message gives it back to the AI: 30 days. */
+export const MAX_HAND_BACK_MINUTES = 43_200;
 
 export const agentSettings = z.object({
   name: z.string().min(1).max(AGENT_LIMITS.name),
@@ -23,6 +25,12 @@ export const agentSettings = z.object({
    * (domain/answers/evidence.ts). Absent (agents created before the setting existed): DEFAULT_ANSWER_THRESHOLD.
    */
   answerThreshold: answerThresholdSchema.optional(),
+  /**
+   * A conversation handed to people (the AI handed off, or a teammate answered) goes back to the AI when the
+   * customer writes at least this many minutes after the last handoff or teammate message. Absent or null: it
+   * stays with people until someone resumes the AI (no handoff loops by default).
+   */
+  handBackAfterMinutes: z.number().int().min(1).max(MAX_HAND_BACK_MINUTES).nullable().optional(),
 });
 export type AgentSettings = z.infer<typeof agentSettings>;
 

@@ -56,6 +56,8 @@ export type ConversationCommand =
   | { type: 'MarkUnanswered'; messageIds: string[]; reason: string; handoff: boolean; notice?: HandoffNotice; now: string }
   /** `assignee`: the user as the teammates query found them; null when no such user belongs to the company. */
   | { type: 'AssignConversation'; assigneeId: string; assignee: Teammate | null; by: string; now: string }
+  /** The agent's hand-back timeout: a customer writing this long after people last had the conversation gets the AI again. */
+  | { type: 'HandBackToAi'; afterMinutes: number; now: string }
   /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
   | { type: 'UnassignConversation'; by: string; now: string; from?: string };
 
@@ -328,6 +330,21 @@ export const decideUnassignConversation: Decision<'UnassignConversation'> = (com
   return [{ type: 'ConversationUnassigned', data: { previousAssigneeId: state.assigneeId, by: command.by, at: command.now } }];
 };
 
+/** Who resumes the AI when a hand-back timeout passed (AiSessionResumed.by). */
+export const HAND_BACK_TIMEOUT = 'hand-back-timeout';
+/** The pauses a timeout may end: a handoff, or a teammate answering. A deliberate pause (api), credits or a platform transfer never. */
+const handedBackAfterTimeout: readonly PausedReason[] = ['handoff', 'operator_message'];
+
+export const decideHandBackToAi: Decision<'HandBackToAi'> = (command, state) => {
+  const session = state.session;
+  if (!session || session.state !== 'paused' || !session.pausedReason || !handedBackAfterTimeout.includes(session.pausedReason)) return [];
+  // Only a customer writing after the timeout brings the AI back: a quiet conversation stays with people.
+  if (state.unanswered.length === 0 || !state.lastCustomerMessageAt || !state.peopleSince) return [];
+  const quietMs = Date.parse(state.lastCustomerMessageAt) - Date.parse(state.peopleSince);
+  if (quietMs < command.afterMinutes * 60_000) return [];
+  return [{ type: 'AiSessionResumed', data: { sessionId: session.id, by: HAND_BACK_TIMEOUT, at: command.now } }];
+};
+
 const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
   ReceiveCustomerMessage: decideReceiveCustomerMessage,
   RecordOperatorMessage: decideRecordOperatorMessage,
@@ -345,6 +362,7 @@ const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
   MarkUnanswered: decideMarkUnanswered,
   AssignConversation: decideAssignConversation,
   UnassignConversation: decideUnassignConversation,
+  HandBackToAi: decideHandBackToAi,
 };
 
 export function decide(command: ConversationCommand, state: ConversationState): ConversationEvent[] {

@@ -35,6 +35,8 @@ export interface ConversationState {
   assigneeId: string | null;
   /** The "Needs human" record and what it is derived from (handoff.ts). */
   handoff: HandoffTrack;
+  /** When people last took or touched the conversation (a pause, a teammate's message): a hand-back timeout counts from it. */
+  peopleSince: string | null;
 }
 
 export const initialConversationState: ConversationState = {
@@ -57,6 +59,7 @@ export const initialConversationState: ConversationState = {
   messageCount: 0,
   assigneeId: null,
   handoff: noHandoff,
+  peopleSince: null,
 };
 
 /** Every per-conversation list is bounded: the state's size, and the cost of folding one event, never grow with the conversation. */
@@ -114,11 +117,11 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
         messageCount: state.messageCount + 1,
       };
     case 'OperatorMessageRecorded':
-      return { ...state, dedupe: rememberKey(state.dedupe, event.data.dedupeKey, event.data.dedupeUntil), messageCount: state.messageCount + 1 };
+      return { ...state, dedupe: rememberKey(state.dedupe, event.data.dedupeKey, event.data.dedupeUntil), messageCount: state.messageCount + 1, peopleSince: event.data.at };
     case 'AiSessionOpened':
       return { ...state, session: { id: event.data.sessionId, state: 'active', pausedReason: null } };
     case 'AiSessionPaused':
-      return state.session ? { ...state, session: { ...state.session, state: 'paused', pausedReason: event.data.reason } } : state;
+      return state.session ? { ...state, session: { ...state.session, state: 'paused', pausedReason: event.data.reason }, peopleSince: event.data.at } : state;
     case 'AiSessionResumed':
       return state.session ? { ...state, session: { ...state.session, state: 'active', pausedReason: null } } : state;
     case 'AiSessionClosed':
@@ -144,6 +147,7 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
         outbound: { ...state.outbound, [event.data.messageId]: { attempts: 0 } },
         recentSentTexts: keepLast(state.recentSentTexts, textFingerprint(event.data.text), RECENT_KEPT),
         messageCount: state.messageCount + 1,
+        peopleSince: event.data.at,
       };
     case 'MessageDelivered':
       return {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { LiveAgent } from '../../domain/agents/state.js';
-import { AGENT_LIMITS } from '../../domain/agents/events.js';
+import { AGENT_LIMITS, MAX_HAND_BACK_MINUTES } from '../../domain/agents/events.js';
 import { answerThresholdSchema, DEFAULT_ANSWER_THRESHOLD } from '../../domain/answers/evidence.js';
 import type { AgentDoc } from '../../projections/agents/agentsProjection.js';
 import { bearerSecurity as security, errorResponses, listQuery } from './schemas.js';
@@ -16,6 +16,8 @@ export const agentSchema = z.object({
   handoffMessage: z.string(),
   /** How sure the builtin agent must be to answer: strict (hands off more), balanced (default), lenient (answers more). */
   answerThreshold: answerThresholdSchema,
+  /** Minutes after the last handoff or teammate message after which a customer's message gives the conversation back to the AI; null: it stays with people until resumed. */
+  handBackAfterMinutes: z.number().int().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -36,6 +38,7 @@ const writable = {
   active: z.boolean(),
   handoffMessage: z.string().trim().min(1).max(AGENT_LIMITS.handoffMessage),
   answerThreshold: answerThresholdSchema,
+  handBackAfterMinutes: z.number().int().min(1).max(MAX_HAND_BACK_MINUTES).nullable(),
 };
 
 const isLive = (a: AgentDoc | LiveAgent): a is LiveAgent => 'agentId' in a;
@@ -51,6 +54,7 @@ export function agentView(a: AgentDoc | LiveAgent): AgentView {
     active: a.active,
     handoffMessage: a.handoffMessage,
     answerThreshold: a.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD,
+    handBackAfterMinutes: a.handBackAfterMinutes ?? null,
     createdAt: a.createdAt,
     updatedAt: a.updatedAt,
   };
@@ -76,6 +80,7 @@ const agentBody = z.strictObject({
   active: writable.active.optional(),
   handoffMessage: writable.handoffMessage.optional(),
   answerThreshold: writable.answerThreshold.optional(),
+  handBackAfterMinutes: writable.handBackAfterMinutes.optional(),
 });
 
 export const createAgentSchema = {

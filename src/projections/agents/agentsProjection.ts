@@ -15,6 +15,8 @@ export interface AgentDoc extends Doc {
   handoffMessage: string;
   /** Absent for agents created before the setting existed (read as DEFAULT_ANSWER_THRESHOLD). */
   answerThreshold?: AnswerThreshold;
+  /** Absent: never set (stays with people, like null). */
+  handBackAfterMinutes?: number | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -40,6 +42,7 @@ export const agentsProjection = defineProjection(agentEvents, {
         active: d.active,
         handoffMessage: d.handoffMessage,
         ...(d.answerThreshold !== undefined ? { answerThreshold: d.answerThreshold } : {}),
+        ...(d.handBackAfterMinutes != null ? { handBackAfterMinutes: d.handBackAfterMinutes } : {}),
         createdAt: d.at,
         updatedAt: d.at,
       } satisfies AgentDoc);

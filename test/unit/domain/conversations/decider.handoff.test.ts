@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conversationDecider, NO_MODEL } from '../../../../src/domain/conversations/decider.js';
+import { conversationDecider, HAND_BACK_TIMEOUT, NO_MODEL } from '../../../../src/domain/conversations/decider.js';
 import type { ConversationEvent } from '../../../../src/domain/conversations/events.js';
 import { specFor } from '../../../support/gwt.js';
 
@@ -43,5 +43,49 @@ describe('The AI cannot answer: the customer is told, the team reads why', () =>
     spec.given(active).when({ type: 'MarkUnanswered', messageIds: [M1], reason: 'no agent', handoff: false, notice, now: T2 }).then([
       { type: 'MessagesUnanswered', data: { messageIds: [M1], reason: 'no agent', at: T2 } },
     ]);
+  });
+});
+
+const handedOff: ConversationEvent[] = [
+  ...active,
+  {
+    type: 'AgentReplied',
+    data: { messageId: R1, sessionId: S1, agentId: AGENT, text: 'A colleague will reply soon.', inReplyTo: [M1], model: 'builtin', inputTokens: 0, outputTokens: 0, handoff: true, at: T },
+  },
+  { type: 'AiSessionPaused', data: { sessionId: S1, reason: 'handoff', by: null, at: T } },
+];
+const M2 = '22222222-2222-4222-8222-222222222222';
+const O1 = '44444444-4444-4444-8444-444444444444';
+const laterMessage = (at: string): ConversationEvent => ({ type: 'MessageReceived', data: { messageId: M2, dedupeKey: 'msg:2', dedupeUntil: null, text: 'hello?', platform: {}, at } });
+const minutesAfterT = (minutes: number) => new Date(Date.parse(T) + minutes * 60_000).toISOString();
+
+describe('No handoff loops: a later message does not hand the conversation back to the AI', () => {
+  it('given a handed-off conversation, when the customer writes again, then the AI stays paused and the conversation still needs a human', () => {
+    const after = spec.given(handedOff).when({ type: 'ReceiveCustomerMessage', start: { conversationId: CONV, companyId: CO, integrationId: 7, connectorType: 'msgplatform', customer, defaultStageId: null }, sessionId: S1, messageId: M2, dedupeKey: 'msg:2', dedupeUntil: null, text: 'hello?', platform: {}, now: minutesAfterT(600) }).then([
+      laterMessage(minutesAfterT(600)),
+    ]);
+    expect(after.session).toMatchObject({ state: 'paused', pausedReason: 'handoff' });
+    expect(after.handoff.handoff?.reason).toBe('agent_handoff');
+  });
+  it('given a hand-back timeout of 30 minutes, when the customer writes 31 minutes after the handoff, then the AI takes the conversation back', () => {
+    const after = spec.given([...handedOff, laterMessage(minutesAfterT(31))]).when({ type: 'HandBackToAi', afterMinutes: 30, now: minutesAfterT(31) }).then([
+      { type: 'AiSessionResumed', data: { sessionId: S1, by: HAND_BACK_TIMEOUT, at: minutesAfterT(31) } },
+    ]);
+    expect(after.session?.state).toBe('active');
+    expect(after.handoff.handoff).toBeNull();
+  });
+  it('given a hand-back timeout of 30 minutes, when the customer writes 29 minutes after the handoff, then it stays with people', () => {
+    spec.given([...handedOff, laterMessage(minutesAfterT(29))]).when({ type: 'HandBackToAi', afterMinutes: 30, now: minutesAfterT(29) }).then([]);
+  });
+  it('the timeout counts from the last teammate message, not from the handoff', () => {
+    const teammate: ConversationEvent = { type: 'OperatorMessageSent', data: { messageId: O1, text: 'Looking into it', by: 'user:x', at: minutesAfterT(20) } };
+    spec.given([...handedOff, teammate, laterMessage(minutesAfterT(31))]).when({ type: 'HandBackToAi', afterMinutes: 30, now: minutesAfterT(31) }).then([]);
+  });
+  it('a deliberate pause (api) or a platform transfer is never ended by the timeout', () => {
+    const pausedByApi: ConversationEvent[] = [...active, { type: 'AiSessionPaused', data: { sessionId: S1, reason: 'api', by: 'user:x', at: T } }];
+    spec.given([...pausedByApi, laterMessage(minutesAfterT(600))]).when({ type: 'HandBackToAi', afterMinutes: 30, now: minutesAfterT(600) }).then([]);
+  });
+  it('without a new customer message nothing is handed back', () => {
+    spec.given(handedOff).when({ type: 'HandBackToAi', afterMinutes: 30, now: minutesAfterT(600) }).then([]);
   });
 });

@@ -121,6 +121,8 @@ export interface Agent {
   handoffMessage?: string | null;
   /** How sure the builtin agent must be to answer rather than hand off. */
   answerThreshold?: AnswerThreshold;
+  /** Minutes after a handoff (or a teammate's message) after which a customer's message gives it back to the AI; null: stays with people. */
+  handBackAfterMinutes?: number | null;
   createdAt?: string;
   updatedAt?: string;
 }
@@ -134,6 +136,7 @@ export interface AgentInput {
   active: boolean;
   handoffMessage?: string;
   answerThreshold?: AnswerThreshold;
+  handBackAfterMinutes?: number | null;
 }
 
 export type AnswerThreshold = 'strict' | 'balanced' | 'lenient';

@@ -57,7 +57,7 @@ const SENTENCES: Record<string, (d: Data, names: Names) => string> = {
   MessagesUnanswered: (d) => `Customer message not answered: ${String(d.reason ?? 'unknown reason')}`,
   AiSessionOpened: () => 'AI session started: the AI agent answers this customer.',
   AiSessionPaused: (d) => `${describePausedReason(typeof d.reason === 'string' ? d.reason : null)}${d.reason === 'api' ? '' : byWhom(d.by)}.`,
-  AiSessionResumed: (d) => `AI resumed${byWhom(d.by)}.`,
+  AiSessionResumed: (d) => (d.by === 'hand-back-timeout' ? 'AI resumed: the customer wrote after the hand-back timeout had passed.' : `AI resumed${byWhom(d.by)}.`),
   AiSessionClosed: (d) => {
     if (typeof d.resolution === 'string' && d.resolution) return `Resolved${byWhom(d.by)}: ${quote(d.resolution)}`;
     return `AI session closed: ${CLOSE_REASONS[String(d.reason)] ?? humanize(String(d.reason ?? '')).toLowerCase()}.`;
