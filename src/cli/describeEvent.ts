@@ -32,6 +32,7 @@ const lines: { [T in ConversationStreamEventType]: (d: Data) => string } = {
   HumanRequested: () => 'the customer asked for a human: waiting in "Needs human"',
   ConversationAssigned: (d) => `assigned to user ${d.assigneeId}${d.previousAssigneeId ? ` (was user ${d.previousAssigneeId})` : ''} by ${d.by}`,
   ConversationUnassigned: (d) => `unassigned (was user ${d.previousAssigneeId}) by ${d.by}`,
+  HandoffSummarized: (d) => `handoff summary (${d.writtenBy === 'llm' ? `written by ${d.model}, ${d.inputTokens}+${d.outputTokens} tokens` : 'extracted from the messages'}): wants ${quote(d.wants)}`,
   WebhookDeliveryLogged: (d) => `webhook delivery ${d.logId} logged: ${d.httpStatus} ${d.outcome} (${d.kind})`,
 };
 

@@ -2,7 +2,7 @@ import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
 import type { AnswerProvenance } from '../answers/provenance.js';
 import type { PlatformId } from '../platformId.js';
-import type { ConversationEvent, ConversationStreamEvent, Customer, DeliveredTo, PausedReason, PlatformRefs } from './events.js';
+import type { ConversationEvent, ConversationStreamEvent, Customer, DeliveredTo, HandoffSummary, PausedReason, PlatformRefs } from './events.js';
 import { asksForHuman } from './handoff.js';
 import { evolveConversation, initialConversationState, isDuplicate, textFingerprint, type ConversationState } from './state.js';
 
@@ -56,6 +56,8 @@ export type ConversationCommand =
   | { type: 'MarkUnanswered'; messageIds: string[]; reason: string; handoff: boolean; notice?: HandoffNotice; now: string }
   /** `assignee`: the user as the teammates query found them; null when no such user belongs to the company. */
   | { type: 'AssignConversation'; assigneeId: string; assignee: Teammate | null; by: string; now: string }
+  /** A summary of the current handoff (`since`: the handoff it was written for). */
+  | ({ type: 'RecordHandoffSummary'; summaryId: string; since: string; writtenBy: 'llm' | 'extractive'; model: string; inputTokens: number; outputTokens: number; now: string } & HandoffSummary)
   /** The agent's hand-back timeout: a customer writing this long after people last had the conversation gets the AI again. */
   | { type: 'HandBackToAi'; afterMinutes: number; now: string }
   /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
@@ -345,6 +347,14 @@ export const decideHandBackToAi: Decision<'HandBackToAi'> = (command, state) => 
   return [{ type: 'AiSessionResumed', data: { sessionId: session.id, by: HAND_BACK_TIMEOUT, at: command.now } }];
 };
 
+export const decideRecordHandoffSummary: Decision<'RecordHandoffSummary'> = (command, state) => {
+  if (!state.exists) throw notFound();
+  // Written for a handoff that has ended (a human answered, it was resolved) or was summarised already: dropped.
+  if (state.handoff.handoff?.since !== command.since || state.summarizedHandoff === command.since) return [];
+  const { type: _type, now, ...data } = command;
+  return [{ type: 'HandoffSummarized', data: { ...data, at: now } }];
+};
+
 const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
   ReceiveCustomerMessage: decideReceiveCustomerMessage,
   RecordOperatorMessage: decideRecordOperatorMessage,
@@ -363,6 +373,7 @@ const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
   AssignConversation: decideAssignConversation,
   UnassignConversation: decideUnassignConversation,
   HandBackToAi: decideHandBackToAi,
+  RecordHandoffSummary: decideRecordHandoffSummary,
 };
 
 export function decide(command: ConversationCommand, state: ConversationState): ConversationEvent[] {

@@ -32,6 +32,21 @@ export const platformRefs = z.object({
   eventTime: z.union([z.string(), z.number()]).optional(),
 });
 
+/** Limits of a handoff summary: short enough to read at a glance in the queue. */
+export const HANDOFF_SUMMARY_LIMITS = { text: 600, why: 500, sources: 10, title: 300 } as const;
+
+export const handoffSummarySchema = z.object({
+  /** What the customer wants, in a sentence or two. */
+  wants: z.string().max(HANDOFF_SUMMARY_LIMITS.text),
+  /** What the AI tried (its answers), or that it did not answer. */
+  tried: z.string().max(HANDOFF_SUMMARY_LIMITS.text),
+  /** The knowledge-base documents the AI's answers drew from. */
+  sources: z.array(z.object({ documentId: z.string().max(100), title: z.string().max(HANDOFF_SUMMARY_LIMITS.title) })).max(HANDOFF_SUMMARY_LIMITS.sources),
+  /** Why it was handed off, in plain words. */
+  why: z.string().max(HANDOFF_SUMMARY_LIMITS.why),
+});
+export type HandoffSummary = z.infer<typeof handoffSummarySchema>;
+
 export const conversationEvents = {
   ConversationStarted: z.object({
     conversationId: z.uuid(),
@@ -125,6 +140,20 @@ export const conversationEvents = {
   /** A teammate (a user of the conversation's company) now owns the conversation. `by` is `user:<id>`. */
   ConversationAssigned: z.object({ assigneeId: z.uuid(), previousAssigneeId: z.uuid().nullable(), by: z.string().max(100), at }),
   ConversationUnassigned: z.object({ previousAssigneeId: z.uuid(), by: z.string().max(100), at }),
+  /**
+   * A short summary for the person who takes over a handoff: written by the company's model (charged like an
+   * answer, under `summaryId`) or, on the builtin provider or when the model fails, extracted from the messages.
+   * `since` is the handoff it summarises (its `handoff.since`).
+   */
+  HandoffSummarized: handoffSummarySchema.extend({
+    summaryId: z.uuid(),
+    since: at,
+    writtenBy: z.enum(['llm', 'extractive']),
+    model: z.string().max(200),
+    inputTokens: z.number().int().min(0),
+    outputTokens: z.number().int().min(0),
+    at,
+  }),
 };
 
 type Events = typeof conversationEvents;

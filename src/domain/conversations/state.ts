@@ -37,6 +37,8 @@ export interface ConversationState {
   handoff: HandoffTrack;
   /** When people last took or touched the conversation (a pause, a teammate's message): a hand-back timeout counts from it. */
   peopleSince: string | null;
+  /** The handoff (its `since`) the newest HandoffSummarized summarises: one summary per handoff. */
+  summarizedHandoff: string | null;
 }
 
 export const initialConversationState: ConversationState = {
@@ -60,6 +62,7 @@ export const initialConversationState: ConversationState = {
   assigneeId: null,
   handoff: noHandoff,
   peopleSince: null,
+  summarizedHandoff: null,
 };
 
 /** Every per-conversation list is bounded: the state's size, and the cost of folding one event, never grow with the conversation. */
@@ -174,6 +177,8 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
       return { ...state, assigneeId: event.data.assigneeId };
     case 'ConversationUnassigned':
       return { ...state, assigneeId: null };
+    case 'HandoffSummarized':
+      return { ...state, summarizedHandoff: event.data.since };
   }
 }
 

@@ -89,3 +89,24 @@ describe('No handoff loops: a later message does not hand the conversation back 
     spec.given(handedOff).when({ type: 'HandBackToAi', afterMinutes: 30, now: minutesAfterT(600) }).then([]);
   });
 });
+
+describe('The handoff summary: one per handoff', () => {
+  const summary = { wants: 'A parcel update', tried: 'Nothing', sources: [], why: 'The AI handed off' };
+  const SUM = '99999999-9999-4999-8999-999999999999';
+  const record = (since: string) => ({ type: 'RecordHandoffSummary' as const, summaryId: SUM, since, writtenBy: 'extractive' as const, model: 'builtin', inputTokens: 0, outputTokens: 0, ...summary, now: T2 });
+  it('given a handoff, when its summary is recorded, then HandoffSummarized', () => {
+    const after = spec.given(handedOff).when(record(T)).then([
+      { type: 'HandoffSummarized', data: { summaryId: SUM, since: T, writtenBy: 'extractive', model: 'builtin', inputTokens: 0, outputTokens: 0, ...summary, at: T2 } },
+    ]);
+    expect(after.summarizedHandoff).toBe(T);
+  });
+  it('given the handoff summarised already, when a summary is recorded again (a redelivered job), then nothing', () => {
+    const first = conversationDecider.decide(record(T), handedOff.reduce(conversationDecider.evolve, conversationDecider.initialState));
+    spec.given([...handedOff, ...first]).when(record(T)).then([]);
+  });
+  it('given the handoff ended (a teammate answered) or another one, then a late summary is dropped', () => {
+    const answered: ConversationEvent = { type: 'OperatorMessageSent', data: { messageId: O1, text: 'Hi', by: 'user:x', at: T2 } };
+    spec.given([...handedOff, answered]).when(record(T)).then([]);
+    spec.given(handedOff).when(record(T2)).then([]);
+  });
+});

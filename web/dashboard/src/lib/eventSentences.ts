@@ -71,6 +71,7 @@ const SENTENCES: Record<string, (d: Data, names: Names) => string> = {
   HumanRequested: () => 'The customer asked for a human: waiting in “Needs human”.',
   ConversationAssigned: (d, { teammate }) => `Assigned to ${teammate(d.assigneeId)}${byWhom(d.by)}.`,
   ConversationUnassigned: (d, { teammate }) => `Unassigned from ${teammate(d.previousAssigneeId)}${byWhom(d.by)}.`,
+  HandoffSummarized: (d) => `Handoff summary ${d.writtenBy === 'llm' ? 'written by the AI model' : 'taken from the messages'}: the customer wants ${quote(d.wants)}`,
   WebhookDeliveryLogged: (d) => `Webhook delivery from the messaging platform logged (${d.kind === 'status_event' ? 'a status event' : 'a message'}).`,
 };
 
