@@ -7,6 +7,7 @@ import type { ServiceMetrics } from '../infrastructure/metrics/serviceMetrics.js
 import { allProjections } from '../projections/index.js';
 import { startCustomerReplies } from '../workers/customerReplies.js';
 import { startReplayEvaluations } from '../workers/replayEvaluations.js';
+import { startHandoffSummaries } from '../workers/handoffSummaries.js';
 import type { WorkerDeps } from '../workers/workerDeps.js';
 import type { EventConsumer } from './eventConsumer.js';
 import { startKnowledgeIndexer, type KnowledgeIndexer } from './knowledgeIndexer.js';
@@ -113,6 +114,9 @@ async function startReplies(
     // Replay evaluations: their own subject, durable and slots.
     const replays = await startReplayEvaluations(deps);
     stops.push(() => replays.stop());
+    // Handoff summaries: their own subject and slots, off the customers' reply path.
+    const summaries = await startHandoffSummaries(deps);
+    stops.push(() => summaries.stop());
   }
   return {
     knowledge,

@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, useOpenAiLlm, type Company } from '../support/api.js';
+import { startFakeLlm, type ChatCompletionBody, type FakeLlm } from '../support/fakeLlm.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /**
@@ -152,5 +153,62 @@ describe('no handoff loops', () => {
     expect((await co.call('PATCH', `/api/agents/${id}`, { handBackAfterMinutes: 60 })).json().agent.handBackAfterMinutes).toBe(60);
     expect((await co.call('PATCH', `/api/agents/${id}`, { handBackAfterMinutes: 0 })).statusCode).toBe(400);
     expect((await co.call('PATCH', `/api/agents/${id}`, { handBackAfterMinutes: null })).json().agent.handBackAfterMinutes).toBeNull();
+  });
+});
+
+describe('the handoff summary', () => {
+  it('given the builtin model, when the AI hands off, then the conversation carries the summary extracted from the messages', async () => {
+    const { co, write } = await builtinCompany('Summary builtin');
+    const id = await handedOff(co, write);
+    await expect.poll(async () => (await detailOf(co, id)).conversation.handoffSummary, { timeout: 10_000 }).toMatchObject({
+      wants: `“${UNANSWERABLE}”`,
+      tried: 'The AI did not answer; the customer got the handoff message',
+      sources: [],
+      why: 'The AI handed off: it had no answer it was sure enough of',
+      writtenBy: 'extractive',
+    });
+    // The queue shows it too.
+    const queue = (await co.call('GET', '/api/conversations?view=needs_human')).json().conversations as Array<{ id: string; handoffSummary: unknown }>;
+    expect(queue.find((c) => c.id === id)?.handoffSummary).toMatchObject({ writtenBy: 'extractive' });
+    // A teammate answering ends the handoff, and its summary with it.
+    expect((await co.call('POST', `/api/conversations/${id}/messages`, { text: 'Hello, I can help.' })).statusCode).toBeLessThan(300);
+    await expect.poll(async () => (await detailOf(co, id)).conversation.handoffSummary, { timeout: 5000 }).toBeNull();
+  });
+
+  describe('with the company\'s model', () => {
+    let llm: FakeLlm;
+    beforeAll(async () => {
+      const isSummary = (body: ChatCompletionBody) => String(body.messages?.[0]?.content ?? '').includes('handoff note');
+      llm = await startFakeLlm({
+        reply: (body) => (isSummary(body) ? { content: 'WANTS: A refund for a parcel two weeks late.\nTRIED: Told the customer a colleague would reply.', usage: { prompt_tokens: 1000, completion_tokens: 1000 } } : 'Echo'),
+      });
+    });
+    afterAll(async () => llm?.close());
+
+    it('given a model handing off, then the model writes the summary, and its call is charged once', async () => {
+      const co = await signUp(server, 'Summary model');
+      await useOpenAiLlm(co, llm.url);
+      const { integrationId } = await sandboxCompany(co);
+      const creditsBefore = (await co.call('GET', '/api/credits')).json().credits.balanceMicros as number;
+      llm.handoffNext('Refunds need a person');
+      const sent = await co.call('POST', `/api/integrations/${integrationId}/test-message`, { text: 'My parcel is two weeks late, refund please' });
+      const id = sent.json().conversationId as string;
+      await expect.poll(async () => (await detailOf(co, id)).conversation.handoffSummary, { timeout: 10_000 }).toMatchObject({
+        wants: 'A refund for a parcel two weeks late.',
+        tried: 'Told the customer a colleague would reply.',
+        why: 'The AI handed off: Refunds need a person',
+        writtenBy: 'llm',
+      });
+      const summaries = (await eventsOf(co, id)).filter((e) => e.type === 'HandoffSummarized');
+      expect(summaries).toHaveLength(1);
+      expect(summaries[0]!.data).toMatchObject({ model: 'gpt-4o-mini', inputTokens: 1000, outputTokens: 1000 });
+      // gpt-4o-mini: 1000 × 150/1K + 1000 × 600/1K = 750 micro-dollars for the summary, besides the reply's own charge.
+      const summaryCharge = 750;
+      await expect.poll(async () => ((await co.call('GET', '/api/credits')).json().credits.ledger as Array<{ deltaMicros: number }>).filter((e) => e.deltaMicros === -summaryCharge).length, { timeout: 5000 }).toBe(1);
+      await sleep(500);
+      const ledger = (await co.call('GET', '/api/credits')).json().credits.ledger as Array<{ deltaMicros: number; conversationId?: string }>;
+      expect(ledger.filter((e) => e.deltaMicros === -summaryCharge && e.conversationId === id)).toHaveLength(1);
+      expect((await co.call('GET', '/api/credits')).json().credits.balanceMicros).toBeLessThanOrEqual(creditsBefore - summaryCharge);
+    });
   });
 });

@@ -1,6 +1,7 @@
 import type { Reactor } from '../reactor.js';
 import { creditChargesReactor, playgroundChargesReactor } from './charges.js';
 import { customerProfilesReactor } from './customerProfiles.js';
+import { handoffSummaryJobsReactor } from './handoffSummaries.js';
 import { outboundJobsReactor, replyJobsReactor } from './jobs.js';
 import { replayCancelsReactor, replayJobsReactor } from './replays.js';
 
@@ -11,6 +12,8 @@ import { replayCancelsReactor, replayJobsReactor } from './replays.js';
  *   AgentReplied ──credit-charges──▶ ConsumeCredits;  PlaygroundAnswered ──playground-charges──▶ ConsumeCredits
  *   ReplayRequested ──replay-jobs──▶ RUN_REPLAY (replay worker);  ReplayCancelled ──replay-cancels──▶ REPLAY_CANCELLED
  *   ConversationStarted / MessageReceived ──customer-profiles──▶ UpdateCustomerFromChannel
+ *   a handoff (AgentReplied handoff, AiSessionPaused handoff, HumanRequested, DialogTransferred)
+ *     ──handoff-summary-jobs──▶ SUMMARIZE_HANDOFF (summary worker ──▶ HandoffSummarized)
  */
 export const allReactors: readonly Reactor[] = [
   replyJobsReactor,
@@ -20,4 +23,5 @@ export const allReactors: readonly Reactor[] = [
   replayJobsReactor,
   replayCancelsReactor,
   customerProfilesReactor,
+  handoffSummaryJobsReactor,
 ];

@@ -1,6 +1,6 @@
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import type { AnswerProvenance } from '../../domain/answers/provenance.js';
-import { conversationEvents, type Customer, type DeliveredTo, type PausedReason } from '../../domain/conversations/events.js';
+import { conversationEvents, type Customer, type DeliveredTo, type HandoffSummary, type PausedReason } from '../../domain/conversations/events.js';
 import { customerDisplayName, givenName } from '../../domain/conversations/customerName.js';
 import { evolveHandoff, noHandoff, type Handoff, type HandoffTrack } from '../../domain/conversations/handoff.js';
 import type { Doc } from '../../ports/readStore.js';
@@ -52,7 +52,12 @@ export interface ConversationDoc extends Doc {
   customerMessageCount: number;
   /** How an operator resolved it, while it stays closed. */
   resolution: string | null;
+  /** The note for whoever takes over the current handoff (HandoffSummarized); null without a handoff or until written. Absent on older documents. */
+  handoffSummary?: ConversationHandoffSummary | null;
 }
+
+/** A handoff's summary as the conversation shows it. */
+export type ConversationHandoffSummary = HandoffSummary & { since: string; writtenBy: 'llm' | 'extractive'; at: string };
 
 export type MessageDoc = {
   id: string;
@@ -115,7 +120,8 @@ type ConversationEventType =
   | 'MessagesUnanswered'
   | 'HumanRequested'
   | 'ConversationAssigned'
-  | 'ConversationUnassigned';
+  | 'ConversationUnassigned'
+  | 'HandoffSummarized';
 type EventOf<T extends ConversationEventType> = RecordedEventOf<typeof conversationEvents, T>;
 
 /** What a handler gets besides its event: the conversation as it stands, and the batch's read/write context. */
@@ -216,6 +222,10 @@ const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted'>]: 
   HumanRequested: (_event, { doc }) => doc,
   ConversationAssigned: (event, { doc }) => ({ ...doc, assigneeId: event.data.assigneeId }),
   ConversationUnassigned: (_event, { doc }) => ({ ...doc, assigneeId: null }),
+  HandoffSummarized: (event, { doc }) => {
+    const { wants, tried, sources, why, since, writtenBy, at } = event.data;
+    return { ...doc, handoffSummary: { wants, tried, sources, why, since, writtenBy, at } };
+  },
 };
 
 /** The inbox fields every event may move: the handoff (folded exactly as the decider folds it) and the views' keys. */
@@ -234,6 +244,8 @@ function withInbox(doc: ConversationDoc, event: EventOf<ConversationEventType>):
     handoff: handoffTrack.handoff,
     needsHuman: handoffTrack.handoff !== null,
     handoffSince: handoffTrack.handoff?.since ?? null,
+    // A summary belongs to its handoff: it goes when the handoff ends, and a new handoff waits for its own.
+    handoffSummary: doc.handoffSummary && doc.handoffSummary.since === handoffTrack.handoff?.since ? doc.handoffSummary : null,
     customerMessageCount: doc.customerMessageCount ?? 0,
     resolution: doc.resolution ?? null,
   };
@@ -265,6 +277,7 @@ const started = (id: string, event: EventOf<'ConversationStarted'>): Conversatio
   handoffSince: null,
   customerMessageCount: 0,
   resolution: null,
+  handoffSummary: null,
 });
 
 const EVENT_TYPES: ConversationEventType[] = ['ConversationStarted', ...(Object.keys(handlers) as ConversationEventType[])];
