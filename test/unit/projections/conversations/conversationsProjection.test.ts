@@ -42,6 +42,7 @@ describe('conversations projection', () => {
           handoffSince: null,
           customerMessageCount: 1,
           resolution: null,
+          handoffSummary: null,
         },
       ],
       messages: [
@@ -93,6 +94,7 @@ describe('conversations projection', () => {
             handoffSince: at(8),
             customerMessageCount: 1,
             resolution: null,
+            handoffSummary: null,
           },
         ],
         messages: [
