@@ -198,6 +198,7 @@ export interface Conversation {
   assigneeId?: string | null;
   /** Set while a customer waits for a human ("Needs human"). */
   handoff?: Handoff | null;
+  handoffSummary?: HandoffSummary | null;
   /** How it was resolved, while it stays closed. */
   resolution?: string | null;
   /** Customer messages the signed-in user has not read. */
@@ -209,6 +210,16 @@ export interface Handoff {
   reason: HandoffReason;
   detail: string | null;
   since: string;
+}
+
+/** The note for whoever takes over the current handoff. */
+export interface HandoffSummary {
+  wants: string;
+  tried: string;
+  sources: { documentId: string; title: string }[];
+  why: string;
+  writtenBy: 'llm' | 'extractive';
+  at: string;
 }
 
 export type InboxView = 'mine' | 'unassigned' | 'needs_human';

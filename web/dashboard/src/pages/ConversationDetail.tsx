@@ -26,6 +26,7 @@ import { useAsync } from '../lib/useAsync.js';
 import { useStreamEvents } from '../lib/useStream.js';
 import { CustomerPanel } from '../components/CustomerPanel.js';
 import { useCannedReplyPicker } from '../components/CannedReplyPicker.js';
+import { HandoffSummaryCard } from '../components/HandoffSummary.js';
 
 type SessionAction = 'pause' | 'resume' | 'close' | 'reopen';
 
@@ -203,6 +204,7 @@ export function ConversationDetailView({
             </span>
           </p>
         )}
+        {conversation.handoff && conversation.handoffSummary && <HandoffSummaryCard summary={conversation.handoffSummary} />}
         {state === 'closed' && conversation.resolution && (
           <p className="notice" data-testid="resolution">
             <strong>Resolved:</strong> {conversation.resolution}

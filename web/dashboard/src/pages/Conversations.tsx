@@ -14,6 +14,7 @@ import { useAsync } from '../lib/useAsync.js';
 import { usePaged } from '../lib/usePaged.js';
 import { useStreamEvents } from '../lib/useStream.js';
 import { ConversationDetailView } from './ConversationDetail.js';
+import { HandoffSummaryLine } from '../components/HandoffSummary.js';
 
 const VIEWS: { view: '' | InboxView; label: string }[] = [
   { view: '', label: 'All' },
@@ -209,6 +210,7 @@ export function ConversationsPage({ id }: { id: string | null }) {
                         {integrationNames.get(conversation.integrationId) ?? `Integration #${conversation.integrationId}`}
                         {conversation.customer.transport ? ` · ${conversation.customer.transport}` : ''}
                       </span>
+                      {conversation.handoff && conversation.handoffSummary && <HandoffSummaryLine summary={conversation.handoffSummary} />}
                     </span>
                     <span className="row-side">
                       <time dateTime={conversation.lastMessageAt ?? conversation.createdAt} title={formatDateTimeLong(conversation.lastMessageAt ?? conversation.createdAt)} className="row-time">
