@@ -11,6 +11,7 @@ import { metricsRoutes } from './http/routes/metrics.js';
 import { agentRoutes } from './http/routes/agents.js';
 import { apiTokenRoutes } from './http/routes/apiTokens.js';
 import { teamRoutes } from './http/routes/team.js';
+import { notificationRoutes } from './http/routes/notifications.js';
 import { createSmtpMailer } from './infrastructure/mail/smtpMailer.js';
 import { authRoutes } from './http/routes/auth.js';
 import { billingRoutes } from './http/routes/billing.js';
@@ -147,6 +148,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       authRoutes(services),
       apiTokenRoutes(services),
       teamRoutes(services),
+      notificationRoutes(services),
       billingRoutes(services),
       adminRoutes(services),
       integrationRoutes(services),

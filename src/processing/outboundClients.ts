@@ -6,6 +6,7 @@ import { loadOrCreateKeyFile } from '../infrastructure/keyFile.js';
 import { createLlmResolver } from '../infrastructure/llm/llmForCompany.js';
 import type { Resolver } from '../infrastructure/net/ssrfGuard.js';
 import { createPlatformClient } from '../infrastructure/platform/platformClient.js';
+import { createSmtpMailer } from '../infrastructure/mail/smtpMailer.js';
 import type { PlatformClient } from '../ports/platform.js';
 
 export interface OutboundOptions {
@@ -29,5 +30,7 @@ export function outboundClients(config: Config, logger: PinoLogger, options: Out
     // The same address policy as platform URLs, enforced at connect time (SSRF).
     network: { allowPrivate: config.allowPrivatePlatformUrls, requireHttps, ...(options.dnsResolver ? { resolver: options.dnsResolver } : {}) },
   });
-  return { jwtKey, secretBox, requireHttps, platform, llmResolver };
+  // Email (notifications on the processing side, invitations on the HTTP side): none without SMTP_URL.
+  const mailer = config.smtp ? createSmtpMailer(config.smtp) : undefined;
+  return { jwtKey, secretBox, requireHttps, platform, llmResolver, mailer };
 }

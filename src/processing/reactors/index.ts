@@ -2,6 +2,7 @@ import type { Reactor } from '../reactor.js';
 import { creditChargesReactor, playgroundChargesReactor } from './charges.js';
 import { customerProfilesReactor } from './customerProfiles.js';
 import { handoffSummaryJobsReactor } from './handoffSummaries.js';
+import { assignmentNotificationsReactor } from './notifications.js';
 import { outboundJobsReactor, replyJobsReactor } from './jobs.js';
 import { replayCancelsReactor, replayJobsReactor } from './replays.js';
 
@@ -14,6 +15,7 @@ import { replayCancelsReactor, replayJobsReactor } from './replays.js';
  *   ConversationStarted / MessageReceived ──customer-profiles──▶ UpdateCustomerFromChannel
  *   a handoff (AgentReplied handoff, AiSessionPaused handoff, HumanRequested, DialogTransferred)
  *     ──handoff-summary-jobs──▶ SUMMARIZE_HANDOFF (summary worker ──▶ HandoffSummarized)
+ *   ConversationAssigned ──assignment-notifications──▶ NOTIFY_ASSIGNED (notification worker ──▶ an email)
  */
 export const allReactors: readonly Reactor[] = [
   replyJobsReactor,
@@ -24,4 +26,5 @@ export const allReactors: readonly Reactor[] = [
   replayCancelsReactor,
   customerProfilesReactor,
   handoffSummaryJobsReactor,
+  assignmentNotificationsReactor,
 ];

@@ -301,6 +301,8 @@ export const conversationsProjection = defineProjection(conversationEvents, {
         // A removed teammate's conversations, open or closed, to give back (a page at a time).
         ['companyId', 'assigneeId'],
         ['companyId', 'needsHuman', 'handoffSince'],
+        // Handoffs waiting longest, across companies: the notification sweep's query.
+        ['needsHuman', 'handoffSince'],
         // The AI backlog: how many wait for an AI answer, and the oldest of them.
         ['companyId', 'awaitingAi', 'awaitingAiSince'],
       ],
