@@ -212,6 +212,15 @@ export interface Handoff {
   since: string;
 }
 
+/** GET /api/me/notifications: the caller's own email notification choices. */
+export interface NotificationChoices {
+  assigned: boolean;
+  handoffWaiting: boolean;
+  handoffWaitingMinutes: number;
+  /** Whether the service can send email at all (SMTP configured). */
+  emailAvailable: boolean;
+}
+
 /** The note for whoever takes over the current handoff. */
 export interface HandoffSummary {
   wants: string;
