@@ -90,6 +90,8 @@ type Written = HandoffSummary & { writtenBy: 'llm' | 'extractive'; model: string
 async function writeSummary(deps: HandoffSummaryDeps, job: SummarizeHandoffJob, events: ConversationEvent[], handoff: Handoff, summaryId: string): Promise<Written> {
   const extracted = extractiveSummary(events, handoff);
   const fallback: Written = { ...extracted, writtenBy: 'extractive', model: BUILTIN_MODEL, inputTokens: 0, outputTokens: 0 };
+  // The model just failed to answer: asking it again for a summary would only wait on it a second time.
+  if (handoff.reason === 'ai_unanswered') return fallback;
   const llm = await deps.loadLlm(job.companyId);
   if (llm.kind === 'builtin' || !llm.model) return fallback;
   if ((await loadCreditBalance(deps.eventStore, job.companyId)) <= 0) return fallback;
