@@ -204,6 +204,7 @@ export const configSchema = z.object({
   INVITATION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(168),
   SMTP_URL: optionalUrl(['smtp:', 'smtps:']),
   SMTP_FROM: z.string().trim().min(3).max(254).optional(),
+  NOTIFICATION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
 });
 
 export type Env = z.input<typeof configSchema>;
@@ -268,8 +269,10 @@ export interface Config {
   metricsToken: string | undefined;
   /** How long a teammate invitation's link works. */
   invitationTtlMs: number;
-  /** Invitation emails; without SMTP_URL the link is only shown in the dashboard. */
+  /** Invitation and notification emails; without SMTP_URL the link is only shown in the dashboard and no notification is emailed. */
   smtp: { url: string; from: string } | undefined;
+  /** How often the processing side looks for handoffs waiting longer than a teammate's chosen time (their email). */
+  notificationSweepIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -357,6 +360,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: c.METRICS_TOKEN,
     invitationTtlMs: c.INVITATION_TTL_HOURS * 3_600_000,
     smtp: c.SMTP_URL ? { url: c.SMTP_URL, from: c.SMTP_FROM ?? smtpFromMissing() } : undefined,
+    notificationSweepIntervalMs: c.NOTIFICATION_SWEEP_INTERVAL_MS,
   };
 }
 

@@ -9,6 +9,8 @@ import { emailReservationEvents } from './accounts/emailReservation/events.js';
 import { userEvents } from './accounts/user/events.js';
 import { teamEvents } from './accounts/team/events.js';
 import { invitationEvents } from './accounts/invitation/events.js';
+import { notificationPreferenceEvents } from './accounts/notifications/events.js';
+import { notificationSentEvents } from './accounts/notifications/sent/events.js';
 import { apiTokenEvents } from './apiTokens/events.js';
 import { companyEvents } from './company/events.js';
 import { companyTimezoneEvents } from './company/timezone/events.js';
@@ -54,6 +56,8 @@ export const eventCatalog = mergeCatalogs(
   userEvents,
   teamEvents,
   invitationEvents,
+  notificationPreferenceEvents,
+  notificationSentEvents,
   companyEvents,
   companyTimezoneEvents,
   businessHoursEvents,

@@ -7,6 +7,7 @@ import { createLlmResolver } from '../infrastructure/llm/llmForCompany.js';
 import type { Resolver } from '../infrastructure/net/ssrfGuard.js';
 import { createPlatformClient } from '../infrastructure/platform/platformClient.js';
 import { createWebhookSender } from '../infrastructure/webhooks/webhookSender.js';
+import { createSmtpMailer } from '../infrastructure/mail/smtpMailer.js';
 import type { PlatformClient } from '../ports/platform.js';
 
 export interface OutboundOptions {
@@ -32,5 +33,7 @@ export function outboundClients(config: Config, logger: PinoLogger, options: Out
   });
   // Outbound webhooks: the same address policy, checked when each delivery connects.
   const webhookSender = createWebhookSender({ allowPrivate: config.allowPrivatePlatformUrls, requireHttps, timeoutMs: config.webhooks.timeoutMs, ...(options.dnsResolver ? { resolver: options.dnsResolver } : {}) });
-  return { jwtKey, secretBox, requireHttps, platform, llmResolver, webhookSender };
+  // Email (notifications on the processing side, invitations on the HTTP side): none without SMTP_URL.
+  const mailer = config.smtp ? createSmtpMailer(config.smtp) : undefined;
+  return { jwtKey, secretBox, requireHttps, platform, llmResolver, webhookSender, mailer };
 }

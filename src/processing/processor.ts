@@ -8,6 +8,8 @@ import { allProjections } from '../projections/index.js';
 import { startCustomerReplies } from '../workers/customerReplies.js';
 import { startReplayEvaluations } from '../workers/replayEvaluations.js';
 import { startWebhookDeliveries } from '../workers/webhookDelivery.js';
+import { startHandoffSummaries } from '../workers/handoffSummaries.js';
+import { startNotifications } from '../workers/notifications.js';
 import type { WorkerDeps } from '../workers/workerDeps.js';
 import type { EventConsumer } from './eventConsumer.js';
 import { startKnowledgeIndexer, type KnowledgeIndexer } from './knowledgeIndexer.js';
@@ -126,6 +128,14 @@ async function startReplies(
       ...(options.metrics?.webhookDeliveries ? { metrics: options.metrics.webhookDeliveries } : {}),
     });
     stops.unshift(() => webhooks.stop());
+    // Handoff summaries: their own subject and slots, off the customers' reply path.
+    const summaries = await startHandoffSummaries(deps);
+    stops.push(() => summaries.stop());
+    // Email notifications (assignment, waiting handoffs), when SMTP is configured.
+    if (deps.notifications) {
+      const notifications = await startNotifications({ ...commands, ...deps.notifications, bus, readStore, logger: logger.child({ component: 'notifications' }) });
+      stops.push(() => notifications.stop());
+    }
   }
   return {
     knowledge,
@@ -169,6 +179,9 @@ function workerDeps(
     },
     jobMetrics: options.metrics?.jobs,
     replayMetrics: options.metrics?.replays,
+    ...(outbound.mailer
+      ? { notifications: { mailer: outbound.mailer, dashboardUrl: config.dashboardUrl ?? config.publicBaseUrl, sweepIntervalMs: config.notificationSweepIntervalMs } }
+      : {}),
     ...(adapters.engines.bus === 'in-process'
       ? {
           recoverJobs: {

@@ -75,7 +75,7 @@ export const companyLlm =
 async function agentProfile(eventStore: EventStore, companyId: string, agentId: string): Promise<AgentProfile | null> {
   const agent = await loadAgent(eventStore, companyId, agentId);
   if (!agent) return null;
-  const { agentId: id, active, name, systemPrompt, model, temperature, useKnowledgeBase, handoffMessage, answerThreshold, generalAnswers, publishedVersion } = agent;
+  const { agentId: id, active, name, systemPrompt, model, temperature, useKnowledgeBase, handoffMessage, answerThreshold, generalAnswers, publishedVersion, handBackAfterMinutes } = agent;
   const afterHoursMessage = agent.afterHoursMessage ?? DEFAULT_AGENT_AFTER_HOURS_MESSAGE;
   return {
     agentId: id,
@@ -90,6 +90,7 @@ async function agentProfile(eventStore: EventStore, companyId: string, agentId: 
     afterHoursMessage,
     ...(answerThreshold ? { answerThreshold } : {}),
     ...(generalAnswers ? { generalAnswers } : {}),
+    ...(handBackAfterMinutes ? { handBackAfterMinutes } : {}),
     version: publishedVersion,
   };
 }

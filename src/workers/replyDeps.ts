@@ -23,6 +23,8 @@ export interface AgentProfile {
   version?: number;
   /** Added to a handoff outside business hours (`{{back}}`: when people are back); absent: the default. */
   afterHoursMessage?: string;
+  /** After a handoff, a customer writing this much later gets the AI again; absent: stays with people. */
+  handBackAfterMinutes?: number;
 }
 
 export interface CompanyLlm {

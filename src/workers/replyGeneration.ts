@@ -5,6 +5,7 @@ import { handleCommand, loadState } from '../commands/handleCommand.js';
 import { conversationDecider, conversationStream } from '../domain/conversations/decider.js';
 import type { ConversationState } from '../domain/conversations/state.js';
 import type { ConversationEvent } from '../domain/conversations/events.js';
+import type { HandoffNotice } from '../domain/conversations/decider.js';
 import type { BilledUsage } from '../domain/credits/pricing.js';
 import { DomainError } from '../domain/errors.js';
 import { isLlmError } from '../ports/llm.js';
@@ -12,6 +13,8 @@ import { AnswerStopped, generateAnswer, type GeneratedAnswer } from './answerGen
 import { webchatSubject, type GenerateReplyJob } from './jobs.js';
 import { readRecentHistory } from './recentHistory.js';
 import { LATER_MESSAGE, now, replyIdOf, type AgentProfile, type CompanyLlm, type Outcome, type ReplyWorkerDeps } from './replyDeps.js';
+import { plainLlmFailure } from './llmFailure.js';
+import { handBackIfDue } from './replyHandBack.js';
 import { typingIndicator, watchForTakeover, type TypingIndicator } from './replyIndicators.js';
 import { buildPrompt, HISTORY_MESSAGES, textOf } from './replyPrompt.js';
 import { createReplyStream } from './replyStream.js';
@@ -73,18 +76,19 @@ interface Answering {
   replyId: string;
   /** Runs a command on the conversation as the AI agent. */
   command(c: ConversationCommand): Promise<unknown>;
-  /** Leaves the unanswered messages to people (`handoff`: in the "Needs human" queue, until `backAt` outside business hours). */
-  markUnanswered(reason: string, handoff: boolean, backAt?: string): Promise<unknown>;
+  /** Leaves the unanswered messages to people (`handoff`: in the "Needs human" queue, until `backAt` outside business hours; `notice`: what the customer is told). */
+  markUnanswered(reason: string, handoff: boolean, notice?: HandoffNotice, backAt?: string): Promise<unknown>;
 }
 
-async function answerMessages(deps: ReplyWorkerDeps, job: GenerateReplyJob, state: ConversationState, events: ConversationEvent[]): Promise<Outcome> {
+async function answerMessages(deps: ReplyWorkerDeps, job: GenerateReplyJob, given: ConversationState, events: ConversationEvent[]): Promise<Outcome> {
+  const state = await handBackIfDue(deps, job, given);
   const session = state.session;
   if (!session || session.state !== 'active') return { result: 'skipped', reason: `the AI session is ${session?.state ?? 'missing'}` };
   const unanswered = [...state.unanswered];
   const command = (c: ConversationCommand) =>
     handleCommand(deps.eventStore, conversationStream(job.conversationId), conversationDecider, c, { metadata: { companyId: job.companyId, actor: 'ai-agent' } });
-  const markUnanswered = (reason: string, handoff: boolean, backAt?: string) =>
-    command({ type: 'MarkUnanswered', messageIds: unanswered, reason, handoff, ...(backAt ? { backAt } : {}), now: now(deps) });
+  const markUnanswered = (reason: string, handoff: boolean, notice?: HandoffNotice, backAt?: string) =>
+    command({ type: 'MarkUnanswered', messageIds: unanswered, reason, handoff, ...(notice ? { notice } : {}), ...(backAt ? { backAt } : {}), now: now(deps) });
 
   const ready = await agentAndModel(deps, job, state, { command, markUnanswered });
   if ('result' in ready) return ready;
@@ -159,9 +163,13 @@ async function writeAnswer(deps: ReplyWorkerDeps, a: Answering): Promise<Generat
     // Anything but the model's own failure (the knowledge search, the store) fails the job: it is redelivered,
     // and only after the last delivery are the messages marked unanswered with what went wrong.
     if (!isLlmError(err)) throw err;
-    const reason = `the language model failed (${err.kind}): ${err.message}`;
+    // The log keeps the adapter's words (address, error code) for the operator; the team reads plain words.
+    const reason = plainLlmFailure(err);
     deps.logger.warn({ ...job, err }, 'LLM failed after retries: message left to a human');
-    await a.markUnanswered(reason, true, (await afterHours(deps, job.companyId, agent))?.backAt);
+    // Never silence: the customer reads the agent's handoff message, as when the model hands off itself (outside
+    // business hours with when people are back).
+    const after = await afterHours(deps, job.companyId, agent);
+    await a.markUnanswered(reason, true, { messageId: a.replyId, agentId: agent.agentId, text: after ? withAfterHours(agent.handoffMessage, after) : agent.handoffMessage }, after?.backAt);
     return { result: 'unanswered', reason };
   } finally {
     takeover?.stop();

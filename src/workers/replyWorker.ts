@@ -74,7 +74,8 @@ export async function startReplyWorker(deps: ReplyWorkerDeps): Promise<ReplyWork
         metrics.replyFinished('failed');
         // Failing for good: the customer must not wait on a reply that will never come.
         deps.logger.error({ ...job, err, delivery: message.deliveryCount }, 'reply job failed for good: messages marked unanswered');
-        await markUnanswered(deps, job, `the reply failed: ${err instanceof Error ? err.message.slice(0, 200) : 'unknown error'}`);
+        // The error's text (a store path, an address) stays in the log line above; the team reads plain words.
+        await markUnanswered(deps, job, 'The AI could not answer because of an error in the service (see its log)', true);
       } finally {
         tracker.done();
       }

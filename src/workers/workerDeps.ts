@@ -4,6 +4,7 @@ import type { CompanyLlmConfig } from '../domain/llm/state.js';
 import type { Bus } from '../ports/bus.js';
 import type { LlmProvider } from '../ports/llm.js';
 import type { Logger } from '../ports/logger.js';
+import type { Mailer } from '../ports/mailer.js';
 import type { JobMetrics, ReplayMetrics } from '../ports/metrics.js';
 import type { PlatformClient } from '../ports/platform.js';
 import type { ReadStore } from '../ports/readStore.js';
@@ -29,6 +30,8 @@ export interface WorkerDeps {
   jobMetrics?: JobMetrics;
   /** Replay outcomes, answers and running replay jobs. */
   replayMetrics?: ReplayMetrics;
+  /** Email notifications to teammates; absent without SMTP (then none are sent). */
+  notifications?: { mailer: Mailer; dashboardUrl: string; sweepIntervalMs: number };
 }
 
 export interface WorkerSettings {

@@ -14,7 +14,7 @@ afterAll(async () => server?.close());
 
 const expectAgentShape = (agent: any) => {
   expect(Object.keys(agent).sort()).toEqual(
-    ['active', 'afterHoursMessage', 'answerThreshold', 'createdAt', 'generalAnswers', 'handoffMessage', 'id', 'model', 'name', 'systemPrompt', 'temperature', 'updatedAt', 'useKnowledgeBase'].sort(),
+    ['active', 'afterHoursMessage', 'answerThreshold', 'createdAt', 'generalAnswers', 'handBackAfterMinutes', 'handoffMessage', 'id', 'model', 'name', 'systemPrompt', 'temperature', 'updatedAt', 'useKnowledgeBase'].sort(),
   );
   expect(agent.id).toMatch(UUID);
   expect(typeof agent.name).toBe('string');

@@ -34,8 +34,9 @@ async function post(payload: unknown) {
 const sessionEvents = async (clientId: string) => {
   const all = await server.adapters.eventStore.readAll({ filter: { streamPrefixes: ['conversation-'] } });
   const started = all.find((e) => e.type === 'ConversationStarted' && (e.data as { customer: { clientId: string } }).customer.clientId === clientId)!;
-  // The conversation's own events: each delivery's log entry is stored beside them.
-  return (await server.adapters.eventStore.readStream(started.stream)).map((e) => e.type).filter((type) => type !== 'WebhookDeliveryLogged');
+  // The session's own events: each delivery's log entry is stored beside them, and a handoff's summary is written
+  // beside them whenever the summary worker gets to it.
+  return (await server.adapters.eventStore.readStream(started.stream)).map((e) => e.type).filter((type) => type !== 'WebhookDeliveryLogged' && type !== 'HandoffSummarized');
 };
 
 describe('status events find their conversation by the ids its messages carried, without waiting for read models', () => {

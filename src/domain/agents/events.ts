@@ -11,6 +11,8 @@ export const DEFAULT_AGENT_HANDOFF_MESSAGE = 'Thanks for your message — a memb
 export const DEFAULT_AGENT_AFTER_HOURS_MESSAGE = 'Our team is away right now and will be back {{back}}.';
 
 export const AGENT_LIMITS = { name: 200, systemPrompt: 20_000, model: 200, handoffMessage: 2_000, afterHoursMessage: 2_000, reason: 1_000 } as const;
+/** The longest a handed-off conversation may stay with people before a customer's message gives it back to the AI: 30 days. */
+export const MAX_HAND_BACK_MINUTES = 43_200;
 
 export const agentSettings = z.object({
   name: z.string().min(1).max(AGENT_LIMITS.name),
@@ -33,6 +35,12 @@ export const agentSettings = z.object({
   generalAnswers: z.boolean().optional(),
   /** Absent (agents created before the setting existed): DEFAULT_AGENT_AFTER_HOURS_MESSAGE. */
   afterHoursMessage: z.string().min(1).max(AGENT_LIMITS.afterHoursMessage).optional(),
+  /**
+   * A conversation handed to people (the AI handed off, or a teammate answered) goes back to the AI when the
+   * customer writes at least this many minutes after the last handoff or teammate message. Absent or null: it
+   * stays with people until someone resumes the AI (no handoff loops by default).
+   */
+  handBackAfterMinutes: z.number().int().min(1).max(MAX_HAND_BACK_MINUTES).nullable().optional(),
 });
 export type AgentSettings = z.infer<typeof agentSettings>;
 

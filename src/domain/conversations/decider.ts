@@ -2,7 +2,7 @@ import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
 import type { AnswerProvenance, HandoffCause } from '../answers/provenance.js';
 import type { PlatformId } from '../platformId.js';
-import type { AssignmentReason, ConversationEvent, ConversationStreamEvent, Customer, DeliveredTo, PausedReason, PlatformRefs } from './events.js';
+import type { AssignmentReason, ConversationEvent, ConversationStreamEvent, Customer, DeliveredTo, HandoffSummary, PausedReason, PlatformRefs } from './events.js';
 import { asksForHuman } from './handoff.js';
 import { parseCsatReply, type CsatVia } from './csat.js';
 import { evolveConversation, initialConversationState, isDuplicate, textFingerprint, type ConversationState } from './state.js';
@@ -59,7 +59,7 @@ export type ConversationCommand =
   | { type: 'RecordSendAttempt'; messageId: string; idempotencyKey: string; now: string }
   | { type: 'RecordDelivery'; messageId: string; platformMessageId: PlatformId | null; deliveredTo?: DeliveredTo; now: string }
   | { type: 'RecordDeliveryFailure'; messageId: string; reason: string; attempts: number; now: string }
-  | { type: 'MarkUnanswered'; messageIds: string[]; reason: string; handoff: boolean; backAt?: string; now: string }
+  | { type: 'MarkUnanswered'; messageIds: string[]; reason: string; handoff: boolean; backAt?: string; notice?: HandoffNotice; now: string }
   /** `assignee`: the user as the teammates query found them; null when no such user belongs to the company. */
   /**
    * `reason` auto: automatic assignment, which only takes a conversation still waiting for a human with no owner
@@ -74,8 +74,22 @@ export type ConversationCommand =
   | { type: 'RequestCsat'; surveyId: string; sessionId: string; via: CsatVia; question?: string; messageId?: string; skipWithoutCustomerReply: boolean; now: string }
   /** A web-chat visitor's answer to the survey `surveyId`. */
   | { type: 'SubmitCsat'; surveyId: string; rating: number; comment: string | null; now: string }
+  /** A summary of the current handoff (`since`: the handoff it was written for). */
+  | ({ type: 'RecordHandoffSummary'; summaryId: string; since: string; writtenBy: 'llm' | 'extractive'; model: string; inputTokens: number; outputTokens: number; now: string } & HandoffSummary)
+  /** The agent's hand-back timeout: a customer writing this long after people last had the conversation gets the AI again. */
+  | { type: 'HandBackToAi'; afterMinutes: number; now: string }
   /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
   | { type: 'UnassignConversation'; by: string; now: string; from?: string };
+
+/** The agent's handoff message, sent to the customer when the AI cannot answer (so a failure is never silence). */
+export interface HandoffNotice {
+  messageId: string;
+  agentId: string | null;
+  text: string;
+}
+
+/** The model name a handoff notice records: no model wrote it, and it costs nothing. */
+export const NO_MODEL = 'none';
 
 /** A user who may own conversations of their company (what the membership query answers). */
 export interface Teammate {
@@ -313,6 +327,26 @@ export const decideMarkUnanswered: Decision<'MarkUnanswered'> = (command, state)
   const session = state.session;
   const events: ConversationEvent[] = [{ type: 'MessagesUnanswered', data: { messageIds: ids, reason: command.reason, at: command.now } }];
   if (command.handoff && session?.state === 'active') {
+    // Handed to people, the customer is told so: the agent's handoff message answers what the AI could not.
+    const notice = command.notice;
+    if (notice && !state.replies.includes(notice.messageId)) {
+      events.push({
+        type: 'AgentReplied',
+        data: {
+          messageId: notice.messageId,
+          sessionId: session.id,
+          agentId: notice.agentId,
+          text: notice.text,
+          inReplyTo: ids,
+          model: NO_MODEL,
+          inputTokens: 0,
+          outputTokens: 0,
+          handoff: true,
+          aiFailed: true,
+          at: command.now,
+        },
+      });
+    }
     events.push({ type: 'AiSessionPaused', data: { sessionId: session.id, reason: 'handoff', by: null, ...(command.backAt ? { backAt: command.backAt } : {}), at: command.now } });
   }
   return events;
@@ -362,6 +396,29 @@ export const decideSubmitCsat: Decision<'SubmitCsat'> = (command, state) => {
   return [{ type: 'CsatSubmitted', data: { surveyId, rating: command.rating, comment: command.comment?.trim().slice(0, 1000) || null, via, agentId, teammateId, at: command.now } }];
 };
 
+/** Who resumes the AI when a hand-back timeout passed (AiSessionResumed.by). */
+export const HAND_BACK_TIMEOUT = 'hand-back-timeout';
+/** The pauses a timeout may end: a handoff, or a teammate answering. A deliberate pause (api), credits or a platform transfer never. */
+const handedBackAfterTimeout: readonly PausedReason[] = ['handoff', 'operator_message'];
+
+export const decideHandBackToAi: Decision<'HandBackToAi'> = (command, state) => {
+  const session = state.session;
+  if (!session || session.state !== 'paused' || !session.pausedReason || !handedBackAfterTimeout.includes(session.pausedReason)) return [];
+  // Only a customer writing after the timeout brings the AI back: a quiet conversation stays with people.
+  if (state.unanswered.length === 0 || !state.lastCustomerMessageAt || !state.peopleSince) return [];
+  const quietMs = Date.parse(state.lastCustomerMessageAt) - Date.parse(state.peopleSince);
+  if (quietMs < command.afterMinutes * 60_000) return [];
+  return [{ type: 'AiSessionResumed', data: { sessionId: session.id, by: HAND_BACK_TIMEOUT, at: command.now } }];
+};
+
+export const decideRecordHandoffSummary: Decision<'RecordHandoffSummary'> = (command, state) => {
+  if (!state.exists) throw notFound();
+  // Written for a handoff that has ended (a human answered, it was resolved) or was summarised already: dropped.
+  if (state.handoff.handoff?.since !== command.since || state.summarizedHandoff === command.since) return [];
+  const { type: _type, now, ...data } = command;
+  return [{ type: 'HandoffSummarized', data: { ...data, at: now } }];
+};
+
 const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
   ReceiveCustomerMessage: decideReceiveCustomerMessage,
   RecordOperatorMessage: decideRecordOperatorMessage,
@@ -381,6 +438,8 @@ const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
   UnassignConversation: decideUnassignConversation,
   RequestCsat: decideRequestCsat,
   SubmitCsat: decideSubmitCsat,
+  HandBackToAi: decideHandBackToAi,
+  RecordHandoffSummary: decideRecordHandoffSummary,
 };
 
 export function decide(command: ConversationCommand, state: ConversationState): ConversationEvent[] {

@@ -36,6 +36,20 @@ export const platformRefs = z.object({
 /** Why a conversation got its owner: a teammate chose (manual), or automatic assignment (auto). */
 export const assignmentReason = z.enum(['manual', 'auto']);
 export type AssignmentReason = z.infer<typeof assignmentReason>;
+/** Limits of a handoff summary: short enough to read at a glance in the queue. */
+export const HANDOFF_SUMMARY_LIMITS = { text: 600, why: 500, sources: 10, title: 300 } as const;
+
+export const handoffSummarySchema = z.object({
+  /** What the customer wants, in a sentence or two. */
+  wants: z.string().max(HANDOFF_SUMMARY_LIMITS.text),
+  /** What the AI tried (its answers), or that it did not answer. */
+  tried: z.string().max(HANDOFF_SUMMARY_LIMITS.text),
+  /** The knowledge-base documents the AI's answers drew from. */
+  sources: z.array(z.object({ documentId: z.string().max(100), title: z.string().max(HANDOFF_SUMMARY_LIMITS.title) })).max(HANDOFF_SUMMARY_LIMITS.sources),
+  /** Why it was handed off, in plain words. */
+  why: z.string().max(HANDOFF_SUMMARY_LIMITS.why),
+});
+export type HandoffSummary = z.infer<typeof handoffSummarySchema>;
 
 export const conversationEvents = {
   ConversationStarted: z.object({
@@ -116,6 +130,11 @@ export const conversationEvents = {
     agentVersion: z.number().int().min(1).optional(),
     /** A handoff outside business hours: when people are back, as the reply told the customer (absent in hours). */
     backAt: at.optional(),
+    /**
+     * Not the model's answer: the agent's handoff message, sent because the model failed (the MessagesUnanswered
+     * before it says why), so the customer is never left in silence. Costs nothing; absent on every real answer.
+     */
+    aiFailed: z.literal(true).optional(),
     at,
   }),
   OperatorMessageSent: z.object({ messageId: z.uuid(), text: z.string().min(1).max(65_536), by: z.string().max(100), at }),
@@ -164,6 +183,20 @@ export const conversationEvents = {
     teammateId: z.uuid().nullable(),
     dedupeKey: z.string().max(300).optional(),
     dedupeUntil: at.nullable().optional(),
+    at,
+  }),
+  /**
+   * A short summary for the person who takes over a handoff: written by the company's model (charged like an
+   * answer, under `summaryId`) or, on the builtin provider or when the model fails, extracted from the messages.
+   * `since` is the handoff it summarises (its `handoff.since`).
+   */
+  HandoffSummarized: handoffSummarySchema.extend({
+    summaryId: z.uuid(),
+    since: at,
+    writtenBy: z.enum(['llm', 'extractive']),
+    model: z.string().max(200),
+    inputTokens: z.number().int().min(0),
+    outputTokens: z.number().int().min(0),
     at,
   }),
 };

@@ -56,7 +56,9 @@ export function evolveHandoff(track: HandoffTrack, event: Pick<ConversationEvent
     case 'MessageReceived':
       return track.waitingSince ? track : { ...track, waitingSince: e.data.at };
     case 'AgentReplied':
-      // A handoff reply tells the customer someone will come: they still wait, now for a human.
+      // A handoff reply tells the customer someone will come: they still wait, now for a human. Sent because the
+      // model failed, it is the AI that could not answer, for the reason recorded just before.
+      if (e.data.aiFailed) return handedOff(track, 'ai_unanswered', e.data.at, track.lastUnansweredReason, e.data.backAt);
       if (!e.data.handoff) return { ...track, waitingSince: null };
       // "no confident answer" is the reason itself, not more about it: only a model's own words are a detail.
       return handedOff(track, e.data.handoffCause ?? 'agent_handoff', e.data.at, e.data.handoffReason === NO_CONFIDENT_ANSWER_REASON ? null : (e.data.handoffReason ?? null), e.data.backAt);

@@ -43,6 +43,10 @@ export interface ConversationState {
   sessionCustomerReplied: boolean;
   /** The newest CSAT survey: waiting for an answer while its session stays closed and it is not answered. */
   survey: { surveyId: string; sessionId: string; via: CsatVia; agentId: string | null; teammateId: string | null; answered: boolean } | null;
+  /** When people last took or touched the conversation (a pause, a teammate's message): a hand-back timeout counts from it. */
+  peopleSince: string | null;
+  /** The handoff (its `since`) the newest HandoffSummarized summarises: one summary per handoff. */
+  summarizedHandoff: string | null;
 }
 
 export const initialConversationState: ConversationState = {
@@ -69,6 +73,8 @@ export const initialConversationState: ConversationState = {
   sessionAnswered: false,
   sessionCustomerReplied: false,
   survey: null,
+  peopleSince: null,
+  summarizedHandoff: null,
 };
 
 /** Every per-conversation list is bounded: the state's size, and the cost of folding one event, never grow with the conversation. */
@@ -127,11 +133,11 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
         sessionCustomerReplied: state.sessionCustomerReplied || state.sessionAnswered,
       };
     case 'OperatorMessageRecorded':
-      return { ...state, dedupe: rememberKey(state.dedupe, event.data.dedupeKey, event.data.dedupeUntil), messageCount: state.messageCount + 1, sessionAnswered: true };
+      return { ...state, dedupe: rememberKey(state.dedupe, event.data.dedupeKey, event.data.dedupeUntil), messageCount: state.messageCount + 1, sessionAnswered: true, peopleSince: event.data.at };
     case 'AiSessionOpened':
       return { ...state, session: { id: event.data.sessionId, state: 'active', pausedReason: null }, sessionAnswered: false, sessionCustomerReplied: false };
     case 'AiSessionPaused':
-      return state.session ? { ...state, session: { ...state.session, state: 'paused', pausedReason: event.data.reason } } : state;
+      return state.session ? { ...state, session: { ...state.session, state: 'paused', pausedReason: event.data.reason }, peopleSince: event.data.at } : state;
     case 'AiSessionResumed':
       return state.session ? { ...state, session: { ...state.session, state: 'active', pausedReason: null } } : state;
     case 'AiSessionClosed':
@@ -160,6 +166,7 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
         recentSentTexts: keepLast(state.recentSentTexts, textFingerprint(event.data.text), RECENT_KEPT),
         messageCount: state.messageCount + 1,
         sessionAnswered: true,
+        peopleSince: event.data.at,
       };
     case 'MessageDelivered':
       return {
@@ -202,6 +209,8 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
       const dedupe = event.data.dedupeKey ? rememberKey(state.dedupe, event.data.dedupeKey, event.data.dedupeUntil ?? null) : state.dedupe;
       return { ...state, survey: answered, dedupe };
     }
+    case 'HandoffSummarized':
+      return { ...state, summarizedHandoff: event.data.since };
   }
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { LiveAgent } from '../../domain/agents/state.js';
-import { AGENT_LIMITS, DEFAULT_AGENT_AFTER_HOURS_MESSAGE } from '../../domain/agents/events.js';
+import { AGENT_LIMITS, DEFAULT_AGENT_AFTER_HOURS_MESSAGE, MAX_HAND_BACK_MINUTES } from '../../domain/agents/events.js';
 import { answerThresholdSchema, DEFAULT_ANSWER_THRESHOLD } from '../../domain/answers/evidence.js';
 import type { AgentDoc } from '../../projections/agents/agentsProjection.js';
 import { bearerSecurity as security, errorResponses, listQuery } from './schemas.js';
@@ -20,6 +20,8 @@ export const agentSchema = z.object({
   generalAnswers: z.boolean(),
   /** Added to a handoff outside business hours; `{{back}}` becomes when people are back. */
   afterHoursMessage: z.string(),
+  /** Minutes after the last handoff or teammate message after which a customer's message gives the conversation back to the AI; null: it stays with people until resumed. */
+  handBackAfterMinutes: z.number().int().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -42,6 +44,7 @@ export const writable = {
   answerThreshold: answerThresholdSchema,
   generalAnswers: z.boolean(),
   afterHoursMessage: z.string().trim().min(1).max(AGENT_LIMITS.afterHoursMessage),
+  handBackAfterMinutes: z.number().int().min(1).max(MAX_HAND_BACK_MINUTES).nullable(),
 };
 
 const isLive = (a: AgentDoc | LiveAgent): a is LiveAgent => 'agentId' in a;
@@ -59,6 +62,7 @@ export function agentView(a: AgentDoc | LiveAgent): AgentView {
     answerThreshold: a.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD,
     generalAnswers: a.generalAnswers ?? false,
     afterHoursMessage: a.afterHoursMessage ?? DEFAULT_AGENT_AFTER_HOURS_MESSAGE,
+    handBackAfterMinutes: a.handBackAfterMinutes ?? null,
     createdAt: a.createdAt,
     updatedAt: a.updatedAt,
   };
@@ -86,6 +90,7 @@ const agentBody = z.strictObject({
   answerThreshold: writable.answerThreshold.optional(),
   generalAnswers: writable.generalAnswers.optional(),
   afterHoursMessage: writable.afterHoursMessage.optional(),
+  handBackAfterMinutes: writable.handBackAfterMinutes.optional(),
 });
 
 export const createAgentSchema = {

@@ -44,6 +44,17 @@ export const conversationSchema = z.object({
     .nullable(),
   /** How it was resolved, while it stays closed. */
   resolution: z.string().nullable(),
+  /** The note for whoever takes over the current handoff: what the customer wants, what the AI tried, its sources, why. */
+  handoffSummary: z
+    .object({
+      wants: z.string(),
+      tried: z.string(),
+      sources: z.array(z.object({ documentId: z.string(), title: z.string() })),
+      why: z.string(),
+      writtenBy: z.enum(['llm', 'extractive']).describe('llm: written by the company\'s model (charged); extractive: taken from the messages'),
+      at: z.string(),
+    })
+    .nullable(),
   /** Customer messages the caller has not seen (since they last opened it). */
   unread: z.number().int().min(0),
   lastMessage: z
@@ -89,9 +100,16 @@ export const conversationView = (d: ConversationDoc, read: Pick<ConversationRead
   assigneeId: d.assigneeId ?? null,
   handoff: d.handoff ?? null,
   resolution: d.resolution ?? null,
+  handoffSummary: handoffSummaryView(d),
   unread: unreadFor(d, read),
   lastMessage: d.lastMessage ?? null,
 });
+/** Shown only with the handoff it summarises (documents written before summaries existed have none). */
+const handoffSummaryView = (d: ConversationDoc): z.infer<typeof conversationSchema>['handoffSummary'] => {
+  const s = d.handoffSummary;
+  return s && d.handoff && s.since === d.handoff.since ? { wants: s.wants, tried: s.tried, sources: s.sources, why: s.why, writtenBy: s.writtenBy, at: s.at } : null;
+};
+
 export const messageView = (m: MessageDoc): z.infer<typeof messageSchema> => ({
   id: m.id,
   author: m.author,

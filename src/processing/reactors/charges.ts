@@ -25,6 +25,8 @@ export const creditChargesReactor = defineReactor(conversationEvents, {
   start: ({ commands, pricing }) =>
     async (event) => {
       const reply = event.data;
+      // The handoff message sent because the model failed called no model: nothing to charge.
+      if (reply.aiFailed) return;
       await chargeAnswer({ ...commands, pricing }, event.metadata.companyId, { conversationId: conversationIdOfStream(event.stream) }, {
         answerId: reply.messageId,
         ...reply,

@@ -3,6 +3,8 @@ import { creditChargesReactor, playgroundChargesReactor } from './charges.js';
 import { autoAssignmentReactor } from './autoAssignment.js';
 import { customerProfilesReactor } from './customerProfiles.js';
 import { csatReactor } from './csat.js';
+import { handoffSummaryJobsReactor } from './handoffSummaries.js';
+import { assignmentNotificationsReactor } from './notifications.js';
 import { outboundJobsReactor, replyJobsReactor } from './jobs.js';
 import { replayCancelsReactor, replayJobsReactor } from './replays.js';
 import { agentTestRunsReactor } from './agentTestRuns.js';
@@ -17,6 +19,9 @@ import { agentTestRunsReactor } from './agentTestRuns.js';
  *   ConversationStarted / MessageReceived ──customer-profiles──▶ UpdateCustomerFromChannel
  *   handoff / unassign / close / availability / settings / joined ──auto-assignment──▶ AssignConversation (reason auto)
  *   AiSessionClosed ──csat-requests──▶ RequestCsat (CsatRequested on the platform ──outbound-jobs──▶ SEND_MESSAGE)
+ *   a handoff (AgentReplied handoff, AiSessionPaused handoff, HumanRequested, DialogTransferred)
+ *     ──handoff-summary-jobs──▶ SUMMARIZE_HANDOFF (summary worker ──▶ HandoffSummarized)
+ *   ConversationAssigned ──assignment-notifications──▶ NOTIFY_ASSIGNED (notification worker ──▶ an email)
  */
 export const allReactors: readonly Reactor[] = [
   replyJobsReactor,
@@ -29,4 +34,6 @@ export const allReactors: readonly Reactor[] = [
   customerProfilesReactor,
   autoAssignmentReactor,
   csatReactor,
+  handoffSummaryJobsReactor,
+  assignmentNotificationsReactor,
 ];

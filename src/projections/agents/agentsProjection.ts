@@ -20,6 +20,8 @@ export interface AgentDoc extends Doc {
   generalAnswers?: boolean;
   /** Absent for agents created before the setting existed (read as DEFAULT_AGENT_AFTER_HOURS_MESSAGE). */
   afterHoursMessage?: string;
+  /** Absent: never set (stays with people, like null). */
+  handBackAfterMinutes?: number | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -47,6 +49,7 @@ export const agentsProjection = defineProjection(agentEvents, {
         ...(d.answerThreshold !== undefined ? { answerThreshold: d.answerThreshold } : {}),
         ...(d.generalAnswers !== undefined ? { generalAnswers: d.generalAnswers } : {}),
         ...(d.afterHoursMessage !== undefined ? { afterHoursMessage: d.afterHoursMessage } : {}),
+        ...(d.handBackAfterMinutes != null ? { handBackAfterMinutes: d.handBackAfterMinutes } : {}),
         createdAt: d.at,
         updatedAt: d.at,
       } satisfies AgentDoc);

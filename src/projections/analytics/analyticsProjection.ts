@@ -169,6 +169,8 @@ async function applyConversationEvent(event: ConversationEvent, ctx: ProjectionC
       if (!waitingSince) next.aiAnsweredWait = false;
       break;
     case 'AgentReplied':
+      // The handoff message sent because the model failed is no AI answer: that failure counts as unanswered.
+      if (event.data.aiFailed) break;
       changes.push({ counter: 'aiReplies', by: 1 });
       if (waitingSince && !state.aiAnsweredWait) changes.push({ firstResponse: 'aiFirstResponse', ms: elapsedMs(waitingSince, event.data.at), outsideHours: outsideHours(waitingSince) });
       // A handoff reply answers the customer but leaves them waiting, now for a person.

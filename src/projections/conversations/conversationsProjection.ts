@@ -1,6 +1,6 @@
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import type { AnswerProvenance } from '../../domain/answers/provenance.js';
-import { conversationEvents, type Customer, type DeliveredTo, type PausedReason } from '../../domain/conversations/events.js';
+import { conversationEvents, type Customer, type DeliveredTo, type HandoffSummary, type PausedReason } from '../../domain/conversations/events.js';
 import { customerDisplayName, givenName } from '../../domain/conversations/customerName.js';
 import { evolveHandoff, noHandoff, type Handoff, type HandoffTrack } from '../../domain/conversations/handoff.js';
 import type { Doc } from '../../ports/readStore.js';
@@ -54,6 +54,8 @@ export interface ConversationDoc extends Doc {
   resolution: string | null;
   /** The inbox row's preview: who wrote the newest message and its first words (never the whole text). */
   lastMessage: LastMessage | null;
+  /** The note for whoever takes over the current handoff (HandoffSummarized); null without a handoff or until written. Absent on older documents. */
+  handoffSummary?: ConversationHandoffSummary | null;
 }
 
 export interface LastMessage {
@@ -67,6 +69,9 @@ const preview = (text: string) => {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > PREVIEW_LENGTH ? `${flat.slice(0, PREVIEW_LENGTH - 1)}…` : flat;
 };
+
+/** A handoff's summary as the conversation shows it. */
+export type ConversationHandoffSummary = HandoffSummary & { since: string; writtenBy: 'llm' | 'extractive'; at: string };
 
 export type MessageDoc = {
   id: string;
@@ -131,7 +136,8 @@ type ConversationEventType =
   | 'MessagesUnanswered'
   | 'HumanRequested'
   | 'ConversationAssigned'
-  | 'ConversationUnassigned';
+  | 'ConversationUnassigned'
+  | 'HandoffSummarized';
 type EventOf<T extends ConversationEventType> = RecordedEventOf<typeof conversationEvents, T>;
 
 /** What a handler gets besides its event: the conversation as it stands, and the batch's read/write context. */
@@ -192,7 +198,8 @@ const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted'>]: 
   OperatorMessageRecorded: (event, on) =>
     addMessage(event, { ...on, doc: { ...on.doc, awaitingAiSince: null } }, { id: event.data.messageId, author: 'operator', text: event.data.text, createdAt: event.data.at, delivery: 'sent', deliveryError: null, clientMessageId: null, attachments: event.data.attachments ?? [] }),
   AgentReplied: async (event, on) =>
-    addMessage(event, { ...on, doc: { ...on.doc, unansweredReason: null, ...(await stillAwaiting(on, event.data.inReplyTo)) } }, {
+    // The handoff message sent because the model failed answers the customer, not the reason it failed.
+    addMessage(event, { ...on, doc: { ...on.doc, unansweredReason: event.data.aiFailed ? on.doc.unansweredReason : null, ...(await stillAwaiting(on, event.data.inReplyTo)) } }, {
       id: event.data.messageId,
       author: 'agent',
       text: event.data.text,
@@ -238,6 +245,10 @@ const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted'>]: 
   HumanRequested: (_event, { doc }) => doc,
   ConversationAssigned: (event, { doc }) => ({ ...doc, assigneeId: event.data.assigneeId }),
   ConversationUnassigned: (_event, { doc }) => ({ ...doc, assigneeId: null }),
+  HandoffSummarized: (event, { doc }) => {
+    const { wants, tried, sources, why, since, writtenBy, at } = event.data;
+    return { ...doc, handoffSummary: { wants, tried, sources, why, since, writtenBy, at } };
+  },
 };
 
 /** The inbox fields every event may move: the handoff (folded exactly as the decider folds it) and the views' keys. */
@@ -256,6 +267,8 @@ function withInbox(doc: ConversationDoc, event: EventOf<ConversationEventType>):
     handoff: handoffTrack.handoff,
     needsHuman: handoffTrack.handoff !== null,
     handoffSince: handoffTrack.handoff?.since ?? null,
+    // A summary belongs to its handoff: it goes when the handoff ends, and a new handoff waits for its own.
+    handoffSummary: doc.handoffSummary && doc.handoffSummary.since === handoffTrack.handoff?.since ? doc.handoffSummary : null,
     customerMessageCount: doc.customerMessageCount ?? 0,
     resolution: doc.resolution ?? null,
     // Missing on documents written before previews existed: no preview until the next message or a rebuild.
@@ -290,6 +303,7 @@ const started = (id: string, event: EventOf<'ConversationStarted'>): Conversatio
   customerMessageCount: 0,
   resolution: null,
   lastMessage: null,
+  handoffSummary: null,
 });
 
 const EVENT_TYPES: ConversationEventType[] = ['ConversationStarted', ...(Object.keys(handlers) as ConversationEventType[])];
@@ -313,6 +327,8 @@ export const conversationsProjection = defineProjection(conversationEvents, {
         // A removed teammate's conversations, open or closed, to give back (a page at a time).
         ['companyId', 'assigneeId'],
         ['companyId', 'needsHuman', 'handoffSince'],
+        // Handoffs waiting longest, across companies: the notification sweep's query.
+        ['needsHuman', 'handoffSince'],
         // The AI backlog: how many wait for an AI answer, and the oldest of them.
         ['companyId', 'awaitingAi', 'awaitingAiSince'],
       ],

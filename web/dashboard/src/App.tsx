@@ -14,6 +14,7 @@ import { PipelinePage } from './pages/Pipeline.js';
 import { SearchPage } from './pages/Search.js';
 import { SettingsPage } from './pages/Settings.js';
 import { TeamPage } from './pages/Team.js';
+import { NotificationsPage } from './pages/Notifications.js';
 import { WebhookLogsPage } from './pages/WebhookLogs.js';
 import { CannedRepliesPage } from './pages/CannedReplies.js';
 import { PlaygroundPage } from './pages/Playground.js';
@@ -92,6 +93,8 @@ function Page({ route }: { route: Route }) {
       return <SettingsPage />;
     case 'team':
       return <TeamPage />;
+    case 'notifications':
+      return <NotificationsPage />;
   }
   return (
     <EmptyState title="Page not found">

@@ -43,6 +43,7 @@ describe('conversations projection', () => {
           customerMessageCount: 1,
           resolution: null,
           lastMessage: { author: 'customer', text: 'hello 1' },
+          handoffSummary: null,
         },
       ],
       messages: [
@@ -96,6 +97,7 @@ describe('conversations projection', () => {
             resolution: null,
             // The list's preview: the newest message people or the AI wrote (a system note is not one).
             lastMessage: { author: 'operator', text: 'a human here' },
+            handoffSummary: null,
           },
         ],
         messages: [

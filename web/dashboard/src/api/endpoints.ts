@@ -1,6 +1,7 @@
 // One typed function per API call the dashboard makes.
 import { publicRequest, query, request, setSession, type RequestOptions } from './client.js';
 import type {
+  NotificationChoices,
   AiBacklog,
   AnalyticsReport,
   Agent,
@@ -210,5 +211,8 @@ export async function acceptInvitation(token: string, name: string, password: st
 // --- analytics ----------------------------------------------------------------------------
 export const getAnalytics = (params: { from?: string; to?: string; integrationId?: number; agentId?: string }, o?: Opts) =>
   request<AnalyticsReport>('GET', `/api/analytics${query(params)}`, undefined, o);
+export const getMyNotifications = async (o?: Opts) => (await request<{ notifications: NotificationChoices }>('GET', '/api/me/notifications', undefined, o)).notifications;
+export const setMyNotifications = async (choices: Partial<Omit<NotificationChoices, 'emailAvailable'>>) =>
+  (await request<{ notifications: NotificationChoices }>('PUT', '/api/me/notifications', choices)).notifications;
 export const getCompanyTimezone = async (o?: Opts) => (await request<{ timezone: string }>('GET', '/api/settings/timezone', undefined, o)).timezone;
 export const setCompanyTimezone = async (timezone: string) => (await request<{ timezone: string }>('PUT', '/api/settings/timezone', { timezone })).timezone;

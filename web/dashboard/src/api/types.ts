@@ -139,6 +139,8 @@ export interface Agent {
   generalAnswers?: boolean;
   /** Added to a handoff outside business hours; {{back}} becomes when the team is back. */
   afterHoursMessage?: string;
+  /** Minutes after a handoff (or a teammate's message) after which a customer's message gives it back to the AI; null: stays with people. */
+  handBackAfterMinutes?: number | null;
   createdAt?: string;
   updatedAt?: string;
 }
@@ -154,6 +156,7 @@ export interface AgentInput {
   answerThreshold?: AnswerThreshold;
   generalAnswers?: boolean;
   afterHoursMessage?: string;
+  handBackAfterMinutes?: number | null;
 }
 
 export type AnswerThreshold = 'strict' | 'balanced' | 'lenient';
@@ -215,6 +218,7 @@ export interface Conversation {
   assigneeId?: string | null;
   /** Set while a customer waits for a human ("Needs human"). */
   handoff?: Handoff | null;
+  handoffSummary?: HandoffSummary | null;
   /** How it was resolved, while it stays closed. */
   resolution?: string | null;
   /** Customer messages the signed-in user has not read. */
@@ -230,6 +234,25 @@ export interface Handoff {
   since: string;
   /** Handed off outside business hours: when the team is back. */
   backAt?: string;
+}
+
+/** GET /api/me/notifications: the caller's own email notification choices. */
+export interface NotificationChoices {
+  assigned: boolean;
+  handoffWaiting: boolean;
+  handoffWaitingMinutes: number;
+  /** Whether the service can send email at all (SMTP configured). */
+  emailAvailable: boolean;
+}
+
+/** The note for whoever takes over the current handoff. */
+export interface HandoffSummary {
+  wants: string;
+  tried: string;
+  sources: { documentId: string; title: string }[];
+  why: string;
+  writtenBy: 'llm' | 'extractive';
+  at: string;
 }
 
 export type InboxView = 'mine' | 'unassigned' | 'needs_human';

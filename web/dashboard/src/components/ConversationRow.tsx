@@ -3,6 +3,7 @@ import { formatDateTimeLong, formatRelative } from '../lib/format.js';
 import { formatWaiting, HANDOFF_REASON } from '../lib/inbox.js';
 import { Link } from '../lib/router.js';
 import { customerLabel, SessionStateBadge } from './conversation.js';
+import { HandoffSummaryLine } from './HandoffSummary.js';
 import { Badge } from './ui.js';
 import './inbox.css';
 
@@ -65,6 +66,7 @@ export function ConversationRow({
         <span className={`row-preview${unread > 0 ? ' is-unread' : ''}`} data-testid="row-preview">
           {lastMessage ? `${PREVIEW_AUTHOR[lastMessage.author] ?? ''}${lastMessage.text || '(attachment)'}` : 'No messages yet'}
         </span>
+        {handoff && conversation.handoffSummary && <HandoffSummaryLine summary={conversation.handoffSummary} />}
         <span className="row-badges">
           {handoff ? (
             <Badge tone="danger" data-testid="needs-human" title={`${HANDOFF_REASON[handoff.reason] ?? 'Handed off'}${handoff.detail ? `: ${handoff.detail}` : ''}`}>

@@ -23,6 +23,7 @@ export const NAV: { to: string; label: string; icon: IconName; section: string; 
   { to: '/llm-settings', label: 'LLM settings', icon: 'llm', section: 'llm-settings', managers: true },
   { to: '/credits', label: 'Credits', icon: 'credits', section: 'credits', managers: true },
   { to: '/team', label: 'Team', icon: 'team', section: 'team' },
+  { to: '/notifications', label: 'Notifications', icon: 'settings', section: 'notifications' },
   { to: '/settings', label: 'Settings', icon: 'settings', section: 'settings', managers: true },
 ];
 

@@ -55,14 +55,14 @@ const SENTENCES: Record<string, (d: Data, names: Names) => string> = {
   MessageReceived: (d) => `Customer message received: ${quote(d.text)}`,
   OperatorMessageRecorded: (d) => `Operator wrote on the platform: ${quote(d.text)}`,
   OperatorMessageSent: (d) => `Operator message queued for the customer: ${quote(d.text)}`,
-  AgentReplied: (d) => `AI agent replied${d.handoff ? ` and handed over to a human${handoffWhy(d)}` : ''}${fromSources(d.provenance)}: ${quote(d.text)}`,
+  AgentReplied: (d) => d.aiFailed ? `The AI could not answer: the customer got the agent's handoff message: ${quote(d.text)}` : `AI agent replied${d.handoff ? ` and handed over to a human${handoffWhy(d)}` : ''}${fromSources(d.provenance)}: ${quote(d.text)}`,
   MessageSendAttempted: (d) => `Sending a message to the customer (attempt ${formatNumber(Number(d.attempt) || 1)}).`,
   MessageDelivered: (d) => d.deliveredTo === 'sandbox' ? 'Message delivered to the sandbox (no platform API URL: sent nowhere).' : 'Message delivered to the customer.',
   MessageDeliveryFailed: (d) => `Reply not delivered: ${String(d.reason ?? 'unknown reason')} (after ${formatNumber(Number(d.attempts) || 1)} attempt${Number(d.attempts) === 1 ? '' : 's'}).`,
   MessagesUnanswered: (d) => `Customer message not answered: ${String(d.reason ?? 'unknown reason')}`,
   AiSessionOpened: () => 'AI session started: the AI agent answers this customer.',
   AiSessionPaused: (d) => `${describePausedReason(typeof d.reason === 'string' ? d.reason : null)}${d.reason === 'api' ? '' : byWhom(d.by)}.`,
-  AiSessionResumed: (d) => `AI resumed${byWhom(d.by)}.`,
+  AiSessionResumed: (d) => (d.by === 'hand-back-timeout' ? 'AI resumed: the customer wrote after the hand-back timeout had passed.' : `AI resumed${byWhom(d.by)}.`),
   AiSessionClosed: (d) => {
     if (typeof d.resolution === 'string' && d.resolution) return `Resolved${byWhom(d.by)}: ${quote(d.resolution)}`;
     return `AI session closed: ${CLOSE_REASONS[String(d.reason)] ?? humanize(String(d.reason ?? '')).toLowerCase()}.`;
@@ -78,6 +78,7 @@ const SENTENCES: Record<string, (d: Data, names: Names) => string> = {
   ConversationUnassigned: (d, { teammate }) => `Unassigned from ${teammate(d.previousAssigneeId)}${byWhom(d.by)}.`,
   CsatRequested: (d) => `Satisfaction survey sent ${d.via === 'webchat' ? 'in the web chat' : 'as a message'}.`,
   CsatSubmitted: (d) => `The customer rated the conversation ${formatNumber(Number(d.rating))}/5${typeof d.comment === 'string' && d.comment ? `: ${quote(d.comment)}` : '.'}`,
+  HandoffSummarized: (d) => `Handoff summary ${d.writtenBy === 'llm' ? 'written by the AI model' : 'taken from the messages'}: the customer wants ${quote(d.wants)}`,
   WebhookDeliveryLogged: (d) => `Webhook delivery from the messaging platform logged (${d.kind === 'status_event' ? 'a status event' : 'a message'}).`,
 };
 

@@ -132,6 +132,7 @@ function AgentForm({ agent }: { agent: Agent | null }) {
   const [answerThreshold, setAnswerThreshold] = useState<AnswerThreshold>(agent?.answerThreshold ?? 'balanced');
   const [generalAnswers, setGeneralAnswers] = useState(agent?.generalAnswers ?? false);
   const [afterHoursMessage, setAfterHoursMessage] = useState(agent?.afterHoursMessage ?? '');
+  const [handBack, setHandBack] = useState(agent?.handBackAfterMinutes ? String(agent.handBackAfterMinutes) : '');
   const save = useSubmit();
   const deletion = useConfirmedDelete(async (agent: Agent) => {
     await deleteAgent(agent.id);
@@ -139,14 +140,17 @@ function AgentForm({ agent }: { agent: Agent | null }) {
     navigate('/agents');
   });
 
+  const handBackValue = handBack.trim() === '' ? null : Number(handBack);
+  const handBackError = handBackValue !== null && (!Number.isInteger(handBackValue) || handBackValue < 1 || handBackValue > 43_200) ? 'Use whole minutes from 1 to 43200 (30 days), or leave blank' : null;
   const temperatureValue = temperature.trim() === '' ? undefined : Number(temperature);
   const temperatureError =
     temperatureValue !== undefined && (!Number.isFinite(temperatureValue) || temperatureValue < 0 || temperatureValue > 2) ? 'Use a number from 0 to 2' : null;
 
   function onSubmit(event: FormEvent) {
     event.preventDefault();
-    if (temperatureError) return;
+    if (temperatureError || handBackError) return;
     const input: AgentInput = { name: name.trim(), useKnowledgeBase, active, answerThreshold, generalAnswers };
+    if (handBackValue !== null || agent?.handBackAfterMinutes) input.handBackAfterMinutes = handBackValue;
     // Optional texts: send what is filled in; on edit also send empties so a field can be cleared.
     if (systemPrompt.trim() || agent?.systemPrompt) input.systemPrompt = systemPrompt;
     if (model.trim() || agent?.model) input.model = model.trim();
@@ -216,6 +220,18 @@ function AgentForm({ agent }: { agent: Agent | null }) {
         placeholder="Our team is away right now and will be back {{back}}."
         hint="Added to a handoff outside business hours (Settings). {{back}} becomes when your team is back, e.g. “Monday 12 January at 09:00 (Europe/Berlin)”."
         data-testid="agent-after-hours-message"
+      />
+      <TextField
+        label="Give back to the AI after (minutes)"
+        type="number"
+        inputMode="numeric"
+        min={1}
+        max={43_200}
+        value={handBack}
+        onValueChange={setHandBack}
+        error={handBackError}
+        placeholder="Never"
+        hint="After a handoff, the conversation stays with your team. Set minutes to let the AI answer again when the customer writes that long after the handoff or your team's last message. Blank: only when someone resumes the AI."
       />
       <Switch label="Use the knowledge base" checked={useKnowledgeBase} onChange={setUseKnowledgeBase} hint="Ground replies in your documents." />
       <SelectField

@@ -29,6 +29,7 @@ import { useAsync } from '../lib/useAsync.js';
 import { useStreamEvents } from '../lib/useStream.js';
 import { CustomerPanel } from '../components/CustomerPanel.js';
 import { useCannedReplyPicker } from '../components/CannedReplyPicker.js';
+import { HandoffSummaryCard } from '../components/HandoffSummary.js';
 
 type SessionAction = 'pause' | 'resume' | 'close' | 'reopen';
 
@@ -229,6 +230,7 @@ export function ConversationDetailView({
             )}
           </p>
         )}
+        {conversation.handoff && conversation.handoffSummary && <HandoffSummaryCard summary={conversation.handoffSummary} />}
         {state === 'closed' && conversation.resolution && (
           <p className="notice" data-testid="resolution">
             <strong>Resolved:</strong> {conversation.resolution}
