@@ -33,7 +33,7 @@ import { pacedLoad, type PacedResult } from './support/pacedLoad.js';
 import { startService, warningSummary } from './support/processes.js';
 import { report, type Row } from './support/report.js';
 import { signUp } from './support/serviceApi.js';
-import { fmt, machine, sleep, summarize, waitUntilIdle } from './support/stats.js';
+import { cpuMeter, fmt, machine, sleep, summarize, waitUntilIdle } from './support/stats.js';
 import { startWebhookReceivers, type ReceiverLog } from './support/webhookReceivers.js';
 
 const SECONDS = numberOption('seconds', 'BENCH_SECONDS', 10);
@@ -116,7 +116,18 @@ async function main() {
       companies.push(company);
     }
 
-    // 3. Half the maximum, spread over the companies.
+    // 3. Half the maximum, spread over the companies. Every 5 s: deliveries in that window and the service's CPU.
+    const healthyLogs = companies.flatMap((co) => co.healthy.map((h) => h.log));
+    const deliveredSoFar = () => healthyLogs.reduce((n, l) => n + l.counts.size, 0);
+    const timeline: { t: number; deliveries: number; cpu: number }[] = [];
+    let meter = cpuMeter({ service: service.pid });
+    let before = 0;
+    const sampler = setInterval(() => {
+      const now = deliveredSoFar();
+      timeline.push({ t: (timeline.length + 1) * 5, deliveries: now - before, cpu: Math.round(meter().service!) });
+      before = now;
+      meter = cpuMeter({ service: service.pid });
+    }, 5000);
     const started = performance.now();
     const results: PacedResult[] = await Promise.all(
       companies.map((co) =>
@@ -141,7 +152,8 @@ async function main() {
     const drainDeadline = performance.now() + DRAIN_TIMEOUT_MS;
     while (missingOf().some((m) => m > 0) && performance.now() - latestArrival() < STALL_MS && performance.now() < drainDeadline) await sleep(500);
 
-    const healthy = companies.flatMap((co) => co.healthy.map((h) => h.log));
+    clearInterval(sampler);
+    const healthy = healthyLogs;
     const lagsOf = (logs: ReceiverLog[]) => summarize(logs.flatMap((l) => l.lags));
     const all = lagsOf(healthy);
     const sameCompany = lagsOf(companies[0]!.healthy.map((h) => h.log));
@@ -160,6 +172,7 @@ async function main() {
       `(3) ${fmt(rate)} webhooks/s for ${LOAD_SECONDS} s over ${COMPANIES} companies: acks p50 ${ms(acks.p50)} / p99 ${ms(acks.p99)} ms, statuses ${JSON.stringify(statuses)}; ` +
         `${fmt(events)} public events; last delivery ${fmt((lastArrival - loadEnded) / 1000, 1)} s after the load ended; service idle ${fmt(drainMs / 1000, 1)} s after it`,
     );
+    console.log(`    every 5 s from the load's start: deliveries/s (service CPU %): ${timeline.map((w) => `${fmt(w.deliveries / 5)} (${w.cpu})`).join(' ')}`);
     console.log(`    hanging endpoint: ${hanging.connections} connection(s) accepted, never answered`);
 
     const rows: Row[] = [
@@ -187,6 +200,7 @@ async function main() {
       duplicates,
       rejected,
       hangingConnections: hanging.connections,
+      timeline,
       machine: machine(),
     });
   } finally {
