@@ -83,12 +83,23 @@ async function feedCount(base: string, api: Api): Promise<number> {
   }
 }
 
+/** How many events of the store the publicEvents projection (the feed deliveries read) has still to apply. */
+async function publicEventsLag(base: string): Promise<number> {
+  try {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    return Number(/^mas_projection_lag_positions\{projection="publicEvents"\} (\d+)/m.exec(text)?.[1] ?? Number.NaN);
+  } catch {
+    return Number.NaN;
+  }
+}
+
 async function main() {
   const perCompany = Math.ceil(ENDPOINTS / COMPANIES);
   console.log(`outbound webhook bench: ${ENDPOINTS} endpoints over ${COMPANIES} companies (${perCompany} each, 1 hanging), ${machine()}`);
   const receivers = await startWebhookReceivers();
   const hanging = await startHangingServer();
-  const service = await startService('hooks-out', { ALLOW_PRIVATE_PLATFORM_URLS: 'true' });
+  // Up to 50 companies sign up within seconds: above the default sign-up rate limit.
+  const service = await startService('hooks-out', { ALLOW_PRIVATE_PLATFORM_URLS: 'true', AUTH_RATE_LIMIT_PER_MINUTE: '10000', AUTH_EMAIL_RATE_LIMIT_PER_MINUTE: '10000' });
   try {
     // 1. The maximum, on a company without endpoints.
     const probe = await signUp(service.url, 'Bench max');
@@ -119,14 +130,16 @@ async function main() {
     // 3. Half the maximum, spread over the companies. Every 5 s: deliveries in that window and the service's CPU.
     const healthyLogs = companies.flatMap((co) => co.healthy.map((h) => h.log));
     const deliveredSoFar = () => healthyLogs.reduce((n, l) => n + l.counts.size, 0);
-    const timeline: { t: number; deliveries: number; cpu: number }[] = [];
+    const timeline: { t: number; deliveries: number; cpu: number; feedLag: number }[] = [];
     let meter = cpuMeter({ service: service.pid });
     let before = 0;
     const sampler = setInterval(() => {
       const now = deliveredSoFar();
-      timeline.push({ t: (timeline.length + 1) * 5, deliveries: now - before, cpu: Math.round(meter().service!) });
+      const sample = { t: (timeline.length + 1) * 5, deliveries: now - before, cpu: Math.round(meter().service!), feedLag: Number.NaN };
+      timeline.push(sample);
       before = now;
       meter = cpuMeter({ service: service.pid });
+      void publicEventsLag(service.url).then((lag) => (sample.feedLag = lag));
     }, 5000);
     const started = performance.now();
     const results: PacedResult[] = await Promise.all(
@@ -172,7 +185,10 @@ async function main() {
       `(3) ${fmt(rate)} webhooks/s for ${LOAD_SECONDS} s over ${COMPANIES} companies: acks p50 ${ms(acks.p50)} / p99 ${ms(acks.p99)} ms, statuses ${JSON.stringify(statuses)}; ` +
         `${fmt(events)} public events; last delivery ${fmt((lastArrival - loadEnded) / 1000, 1)} s after the load ended; service idle ${fmt(drainMs / 1000, 1)} s after it`,
     );
-    console.log(`    every 5 s from the load's start: deliveries/s (service CPU %): ${timeline.map((w) => `${fmt(w.deliveries / 5)} (${w.cpu})`).join(' ')}`);
+    console.log(
+      `    every 5 s from the load's start: deliveries/s (service CPU %, events the public events projection is behind): ` +
+        timeline.map((w) => `${fmt(w.deliveries / 5)} (${w.cpu}%, ${fmt(w.feedLag)})`).join(' '),
+    );
     console.log(`    hanging endpoint: ${hanging.connections} connection(s) accepted, never answered`);
 
     const rows: Row[] = [
