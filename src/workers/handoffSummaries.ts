@@ -6,6 +6,7 @@ import { deterministicId } from '../commands/hashing.js';
 import { conversationDecider, conversationStream } from '../domain/conversations/decider.js';
 import type { ConversationEvent, HandoffSummary } from '../domain/conversations/events.js';
 import type { Handoff } from '../domain/conversations/handoff.js';
+import { AI_BACKLOG } from './replyWorker.js';
 import { extractiveSummary, readModelSummary, SUMMARY_TURNS, summaryPrompt } from '../domain/conversations/handoffSummary.js';
 import { billedUsage, estimateUsage, type BilledUsage, type Pricing } from '../domain/credits/pricing.js';
 import type { Bus, BusSubscription } from '../ports/bus.js';
@@ -71,6 +72,9 @@ export async function summarizeHandoff(deps: HandoffSummaryDeps, job: SummarizeH
   const { state } = await loadState(deps.eventStore, stream, conversationDecider);
   const handoff = state.handoff.handoff;
   if (!handoff || state.summarizedHandoff === handoff.since) return 'skipped';
+  // Handed over because the AI was overloaded: the reason says why, and a summary per message would add work
+  // (a read and an append each, thousands under a flood) exactly when the processing side has none to spare.
+  if (handoff.reason === 'ai_unanswered' && handoff.detail?.startsWith(AI_BACKLOG)) return 'skipped';
   const events = await readRecentHistory(deps.eventStore, stream, { unanswered: [], turns: SUMMARY_TURNS });
   const summaryId = handoffSummaryId(job.conversationId, handoff.since);
   const written = await writeSummary(deps, job, events, handoff, summaryId);

@@ -65,6 +65,27 @@ describe.each(stores)('handoff summaries on an event store with %s', (_name, mak
     expect(await chargesOf(store, companyId)).toEqual([]);
   });
 
+  it('given messages handed to people for the AI backlog (an overload), when the job runs, then no summary is written: the reason says it all, and an overload must not make more work', async () => {
+    const store = makeStore();
+    const companyId = randomUUID();
+    const conversationId = randomUUID();
+    const sessionId = randomUUID();
+    const messageId = randomUUID();
+    const e = (type: string, data: Record<string, unknown>) => ({ id: randomUUID(), type, data });
+    await store.append(conversationStream(conversationId), [
+      e('ConversationStarted', { conversationId, companyId, integrationId: 1, connectorType: 'msgplatform', customer: { clientId: 'c', channelId: 1, transport: 'telegram' }, stageId: null, at: T }),
+      e('AiSessionOpened', { sessionId, at: T }),
+      e('MessageReceived', { messageId, dedupeKey: 'k1', dedupeUntil: null, text: 'Where is my parcel?', platform: {}, at: T }),
+      e('MessagesUnanswered', { messageIds: [messageId], reason: 'AI backlog: 10000 conversations were already waiting for an answer', at: T }),
+      e('AiSessionPaused', { sessionId, reason: 'handoff', by: null, at: T }),
+    ], 'no_stream');
+    const builtin = provider(async () => {
+      throw new Error('never asked');
+    });
+    expect(await summarizeHandoff(deps(store, { kind: 'builtin', provider: builtin, model: null }), { conversationId, companyId })).toBe('skipped');
+    expect(await summariesOf(store, conversationId)).toEqual([]);
+  });
+
   it("given the company's model, when two deliveries of the job run at once, then one summary is recorded and the model's call is charged once", async () => {
     const store = makeStore();
     const companyId = randomUUID();
