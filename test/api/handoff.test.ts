@@ -1,5 +1,8 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { conversationIdFor } from '../../src/commands/conversations/conversationIds.js';
+import { testMessageBody } from '../../src/http/inProcessWebhook.js';
+import { signWebhookBody } from '../../src/http/webhookSignature.js';
 import { signUp, useOpenAiLlm, type Company } from '../support/api.js';
 import { startFakeLlm, type ChatCompletionBody, type FakeLlm } from '../support/fakeLlm.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
@@ -91,10 +94,14 @@ async function builtinCompany(name: string, agentFields: Record<string, unknown>
   const co = await signUp(server, name);
   expect((await co.call('POST', '/api/knowledge-base/documents', { title: 'Shipping', content: KB })).statusCode).toBe(201);
   const { integrationId } = await sandboxCompany(co, agentFields);
+  // One customer writing again and again (a test message is a new test customer each time): signed webhooks.
+  const clientId = `customer-${name}`;
   const write = async (text: string) => {
-    const res = await co.call('POST', `/api/integrations/${integrationId}/test-message`, { text });
-    expect(res.statusCode).toBe(202);
-    return res.json().conversationId as string;
+    const body = testMessageBody(text, clientId);
+    const headers = { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(body, SECRET) };
+    const res = await server.app.inject({ method: 'POST', url: `/api/webhook/msgplatform/${integrationId}`, payload: body, headers });
+    expect(res.statusCode).toBe(200);
+    return conversationIdFor(integrationId, clientId);
   };
   return { co, write };
 }
@@ -105,7 +112,7 @@ const agentTexts = async (co: Company, id: string) => (await messagesOf(co, id))
 async function handedOff(co: Company, write: (text: string) => Promise<string>): Promise<string> {
   const id = await write(UNANSWERABLE);
   await expect.poll(() => agentTexts(co, id), { timeout: 10_000 }).toEqual([HANDOFF_MESSAGE]);
-  expect((await detailOf(co, id)).conversation).toMatchObject({ session: { state: 'paused', pausedReason: 'handoff' }, handoff: { reason: 'agent_handoff' } });
+  expect((await detailOf(co, id)).conversation).toMatchObject({ session: { state: 'paused', pausedReason: 'handoff' }, handoff: { reason: 'no_confident_answer' } });
   return id;
 }
 
@@ -117,7 +124,7 @@ describe('no handoff loops', () => {
     // Time for the reply job to run: it must find the session paused and leave the message to people.
     await sleep(1500);
     expect(await agentTexts(co, id)).toEqual([HANDOFF_MESSAGE]);
-    expect((await detailOf(co, id)).conversation).toMatchObject({ session: { state: 'paused' }, handoff: { reason: 'agent_handoff' } });
+    expect((await detailOf(co, id)).conversation).toMatchObject({ session: { state: 'paused' }, handoff: { reason: 'no_confident_answer' } });
   });
 
   it('given a handed-off conversation, when a teammate resumes the AI, then the next message is answered by the AI', async () => {
@@ -164,7 +171,7 @@ describe('the handoff summary', () => {
       wants: `“${UNANSWERABLE}”`,
       tried: 'The AI did not answer; the customer got the handoff message',
       sources: [],
-      why: 'The AI handed off: it had no answer it was sure enough of',
+      why: 'The AI had no confident answer: the knowledge base did not cover the question well enough',
       writtenBy: 'extractive',
     });
     // The queue shows it too.

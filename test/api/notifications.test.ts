@@ -50,7 +50,7 @@ async function handedOffConversation(co: Company): Promise<string> {
   const agent = (await co.call('POST', '/api/agents', { name: 'Ava' })).json().agent.id as string;
   const integration = (await co.call('POST', '/api/integrations', { name: 'Try-out', connectorType: 'msgplatform', webhookSecret: SECRET, agentId: agent })).json().integration.id as number;
   const id = (await co.call('POST', `/api/integrations/${integration}/test-message`, { text: 'What is the meaning of life?' })).json().conversationId as string;
-  await expect.poll(async () => (await co.call('GET', `/api/conversations/${id}`)).json().conversation.handoff?.reason, { timeout: 10_000 }).toBe('agent_handoff');
+  await expect.poll(async () => (await co.call('GET', `/api/conversations/${id}`)).json().conversation.handoff?.reason, { timeout: 10_000 }).toBe('no_confident_answer');
   return id;
 }
 

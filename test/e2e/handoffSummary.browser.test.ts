@@ -49,7 +49,7 @@ if (browserPrerequisites()) {
       const card = page.getByTestId('handoff-summary');
       await expect.poll(() => card.isVisible(), { timeout: UI_TIMEOUT }).toBe(true);
       expect(await page.getByTestId('handoff-summary-wants').textContent()).toBe(`“${QUESTION}”`);
-      expect(await page.getByTestId('handoff-summary-why').textContent()).toBe('The AI handed off: it had no answer it was sure enough of');
+      expect(await page.getByTestId('handoff-summary-why').textContent()).toBe('The AI had no confident answer: the knowledge base did not cover the question well enough');
       expect(await card.textContent()).toContain('The AI did not answer; the customer got the handoff message');
       expect(await card.textContent()).toContain('taken from the messages');
       expect(pageErrors).toEqual([]);
