@@ -22,7 +22,7 @@ export function plainLlmFailure(err: Pick<LlmError, 'kind' | 'message' | 'status
       return 'The AI model sent an answer that could not be read';
     case 'invalid_request':
       return /not allowed/i.test(err.message)
-        ? "The AI model's address is not allowed"
+        ? `The AI model's address is not allowed${/loopback|private|link-local|metadata/i.test(err.message) ? ' (a loopback or private address)' : ''}`
         : /no base URL|could not be loaded/i.test(err.message)
           ? 'The AI model is not configured completely'
           : `The AI model refused the request${http}: check the model name`;
@@ -33,6 +33,8 @@ export function plainLlmFailure(err: Pick<LlmError, 'kind' | 'message' | 'status
 
 /** Node's socket error codes a connection fails with, in plain words. */
 const SOCKET_CAUSES: [RegExp, string][] = [
+  // The outbound guard refused the address the name resolved to (a name rebound to 127.0.0.1, a private network).
+  [/ERR_SSRF_BLOCKED|loopback|private|link-local|metadata/i, 'its address is a loopback or private one, which the service does not call'],
   [/ECONNREFUSED/, 'connection refused'],
   [/ENOTFOUND|EAI_AGAIN/, 'its host name was not found'],
   [/ECONNRESET|socket hang up/i, 'the connection was cut'],
