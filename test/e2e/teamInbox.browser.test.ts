@@ -178,14 +178,24 @@ if (browserPrerequisites()) {
       await page.goto(`${base}/#/conversations`);
       await page.getByTestId('view-tab-all').click();
       await expect.poll(() => rows().count()).toBe(3);
-      const ids = await rows().evaluateAll((els) => els.map((el) => el.getAttribute('data-testid')!.slice('conversation-row-'.length)));
+      // The list as shown at each moment: opening a conversation (read, live updates) may move rows meanwhile.
+      const order = () => rows().evaluateAll((els) => els.map((el) => el.getAttribute('data-testid')!.slice('conversation-row-'.length)));
       const opened = () => page.evaluate(() => decodeURIComponent(location.hash.slice('#/conversations/'.length)));
-      await page.keyboard.press('j');
-      await expect.poll(opened).toBe(ids[0]);
-      await page.keyboard.press('j');
-      await expect.poll(opened).toBe(ids[1]);
-      await page.keyboard.press('k');
-      await expect.poll(opened).toBe(ids[0]);
+      const move = async (key: 'j' | 'k', from: string | null) => {
+        await page.keyboard.press(key);
+        await expect
+          .poll(async () => {
+            const now = await order();
+            const at = now.indexOf(await opened());
+            return from === null ? at === 0 : at === now.indexOf(from) + (key === 'j' ? 1 : -1);
+          })
+          .toBe(true);
+        return opened();
+      };
+      const first = await move('j', null);
+      const second = await move('j', first);
+      expect(second).not.toBe(first);
+      await move('k', second);
       await page.getByTestId('assignee-label').waitFor();
 
       await page.keyboard.press('?');

@@ -1,3 +1,4 @@
+import { DEFAULT_AGENT_HANDOFF_MESSAGE } from '../../src/domain/agents/events.js';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent, createWebchatIntegration, signUp, useOpenAiLlm } from '../support/api.js';
@@ -92,11 +93,14 @@ describe('a streamed answer in the widget', () => {
     expect(await page.locator('mas-webchat .log > .m').last().getAttribute('data-id')).toBe(final!.id);
   });
 
-  it('a partial whose answer never comes (the model breaks off every time) is dropped', async () => {
+  it('a partial whose answer never comes (the model breaks off every time) is dropped, and the visitor gets the handoff message instead', async () => {
     llm.breakStreamNext(2, 8);
     await ask('Do you ship to Norway?');
     await expect.poll(async () => (await shown()).some((m) => m.partial), { timeout: 10_000, interval: 20 }).toBe(true);
-    await expect.poll(async () => (await shown()).length, { timeout: 15_000, interval: 50 }).toBe(0);
+    // Never silence: the broken partial goes, the agent's handoff message comes (the conversation waits for people).
+    await expect
+      .poll(async () => (await shown()).map((m) => ({ partial: m.partial, text: m.text })), { timeout: 15_000, interval: 50 })
+      .toEqual([{ partial: false, text: DEFAULT_AGENT_HANDOFF_MESSAGE }]);
     expect(await page.locator('mas-webchat .typing').isVisible()).toBe(false);
   });
 });
