@@ -176,10 +176,18 @@ if (browserPrerequisites()) {
 
     step('the keyboard: j/k move through the list, ? lists the shortcuts, a opens the picker, r goes to the reply box, c asks to close', async () => {
       await page.goto(`${base}/#/conversations`);
-      await page.getByTestId('view-tab-all').click();
-      await expect.poll(() => rows().count()).toBe(3);
       // The list as shown at each moment: opening a conversation (read, live updates) may move rows meanwhile.
       const order = () => rows().evaluateAll((els) => els.map((el) => el.getAttribute('data-testid')!.slice('conversation-row-'.length)));
+      await page.getByTestId('view-tab-all').click();
+      await expect.poll(() => rows().count()).toBe(3);
+      // The "All" view's own page has arrived (the previous view's rows may show until it does): the same order twice.
+      await expect
+        .poll(async () => {
+          const before = JSON.stringify(await order());
+          await new Promise((r) => setTimeout(r, 300));
+          return (await page.locator('ul.conversation-list').getAttribute('aria-busy')) !== 'true' && JSON.stringify(await order()) === before;
+        })
+        .toBe(true);
       const opened = () => page.evaluate(() => decodeURIComponent(location.hash.slice('#/conversations/'.length)));
       const move = async (key: 'j' | 'k', from: string | null) => {
         await page.keyboard.press(key);

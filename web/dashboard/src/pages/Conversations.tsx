@@ -61,7 +61,12 @@ export function ConversationsPage({ id }: { id: string | null }) {
         if (!items) return items;
         const rest = items.filter((item) => item.id !== conversation.id);
         if (!matchesFilters(conversation, filters) || !inView(conversation, filters.view ?? '', me)) return rest;
-        return [...rest, conversation].sort(filters.view === 'needs_human' ? byLongestWaiting : byLastActivity);
+        const order = filters.view === 'needs_human' ? byLongestWaiting : byLastActivity;
+        // A change that does not move it (read, assigned, a stage) keeps the row where it is: rows jumping under
+        // the cursor, or under j/k, while nothing new arrived is what a team working the list must never see.
+        const at = items.findIndex((item) => item.id === conversation.id);
+        if (at !== -1 && order(items[at]!, conversation) === 0) return items.map((item, i) => (i === at ? conversation : item));
+        return [...rest, conversation].sort(order);
       });
       inbox.refresh();
     },
@@ -102,11 +107,17 @@ export function ConversationsPage({ id }: { id: string | null }) {
   const selected = useMemo(() => (list.items ?? []).filter((c) => selectedIds.has(c.id)), [list.items, selectedIds]);
 
   const [help, setHelp] = useState(false);
+  // The conversation a key last moved to: a second key pressed before the page re-rendered moves on from it.
+  const currentId = useRef(id);
+  useEffect(() => {
+    currentId.current = id;
+  }, [id]);
   const step = (by: 1 | -1) => {
     const items = list.items ?? [];
     if (items.length === 0) return;
-    const at = items.findIndex((c) => c.id === id);
+    const at = items.findIndex((c) => c.id === currentId.current);
     const next = at === -1 ? (by === 1 ? 0 : items.length - 1) : Math.min(items.length - 1, Math.max(0, at + by));
+    currentId.current = items[next]!.id;
     navigate(`/conversations/${encodeURIComponent(items[next]!.id)}`);
   };
   useShortcuts({ j: () => step(1), k: () => step(-1), '?': () => setHelp(true) });
