@@ -81,7 +81,7 @@ if (browserPrerequisites()) {
       await page.goto(`${base}/#/agents/${agent.id}/versions`);
       await versionRow(2).getByRole('button', { name: 'Publish', exact: true }).click();
       await expect.poll(() => page.getByTestId('versions-summary').textContent()).toContain('version 2');
-      expect(await versionRow(2).textContent()).toContain('Published');
+      await expect.poll(async () => await versionRow(2).textContent()).toContain('Published');
       expect(await playgroundAnswer(agent.id)).toContain('Version two hands off.');
 
       // Roll back to version 1, with a reason: the playground answers with version 1 again.

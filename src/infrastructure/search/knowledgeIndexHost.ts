@@ -113,10 +113,11 @@ export function startIndexWorker(): KnowledgeIndexHost {
   return {
     chunkCount: (document) => call({ op: 'chunkCount', title: document.title, content: document.content }),
     async add(companyId, document) {
-      const passages = await call<number>({ op: 'add', companyId, id: document.id, title: document.title, content: document.content });
+      // Counted before the add runs: a search sent meanwhile waits its turn on the thread behind it, as it did
+      // before this shortcut (at start-up the index is rebuilt while the first questions arrive).
       const documents = indexed.get(companyId) ?? new Set<string>();
       indexed.set(companyId, documents.add(document.id));
-      return passages;
+      return call<number>({ op: 'add', companyId, id: document.id, title: document.title, content: document.content });
     },
     async remove(companyId, documentId) {
       await call({ op: 'remove', companyId, documentId });
