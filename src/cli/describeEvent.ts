@@ -35,6 +35,18 @@ const lines: { [T in ConversationStreamEventType]: (d: Data) => string } = {
   CsatRequested: (d) => `satisfaction survey sent (${d.via})`,
   CsatSubmitted: (d) => `customer rated ${d.rating}/5 (${d.via})${d.comment ? `: ${JSON.stringify(d.comment)}` : ''}`,
   HandoffSummarized: (d) => `handoff summary (${d.writtenBy === 'llm' ? `written by ${d.model}, ${d.inputTokens}+${d.outputTokens} tokens` : 'extracted from the messages'}): wants ${quote(d.wants)}`,
+  ActionCallRequested: (d) => `agent asked to call action ${d.actionName} (${d.mode}) with ${JSON.stringify(d.arguments)}`,
+  ActionCallRejected: (d) => `action call refused before it was made: ${d.error}`,
+  ActionConfirmationAsked: (d) => `asked the customer to confirm: ${quote(d.prompt)}`,
+  ActionCallConfirmed: () => 'the customer confirmed the action',
+  ActionCallDeclined: (d) => `the action was not confirmed (${d.why === 'no' ? 'the customer said no' : d.why === 'silence' ? 'no answer in time' : 'the customer wrote something else'})`,
+  ActionApprovalRequested: (d) => `waiting for a teammate to approve the action (until ${d.expiresAt})`,
+  ActionCallApproved: (d) => `action approved by ${d.by}`,
+  ActionCallRefused: (d) => `action refused by ${d.by}${d.reason ? `: ${quote(d.reason)}` : ''}`,
+  ActionApprovalExpired: () => 'nobody approved the action in time: handed to people',
+  ActionCallStarted: (d) => `calling the action${d.mocked ? ' (mocked: sample response)' : ''} (idempotency key ${d.idempotencyKey})`,
+  ActionCallSucceeded: (d) => `action answered${d.status !== null ? ` ${d.status}` : ''} in ${d.durationMs} ms${d.mocked ? ' (mocked)' : ''}`,
+  ActionCallFailed: (d) => `action failed${d.status !== null ? ` (${d.status})` : ''} after ${d.durationMs} ms: ${d.error}${d.outcomeUnknown ? ' (outcome unknown: not retried)' : ''}`,
   WebhookDeliveryLogged: (d) => `webhook delivery ${d.logId} logged: ${d.httpStatus} ${d.outcome} (${d.kind})`,
 };
 

@@ -32,6 +32,7 @@ import { loginSessionEvents } from './logins/events.js';
 import { playgroundEvents } from './playground/events.js';
 import { replayEvents } from './replays/events.js';
 import { webhookEndpointEvents } from './webhookEndpoints/events.js';
+import { actionEvents } from './actions/events.js';
 import { webhookDeliveryEvents } from './webhookDeliveries/events.js';
 
 /** Every event type the system may store, with the zod schema of its data. */
@@ -84,5 +85,6 @@ export const eventCatalog = mergeCatalogs(
   availabilityEvents,
   autoAssignmentEvents,
   webhookEndpointEvents,
+  actionEvents,
   webhookDeliveryEvents,
 );

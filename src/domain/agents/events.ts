@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ACTION_LIMITS } from '../actions/definition.js';
 import { answerThresholdSchema, DEFAULT_ANSWER_THRESHOLD } from '../answers/evidence.js';
 
 export const DEFAULT_AGENT_SYSTEM_PROMPT =
@@ -41,6 +42,11 @@ export const agentSettings = z.object({
    * stays with people until someone resumes the AI (no handoff loops by default).
    */
   handBackAfterMinutes: z.number().int().min(1).max(MAX_HAND_BACK_MINUTES).nullable().optional(),
+  /**
+   * The company's actions (domain/actions) this agent may call while it answers, by id. Absent or empty: it only
+   * talks. The builtin provider never calls actions.
+   */
+  actionIds: z.array(z.uuid()).max(ACTION_LIMITS.perAgent).optional(),
 });
 export type AgentSettings = z.infer<typeof agentSettings>;
 

@@ -3,6 +3,7 @@ import type { WebhookLogEntry } from '../webhooks/events.js';
 import { platformIdSchema } from '../platformId.js';
 import { answerProvenanceSchema, handoffCause } from '../answers/provenance.js';
 import { CSAT_COMMENT_MAX_LENGTH, csatRating, csatVia } from './csat.js';
+import { actionCallEvents } from './actionCalls.js';
 
 const at = z.iso.datetime();
 const json = z.json();
@@ -199,6 +200,7 @@ export const conversationEvents = {
     outputTokens: z.number().int().min(0),
     at,
   }),
+  ...actionCallEvents,
 };
 
 type Events = typeof conversationEvents;

@@ -3,6 +3,7 @@ import { emptyDedupeWindow, findKey, rememberKey, type DedupeWindow } from './de
 import type { ConversationEvent, ConversationStreamEvent, Customer, PausedReason } from './events.js';
 import { evolveHandoff, noHandoff, type HandoffTrack } from './handoff.js';
 import type { CsatVia } from './csat.js';
+import type { ActionCallEventType } from './actionCalls.js';
 
 export type SessionState = 'active' | 'paused' | 'closed';
 
@@ -47,6 +48,23 @@ export interface ConversationState {
   peopleSince: string | null;
   /** The handoff (its `since`) the newest HandoffSummarized summarises: one summary per handoff. */
   summarizedHandoff: string | null;
+  /** The action call waiting for the customer's yes or a teammate's approval (actionCalls.ts); null: none. */
+  pendingAction: PendingAction | null;
+  /** Calls started whose outcome is not recorded yet (a crash between the two): never made again blindly. Bounded. */
+  startedCalls: string[];
+  /** The newest requested call (what its confirmation or approval request refers to). */
+  lastRequestedCall: { callId: string; actionId: string; replyId: string } | null;
+}
+
+export interface PendingAction {
+  callId: string;
+  actionId: string;
+  replyId: string;
+  mode: 'confirm' | 'approve';
+  expiresAt: string;
+  /** The message that asked (the confirmation question or the holding reply). */
+  askedIn: string;
+  approverRoles: string[] | null;
 }
 
 export const initialConversationState: ConversationState = {
@@ -75,6 +93,9 @@ export const initialConversationState: ConversationState = {
   survey: null,
   peopleSince: null,
   summarizedHandoff: null,
+  pendingAction: null,
+  startedCalls: [],
+  lastRequestedCall: null,
 };
 
 /** Every per-conversation list is bounded: the state's size, and the cost of folding one event, never grow with the conversation. */
@@ -211,6 +232,40 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
     }
     case 'HandoffSummarized':
       return { ...state, summarizedHandoff: event.data.since };
+    default:
+      return evolveActionCall(state, event);
+  }
+}
+
+const STARTED_CALLS_KEPT = 20;
+type ActionCallEvent = Extract<ConversationEvent, { type: ActionCallEventType }>;
+
+function evolveActionCall(state: ConversationState, event: ActionCallEvent): ConversationState {
+  const endsPending = state.pendingAction?.callId === event.data.callId ? { pendingAction: null } : {};
+  switch (event.type) {
+    case 'ActionCallRequested':
+      return { ...state, lastRequestedCall: { callId: event.data.callId, actionId: event.data.actionId, replyId: event.data.replyId } };
+    case 'ActionCallRejected':
+      return state;
+    case 'ActionConfirmationAsked':
+    case 'ActionApprovalRequested': {
+      const requested = state.lastRequestedCall;
+      if (requested?.callId !== event.data.callId) return state;
+      const mode = event.type === 'ActionConfirmationAsked' ? 'confirm' : 'approve';
+      const approverRoles = event.type === 'ActionApprovalRequested' ? event.data.approverRoles : null;
+      return { ...state, pendingAction: { callId: requested.callId, actionId: requested.actionId, replyId: requested.replyId, mode, expiresAt: event.data.expiresAt, askedIn: event.data.messageId, approverRoles } };
+    }
+    case 'ActionCallConfirmed':
+    case 'ActionCallDeclined':
+    case 'ActionCallApproved':
+    case 'ActionCallRefused':
+    case 'ActionApprovalExpired':
+      return { ...state, ...endsPending };
+    case 'ActionCallStarted':
+      return { ...state, ...endsPending, startedCalls: keepLast(state.startedCalls, event.data.callId, STARTED_CALLS_KEPT) };
+    case 'ActionCallSucceeded':
+    case 'ActionCallFailed':
+      return { ...state, ...endsPending, startedCalls: state.startedCalls.filter((id) => id !== event.data.callId) };
   }
 }
 

@@ -30,7 +30,7 @@ describe('version diff', () => {
       { field: 'model', from: null, to: 'gpt-4o-mini', changed: true },
       { field: 'temperature', from: 0.3, to: 0.9, changed: true },
     ]);
-    expect(fields.map((f) => f.field).sort()).toEqual(['afterHoursMessage', 'answerThreshold', 'generalAnswers', 'handBackAfterMinutes', 'handoffMessage', 'model', 'systemPrompt', 'temperature', 'useKnowledgeBase']);
+    expect(fields.map((f) => f.field).sort()).toEqual(['actionIds', 'afterHoursMessage', 'answerThreshold', 'generalAnswers', 'handBackAfterMinutes', 'handoffMessage', 'model', 'systemPrompt', 'temperature', 'useKnowledgeBase']);
   });
 
   it('diffs the prompt line by line', () => {

@@ -79,6 +79,18 @@ const SENTENCES: Record<string, (d: Data, names: Names) => string> = {
   CsatRequested: (d) => `Satisfaction survey sent ${d.via === 'webchat' ? 'in the web chat' : 'as a message'}.`,
   CsatSubmitted: (d) => `The customer rated the conversation ${formatNumber(Number(d.rating))}/5${typeof d.comment === 'string' && d.comment ? `: ${quote(d.comment)}` : '.'}`,
   HandoffSummarized: (d) => `Handoff summary ${d.writtenBy === 'llm' ? 'written by the AI model' : 'taken from the messages'}: the customer wants ${quote(d.wants)}`,
+  ActionCallRequested: (d) => `The AI asked to use the action ${quote(d.actionName)}${d.mode === 'auto' ? '' : d.mode === 'confirm' ? ' (the customer confirms first)' : ' (a teammate approves first)'}.`,
+  ActionCallRejected: (d) => `The action call was refused before it was made: ${quote(d.error)}.`,
+  ActionConfirmationAsked: (d) => `The AI asked the customer to confirm: ${quote(d.prompt)}`,
+  ActionCallConfirmed: () => 'The customer confirmed the action.',
+  ActionCallDeclined: (d) => (d.why === 'no' ? 'The customer said no: the action was not made.' : d.why === 'silence' ? 'The customer did not confirm in time: the action was not made.' : 'The customer wrote something else: the action was not made.'),
+  ActionApprovalRequested: () => 'Waiting for a teammate to approve the action.',
+  ActionCallApproved: (d, { teammate }) => `${teammate(d.by)} approved the action.`,
+  ActionCallRefused: (d, { teammate }) => `${teammate(d.by)} refused the action${typeof d.reason === 'string' && d.reason ? `: ${quote(d.reason)}` : '.'}`,
+  ActionApprovalExpired: () => 'Nobody approved the action in time: handed to people.',
+  ActionCallStarted: (d) => `Calling the action${d.mocked ? ' (mocked: its sample response)' : ''}.`,
+  ActionCallSucceeded: (d) => `The action answered${typeof d.status === 'number' ? ` (${d.status})` : ''} in ${formatNumber(Number(d.durationMs))} ms${d.mocked ? ', mocked' : ''}.`,
+  ActionCallFailed: (d) => `The action failed${typeof d.status === 'number' ? ` (${d.status})` : ''}: ${quote(d.error)}${d.outcomeUnknown ? ' It may have been made; it is not retried.' : ''}`,
   WebhookDeliveryLogged: (d) => `Webhook delivery from the messaging platform logged (${d.kind === 'status_event' ? 'a status event' : 'a message'}).`,
 };
 

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { actionFields } from './definition.js';
+
+/**
+ * A company's actions. One stream per company (`actions-<companyId>`) holds them all, so the count is capped by
+ * one decision; the set is small (ACTION_LIMITS.count) and edited by hand. Header values (API keys, tokens) are
+ * sealed (AES-256-GCM, `v1:` envelope) before they enter an event: never in plain text, never returned.
+ */
+
+const at = z.iso.datetime();
+const sealedHeader = z.object({ name: z.string().min(1).max(100), sealedValue: z.string().min(1).max(10_000) });
+const by = z.string().max(100);
+
+/** Stored fields: as edited, without defaults applied again on read (an older event keeps its meaning). */
+const storedFields = actionFields.extend({ headers: z.array(sealedHeader).max(20) });
+
+export const actionEvents = {
+  ActionCreated: storedFields.extend({ actionId: z.uuid(), companyId: z.uuid(), by, at }),
+  /** `changes.headers`, when present, replaces the whole list (a header left out is removed). */
+  ActionUpdated: z.object({ actionId: z.uuid(), changes: storedFields.partial(), by, at }),
+  ActionDeleted: z.object({ actionId: z.uuid(), by, at }),
+};
+type Events = typeof actionEvents;
+export type ActionEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]>; id?: string } }[keyof Events];
+export type ActionEventType = keyof Events;
+
+export const actionsStream = (companyId: string) => `actions-${companyId}`;
