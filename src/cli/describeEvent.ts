@@ -35,6 +35,7 @@ const lines: { [T in ConversationStreamEventType]: (d: Data) => string } = {
   CsatRequested: (d) => `satisfaction survey sent (${d.via})`,
   CsatSubmitted: (d) => `customer rated ${d.rating}/5 (${d.via})${d.comment ? `: ${JSON.stringify(d.comment)}` : ''}`,
   HandoffSummarized: (d) => `handoff summary (${d.writtenBy === 'llm' ? `written by ${d.model}, ${d.inputTokens}+${d.outputTokens} tokens` : 'extracted from the messages'}): wants ${quote(d.wants)}`,
+  CustomerIdentityVerified: (d) => `visitor identity verified: user ${JSON.stringify(d.userId)}${d.email ? ` (${d.email})` : ''}`,
   ActionCallRequested: (d) => `agent asked to call action ${d.actionName} (${d.mode}) with ${JSON.stringify(d.arguments)}`,
   ActionCallRejected: (d) => `action call refused before it was made: ${d.error}`,
   ActionConfirmationAsked: (d) => `asked the customer to confirm: ${quote(d.prompt)}`,

@@ -200,6 +200,12 @@ export const conversationEvents = {
     outputTokens: z.number().int().min(0),
     at,
   }),
+  /**
+   * A web-chat visitor's identity, signed by the company's own site with the integration's identity secret
+   * (an HMAC over the user id, the scheme Intercom and Crisp use) and checked by the service. Actions that need
+   * identity (domain/actions) take it from here, never from the model or from an unsigned claim.
+   */
+  CustomerIdentityVerified: z.object({ userId: z.string().min(1).max(256), email: z.string().max(320).nullable(), at }),
   ...actionCallEvents,
 };
 

@@ -54,6 +54,8 @@ export interface ConversationState {
   startedCalls: string[];
   /** The newest requested call (what its confirmation or approval request refers to). */
   lastRequestedCall: { callId: string; actionId: string; replyId: string } | null;
+  /** The web-chat visitor's signed identity (CustomerIdentityVerified); null: not verified. */
+  verifiedVisitor: { userId: string; email: string | null } | null;
 }
 
 export interface PendingAction {
@@ -96,6 +98,7 @@ export const initialConversationState: ConversationState = {
   pendingAction: null,
   startedCalls: [],
   lastRequestedCall: null,
+  verifiedVisitor: null,
 };
 
 /** Every per-conversation list is bounded: the state's size, and the cost of folding one event, never grow with the conversation. */
@@ -232,6 +235,8 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
     }
     case 'HandoffSummarized':
       return { ...state, summarizedHandoff: event.data.since };
+    case 'CustomerIdentityVerified':
+      return { ...state, verifiedVisitor: { userId: event.data.userId, email: event.data.email } };
     default:
       return evolveActionCall(state, event);
   }

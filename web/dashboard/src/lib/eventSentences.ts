@@ -79,6 +79,7 @@ const SENTENCES: Record<string, (d: Data, names: Names) => string> = {
   CsatRequested: (d) => `Satisfaction survey sent ${d.via === 'webchat' ? 'in the web chat' : 'as a message'}.`,
   CsatSubmitted: (d) => `The customer rated the conversation ${formatNumber(Number(d.rating))}/5${typeof d.comment === 'string' && d.comment ? `: ${quote(d.comment)}` : '.'}`,
   HandoffSummarized: (d) => `Handoff summary ${d.writtenBy === 'llm' ? 'written by the AI model' : 'taken from the messages'}: the customer wants ${quote(d.wants)}`,
+  CustomerIdentityVerified: (d) => `The visitor's identity was verified by the company's site (user ${quote(d.userId)}).`,
   ActionCallRequested: (d) => `The AI asked to use the action ${quote(d.actionName)}${d.mode === 'auto' ? '' : d.mode === 'confirm' ? ' (the customer confirms first)' : ' (a teammate approves first)'}.`,
   ActionCallRejected: (d) => `The action call was refused before it was made: ${quote(d.error)}.`,
   ActionConfirmationAsked: (d) => `The AI asked the customer to confirm: ${quote(d.prompt)}`,
