@@ -190,6 +190,7 @@ export const configSchema = z.object({
   PROCESSOR_THREAD: bool.optional(),
   PROCESSOR_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(0),
   PROJECTIONS_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(0),
+  HTTP_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(0),
   READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5000),
   WEBCHAT_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(20),
   WEBCHAT_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
@@ -256,6 +257,8 @@ export interface Config {
   processorThreadNice: number;
   /** CPU priority (nice) of the projections thread alone: under contention replies and requests come before read models. */
   projectionsThreadNice: number;
+  /** Linux nice of the HTTP (main) thread once the service has started; 0 leaves it. */
+  httpThreadNice: number;
   /** How long a request that wrote waits for the read models to show it before answering anyway (from what it wrote). */
   readYourWritesTimeoutMs: number;
   webchatMaxConnectionsPerIp: number;
@@ -346,6 +349,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     processorThread: c.PROCESSOR_THREAD ?? c.NODE_ENV !== 'test',
     processorThreadNice: c.PROCESSOR_THREAD_NICE,
     projectionsThreadNice: c.PROJECTIONS_THREAD_NICE,
+    httpThreadNice: c.HTTP_THREAD_NICE,
     readYourWritesTimeoutMs: c.READ_YOUR_WRITES_TIMEOUT_MS,
     webchatMaxConnectionsPerIp: c.WEBCHAT_MAX_CONNECTIONS_PER_IP,
     webchatHeartbeatMs: c.WEBCHAT_HEARTBEAT_MS,

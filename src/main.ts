@@ -2,6 +2,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './infrastructure/logger.js';
 import { createProcessorService } from './processorService.js';
 import { createServer } from './server.js';
+import { lowerThisThreadPriority } from './processing/threadPriority.js';
 
 let config: Config;
 try {
@@ -17,6 +18,8 @@ try {
 const logger = createLogger({ level: config.logLevel });
 const server = config.role === 'processor' ? await createProcessorService(config, logger) : await createServer(config, logger);
 await server.listen();
+// Lowered once every other thread exists: threads inherit the nice of the thread that creates them.
+if (config.httpThreadNice > 0) void server.processingStarted.then(() => lowerThisThreadPriority(config.httpThreadNice)).catch(() => undefined);
 // The processing side may still be starting (see createServer); if it cannot, the service is of no use.
 server.processingStarted.catch((err: unknown) => {
   logger.fatal({ err }, 'the processing side failed to start');

@@ -169,6 +169,21 @@ export function readStoreContract(name: string, factory: ReadStoreFactory, optio
         expect(await store.get('items', 'n')).toEqual({ id: 'n', v: 4 });
       });
 
+      it('given commits of several projections issued at once, when one is refused, then the others are written', async () => {
+        await store.commit('first', [put('items', { id: 'f', v: 1 })], 1n, null);
+        const results = await Promise.allSettled([
+          store.commit('first', [put('items', { id: 'f', v: 2 })], 2n, null), // computed on a checkpoint it does not have
+          store.commit('second', [put('items', { id: 's', v: 1 })], 2n, null),
+          store.commit('third', [put('other', { id: 't', v: 1 })], 2n),
+        ]);
+        expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
+        expect((results[0] as PromiseRejectedResult).reason).toBeInstanceOf(ProjectionConflictError);
+        expect(await store.get('items', 'f')).toEqual({ id: 'f', v: 1 });
+        expect(await store.get('items', 's')).toEqual({ id: 's', v: 1 });
+        expect(await store.get('other', 't')).toEqual({ id: 't', v: 1 });
+        expect([await store.checkpoint('first'), await store.checkpoint('second'), await store.checkpoint('third')]).toEqual([1n, 2n, 2n]);
+      });
+
       it('shows one instance the commits of another', async () => {
         const second = await fx.openAnother();
         await store.commit('p', [put('items', { id: 'shared', group: 'a' })], 5n);
