@@ -101,12 +101,10 @@ export async function sendMessage(deps: SendWorkerDeps, job: SendMessageJob, del
     return;
   }
   const outcome = outcomeRecorder(deps, job, state.companyId, delivery, unrecorded);
-
-  const known = unrecorded.get(job.messageId) ?? (await loadState(deps.eventStore, sendStream(job.messageId), sendDecider)).state.accepted;
-  if (known) {
-    // It reached the customer; only storing that failed (this process remembers it), or the conversation forgot
-    // it was sent (its guard, send-<messageId>, remembers on every event store). Never send it twice.
-    await outcome.delivered(known.platformMessageId, known.deliveredTo);
+  const remembered = unrecorded.get(job.messageId);
+  if (remembered) {
+    // It went out; only storing that failed, and this process remembers it. Never send it twice.
+    await outcome.delivered(remembered.platformMessageId, remembered.deliveredTo);
     return;
   }
 
@@ -123,8 +121,22 @@ export async function sendMessage(deps: SendWorkerDeps, job: SendMessageJob, del
     await outcome.delivered(null, 'sandbox');
     return;
   }
-  if (integration.connectorType !== 'webchat' && !integration.apiToken) {
+  if (integration.connectorType === 'webchat') {
+    // A push is safe to repeat (the widget drops a message id it already shows): no attempt record and no send
+    // guard, the delivery is the one write.
+    await pushToWebchat(deps, job, outgoing);
+    await outcome.delivered(null, 'webchat');
+    return;
+  }
+  if (!integration.apiToken) {
     await outcome.fail('the integration has a platform API URL but no platform API token; set the token on the integration');
+    return;
+  }
+  const known = (await loadState(deps.eventStore, sendStream(job.messageId), sendDecider)).state.accepted;
+  if (known) {
+    // It reached the customer, but the conversation forgot it was sent (a late duplicate of the reply, which
+    // EventStoreDB would store again): its guard, send-<messageId>, remembers on every event store.
+    await outcome.delivered(known.platformMessageId, known.deliveredTo);
     return;
   }
 
@@ -132,12 +144,6 @@ export async function sendMessage(deps: SendWorkerDeps, job: SendMessageJob, del
   // lost (a crash right after the call) is visible in the audit and resent with the same idempotency key.
   if (pending.attempts > 0) deps.logger.warn({ ...job, previousAttempts: pending.attempts }, 'resending a message whose last attempt has no recorded outcome');
   await outcome.record({ type: 'RecordSendAttempt', messageId: job.messageId, idempotencyKey: job.messageId, now: outcome.at() });
-
-  if (integration.connectorType === 'webchat') {
-    await pushToWebchat(deps, job, outgoing);
-    await outcome.delivered(null, 'webchat');
-    return;
-  }
   await sendToPlatform(deps, job, { integration, customer: state.customer!, text: outgoing.data.text ?? CSAT_QUESTION }, delivery, outcome);
 }
 
@@ -156,8 +162,9 @@ function outcomeRecorder(deps: SendWorkerDeps, job: SendMessageJob, companyId: s
     async delivered(platformMessageId: PlatformId | null, deliveredTo: DeliveredTo) {
       unrecorded.set(job.messageId, { platformMessageId, deliveredTo });
       if (unrecorded.size > MAX_UNRECORDED) unrecorded.delete(unrecorded.keys().next().value!);
-      // The send's own guard first: it outlives the conversation's memory of settled sends.
-      await handleCommand(
+      // The send's own guard first: it outlives the conversation's memory of settled sends. Only a platform
+      // send needs it: a web-chat push is safe to repeat, and the sandbox sends nothing.
+      if (deliveredTo === 'platform') await handleCommand(
         deps.eventStore,
         sendStream(job.messageId),
         sendDecider,

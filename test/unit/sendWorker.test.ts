@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { conversationStream } from '../../src/domain/conversations/decider.js';
 import { integrationStream } from '../../src/domain/integrations/decider.js';
 import { createInProcessBus } from '../../src/infrastructure/memory/inProcessBus.js';
@@ -7,6 +7,8 @@ import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventSto
 import { silentLogger } from '../../src/ports/logger.js';
 import { PlatformError, type PlatformClient, type SendMessageInput } from '../../src/ports/platform.js';
 import { sendMessage } from '../../src/workers/sendWorker.js';
+import { webchatSubject } from '../../src/workers/jobs.js';
+import { sendStream } from '../../src/domain/conversations/send/decider.js';
 
 const T = '2026-11-22T10:00:00.000Z';
 const companyId = randomUUID();
@@ -28,18 +30,18 @@ const stores = [
   ['EventStoreDB semantics', () => new MemoryEventStore({ semantics: 'eventstoredb' })],
 ] as const;
 
-async function givenAPendingReply(platformSettings: { apiUrl: string | null; apiToken: string | null }, makeStore: () => MemoryEventStore) {
+async function givenAPendingReply(platformSettings: { apiUrl: string | null; apiToken: string | null }, makeStore: () => MemoryEventStore, connectorType: 'msgplatform' | 'webchat' = 'msgplatform') {
   const store = makeStore();
   await store.append(integrationStream(3), [
     {
       id: randomUUID(),
       type: 'IntegrationCreated',
-      data: { integrationId: 3, companyId, connectorType: 'msgplatform', name: 'P', ...platformSettings, webhookSecret: null, active: true, agentId: null, allowedOrigins: [], at: T },
+      data: { integrationId: 3, companyId, connectorType, name: 'P', ...platformSettings, webhookSecret: null, active: true, agentId: null, allowedOrigins: [], at: T },
     },
   ], 'no_stream');
   const customer = { clientId: 77, channelId: 5, transport: 'telegram' };
   await store.append(conversationStream(conversationId), [
-    { id: randomUUID(), type: 'ConversationStarted', data: { conversationId, companyId, integrationId: 3, connectorType: 'msgplatform', customer, stageId: null, at: T } },
+    { id: randomUUID(), type: 'ConversationStarted', data: { conversationId, companyId, integrationId: 3, connectorType, customer, stageId: null, at: T } },
     { id: randomUUID(), type: 'AiSessionOpened', data: { sessionId, at: T } },
     { id: randomUUID(), type: 'MessageReceived', data: { messageId, dedupeKey: 'msg:1', dedupeUntil: null, text: 'Hi', platform: {}, at: T } },
     {
@@ -136,6 +138,19 @@ describe.each(stores)('send worker on an event store with %s', (_name, makeStore
     const events = await store.readStream(conversationStream(conversationId));
     expect(events.map((e) => e.type)).not.toContain('MessageDeliveryFailed');
     expect(events.at(-1)).toMatchObject({ type: 'MessageDelivered', data: { messageId: replyId, platformMessageId: null, deliveredTo: 'sandbox' } });
+  });
+
+  it('given a web chat reply, when the job runs, then it is pushed and the delivery is the one write (a push is safe to repeat: no attempt, no send guard)', async () => {
+    const store = await givenAPendingReply({ apiUrl: null, apiToken: null }, makeStore, 'webchat');
+    const { platform, calls } = platformThat(['ok']);
+    const d = deps(store, platform);
+    const pushed: unknown[] = [];
+    await d.bus.listen(webchatSubject(conversationId), (m: unknown) => void pushed.push(m));
+    await sendMessage(d, job, { attempt: 1, lastAttempt: false });
+    expect(calls).toHaveLength(0);
+    await vi.waitFor(() => expect(pushed).toMatchObject([{ type: 'message', id: replyId, author: 'agent', text: 'Hello!' }]));
+    expect((await typesIn(store)).slice(4)).toEqual(['MessageDelivered']);
+    expect(await store.readStream(sendStream(replyId))).toEqual([]);
   });
 
   it('given an apiUrl but no API token, when the job runs, then the failure says which setting is missing', async () => {
