@@ -69,6 +69,8 @@ type StoredId = { stream: string; revision: bigint };
  */
 const BLOCKING_BUSY_MS = 5;
 const LOCK_RETRY_MS = { first: 2, max: 25 };
+/** Wakes of the other threads (see wakeOthersSoon) are this far apart at least. */
+const WAKE_INTERVAL_MS = 4;
 
 const isBusy = (err: unknown) => {
   const code = (err as { code?: unknown } | null)?.code;
@@ -128,6 +130,7 @@ export class SqliteEventStore implements EventStore {
   private readonly busyTimeoutMs: number;
   private wake: BroadcastChannel | null = null;
   private wakePending = false;
+  private lastWakeAt = -Infinity;
   private checkpointer: WalCheckpointer | null = null;
   private walSync: WalSync | null = null;
   private closed = false;
@@ -370,10 +373,16 @@ export class SqliteEventStore implements EventStore {
   private wakeOthersSoon(): void {
     if (!this.wake || this.wakePending) return;
     this.wakePending = true;
-    setImmediate(() => {
+    // At most one wake per WAKE_INTERVAL_MS: a busy thread commits hundreds of times a second, and every wake is a
+    // message to each other thread; their subscriptions read everything committed by then anyway.
+    const post = () => {
       this.wakePending = false;
+      this.lastWakeAt = performance.now();
       this.wake?.postMessage(0);
-    });
+    };
+    const wait = this.lastWakeAt + WAKE_INTERVAL_MS - performance.now();
+    if (wait <= 0) setImmediate(post);
+    else setTimeout(post, wait);
   }
 
   /** Tries again after a growing delay; past busyTimeoutMs every queued append fails, having written nothing. */

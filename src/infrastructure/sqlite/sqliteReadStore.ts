@@ -304,6 +304,10 @@ export class SqliteReadStore implements ReadStore {
          ON CONFLICT (projector, generation) DO UPDATE SET position = excluded.position`,
       ).run(projector, generation, pos);
     };
+    return this.enqueueCommit(apply);
+  }
+
+  private enqueueCommit(apply: () => void): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.s.pendingCommits.push({ apply, resolve, reject });
       if (this.s.pendingCommits.length === 1) setImmediate(() => flushCommits(this.s));
@@ -315,11 +319,15 @@ export class SqliteReadStore implements ReadStore {
     return row ? BigInt(row.position) : null;
   }
 
+  /** Joins the turn's group transaction (see commit): the reactors of a thread save theirs together. */
   async saveReactorCheckpoint(reactor: string, position: bigint): Promise<void> {
-    this.statement(
-      `INSERT INTO reactor_checkpoints (reactor, position) VALUES (?, ?)
-       ON CONFLICT (reactor) DO UPDATE SET position = excluded.position WHERE excluded.position > reactor_checkpoints.position`,
-    ).run(reactor, positionKey(position));
+    const apply = () => {
+      this.statement(
+        `INSERT INTO reactor_checkpoints (reactor, position) VALUES (?, ?)
+         ON CONFLICT (reactor) DO UPDATE SET position = excluded.position WHERE excluded.position > reactor_checkpoints.position`,
+      ).run(reactor, positionKey(position));
+    };
+    return this.enqueueCommit(apply);
   }
 
   async checkpoint(projector: string): Promise<bigint | null> {
