@@ -3,6 +3,7 @@ import { emptyDedupeWindow, findKey, rememberKey, type DedupeWindow } from './de
 import type { ConversationEvent, ConversationStreamEvent, Customer, PausedReason } from './events.js';
 import { evolveHandoff, noHandoff, type HandoffTrack } from './handoff.js';
 import type { CsatVia } from './csat.js';
+import type { ExperimentAssignment } from '../agents/experiments.js';
 
 export type SessionState = 'active' | 'paused' | 'closed';
 
@@ -47,6 +48,8 @@ export interface ConversationState {
   peopleSince: string | null;
   /** The handoff (its `since`) the newest HandoffSummarized summarises: one summary per handoff. */
   summarizedHandoff: string | null;
+  /** The experiment arm the conversation joined (ExperimentArmAssigned); absent: none yet. */
+  experiment?: { experimentId: string; arm: ExperimentAssignment; version: number | null };
 }
 
 export const initialConversationState: ConversationState = {
@@ -211,6 +214,10 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
     }
     case 'HandoffSummarized':
       return { ...state, summarizedHandoff: event.data.since };
+    case 'ExperimentArmAssigned': {
+      const { experimentId, arm, version } = event.data;
+      return { ...state, experiment: { experimentId, arm, version } };
+    }
   }
 }
 

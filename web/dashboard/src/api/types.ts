@@ -227,7 +227,7 @@ export interface Conversation {
   lastMessage?: { author: 'customer' | 'agent' | 'operator'; text: string } | null;
 }
 
-export type HandoffReason = 'agent_handoff' | 'no_confident_answer' | 'ai_unanswered' | 'customer_request' | 'dialog_transferred';
+export type HandoffReason = 'agent_handoff' | 'no_confident_answer' | 'ai_unanswered' | 'customer_request' | 'dialog_transferred' | 'experiment_holdout';
 export interface Handoff {
   reason: HandoffReason;
   detail: string | null;
