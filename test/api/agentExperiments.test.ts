@@ -121,7 +121,7 @@ describe('the split is sticky and close to the configured share over 1,000 conve
   const S1 = '51515151-5151-4515-8515-515151515151';
   const M1 = '11111111-1111-4111-8111-111111111111';
   const R1 = '33333333-3333-4333-8333-333333333333';
-  const { active: _a, ...config } = agentDefaults;
+  const { active: _a, handBackAfterMinutes: _h, ...config } = agentDefaults;
   const behaviour = (version: number) => ({ ...config, afterHoursMessage: 'Back {{back}}.', version });
   const profile = (shareA: number, holdout: number): AgentProfile => ({
     agentId: AGENT,
@@ -206,7 +206,7 @@ describe('end to end through the webhook, on the builtin provider', () => {
         { timeout: 10_000 },
       )
       .toBe(count);
-    return { id, conversation: detail.conversation, replies: detail.messages.filter((m: any) => m.author === 'agent') as { text: string; agentVersion: number | null }[] };
+    return { id, conversation: detail.conversation, replies: detail.messages.filter((m: any) => m.author === 'agent') as { text: string; agentVersion: number | null; experiment: { experimentId: string; arm: string } | null }[] };
   }
 
   beforeAll(async () => {
@@ -224,7 +224,7 @@ describe('end to end through the webhook, on the builtin provider', () => {
       const version = arm === 'a' ? 1 : 2;
       const [first, second, third] = clients[arm];
       const answered = await customerWrites(first!, ANSWERABLE, 1, 1);
-      expect(answered.replies[0]).toMatchObject({ text: expect.stringContaining('Norway'), agentVersion: version });
+      expect(answered.replies[0]).toMatchObject({ text: expect.stringContaining('Norway'), agentVersion: version, experiment: { experimentId: experiment.id, arm } });
       // Sticky: the same customer's next message is answered by the same version.
       const again = await customerWrites(first!, ANSWERABLE, 2, 2);
       expect(again.replies[1]!.agentVersion).toBe(version);
@@ -236,7 +236,7 @@ describe('end to end through the webhook, on the builtin provider', () => {
     for (const clientId of clients.holdout) {
       const held = await customerWrites(clientId, ANSWERABLE, 1, 1);
       // No model answered (no version), the customer reads the published handoff message, and people have it.
-      expect(held.replies[0]).toMatchObject({ text: 'Version one hands off.', agentVersion: null });
+      expect(held.replies[0]).toMatchObject({ text: 'Version one hands off.', agentVersion: null, experiment: { experimentId: experiment.id, arm: 'holdout' } });
       expect(held.conversation.handoff).toMatchObject({ reason: 'experiment_holdout' });
     }
   });
@@ -287,7 +287,7 @@ describe('end to end through the webhook, on the builtin provider', () => {
     // A customer who would have been held out is now answered by the winner.
     const later = clientsByArm(experiment, integrationId, 4).holdout[3]!;
     const answered = await customerWrites(later, ANSWERABLE, 1, 1);
-    expect(answered.replies[0]).toMatchObject({ text: expect.stringContaining('Norway'), agentVersion: 2 });
+    expect(answered.replies[0]).toMatchObject({ text: expect.stringContaining('Norway'), agentVersion: 2, experiment: null });
     // Publishing works again.
     expect((await co.call('POST', `/api/agents/${agentId}/versions/1/publish`, { reason: 'Back to one' })).statusCode).toBe(200);
   });

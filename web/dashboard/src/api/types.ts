@@ -287,6 +287,8 @@ export interface Message {
   provenance?: AnswerProvenanceView | null;
   /** AI replies: the agent version that wrote it (null when recorded before versions). */
   agentVersion?: number | null;
+  /** AI replies written in an experiment: which arm. */
+  experiment?: { experimentId: string; arm: 'a' | 'b' | 'holdout' } | null;
 }
 
 export interface Transfer {
