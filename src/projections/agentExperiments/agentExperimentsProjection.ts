@@ -126,9 +126,10 @@ function follow(doc: ExperimentConversationDoc, event: Exclude<ConversationEvent
   return { next, change };
 }
 
-async function count(ctx: ProjectionContext, experimentId: string, arm: ExperimentAssignment, apply: (c: ArmCounts) => ArmCounts): Promise<void> {
+/** `companyId`: count only when the experiment is that company's (a charge names its company's conversation). */
+async function count(ctx: ProjectionContext, experimentId: string, arm: ExperimentAssignment, apply: (c: ArmCounts) => ArmCounts, companyId?: string): Promise<void> {
   const experiment = await ctx.get<AgentExperimentDoc>(AGENT_EXPERIMENTS, experimentId);
-  if (!experiment) return;
+  if (!experiment || (companyId !== undefined && experiment.companyId !== companyId)) return;
   ctx.put(AGENT_EXPERIMENTS, { ...experiment, counts: { ...experiment.counts, [arm]: apply(experiment.counts[arm]) } });
 }
 
@@ -207,7 +208,7 @@ export const agentExperimentsProjection = defineProjection(schemas, {
         const doc = await ctx.get<ExperimentConversationDoc>(EXPERIMENT_CONVERSATIONS, event.data.conversationId);
         if (!doc) return;
         const amount = event.data.amountMicros;
-        await count(ctx, doc.experimentId, doc.arm, (c) => ({ ...c, costMicros: c.costMicros + amount }));
+        await count(ctx, doc.experimentId, doc.arm, (c) => ({ ...c, costMicros: c.costMicros + amount }), event.stream.slice('credits-'.length));
         return;
       }
       default:

@@ -45,6 +45,8 @@ describe('agentExperiments projection', () => {
         joined(K1, 'a', 2),
         replied(K1, 2),
         recorded(`credits-${C}`, 'CreditsConsumed', { amountMicros: 120, model: 'gpt-4o-mini', inputTokens: 10, outputTokens: 5, conversationId: K1, replyId: R, at: at(3) }),
+        // Another company's charge naming the same id is not this experiment's cost.
+        recorded('credits-dddddddd-dddd-4ddd-8ddd-dddddddddddd', 'CreditsConsumed', { amountMicros: 999, model: 'gpt-4o', inputTokens: 10, outputTokens: 5, conversationId: K1, replyId: M, at: at(3) }),
         recorded(conv(K1), 'AiSessionClosed', { sessionId: S, reason: 'api', action: 'session_close', by: null, at: at(4) }),
         // K2 in arm b: the AI hands off; the close does not make it an AI resolution.
         joined(K2, 'b', 3),
