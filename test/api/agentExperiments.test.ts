@@ -290,6 +290,15 @@ describe('end to end through the webhook, on the builtin provider', () => {
     expect(answered.replies[0]).toMatchObject({ text: expect.stringContaining('Norway'), agentVersion: 2, experiment: null });
     // Publishing works again.
     expect((await co.call('POST', `/api/agents/${agentId}/versions/1/publish`, { reason: 'Back to one' })).statusCode).toBe(200);
+
+    // The next experiment may start; the list pages newest first by keyset cursor.
+    const next = await startExperiment(co, agentId, { versions: [2, 1], split: [10, 90] });
+    const first = (await co.call('GET', `/api/agents/${agentId}/experiments?limit=1`)).json();
+    expect(first.experiments.map((e: any) => [e.id, e.status])).toEqual([[next.id, 'running']]);
+    const rest = (await co.call('GET', `/api/agents/${agentId}/experiments?limit=1&cursor=${encodeURIComponent(first.nextCursor)}`)).json();
+    expect(rest.experiments.map((e: any) => [e.id, e.status, e.winner])).toEqual([[experiment.id, 'ended', 2]]);
+    expect(rest.nextCursor).toBeNull();
+    expect((await co.call('GET', `/api/agents/${agentId}/experiments?cursor=garbage`)).statusCode).toBe(400);
   });
 });
 
