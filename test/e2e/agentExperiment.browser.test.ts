@@ -63,10 +63,12 @@ if (browserPrerequisites()) {
       const experiment = (await api('GET', `/api/agents/${agent.id}/experiments`)).json.experiments[0];
       const split = { experimentId: experiment.id, arms: experiment.arms, holdout: experiment.holdout.share };
       const wanted = new Set(['a', 'b', 'holdout']);
+      let armB = '';
       for (let i = 0; wanted.size > 0; i++) {
         const clientId = `shopper-${i}`;
         const arm = assignArm(split, conversationIdFor(integration.id, clientId));
         if (!wanted.delete(arm)) continue;
+        if (arm === 'b') armB = conversationIdFor(integration.id, clientId);
         await postPlatformWebhook(base, integration.id, SECRET, { hook_type: 'inbox', type: 'from_client', message_id: `m-${clientId}`, client_id: clientId, channel_id: 1, transport: 'telegram', text: 'Can I pay with a cheque?' });
       }
 
@@ -78,6 +80,16 @@ if (browserPrerequisites()) {
       }
       expect(await page.getByTestId('arm-a').textContent()).toContain('version 1');
       expect(await page.getByTestId('arm-holdout').textContent()).toContain('Holdout');
+
+      // The conversation in arm B: version 2's handoff, and the sources panel names the arm.
+      await page.goto(`${base}/#/conversations/${armB}`);
+      const reply = page.locator('[data-testid="message"][data-author="agent"]');
+      await expect.poll(() => reply.locator('.message-text').textContent()).toContain('Version two hands off.');
+      await reply.getByTestId('answer-sources').locator('summary').click();
+      await expect.poll(() => reply.getByTestId('answer-experiment-arm').textContent()).toContain('Experiment arm B');
+      expect(await reply.getByTestId('answer-agent-version').textContent()).toContain('Agent version 2');
+      await page.goto(`${base}/#/agents/${agent.id}/experiment`);
+      await page.getByTestId('running-experiment').waitFor();
 
       // End: version 2 wins, with why; it is published and the experiment moves to the past ones.
       await page.getByLabel('Winner').selectOption('2');
