@@ -14,7 +14,7 @@ const lines: { [T in ConversationStreamEventType]: (d: Data) => string } = {
   MessageReceived: (d) => `customer: ${quote(d.text)}`,
   OperatorMessageRecorded: (d) => `operator (on the platform): ${quote(d.text)}`,
   OperatorMessageSent: (d) => `operator (${d.by}): ${quote(d.text)}`,
-  AgentReplied: (d) => d.aiFailed ? `agent's handoff message, sent because the model failed: ${quote(d.text)}` : `agent (${d.model}, ${d.inputTokens}+${d.outputTokens} tokens${d.handoff ? (d.handoffCause === 'no_confident_answer' ? ', handoff: no confident answer' : ', handoff') : ''}): ${quote(d.text)}`,
+  AgentReplied: (d) => d.aiFailed ? `agent's handoff message, sent because the model failed: ${quote(d.text)}` : `agent (${d.model}, ${d.inputTokens}+${d.outputTokens} tokens${d.handoff ? (d.handoffCause === 'no_confident_answer' ? ', handoff: no confident answer' : d.handoffCause === 'experiment_holdout' ? ', handoff: experiment holdout' : ', handoff') : ''}): ${quote(d.text)}`,
   MessageSendAttempted: (d) => `sending message ${d.messageId} (attempt ${d.attempt}, idempotency key ${d.idempotencyKey})`,
   MessageDelivered: (d) => {
     if (d.deliveredTo === 'sandbox') return `message ${d.messageId} delivered to the sandbox (the integration has no platform API URL: sent nowhere)`;
@@ -34,6 +34,7 @@ const lines: { [T in ConversationStreamEventType]: (d: Data) => string } = {
   ConversationUnassigned: (d) => `unassigned (was user ${d.previousAssigneeId}) by ${d.by}`,
   CsatRequested: (d) => `satisfaction survey sent (${d.via})`,
   CsatSubmitted: (d) => `customer rated ${d.rating}/5 (${d.via})${d.comment ? `: ${JSON.stringify(d.comment)}` : ''}`,
+  ExperimentArmAssigned: (d) => (d.arm === 'holdout' ? `joined experiment ${d.experimentId} in its holdout: handed to people` : `joined experiment ${d.experimentId} in arm ${String(d.arm).toUpperCase()} (version ${d.version})`),
   HandoffSummarized: (d) => `handoff summary (${d.writtenBy === 'llm' ? `written by ${d.model}, ${d.inputTokens}+${d.outputTokens} tokens` : 'extracted from the messages'}): wants ${quote(d.wants)}`,
   CustomerIdentityVerified: (d) => `visitor identity verified: user ${JSON.stringify(d.userId)}${d.email ? ` (${d.email})` : ''}`,
   ActionCallRequested: (d) => `agent asked to call action ${d.actionName} (${d.mode}) with ${JSON.stringify(d.arguments)}`,

@@ -33,6 +33,7 @@ export const ROLE_RULES: readonly Rule[] = [
   { url: '/api/agents/:id/versions*', methods: WRITE, roles: MANAGERS },
   { url: '/api/agents/:id/rollback', methods: WRITE, roles: MANAGERS },
   { url: '/api/agents/:id/test-runs', methods: ['POST'], roles: MANAGERS },
+  { url: '/api/agents/:id/experiments*', methods: WRITE, roles: MANAGERS },
   // Starting or stopping a replay spends credits; every role may read the comparisons.
   { url: '/api/replays*', methods: WRITE, roles: MANAGERS },
   { url: '/api/team/invitations*', roles: MANAGERS },

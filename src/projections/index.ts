@@ -4,6 +4,7 @@ import { teammatesProjection } from './teammates/teammatesProjection.js';
 import { agentsProjection } from './agents/agentsProjection.js';
 import { agentVersionsProjection } from './agentVersions/agentVersionsProjection.js';
 import { agentTestCasesProjection } from './agentTestCases/agentTestCasesProjection.js';
+import { agentExperimentsProjection } from './agentExperiments/agentExperimentsProjection.js';
 import { conversationReadsProjection } from './conversations/conversationReadsProjection.js';
 import { conversationsProjection } from './conversations/conversationsProjection.js';
 import { knowledgeDocumentsProjection } from './knowledgeDocuments/knowledgeDocumentsProjection.js';
@@ -34,6 +35,7 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   agentsProjection,
   agentVersionsProjection,
   agentTestCasesProjection,
+  agentExperimentsProjection,
   knowledgeDocumentsProjection,
   searchProjection,
   customerConversationsProjection,

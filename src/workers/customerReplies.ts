@@ -1,10 +1,10 @@
 import { loadAgent } from '../commands/agents/queries.js';
 import { loadLlmConfig } from '../commands/llm/queries.js';
-import { DEFAULT_AGENT_AFTER_HOURS_MESSAGE } from '../domain/agents/events.js';
+import { DEFAULT_AGENT_AFTER_HOURS_MESSAGE, type AgentConfig } from '../domain/agents/events.js';
 import type { EventStore } from '../ports/eventStore.js';
 import type { BusSubscription } from '../ports/bus.js';
 import { recoverUnfinishedJobs } from './recoverJobs.js';
-import type { AgentProfile, CompanyLlm } from './replyDeps.js';
+import type { AgentProfile, Behaviour, CompanyLlm } from './replyDeps.js';
 import { startReplyWorker } from './replyWorker.js';
 import { searchPassages } from './answerGeneration.js';
 import { startSendWorker } from './sendWorker.js';
@@ -75,22 +75,38 @@ export const companyLlm =
 async function agentProfile(eventStore: EventStore, companyId: string, agentId: string): Promise<AgentProfile | null> {
   const agent = await loadAgent(eventStore, companyId, agentId);
   if (!agent) return null;
-  const { agentId: id, active, name, systemPrompt, model, temperature, useKnowledgeBase, handoffMessage, answerThreshold, generalAnswers, publishedVersion, handBackAfterMinutes } = agent;
-  const afterHoursMessage = agent.afterHoursMessage ?? DEFAULT_AGENT_AFTER_HOURS_MESSAGE;
+  const experiment = agent.experiment;
   return {
-    agentId: id,
+    agentId: agent.agentId,
     companyId: agent.companyId,
-    active,
-    name,
+    active: agent.active,
+    name: agent.name,
+    ...behaviourOf(agent, agent.publishedVersion),
+    ...(experiment
+      ? {
+          experiment: {
+            experimentId: experiment.experimentId,
+            holdout: experiment.holdout,
+            arms: experiment.arms.map(({ arm, share, version, config }) => ({ arm, share, behaviour: behaviourOf(config, version) })),
+          },
+        }
+      : {}),
+  };
+}
+
+/** What a version's configuration makes the agent answer with, recorded as `version` on every answer. */
+function behaviourOf(config: AgentConfig, version: number): Behaviour {
+  const { systemPrompt, model, temperature, useKnowledgeBase, handoffMessage, answerThreshold, generalAnswers, handBackAfterMinutes } = config;
+  return {
     systemPrompt,
     model,
     temperature,
     useKnowledgeBase,
     handoffMessage,
-    afterHoursMessage,
+    afterHoursMessage: config.afterHoursMessage ?? DEFAULT_AGENT_AFTER_HOURS_MESSAGE,
     ...(answerThreshold ? { answerThreshold } : {}),
     ...(generalAnswers ? { generalAnswers } : {}),
     ...(handBackAfterMinutes ? { handBackAfterMinutes } : {}),
-    version: publishedVersion,
+    version,
   };
 }

@@ -1,5 +1,6 @@
 import type { CommandDeps } from '../commands/deps.js';
 import { deterministicId } from '../commands/hashing.js';
+import type { ExperimentArm } from '../domain/agents/experiments.js';
 import type { AnswerThreshold } from '../domain/answers/evidence.js';
 import type { Pricing } from '../domain/credits/pricing.js';
 import type { Bus } from '../ports/bus.js';
@@ -25,6 +26,18 @@ export interface AgentProfile {
   afterHoursMessage?: string;
   /** After a handoff, a customer writing this much later gets the AI again; absent: stays with people. */
   handBackAfterMinutes?: number;
+  /** The agent's running experiment: its arms answer instead of the published version (replyExperiment.ts). */
+  experiment?: ExperimentProfile;
+}
+
+/** The behaviour a version gives an agent profile (everything but who the agent is and whether it is on). */
+export type Behaviour = Omit<AgentProfile, 'agentId' | 'companyId' | 'active' | 'name' | 'experiment'>;
+
+export interface ExperimentProfile {
+  experimentId: string;
+  /** Percent of the conversations handed straight to people. */
+  holdout: number;
+  arms: { arm: ExperimentArm; share: number; behaviour: Behaviour }[];
 }
 
 export interface CompanyLlm {

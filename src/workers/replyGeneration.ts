@@ -5,7 +5,7 @@ import { handleCommand, loadState } from '../commands/handleCommand.js';
 import { conversationDecider, conversationStream } from '../domain/conversations/decider.js';
 import type { ConversationState } from '../domain/conversations/state.js';
 import type { ConversationEvent } from '../domain/conversations/events.js';
-import type { HandoffNotice } from '../domain/conversations/decider.js';
+import type { ExperimentJoin, HandoffNotice } from '../domain/conversations/decider.js';
 import type { BilledUsage } from '../domain/credits/pricing.js';
 import { DomainError } from '../domain/errors.js';
 import { isLlmError } from '../ports/llm.js';
@@ -19,6 +19,7 @@ import { typingIndicator, watchForTakeover, type TypingIndicator } from './reply
 import { buildPrompt, HISTORY_MESSAGES, textOf } from './replyPrompt.js';
 import { createReplyStream } from './replyStream.js';
 import { afterHours, withAfterHours } from './replyAfterHours.js';
+import { chooseArm, holdOut } from './replyExperiment.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -73,6 +74,8 @@ interface Answering {
   unanswered: string[];
   agent: AgentProfile;
   llm: CompanyLlm;
+  /** The experiment arm the reply is written in (the conversation joins it with its first answer); null: none. */
+  experiment: ExperimentJoin | null;
   replyId: string;
   /** Runs a command on the conversation as the AI agent. */
   command(c: ConversationCommand): Promise<unknown>;
@@ -92,7 +95,10 @@ async function answerMessages(deps: ReplyWorkerDeps, job: GenerateReplyJob, give
 
   const ready = await agentAndModel(deps, job, state, { command, markUnanswered });
   if ('result' in ready) return ready;
-  const answering: Answering = { job, state, session, events, unanswered, ...ready, replyId: replyIdOf(job.messageId), command, markUnanswered };
+  const { agent, join } = chooseArm(ready.agent, state, job.conversationId);
+  const replyId = replyIdOf(job.messageId);
+  if (join?.arm === 'holdout') return holdOut(deps, { job, sessionId: session.id, unanswered, replyId, agent, join, command });
+  const answering: Answering = { job, state, session, events, unanswered, llm: ready.llm, agent, experiment: join, replyId, command, markUnanswered };
   const written = await writeAnswer(deps, answering);
   if ('result' in written) return written;
   return storeReply(deps, answering, written);
@@ -199,6 +205,7 @@ async function storeReply(deps: ReplyWorkerDeps, a: Answering, answer: Generated
       ...(response.handoff && response.handoffCause ? { handoffCause: response.handoffCause } : {}),
       provenance,
       ...(a.agent.version !== undefined ? { agentVersion: a.agent.version } : {}),
+      ...(a.experiment ? { experiment: a.experiment } : {}),
       ...(after ? { backAt: after.backAt } : {}),
       now: now(deps),
     });

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
 import { AGENT_CONFIG_FIELDS, AGENT_LIMITS, agentConfig, agentSettings as settings, type AgentConfig, type AgentEvent, type AgentSettings } from './events.js';
+import { agentEvents } from './events.js';
 import { configOf, evolveAgent, initialAgentState, type AgentState } from './state.js';
 
 export type AgentCommand =
@@ -25,7 +26,22 @@ export type AgentCommand =
       by: string | null;
       now: string;
     }
+  /** `arms[i].config`: each version's configuration from the agent's history, as for a publish. */
+  | {
+      type: 'StartAgentExperiment';
+      companyId: string;
+      experimentId: string;
+      arms: [ExperimentArmInput, ExperimentArmInput];
+      holdout: number;
+      confidenceLevel: number;
+      by: string | null;
+      now: string;
+    }
+  /** Ends the running experiment and publishes `winner` (one of its two versions, whose configuration its arm carries). */
+  | { type: 'EndAgentExperiment'; companyId: string; experimentId: string; winner: number; reason: string; by: string | null; now: string }
   | { type: 'DeleteAgent'; companyId: string; now: string };
+
+export type ExperimentArmInput = { version: number; share: number; config: AgentConfig };
 
 type Live = Exclude<AgentState, { status: 'none' }>;
 type Saved = Extract<AgentEvent, { type: 'AgentVersionSaved' }>;
@@ -64,6 +80,7 @@ function decideUpdate(command: Extract<AgentCommand, { type: 'UpdateAgent' }>, s
   const events: AgentEvent[] = [];
   if (Object.keys(identity).length > 0) events.push({ type: 'AgentUpdated', data: { changes: identity, at: command.now } });
   if (Object.keys(behaviour).length > 0) {
+    refuseDuringExperiment(state);
     const saved = saveVersion(state, published(state), state.publishedVersion, behaviour, by, command.now);
     const { version, config } = saved.data;
     events.push(saved, {
@@ -74,7 +91,55 @@ function decideUpdate(command: Extract<AgentCommand, { type: 'UpdateAgent' }>, s
   return events;
 }
 
+/** While an experiment runs its arms answer, so what goes live changes only by ending it (with a winner). */
+function refuseDuringExperiment(state: Live): void {
+  if (state.experiment) throw new DomainError('CONFLICT', 'An experiment is running on this agent: end it with a winner to publish');
+}
+
+function decideStartExperiment(command: Extract<AgentCommand, { type: 'StartAgentExperiment' }>, state: Live): AgentEvent[] {
+  if (state.experiment) throw new DomainError('CONFLICT', 'An experiment is already running on this agent');
+  const [a, b] = command.arms;
+  for (const arm of command.arms) {
+    if (!Number.isInteger(arm.version) || arm.version < 1 || arm.version > state.latestVersion) throw new DomainError('NOT_FOUND', 'Version not found');
+  }
+  if (a.version === b.version) throw new DomainError('VALIDATION_ERROR', 'versions: an experiment compares two different versions');
+  if (a.share + b.share !== 100) throw new DomainError('VALIDATION_ERROR', 'split: the two shares add up to 100');
+  const data = {
+    experimentId: command.experimentId,
+    arms: [
+      { arm: 'a' as const, version: a.version, share: a.share, config: a.config },
+      { arm: 'b' as const, version: b.version, share: b.share, config: b.config },
+    ] as [{ arm: 'a'; version: number; share: number; config: AgentConfig }, { arm: 'b'; version: number; share: number; config: AgentConfig }],
+    holdout: command.holdout,
+    confidenceLevel: command.confidenceLevel as 0.95,
+    by: command.by,
+    at: command.now,
+  };
+  checkSettings(agentEvents.AgentExperimentStarted, data);
+  return [{ type: 'AgentExperimentStarted', data }];
+}
+
+function decideEndExperiment(command: Extract<AgentCommand, { type: 'EndAgentExperiment' }>, state: Live): AgentEvent[] {
+  const running = state.experiment;
+  if (!running || running.experimentId !== command.experimentId) {
+    if (state.lastExperimentId === command.experimentId) return [];
+    throw new DomainError('NOT_FOUND', 'Experiment not found');
+  }
+  const winner = running.arms.find((arm) => arm.version === command.winner);
+  if (!winner) throw new DomainError('VALIDATION_ERROR', 'winner: one of the experiment’s two versions');
+  const reason = command.reason.trim();
+  if (!reason || reason.length > AGENT_LIMITS.reason) throw new DomainError('VALIDATION_ERROR', `reason: 1 to ${AGENT_LIMITS.reason} characters`);
+  const { by, now } = command;
+  const events: AgentEvent[] = [{ type: 'AgentExperimentEnded', data: { experimentId: running.experimentId, winner: winner.version, winnerArm: winner.arm, reason, by, at: now } }];
+  // Published like any publish: who, when and why; an older winner is no rollback, the experiment chose it.
+  if (winner.version !== state.publishedVersion) {
+    events.push({ type: 'AgentVersionPublished', data: { version: winner.version, previousVersion: state.publishedVersion, config: winner.config, rollback: false, reason, by, at: now } });
+  }
+  return events;
+}
+
 function decidePublish(command: Extract<AgentCommand, { type: 'PublishAgentVersion' }>, state: Live): AgentEvent[] {
+  refuseDuringExperiment(state);
   const { version, config, by, now } = command;
   if (!Number.isInteger(version) || version < 1 || version > state.latestVersion) throw new DomainError('NOT_FOUND', 'Version not found');
   const rollback = version < state.publishedVersion;
@@ -109,6 +174,10 @@ export const agentDecider: Decider<AgentCommand, AgentEvent, AgentState> = {
       }
       case 'PublishAgentVersion':
         return decidePublish(command, state);
+      case 'StartAgentExperiment':
+        return decideStartExperiment(command, state);
+      case 'EndAgentExperiment':
+        return decideEndExperiment(command, state);
       case 'DeleteAgent':
         return [{ type: 'AgentDeleted', data: { at: command.now } }];
     }

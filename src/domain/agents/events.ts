@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ACTION_LIMITS } from '../actions/definition.js';
 import { answerThresholdSchema, DEFAULT_ANSWER_THRESHOLD } from '../answers/evidence.js';
+import { armShare, confidenceLevel, experimentArm, holdoutPercent } from './experiments.js';
 
 export const DEFAULT_AGENT_SYSTEM_PROMPT =
   'You are a helpful customer support agent. Answer politely and concisely, using the knowledge base when it is relevant. ' +
@@ -107,6 +108,30 @@ export const agentEvents = {
     config: agentConfig,
     rollback: z.boolean(),
     reason: z.string().min(1).max(AGENT_LIMITS.reason).nullable(),
+    by,
+    at,
+  }),
+  /**
+   * From now on the agent's conversations are split between two versions (each arm carries its configuration,
+   * so the state knows what answers without the history), with `holdout` percent handed straight to people.
+   */
+  AgentExperimentStarted: z.object({
+    experimentId: z.uuid(),
+    arms: z.tuple([
+      z.object({ arm: z.literal('a'), version, share: armShare, config: agentConfig }),
+      z.object({ arm: z.literal('b'), version, share: armShare, config: agentConfig }),
+    ]),
+    holdout: holdoutPercent,
+    confidenceLevel,
+    by,
+    at,
+  }),
+  /** The experiment is over; the winner is published by the AgentVersionPublished that follows (unless it already was). */
+  AgentExperimentEnded: z.object({
+    experimentId: z.uuid(),
+    winner: version,
+    winnerArm: experimentArm,
+    reason: z.string().min(1).max(AGENT_LIMITS.reason),
     by,
     at,
   }),

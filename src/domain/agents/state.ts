@@ -7,7 +7,14 @@ import { AGENT_CONFIG_FIELDS, type AgentConfig, type AgentEvent, type AgentSetti
  * makes it the draft too, so editing after a rollback starts from what is live.
  */
 export type AgentVersions = { latestVersion: number; publishedVersion: number; draftVersion: number; draft: AgentConfig };
-export type LiveAgent = { status: 'active'; agentId: string; companyId: string; createdAt: string; updatedAt: string } & AgentSettings & AgentVersions;
+/** The experiment that answers the agent's conversations instead of the published version while it runs. */
+export type RunningExperiment = Omit<AgentExperimentStartedData, 'by' | 'at'> & { startedAt: string };
+type AgentExperimentStartedData = Extract<AgentEvent, { type: 'AgentExperimentStarted' }>['data'];
+export type LiveAgent = { status: 'active'; agentId: string; companyId: string; createdAt: string; updatedAt: string } & AgentSettings & AgentVersions & {
+    experiment?: RunningExperiment;
+    /** The experiment ended last, so ending it again records nothing. */
+    lastExperimentId?: string;
+  };
 export type AgentState = { status: 'none' } | (Omit<LiveAgent, 'status'> & { status: Exclude<Lifecycle, 'none'> });
 
 export const initialAgentState: AgentState = { status: 'none' };
@@ -36,6 +43,14 @@ export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
     case 'AgentVersionPublished': {
       const { version, config, at } = event.data;
       return { ...withoutConfig(state), ...config, publishedVersion: version, draftVersion: version, draft: config, updatedAt: at };
+    }
+    case 'AgentExperimentStarted': {
+      const { by: _by, at, ...experiment } = event.data;
+      return { ...state, experiment: { ...experiment, startedAt: at }, updatedAt: at };
+    }
+    case 'AgentExperimentEnded': {
+      const { experiment: _ended, ...rest } = state;
+      return { ...rest, lastExperimentId: event.data.experimentId, updatedAt: event.data.at };
     }
   }
 }

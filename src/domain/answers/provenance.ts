@@ -11,7 +11,8 @@ import { answerThresholdSchema } from './evidence.js';
  * choosing to (its handoff tool, its handoff message): recorded on AgentReplied, so the "Needs human" queue and
  * analytics tell the two apart (conversations/handoff.ts).
  */
-export const handoffCause = z.enum(['no_confident_answer']);
+/** `experiment_holdout`: no answerer at all: the conversation is in an experiment's holdout, which goes straight to people. */
+export const handoffCause = z.enum(['no_confident_answer', 'experiment_holdout']);
 export type HandoffCause = z.infer<typeof handoffCause>;
 /** The reason text such a handoff carries when the model gave none. */
 export const NO_CONFIDENT_ANSWER_REASON = 'no confident answer';

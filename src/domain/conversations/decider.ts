@@ -4,6 +4,7 @@ import type { AnswerProvenance, HandoffCause } from '../answers/provenance.js';
 import type { PlatformId } from '../platformId.js';
 import type { AssignmentReason, ConversationEvent, ConversationStreamEvent, Customer, DeliveredTo, HandoffSummary, PausedReason, PlatformRefs } from './events.js';
 import { asksForHuman } from './handoff.js';
+import type { ExperimentAssignment } from '../agents/experiments.js';
 import { parseCsatReply, type CsatVia } from './csat.js';
 import { evolveConversation, initialConversationState, isDuplicate, textFingerprint, type ConversationState } from './state.js';
 
@@ -53,6 +54,8 @@ export type ConversationCommand =
       agentVersion?: number;
       /** Outside business hours: when people are back; kept only when `handoff`. */
       backAt?: string;
+      /** Answered in an experiment: the conversation joins it in `arm` unless it already has (ExperimentArmAssigned). */
+      experiment?: ExperimentJoin;
       now: string;
     }
   | { type: 'SendOperatorMessage'; messageId: string; text: string; by: string; now: string }
@@ -80,6 +83,14 @@ export type ConversationCommand =
   | { type: 'HandBackToAi'; afterMinutes: number; now: string }
   /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
   | { type: 'UnassignConversation'; by: string; now: string; from?: string };
+
+/** The experiment arm a reply is written in (version null: the holdout's handoff). */
+export interface ExperimentJoin {
+  experimentId: string;
+  agentId: string;
+  arm: ExperimentAssignment;
+  version: number | null;
+}
 
 /** The agent's handoff message, sent to the customer when the AI cannot answer (so a failure is never silence). */
 export interface HandoffNotice {
@@ -256,7 +267,9 @@ export const decideAppendAgentReply: Decision<'AppendAgentReply'> = (command, st
   }
   const inReplyTo = command.inReplyTo.filter((id) => state.unanswered.includes(id));
   if (inReplyTo.length === 0) throw new DomainError('REPLY_DROPPED', 'The messages were already answered');
+  const experiment = command.experiment;
   return [
+    ...joinExperiment(state, experiment, command.now),
     {
       type: 'AgentReplied',
       data: {
@@ -274,12 +287,20 @@ export const decideAppendAgentReply: Decision<'AppendAgentReply'> = (command, st
         ...(command.provenance ? { provenance: command.provenance } : {}),
         ...(command.agentVersion !== undefined ? { agentVersion: command.agentVersion } : {}),
         ...(command.handoff && command.backAt ? { backAt: command.backAt } : {}),
+        ...(experiment ? { experiment: { experimentId: experiment.experimentId, arm: experiment.arm } } : {}),
         at: command.now,
       },
     },
     ...(command.handoff ? [{ type: 'AiSessionPaused' as const, data: { sessionId: session.id, reason: 'handoff' as const, by: null, ...(command.backAt ? { backAt: command.backAt } : {}), at: command.now } }] : []),
   ];
 };
+
+/** The first answer in an experiment records the arm, so later answers (and config changes) cannot move the conversation. */
+function joinExperiment(state: ConversationState, join: ExperimentJoin | undefined, now: string): ConversationEvent[] {
+  if (!join || state.experiment?.experimentId === join.experimentId) return [];
+  const { experimentId, agentId, arm, version } = join;
+  return [{ type: 'ExperimentArmAssigned', data: { experimentId, agentId, arm, version, waitingSince: state.handoff.waitingSince, at: now } }];
+}
 
 export const decideSendOperatorMessage: Decision<'SendOperatorMessage'> = (command, state) => {
   if (!state.exists) throw notFound();

@@ -4,6 +4,7 @@ import { platformIdSchema } from '../platformId.js';
 import { answerProvenanceSchema, handoffCause } from '../answers/provenance.js';
 import { CSAT_COMMENT_MAX_LENGTH, csatRating, csatVia } from './csat.js';
 import { actionCallEvents } from './actionCalls.js';
+import { experimentAssignment } from '../agents/experiments.js';
 
 const at = z.iso.datetime();
 const json = z.json();
@@ -136,6 +137,8 @@ export const conversationEvents = {
      * before it says why), so the customer is never left in silence. Costs nothing; absent on every real answer.
      */
     aiFailed: z.literal(true).optional(),
+    /** Written in an experiment: which one and which arm (`holdout`: the handoff that sends it to people). Absent otherwise. */
+    experiment: z.object({ experimentId: z.uuid(), arm: experimentAssignment }).optional(),
     at,
   }),
   OperatorMessageSent: z.object({ messageId: z.uuid(), text: z.string().min(1).max(65_536), by: z.string().max(100), at }),
@@ -191,6 +194,19 @@ export const conversationEvents = {
    * answer, under `summaryId`) or, on the builtin provider or when the model fails, extracted from the messages.
    * `since` is the handoff it summarises (its `handoff.since`).
    */
+  /**
+   * The conversation joined the agent's running experiment the first time it was answered while it ran, in
+   * `arm` (version null for the holdout); it keeps the arm for as long as that experiment runs. `waitingSince`:
+   * when the customer began to wait for that first answer (the experiment's first-response time counts from it).
+   */
+  ExperimentArmAssigned: z.object({
+    experimentId: z.uuid(),
+    agentId: z.uuid(),
+    arm: experimentAssignment,
+    version: z.number().int().min(1).nullable(),
+    waitingSince: at.nullable(),
+    at,
+  }),
   HandoffSummarized: handoffSummarySchema.extend({
     summaryId: z.uuid(),
     since: at,

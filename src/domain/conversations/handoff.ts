@@ -23,6 +23,8 @@ export const handoffReason = z.enum([
   'customer_request',
   /** The messaging platform transferred the dialog to its operators. */
   'dialog_transferred',
+  /** The conversation fell in an experiment's holdout: it goes to people, as the experiment's baseline. */
+  'experiment_holdout',
 ]);
 export type HandoffReason = z.infer<typeof handoffReason>;
 

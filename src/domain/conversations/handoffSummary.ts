@@ -36,6 +36,8 @@ export function handoffWhy(handoff: Handoff): string {
       return 'The customer asked for a person';
     case 'dialog_transferred':
       return 'The messaging platform transferred the dialog to its operators';
+    case 'experiment_holdout':
+      return 'The conversation is in an experiment’s holdout: people answer it, not the AI';
   }
 }
 

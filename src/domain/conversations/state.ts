@@ -4,6 +4,7 @@ import type { ConversationEvent, ConversationStreamEvent, Customer, PausedReason
 import { evolveHandoff, noHandoff, type HandoffTrack } from './handoff.js';
 import type { CsatVia } from './csat.js';
 import type { ActionCallEventType } from './actionCalls.js';
+import type { ExperimentAssignment } from '../agents/experiments.js';
 
 export type SessionState = 'active' | 'paused' | 'closed';
 
@@ -48,6 +49,8 @@ export interface ConversationState {
   peopleSince: string | null;
   /** The handoff (its `since`) the newest HandoffSummarized summarises: one summary per handoff. */
   summarizedHandoff: string | null;
+  /** The experiment arm the conversation joined (ExperimentArmAssigned); absent: none yet. */
+  experiment?: { experimentId: string; arm: ExperimentAssignment; version: number | null };
   /** The action call waiting for the customer's yes or a teammate's approval (actionCalls.ts); null: none. */
   pendingAction: PendingAction | null;
   /** Calls started whose outcome is not recorded yet (a crash between the two): never made again blindly. Bounded. */
@@ -235,6 +238,10 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
     }
     case 'HandoffSummarized':
       return { ...state, summarizedHandoff: event.data.since };
+    case 'ExperimentArmAssigned': {
+      const { experimentId, arm, version } = event.data;
+      return { ...state, experiment: { experimentId, arm, version } };
+    }
     case 'CustomerIdentityVerified':
       return { ...state, verifiedVisitor: { userId: event.data.userId, email: event.data.email } };
     default:

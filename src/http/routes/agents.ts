@@ -7,11 +7,12 @@ import { authenticator, authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
 import { agentView, createAgentSchema, deleteAgentSchema, getAgentSchema, listAgentsSchema, updateAgentSchema } from './agents.schemas.js';
+import { registerAgentExperiments } from './agentExperiments.js';
 import { registerAgentTests } from './agentTests.js';
 import { parseAgentId, registerAgentVersions } from './agentVersions.js';
 import type { ZodApp } from './zodApp.js';
 
-/** GET/POST /api/agents, GET/PATCH/DELETE /api/agents/:id, the agent's versions (agentVersions.ts) and tests (agentTests.ts). */
+/** GET/POST /api/agents, GET/PATCH/DELETE /api/agents/:id, the agent's versions (agentVersions.ts), tests (agentTests.ts) and experiments (agentExperiments.ts). */
 export function agentRoutes(services: HttpServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.addHook('onRequest', authenticator(services));
@@ -19,6 +20,7 @@ export function agentRoutes(services: HttpServices): FastifyPluginAsyncZod {
     registerAgent(app, services);
     registerAgentVersions(app, services);
     registerAgentTests(app, services);
+    registerAgentExperiments(app, services);
   };
 }
 

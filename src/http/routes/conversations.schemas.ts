@@ -78,6 +78,10 @@ export const messageSchema = z.object({
   outputTokens: z.number().int().nullable(),
   provenance: answerProvenanceSchema.nullable().describe('AI replies: the knowledge-base passages used, latency and cost; null on other messages and on replies stored before it was recorded'),
   agentVersion: z.number().int().nullable().describe('AI replies: the agent version that wrote it; null on other messages and on replies stored before versions'),
+  experiment: z
+    .object({ experimentId: z.string(), arm: z.enum(['a', 'b', 'holdout']) })
+    .nullable()
+    .describe('AI replies written in an experiment: which one and which arm (holdout: the handoff that sent it to people); null otherwise'),
 });
 const contextSchema = z.object({
   transfers: z.array(z.object({ dialogId: platformIdSchema.nullable(), requestId: platformIdSchema.nullable(), at: z.string() })),
@@ -124,6 +128,7 @@ export const messageView = (m: MessageDoc): z.infer<typeof messageSchema> => ({
   outputTokens: m.answer?.outputTokens ?? null,
   provenance: m.answer?.provenance ?? null,
   agentVersion: m.answer?.agentVersion ?? null,
+  experiment: m.answer?.experiment ?? null,
 });
 
 const params = z.object({ id: z.string().max(64) });

@@ -99,6 +99,8 @@ export interface AnswerFacts {
   provenance: AnswerProvenance | null;
   /** The agent version that wrote it; absent on replies stored before versions. */
   agentVersion?: number;
+  /** Written in an experiment: which one and which arm; absent otherwise. */
+  experiment?: { experimentId: string; arm: 'a' | 'b' | 'holdout' };
 }
 
 export const CONVERSATIONS = 'conversations';
@@ -214,6 +216,7 @@ const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted'>]: 
         outputTokens: event.data.outputTokens,
         provenance: event.data.provenance ?? null,
         ...(event.data.agentVersion !== undefined ? { agentVersion: event.data.agentVersion } : {}),
+        ...(event.data.experiment ? { experiment: event.data.experiment } : {}),
       },
     }),
   OperatorMessageSent: (event, on) =>

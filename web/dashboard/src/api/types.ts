@@ -227,7 +227,7 @@ export interface Conversation {
   lastMessage?: { author: 'customer' | 'agent' | 'operator'; text: string } | null;
 }
 
-export type HandoffReason = 'agent_handoff' | 'no_confident_answer' | 'ai_unanswered' | 'customer_request' | 'dialog_transferred';
+export type HandoffReason = 'agent_handoff' | 'no_confident_answer' | 'ai_unanswered' | 'customer_request' | 'dialog_transferred' | 'experiment_holdout';
 export interface Handoff {
   reason: HandoffReason;
   detail: string | null;
@@ -287,6 +287,8 @@ export interface Message {
   provenance?: AnswerProvenanceView | null;
   /** AI replies: the agent version that wrote it (null when recorded before versions). */
   agentVersion?: number | null;
+  /** AI replies written in an experiment: which arm. */
+  experiment?: { experimentId: string; arm: 'a' | 'b' | 'holdout' } | null;
 }
 
 export interface Transfer {

@@ -24,6 +24,8 @@ export interface AnswerFacts {
   handoff?: boolean;
   /** The agent version that wrote it, where recorded. */
   agentVersion?: number | null;
+  /** The experiment arm it was written in, where it was. */
+  experimentArm?: 'a' | 'b' | 'holdout' | null;
 }
 
 /**
@@ -53,6 +55,7 @@ export function AnswerSources({ facts, open = false }: { facts: AnswerFacts; ope
       )}
       <p className="answer-facts muted">
         {facts.agentVersion ? <span data-testid="answer-agent-version">Agent version {facts.agentVersion} · </span> : null}
+        {facts.experimentArm ? <span data-testid="answer-experiment-arm">{facts.experimentArm === 'holdout' ? 'Experiment holdout' : `Experiment arm ${facts.experimentArm.toUpperCase()}`} · </span> : null}
         {facts.model} · {formatNumber(facts.inputTokens)} in / {formatNumber(facts.outputTokens)} out tokens
         {p?.usageEstimated ? ' (estimated)' : ''}
         {p ? ` · ${formatNumber(p.latencyMs)} ms · ${formatMicros(p.costMicros)}` : ''}

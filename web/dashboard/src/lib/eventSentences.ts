@@ -26,7 +26,9 @@ function fromSources(provenance: unknown): string {
 const modelReason = (reason: unknown) => (typeof reason === 'string' && reason.trim() ? ` (the model's reason: ${quote(reason)})` : '');
 /** A handoff for want of a confident answer says so; the model's own handoff gives its reason. */
 const handoffWhy = (d: Record<string, unknown>) =>
-  d.handoffCause === 'no_confident_answer'
+  d.handoffCause === 'experiment_holdout'
+    ? ' (the conversation is in an experiment’s holdout: people answer it)'
+    : d.handoffCause === 'no_confident_answer'
     ? ` (no confident answer${typeof d.handoffReason === 'string' && d.handoffReason.trim() && d.handoffReason !== 'no confident answer' ? `: ${quote(d.handoffReason)}` : ''})`
     : modelReason(d.handoffReason);
 
@@ -78,6 +80,8 @@ const SENTENCES: Record<string, (d: Data, names: Names) => string> = {
   ConversationUnassigned: (d, { teammate }) => `Unassigned from ${teammate(d.previousAssigneeId)}${byWhom(d.by)}.`,
   CsatRequested: (d) => `Satisfaction survey sent ${d.via === 'webchat' ? 'in the web chat' : 'as a message'}.`,
   CsatSubmitted: (d) => `The customer rated the conversation ${formatNumber(Number(d.rating))}/5${typeof d.comment === 'string' && d.comment ? `: ${quote(d.comment)}` : '.'}`,
+  ExperimentArmAssigned: (d) =>
+    d.arm === 'holdout' ? 'Joined the agent’s experiment in its holdout: people answer this conversation.' : `Joined the agent’s experiment in arm ${String(d.arm).toUpperCase()} (version ${formatNumber(Number(d.version))}).`,
   HandoffSummarized: (d) => `Handoff summary ${d.writtenBy === 'llm' ? 'written by the AI model' : 'taken from the messages'}: the customer wants ${quote(d.wants)}`,
   CustomerIdentityVerified: (d) => `The visitor's identity was verified by the company's site (user ${quote(d.userId)}).`,
   ActionCallRequested: (d) => `The AI asked to use the action ${quote(d.actionName)}${d.mode === 'auto' ? '' : d.mode === 'confirm' ? ' (the customer confirms first)' : ' (a teammate approves first)'}.`,

@@ -19,6 +19,7 @@ export const HANDOFF_REASON: Record<Handoff['reason'], string> = {
   ai_unanswered: 'The AI could not answer',
   customer_request: 'The customer asked for a human',
   dialog_transferred: 'Transferred on the platform',
+  experiment_holdout: 'Experiment holdout: people answer it',
 };
 
 export const notificationsSupported = () => typeof window !== 'undefined' && 'Notification' in window;

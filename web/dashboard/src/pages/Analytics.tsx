@@ -19,6 +19,7 @@ const HANDOFF_REASON_LABELS: Record<HandoffReason, string> = {
   ai_unanswered: 'The AI could not answer',
   customer_request: 'The customer asked for a person',
   dialog_transferred: 'The platform transferred the dialog',
+  experiment_holdout: 'An experiment’s holdout (sent to people on purpose)',
 };
 
 /** Today in `timezone`, as YYYY-MM-DD (the API's days are the company's local days). */
