@@ -291,3 +291,29 @@ describe('the outbound guard at save', () => {
     expect((await co.call('PATCH', `/api/actions/${ok.json().action.id}`, { urlTemplate: 'https://192.168.0.10/orders/{order_id}' })).statusCode).toBe(400);
   });
 });
+
+describe("an agent's actions", () => {
+  it('given the company\'s actions, when an agent lists them, then it shows them in order; another company\'s action, an unknown or a deleted one is 400', async () => {
+    const agentId = await createAgent(acme);
+    const mine = (await acme.call('GET', '/api/actions')).json().actions.map((a: { id: string }) => a.id) as string[];
+    const theirs = (await globex.call('GET', '/api/actions')).json().actions[0].id as string;
+    const patched = await acme.call('PATCH', `/api/agents/${agentId}`, { actionIds: [mine[1], mine[0]] });
+    expect(patched.statusCode).toBe(200);
+    expect(patched.json().agent.actionIds).toEqual([mine[1], mine[0]]);
+    expect((await acme.call('GET', `/api/agents/${agentId}`)).json().agent.actionIds).toEqual([mine[1], mine[0]]);
+    const listed = (await acme.call('GET', '/api/agents')).json().agents.find((a: { id: string }) => a.id === agentId);
+    expect(listed.actionIds).toEqual([mine[1], mine[0]]);
+    const { action: gone } = (await acme.call('POST', '/api/actions', lookup({ name: 'soon_gone' }))).json();
+    expect((await acme.call('DELETE', `/api/actions/${gone.id}`)).statusCode).toBe(204);
+    for (const actionIds of [[theirs], [mine[0], '00000000-0000-4000-8000-000000000000'], [gone.id], [mine[0], mine[0]]]) {
+      const res = await acme.call('PATCH', `/api/agents/${agentId}`, { actionIds });
+      expect(res.statusCode, JSON.stringify(actionIds)).toBe(400);
+      expect(res.json().error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('actionIds') });
+    }
+    expect((await acme.call('GET', `/api/agents/${agentId}`)).json().agent.actionIds).toEqual([mine[1], mine[0]]);
+    expect((await acme.call('POST', '/api/agents', { name: 'With actions', actionIds: [theirs] })).statusCode).toBe(400);
+    const withActions = await acme.call('POST', '/api/agents', { name: 'With actions', actionIds: [mine[0]] });
+    expect(withActions.statusCode).toBe(201);
+    expect(withActions.json().agent.actionIds).toEqual([mine[0]]);
+  });
+});
