@@ -317,3 +317,16 @@ describe("an agent's actions", () => {
     expect(withActions.json().agent.actionIds).toEqual([mine[0]]);
   });
 });
+
+describe('OpenAPI', () => {
+  it('/docs/json documents every actions route', async () => {
+    const doc = (await server.app.inject('/docs/json')).json();
+    for (const [path, methods] of [
+      ['/api/actions', ['get', 'post']],
+      ['/api/actions/{id}', ['get', 'patch', 'delete']],
+      ['/api/actions/{id}/test', ['post']],
+    ] as const) {
+      for (const method of methods) expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    }
+  });
+});
