@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uniqueEmail } from '../support/testServer.js';
 import { browserPrerequisites, dashboardPage, dismissNotifications, journeySteps, navLink, pageHeading, signUpByApi, startServerAndBrowser, type ServerAndBrowser, type SignedUp } from '../support/browser.js';
 
 /**
@@ -131,6 +132,31 @@ if (browserPrerequisites()) {
       await pageHeading(page, 'Agents').waitFor(UI);
       expect((await owner.api('GET', `/api/agents/${agentId}`)).json.agent.actionIds).toEqual([actionId]);
       expect(pageErrors).toEqual([]);
+    });
+
+    it('given an agent (the role), the page is read-only: no New action, no Save, no Test, and no refused request', async () => {
+      const invited = await owner.api('POST', '/api/team/invitations', { email: uniqueEmail('actions-agent'), role: 'agent' });
+      const url = invited.json.invitationUrl as string;
+      const token = url.slice(url.indexOf('#/accept-invitation/') + '#/accept-invitation/'.length);
+      const accepted = await fetch(`${base}/api/auth/accept-invitation`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, name: 'Agent', password: 'agent password' }) });
+      expect(accepted.status).toBe(200);
+      const { session } = (await accepted.json()) as { session: unknown };
+      const agent = await dashboardPage(stage.browser, { session });
+      const refused: string[] = [];
+      agent.on('response', (res) => {
+        if (res.status() === 403) refused.push(res.url());
+      });
+      await agent.goto(`${base}/#/conversations`);
+      await navLink(agent, 'Actions').click();
+      await agent.getByTestId('action-row').waitFor(UI);
+      expect(await agent.getByTestId('action-new').count()).toBe(0);
+      await agent.getByRole('link', { name: 'Open lookup_order' }).click();
+      await pageHeading(agent, 'lookup_order').waitFor(UI);
+      expect(await agent.getByTestId('action-name').isDisabled()).toBe(true);
+      expect(await agent.getByTestId('action-save').count()).toBe(0);
+      expect(await agent.getByTestId('action-test').count()).toBe(0);
+      expect(refused).toEqual([]);
+      await agent.context().close();
     });
   });
 }

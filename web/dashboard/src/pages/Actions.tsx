@@ -29,11 +29,15 @@ import { useAsync } from '../lib/useAsync.js';
 import './actions.css';
 
 const MODE_LABELS: Record<ActionMode, string> = {
-  auto: 'Auto: runs when the agent calls it (read-only lookups)',
-  confirm: 'Confirm: the customer says yes first',
-  approve: 'Approve: a teammate approves first',
+  auto: 'Auto',
+  confirm: 'Customer confirms',
+  approve: 'Teammate approves',
 };
-const MODE_BADGE: Record<ActionMode, string> = { auto: 'Auto', confirm: 'Customer confirms', approve: 'Teammate approves' };
+const MODE_HINTS: Record<ActionMode, string> = {
+  auto: 'Runs when the agent calls it: for read-only lookups.',
+  confirm: 'The agent restates what it will do; only the customer’s explicit yes in their next message runs it.',
+  approve: 'A teammate approves or refuses in the dashboard; the customer gets the holding reply meanwhile.',
+};
 
 const BUILTIN_NOTE = 'The built-in provider never calls actions: agents call them only with your own model (LLM settings).';
 
@@ -83,7 +87,7 @@ function ActionList() {
                   <code className="code-inline">{action.name}</code>
                 </td>
                 <td className="nowrap">
-                  <Badge tone={action.mode === 'auto' ? 'info' : 'warning'}>{MODE_BADGE[action.mode]}</Badge>
+                  <Badge tone={action.mode === 'auto' ? 'info' : 'warning'}>{MODE_LABELS[action.mode]}</Badge>
                 </td>
                 <td className="wrap">
                   <code className="code-inline">
@@ -270,7 +274,7 @@ function ActionForm({ action, readOnly, onSaved }: { action: Action | null; read
       <fieldset disabled={readOnly} className="plain-fieldset">
         <div className="form-row">
           <TextField label="Name" required value={name} onValueChange={setName} placeholder="lookup_order" hint="What the model calls: letters, digits and _." data-testid="action-name" />
-          <SelectField label="Mode" value={mode} onValueChange={(v) => setMode(v as ActionMode)} data-testid="action-mode">
+          <SelectField label="Mode" value={mode} onValueChange={(v) => setMode(v as ActionMode)} hint={MODE_HINTS[mode]} data-testid="action-mode">
             {(Object.keys(MODE_LABELS) as ActionMode[]).map((m) => (
               <option key={m} value={m}>
                 {MODE_LABELS[m]}
