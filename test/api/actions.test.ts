@@ -318,6 +318,23 @@ describe("an agent's actions", () => {
   });
 });
 
+describe("a draft version's actions", () => {
+  it('given a draft with actions, then the version lists them and customers keep the published ones until it is published; another company\'s action is 400', async () => {
+    const agentId = await createAgent(acme);
+    const mine = (await acme.call('GET', '/api/actions')).json().actions[0].id as string;
+    const theirs = (await globex.call('GET', '/api/actions')).json().actions[0].id as string;
+    const refused = await acme.call('POST', `/api/agents/${agentId}/versions`, { actionIds: [theirs] });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error.message).toContain('actionIds');
+    const draft = await acme.call('POST', `/api/agents/${agentId}/versions`, { actionIds: [mine] });
+    expect(draft.statusCode).toBe(201);
+    expect(draft.json().version).toMatchObject({ version: 2, changed: ['actionIds'], config: { actionIds: [mine] }, published: false });
+    expect((await acme.call('GET', `/api/agents/${agentId}`)).json().agent.actionIds).toEqual([]);
+    expect((await acme.call('POST', `/api/agents/${agentId}/versions/2/publish`, {})).statusCode).toBe(200);
+    expect((await acme.call('GET', `/api/agents/${agentId}`)).json().agent.actionIds).toEqual([mine]);
+  });
+});
+
 describe('OpenAPI', () => {
   it('/docs/json documents every actions route', async () => {
     const doc = (await server.app.inject('/docs/json')).json();

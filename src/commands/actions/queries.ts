@@ -1,5 +1,6 @@
 import { actionsDecider, actionsStream } from '../../domain/actions/decider.js';
 import type { ActionsState, StoredAction } from '../../domain/actions/state.js';
+import { DomainError } from '../../domain/errors.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { loadState } from '../handleCommand.js';
 
@@ -22,4 +23,10 @@ export async function unknownActionIds(eventStore: EventStore, companyId: string
   if (actionIds.length === 0) return [];
   const { actions } = await loadCompanyActions(eventStore, companyId);
   return actionIds.filter((id) => !actions.has(id));
+}
+
+/** An agent lists only its own company's actions: another company's id, or one deleted, is refused like a typo. */
+export async function expectCompanyActions(eventStore: EventStore, companyId: string, actionIds: readonly string[] | undefined): Promise<void> {
+  const unknown = await unknownActionIds(eventStore, companyId, actionIds ?? []);
+  if (unknown.length > 0) throw new DomainError('VALIDATION_ERROR', `actionIds: ${unknown.join(', ')} is not one of the company's actions`);
 }

@@ -1,20 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { agentDecider, agentStream } from '../../domain/agents/decider.js';
 import { agentDefaults, type AgentSettings } from '../../domain/agents/events.js';
-import { DomainError } from '../../domain/errors.js';
-import { unknownActionIds } from '../actions/queries.js';
+import { expectCompanyActions } from '../actions/queries.js';
 import { handleCommand } from '../handleCommand.js';
 import type { CommandDeps } from '../deps.js';
 
 /** Create, update and delete an agent (`agent-<uuid>`); another company's agent is NOT_FOUND. */
 
 export type AgentInput = Partial<AgentSettings>;
-
-/** An agent lists only its own company's actions: another company's id, or one deleted, is refused like a typo. */
-async function checkActionIds(deps: CommandDeps, companyId: string, actionIds: readonly string[] | undefined): Promise<void> {
-  const unknown = await unknownActionIds(deps.eventStore, companyId, actionIds ?? []);
-  if (unknown.length > 0) throw new DomainError('VALIDATION_ERROR', `actionIds: ${unknown.join(', ')} is not one of the company's actions`);
-}
 
 const metadataOf = (input: { companyId: string; userId: string }) => ({ companyId: input.companyId, actor: `user:${input.userId}` });
 
@@ -26,7 +19,7 @@ export async function createAgent(deps: CommandDeps, input: { companyId: string;
     ...(Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Partial<AgentSettings>),
     name: input.name,
   };
-  await checkActionIds(deps, companyId, settings.actionIds);
+  await expectCompanyActions(deps.eventStore, companyId, settings.actionIds);
   return handleCommand(
     deps.eventStore,
     agentStream(agentId),
@@ -37,7 +30,7 @@ export async function createAgent(deps: CommandDeps, input: { companyId: string;
 }
 
 export async function updateAgent(deps: CommandDeps, input: { companyId: string; userId: string; agentId: string; changes: AgentInput }) {
-  await checkActionIds(deps, input.companyId, input.changes.actionIds);
+  await expectCompanyActions(deps.eventStore, input.companyId, input.changes.actionIds);
   return handleCommand(
     deps.eventStore,
     agentStream(input.agentId),
