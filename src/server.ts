@@ -41,6 +41,8 @@ import { businessHoursRoutes } from './http/routes/businessHours.js';
 import { csatRoutes } from './http/routes/csat.js';
 import { analyticsRoutes } from './http/routes/analytics.js';
 import { replayRoutes } from './http/routes/replays.js';
+import { actionRoutes } from './http/routes/actions.js';
+import { createHttpActionCaller } from './infrastructure/actions/httpActionCaller.js';
 import { createFileTextExtractor } from './infrastructure/documents/fileText.js';
 import { adapterReadiness, openAdapters } from './infrastructure/adapters.js';
 import type { Adapters } from './ports/adapters.js';
@@ -131,6 +133,8 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     secretBox,
     webhookSender,
     platform,
+    // The same address policy as the platform's, checked again when each call connects.
+    actionCaller: createHttpActionCaller({ allowPrivate: config.allowPrivatePlatformUrls, requireHttps, ...(options.dnsResolver ? { resolver: options.dnsResolver } : {}) }),
     checkPlatformUrl: (url) => checkPlatformUrl(url, { allowPrivate: config.allowPrivatePlatformUrls, requireHttps }),
     waitForProjections: (position) => readYourWrites(position, 'read models', waitForPosition),
     waitForProjectionsOrFail: (position) => (position === null ? Promise.resolve() : waitForPosition(position, config.readYourWritesTimeoutMs)),
@@ -186,6 +190,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       businessHoursRoutes(services),
       csatRoutes(services),
       replayRoutes(services),
+      actionRoutes(services),
       liveEventRoutes(services, liveEvents),
       webchatRoutes(services, {
         visitorTokens: createVisitorTokens({ key: jwtKey, conversationIdFor, now: () => clock.now() }),

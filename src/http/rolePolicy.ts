@@ -41,6 +41,8 @@ export const ROLE_RULES: readonly Rule[] = [
   // Outbound webhooks: owners and admins manage endpoints and their deliveries; every role may read them.
   { url: '/api/webhook-endpoints*', methods: WRITE, roles: MANAGERS },
   { url: '/api/webhook-settings*', methods: WRITE, roles: MANAGERS },
+  // Actions reach the company's own systems with its secrets: owners and admins define and test them; every role reads them.
+  { url: '/api/actions*', methods: WRITE, roles: MANAGERS },
 ];
 
 /** The roles allowed on a route, or null when every role is. */

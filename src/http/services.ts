@@ -9,6 +9,7 @@ import type { Mailer } from '../ports/mailer.js';
 import type { ReplayMetrics, WebhookMetrics } from '../ports/metrics.js';
 import type { KnowledgeSearch } from '../ports/knowledgeSearch.js';
 import type { WebhookSender } from '../ports/webhookSender.js';
+import type { ActionCaller } from '../ports/actionCaller.js';
 
 /** What route plugins need from the composition root. */
 export interface HttpServices {
@@ -20,6 +21,8 @@ export interface HttpServices {
   /** Outbound webhooks' sender (test events and manual resends from the API). */
   webhookSender: WebhookSender;
   platform: PlatformClient;
+  /** A company's actions, called for real from the API only by their "Test" (through the outbound guard). */
+  actionCaller: ActionCaller;
   /** Static SSRF check of a platform apiUrl (scheme, literal addresses); DNS is checked again at call time. */
   checkPlatformUrl(url: string): { ok: true } | { ok: false; reason: string };
   /**

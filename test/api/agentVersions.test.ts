@@ -77,7 +77,7 @@ describe('versions are recorded', () => {
         version: 1,
         basedOn: null,
         changed: [],
-        config: { systemPrompt: 'Be kind.\nBe brief.', model: null, temperature: 0.3, useKnowledgeBase: true, handoffMessage: 'Version one hands off.', answerThreshold: 'balanced' },
+        config: { systemPrompt: 'Be kind.\nBe brief.', model: null, temperature: 0.3, useKnowledgeBase: true, handoffMessage: 'Version one hands off.', answerThreshold: 'balanced', actionIds: [] },
         createdAt: expect.stringMatching(ISO_MS),
         createdBy: null,
         published: true,

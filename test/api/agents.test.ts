@@ -14,7 +14,7 @@ afterAll(async () => server?.close());
 
 const expectAgentShape = (agent: any) => {
   expect(Object.keys(agent).sort()).toEqual(
-    ['active', 'afterHoursMessage', 'answerThreshold', 'createdAt', 'generalAnswers', 'handBackAfterMinutes', 'handoffMessage', 'id', 'model', 'name', 'systemPrompt', 'temperature', 'updatedAt', 'useKnowledgeBase'].sort(),
+    ['actionIds', 'active', 'afterHoursMessage', 'answerThreshold', 'createdAt', 'generalAnswers', 'handBackAfterMinutes', 'handoffMessage', 'id', 'model', 'name', 'systemPrompt', 'temperature', 'updatedAt', 'useKnowledgeBase'].sort(),
   );
   expect(agent.id).toMatch(UUID);
   expect(typeof agent.name).toBe('string');
@@ -24,6 +24,7 @@ const expectAgentShape = (agent: any) => {
   expect(typeof agent.useKnowledgeBase).toBe('boolean');
   expect(typeof agent.active).toBe('boolean');
   expect(typeof agent.handoffMessage).toBe('string');
+  expect(Array.isArray(agent.actionIds)).toBe(true);
   expect(agent.createdAt).toMatch(ISO_MS);
   expect(agent.updatedAt).toMatch(ISO_MS);
 };

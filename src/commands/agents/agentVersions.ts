@@ -4,6 +4,7 @@ import { DomainError } from '../../domain/errors.js';
 import { agentVersionConfigs } from '../../domain/agents/versions.js';
 import { handleCommand, toDomainEvent } from '../handleCommand.js';
 import type { CommandDeps } from '../deps.js';
+import { expectCompanyActions } from '../actions/queries.js';
 
 /** Save a draft, publish a version, roll back: the agent's versions (`agent-<uuid>`); another company's agent is NOT_FOUND. */
 
@@ -12,6 +13,7 @@ type Who = { companyId: string; userId: string; agentId: string };
 const metadataOf = (input: Who) => ({ companyId: input.companyId, actor: `user:${input.userId}` });
 
 export async function saveAgentDraft(deps: CommandDeps, input: Who & { changes: Partial<AgentConfig> }) {
+  await expectCompanyActions(deps.eventStore, input.companyId, input.changes.actionIds);
   return handleCommand(
     deps.eventStore,
     agentStream(input.agentId),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { agentDecider, agentStream } from '../../domain/agents/decider.js';
 import { agentDefaults, type AgentSettings } from '../../domain/agents/events.js';
+import { expectCompanyActions } from '../actions/queries.js';
 import { handleCommand } from '../handleCommand.js';
 import type { CommandDeps } from '../deps.js';
 
@@ -18,6 +19,7 @@ export async function createAgent(deps: CommandDeps, input: { companyId: string;
     ...(Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Partial<AgentSettings>),
     name: input.name,
   };
+  await expectCompanyActions(deps.eventStore, companyId, settings.actionIds);
   return handleCommand(
     deps.eventStore,
     agentStream(agentId),
@@ -28,6 +30,7 @@ export async function createAgent(deps: CommandDeps, input: { companyId: string;
 }
 
 export async function updateAgent(deps: CommandDeps, input: { companyId: string; userId: string; agentId: string; changes: AgentInput }) {
+  await expectCompanyActions(deps.eventStore, input.companyId, input.changes.actionIds);
   return handleCommand(
     deps.eventStore,
     agentStream(input.agentId),

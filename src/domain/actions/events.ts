@@ -14,10 +14,23 @@ const by = z.string().max(100);
 /** Stored fields: as edited, without defaults applied again on read (an older event keeps its meaning). */
 const storedFields = actionFields.extend({ headers: z.array(sealedHeader).max(20) });
 
+type WithoutDefaults<S extends z.ZodRawShape> = { [K in keyof S]: z.ZodOptional<S[K] extends z.ZodDefault<infer T> ? T : S[K]> };
+
+/**
+ * An update's changes: every field optional and none defaulted. `.partial()` would keep the defaults, so reading
+ * `{ description }` back would also "change" the timeout, the mode's settings and the switch to their defaults.
+ */
+function changesOf<S extends z.ZodRawShape>(schema: z.ZodObject<S>): z.ZodObject<WithoutDefaults<S>> {
+  const shape = Object.fromEntries(
+    Object.entries(schema.shape).map(([key, field]) => [key, (field instanceof z.ZodDefault ? (field.unwrap() as z.ZodType) : (field as z.ZodType)).optional()]),
+  );
+  return z.object(shape) as unknown as z.ZodObject<WithoutDefaults<S>>;
+}
+
 export const actionEvents = {
   ActionCreated: storedFields.extend({ actionId: z.uuid(), companyId: z.uuid(), by, at }),
   /** `changes.headers`, when present, replaces the whole list (a header left out is removed). */
-  ActionUpdated: z.object({ actionId: z.uuid(), changes: storedFields.partial(), by, at }),
+  ActionUpdated: z.object({ actionId: z.uuid(), changes: changesOf(storedFields), by, at }),
   ActionDeleted: z.object({ actionId: z.uuid(), by, at }),
 };
 type Events = typeof actionEvents;

@@ -58,7 +58,14 @@ function checkSettings<T>(schema: z.ZodType<T>, value: unknown): void {
 
 /** The given settings that differ from `current` (undefined means "not given"). */
 function changedOf<T extends object>(changes: Partial<T>, current: Partial<T>): Partial<T> {
-  return Object.fromEntries(Object.entries(changes).filter(([k, v]) => v !== undefined && v !== current[k as keyof T])) as Partial<T>;
+  return Object.fromEntries(Object.entries(changes).filter(([k, v]) => v !== undefined && !sameSetting(v, current[k as keyof T]))) as Partial<T>;
+}
+
+/** A list setting (actionIds) is the same when it lists the same items in the same order; never set is an empty list. */
+function sameSetting(a: unknown, b: unknown): boolean {
+  if (!Array.isArray(a)) return a === b;
+  const other: unknown[] = Array.isArray(b) ? b : b === undefined ? [] : [b];
+  return a.length === other.length && a.every((x, i) => x === other[i]);
 }
 
 function saveVersion(state: Live, base: AgentConfig, basedOn: number, changes: Partial<AgentConfig>, by: string | null, now: string): Saved {

@@ -12,6 +12,8 @@ const configSchema = z.object({
   useKnowledgeBase: z.boolean(),
   handoffMessage: z.string(),
   answerThreshold: answerThresholdSchema,
+  /** The company's actions this version may call ([] when it lists none). */
+  actionIds: z.array(z.string()),
 });
 
 export const versionSchema = z.object({
@@ -36,7 +38,7 @@ export const versionView = (d: AgentVersionDoc, p: Pointers): z.infer<typeof ver
   version: d.version,
   basedOn: d.basedOn,
   changed: d.changed,
-  config: { ...d.config, answerThreshold: d.config.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD },
+  config: { ...d.config, answerThreshold: d.config.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD, actionIds: d.config.actionIds ?? [] },
   createdAt: d.createdAt,
   createdBy: d.createdBy,
   published: d.version === p.publishedVersion,
@@ -88,6 +90,7 @@ export const saveDraftSchema = {
     useKnowledgeBase: writable.useKnowledgeBase.optional(),
     handoffMessage: writable.handoffMessage.optional(),
     answerThreshold: writable.answerThreshold.optional(),
+    actionIds: writable.actionIds.optional(),
   }),
   response: { 200: z.object({ version: versionSchema }), 201: z.object({ version: versionSchema }), ...errors },
 };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { LiveAgent } from '../../domain/agents/state.js';
+import { ACTION_LIMITS } from '../../domain/actions/definition.js';
 import { AGENT_LIMITS, DEFAULT_AGENT_AFTER_HOURS_MESSAGE, MAX_HAND_BACK_MINUTES } from '../../domain/agents/events.js';
 import { answerThresholdSchema, DEFAULT_ANSWER_THRESHOLD } from '../../domain/answers/evidence.js';
 import type { AgentDoc } from '../../projections/agents/agentsProjection.js';
@@ -22,6 +23,8 @@ export const agentSchema = z.object({
   afterHoursMessage: z.string(),
   /** Minutes after the last handoff or teammate message after which a customer's message gives the conversation back to the AI; null: it stays with people until resumed. */
   handBackAfterMinutes: z.number().int().nullable(),
+  /** The company's actions (/api/actions) it may call while it answers, in order; the builtin provider calls none. */
+  actionIds: z.array(z.uuid()),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -45,6 +48,10 @@ export const writable = {
   generalAnswers: z.boolean(),
   afterHoursMessage: z.string().trim().min(1).max(AGENT_LIMITS.afterHoursMessage),
   handBackAfterMinutes: z.number().int().min(1).max(MAX_HAND_BACK_MINUTES).nullable(),
+  actionIds: z
+    .array(z.uuid().transform((id) => id.toLowerCase()))
+    .max(ACTION_LIMITS.perAgent)
+    .refine((ids) => new Set(ids).size === ids.length, 'an action is listed once'),
 };
 
 const isLive = (a: AgentDoc | LiveAgent): a is LiveAgent => 'agentId' in a;
@@ -63,6 +70,7 @@ export function agentView(a: AgentDoc | LiveAgent): AgentView {
     generalAnswers: a.generalAnswers ?? false,
     afterHoursMessage: a.afterHoursMessage ?? DEFAULT_AGENT_AFTER_HOURS_MESSAGE,
     handBackAfterMinutes: a.handBackAfterMinutes ?? null,
+    actionIds: a.actionIds ?? [],
     createdAt: a.createdAt,
     updatedAt: a.updatedAt,
   };
@@ -91,6 +99,8 @@ const agentBody = z.strictObject({
   generalAnswers: writable.generalAnswers.optional(),
   afterHoursMessage: writable.afterHoursMessage.optional(),
   handBackAfterMinutes: writable.handBackAfterMinutes.optional(),
+  /** Each must be one of the company's actions (400 VALIDATION_ERROR otherwise). */
+  actionIds: writable.actionIds.optional(),
 });
 
 export const createAgentSchema = {

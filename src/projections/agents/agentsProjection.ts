@@ -22,6 +22,8 @@ export interface AgentDoc extends Doc {
   afterHoursMessage?: string;
   /** Absent: never set (stays with people, like null). */
   handBackAfterMinutes?: number | null;
+  /** Absent: none (the agent only talks). */
+  actionIds?: string[];
   createdAt: string;
   updatedAt: string;
 }
@@ -50,6 +52,7 @@ export const agentsProjection = defineProjection(agentEvents, {
         ...(d.generalAnswers !== undefined ? { generalAnswers: d.generalAnswers } : {}),
         ...(d.afterHoursMessage !== undefined ? { afterHoursMessage: d.afterHoursMessage } : {}),
         ...(d.handBackAfterMinutes != null ? { handBackAfterMinutes: d.handBackAfterMinutes } : {}),
+        ...(d.actionIds !== undefined ? { actionIds: d.actionIds } : {}),
         createdAt: d.at,
         updatedAt: d.at,
       } satisfies AgentDoc);

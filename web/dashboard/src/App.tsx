@@ -27,6 +27,8 @@ const AgentFormPage = lazy(async () => ({ default: (await import('./pages/Agents
 const ReplaysPage = lazy(async () => ({ default: (await import('./pages/Replays.js')).ReplaysPage }));
 // Developers → Webhooks loads with its pages only: the main bundle stays within its size budget.
 const WebhooksPage = lazy(async () => ({ default: (await import('./pages/Webhooks.js')).WebhooksPage }));
+// Actions load with their page only, like the other agent pages.
+const ActionsPage = lazy(async () => ({ default: (await import('./pages/Actions.js')).ActionsPage }));
 const WebhookEndpointLogPage = lazy(async () => ({ default: (await import('./pages/WebhookEndpointLog.js')).WebhookEndpointLogPage }));
 
 const PUBLIC = new Set(['', 'login', 'register']);
@@ -79,6 +81,8 @@ function Page({ route }: { route: Route }) {
       if (!sub) return <AgentsPage />;
       if (route.segments[2] === 'playground') return <PlaygroundPage key={sub} agentId={sub} />;
       return <AgentFormPage key={sub} id={sub === 'new' ? null : sub} tab={route.segments[2] === 'versions' || route.segments[2] === 'tests' || route.segments[2] === 'experiment' ? route.segments[2] : 'settings'} />;
+    case 'actions':
+      return <ActionsPage id={sub ?? null} />;
     case 'knowledge-base':
       return <KnowledgeBasePage />;
     case 'replays':

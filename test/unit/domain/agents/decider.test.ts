@@ -79,6 +79,21 @@ describe('agent decider', () => {
     expect(state).toMatchObject({ name: 'Helper', active: false, latestVersion: 1, publishedVersion: 1 });
   });
 
+  it('given actions listed, when the same list comes again (another array), then nothing is recorded; a new list is a new version', () => {
+    const X = 'eeeeeeee-eeee-4eee-8eee-eeeeeeeeeeee';
+    const Y = 'ffffffff-ffff-4fff-8fff-ffffffffffff';
+    agent.given([created]).when({ type: 'UpdateAgent', companyId: C1, changes: { actionIds: [] }, now: T1 }).then([]);
+    const state = agent
+      .given([created])
+      .when({ type: 'UpdateAgent', companyId: C1, changes: { actionIds: [X, Y] }, by: U1, now: T1 })
+      .then([
+        { type: 'AgentVersionSaved', data: { version: 2, basedOn: 1, config: { ...v1, actionIds: [X, Y] }, changed: ['actionIds'], by: U1, at: T1 } },
+        { type: 'AgentVersionPublished', data: { version: 2, previousVersion: 1, config: { ...v1, actionIds: [X, Y] }, rollback: false, reason: null, by: U1, at: T1 } },
+      ]);
+    expect(agentDecider.decide({ type: 'UpdateAgent', companyId: C1, changes: { actionIds: [X, Y] }, now: T1 }, state)).toEqual([]);
+    expect(agentDecider.decide({ type: 'UpdateAgent', companyId: C1, changes: { actionIds: [Y, X] }, now: T1 }, state)).toHaveLength(2);
+  });
+
   it('an update that changes nothing records nothing', () => {
     agent.given([created]).when({ type: 'UpdateAgent', companyId: C1, changes: { name: 'Support bot' }, now: T1 }).then([]);
   });

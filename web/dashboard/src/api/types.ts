@@ -141,6 +141,8 @@ export interface Agent {
   afterHoursMessage?: string;
   /** Minutes after a handoff (or a teammate's message) after which a customer's message gives it back to the AI; null: stays with people. */
   handBackAfterMinutes?: number | null;
+  /** The company's actions it may call while it answers (never with the built-in provider). */
+  actionIds?: string[];
   createdAt?: string;
   updatedAt?: string;
 }
@@ -157,6 +159,7 @@ export interface AgentInput {
   generalAnswers?: boolean;
   afterHoursMessage?: string;
   handBackAfterMinutes?: number | null;
+  actionIds?: string[];
 }
 
 export type AnswerThreshold = 'strict' | 'balanced' | 'lenient';

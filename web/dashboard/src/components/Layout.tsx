@@ -17,6 +17,8 @@ export const NAV: { to: string; label: string; icon: IconName; section: string; 
   // Agents read it too (the API lets them): the page hides what only owners and admins may do.
   { to: '/developers/webhooks', label: 'Developers', icon: 'integrations', section: 'developers' },
   { to: '/agents', label: 'Agents', icon: 'agents', section: 'agents' },
+  // Every role reads the company's actions; the page hides editing and testing from agents (the API refuses them).
+  { to: '/actions', label: 'Actions', icon: 'integrations', section: 'actions' },
   { to: '/replays', label: 'Replay', icon: 'agents', section: 'replays' },
   { to: '/knowledge-base', label: 'Knowledge base', icon: 'knowledge', section: 'knowledge-base' },
   { to: '/canned-replies', label: 'Canned replies', icon: 'logs', section: 'canned-replies' },

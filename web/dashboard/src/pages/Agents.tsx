@@ -9,6 +9,7 @@ import { Link, navigate } from '../lib/router.js';
 import { useAsync } from '../lib/useAsync.js';
 import { useAuth } from '../auth.js';
 import { AgentExperimentTab } from './AgentExperiment.js';
+import { listAllActions, type Action } from '../api/actions.js';
 import { AgentTestsTab } from './AgentTests.js';
 import { AgentVersionsTab } from './AgentVersions.js';
 
@@ -136,6 +137,8 @@ function AgentForm({ agent }: { agent: Agent | null }) {
   const [generalAnswers, setGeneralAnswers] = useState(agent?.generalAnswers ?? false);
   const [afterHoursMessage, setAfterHoursMessage] = useState(agent?.afterHoursMessage ?? '');
   const [handBack, setHandBack] = useState(agent?.handBackAfterMinutes ? String(agent.handBackAfterMinutes) : '');
+  const [actionIds, setActionIds] = useState<string[]>(agent?.actionIds ?? []);
+  const actions = useAsync((signal) => listAllActions({ signal }), []);
   const save = useSubmit();
   const deletion = useConfirmedDelete(async (agent: Agent) => {
     await deleteAgent(agent.id);
@@ -160,6 +163,9 @@ function AgentForm({ agent }: { agent: Agent | null }) {
     if (temperatureValue !== undefined) input.temperature = temperatureValue;
     if (handoffMessage.trim() || agent?.handoffMessage) input.handoffMessage = handoffMessage;
     if (afterHoursMessage.trim()) input.afterHoursMessage = afterHoursMessage;
+    // An action deleted since it was picked is left out: the API accepts only the company's live actions.
+    const liveIds = actions.data ? actionIds.filter((id) => actions.data!.some((a) => a.id === id)) : actionIds;
+    if (liveIds.length > 0 || agent?.actionIds?.length) input.actionIds = liveIds;
     void save.run(
       async () => {
         if (agent) {
@@ -253,6 +259,7 @@ function AgentForm({ agent }: { agent: Agent | null }) {
         onChange={setGeneralAnswers}
         hint="With your own model: answer without citing a knowledge-base passage (greetings, general questions). Off: such answers are handed off, so the model never answers about your company from its own knowledge."
       />
+      <ActionPicker actions={actions} selected={actionIds} onChange={setActionIds} />
       <Switch label="Active" checked={active} onChange={setActive} hint="Inactive agents do not answer." />
       <InlineError error={save.error} />
       <div className="form-actions">
@@ -270,6 +277,46 @@ function AgentForm({ agent }: { agent: Agent | null }) {
       </div>
       <DeleteAgentDialog deletion={deletion} />
     </form>
+  );
+}
+
+/** The company's actions this agent may call, in the order picked. */
+function ActionPicker({
+  actions,
+  selected,
+  onChange,
+}: {
+  actions: { data: Action[] | null | undefined; loading: boolean; error: unknown; reload: () => void };
+  selected: string[];
+  onChange: (ids: string[]) => void;
+}) {
+  const byId = new Map<string, Action>((actions.data ?? []).map((a) => [a.id, a]));
+  return (
+    <fieldset className="fieldset" data-testid="agent-actions">
+      <legend>Actions</legend>
+      <p className="field-hint" data-testid="agent-actions-builtin-note">
+        The built-in provider never calls actions: the agent calls them only with your own model (LLM settings).{' '}
+        <Link to="/actions">Manage actions</Link>
+      </p>
+      {actions.loading && !actions.data ? (
+        <Skeleton rows={2} label="Loading actions…" />
+      ) : actions.error && !actions.data ? (
+        <ErrorState error={actions.error} onRetry={actions.reload} title="Could not load the actions" />
+      ) : actions.data && actions.data.length === 0 ? (
+        <p className="muted">No actions defined yet.</p>
+      ) : (
+        actions.data?.map((action) => (
+          <Switch
+            key={action.id}
+            label={`${action.name}${action.active ? '' : ' (off)'}`}
+            checked={selected.includes(action.id)}
+            onChange={(on) => onChange(on ? [...selected, action.id] : selected.filter((id) => id !== action.id))}
+            hint={action.description}
+          />
+        ))
+      )}
+      {selected.some((id) => actions.data && !byId.has(id)) && <p className="field-hint">Deleted actions are left out when you save.</p>}
+    </fieldset>
   );
 }
 
