@@ -39,7 +39,7 @@ async function caseDoc(services: HttpServices, caseId: string): Promise<AgentTes
   return doc;
 }
 
-function testRunView(run: TestRun): TestRunView {
+export function testRunView(run: TestRun): TestRunView {
   const { started, finished } = run;
   const checked = new Map(run.checked.map((c) => [c.caseId, c]));
   const failed = run.checked.filter((c) => !c.passed);

@@ -7,6 +7,7 @@ import { authenticator, authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
 import { agentView, createAgentSchema, deleteAgentSchema, getAgentSchema, listAgentsSchema, updateAgentSchema } from './agents.schemas.js';
+import { registerAgentReleases } from './agentReleases.js';
 import { registerAgentTests } from './agentTests.js';
 import { parseAgentId, registerAgentVersions } from './agentVersions.js';
 import type { ZodApp } from './zodApp.js';
@@ -19,6 +20,7 @@ export function agentRoutes(services: HttpServices): FastifyPluginAsyncZod {
     registerAgent(app, services);
     registerAgentVersions(app, services);
     registerAgentTests(app, services);
+    registerAgentReleases(app, services);
   };
 }
 

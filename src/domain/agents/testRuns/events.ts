@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { agentConfig } from '../events.js';
+import { REPLAY_LIMITS } from '../../replays/events.js';
 import { TEST_CASE_LIMITS, testCaseBody } from '../testCases/events.js';
 
 /**
@@ -23,6 +24,11 @@ export const agentTestRunEvents = {
     version: z.number().int().min(1),
     config: agentConfig,
     cases: z.array(testCaseBody.extend({ caseId: z.uuid() })).max(TEST_CASE_LIMITS.perAgent),
+    /**
+     * Present on a release check (agents/releaseGate.ts): the run is the check's test suite, and `replayId` the
+     * replay of the version over the agent's `conversations` most recent conversations (null: none had turns).
+     */
+    release: z.object({ replayId: z.uuid().nullable(), conversations: z.number().int().min(0).max(REPLAY_LIMITS.conversations) }).optional(),
     by: z.string().max(100).nullable(),
     at,
   }),
