@@ -58,7 +58,7 @@ describe('test cases', () => {
     for (const body of [
       { ...cheques, turns: [] },
       { ...cheques, expect: { contains: [{ kind: 'regex', value: '(unclosed' }] } },
-      { ...cheques, expect: { judge: 'be nice' } },
+      { ...cheques, expect: { sentiment: 'nice' } },
       { ...cheques, turns: ['1', '2', '3', '4', '5', '6'] },
     ]) {
       const res = await acme.call('POST', `/api/agents/${agentId}/test-cases`, body);

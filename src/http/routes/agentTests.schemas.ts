@@ -35,6 +35,7 @@ const body = z.strictObject({
     handoff: z.boolean().optional(),
     citesDocumentId: z.uuid().optional(),
     maxChars: z.number().int().min(1).max(TEST_CASE_LIMITS.maxChars).optional(),
+    judge: z.string().trim().min(1).max(TEST_CASE_LIMITS.judgeChars).optional(),
   }),
   required: z.boolean().default(false),
 });
@@ -65,7 +66,14 @@ export const createTestCaseSchema = {
 export const replaceTestCaseSchema = { tags, security, params: caseParams, body, response: { 200: z.object({ testCase: testCaseSchema }), ...errors } };
 export const deleteTestCaseSchema = { tags, security, params: caseParams, response: { 204: z.null(), ...errors } };
 
-const checkSchema = z.object({ check: z.string(), expected: z.string(), passed: z.boolean() });
+const checkSchema = z.object({
+  check: z.string(),
+  expected: z.string(),
+  passed: z.boolean(),
+  /** Judge checks only. */
+  verdict: z.enum(['passed', 'failed', 'not_judged']).optional(),
+  reason: z.string().optional(),
+});
 export const testRunSchema = z.object({
   id: z.uuid(),
   agentId: z.uuid(),
@@ -81,7 +89,8 @@ export const testRunSchema = z.object({
       caseId: z.uuid(),
       name: z.string(),
       required: z.boolean(),
-      status: z.enum(['pending', 'passed', 'failed']),
+      /** not_judged: every machine check passed, and its judge criterion could not be judged (builtin provider). */
+      status: z.enum(['pending', 'passed', 'failed', 'not_judged']),
       answer: z.object({ text: z.string(), handoff: z.boolean(), documentIds: z.array(z.string()) }).nullable(),
       results: z.array(checkSchema),
     }),

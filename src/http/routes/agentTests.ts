@@ -39,6 +39,12 @@ async function caseDoc(services: HttpServices, caseId: string): Promise<AgentTes
   return doc;
 }
 
+function caseStatus(result: TestRun['checked'][number] | undefined): TestRunView['cases'][number]['status'] {
+  if (!result) return 'pending';
+  if (!result.passed) return 'failed';
+  return result.results.some((r) => r.verdict === 'not_judged') ? 'not_judged' : 'passed';
+}
+
 export function testRunView(run: TestRun): TestRunView {
   const { started, finished } = run;
   const checked = new Map(run.checked.map((c) => [c.caseId, c]));
@@ -55,7 +61,7 @@ export function testRunView(run: TestRun): TestRunView {
     requiredFailed: failed.filter((c) => started.cases.find((k) => k.caseId === c.caseId)?.required).length,
     cases: started.cases.map(({ caseId, name, required }) => {
       const result = checked.get(caseId);
-      return { caseId, name, required, status: result ? (result.passed ? 'passed' : 'failed') : 'pending', answer: result?.answer ?? null, results: result?.results ?? [] };
+      return { caseId, name, required, status: caseStatus(result), answer: result?.answer ?? null, results: result?.results ?? [] };
     }),
   };
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * turns, with expectations a machine checks on the agent's final answer (checks.ts). A case is saved whole
  * (created or replaced) and removed; teammates of every role may edit them.
  */
-export const TEST_CASE_LIMITS = { perAgent: 200, name: 200, turns: 5, turnChars: 2_000, matchers: 10, matcherChars: 200, maxChars: 65_536 } as const;
+export const TEST_CASE_LIMITS = { perAgent: 200, name: 200, turns: 5, turnChars: 2_000, matchers: 10, matcherChars: 200, maxChars: 65_536, judgeChars: 500 } as const;
 
 export const textMatcher = z.object({ kind: z.enum(['text', 'regex']), value: z.string().min(1).max(TEST_CASE_LIMITS.matcherChars) });
 export type TextMatcher = z.infer<typeof textMatcher>;
@@ -21,6 +21,11 @@ export const testExpectations = z.object({
   citesDocumentId: z.uuid().optional(),
   /** At most this many characters. */
   maxChars: z.number().int().min(1).max(TEST_CASE_LIMITS.maxChars).optional(),
+  /**
+   * A criterion in plain words ("does not promise a refund"), judged by the company's LLM and charged like an
+   * answer. The builtin provider cannot judge: the result is "not judged", never a pass.
+   */
+  judge: z.string().min(1).max(TEST_CASE_LIMITS.judgeChars).optional(),
 });
 export type TestExpectations = z.infer<typeof testExpectations>;
 

@@ -11,9 +11,13 @@ import { TEST_CASE_LIMITS, testCaseBody } from '../testCases/events.js';
  */
 const at = z.iso.datetime();
 const checkResult = z.object({
-  check: z.enum(['contains', 'notContains', 'handoff', 'noHandoff', 'cites', 'maxChars']),
+  check: z.enum(['contains', 'notContains', 'handoff', 'noHandoff', 'cites', 'maxChars', 'judge']),
   expected: z.string().max(500),
   passed: z.boolean(),
+  /** A judge's verdict: 'not_judged' (passed false) when no judge could run (builtin provider, no credits, model failed). */
+  verdict: z.enum(['passed', 'failed', 'not_judged']).optional(),
+  /** The judge's reason, or why it did not judge: plain text, one line. */
+  reason: z.string().max(500).optional(),
 });
 
 export const agentTestRunEvents = {
