@@ -1,5 +1,5 @@
 import { loadAgent } from '../../commands/agents/queries.js';
-import { removeTestCase, saveTestCase } from '../../commands/agents/testCases.js';
+import { caseFromConversation, removeTestCase, saveTestCase } from '../../commands/agents/testCases.js';
 import { loadTestRun, startTestRun, type TestRun } from '../../commands/agents/testRuns.js';
 import { AGENT_TEST_CASES, type AgentTestCaseDoc } from '../../projections/agentTestCases/agentTestCasesProjection.js';
 import { listAgentTestCases } from '../../projections/agentTestCases/queries.js';
@@ -7,6 +7,7 @@ import { authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
 import {
+  caseFromConversationSchema,
   createTestCaseSchema,
   deleteTestCaseSchema,
   getTestRunSchema,
@@ -79,6 +80,16 @@ export function registerAgentTests(app: ZodApp, services: HttpServices): void {
     const auth = authOf(request);
     const agentId = await companyAgentId(services, auth.companyId, request.params.id);
     const result = await saveTestCase(services.commands, { companyId: auth.companyId, userId: auth.userId, agentId, caseId: null, body: request.body });
+    await services.waitForProjections(result.position);
+    return reply.status(201).send({ testCase: testCaseView(await caseDoc(services, result.caseId)) });
+  });
+
+  app.post('/api/agents/:id/test-cases/from-conversation', { schema: caseFromConversationSchema }, async (request, reply) => {
+    const auth = authOf(request);
+    const agentId = await companyAgentId(services, auth.companyId, request.params.id);
+    const { conversationId, name, required, expect } = request.body;
+    const input = { companyId: auth.companyId, userId: auth.userId, agentId, conversationId: conversationId.toLowerCase(), name: name ?? null, required, expect: expect ?? null };
+    const result = await caseFromConversation(services.commands, input);
     await services.waitForProjections(result.position);
     return reply.status(201).send({ testCase: testCaseView(await caseDoc(services, result.caseId)) });
   });
