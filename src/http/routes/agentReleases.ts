@@ -3,7 +3,7 @@ import { loadAgent } from '../../commands/agents/queries.js';
 import { failingRequiredCases, RELEASE_CHECK_LIMITS } from '../../domain/agents/releaseGate.js';
 import { compareTurn, currentSide, draftSide } from '../../domain/agents/releaseReport.js';
 import { recentAgentConversationIds } from '../../projections/conversations/queries.js';
-import { listReplayAnswers } from '../../projections/replays/queries.js';
+import { findCompanyReplay, listReplayAnswers } from '../../projections/replays/queries.js';
 import type { ReplayAnswerDoc } from '../../projections/replays/replaysProjection.js';
 import { authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
@@ -81,7 +81,10 @@ export function registerAgentReleases(app: ZodApp, services: HttpServices): void
     const check = UUID.test(checkId) ? await loadReleaseCheck(services.commands, companyId, agentId, checkId.toLowerCase()) : null;
     if (!check) throw notFound('Release check');
     const replayId = check.run.started.release?.replayId;
-    const page = replayId ? await listReplayAnswers(services.readStore, replayId, request.query) : { items: [], nextCursor: null };
-    return { check: releaseCheckView(check), turns: page.items.map(turnView), nextCursor: page.nextCursor };
+    if (!replayId) return { check: releaseCheckView(check), turns: [], nextCursor: null };
+    // The report's turns come from the read model: the check reads finished once they are all there.
+    const replay = await findCompanyReplay(services.readStore, companyId, replayId);
+    const page = await listReplayAnswers(services.readStore, replayId, request.query);
+    return { check: releaseCheckView({ ...check, replayStatus: replay?.status ?? 'running' }), turns: page.items.map(turnView), nextCursor: page.nextCursor };
   });
 }
