@@ -8,6 +8,7 @@ import { useSubmit } from '../components/useSubmit.js';
 import { Link, navigate } from '../lib/router.js';
 import { useAsync } from '../lib/useAsync.js';
 import { useAuth } from '../auth.js';
+import { AgentReleaseTab } from './AgentRelease.js';
 import { AgentTestsTab } from './AgentTests.js';
 import { AgentVersionsTab } from './AgentVersions.js';
 
@@ -88,7 +89,7 @@ export function AgentsPage() {
   );
 }
 
-type AgentTab = 'settings' | 'versions' | 'tests';
+export type AgentTab = 'settings' | 'versions' | 'tests' | 'release';
 
 export function AgentFormPage({ id, tab = 'settings' }: { id: string | null; tab?: AgentTab }) {
   const existing = useAsync((signal) => (id === null ? Promise.resolve(null) : getAgent(id, { signal })), [id, tab]);
@@ -107,6 +108,8 @@ export function AgentFormPage({ id, tab = 'settings' }: { id: string | null; tab
         <AgentVersionsTab agentId={id} />
       ) : id !== null && tab === 'tests' ? (
         <AgentTestsTab agentId={id} />
+      ) : id !== null && tab === 'release' ? (
+        <AgentReleaseTab agentId={id} />
       ) : existing.loading && existing.data === undefined ? (
         <div className="card">
           <Skeleton rows={6} />
@@ -270,7 +273,7 @@ function AgentForm({ agent }: { agent: Agent | null }) {
   );
 }
 
-/** Settings (the live agent), Versions (history, diff, publish, rollback) and Tests (cases, runs): one page, tabs in the URL. */
+/** Settings (the live agent), Versions (history, diff, publish, rollback), Tests (cases, runs) and Release (the gate): one page, tabs in the URL. */
 function AgentTabs({ id, tab }: { id: string; tab: AgentTab }) {
   const path = `/agents/${encodeURIComponent(id)}`;
   return (
@@ -283,6 +286,9 @@ function AgentTabs({ id, tab }: { id: string; tab: AgentTab }) {
       </Link>
       <Link to={`${path}/tests`} className="tab" aria-current={tab === 'tests' ? 'page' : undefined} data-testid="agent-tests-tab">
         Tests
+      </Link>
+      <Link to={`${path}/release`} className="tab" aria-current={tab === 'release' ? 'page' : undefined} data-testid="agent-release-tab">
+        Release
       </Link>
     </nav>
   );
