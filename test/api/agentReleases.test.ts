@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp, type Company } from '../support/api.js';
+import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { ISO_MS } from '../support/formats.js';
 import { seedConversation } from '../support/replayFixtures.js';
 import { startTestServer, uniqueEmail, type TestServer } from '../support/testServer.js';
@@ -11,10 +12,16 @@ import { startTestServer, uniqueEmail, type TestServer } from '../support/testSe
  */
 
 let server: TestServer;
+let llm: FakeLlm;
+const PRICES = { 'gpt-4o-mini': { inputMicrosPer1K: 1000, outputMicrosPer1K: 2000 } };
 beforeAll(async () => {
-  server = await startTestServer();
+  llm = await startFakeLlm({});
+  server = await startTestServer({ ALLOW_PRIVATE_PLATFORM_URLS: 'true', LLM_PRICE_TABLE: JSON.stringify(PRICES), LLM_MAX_RETRIES: '0' });
 }, 30_000);
-afterAll(async () => server?.close());
+afterAll(async () => {
+  await server?.close();
+  await llm?.close();
+});
 
 async function teammate(owner: Company, role: 'admin' | 'agent') {
   const invited = await owner.call('POST', '/api/team/invitations', { email: uniqueEmail(`release-${role}`), role });
@@ -177,5 +184,35 @@ describe('release gate', () => {
     const estimate = await s.call('POST', `/api/agents/${s.agentId}/release-checks/estimate`, { conversations: 1 });
     expect(estimate.statusCode).toBe(200);
     expect(estimate.json().estimate).toEqual({ version: 1, conversations: [{ conversationId: s.cheques.conversationId, messages: 1 }], messages: 1, costMicros: 0, provider: 'builtin', model: 'builtin' });
+  });
+
+  it('with a paid model the replay’s estimate is confirmed first (409 CONFLICT otherwise, nothing starts) and its answers are charged', async () => {
+    const s = await shop('GatePaid');
+    expect((await s.call('PUT', '/api/llm-config', { provider: 'openai', baseUrl: llm.url, apiKey: 'sk-gate', model: 'gpt-4o-mini' })).statusCode).toBe(200);
+    const v2 = await s.draft({ systemPrompt: 'Be brief.' });
+    const estimate = (await s.call('POST', `/api/agents/${s.agentId}/release-checks/estimate`, { version: v2 })).json().estimate;
+    expect(estimate).toMatchObject({ version: v2, messages: 2, provider: 'openai', model: 'gpt-4o-mini' });
+    expect(estimate.costMicros).toBeGreaterThan(0);
+
+    const unconfirmed = await s.call('POST', `/api/agents/${s.agentId}/release-checks`, { version: v2 });
+    expect(unconfirmed.statusCode).toBe(409);
+    expect(unconfirmed.json().error).toMatchObject({ code: 'CONFLICT', message: expect.stringContaining(`${estimate.costMicros} micro-dollars`) });
+    expect((await s.call('GET', '/api/replays')).json().replays).toEqual([]);
+
+    const started = await s.call('POST', `/api/agents/${s.agentId}/release-checks`, { version: v2, confirmedCostMicros: estimate.costMicros });
+    expect(started.statusCode).toBe(202);
+    const id = started.json().check.id;
+    await expect.poll(async () => (await s.call('GET', `/api/agents/${s.agentId}/release-checks/${id}`)).json().check.status, { timeout: 20_000, interval: 50 }).toBe('finished');
+    const report = (await s.call('GET', `/api/agents/${s.agentId}/release-checks/${id}`)).json();
+    // The cases are answered on the builtin provider (the handoff message says "person"); the replay by the paid model.
+    expect(report.check.gate).toEqual({ passed: true, failedCases: [] });
+    expect(report.turns.map((t: any) => [t.draft.kind, t.draft.text, t.draft.costMicros > 0]).sort()).toEqual([
+      ['agent', 'Echo: Can I pay with a cheque?', true],
+      ['agent', 'Echo: Do you ship to Norway?', true],
+    ]);
+    const spent = report.turns.reduce((n: number, t: any) => n + t.draft.costMicros, 0);
+    await expect
+      .poll(async () => (await s.call('GET', '/api/credits')).json().credits.ledger.filter((l: { reason: string }) => l.reason.startsWith('Replay answer')).reduce((n: number, l: { deltaMicros: number }) => n - l.deltaMicros, 0), { timeout: 5000 })
+      .toBe(spent);
   });
 });

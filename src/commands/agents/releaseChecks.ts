@@ -71,12 +71,22 @@ export async function startReleaseCheck(deps: Deps, input: Who & { version: numb
 
 export type ReleaseCheck = { run: TestRun; replayStatus: ReplayStatus | null };
 
-/** The company's release check of the agent (strongly consistent), or null: missing, a plain test run, another agent's or company's. */
-export async function loadReleaseCheck(deps: Pick<CommandDeps, 'eventStore'>, companyId: string, agentId: string, checkId: string): Promise<ReleaseCheck | null> {
+/**
+ * The company's release check of the agent (strongly consistent), or null: missing, a plain test run, another
+ * agent's or company's. `replayStatus: false` leaves the replay's stream unread (null): a reader that polls
+ * takes the replay's status from its read model instead.
+ */
+export async function loadReleaseCheck(
+  deps: Pick<CommandDeps, 'eventStore'>,
+  companyId: string,
+  agentId: string,
+  checkId: string,
+  options: { replayStatus: boolean } = { replayStatus: true },
+): Promise<ReleaseCheck | null> {
   const run = await loadTestRun(deps, companyId, checkId);
   if (!run || !run.started.release || run.started.agentId !== agentId) return null;
   const replayId = run.started.release.replayId;
-  return { run, replayStatus: replayId ? await loadReplayStatus(deps.eventStore, companyId, replayId) : null };
+  return { run, replayStatus: replayId && options.replayStatus ? await loadReplayStatus(deps.eventStore, companyId, replayId) : null };
 }
 
 /** The check as the gate weighs it: finished once the suite is answered and the replay no longer runs. */

@@ -69,16 +69,17 @@ export function registerAgentReleases(app: ZodApp, services: HttpServices): void
     const conversationIds = await recentAgentConversationIds(services.readStore, auth.companyId, agentId, request.body?.conversations ?? RELEASE_CHECK_LIMITS.defaultConversations);
     const input = { companyId: auth.companyId, userId: auth.userId, agentId, version: request.body?.version ?? null, conversationIds, confirmedCostMicros: request.body?.confirmedCostMicros ?? 0 };
     const started = await startReleaseCheck(deps, input);
-    const check = await loadReleaseCheck(services.commands, auth.companyId, agentId, started.runId);
+    const check = await loadReleaseCheck(services.commands, auth.companyId, agentId, started.runId, { replayStatus: false });
     if (!check) throw notFound('Release check');
-    return reply.status(202).send({ check: releaseCheckView(check) });
+    const replayStatus = check.run.started.release?.replayId ? 'running' : null;
+    return reply.status(202).send({ check: releaseCheckView({ ...check, replayStatus }) });
   });
 
   app.get('/api/agents/:id/release-checks/:checkId', { schema: getReleaseCheckSchema }, async (request) => {
     const { companyId } = authOf(request);
     const agentId = await companyAgentId(services, companyId, request.params.id);
     const checkId = request.params.checkId;
-    const check = UUID.test(checkId) ? await loadReleaseCheck(services.commands, companyId, agentId, checkId.toLowerCase()) : null;
+    const check = UUID.test(checkId) ? await loadReleaseCheck(services.commands, companyId, agentId, checkId.toLowerCase(), { replayStatus: false }) : null;
     if (!check) throw notFound('Release check');
     const replayId = check.run.started.release?.replayId;
     if (!replayId) return { check: releaseCheckView(check), turns: [], nextCursor: null };
