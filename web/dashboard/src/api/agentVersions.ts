@@ -42,6 +42,8 @@ export interface Publication {
   previousVersion: number;
   rollback: boolean;
   reason: string | null;
+  /** The release gate's record, on a gated publish. */
+  checks?: { releaseCheckId: string | null; failedCases: { caseId: string; name: string }[]; overridden: boolean; overrideReason: string | null };
   by: string | null;
   at: string;
 }
