@@ -14,6 +14,8 @@ export class DomainError extends Error {
   constructor(
     readonly code: DomainErrorCode | (string & {}),
     message: string,
+    /** What a client needs to act on the refusal (which cases failed): answered as `error.details`. */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
   }

@@ -8,7 +8,7 @@ import { InvalidCursorError } from '../ports/readStore.js';
 import { domainStatus, HttpError } from './errors.js';
 
 interface ErrorBody {
-  error: { code: string; message: string };
+  error: { code: string; message: string; details?: Record<string, unknown> };
 }
 
 const MAX_ISSUES_SHOWN = 10;
@@ -39,7 +39,9 @@ export function answerError(err: FastifyError, request: FastifyRequest, reply: F
   }
   if (err instanceof DomainError) {
     if (err.code === 'RATE_LIMITED') reply.header('retry-after', '5');
-    return reply.status(domainStatus[err.code] ?? 400).send(body(err.code, err.message));
+    const answer = body(err.code, err.message);
+    if (err.details) answer.error.details = err.details;
+    return reply.status(domainStatus[err.code] ?? 400).send(answer);
   }
   // Every list passes ?cursor= straight to the read store, which is the one that can tell a cursor it
   // did not hand out: answered here so no list route can forget it (it used to be a 500).

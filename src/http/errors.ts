@@ -23,6 +23,10 @@ export const domainStatus: Record<string, number> = {
   VALIDATION_ERROR: 400,
   FORBIDDEN: 403,
   INVALID_STATE: 409,
+  /** The release gate (domain/agents/releaseGate.ts). */
+  RELEASE_CHECKS_REQUIRED: 409,
+  RELEASE_CHECKS_PENDING: 409,
+  RELEASE_CHECKS_FAILED: 409,
   QUOTA_EXCEEDED: 409,
   RATE_LIMITED: 429,
   INVALID_CREDENTIALS: 401,

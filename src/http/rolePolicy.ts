@@ -34,6 +34,9 @@ export const ROLE_RULES: readonly Rule[] = [
   { url: '/api/agents/:id/rollback', methods: WRITE, roles: MANAGERS },
   { url: '/api/agents/:id/test-runs', methods: ['POST'], roles: MANAGERS },
   { url: '/api/agents/:id/experiments*', methods: WRITE, roles: MANAGERS },
+  // A release check spends credits on a paid model (its replay).
+  { url: '/api/agents/:id/release-checks', methods: ['POST'], roles: MANAGERS },
+  { url: '/api/agents/:id/release-checks/estimate', methods: ['POST'], roles: MANAGERS },
   // Starting or stopping a replay spends credits; every role may read the comparisons.
   { url: '/api/replays*', methods: WRITE, roles: MANAGERS },
   { url: '/api/team/invitations*', roles: MANAGERS },

@@ -1,12 +1,13 @@
 import { loadTestRun, recordTestCase, type TestRun } from '../commands/agents/testRuns.js';
-import { checkAnswer } from '../domain/agents/testCases/checks.js';
+import { casePassed, checkAnswer } from '../domain/agents/testCases/checks.js';
 import type { LlmMessage, LlmProvider } from '../ports/llm.js';
 import { generateAnswer, type AnswerDeps } from './answerGeneration.js';
 import type { FairSlots } from './fairSlots.js';
 import type { RunAgentTestsJob } from './replayJobs.js';
 import type { CommandDeps } from '../commands/deps.js';
+import { judgeAnswer, type JudgeDeps } from './testJudge.js';
 
-export interface TestRunnerDeps extends CommandDeps, Omit<AnswerDeps, 'logger'> {
+export interface TestRunnerDeps extends CommandDeps, Omit<AnswerDeps, 'logger' | 'pricing'>, JudgeDeps {
   /** Test runs answer on the builtin provider: deterministic and free, whatever model the company pays for. */
   builtinLlm: LlmProvider;
 }
@@ -16,7 +17,8 @@ const SLOT_WAIT_MS = 1000;
 
 /**
  * Answers a run's cases not checked yet, each in one of the replay slots (never a customer's reply slot), and
- * records each case's final answer with its checks. Nothing goes to a conversation, nothing is sent. A script
+ * records each case's final answer with its checks, and a judge criterion's verdict (testJudge.ts: the company's
+ * LLM, charged). Nothing goes to a conversation, nothing is sent. A script
  * stops at the first handoff, as a real conversation would. 'deferred' when the company's share is in use.
  */
 export async function runAgentTests(deps: TestRunnerDeps, job: RunAgentTestsJob, slots: FairSlots): Promise<'finished' | 'deferred' | 'stopped'> {
@@ -30,7 +32,9 @@ export async function runAgentTests(deps: TestRunnerDeps, job: RunAgentTestsJob,
     try {
       const answer = await answerScript(deps, run, testCase.turns);
       const results = checkAnswer(testCase.expect, answer);
-      await recordTestCase(deps, { companyId: job.companyId, runId: job.runId, caseId: testCase.caseId, answer, results, passed: results.every((r) => r.passed) });
+      const { judge } = testCase.expect;
+      if (judge) results.push(await judgeAnswer(deps, { companyId: job.companyId, runId: job.runId, caseId: testCase.caseId, criterion: judge, turns: testCase.turns, answer }));
+      await recordTestCase(deps, { companyId: job.companyId, runId: job.runId, caseId: testCase.caseId, answer, results, passed: casePassed(results) });
     } finally {
       release();
     }

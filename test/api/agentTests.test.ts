@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acmeAndGlobex, signUp, type Company } from '../support/api.js';
 import { ISO_MS, UUID } from '../support/formats.js';
+import { seedConversation } from '../support/replayFixtures.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /**
@@ -58,7 +59,7 @@ describe('test cases', () => {
     for (const body of [
       { ...cheques, turns: [] },
       { ...cheques, expect: { contains: [{ kind: 'regex', value: '(unclosed' }] } },
-      { ...cheques, expect: { judge: 'be nice' } },
+      { ...cheques, expect: { sentiment: 'nice' } },
       { ...cheques, turns: ['1', '2', '3', '4', '5', '6'] },
     ]) {
       const res = await acme.call('POST', `/api/agents/${agentId}/test-cases`, body);
@@ -184,5 +185,51 @@ describe('test runs', () => {
       expect(res.statusCode, `${method} ${path}`).toBe(404);
       expect(res.json().error.code).toBe('NOT_FOUND');
     }
+  });
+});
+
+describe('a case from a conversation', () => {
+  it('copies the customer turns and proposes the answer a person gave as the reference, in one step', async () => {
+    const agentId = await newAgent(acme);
+    const conv = await seedConversation(server.adapters.eventStore, acme.company.companyId, [
+      { customer: ['Hello', 'anyone there?'], answer: { agent: 'Hi! How can I help?' } },
+      { customer: ['Can I pay with a cheque?'], answer: { operator: 'Yes, cheques by post are fine.' } },
+      { customer: ['Thanks'] },
+    ]);
+    const created = await acme.call('POST', `/api/agents/${agentId}/test-cases/from-conversation`, { conversationId: conv.conversationId, required: true });
+    expect(created.statusCode).toBe(201);
+    expect(created.json().testCase).toEqual({
+      id: expect.stringMatching(UUID),
+      name: 'From conversation: Can I pay with a cheque?',
+      // A burst answered together is one turn.
+      turns: ['Hello\nanyone there?', 'Can I pay with a cheque?'],
+      expect: { judge: 'Gives the customer the same information as this answer from our team: "Yes, cheques by post are fine."' },
+      required: true,
+      reference: { kind: 'operator', text: 'Yes, cheques by post are fine.', conversationId: conv.conversationId },
+      createdAt: expect.stringMatching(ISO_MS),
+      updatedAt: expect.stringMatching(ISO_MS),
+      updatedBy: `user:${acme.user.id}`,
+    });
+    // Listed like any case, and the proposal can be replaced by the caller's own expectations.
+    expect((await acme.call('GET', `/api/agents/${agentId}/test-cases`)).json().testCases.map((c: any) => c.id)).toEqual([created.json().testCase.id]);
+    const own = await acme.call('POST', `/api/agents/${agentId}/test-cases/from-conversation`, { conversationId: conv.conversationId, name: 'Cheques', expect: { handoff: true } });
+    expect(own.json().testCase).toMatchObject({ name: 'Cheques', expect: { handoff: true }, required: false });
+  });
+
+  it('an agent-role teammate may make one; another company’s conversation is 404', async () => {
+    const agentId = await newAgent(acme);
+    const bearer = await agentRole(acme);
+    const own = await seedConversation(server.adapters.eventStore, acme.company.companyId, [{ customer: ['Do you ship to Norway?'], answer: { agent: 'We do.' } }]);
+    const byAgent = await acme.call('POST', `/api/agents/${agentId}/test-cases/from-conversation`, { conversationId: own.conversationId }, bearer);
+    expect(byAgent.statusCode).toBe(201);
+    expect(byAgent.json().testCase).toMatchObject({ turns: ['Do you ship to Norway?'], expect: { handoff: false }, reference: { kind: 'agent', text: 'We do.' } });
+
+    const theirs = await seedConversation(server.adapters.eventStore, globex.company.companyId, [{ customer: ['Secret question'], answer: { operator: 'Secret answer' } }]);
+    const res = await acme.call('POST', `/api/agents/${agentId}/test-cases/from-conversation`, { conversationId: theirs.conversationId });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
+    expect(JSON.stringify(res.json())).not.toContain('Secret');
+    // Nor through another company's agent.
+    expect((await globex.call('POST', `/api/agents/${agentId}/test-cases/from-conversation`, { conversationId: theirs.conversationId })).statusCode).toBe(404);
   });
 });

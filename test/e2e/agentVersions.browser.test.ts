@@ -125,5 +125,59 @@ if (browserPrerequisites()) {
       // A run writes no conversation.
       expect((await api('GET', '/api/conversations')).json.conversations).toEqual([]);
     });
+
+    it('the release gate: edit the prompt, see a case fail at the gate, fix the prompt, publish, see the new version answer, roll back', { timeout: TIMEOUT }, async (ctx) => {
+      ctx.onTestFailed(async () => {
+        await saveFailureScreenshot(page, 'agent-release');
+      });
+      const agent = (await api('POST', '/api/agents', { name: 'Ava', systemPrompt: 'Be kind.', handoffMessage: 'A person will answer soon.' })).json.agent;
+      const required = { name: 'Cheques go to a person', turns: [QUESTION], expect: { handoff: true, contains: [{ kind: 'text', value: 'person' }] }, required: true };
+      expect((await api('POST', `/api/agents/${agent.id}/test-cases`, required)).status).toBe(201);
+
+      const editDraft = async (prompt: string, handoff: string, version: number) => {
+        await page.goto(`${base}/#/agents/${agent.id}/versions`);
+        await versionRow(1).waitFor();
+        await page.getByLabel('Draft system prompt').fill(prompt);
+        await page.getByLabel('Draft handoff message').fill(handoff);
+        await page.getByRole('button', { name: 'Save as new version' }).click();
+        await versionRow(version).waitFor();
+      };
+      const check = page.getByTestId('release-check');
+      const runChecks = async () => {
+        await page.goto(`${base}/#/agents/${agent.id}`);
+        await page.getByTestId('agent-release-tab').click();
+        await page.getByRole('button', { name: 'Run release checks' }).click();
+        await expect.poll(() => check.getAttribute('data-status'), { timeout: 20_000 }).toBe('finished');
+      };
+
+      // Edit the prompt: the draft's handoff no longer says a person will answer.
+      await editDraft('Be kind.\nBe brief.', 'Wait for our team.', 2);
+      await runChecks();
+      expect(await check.getAttribute('data-gate')).toBe('failed');
+      expect(await page.getByTestId('release-case').getAttribute('data-status')).toBe('failed');
+      expect(await check.textContent()).toMatch(/Version 2: 1 required case\(s\) fail.*Cheques go to a person.*“Wait for our team\.”/);
+      expect(await page.getByRole('button', { name: /^Publish version/ }).count()).toBe(0);
+      // Publishing around the gate is refused too.
+      expect((await api('POST', `/api/agents/${agent.id}/versions/2/publish`, {})).json.error.code).toBe('RELEASE_CHECKS_REQUIRED');
+
+      // Fix the prompt: the check passes and the version is published.
+      await editDraft('Be kind.\nBe brief.\nSay who will answer.', 'A person from our team will answer.', 3);
+      await runChecks();
+      expect(await check.getAttribute('data-gate')).toBe('passed');
+      await page.getByRole('button', { name: 'Publish version 3' }).click();
+      await expect.poll(async () => (await api('GET', `/api/agents/${agent.id}`)).json.agent.handoffMessage).toBe('A person from our team will answer.');
+      expect(await playgroundAnswer(agent.id)).toContain('A person from our team will answer.');
+      const [published] = (await api('GET', `/api/agents/${agent.id}/publications`)).json.publications;
+      expect(published).toMatchObject({ version: 3, checks: { overridden: false, failedCases: [] } });
+
+      // Roll back to version 1 with a reason: the playground answers with it again.
+      await page.goto(`${base}/#/agents/${agent.id}/versions`);
+      await versionRow(1).getByRole('button', { name: 'Roll back to this' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Reason').fill('The old wording tested better');
+      await dialog.getByRole('button', { name: 'Roll back', exact: true }).click();
+      await expect.poll(() => page.getByTestId('versions-summary').textContent()).toContain('version 1');
+      expect(await playgroundAnswer(agent.id)).toContain('A person will answer soon.');
+    });
   });
 }

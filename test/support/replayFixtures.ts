@@ -22,14 +22,15 @@ export interface SeededConversation {
 let clock = Date.parse('2026-03-01T09:00:00.000Z');
 const at = () => new Date((clock += 1000)).toISOString();
 
-export async function seedConversation(store: EventStore, companyId: string, turns: SeedTurn[], customerName = 'Ada'): Promise<SeededConversation> {
+/** `integrationId`: a real integration's, for what lists a conversation by its integration (a release check); else none's. */
+export async function seedConversation(store: EventStore, companyId: string, turns: SeedTurn[], customerName = 'Ada', integrationId = 999_999): Promise<SeededConversation> {
   const conversationId = randomUUID();
   const events: NewEvent[] = [];
   const add = (type: string, data: unknown) => events.push({ id: randomUUID(), type, data, metadata: { companyId } });
   add('ConversationStarted', {
     conversationId,
     companyId,
-    integrationId: 999_999,
+    integrationId,
     connectorType: 'webchat',
     customer: { clientId: `visitor-${conversationId.slice(0, 8)}`, channelId: null, transport: 'webchat', name: customerName },
     stageId: null,

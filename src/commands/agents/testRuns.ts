@@ -14,26 +14,45 @@ import { loadAgent } from './queries.js';
  * Starts a run of the agent's test cases with `version` (the draft when omitted): the version's configuration
  * and the cases as they are now go into the run's first event, so the runner needs nothing else.
  */
-export async function startTestRun(deps: CommandDeps, input: { companyId: string; userId: string; agentId: string; version: number | null }) {
+export async function startTestRun(
+  deps: CommandDeps,
+  input: { companyId: string; userId: string; agentId: string; version: number | null; release?: { replayId: string | null; conversations: number } },
+) {
   const agent = await loadAgent(deps.eventStore, input.companyId, input.agentId);
   if (!agent) throw new DomainError('NOT_FOUND', 'Agent not found');
   const version = input.version ?? agent.draftVersion;
   const history = (await deps.eventStore.readStream(agentStream(input.agentId))).map((e) => toDomainEvent<AgentEvent>(e));
   const config = agentVersionConfigs(history).get(version);
   if (!config) throw new DomainError('NOT_FOUND', 'Version not found');
-  const { state } = await loadState(deps.eventStore, agentTestsStream(input.agentId), testCasesDecider);
-  const cases = Object.values(state.cases)
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.caseId.localeCompare(b.caseId))
-    .map(({ caseId, name, turns, expect, required }) => ({ caseId, name, turns, expect, required }));
+  const cases = await loadTestCases(deps, input.agentId);
   const runId = randomUUID();
   const result = await handleCommand(
     deps.eventStore,
     agentTestRunStream(runId),
     testRunDecider,
-    { type: 'StartTestRun', runId, agentId: input.agentId, companyId: input.companyId, version, config, cases, by: `user:${input.userId}`, now: deps.clock.now().toISOString() },
+    {
+      type: 'StartTestRun',
+      runId,
+      agentId: input.agentId,
+      companyId: input.companyId,
+      version,
+      config,
+      cases,
+      ...(input.release ? { release: input.release } : {}),
+      by: `user:${input.userId}`,
+      now: deps.clock.now().toISOString(),
+    },
     { metadata: { companyId: input.companyId, actor: `user:${input.userId}` } },
   );
   return { ...result, runId };
+}
+
+/** The agent's test cases as they are now, oldest first (the stream is bounded: TEST_CASE_LIMITS.perAgent). */
+export async function loadTestCases(deps: Pick<CommandDeps, 'eventStore'>, agentId: string) {
+  const { state } = await loadState(deps.eventStore, agentTestsStream(agentId), testCasesDecider);
+  return Object.values(state.cases)
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.caseId.localeCompare(b.caseId))
+    .map(({ caseId, name, turns, expect, required }) => ({ caseId, name, turns, expect, required }));
 }
 
 export async function recordTestCase(deps: CommandDeps, input: { companyId: string; runId: string } & Omit<Extract<TestRunCommand, { type: 'RecordTestCase' }>, 'type' | 'now'>) {

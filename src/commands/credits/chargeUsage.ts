@@ -20,6 +20,8 @@ export type Usage = UsageFor & {
   replyId: string;
   /** A replay evaluation's answer (its replyId is the replayed answer's id; conversationId ''): no customer's reply. */
   replayId?: string;
+  /** A test case's judge call (replyId: the judgement's id; conversationId ''). */
+  testRunId?: string;
   /** The model the company configured (its price is charged), not what the endpoint says answered. */
   model: string;
   inputTokens: number;
@@ -74,6 +76,7 @@ function consumeCommand(deps: CommandDeps, usage: Usage, cost: number): Extract<
     ...(usage.playgroundSessionId !== undefined ? { playgroundSessionId: usage.playgroundSessionId } : {}),
     replyId: usage.replyId,
     ...(usage.replayId ? { replayId: usage.replayId } : {}),
+    ...(usage.testRunId ? { testRunId: usage.testRunId } : {}),
     now: deps.clock.now().toISOString(),
   };
 }

@@ -56,7 +56,7 @@ export async function estimateReplay(
 }
 
 /** The conversation's first event says whose it is: one read, strongly consistent. */
-async function expectOwnConversation(deps: CommandDeps, companyId: string, conversationId: string) {
+export async function expectOwnConversation(deps: CommandDeps, companyId: string, conversationId: string) {
   const [first] = await deps.eventStore.readStream(conversationStream(conversationId), { maxCount: 1 });
   if (!first || first.type !== 'ConversationStarted' || (first.data as { companyId?: string }).companyId !== companyId) {
     throw new DomainError('NOT_FOUND', `Conversation ${conversationId} not found`);

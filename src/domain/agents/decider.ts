@@ -3,6 +3,7 @@ import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
 import { AGENT_CONFIG_FIELDS, AGENT_LIMITS, agentConfig, agentSettings as settings, type AgentConfig, type AgentEvent, type AgentSettings } from './events.js';
 import { agentEvents } from './events.js';
+import { decideReleaseGate, type ReleaseGateInput } from './releaseGate.js';
 import { configOf, evolveAgent, initialAgentState, type AgentState } from './state.js';
 
 export type AgentCommand =
@@ -23,6 +24,8 @@ export type AgentCommand =
       reason: string | null;
       /** Asked for as a rollback: the version must be older than the published one. */
       rollback?: boolean;
+      /** The release gate's facts (releaseGate.ts): a newer version is published only through it when given. */
+      gate?: ReleaseGateInput;
       by: string | null;
       now: string;
     }
@@ -156,7 +159,8 @@ function decidePublish(command: Extract<AgentCommand, { type: 'PublishAgentVersi
   if (rollback && !reason) throw new DomainError('VALIDATION_ERROR', 'reason: a rollback says why');
   if (reason && reason.length > AGENT_LIMITS.reason) throw new DomainError('VALIDATION_ERROR', `reason: at most ${AGENT_LIMITS.reason} characters`);
   checkSettings(agentConfig, config);
-  return [{ type: 'AgentVersionPublished', data: { version, previousVersion: state.publishedVersion, config, rollback, reason, by, at: now } }];
+  const checks = !rollback && command.gate ? decideReleaseGate(version, command.gate) : null;
+  return [{ type: 'AgentVersionPublished', data: { version, previousVersion: state.publishedVersion, config, rollback, reason, ...(checks ? { checks } : {}), by, at: now } }];
 }
 
 export const agentDecider: Decider<AgentCommand, AgentEvent, AgentState> = {

@@ -74,6 +74,18 @@ export const agentDefaults: Omit<AgentSettings, 'name'> = {
   generalAnswers: false,
 };
 
+/** Failing cases named on a gate's refusal and recorded on an overriding publish (releaseGate.ts). */
+export const RELEASE_FAILED_CASES_SHOWN = 50;
+/** What a gated publish records: the check it relied on, and whether an owner overrode failing cases (and why). */
+export const releaseChecksRecord = z.object({
+  /** null: overridden without a check. */
+  releaseCheckId: z.uuid().nullable(),
+  failedCases: z.array(z.object({ caseId: z.uuid(), name: z.string().max(200) })).max(RELEASE_FAILED_CASES_SHOWN),
+  overridden: z.boolean(),
+  overrideReason: z.string().min(1).max(AGENT_LIMITS.reason).nullable(),
+});
+export type ReleaseChecksRecord = z.infer<typeof releaseChecksRecord>;
+
 const version = z.number().int().min(1);
 const at = z.iso.datetime();
 /** `user:<id>`, or whoever else acted; null when not known. */
@@ -108,6 +120,11 @@ export const agentEvents = {
     config: agentConfig,
     rollback: z.boolean(),
     reason: z.string().min(1).max(AGENT_LIMITS.reason).nullable(),
+    /**
+     * The release gate's part (releaseGate.ts): the check the publish relied on, or an owner's override and
+     * why. Absent: not gated (a rollback, an edit through PATCH, no required case, or stored before the gate).
+     */
+    checks: releaseChecksRecord.optional(),
     by,
     at,
   }),

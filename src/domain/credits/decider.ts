@@ -17,6 +17,7 @@ export type CreditCommand =
       playgroundSessionId?: string;
       replyId: string;
       replayId?: string;
+      testRunId?: string;
       now: string;
     };
 
@@ -49,6 +50,7 @@ export const creditsDecider: Decider<CreditCommand, CreditEvent, CreditState> = 
               ...(command.playgroundSessionId !== undefined ? { playgroundSessionId: command.playgroundSessionId } : {}),
               replyId: command.replyId,
               ...(command.replayId ? { replayId: command.replayId } : {}),
+              ...(command.testRunId ? { testRunId: command.testRunId } : {}),
               at: command.now,
             },
           },

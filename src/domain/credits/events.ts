@@ -28,6 +28,8 @@ export const creditEvents = {
     replyId: z.string(),
     /** Set when the call answered a replay evaluation (conversationId is then '': no customer's reply). */
     replayId: z.uuid().optional(),
+    /** Set when the call judged an agent test case (its run; conversationId is then ''). */
+    testRunId: z.uuid().optional(),
     at: z.iso.datetime(),
   }),
 };

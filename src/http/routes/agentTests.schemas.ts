@@ -9,6 +9,8 @@ export const testCaseSchema = z.object({
   turns: z.array(z.string()),
   expect: testExpectations,
   required: z.boolean(),
+  /** Present on a case made from a conversation: the answer a person gave, or the accepted AI answer. */
+  reference: z.object({ kind: z.enum(['operator', 'agent']), text: z.string(), conversationId: z.uuid() }).optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
   updatedBy: z.string().nullable(),
@@ -20,23 +22,28 @@ export const testCaseView = (d: AgentTestCaseDoc): z.infer<typeof testCaseSchema
   turns: d.turns,
   expect: d.expect,
   required: d.required,
+  ...(d.reference ? { reference: d.reference } : {}),
   createdAt: d.createdAt,
   updatedAt: d.updatedAt,
   updatedBy: d.updatedBy,
 });
 
 const matcher = z.strictObject({ kind: z.enum(['text', 'regex']), value: z.string().trim().min(1).max(TEST_CASE_LIMITS.matcherChars) });
-const body = z.strictObject({
-  name: z.string().trim().min(1).max(TEST_CASE_LIMITS.name),
-  turns: z.array(z.string().trim().min(1).max(TEST_CASE_LIMITS.turnChars)).min(1).max(TEST_CASE_LIMITS.turns),
-  expect: z.strictObject({
+const expectBody = z.strictObject({
     contains: z.array(matcher).max(TEST_CASE_LIMITS.matchers).optional(),
     notContains: z.array(matcher).max(TEST_CASE_LIMITS.matchers).optional(),
     handoff: z.boolean().optional(),
     citesDocumentId: z.uuid().optional(),
     maxChars: z.number().int().min(1).max(TEST_CASE_LIMITS.maxChars).optional(),
-  }),
+    judge: z.string().trim().min(1).max(TEST_CASE_LIMITS.judgeChars).optional(),
+});
+const body = z.strictObject({
+  name: z.string().trim().min(1).max(TEST_CASE_LIMITS.name),
+  turns: z.array(z.string().trim().min(1).max(TEST_CASE_LIMITS.turnChars)).min(1).max(TEST_CASE_LIMITS.turns),
+  expect: expectBody,
   required: z.boolean().default(false),
+  /** Kept when a case made from a conversation is edited (the dashboard sends it back). */
+  reference: z.strictObject({ kind: z.enum(['operator', 'agent']), text: z.string().min(1).max(TEST_CASE_LIMITS.referenceChars), conversationId: z.uuid() }).optional(),
 });
 
 const tags = ['agents'];
@@ -62,10 +69,33 @@ export const createTestCaseSchema = {
   response: { 201: z.object({ testCase: testCaseSchema }), ...errors },
 };
 
+export const caseFromConversationSchema = {
+  tags,
+  security,
+  description:
+    'A case made in one step from one of the company’s conversations: its customer turns (the last 5 up to the last one answered), and as reference the answer a person gave ' +
+    'or the AI’s answer that did not hand off, with expectations proposed from it (`expect` replaces them). Another company’s conversation is 404. Every role.',
+  params: idParams,
+  body: z.strictObject({
+    conversationId: z.uuid(),
+    name: z.string().trim().min(1).max(TEST_CASE_LIMITS.name).optional(),
+    required: z.boolean().default(false),
+    expect: expectBody.optional(),
+  }),
+  response: { 201: z.object({ testCase: testCaseSchema }), ...errors },
+};
+
 export const replaceTestCaseSchema = { tags, security, params: caseParams, body, response: { 200: z.object({ testCase: testCaseSchema }), ...errors } };
 export const deleteTestCaseSchema = { tags, security, params: caseParams, response: { 204: z.null(), ...errors } };
 
-const checkSchema = z.object({ check: z.string(), expected: z.string(), passed: z.boolean() });
+const checkSchema = z.object({
+  check: z.string(),
+  expected: z.string(),
+  passed: z.boolean(),
+  /** Judge checks only. */
+  verdict: z.enum(['passed', 'failed', 'not_judged']).optional(),
+  reason: z.string().optional(),
+});
 export const testRunSchema = z.object({
   id: z.uuid(),
   agentId: z.uuid(),
@@ -81,7 +111,8 @@ export const testRunSchema = z.object({
       caseId: z.uuid(),
       name: z.string(),
       required: z.boolean(),
-      status: z.enum(['pending', 'passed', 'failed']),
+      /** not_judged: every machine check passed, and its judge criterion could not be judged (builtin provider). */
+      status: z.enum(['pending', 'passed', 'failed', 'not_judged']),
       answer: z.object({ text: z.string(), handoff: z.boolean(), documentIds: z.array(z.string()) }).nullable(),
       results: z.array(checkSchema),
     }),

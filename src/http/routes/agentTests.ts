@@ -1,5 +1,5 @@
 import { loadAgent } from '../../commands/agents/queries.js';
-import { removeTestCase, saveTestCase } from '../../commands/agents/testCases.js';
+import { caseFromConversation, removeTestCase, saveTestCase } from '../../commands/agents/testCases.js';
 import { loadTestRun, startTestRun, type TestRun } from '../../commands/agents/testRuns.js';
 import { AGENT_TEST_CASES, type AgentTestCaseDoc } from '../../projections/agentTestCases/agentTestCasesProjection.js';
 import { listAgentTestCases } from '../../projections/agentTestCases/queries.js';
@@ -7,6 +7,7 @@ import { authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
 import {
+  caseFromConversationSchema,
   createTestCaseSchema,
   deleteTestCaseSchema,
   getTestRunSchema,
@@ -39,7 +40,13 @@ async function caseDoc(services: HttpServices, caseId: string): Promise<AgentTes
   return doc;
 }
 
-function testRunView(run: TestRun): TestRunView {
+function caseStatus(result: TestRun['checked'][number] | undefined): TestRunView['cases'][number]['status'] {
+  if (!result) return 'pending';
+  if (!result.passed) return 'failed';
+  return result.results.some((r) => r.verdict === 'not_judged') ? 'not_judged' : 'passed';
+}
+
+export function testRunView(run: TestRun): TestRunView {
   const { started, finished } = run;
   const checked = new Map(run.checked.map((c) => [c.caseId, c]));
   const failed = run.checked.filter((c) => !c.passed);
@@ -55,7 +62,7 @@ function testRunView(run: TestRun): TestRunView {
     requiredFailed: failed.filter((c) => started.cases.find((k) => k.caseId === c.caseId)?.required).length,
     cases: started.cases.map(({ caseId, name, required }) => {
       const result = checked.get(caseId);
-      return { caseId, name, required, status: result ? (result.passed ? 'passed' : 'failed') : 'pending', answer: result?.answer ?? null, results: result?.results ?? [] };
+      return { caseId, name, required, status: caseStatus(result), answer: result?.answer ?? null, results: result?.results ?? [] };
     }),
   };
 }
@@ -73,6 +80,16 @@ export function registerAgentTests(app: ZodApp, services: HttpServices): void {
     const auth = authOf(request);
     const agentId = await companyAgentId(services, auth.companyId, request.params.id);
     const result = await saveTestCase(services.commands, { companyId: auth.companyId, userId: auth.userId, agentId, caseId: null, body: request.body });
+    await services.waitForProjections(result.position);
+    return reply.status(201).send({ testCase: testCaseView(await caseDoc(services, result.caseId)) });
+  });
+
+  app.post('/api/agents/:id/test-cases/from-conversation', { schema: caseFromConversationSchema }, async (request, reply) => {
+    const auth = authOf(request);
+    const agentId = await companyAgentId(services, auth.companyId, request.params.id);
+    const { conversationId, name, required, expect } = request.body;
+    const input = { companyId: auth.companyId, userId: auth.userId, agentId, conversationId: conversationId.toLowerCase(), name: name ?? null, required, expect: expect ?? null };
+    const result = await caseFromConversation(services.commands, input);
     await services.waitForProjections(result.position);
     return reply.status(201).send({ testCase: testCaseView(await caseDoc(services, result.caseId)) });
   });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { AGENT_LIMITS } from '../../domain/agents/events.js';
+import { AGENT_LIMITS, releaseChecksRecord } from '../../domain/agents/events.js';
 import { answerThresholdSchema, DEFAULT_ANSWER_THRESHOLD } from '../../domain/answers/evidence.js';
 import type { AgentPublicationDoc, AgentVersionDoc } from '../../projections/agentVersions/agentVersionsProjection.js';
+import { publishGateFields } from './agentReleases.schemas.js';
 import { agentSchema, writable } from './agents.schemas.js';
 import { bearerSecurity as security, errorBody, errorResponses, listQuery } from './schemas.js';
 
@@ -50,14 +51,17 @@ const publicationSchema = z.object({
   previousVersion: z.number().int(),
   rollback: z.boolean(),
   reason: z.string().nullable(),
+  /** The release gate's record: the check relied on, or an owner's override with the failing cases and why. Absent: not gated. */
+  checks: releaseChecksRecord.optional(),
   by: z.string().nullable(),
   at: z.string(),
 });
-export const publicationView = ({ version, previousVersion, rollback, reason, by, at }: AgentPublicationDoc): z.infer<typeof publicationSchema> => ({
+export const publicationView = ({ version, previousVersion, rollback, reason, checks, by, at }: AgentPublicationDoc): z.infer<typeof publicationSchema> => ({
   version,
   previousVersion,
   rollback,
   reason,
+  ...(checks ? { checks } : {}),
   by,
   at,
 });
@@ -123,9 +127,12 @@ export type Released = z.infer<typeof released>;
 export const publishSchema = {
   tags,
   security,
-  description: 'Customers are answered by this version from the next message on. An older version than the published one is a rollback and needs a reason. Owners and admins.',
+  description:
+    'Customers are answered by this version from the next message on. An older version than the published one is a rollback and needs a reason. ' +
+    'A newer one passes the release gate: with required test cases it names a finished release check of it (`releaseCheckId`) in which none fails, ' +
+    'else 409 RELEASE_CHECKS_REQUIRED, RELEASE_CHECKS_PENDING or RELEASE_CHECKS_FAILED (`error.details.failedCases`); an owner may `override` with a `reason`. Owners and admins.',
   params: versionParams,
-  body: z.strictObject({ reason: z.string().trim().min(1).max(AGENT_LIMITS.reason).optional() }).nullish(),
+  body: z.strictObject({ reason: z.string().trim().min(1).max(AGENT_LIMITS.reason).optional(), ...publishGateFields }).nullish(),
   response: { 200: released, ...errors },
 };
 

@@ -5,7 +5,7 @@ import { diffConfigs } from '../../domain/agents/versions.js';
 import { expectActive } from '../../domain/lifecycle.js';
 import { findAgentVersion, listAgentPublications, listAgentVersions } from '../../projections/agentVersions/queries.js';
 import { authOf } from '../authenticate.js';
-import { notFound } from '../errors.js';
+import { forbidden, notFound, validationError } from '../errors.js';
 import type { HttpServices } from '../services.js';
 import { agentView } from './agents.schemas.js';
 import {
@@ -100,7 +100,12 @@ function registerReleases(app: ZodApp, services: HttpServices): void {
   app.post('/api/agents/:id/versions/:version/publish', { schema: publishSchema }, async (request) => {
     const auth = authOf(request);
     const agentId = parseAgentId(request.params.id);
-    const input = { companyId: auth.companyId, userId: auth.userId, agentId, version: request.params.version, reason: request.body?.reason ?? null };
+    const body = request.body ?? {};
+    // Only an owner may publish over failing checks, and says why.
+    if (body.override && auth.role !== 'owner') throw forbidden('Only an owner may override the release checks');
+    if (body.override && !body.reason) throw validationError('reason: an override says why');
+    const gate = { releaseCheckId: body.releaseCheckId?.toLowerCase() ?? null, overrideReason: body.override ? body.reason! : null };
+    const input = { companyId: auth.companyId, userId: auth.userId, agentId, version: request.params.version, reason: body.reason ?? null, gate };
     const result = await publishAgentVersion(services.commands, input);
     await services.waitForProjections(result.position);
     return released(expectActive(result.state, 'agent'));

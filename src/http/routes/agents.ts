@@ -8,6 +8,7 @@ import { notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
 import { agentView, createAgentSchema, deleteAgentSchema, getAgentSchema, listAgentsSchema, updateAgentSchema } from './agents.schemas.js';
 import { registerAgentExperiments } from './agentExperiments.js';
+import { registerAgentReleases } from './agentReleases.js';
 import { registerAgentTests } from './agentTests.js';
 import { parseAgentId, registerAgentVersions } from './agentVersions.js';
 import type { ZodApp } from './zodApp.js';
@@ -21,6 +22,7 @@ export function agentRoutes(services: HttpServices): FastifyPluginAsyncZod {
     registerAgentVersions(app, services);
     registerAgentTests(app, services);
     registerAgentExperiments(app, services);
+    registerAgentReleases(app, services);
   };
 }
 

@@ -3,7 +3,8 @@ import { z } from 'zod';
 /** Every authenticated route declares the bearer scheme in the OpenAPI document. */
 export const bearerSecurity = [{ bearer: [] }];
 
-export const errorBody = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+/** `details`: only where a refusal names what to act on (RELEASE_CHECKS_FAILED names the failing cases). */
+export const errorBody = z.object({ error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }) });
 
 /** Documented error answers shared by the routes (the error handler produces them). */
 export const errorResponses = {

@@ -1,5 +1,5 @@
 import { agentIdOfTestsStream } from '../../domain/agents/testCases/decider.js';
-import { agentTestCaseEvents, type TestExpectations } from '../../domain/agents/testCases/events.js';
+import { agentTestCaseEvents, type TestCaseBody, type TestExpectations } from '../../domain/agents/testCases/events.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 
@@ -11,6 +11,8 @@ export interface AgentTestCaseDoc extends Doc {
   turns: string[];
   expect: TestExpectations;
   required: boolean;
+  /** Made from a conversation: what a person or the accepted AI answer said (absent otherwise). */
+  reference?: TestCaseBody['reference'];
   createdAt: string;
   updatedAt: string;
   updatedBy: string | null;
@@ -27,9 +29,9 @@ export const agentTestCasesProjection = defineProjection(agentTestCaseEvents, {
       ctx.delete(AGENT_TEST_CASES, event.data.caseId);
       return;
     }
-    const { caseId, companyId, name, turns, expect, required, by, at } = event.data;
+    const { caseId, companyId, name, turns, expect, required, reference, by, at } = event.data;
     const before = await ctx.get<AgentTestCaseDoc>(AGENT_TEST_CASES, caseId);
-    const doc: AgentTestCaseDoc = { id: caseId, agentId: agentIdOfTestsStream(event.stream), companyId, name, turns, expect, required, createdAt: before?.createdAt ?? at, updatedAt: at, updatedBy: by };
+    const doc: AgentTestCaseDoc = { id: caseId, agentId: agentIdOfTestsStream(event.stream), companyId, name, turns, expect, required, ...(reference ? { reference } : {}), createdAt: before?.createdAt ?? at, updatedAt: at, updatedBy: by };
     ctx.put(AGENT_TEST_CASES, doc);
   },
 });

@@ -1,5 +1,5 @@
 import { agentIdOfStream } from '../../domain/agents/decider.js';
-import { agentEvents, type AgentConfig } from '../../domain/agents/events.js';
+import { agentEvents, type AgentConfig, type ReleaseChecksRecord } from '../../domain/agents/events.js';
 import { configOf } from '../../domain/agents/state.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
@@ -28,6 +28,8 @@ export interface AgentPublicationDoc extends Doc {
   previousVersion: number;
   rollback: boolean;
   reason: string | null;
+  /** The release gate's record (absent: not gated). */
+  checks?: ReleaseChecksRecord;
   by: string | null;
   at: string;
 }

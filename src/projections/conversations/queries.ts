@@ -1,6 +1,7 @@
 import type { FindQuery, Page, ReadStore } from '../../ports/readStore.js';
 import { CONVERSATION_READS, conversationReadId, unreadFor, type ConversationReadDoc } from './conversationReadsProjection.js';
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from './conversationsProjection.js';
+import { INTEGRATIONS, type IntegrationDoc } from '../integrations/integrationsProjection.js';
 
 /** The inbox views, each an equality filter on an indexed field of the read model (no scan of history). */
 export const INBOX_VIEWS = ['mine', 'unassigned', 'needs_human'] as const;
@@ -128,4 +129,25 @@ export async function recentMessages(readStore: ReadStore, conversationId: strin
 /** One message by id, or null. */
 export async function findMessage(readStore: ReadStore, messageId: string): Promise<MessageDoc | null> {
   return readStore.get<MessageDoc>(MESSAGES, messageId);
+}
+
+/** Integrations one agent answers, at most: the release check looks at their conversations. */
+const AGENT_INTEGRATIONS_READ = 50;
+
+/**
+ * The ids of the `limit` conversations with the newest activity on the integrations `agentId` answers now
+ * (what a release check replays). One page per such integration, each bounded by `limit`.
+ */
+export async function recentAgentConversationIds(readStore: ReadStore, companyId: string, agentId: string, limit: number): Promise<string[]> {
+  const integrations = await readStore.find<IntegrationDoc>(INTEGRATIONS, { where: { companyId, agentId }, limit: AGENT_INTEGRATIONS_READ });
+  const pages = await Promise.all(
+    integrations.items.map((i) =>
+      readStore.find<ConversationDoc>(CONVERSATIONS, { where: { companyId, integrationId: i.integrationId }, orderBy: [{ field: 'lastMessageAt', direction: 'desc' }], limit }),
+    ),
+  );
+  return pages
+    .flatMap((p) => p.items)
+    .sort((a, b) => b.lastMessageAt.localeCompare(a.lastMessageAt) || a.id.localeCompare(b.id))
+    .slice(0, limit)
+    .map((c) => c.id);
 }

@@ -80,7 +80,7 @@ function Page({ route }: { route: Route }) {
     case 'agents':
       if (!sub) return <AgentsPage />;
       if (route.segments[2] === 'playground') return <PlaygroundPage key={sub} agentId={sub} />;
-      return <AgentFormPage key={sub} id={sub === 'new' ? null : sub} tab={route.segments[2] === 'versions' || route.segments[2] === 'tests' || route.segments[2] === 'experiment' ? route.segments[2] : 'settings'} />;
+      return <AgentFormPage key={sub} id={sub === 'new' ? null : sub} tab={route.segments[2] === 'versions' || route.segments[2] === 'tests' || route.segments[2] === 'experiment' || route.segments[2] === 'release' ? route.segments[2] : 'settings'} />;
     case 'actions':
       return <ActionsPage id={sub ?? null} />;
     case 'knowledge-base':

@@ -2,7 +2,19 @@ import type { TestExpectations, TextMatcher } from './events.js';
 
 /** What a test checks: the agent's final answer to the case's script. */
 export type CheckedAnswer = { text: string; handoff: boolean; documentIds: string[] };
-export type CheckResult = { check: 'contains' | 'notContains' | 'handoff' | 'noHandoff' | 'cites' | 'maxChars'; expected: string; passed: boolean };
+export type CheckResult = {
+  check: 'contains' | 'notContains' | 'handoff' | 'noHandoff' | 'cites' | 'maxChars' | 'judge';
+  expected: string;
+  passed: boolean;
+  verdict?: 'passed' | 'failed' | 'not_judged';
+  reason?: string;
+};
+
+/**
+ * A case passes when every check that ran passed: a judge that could not run ('not_judged') neither passes nor
+ * fails it, and is shown as such.
+ */
+export const casePassed = (results: CheckResult[]) => results.every((r) => r.passed || r.verdict === 'not_judged');
 
 const matches = (m: TextMatcher, text: string) => (m.kind === 'text' ? text.toLowerCase().includes(m.value.toLowerCase()) : new RegExp(m.value, 'iu').test(text));
 const shownMatcher = (m: TextMatcher) => (m.kind === 'regex' ? `/${m.value}/` : JSON.stringify(m.value));

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * turns, with expectations a machine checks on the agent's final answer (checks.ts). A case is saved whole
  * (created or replaced) and removed; teammates of every role may edit them.
  */
-export const TEST_CASE_LIMITS = { perAgent: 200, name: 200, turns: 5, turnChars: 2_000, matchers: 10, matcherChars: 200, maxChars: 65_536 } as const;
+export const TEST_CASE_LIMITS = { perAgent: 200, name: 200, turns: 5, turnChars: 2_000, matchers: 10, matcherChars: 200, maxChars: 65_536, judgeChars: 500, referenceChars: 4_000 } as const;
 
 export const textMatcher = z.object({ kind: z.enum(['text', 'regex']), value: z.string().min(1).max(TEST_CASE_LIMITS.matcherChars) });
 export type TextMatcher = z.infer<typeof textMatcher>;
@@ -21,6 +21,11 @@ export const testExpectations = z.object({
   citesDocumentId: z.uuid().optional(),
   /** At most this many characters. */
   maxChars: z.number().int().min(1).max(TEST_CASE_LIMITS.maxChars).optional(),
+  /**
+   * A criterion in plain words ("does not promise a refund"), judged by the company's LLM and charged like an
+   * answer. The builtin provider cannot judge: the result is "not judged", never a pass.
+   */
+  judge: z.string().min(1).max(TEST_CASE_LIMITS.judgeChars).optional(),
 });
 export type TestExpectations = z.infer<typeof testExpectations>;
 
@@ -30,6 +35,11 @@ export const testCaseBody = z.object({
   expect: testExpectations,
   /** A required case that fails should stop a release. */
   required: z.boolean(),
+  /**
+   * What a person (or an accepted AI answer) told the customer, for whoever reads the case's results: the case
+   * was made from a real conversation (fromConversation.ts). Not checked by itself.
+   */
+  reference: z.object({ kind: z.enum(['operator', 'agent']), text: z.string().min(1).max(TEST_CASE_LIMITS.referenceChars), conversationId: z.uuid() }).optional(),
 });
 export type TestCaseBody = z.infer<typeof testCaseBody>;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { agentConfig } from '../events.js';
+import { REPLAY_LIMITS } from '../../replays/events.js';
 import { TEST_CASE_LIMITS, testCaseBody } from '../testCases/events.js';
 
 /**
@@ -10,9 +11,13 @@ import { TEST_CASE_LIMITS, testCaseBody } from '../testCases/events.js';
  */
 const at = z.iso.datetime();
 const checkResult = z.object({
-  check: z.enum(['contains', 'notContains', 'handoff', 'noHandoff', 'cites', 'maxChars']),
+  check: z.enum(['contains', 'notContains', 'handoff', 'noHandoff', 'cites', 'maxChars', 'judge']),
   expected: z.string().max(500),
   passed: z.boolean(),
+  /** A judge's verdict: 'not_judged' (passed false) when no judge could run (builtin provider, no credits, model failed). */
+  verdict: z.enum(['passed', 'failed', 'not_judged']).optional(),
+  /** The judge's reason, or why it did not judge: plain text, one line. */
+  reason: z.string().max(500).optional(),
 });
 
 export const agentTestRunEvents = {
@@ -23,6 +28,11 @@ export const agentTestRunEvents = {
     version: z.number().int().min(1),
     config: agentConfig,
     cases: z.array(testCaseBody.extend({ caseId: z.uuid() })).max(TEST_CASE_LIMITS.perAgent),
+    /**
+     * Present on a release check (agents/releaseGate.ts): the run is the check's test suite, and `replayId` the
+     * replay of the version over the agent's `conversations` most recent conversations (null: none had turns).
+     */
+    release: z.object({ replayId: z.uuid().nullable(), conversations: z.number().int().min(0).max(REPLAY_LIMITS.conversations) }).optional(),
     by: z.string().max(100).nullable(),
     at,
   }),

@@ -45,4 +45,27 @@ describe('agentVersions projection', () => {
         ],
       });
   });
+
+  it('a gated publish keeps what the gate recorded: the check, and an owner’s override with the failing cases and why', async () => {
+    const v2 = { ...v1, handoffMessage: 'Wait.' };
+    const checks = {
+      releaseCheckId: 'eeeeeeee-eeee-4eee-8eee-eeeeeeeeeeee',
+      failedCases: [{ caseId: '11111111-aaaa-4aaa-8aaa-000000000001', name: 'Refunds' }],
+      overridden: true,
+      overrideReason: 'Known false alarm',
+    };
+    await spec
+      .given([
+        recorded(s, 'AgentCreated', { agentId: A, companyId: C, name: 'Bot', ...agentDefaults, at: at(0) }),
+        recorded(s, 'AgentVersionSaved', { version: 2, basedOn: 1, config: v2, changed: ['handoffMessage'], by: OWNER, at: at(1) }),
+        recorded(s, 'AgentVersionPublished', { version: 2, previousVersion: 1, config: v2, rollback: false, reason: 'Known false alarm', checks, by: OWNER, at: at(2) }),
+      ])
+      .then({
+        agentVersions: [
+          { id: `${A}:1`, agentId: A, companyId: C, version: 1, config: v1, basedOn: null, changed: [], createdAt: at(0), createdBy: null },
+          { id: `${A}:2`, agentId: A, companyId: C, version: 2, config: v2, basedOn: 1, changed: ['handoffMessage'], createdAt: at(1), createdBy: OWNER },
+        ],
+        agentPublications: [{ id: `${A}:2`, agentId: A, companyId: C, seq: 2, version: 2, previousVersion: 1, rollback: false, reason: 'Known false alarm', checks, by: OWNER, at: at(2) }],
+      });
+  });
 });

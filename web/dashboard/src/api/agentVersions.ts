@@ -42,6 +42,8 @@ export interface Publication {
   previousVersion: number;
   rollback: boolean;
   reason: string | null;
+  /** The release gate's record, on a gated publish. */
+  checks?: { releaseCheckId: string | null; failedCases: { caseId: string; name: string }[]; overridden: boolean; overrideReason: string | null };
   by: string | null;
   at: string;
 }
@@ -77,6 +79,8 @@ export interface TestExpectations {
   handoff?: boolean;
   citesDocumentId?: string;
   maxChars?: number;
+  /** A criterion in plain words, judged by the company's model (not on the builtin provider). */
+  judge?: string;
 }
 export interface TestCase {
   id: string;
@@ -99,9 +103,9 @@ export interface TestRun {
     caseId: string;
     name: string;
     required: boolean;
-    status: 'pending' | 'passed' | 'failed';
+    status: 'pending' | 'passed' | 'failed' | 'not_judged';
     answer: { text: string; handoff: boolean; documentIds: string[] } | null;
-    results: { check: string; expected: string; passed: boolean }[];
+    results: { check: string; expected: string; passed: boolean; verdict?: 'passed' | 'failed' | 'not_judged'; reason?: string }[];
   }[];
 }
 
@@ -111,3 +115,47 @@ export const createTestCase = async (agentId: string, input: TestCaseInput) => (
 export const deleteTestCase = (agentId: string, caseId: string) => request<void>('DELETE', `${base(agentId)}/test-cases/${encodeURIComponent(caseId)}`);
 export const startTestRun = async (agentId: string, version: number) => (await request<{ run: TestRun }>('POST', `${base(agentId)}/test-runs`, { version })).run;
 export const getTestRun = async (agentId: string, runId: string) => (await request<{ run: TestRun }>('GET', `${base(agentId)}/test-runs/${encodeURIComponent(runId)}`)).run;
+
+// Release checks: a version's test cases and a replay over the agent's recent conversations, before it is published.
+export interface ReleaseCheck {
+  id: string;
+  version: number;
+  status: 'running' | 'finished';
+  gate: { passed: boolean | null; failedCases: { caseId: string; name: string }[] };
+  suite: TestRun;
+  replay: { id: string; status: 'running' | 'completed' | 'cancelled' | 'failed' } | null;
+  conversations: number;
+  createdAt: string;
+}
+export interface SideAnswer {
+  kind: 'agent' | 'operator' | 'unanswered' | 'none' | 'failed';
+  text: string | null;
+  handoff: boolean;
+  documentIds: string[];
+  chars: number;
+  costMicros: number | null;
+}
+export interface ReleaseTurn {
+  conversationId: string;
+  turn: number;
+  customerText: string;
+  current: SideAnswer;
+  draft: SideAnswer;
+  changes: { handoff: 'same' | 'now_hands_off' | 'no_longer_hands_off'; sourcesAdded: string[]; sourcesRemoved: string[]; lengthDelta: number; costDeltaMicros: number | null };
+}
+export interface ReleaseEstimate {
+  version: number;
+  messages: number;
+  costMicros: number;
+  provider: 'builtin' | 'openai';
+  model: string;
+}
+
+export const estimateReleaseCheck = async (agentId: string, version: number) =>
+  (await request<{ estimate: ReleaseEstimate }>('POST', `${base(agentId)}/release-checks/estimate`, { version })).estimate;
+export const startReleaseCheck = async (agentId: string, version: number, confirmedCostMicros: number) =>
+  (await request<{ check: ReleaseCheck }>('POST', `${base(agentId)}/release-checks`, { version, confirmedCostMicros })).check;
+export const getReleaseCheck = (agentId: string, checkId: string) =>
+  request<{ check: ReleaseCheck; turns: ReleaseTurn[]; nextCursor: string | null }>('GET', `${base(agentId)}/release-checks/${encodeURIComponent(checkId)}?limit=200`);
+export const publishChecked = (agentId: string, version: number, releaseCheckId: string, override?: { reason: string }) =>
+  request<Released>('POST', `${base(agentId)}/versions/${version}/publish`, { releaseCheckId, ...(override ? { override: true, reason: override.reason } : {}) });

@@ -15,6 +15,7 @@ function describeExpectations(e: TestExpectations): string {
   if (e.handoff === false) parts.push('answers without handing off');
   if (e.citesDocumentId) parts.push('cites a document');
   if (e.maxChars !== undefined) parts.push(`at most ${e.maxChars} characters`);
+  if (e.judge) parts.push(`judged: “${e.judge}”`);
   return parts.join(' · ') || 'no expectations';
 }
 
@@ -85,6 +86,7 @@ function NewTestCase({ agentId, onSaved }: { agentId: string; onSaved(): void })
   const [notContains, setNotContains] = useState('');
   const [handoff, setHandoff] = useState<'any' | 'yes' | 'no'>('any');
   const [maxChars, setMaxChars] = useState('');
+  const [judge, setJudge] = useState('');
   const [required, setRequired] = useState(true);
 
   function onSubmit(event: FormEvent) {
@@ -94,6 +96,7 @@ function NewTestCase({ agentId, onSaved }: { agentId: string; onSaved(): void })
     if (notContains.trim()) expect.notContains = [{ kind: 'text', value: notContains.trim() }];
     if (handoff !== 'any') expect.handoff = handoff === 'yes';
     if (maxChars.trim()) expect.maxChars = Number(maxChars);
+    if (judge.trim()) expect.judge = judge.trim();
     void save.run(async () => {
       await createTestCase(agentId, { name: name.trim(), turns: turns.split('\n').map((t) => t.trim()).filter(Boolean), expect, required });
       toast.success('Test case added');
@@ -101,6 +104,7 @@ function NewTestCase({ agentId, onSaved }: { agentId: string; onSaved(): void })
       setTurns('');
       setContains('');
       setNotContains('');
+      setJudge('');
       onSaved();
     });
   }
@@ -124,6 +128,13 @@ function NewTestCase({ agentId, onSaved }: { agentId: string; onSaved(): void })
         </SelectField>
         <TextField label="At most characters" type="number" min={1} value={maxChars} onValueChange={setMaxChars} />
       </div>
+      <TextField
+        label="Judge criterion"
+        maxLength={500}
+        value={judge}
+        onValueChange={setJudge}
+        hint="In plain words, checked by your model and charged like an answer. The built-in provider cannot judge: such a case reads “not judged”."
+      />
       <Switch label="Required" checked={required} onChange={setRequired} hint="A required case that fails should stop a release." />
       <InlineError error={save.error} />
       <div className="form-actions">
@@ -183,7 +194,8 @@ function RunPanel({ agentId }: { agentId: string }) {
                 <ul>
                   {c.results.map((r, i) => (
                     <li key={i}>
-                      {r.passed ? '✓' : '✗'} {r.check}: {r.expected}
+                      {r.verdict === 'not_judged' ? '–' : r.passed ? '✓' : '✗'} {r.check}: {r.expected}
+                      {r.reason ? ` (${r.verdict === 'not_judged' ? 'not judged: ' : ''}${r.reason})` : ''}
                     </li>
                   ))}
                 </ul>

@@ -11,7 +11,9 @@ import {
   type VersionDiff,
   type VersionPage,
 } from '../api/agentVersions.js';
+import { ApiError } from '../api/client.js';
 import { useAuth } from '../auth.js';
+import { Link } from '../lib/router.js';
 import { useToast } from '../components/Toasts.js';
 import { Badge, Button, EmptyState, ErrorState, InlineError, Modal, SelectField, Skeleton, TextAreaField, Time } from '../components/ui.js';
 import { useSubmit } from '../components/useSubmit.js';
@@ -152,6 +154,9 @@ function VersionRow(props: {
         )}
       </div>
       <InlineError error={publish.error} />
+      {publish.error instanceof ApiError && publish.error.code.startsWith('RELEASE_CHECKS') && (
+        <Link to={`/agents/${encodeURIComponent(props.agentId)}/release`}>Check version {v.version} on the Release tab</Link>
+      )}
     </li>
   );
 }
@@ -270,6 +275,7 @@ function PublicationList({ publications }: { publications: Publication[] }) {
           {publications.map((p) => (
             <li key={`${p.at}-${p.version}`} data-testid="publication">
               <Time iso={p.at} /> · {p.rollback ? `Rolled back to version ${p.version}` : `Published version ${p.version}`} (was {p.previousVersion})
+              {p.checks?.overridden ? <Badge tone="danger">over {p.checks.failedCases.length} failing case(s)</Badge> : p.checks ? <Badge tone="success">checked</Badge> : null}
               {p.reason ? <span className="muted"> — “{p.reason}”</span> : null}
             </li>
           ))}

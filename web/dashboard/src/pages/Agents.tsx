@@ -10,6 +10,7 @@ import { useAsync } from '../lib/useAsync.js';
 import { useAuth } from '../auth.js';
 import { AgentExperimentTab } from './AgentExperiment.js';
 import { listAllActions, type Action } from '../api/actions.js';
+import { AgentReleaseTab } from './AgentRelease.js';
 import { AgentTestsTab } from './AgentTests.js';
 import { AgentVersionsTab } from './AgentVersions.js';
 
@@ -90,7 +91,7 @@ export function AgentsPage() {
   );
 }
 
-type AgentTab = 'settings' | 'versions' | 'tests' | 'experiment';
+export type AgentTab = 'settings' | 'versions' | 'tests' | 'release' | 'experiment';
 
 export function AgentFormPage({ id, tab = 'settings' }: { id: string | null; tab?: AgentTab }) {
   const existing = useAsync((signal) => (id === null ? Promise.resolve(null) : getAgent(id, { signal })), [id, tab]);
@@ -111,6 +112,8 @@ export function AgentFormPage({ id, tab = 'settings' }: { id: string | null; tab
         <AgentTestsTab agentId={id} />
       ) : id !== null && tab === 'experiment' ? (
         <AgentExperimentTab agentId={id} />
+      ) : id !== null && tab === 'release' ? (
+        <AgentReleaseTab agentId={id} />
       ) : existing.loading && existing.data === undefined ? (
         <div className="card">
           <Skeleton rows={6} />
@@ -320,7 +323,7 @@ function ActionPicker({
   );
 }
 
-/** Settings (the live agent), Versions (history, diff, publish, rollback), Tests (cases, runs) and Experiment (arms, live metrics, end): one page, tabs in the URL. */
+/** Settings (the live agent), Versions (history, diff, publish, rollback), Tests (cases, runs), Release (the gate) and Experiment (arms, live metrics, end): one page, tabs in the URL. */
 function AgentTabs({ id, tab }: { id: string; tab: AgentTab }) {
   const path = `/agents/${encodeURIComponent(id)}`;
   return (
@@ -333,6 +336,9 @@ function AgentTabs({ id, tab }: { id: string; tab: AgentTab }) {
       </Link>
       <Link to={`${path}/tests`} className="tab" aria-current={tab === 'tests' ? 'page' : undefined} data-testid="agent-tests-tab">
         Tests
+      </Link>
+      <Link to={`${path}/release`} className="tab" aria-current={tab === 'release' ? 'page' : undefined} data-testid="agent-release-tab">
+        Release
       </Link>
       <Link to={`${path}/experiment`} className="tab" aria-current={tab === 'experiment' ? 'page' : undefined} data-testid="agent-experiment-tab">
         Experiment
