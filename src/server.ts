@@ -39,6 +39,7 @@ import { knowledgeFileRoutes } from './http/routes/knowledgeFiles.js';
 import { playgroundRoutes } from './http/routes/playground.js';
 import { businessHoursRoutes } from './http/routes/businessHours.js';
 import { csatRoutes } from './http/routes/csat.js';
+import { actionCallRoutes } from './http/routes/actionCalls.js';
 import { analyticsRoutes } from './http/routes/analytics.js';
 import { replayRoutes } from './http/routes/replays.js';
 import { createFileTextExtractor } from './infrastructure/documents/fileText.js';
@@ -185,6 +186,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       analyticsRoutes(services),
       businessHoursRoutes(services),
       csatRoutes(services),
+      actionCallRoutes(services),
       replayRoutes(services),
       liveEventRoutes(services, liveEvents),
       webchatRoutes(services, {
