@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOP_ACTIONS } from '../../src/infrastructure/metrics/actionCallMetrics.js';
 import { acmeAndGlobex, type Company } from '../support/api.js';
+import { eventually } from '../support/eventually.js';
+import { samples, valueOf } from '../support/prometheus.js';
 import { startTestServer, uniqueEmail, type TestServer } from '../support/testServer.js';
 
 /**
@@ -199,5 +202,34 @@ describe('GET /api/analytics/actions: per action over the analytics period', () 
     expect(theirs.byAction.map((a: { actionName: string }) => a.actionName)).toEqual(['globex_lookup']);
     expect(theirs.totals.calls).toBe(1);
     expect((await acme.call('GET', '/api/analytics/actions?from=2026-03-12&to=2026-03-10')).statusCode).toBe(400);
+  });
+});
+
+describe('GET /metrics: per-action calls by outcome and durations, with bounded labels', () => {
+  it('counts each call that ended by its action and outcome; beyond TOP_ACTIONS actions the quietest are "other"; a label is an action id, never an argument or URL', async () => {
+    const many = Array.from({ length: TOP_ACTIONS + 3 }, (_, i) => ({ actionId: randomUUID(), actionName: `lookup_${i}`, mode: 'auto' as const, then: succeeded(40) }));
+    await conversationWithCalls(acme, '2026-03-12', many);
+    const scrape = async () => (await server.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const text = await eventually(async () => {
+      const body = await scrape();
+      // Every call seeded in this file has ended by now but one (pending): 5 + 3 + 1 + the many.
+      const ended = samples(body, 'mas_action_calls').reduce((n, s) => n + s.value, 0);
+      if (ended < 9 + many.length) throw new Error(`${ended} calls counted so far`);
+      return body;
+    }, 20_000, 100);
+    const actions = new Set(samples(text, 'mas_action_calls').map((s) => s.labels.action!));
+    expect(actions.size).toBe(TOP_ACTIONS + 1);
+    expect(actions.has('other')).toBe(true);
+    for (const label of actions) expect(label).toMatch(/^(other|[0-9a-f-]{36})$/);
+    expect(text).not.toContain('4411');
+    // The busiest actions keep their own series, with each outcome.
+    expect(valueOf(text, 'mas_action_calls', { action: lookup, outcome: 'succeeded' })).toBe(3);
+    expect(valueOf(text, 'mas_action_calls', { action: lookup, outcome: 'failed' })).toBe(1);
+    expect(valueOf(text, 'mas_action_calls', { action: lookup, outcome: 'rejected' })).toBe(1);
+    expect(valueOf(text, 'mas_action_calls', { action: cancel, outcome: 'refused' })).toBe(1);
+    expect(valueOf(text, 'mas_action_calls', { action: cancel, outcome: 'expired' })).toBe(1);
+    expect(valueOf(text, 'mas_action_call_duration_seconds_count', { action: lookup })).toBe(4);
+    const counted = samples(text, 'mas_action_call_duration_seconds_count').reduce((n, s) => n + s.value, 0);
+    expect(counted).toBe(4 + 1 + 1 + many.length);
   });
 });
