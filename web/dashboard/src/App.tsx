@@ -27,6 +27,7 @@ const AgentFormPage = lazy(async () => ({ default: (await import('./pages/Agents
 const ReplaysPage = lazy(async () => ({ default: (await import('./pages/Replays.js')).ReplaysPage }));
 // Developers → Webhooks loads with its pages only: the main bundle stays within its size budget.
 const WebhooksPage = lazy(async () => ({ default: (await import('./pages/Webhooks.js')).WebhooksPage }));
+const ActionLogPage = lazy(async () => ({ default: (await import('./pages/ActionLog.js')).ActionLogPage }));
 const WebhookEndpointLogPage = lazy(async () => ({ default: (await import('./pages/WebhookEndpointLog.js')).WebhookEndpointLogPage }));
 
 const PUBLIC = new Set(['', 'login', 'register']);
@@ -83,6 +84,12 @@ function Page({ route }: { route: Route }) {
       return <KnowledgeBasePage />;
     case 'replays':
       return <ReplaysPage id={sub ?? null} />;
+    case 'action-log':
+      return (
+        <Suspense fallback={<Skeleton rows={6} label="Loading the action log…" />}>
+          <ActionLogPage />
+        </Suspense>
+      );
     case 'canned-replies':
       return <CannedRepliesPage />;
     case 'llm-settings':

@@ -30,6 +30,8 @@ import { useStreamEvents } from '../lib/useStream.js';
 import { CustomerPanel } from '../components/CustomerPanel.js';
 import { useCannedReplyPicker } from '../components/CannedReplyPicker.js';
 import { HandoffSummaryCard } from '../components/HandoffSummary.js';
+import { ActionCallCard } from '../components/ActionCallCard.js';
+import { callIdOf, foldActionCalls } from '../lib/actionCalls.js';
 
 type SessionAction = 'pause' | 'resume' | 'close' | 'reopen';
 
@@ -604,6 +606,9 @@ function EventHistory({ conversationId, tick, stageName }: { conversationId: str
   if (events.error && !events.data) return <ErrorState error={events.error} onRetry={events.reload} title={t.events.loadError} />;
   const list: ConversationEvent[] = events.data ?? [];
   if (list.length === 0) return <EmptyState title={t.events.empty} />;
+  const calls = foldActionCalls(list, conversationId);
+  const teammate = (userId: string) => (userId === me ? 'you' : team.nameOf(userId));
+  const deciderName = (userId: string) => teammate(userId) ?? 'a former teammate';
   const keyOf = (event: ConversationEvent) => `${String(event.position)}-${String(event.revision)}`;
   const toggle = (key: string) =>
     setOpen((current) => {
@@ -628,6 +633,25 @@ function EventHistory({ conversationId, tick, stageName }: { conversationId: str
       <ol className="event-list" aria-label={t.events.listLabel}>
         {list.map((event) => {
           const key = keyOf(event);
+          // An action call's events are one card, where its request is; the rest of them are in that card.
+          const callId = callIdOf(event);
+          const call = callId ? calls.get(callId) : undefined;
+          if (call) {
+            if (event.type !== 'ActionCallRequested') return null;
+            return (
+              <li key={key} className="event" data-testid="event-action-call" data-type="ActionCall">
+                <ActionCallCard call={call} nameOf={deciderName}>
+                  <ol className="action-call-steps" aria-label={`Events of the call to ${call.actionName}`}>
+                    {list.filter((e) => callIdOf(e) === callId).map((e) => (
+                      <li key={keyOf(e)} className="small" data-testid="action-call-step" data-type={e.type}>
+                        {describeConversationEvent(e, stageName, teammate)} <span className="muted"><Time iso={e.createdAt} /></span>
+                      </li>
+                    ))}
+                  </ol>
+                </ActionCallCard>
+              </li>
+            );
+          }
           const shown = open.has(key);
           const jsonId = `event-json-${key}`;
           const facts = answerFactsOfEvent(event);
@@ -635,7 +659,7 @@ function EventHistory({ conversationId, tick, stageName }: { conversationId: str
             <li key={key} className="event" data-testid="event" data-type={event.type}>
               <div className="event-row">
                 <p className="event-sentence" data-testid="event-sentence">
-                  {describeConversationEvent(event, stageName, (userId) => (userId === me ? 'you' : team.nameOf(userId)))}
+                  {describeConversationEvent(event, stageName, teammate)}
                 </p>
                 <span className="event-time">
                   <Time iso={event.createdAt} />
