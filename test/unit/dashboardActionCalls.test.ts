@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { argumentsLine, callIdOf, foldActionCalls } from '../../web/dashboard/src/lib/actionCalls.js';
+import { argumentsLine, callIdOf, foldActionCalls, interleaveCalls } from '../../web/dashboard/src/lib/actionCalls.js';
 
 const conv = '6f1c7d2e-8a1b-4c3d-9e4f-5a6b7c8d0001';
 const ann = 'a0a0a0a0-a0a0-40a0-80a0-a0a0a0a0a0a0';
@@ -27,5 +27,14 @@ describe('the conversation timeline groups a call\'s events into one card', () =
     expect(calls.get('c2')).toMatchObject({ status: 'refused', reason: 'Shipped already', decidedBy: ann });
     expect(events.map(callIdOf)).toEqual([null, 'c1', 'c1', 'c1', 'c1', 'c1', 'c2', 'c2', 'c0']);
     expect(argumentsLine(calls.get('c1')!.arguments)).toBe('order_id=4411, customer=[platform.clientId]');
+  });
+});
+
+describe('the Messages tab shows each call between the messages, where it happened', () => {
+  it('given messages and calls, then each call comes before the first message written after it was requested', () => {
+    const msg = (id: string, m: number) => ({ id, createdAt: at(m) });
+    const call = (callId: string, m: number) => ({ ...foldActionCalls([event('ActionCallRequested', { callId, actionId: 'a', actionName: 'x', mode: 'auto', arguments: {}, at: at(m) })], conv).get(callId)! });
+    const entries = interleaveCalls([msg('q', 0), msg('reply', 2), msg('q2', 5)], [call('late', 7), call('c1', 1), call('c2', 1)]);
+    expect(entries.map((e) => (e.kind === 'call' ? `call:${e.call.callId}` : e.message.id))).toEqual(['q', 'call:c1', 'call:c2', 'reply', 'q2', 'call:late']);
   });
 });

@@ -121,3 +121,20 @@ export const argumentsLine = (args: ActionCall['arguments']) =>
   Object.entries(args)
     .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
     .join(', ');
+
+export type TimelineEntry<M> = { kind: 'message'; message: M } | { kind: 'call'; call: ActionCall };
+
+/**
+ * Messages with the conversation's action calls between them, each call before the first message written after
+ * it was requested (the reply it was made for, or the holding reply), so a call reads where it happened.
+ */
+export function interleaveCalls<M extends { createdAt: string }>(messages: M[], calls: ActionCall[]): TimelineEntry<M>[] {
+  const pending = [...calls].sort((a, b) => (a.requestedAt < b.requestedAt ? -1 : a.requestedAt > b.requestedAt ? 1 : 0));
+  const out: TimelineEntry<M>[] = [];
+  for (const message of messages) {
+    while (pending.length > 0 && pending[0]!.requestedAt <= message.createdAt) out.push({ kind: 'call', call: pending.shift()! });
+    out.push({ kind: 'message', message });
+  }
+  for (const call of pending) out.push({ kind: 'call', call });
+  return out;
+}

@@ -31,7 +31,8 @@ import { CustomerPanel } from '../components/CustomerPanel.js';
 import { useCannedReplyPicker } from '../components/CannedReplyPicker.js';
 import { HandoffSummaryCard } from '../components/HandoffSummary.js';
 import { ActionCallCard } from '../components/ActionCallCard.js';
-import { callIdOf, foldActionCalls } from '../lib/actionCalls.js';
+import { callIdOf, foldActionCalls, interleaveCalls } from '../lib/actionCalls.js';
+import { listActionCalls, type ActionCall } from '../api/actionCalls.js';
 
 type SessionAction = 'pause' | 'resume' | 'close' | 'reopen';
 
@@ -60,8 +61,10 @@ export function ConversationDetailView({
   const team = useTeam();
   const detail = useAsync((signal) => getConversation(id, { signal }), [id]);
   const [resolution, setResolution] = useState('');
-  const [tab, setTab] = useState<'messages' | 'events'>('messages');
   const [eventsTick, setEventsTick] = useState(0);
+  // The conversation's action calls, shown inline between its messages (the newest 200: a conversation has few).
+  const calls = useAsync((signal) => listActionCalls({ conversationId: id }, null, { signal, limit: 200 }), [id, eventsTick]);
+  const [tab, setTab] = useState<'messages' | 'events'>('messages');
   const [acting, setActing] = useState<string | null>(null);
   const [stageSaving, setStageSaving] = useState(false);
   const tabsId = useId();
@@ -379,7 +382,7 @@ export function ConversationDetailView({
         <div role="tabpanel" id={`${tabsId}-panel-messages`} aria-labelledby={`${tabsId}-tab-messages`} className="tabpanel">
           <div className="messages-layout">
             <div className="messages-column card">
-              <MessageList messages={messages} />
+              <MessageList messages={messages} calls={calls.data?.items ?? []} nameOf={(userId) => (userId === me ? 'you' : (team.nameOf(userId) ?? 'a former teammate'))} />
               <ReplyBox conversationId={id} onSent={detail.reload} closed={state === 'closed'} />
             </div>
             <div className="conversation-side">
@@ -405,15 +408,15 @@ function BackButton({ onBack }: { onBack: () => void }) {
   );
 }
 
-function MessageList({ messages }: { messages: Message[] }) {
+function MessageList({ messages, calls, nameOf }: { messages: Message[]; calls: ActionCall[]; nameOf: (userId: string) => string }) {
   const ref = useRef<HTMLOListElement>(null);
   const stick = useRef(true);
   useLayoutEffect(() => {
     const el = ref.current;
     if (el && stick.current) el.scrollTop = el.scrollHeight;
-  }, [messages.length]);
+  }, [messages.length, calls.length]);
 
-  if (messages.length === 0) {
+  if (messages.length === 0 && calls.length === 0) {
     return <EmptyState title="No messages yet">Messages from the customer, the AI agent and operators appear here.</EmptyState>;
   }
   return (
@@ -427,7 +430,15 @@ function MessageList({ messages }: { messages: Message[] }) {
         stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
       }}
     >
-      {messages.map((message) => {
+      {interleaveCalls(messages, calls).map((entry) => {
+        if (entry.kind === 'call') {
+          return (
+            <li key={entry.call.callId} className="message-action-call">
+              <ActionCallCard call={entry.call} nameOf={nameOf} />
+            </li>
+          );
+        }
+        const message = entry.message;
         const facts = answerFactsOfMessage(message);
         return (
           <li key={message.id} className={`message message-${message.author}`} data-testid="message" data-author={message.author} data-delivery={message.delivery}>
