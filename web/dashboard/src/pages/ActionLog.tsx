@@ -62,6 +62,7 @@ export function ActionLogPage() {
           ))}
         </SelectField>
         <TextField
+          className="action-log-conversation"
           label="Conversation"
           placeholder="Conversation id"
           value={conversationInput}
