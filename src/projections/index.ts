@@ -14,6 +14,7 @@ import { pipelinesProjection } from './pipelines/pipelinesProjection.js';
 import { conversationRefsProjection } from './conversationRefs/conversationRefsProjection.js';
 import { integrationsProjection } from './integrations/integrationsProjection.js';
 import type { Projection } from './projection.js';
+import { actionCallsProjection } from './actionCalls/actionCallsProjection.js';
 import { analyticsProjection } from './analytics/analyticsProjection.js';
 import { csatProjection } from './csat/csatProjection.js';
 import { searchProjection } from './search/searchProjection.js';
@@ -26,7 +27,6 @@ import { assignmentDeskProjection } from './assignmentDesk/assignmentDeskProject
 import { publicEventsProjection } from './publicEvents/publicEventsProjection.js';
 import { webhookEndpointsProjection } from './webhookEndpoints/webhookEndpointsProjection.js';
 import { webhookDeliveriesProjection } from './webhookDeliveries/webhookDeliveriesProjection.js';
-import { actionCallsProjection } from './actionCalls/actionCallsProjection.js';
 
 /** Every read model the dashboard and API query. */
 export const allProjections: Projection[] = [companiesProjection, teammatesProjection, invitationsProjection, loginSessionsProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection,
@@ -40,6 +40,7 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   customerConversationsProjection,
   cannedRepliesProjection,
   analyticsProjection,
+  actionCallsProjection,
   csatProjection,
   replaysProjection,
   playgroundSessionsProjection,
@@ -47,5 +48,4 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   publicEventsProjection,
   webhookEndpointsProjection,
   webhookDeliveriesProjection,
-  actionCallsProjection,
 ];

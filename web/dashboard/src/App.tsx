@@ -22,12 +22,12 @@ import { PlaygroundPage } from './pages/Playground.js';
 // The charts library loads with the Analytics page only, not with every other page; the agent pages (versions,
 // tests) and replays load when first opened too, keeping the first load under the bundle budget.
 const AnalyticsPage = lazy(async () => ({ default: (await import('./pages/Analytics.js')).AnalyticsPage }));
+const ActionLogPage = lazy(async () => ({ default: (await import('./pages/ActionLog.js')).ActionLogPage }));
 const AgentsPage = lazy(async () => ({ default: (await import('./pages/Agents.js')).AgentsPage }));
 const AgentFormPage = lazy(async () => ({ default: (await import('./pages/Agents.js')).AgentFormPage }));
 const ReplaysPage = lazy(async () => ({ default: (await import('./pages/Replays.js')).ReplaysPage }));
 // Developers → Webhooks loads with its pages only: the main bundle stays within its size budget.
 const WebhooksPage = lazy(async () => ({ default: (await import('./pages/Webhooks.js')).WebhooksPage }));
-const ActionLogPage = lazy(async () => ({ default: (await import('./pages/ActionLog.js')).ActionLogPage }));
 const WebhookEndpointLogPage = lazy(async () => ({ default: (await import('./pages/WebhookEndpointLog.js')).WebhookEndpointLogPage }));
 
 const PUBLIC = new Set(['', 'login', 'register']);
@@ -59,6 +59,12 @@ function Page({ route }: { route: Route }) {
       );
     case 'search':
       return <SearchPage />;
+    case 'action-log':
+      return (
+        <Suspense fallback={<Skeleton rows={6} label="Loading the action log…" />}>
+          <ActionLogPage />
+        </Suspense>
+      );
     case 'integrations':
       if (!sub) return <IntegrationsPage />;
       if (sub === 'new') return <IntegrationFormPage id={null} />;
@@ -84,12 +90,6 @@ function Page({ route }: { route: Route }) {
       return <KnowledgeBasePage />;
     case 'replays':
       return <ReplaysPage id={sub ?? null} />;
-    case 'action-log':
-      return (
-        <Suspense fallback={<Skeleton rows={6} label="Loading the action log…" />}>
-          <ActionLogPage />
-        </Suspense>
-      );
     case 'canned-replies':
       return <CannedRepliesPage />;
     case 'llm-settings':
