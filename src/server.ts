@@ -39,6 +39,7 @@ import { knowledgeFileRoutes } from './http/routes/knowledgeFiles.js';
 import { playgroundRoutes } from './http/routes/playground.js';
 import { businessHoursRoutes } from './http/routes/businessHours.js';
 import { csatRoutes } from './http/routes/csat.js';
+import { actionCallRoutes } from './http/routes/actionCalls.js';
 import { analyticsRoutes } from './http/routes/analytics.js';
 import { replayRoutes } from './http/routes/replays.js';
 import { actionRoutes } from './http/routes/actions.js';
@@ -189,6 +190,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       analyticsRoutes(services),
       businessHoursRoutes(services),
       csatRoutes(services),
+      actionCallRoutes(services),
       replayRoutes(services),
       actionRoutes(services),
       liveEventRoutes(services, liveEvents),

@@ -81,3 +81,14 @@ export interface WebhookDeliveryMetrics {
   /** How old the event just delivered was (its timestamp to its 2xx). */
   lag(endpointId: string, ms: number): void;
 }
+
+/** How an action call ended (bounded: these values only). */
+export const actionCallOutcomes = ['succeeded', 'failed', 'rejected', 'declined', 'refused', 'expired'] as const;
+export type ActionCallOutcome = (typeof actionCallOutcomes)[number];
+
+/** Action calls per action (the metrics keep their labels bounded: the busiest actions, then "other"). */
+export interface ActionCallMetrics {
+  /** A call ended; `durationMs` for the calls that were made (succeeded or failed), null otherwise. */
+  callEnded(actionId: string, outcome: ActionCallOutcome, durationMs: number | null): void;
+}
+export const noopActionCallMetrics: ActionCallMetrics = { callEnded: () => {} };

@@ -18,6 +18,7 @@ import { publishProjectionProgress, remoteProjectionWaiter } from './projectionP
 import { startProjections, type ProjectionRunner } from './projectionRunner.js';
 import { startReactors } from './reactor.js';
 import { allReactors } from './reactors/index.js';
+import { watchActionCallMetrics } from './actionCallMetrics.js';
 import { processorConsumer } from './threadConsumer.js';
 
 /**
@@ -110,6 +111,10 @@ async function startReplies(
   const waitForProjections = (position: bigint) => options.projections.waitForPosition(position, 60_000);
   const reactors = await startReactors(allReactors, { eventStore, readStore, consumer, logger, ctx: { commands, bus, pricing: config.pricing, readStore, waitForProjections } });
   const stops: (() => Promise<void>)[] = [() => reactors.stop()];
+  if (options.metrics) {
+    const actionCalls = { consumer, eventStore, readStore, metrics: options.metrics.actionCalls, logger: logger.child({ component: 'action-call-metrics' }) };
+    stops.push(await watchActionCallMetrics(actionCalls));
+  }
   if (options.workers !== false) {
     const deps = workerDeps(config, logger, adapters, { ...options, commands, knowledge });
     const replies = await startCustomerReplies(deps);

@@ -15,6 +15,7 @@ import { pipelinesProjection } from './pipelines/pipelinesProjection.js';
 import { conversationRefsProjection } from './conversationRefs/conversationRefsProjection.js';
 import { integrationsProjection } from './integrations/integrationsProjection.js';
 import type { Projection } from './projection.js';
+import { actionCallsProjection } from './actionCalls/actionCallsProjection.js';
 import { analyticsProjection } from './analytics/analyticsProjection.js';
 import { csatProjection } from './csat/csatProjection.js';
 import { searchProjection } from './search/searchProjection.js';
@@ -42,6 +43,7 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   customerConversationsProjection,
   cannedRepliesProjection,
   analyticsProjection,
+  actionCallsProjection,
   csatProjection,
   replaysProjection,
   playgroundSessionsProjection,

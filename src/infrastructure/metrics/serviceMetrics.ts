@@ -1,4 +1,5 @@
 import { createWebhookDeliveryMetrics } from './webhookDeliveryMetrics.js';
+import { createActionCallMetrics } from './actionCallMetrics.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { WebhookMetrics } from '../../ports/metrics.js';
 import { createJobGauge } from './jobGauge.js';
@@ -68,6 +69,7 @@ export function createServiceMetrics(options: { processMetrics: boolean }) {
     jobs: createJobGauge(registry),
     replays: createReplayMetrics(registry),
     webhookDeliveries: createWebhookDeliveryMetrics(registry),
+    actionCalls: createActionCallMetrics(registry),
     instrumentLlm: createLlmInstrumentation(registry),
     watchEventLoop(thread: 'api' | 'processor' | 'projections' | 'replies', loop: EventLoopSource) {
       loops.set(thread, loop);

@@ -22,6 +22,7 @@ import { PlaygroundPage } from './pages/Playground.js';
 // The charts library loads with the Analytics page only, not with every other page; the agent pages (versions,
 // tests) and replays load when first opened too, keeping the first load under the bundle budget.
 const AnalyticsPage = lazy(async () => ({ default: (await import('./pages/Analytics.js')).AnalyticsPage }));
+const ActionLogPage = lazy(async () => ({ default: (await import('./pages/ActionLog.js')).ActionLogPage }));
 const AgentsPage = lazy(async () => ({ default: (await import('./pages/Agents.js')).AgentsPage }));
 const AgentFormPage = lazy(async () => ({ default: (await import('./pages/Agents.js')).AgentFormPage }));
 const ReplaysPage = lazy(async () => ({ default: (await import('./pages/Replays.js')).ReplaysPage }));
@@ -60,6 +61,12 @@ function Page({ route }: { route: Route }) {
       );
     case 'search':
       return <SearchPage />;
+    case 'action-log':
+      return (
+        <Suspense fallback={<Skeleton rows={6} label="Loading the action log…" />}>
+          <ActionLogPage />
+        </Suspense>
+      );
     case 'integrations':
       if (!sub) return <IntegrationsPage />;
       if (sub === 'new') return <IntegrationFormPage id={null} />;

@@ -20,6 +20,8 @@ export const NAV: { to: string; label: string; icon: IconName; section: string; 
   // Every role reads the company's actions; the page hides editing and testing from agents (the API refuses them).
   { to: '/actions', label: 'Actions', icon: 'integrations', section: 'actions' },
   { to: '/replays', label: 'Replay', icon: 'agents', section: 'replays' },
+  // Every role reads what the agents called, and who approved it.
+  { to: '/action-log', label: 'Action log', icon: 'logs', section: 'action-log' },
   { to: '/knowledge-base', label: 'Knowledge base', icon: 'knowledge', section: 'knowledge-base' },
   { to: '/canned-replies', label: 'Canned replies', icon: 'logs', section: 'canned-replies' },
   { to: '/llm-settings', label: 'LLM settings', icon: 'llm', section: 'llm-settings', managers: true },

@@ -9,6 +9,7 @@ import { formatDay, formatDuration, formatMicros, formatNumber, formatPercent } 
 import { useAsync } from '../lib/useAsync.js';
 import './analytics.css';
 import { CsatSection } from './AnalyticsCsat.js';
+import { ActionsSection } from './AnalyticsActions.js';
 
 type Preset = '7' | '30' | '90' | 'custom';
 const MAX_DAYS = 366;
@@ -138,6 +139,7 @@ export function AnalyticsPage() {
         <Report data={data} />
       ) : null}
       {!rangeError && <CsatSection from={range.from} to={range.to} />}
+      {!rangeError && <ActionsSection from={range.from} to={range.to} />}
     </>
   );
 }

@@ -30,6 +30,9 @@ import { useStreamEvents } from '../lib/useStream.js';
 import { CustomerPanel } from '../components/CustomerPanel.js';
 import { useCannedReplyPicker } from '../components/CannedReplyPicker.js';
 import { HandoffSummaryCard } from '../components/HandoffSummary.js';
+import { ActionCallCard } from '../components/ActionCallCard.js';
+import { callIdOf, foldActionCalls, interleaveCalls } from '../lib/actionCalls.js';
+import { listActionCalls, type ActionCall } from '../api/actionCalls.js';
 
 type SessionAction = 'pause' | 'resume' | 'close' | 'reopen';
 
@@ -58,8 +61,10 @@ export function ConversationDetailView({
   const team = useTeam();
   const detail = useAsync((signal) => getConversation(id, { signal }), [id]);
   const [resolution, setResolution] = useState('');
-  const [tab, setTab] = useState<'messages' | 'events'>('messages');
   const [eventsTick, setEventsTick] = useState(0);
+  // The conversation's action calls, shown inline between its messages (the newest 200: a conversation has few).
+  const calls = useAsync((signal) => listActionCalls({ conversationId: id }, null, { signal, limit: 200 }), [id, eventsTick]);
+  const [tab, setTab] = useState<'messages' | 'events'>('messages');
   const [acting, setActing] = useState<string | null>(null);
   const [stageSaving, setStageSaving] = useState(false);
   const tabsId = useId();
@@ -377,7 +382,7 @@ export function ConversationDetailView({
         <div role="tabpanel" id={`${tabsId}-panel-messages`} aria-labelledby={`${tabsId}-tab-messages`} className="tabpanel">
           <div className="messages-layout">
             <div className="messages-column card">
-              <MessageList messages={messages} />
+              <MessageList messages={messages} calls={calls.data?.items ?? []} nameOf={(userId) => (userId === me ? 'you' : (team.nameOf(userId) ?? 'a former teammate'))} />
               <ReplyBox conversationId={id} onSent={detail.reload} closed={state === 'closed'} />
             </div>
             <div className="conversation-side">
@@ -403,15 +408,15 @@ function BackButton({ onBack }: { onBack: () => void }) {
   );
 }
 
-function MessageList({ messages }: { messages: Message[] }) {
+function MessageList({ messages, calls, nameOf }: { messages: Message[]; calls: ActionCall[]; nameOf: (userId: string) => string }) {
   const ref = useRef<HTMLOListElement>(null);
   const stick = useRef(true);
   useLayoutEffect(() => {
     const el = ref.current;
     if (el && stick.current) el.scrollTop = el.scrollHeight;
-  }, [messages.length]);
+  }, [messages.length, calls.length]);
 
-  if (messages.length === 0) {
+  if (messages.length === 0 && calls.length === 0) {
     return <EmptyState title="No messages yet">Messages from the customer, the AI agent and operators appear here.</EmptyState>;
   }
   return (
@@ -425,7 +430,15 @@ function MessageList({ messages }: { messages: Message[] }) {
         stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
       }}
     >
-      {messages.map((message) => {
+      {interleaveCalls(messages, calls).map((entry) => {
+        if (entry.kind === 'call') {
+          return (
+            <li key={entry.call.callId} className="message-action-call">
+              <ActionCallCard call={entry.call} nameOf={nameOf} />
+            </li>
+          );
+        }
+        const message = entry.message;
         const facts = answerFactsOfMessage(message);
         return (
           <li key={message.id} className={`message message-${message.author}`} data-testid="message" data-author={message.author} data-delivery={message.delivery}>
@@ -604,6 +617,9 @@ function EventHistory({ conversationId, tick, stageName }: { conversationId: str
   if (events.error && !events.data) return <ErrorState error={events.error} onRetry={events.reload} title={t.events.loadError} />;
   const list: ConversationEvent[] = events.data ?? [];
   if (list.length === 0) return <EmptyState title={t.events.empty} />;
+  const calls = foldActionCalls(list, conversationId);
+  const teammate = (userId: string) => (userId === me ? 'you' : team.nameOf(userId));
+  const deciderName = (userId: string) => teammate(userId) ?? 'a former teammate';
   const keyOf = (event: ConversationEvent) => `${String(event.position)}-${String(event.revision)}`;
   const toggle = (key: string) =>
     setOpen((current) => {
@@ -628,6 +644,25 @@ function EventHistory({ conversationId, tick, stageName }: { conversationId: str
       <ol className="event-list" aria-label={t.events.listLabel}>
         {list.map((event) => {
           const key = keyOf(event);
+          // An action call's events are one card, where its request is; the rest of them are in that card.
+          const callId = callIdOf(event);
+          const call = callId ? calls.get(callId) : undefined;
+          if (call) {
+            if (event.type !== 'ActionCallRequested') return null;
+            return (
+              <li key={key} className="event" data-testid="event-action-call" data-type="ActionCall">
+                <ActionCallCard call={call} nameOf={deciderName}>
+                  <ol className="action-call-steps" aria-label={`Events of the call to ${call.actionName}`}>
+                    {list.filter((e) => callIdOf(e) === callId).map((e) => (
+                      <li key={keyOf(e)} className="small" data-testid="action-call-step" data-type={e.type}>
+                        {describeConversationEvent(e, stageName, teammate)} <span className="muted"><Time iso={e.createdAt} /></span>
+                      </li>
+                    ))}
+                  </ol>
+                </ActionCallCard>
+              </li>
+            );
+          }
           const shown = open.has(key);
           const jsonId = `event-json-${key}`;
           const facts = answerFactsOfEvent(event);
@@ -635,7 +670,7 @@ function EventHistory({ conversationId, tick, stageName }: { conversationId: str
             <li key={key} className="event" data-testid="event" data-type={event.type}>
               <div className="event-row">
                 <p className="event-sentence" data-testid="event-sentence">
-                  {describeConversationEvent(event, stageName, (userId) => (userId === me ? 'you' : team.nameOf(userId)))}
+                  {describeConversationEvent(event, stageName, teammate)}
                 </p>
                 <span className="event-time">
                   <Time iso={event.createdAt} />
