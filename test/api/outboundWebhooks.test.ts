@@ -164,6 +164,22 @@ describe('outbound webhooks', () => {
     expect(valueOf(metrics, 'mas_outbound_webhook_lag_seconds', { endpoint: ep.id })).toBeGreaterThan(0);
   });
 
+  it('an endpoint has one delivery in flight at a time: a burst of events arrives each once, in order', async () => {
+    const acme = await company('acme-burst');
+    const r = await receiver({ delayMs: 15 });
+    await endpoint(acme, r, ['message.received']);
+    const texts_ = Array.from({ length: 40 }, (_, i) => `burst ${i}`);
+    await Promise.all([0, 1, 2, 3].map(async (c) => {
+      for (const text of texts_.filter((_, i) => i % 4 === c)) await acme.write(text, `c${c}`);
+    }));
+    await eventually(() => expect(r.received.length).toBeGreaterThanOrEqual(40), 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // a second delivery would land now
+    expect(r.received).toHaveLength(40);
+    expect(new Set(r.received.map((x) => x.id)).size).toBe(40);
+    expect(r.maxInFlight).toBe(1);
+    for (let c = 0; c < 4; c++) expect(texts(r.received).filter((t) => texts_.indexOf(String(t)) % 4 === c)).toEqual(texts_.filter((_, i) => i % 4 === c));
+  });
+
   it('a hanging endpoint delays neither the company\'s healthy endpoint nor another company (measured)', async () => {
     const acme = await company('acme-dead');
     const globex = await company('globex-dead');
