@@ -89,34 +89,43 @@ export async function startWebhookDeliveries(deps: WebhookDeliveryDeps): Promise
   };
 }
 
-/** Runs `work` for one endpoint, which nothing else touches meanwhile. */
-function exclusive(w: Worker, id: string, work: () => Promise<void>) {
+/**
+ * Runs `work` for one endpoint, which nothing else touches meanwhile (`busy` until it is over), then `next`: what
+ * comes after must start once the endpoint is free, or a poll in between would start a second turn beside it.
+ */
+function exclusive<T>(w: Worker, id: string, work: () => Promise<T>, next?: (result: T) => void) {
   w.busy.add(id);
-  const run = work()
-    .catch((err) => {
+  const run = work().then(
+    (result) => {
+      w.busy.delete(id);
+      next?.(result);
+    },
+    (err: unknown) => {
+      w.busy.delete(id);
       w.deps.logger.error({ err, endpointId: id }, 'webhook delivery failed unexpectedly; the endpoint is read again and tried later');
       w.runs.delete(id);
       w.retryAt.set(id, Date.now() + 1000);
-    })
-    .finally(() => w.busy.delete(id));
+    },
+  );
   w.inFlight.add(run);
   void run.finally(() => w.inFlight.delete(run));
 }
 
 function schedule(w: Worker, doc: WebhookEndpointDoc) {
-  exclusive(w, doc.id, async () => {
+  const turn = async (): Promise<TurnOutcome | null> => {
     const release = await w.slots.acquire(doc.companyId, 60_000);
-    if (!release) return;
-    let outcome: TurnOutcome = { kind: 'idle' };
+    if (!release) return null;
     try {
-      if (w.stopped || !w.owners.owns(doc.id)) return;
+      if (w.stopped || !w.owners.owns(doc.id)) return null;
       let run = w.runs.get(doc.id);
       if (!run) w.runs.set(doc.id, (run = newRun(doc)));
-      outcome = await serveTurn(w.deps, run, doc, () => !w.stopped && w.owners.owns(doc.id));
+      return await serveTurn(w.deps, run, doc, () => !w.stopped && w.owners.owns(doc.id));
     } finally {
       release();
     }
-    afterTurn(w, doc, outcome);
+  };
+  exclusive(w, doc.id, turn, (outcome) => {
+    if (outcome) afterTurn(w, doc, outcome);
   });
 }
 

@@ -6,6 +6,7 @@ import {
   recordAttempt,
   recordDeliveries,
   sendDelivery,
+  signingSecrets,
   type DeliveryProgress,
 } from '../commands/webhookDeliveries/deliveries.js';
 import { loadWebhookEndpoints } from '../commands/webhookEndpoints/queries.js';
@@ -135,11 +136,13 @@ export async function serveTurn(deps: RunDeps, run: EndpointRun, doc: WebhookEnd
   if (!(await prepare(deps, run, endpoint, doc))) return { kind: 'forget' };
   const queueFor = `${endpoint.updatedAt}:${endpoint.eventTypes.join(',')}`;
   if (run.queueFor !== queueFor) [run.queue, run.queueFor] = [[], queueFor];
+  // Opened once a turn: a turn is short, and the previous secret's grace is checked at its start.
+  const secrets = signingSecrets(deps.secretBox, endpoint, deps.commands.clock.now());
   let outcome: TurnOutcome = { kind: 'again' };
   for (let i = 0; i < TURN_DELIVERIES && outcome.kind === 'again'; i++) {
     if (!stillMine()) break;
     const next = await nextEvent(deps, run, endpoint);
-    outcome = next ? await deliver(deps, run, endpoint, next) : { kind: 'idle' };
+    outcome = next ? await deliver(deps, run, { endpoint, secrets }, next) : { kind: 'idle' };
   }
   if (run.unrecorded.length >= RECORD_EVERY || (run.unrecorded.length > 0 && Date.now() - run.unrecordedSince >= RECORD_AFTER_MS)) {
     if (!(await recordNow(deps, run))) return { kind: 'forget' };
@@ -160,8 +163,9 @@ async function nextEvent(deps: RunDeps, run: EndpointRun, endpoint: WebhookEndpo
   return run.queue[0] ?? null;
 }
 
-async function deliver(deps: RunDeps, run: EndpointRun, endpoint: WebhookEndpoint, event: PublicEventDoc): Promise<TurnOutcome> {
+async function deliver(deps: RunDeps, run: EndpointRun, to: { endpoint: WebhookEndpoint; secrets: string[] }, event: PublicEventDoc): Promise<TurnOutcome> {
   const { commands, settings } = deps;
+  const { endpoint } = to;
   if (run.failure === 'unknown') {
     const last = await lastDeliveryAttempt(commands, run.id, String(event.n));
     // A retry continues the schedule; after a success (a replay) or a schedule that ran out (turned on again) it starts over.
@@ -172,7 +176,8 @@ async function deliver(deps: RunDeps, run: EndpointRun, endpoint: WebhookEndpoin
   const attempt = failure ? failure.attempt + 1 : 1;
   const wait = settings.retryScheduleMs[attempt - 1];
   const retryInMs = wait === undefined ? null : Math.round(wait * (0.8 + 0.4 * (deps.random ?? Math.random)()));
-  const result = await sendDelivery({ ...commands, secretBox: deps.secretBox, sender: deps.sender }, { companyId: run.companyId, endpoint, deliveryId: String(event.n), event: event.event, attempt, trigger: 'delivery', retryInMs });
+  const input = { companyId: run.companyId, endpoint, deliveryId: String(event.n), event: event.event, attempt, trigger: 'delivery' as const, retryInMs };
+  const result = await sendDelivery({ ...commands, secretBox: deps.secretBox, sender: deps.sender }, input, { secrets: to.secrets });
   deps.metrics?.attempted(run.id, result.ok, result.latencyMs);
   if (result.ok) {
     deps.metrics?.lag(run.id, Math.max(0, Date.parse(result.at) - Date.parse(event.timestamp)));
