@@ -9,12 +9,12 @@ import { soleOwner, startEndpointOwners, type EndpointOwners } from './webhookOw
 
 /**
  * Outbound webhook delivery. Each endpoint is a queue of its own: the company's public events in their numbered
- * order (the publicEvents read model), of the types it takes, from where its progress says it got. At most one
- * delivery per endpoint is in flight, and endpoints take the worker's slots in turn, at most `companyConcurrency` of
- * one company (fairSlots): a hanging endpoint holds one slot for one timeout at a time, and waits out its retries
- * without holding any, so it delays neither the company's other endpoints nor other companies. The order per
- * endpoint is the event log's, so it holds per conversation under retries: an event is not sent before the one
- * before it was delivered. At least once: progress moves only past delivered events, and a crash before it was
+ * order (the publicEvents read model), of the types it takes, from where its progress says it got. An endpoint's
+ * turn (one window of deliveries, each of another conversation) holds one slot, and endpoints take the worker's
+ * slots in turn, at most `companyConcurrency` of one company (fairSlots): a hanging endpoint holds one slot for one
+ * timeout at a time, and waits out its retries without holding any, so it delays neither the company's other
+ * endpoints nor other companies. The order per conversation holds under retries: an event is not sent before the
+ * ones before it of its conversation were delivered. At least once: progress moves only past delivered events, and a crash before it was
  * recorded sends them again with the same `webhook-id`. What one endpoint's turn does, and what it keeps in memory
  * between turns: webhookEndpointRun.ts. Which endpoints this processor serves when several run: webhookOwners.ts.
  */

@@ -38,9 +38,21 @@ import type { WebhookEndpointDoc } from '../projections/webhookEndpoints/webhook
  *   batch's records: those events are sent again under the same `webhook-id` (at least once; none is lost, as the
  *   progress never passes an event that was not delivered).
  * A failure is recorded at once, in the delivery's stream (the retry schedule resumes from it after a restart).
+ *
+ * An endpoint that answers has up to MAX_WINDOW deliveries in flight, the next events of as many different
+ * conversations (a window: on a busy machine a delivery waits mostly for its round trip, and one at a time an
+ * endpoint could not keep up with a busy company). The order per conversation holds: an event is sent only with
+ * or after the ones before it of its conversation delivered. The window starts at one after a (re)load and after
+ * any failure and doubles with each window delivered whole, so a failing or hanging endpoint has one delivery in
+ * flight. When one in a window fails, those before it count as delivered and the failed one is retried as
+ * before; those after it that were delivered are remembered (`ahead`) and passed over when their turn comes (a
+ * crash meanwhile sends them again, same id), and those after it that failed are sent again in order, their
+ * attempt counted in the metrics but not logged.
  */
 
 export const TURN_DELIVERIES = 25;
+/** At most this many deliveries of one endpoint in flight at once, each of another conversation. */
+export const MAX_WINDOW = 8;
 export const EVENTS_PER_READ = 50;
 export const RECORD_EVERY = 100;
 export const RECORD_AFTER_MS = 500;
@@ -73,6 +85,10 @@ export interface EndpointRun {
   queueFor: string;
   /** The last failed attempt of the head event; 'unknown' until read, after a (re)load. */
   failure: { n: number; attempt: number; nextRetryAt: string | null } | null | 'unknown';
+  /** Deliveries in flight at once for it now (1 … MAX_WINDOW). */
+  window: number;
+  /** Events after the head already delivered (a window whose earlier event failed). */
+  ahead: Set<number>;
 }
 
 export type TurnOutcome = { kind: 'again' } | { kind: 'idle' } | { kind: 'retryAt'; at: number } | { kind: 'forget' };
@@ -87,6 +103,8 @@ export const newRun = (doc: Pick<WebhookEndpointDoc, 'id' | 'companyId'>): Endpo
   queue: [],
   queueFor: '',
   failure: 'unknown',
+  window: 1,
+  ahead: new Set(),
 });
 
 const settle = (run: EndpointRun, progress: DeliveryProgress) => {
@@ -94,6 +112,7 @@ const settle = (run: EndpointRun, progress: DeliveryProgress) => {
   run.through = progress.through;
   run.queue = [];
   run.failure = null;
+  run.ahead.clear();
 };
 
 /** Reads the progress, and starts a new endpoint at its creation or applies a replay asked for. False: forget the run. */
@@ -142,7 +161,10 @@ export async function serveTurn(deps: RunDeps, run: EndpointRun, doc: WebhookEnd
   for (let i = 0; i < TURN_DELIVERIES && outcome.kind === 'again'; i++) {
     if (!stillMine()) break;
     const next = await nextEvent(deps, run, endpoint);
-    outcome = next ? await deliver(deps, run, { endpoint, secrets }, next) : { kind: 'idle' };
+    if (!next) outcome = { kind: 'idle' };
+    else if (run.ahead.delete(next.n)) passed(run, next);
+    else if (run.window > 1 && run.failure === null) outcome = await deliverWindow(deps, run, { endpoint, secrets });
+    else outcome = await deliver(deps, run, { endpoint, secrets }, next);
   }
   if (run.unrecorded.length >= RECORD_EVERY || (run.unrecorded.length > 0 && Date.now() - run.unrecordedSince >= RECORD_AFTER_MS)) {
     if (!(await recordNow(deps, run))) return { kind: 'forget' };
@@ -180,14 +202,69 @@ async function deliver(deps: RunDeps, run: EndpointRun, to: { endpoint: WebhookE
   const result = await sendDelivery({ ...commands, secretBox: deps.secretBox, sender: deps.sender }, input, { secrets: to.secrets });
   deps.metrics?.attempted(run.id, result.ok, result.latencyMs);
   if (result.ok) {
-    deps.metrics?.lag(run.id, Math.max(0, Date.parse(result.at) - Date.parse(event.timestamp)));
-    if (run.unrecorded.length === 0) run.unrecordedSince = Date.now();
-    run.unrecorded.push(result);
-    run.queue.shift();
-    run.through = event.n;
+    delivered(deps, run, event, result);
+    passed(run, event);
     run.failure = null;
+    run.window = Math.min(MAX_WINDOW, 2);
     return { kind: 'again' };
   }
+  return failed(deps, run, event, result, retryInMs);
+}
+
+/** A delivered event waits to be recorded with the next ones. */
+function delivered(deps: RunDeps, run: EndpointRun, event: PublicEventDoc, result: AttemptData) {
+  deps.metrics?.lag(run.id, Math.max(0, Date.parse(result.at) - Date.parse(event.timestamp)));
+  if (run.unrecorded.length === 0) run.unrecordedSince = Date.now();
+  run.unrecorded.push(result);
+}
+
+/** The head event is done with: the endpoint's progress moves past it. */
+function passed(run: EndpointRun, event: PublicEventDoc) {
+  run.queue.shift();
+  run.through = event.n;
+}
+
+/**
+ * Sends the next events of up to `run.window` different conversations at once, then takes the answers in the
+ * log's order: see the module's comment.
+ */
+async function deliverWindow(deps: RunDeps, run: EndpointRun, to: { endpoint: WebhookEndpoint; secrets: string[] }): Promise<TurnOutcome> {
+  const { commands, settings } = deps;
+  const picked: PublicEventDoc[] = [];
+  const conversations = new Set<string>();
+  for (const event of run.queue) {
+    const conversation = event.conversationId ?? '';
+    if (picked.length === run.window || conversations.has(conversation) || run.ahead.has(event.n)) break;
+    conversations.add(conversation);
+    picked.push(event);
+  }
+  const wait = settings.retryScheduleMs[0];
+  const retryInMs = wait === undefined ? null : Math.round(wait * (0.8 + 0.4 * (deps.random ?? Math.random)()));
+  const sendDeps = { ...commands, secretBox: deps.secretBox, sender: deps.sender };
+  const results = await Promise.all(
+    picked.map((event) => sendDelivery(sendDeps, { companyId: run.companyId, endpoint: to.endpoint, deliveryId: String(event.n), event: event.event, attempt: 1, trigger: 'delivery', retryInMs }, { secrets: to.secrets })),
+  );
+  let failure: { event: PublicEventDoc; result: AttemptData } | null = null;
+  for (const [i, event] of picked.entries()) {
+    const result = results[i]!;
+    deps.metrics?.attempted(run.id, result.ok, result.latencyMs);
+    if (result.ok) delivered(deps, run, event, result);
+    if (result.ok && !failure) passed(run, event);
+    else if (result.ok) run.ahead.add(event.n);
+    else failure ??= { event, result };
+  }
+  if (!failure) {
+    run.window = Math.min(MAX_WINDOW, run.window * 2);
+    return { kind: 'again' };
+  }
+  return failed(deps, run, failure.event, failure.result, retryInMs);
+}
+
+/** The head event's attempt failed: recorded at once, then retried later, or the endpoint disabled when the schedule ran out. */
+async function failed(deps: RunDeps, run: EndpointRun, event: PublicEventDoc, result: AttemptData, retryInMs: number | null): Promise<TurnOutcome> {
+  const { commands, settings } = deps;
+  const attempt = result.attempt;
+  run.window = 1;
   if (!(await recordNow(deps, run))) return { kind: 'forget' };
   await recordAttempt(commands, result);
   run.failure = { n: event.n, attempt, nextRetryAt: result.nextRetryAt };
