@@ -142,9 +142,9 @@ async function prepare(deps: RunDeps, run: EndpointRun, endpoint: WebhookEndpoin
 }
 
 /**
- * One turn of one endpoint, holding one of the worker's slots: up to TURN_DELIVERIES events in their order, one at
- * a time (the order per endpoint is the log's, so it holds per conversation under retries), until none is left, a
- * delivery fails, or this processor no longer serves the endpoint.
+ * One turn of one endpoint, holding one of the worker's slots: up to TURN_DELIVERIES steps (a delivery, a window
+ * of them, a page of events it does not take) in the log's order, until none is left, a delivery fails, or this
+ * processor no longer serves the endpoint.
  */
 export async function serveTurn(deps: RunDeps, run: EndpointRun, doc: WebhookEndpointDoc, stillMine: () => boolean): Promise<TurnOutcome> {
   const endpoint = (await loadWebhookEndpoints(deps.commands.eventStore, run.companyId)).endpoints.get(run.id);
@@ -162,6 +162,7 @@ export async function serveTurn(deps: RunDeps, run: EndpointRun, doc: WebhookEnd
     if (!stillMine()) break;
     const next = await nextEvent(deps, run, endpoint);
     if (!next) outcome = { kind: 'idle' };
+    else if (next === 'skipped') continue;
     else if (run.ahead.delete(next.n)) passed(run, next);
     else if (run.window > 1 && run.failure === null) outcome = await deliverWindow(deps, run, { endpoint, secrets });
     else outcome = await deliver(deps, run, { endpoint, secrets }, next);
@@ -172,15 +173,19 @@ export async function serveTurn(deps: RunDeps, run: EndpointRun, doc: WebhookEnd
   return outcome;
 }
 
-/** The next event to deliver, reading a page when the queue is empty; null when there is none (all skipped). */
-async function nextEvent(deps: RunDeps, run: EndpointRun, endpoint: WebhookEndpoint): Promise<PublicEventDoc | null> {
+/**
+ * The next event to deliver, reading a page when the queue is empty; null when there is none, 'skipped' when a
+ * page held none it takes and more are stored (each page read counts as a step of the turn, so a long stretch
+ * of events it does not take is passed over a bounded amount at a time).
+ */
+async function nextEvent(deps: RunDeps, run: EndpointRun, endpoint: WebhookEndpoint): Promise<PublicEventDoc | 'skipped' | null> {
   if (run.queue.length === 0) {
     const types = endpoint.eventTypes.includes('*') ? null : (endpoint.eventTypes as PublicEventType[]);
     const page = await listPublicEvents(deps.readStore, run.companyId, { after: run.through, types, limit: EVENTS_PER_READ });
     run.queue = page.items;
     // Events it does not take are passed over in memory, recorded with the next batch.
     if (page.items.length === 0 && page.next > run.through) run.through = page.next;
-    if (page.items.length === 0 && page.hasMore) return nextEvent(deps, run, endpoint);
+    if (page.items.length === 0 && page.hasMore) return 'skipped';
   }
   return run.queue[0] ?? null;
 }
