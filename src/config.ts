@@ -177,8 +177,8 @@ export const configSchema = z.object({
   // Outbound webhooks: the waits between attempts (about 24 hours in all), then the endpoint is disabled.
   WEBHOOK_RETRY_SCHEDULE_MS: msList.default([5000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 7_200_000, 14_400_000, 28_800_000, 28_800_000]),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
-  WEBHOOK_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(32),
-  WEBHOOK_COMPANY_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(8),
+  WEBHOOK_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(128),
+  WEBHOOK_COMPANY_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(16),
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(250),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(32),
   WORKER_COMPANY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(24),

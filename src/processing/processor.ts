@@ -123,9 +123,11 @@ async function startReplies(
     const replays = await startReplayEvaluations(deps);
     stops.push(() => replays.stop());
     const outbound = outboundClients(config, logger, options);
-    const webhooks = startWebhookDeliveries({
+    // The bus: processors meet on it and share the endpoints (each one served by one of them).
+    const webhooks = await startWebhookDeliveries({
       commands,
       readStore,
+      bus,
       secretBox: outbound.secretBox,
       sender: outbound.webhookSender,
       settings: config.webhooks,

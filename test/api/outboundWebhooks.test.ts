@@ -164,6 +164,38 @@ describe('outbound webhooks', () => {
     expect(valueOf(metrics, 'mas_outbound_webhook_lag_seconds', { endpoint: ep.id })).toBeGreaterThan(0);
   });
 
+  it('a burst of events of four conversations arrives each once, in order per conversation, at most one delivery in flight per conversation', async () => {
+    const acme = await company('acme-burst');
+    const r = await receiver({ delayMs: 15 });
+    await endpoint(acme, r, ['message.received']);
+    const texts_ = Array.from({ length: 40 }, (_, i) => `burst ${i}`);
+    await Promise.all([0, 1, 2, 3].map(async (c) => {
+      for (const text of texts_.filter((_, i) => i % 4 === c)) await acme.write(text, `c${c}`);
+    }));
+    await eventually(() => expect(r.received.length).toBeGreaterThanOrEqual(40), 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // a second delivery would land now
+    expect(r.received).toHaveLength(40);
+    expect(new Set(r.received.map((x) => x.id)).size).toBe(40);
+    expect(r.maxInFlight).toBeLessThanOrEqual(4);
+    for (let c = 0; c < 4; c++) expect(texts(r.received).filter((t) => texts_.indexOf(String(t)) % 4 === c)).toEqual(texts_.filter((_, i) => i % 4 === c));
+  });
+
+  it('when one conversation\'s event fails in a window of several, the others count as delivered and it alone is sent again, in order', async () => {
+    const acme = await company('acme-window');
+    const r = await receiver({ delayMs: 10, respond: (x, nth) => (String(x.event.data.text).startsWith('flaky') && nth === 1 ? 500 : 200) });
+    await endpoint(acme, r, ['message.received']);
+    const sent = Array.from({ length: 20 }, (_, i) => `${i % 4 === 2 ? 'flaky' : 'fine'} ${i}`);
+    await Promise.all([0, 1, 2, 3].map(async (c) => {
+      for (const text of sent.filter((_, i) => i % 4 === c)) await acme.write(text, `c${c}`);
+    }));
+    await eventually(() => expect(new Set(r.received.filter((x) => x.verifiedWith.length > 0).map((x) => x.id)).size).toBe(20), 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const times = (text: string) => r.received.filter((x) => x.event.data.text === text).length;
+    for (const text of sent) expect(times(text), text).toBe(text.startsWith('flaky') ? 2 : 1);
+    const firsts = firstOfEach(r.received);
+    for (let c = 0; c < 4; c++) expect(texts(firsts).filter((t) => sent.indexOf(String(t)) % 4 === c)).toEqual(sent.filter((_, i) => i % 4 === c));
+  });
+
   it('a hanging endpoint delays neither the company\'s healthy endpoint nor another company (measured)', async () => {
     const acme = await company('acme-dead');
     const globex = await company('globex-dead');

@@ -35,6 +35,7 @@ export async function companyWithEndpoint(base: string, receiverUrl: string) {
   expect(endpoint.status).toBe(201);
   return {
     endpointSecret: endpoint.body.secret as string,
+    endpointId: endpoint.body.endpoint.id as string,
     /** Posts a signed customer message (to `at`, default `base`); resolves with the HTTP status, 0 when the connection failed. */
     async post(m: { clientId: string; messageId: string; text: string }, at = base): Promise<number> {
       const raw = JSON.stringify({ hook_type: 'inbox', type: 'from_client', message_id: m.messageId, client_id: m.clientId, channel_id: 1, transport: 'telegram', text: m.text });

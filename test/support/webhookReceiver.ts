@@ -16,10 +16,13 @@ export interface Received {
 
 /**
  * A company's receiving system for outbound webhook tests: verifies each delivery with the `standardwebhooks`
- * package and answers as `respond` says (a status, or 'hang' to never answer).
+ * package and answers as `respond` says (a status, or 'hang' to never answer), `delayMs` after the request. It counts
+ * the most requests it held at once (`maxInFlight`).
  */
-export async function startWebhookReceiver(options: { secrets?: string[]; respond?: (r: Received, nth: number) => number | 'hang' } = {}) {
+export async function startWebhookReceiver(options: { secrets?: string[]; respond?: (r: Received, nth: number) => number | 'hang'; delayMs?: number } = {}) {
   const received: Received[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
   const hanging = new Set<ServerResponse>();
   let secrets = options.secrets ?? [];
   let respond = options.respond ?? (() => 200);
@@ -44,7 +47,11 @@ export async function startWebhookReceiver(options: { secrets?: string[]; respon
         hanging.add(res);
         return;
       }
-      res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer >= 300 ? `nope ${answer}` : 'ok');
+      maxInFlight = Math.max(maxInFlight, ++inFlight);
+      setTimeout(() => {
+        inFlight--;
+        res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer >= 300 ? `nope ${answer}` : 'ok');
+      }, options.delayMs ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -52,6 +59,9 @@ export async function startWebhookReceiver(options: { secrets?: string[]; respon
   return {
     url,
     received,
+    get maxInFlight() {
+      return maxInFlight;
+    },
     setSecrets(next: string[]) {
       secrets = next;
     },

@@ -20,24 +20,34 @@ export interface TestEvent {
 }
 
 /** The secrets that sign now: the current one, and the previous one until its grace ends. */
-function signingSecrets(box: SecretBox, endpoint: WebhookEndpoint, now: Date): string[] {
+export function signingSecrets(box: SecretBox, endpoint: WebhookEndpoint, now: Date): string[] {
   const previous = endpoint.previousSecret && Date.parse(endpoint.previousSecret.validUntil) > now.getTime() ? [box.open(endpoint.previousSecret.secret)] : [];
   return [box.open(endpoint.secret), ...previous];
 }
+
+type AttemptInput = { companyId: string; endpoint: WebhookEndpoint; deliveryId: string; event: PublicEvent | TestEvent; attempt: number; trigger: AttemptData['trigger']; retryInMs: number | null };
 
 /**
  * One attempt to deliver `event` to `endpoint`, recorded in the delivery's stream whatever came of it.
  * `retryInMs`: when a failed attempt is to be retried (null: it is not, e.g. the schedule ran out).
  */
-export async function attemptDelivery(
-  deps: DeliveryDeps,
-  input: { companyId: string; endpoint: WebhookEndpoint; deliveryId: string; event: PublicEvent | TestEvent; attempt: number; trigger: AttemptData['trigger']; retryInMs: number | null },
-): Promise<AttemptData> {
+export async function attemptDelivery(deps: DeliveryDeps, input: AttemptInput): Promise<AttemptData> {
+  const data = await sendDelivery(deps, input);
+  await recordAttempt(deps, data);
+  return data;
+}
+
+/**
+ * Sends one attempt and says what came of it, recording nothing: the delivery worker records a success with the
+ * endpoint's progress, in batches (`recordDeliveries`), and a failure in the delivery's own stream (`recordAttempt`).
+ * `opened`: the signing secrets, opened once for a turn of several deliveries rather than for each.
+ */
+export async function sendDelivery(deps: DeliveryDeps, input: AttemptInput, opened?: { secrets: string[] }): Promise<AttemptData> {
   const now = deps.clock.now();
-  const body = JSON.stringify(input.event);
-  const result = await deps.sender.send({ url: input.endpoint.url, id: input.event.id, timestamp: now, body, secrets: signingSecrets(deps.secretBox, input.endpoint, now) });
+  const secrets = opened?.secrets ?? signingSecrets(deps.secretBox, input.endpoint, now);
+  const result = await deps.sender.send({ url: input.endpoint.url, id: input.event.id, timestamp: now, body: JSON.stringify(input.event), secrets });
   const at = deps.clock.now();
-  const data: AttemptData = {
+  return {
     endpointId: input.endpoint.id,
     companyId: input.companyId,
     deliveryId: input.deliveryId,
@@ -52,9 +62,18 @@ export async function attemptDelivery(
     trigger: input.trigger,
     at: at.toISOString(),
   };
-  const id = uuidFrom(`attempt:${input.endpoint.id}:${input.deliveryId}:${input.trigger}:${input.attempt}:${at.getTime()}`);
-  await deps.eventStore.append(webhookDeliveryStream(input.endpoint.id, input.deliveryId), [{ id, type: 'WebhookDeliveryAttempted', data, metadata: { companyId: input.companyId } }], 'any');
-  return data;
+}
+
+const attemptEvent = (data: AttemptData) => ({
+  id: uuidFrom(`attempt:${data.endpointId}:${data.deliveryId}:${data.trigger}:${data.attempt}:${Date.parse(data.at)}`),
+  type: 'WebhookDeliveryAttempted',
+  data,
+  metadata: { companyId: data.companyId },
+});
+
+/** Records one attempt in its delivery's stream (a failure: the retry schedule continues from it). */
+export async function recordAttempt(deps: CommandDeps, data: AttemptData): Promise<void> {
+  await deps.eventStore.append(webhookDeliveryStream(data.endpointId, data.deliveryId), [attemptEvent(data)], 'any');
 }
 
 /** The last attempt of one delivery, or null: one backwards read of its small stream. */
@@ -78,26 +97,53 @@ export async function loadDeliveryProgress(deps: CommandDeps, endpointId: string
 }
 
 /**
- * Moves the endpoint's progress (forward after deliveries, back for a replay), guarded by the revision it was
- * read at: false when another worker moved it meanwhile (the caller reads it again).
+ * Moves the endpoint's progress (forward past events it does not take, back for a replay), guarded by the revision
+ * it was read at: the progress now, or null when another worker moved it meanwhile (the caller reads it again).
  */
 export async function moveDeliveryProgress(
   deps: CommandDeps,
   input: { companyId: string; endpointId: string; from: DeliveryProgress; to: number; replay?: { replayId: string; from: string } },
-): Promise<boolean> {
+): Promise<DeliveryProgress | null> {
   const at = deps.clock.now().toISOString();
   const event = input.replay
     ? { type: 'WebhookDeliveriesRewound', data: { endpointId: input.endpointId, through: input.to, replayId: input.replay.replayId, from: input.replay.from, at } }
     : { type: 'WebhookDeliveriesAdvanced', data: { endpointId: input.endpointId, through: input.to, replayId: input.from.replayId, at } };
   try {
-    await deps.eventStore.append(
+    const result = await deps.eventStore.append(
       webhookProgressStream(input.endpointId),
       [{ id: uuidFrom(`progress:${input.endpointId}:${input.from.revision ?? 'start'}`), ...event, metadata: { companyId: input.companyId } }],
       input.from.revision === null ? 'no_stream' : input.from.revision,
     );
-    return true;
+    return { through: input.to, replayId: input.replay ? input.replay.replayId : input.from.replayId, revision: result.nextRevision };
   } catch (err) {
-    if (err instanceof WrongExpectedRevisionError) return false;
+    if (err instanceof WrongExpectedRevisionError) return null;
+    throw err;
+  }
+}
+
+/**
+ * Records a batch of the endpoint's successful deliveries and the progress they make, in one append to its progress
+ * stream (the attempts first, the progress last: the stream's last event is still the progress), guarded by the
+ * revision the progress was read at. Null when another worker moved it meanwhile: nothing is written, and the
+ * caller forgets what it kept and reads the progress again (the deliveries not recorded are sent again, under the
+ * same `webhook-id`). A batch of one event per delivery costs one append instead of two per delivery.
+ */
+export async function recordDeliveries(
+  deps: CommandDeps,
+  input: { companyId: string; endpointId: string; from: DeliveryProgress; to: number; attempts: AttemptData[] },
+): Promise<DeliveryProgress | null> {
+  const at = deps.clock.now().toISOString();
+  const advanced = {
+    id: uuidFrom(`progress:${input.endpointId}:${input.from.revision ?? 'start'}`),
+    type: 'WebhookDeliveriesAdvanced',
+    data: { endpointId: input.endpointId, through: input.to, replayId: input.from.replayId, at },
+    metadata: { companyId: input.companyId },
+  };
+  try {
+    const result = await deps.eventStore.append(webhookProgressStream(input.endpointId), [...input.attempts.map(attemptEvent), advanced], input.from.revision === null ? 'no_stream' : input.from.revision);
+    return { through: input.to, replayId: input.from.replayId, revision: result.nextRevision };
+  } catch (err) {
+    if (err instanceof WrongExpectedRevisionError) return null;
     throw err;
   }
 }
@@ -120,8 +166,13 @@ export async function sendTestEvent(deps: DeliveryDeps, companyId: string, endpo
   return attemptDelivery(deps, { companyId, endpoint, deliveryId: `test-${testId}`, event, attempt: 1, trigger: 'test', retryInMs: null });
 }
 
-/** A manual resend of one delivered (or failed) event now: same `webhook-id`, outside the in-order queue. */
-export async function resendDelivery(deps: DeliveryDeps, companyId: string, endpoint: WebhookEndpoint, delivery: { n: number; event: PublicEvent }) {
+/**
+ * A manual resend of one delivered (or failed) event now: same `webhook-id`, outside the in-order queue. Its number
+ * follows the attempts made so far: those of the delivery's stream, and `attemptsSoFar` (the delivery log's count,
+ * which also holds the successes the worker recorded with the endpoint's progress).
+ */
+export async function resendDelivery(deps: DeliveryDeps, companyId: string, endpoint: WebhookEndpoint, delivery: { n: number; event: PublicEvent; attemptsSoFar?: number }) {
   const last = await lastDeliveryAttempt(deps, endpoint.id, String(delivery.n));
-  return attemptDelivery(deps, { companyId, endpoint, deliveryId: String(delivery.n), event: delivery.event, attempt: (last?.attempt ?? 0) + 1, trigger: 'resend', retryInMs: null });
+  const attempt = Math.max(last?.attempt ?? 0, delivery.attemptsSoFar ?? 0) + 1;
+  return attemptDelivery(deps, { companyId, endpoint, deliveryId: String(delivery.n), event: delivery.event, attempt, trigger: 'resend', retryInMs: null });
 }

@@ -5,7 +5,9 @@ import { z } from 'zod';
  * - `webhookdelivery-<endpointId>-<deliveryId>`: the attempts of one delivery (a public event's number, or
  *   `test-<uuid>` for a test event). Small streams: their last event says where a delivery stands.
  * - `webhookprogress-<endpointId>`: how far the endpoint's in-order delivery got. Its last event is all that
- *   counts, read backwards, so a long-lived endpoint costs the same as a new one.
+ *   counts, read backwards, so a long-lived endpoint costs the same as a new one. The successful attempts of the
+ *   worker's deliveries are recorded here too, in batches before the progress they make (one append per batch
+ *   rather than one per attempt), so its last event is still a progress event.
  */
 const at = z.iso.datetime();
 

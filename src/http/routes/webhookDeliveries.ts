@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { resendDelivery, sendTestEvent } from '../../commands/webhookDeliveries/deliveries.js';
 import { loadWebhookEndpoint } from '../../commands/webhookEndpoints/queries.js';
 import { getPublicEvent } from '../../projections/publicEvents/queries.js';
-import { listWebhookDeliveries } from '../../projections/webhookDeliveries/queries.js';
+import { getWebhookDelivery, listWebhookDeliveries } from '../../projections/webhookDeliveries/queries.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
@@ -42,7 +42,8 @@ export function webhookDeliveryRoutes(services: HttpServices): FastifyPluginAsyn
       const n = /^\d{1,15}$/.test(request.params.deliveryId) ? Number(request.params.deliveryId) : null;
       const doc = n === null ? null : await getPublicEvent(services.readStore, companyId, n);
       if (!doc) throw notFound('Delivery');
-      const a = await resendDelivery(deps, companyId, endpoint, { n: doc.n, event: doc.event });
+      const logged = await getWebhookDelivery(services.readStore, companyId, endpoint.id, String(doc.n));
+      const a = await resendDelivery(deps, companyId, endpoint, { n: doc.n, event: doc.event, attemptsSoFar: logged?.attempts ?? 0 });
       return { attempt: { ...a, deliveryId: a.deliveryId, eventId: a.eventId } };
     });
   };

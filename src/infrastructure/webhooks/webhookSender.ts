@@ -21,10 +21,20 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
  */
 export function createWebhookSender(options: WebhookSenderOptions): WebhookSender {
   const guardedFetch = createGuardedFetch({ allowPrivate: options.allowPrivate, requireHttps: options.requireHttps, maxResponseBytes: MAX_RESPONSE_BYTES, ...(options.resolver ? { resolver: options.resolver } : {}) });
+  // A signer decodes its secret once, not on every delivery; bounded, as secrets rotate and endpoints come and go.
+  const signers = new Map<string, Webhook>();
+  const signerOf = (secret: string) => {
+    let signer = signers.get(secret);
+    if (!signer) {
+      if (signers.size >= 1000) signers.clear();
+      signers.set(secret, (signer = new Webhook(secret)));
+    }
+    return signer;
+  };
   return {
     async send(request: WebhookRequest): Promise<WebhookResponse> {
       // Standard Webhooks: several `v1,<signature>` separated by spaces, one per secret, all valid.
-      const signature = request.secrets.map((secret) => new Webhook(secret).sign(request.id, request.timestamp, request.body)).join(' ');
+      const signature = request.secrets.map((secret) => signerOf(secret).sign(request.id, request.timestamp, request.body)).join(' ');
       const started = performance.now();
       const latency = () => Math.round(performance.now() - started);
       try {

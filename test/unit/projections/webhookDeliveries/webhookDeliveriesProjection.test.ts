@@ -23,4 +23,21 @@ describe('webhookDeliveries projection', () => {
         ],
       });
   });
+
+  it('a success recorded in a batch with the endpoint\'s progress lands in the same delivery\'s document as its failure', async () => {
+    const batched = recorded(`webhookprogress-${endpointId}`, 'WebhookDeliveryAttempted', {
+      endpointId, companyId: company, deliveryId: '7', eventId: 'evt_1', eventType: 'message.received', attempt: 2, ok: true, httpStatus: 204, latencyMs: 3, response: '', nextRetryAt: null, trigger: 'delivery', at: at(6),
+    });
+    const advanced = recorded(`webhookprogress-${endpointId}`, 'WebhookDeliveriesAdvanced', { endpointId, through: 7, replayId: null, at: at(6) });
+    await projectionSpec(webhookDeliveriesProjection)
+      .given([attempt(1, false, 500, at(5)), batched, advanced])
+      .then({
+        webhook_deliveries: [
+          expect.objectContaining({
+            id: `${endpointId}:7`, status: 'delivered', attempts: 2, nextRetryAt: null,
+            recentAttempts: [expect.objectContaining({ attempt: 2, httpStatus: 204 }), expect.objectContaining({ attempt: 1, httpStatus: 500 })],
+          }),
+        ],
+      });
+  });
 });
