@@ -7,6 +7,13 @@ import { asksForHuman } from './handoff.js';
 import { parseCsatReply, type CsatVia } from './csat.js';
 import { evolveConversation, initialConversationState, isDuplicate, textFingerprint, type ConversationState } from './state.js';
 import { identityChange, type VerifiedVisitor } from './verifiedVisitor.js';
+import {
+  decideApproveActionCall,
+  decideDeclineUnconfirmedActionCall,
+  decideExpireActionCall,
+  decideRefuseActionCall,
+  type ActionApprovalCommand,
+} from './actionApprovals.js';
 
 export interface Start {
   conversationId: string;
@@ -83,7 +90,8 @@ export type ConversationCommand =
   /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
   | { type: 'UnassignConversation'; by: string; now: string; from?: string }
   /** A returning web-chat visitor's signed identity, checked by the service (verifiedVisitor.ts). */
-  | { type: 'VerifyCustomerIdentity'; visitor: VerifiedVisitor; now: string };
+  | { type: 'VerifyCustomerIdentity'; visitor: VerifiedVisitor; now: string }
+  | ActionApprovalCommand;
 
 /** The agent's handoff message, sent to the customer when the AI cannot answer (so a failure is never silence). */
 export interface HandoffNotice {
@@ -452,6 +460,10 @@ const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
   HandBackToAi: decideHandBackToAi,
   RecordHandoffSummary: decideRecordHandoffSummary,
   VerifyCustomerIdentity: decideVerifyCustomerIdentity,
+  ApproveActionCall: decideApproveActionCall,
+  RefuseActionCall: decideRefuseActionCall,
+  ExpireActionCall: decideExpireActionCall,
+  DeclineUnconfirmedActionCall: decideDeclineUnconfirmedActionCall,
 };
 
 export function decide(command: ConversationCommand, state: ConversationState): ConversationEvent[] {
