@@ -26,6 +26,7 @@ import { assignmentDeskProjection } from './assignmentDesk/assignmentDeskProject
 import { publicEventsProjection } from './publicEvents/publicEventsProjection.js';
 import { webhookEndpointsProjection } from './webhookEndpoints/webhookEndpointsProjection.js';
 import { webhookDeliveriesProjection } from './webhookDeliveries/webhookDeliveriesProjection.js';
+import { pendingActionCallsProjection } from './pendingActionCalls/pendingActionCallsProjection.js';
 
 /** Every read model the dashboard and API query. */
 export const allProjections: Projection[] = [companiesProjection, teammatesProjection, invitationsProjection, loginSessionsProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection,
@@ -46,4 +47,5 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   publicEventsProjection,
   webhookEndpointsProjection,
   webhookDeliveriesProjection,
+  pendingActionCallsProjection,
 ];
