@@ -158,6 +158,11 @@ export const assignConversation = async (id: string, assigneeId: string) =>
   (await request<{ conversation: Conversation }>('POST', `/api/conversations/${encodeURIComponent(id)}/assign`, { assigneeId })).conversation;
 export const unassignConversation = async (id: string) =>
   (await request<{ conversation: Conversation }>('POST', `/api/conversations/${encodeURIComponent(id)}/unassign`)).conversation;
+const actionCallUrl = (id: string, callId: string, decision: 'approve' | 'refuse') =>
+  `/api/conversations/${encodeURIComponent(id)}/action-calls/${encodeURIComponent(callId)}/${decision}`;
+export const approveActionCall = async (id: string, callId: string) => (await request<{ conversation: Conversation }>('POST', actionCallUrl(id, callId, 'approve'))).conversation;
+export const refuseActionCall = async (id: string, callId: string, reason: string) =>
+  (await request<{ conversation: Conversation }>('POST', actionCallUrl(id, callId, 'refuse'), reason.trim() ? { reason: reason.trim() } : {})).conversation;
 export const markConversationRead = async (id: string) =>
   (await request<{ conversation: Conversation }>('POST', `/api/conversations/${encodeURIComponent(id)}/read`)).conversation;
 export const getConversationViews = async (o?: Opts) => (await request<{ views: ViewCounts }>('GET', '/api/conversations/views', undefined, o)).views;

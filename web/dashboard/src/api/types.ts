@@ -225,6 +225,25 @@ export interface Conversation {
   unread?: number;
   /** The newest message for the list's preview: who wrote it and its first words. */
   lastMessage?: { author: 'customer' | 'agent' | 'operator'; text: string } | null;
+  /** The action call waiting for the customer's yes (confirm) or a teammate's approval (approve). */
+  pendingAction?: PendingAction | null;
+}
+
+export interface PendingAction {
+  callId: string;
+  actionId: string;
+  actionName: string;
+  mode: 'confirm' | 'approve';
+  /** As recorded: identity values replaced by their source, long strings cut. */
+  arguments: Record<string, string | number | boolean>;
+  expiresAt: string;
+  /** approve: the roles that may decide; null: any teammate. */
+  approverRoles: string[] | null;
+  holdingReply: string | null;
+  /** confirm: the question the customer was asked. */
+  prompt: string | null;
+  requestedAt: string;
+  askedAt: string;
 }
 
 export type HandoffReason = 'agent_handoff' | 'no_confident_answer' | 'ai_unanswered' | 'customer_request' | 'dialog_transferred';

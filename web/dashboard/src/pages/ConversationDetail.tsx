@@ -30,6 +30,7 @@ import { useStreamEvents } from '../lib/useStream.js';
 import { CustomerPanel } from '../components/CustomerPanel.js';
 import { useCannedReplyPicker } from '../components/CannedReplyPicker.js';
 import { HandoffSummaryCard } from '../components/HandoffSummary.js';
+import { PendingActionCard } from '../components/PendingAction.js';
 
 type SessionAction = 'pause' | 'resume' | 'close' | 'reopen';
 
@@ -231,6 +232,7 @@ export function ConversationDetailView({
           </p>
         )}
         {conversation.handoff && conversation.handoffSummary && <HandoffSummaryCard summary={conversation.handoffSummary} />}
+        {conversation.pendingAction && <PendingActionCard conversationId={conversation.id} pending={conversation.pendingAction} onDecided={applyConversation} />}
         {state === 'closed' && conversation.resolution && (
           <p className="notice" data-testid="resolution">
             <strong>Resolved:</strong> {conversation.resolution}
