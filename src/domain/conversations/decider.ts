@@ -87,11 +87,12 @@ export type ConversationCommand =
   | ({ type: 'RecordHandoffSummary'; summaryId: string; since: string; writtenBy: 'llm' | 'extractive'; model: string; inputTokens: number; outputTokens: number; now: string } & HandoffSummary)
   /** The agent's hand-back timeout: a customer writing this long after people last had the conversation gets the AI again. */
   | { type: 'HandBackToAi'; afterMinutes: number; now: string }
-  /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
-  | { type: 'UnassignConversation'; by: string; now: string; from?: string }
   /** A returning web-chat visitor's signed identity, checked by the service (verifiedVisitor.ts). */
   | { type: 'VerifyCustomerIdentity'; visitor: VerifiedVisitor; now: string }
-  | ActionApprovalCommand;
+  /** A teammate's decision on a waiting action call, or the clock ending it (actionApprovals.ts). */
+  | ActionApprovalCommand
+  /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
+  | { type: 'UnassignConversation'; by: string; now: string; from?: string };
 
 /** The agent's handoff message, sent to the customer when the AI cannot answer (so a failure is never silence). */
 export interface HandoffNotice {
