@@ -65,6 +65,8 @@ export const createIntegration = async (input: IntegrationInput) =>
   (await request<{ integration: Integration }>('POST', '/api/integrations', input)).integration;
 export const updateIntegration = async (id: number, input: IntegrationInput) =>
   (await request<{ integration: Integration }>('PATCH', `/api/integrations/${id}`, input)).integration;
+export const rotateIdentitySecret = async (id: number) =>
+  request<{ integration: Integration; identitySecret: string }>('POST', `/api/integrations/${id}/identity-secret`);
 export const deleteIntegration = (id: number) => request<void>('DELETE', `/api/integrations/${id}`);
 export const registerWebhook = (id: number) =>
   request<{ ok: boolean; webhookRegisteredAt: string }>('POST', `/api/integrations/${id}/register-webhook`);

@@ -87,6 +87,9 @@ export interface Integration {
   greeting?: string | null;
   /** The satisfaction survey after a close. */
   csat?: CsatSettings;
+  /** webchat: identity verification and whether its secret is set (the secret itself is shown once, when generated). */
+  identityVerification?: IdentityVerification;
+  hasIdentitySecret?: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -103,7 +106,11 @@ export interface IntegrationInput {
   greeting?: string | null;
   /** The satisfaction survey after a close. */
   csat?: CsatSettings;
+  /** Web chat: whether the site's signed visitor identity is checked. */
+  identityVerification?: IdentityVerification;
 }
+
+export type IdentityVerification = 'off' | 'optional' | 'required';
 
 export type WebhookOutcome = 'processed' | 'duplicate' | 'ignored' | 'rejected';
 
