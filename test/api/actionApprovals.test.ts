@@ -35,7 +35,7 @@ async function teammate(owner: Company, role: 'admin' | 'agent') {
  * Given a conversation whose agent asked to call `cancel_order` and waits: for a teammate's approval (approve) or
  * the customer's yes (confirm), until `expiresAt`. Appended as the reply worker records them.
  */
-async function waitingCall(co: Company, options: { mode?: 'approve' | 'confirm'; expiresAt?: string; approverRoles?: string[] | null } = {}) {
+async function waitingCall(co: Company, options: { mode?: 'approve' | 'confirm'; expiresAt?: string; approverRoles?: string[] | null } = {}, target: TestServer = server) {
   const { mode = 'approve', expiresAt = inMinutes(60), approverRoles = null } = options;
   const [conversationId, sessionId, callId, replyId, askedIn] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
   const now = new Date().toISOString();
@@ -50,8 +50,8 @@ async function waitingCall(co: Company, options: { mode?: 'approve' | 'confirm';
     { type: 'ActionCallRequested', data: { callId, replyId, actionId: randomUUID(), actionName: 'cancel_order', mode, arguments: { order_id: '4411', customer: '[platform.clientId]' }, at: now } },
     wait,
   ];
-  const appended = await server.adapters.eventStore.append(`conversation-${conversationId}`, events.map((e) => ({ id: randomUUID(), ...e, metadata })), 'no_stream');
-  await server.projections.waitForPosition(appended.position);
+  const appended = await target.adapters.eventStore.append(`conversation-${conversationId}`, events.map((e) => ({ id: randomUUID(), ...e, metadata })), 'no_stream');
+  await target.projections.waitForPosition(appended.position);
   return { conversationId, callId };
 }
 
@@ -156,5 +156,24 @@ describe('the clock', () => {
     const { conversationId } = await waitingCall(acme, { expiresAt: inMinutes(5) });
     await new Promise((r) => setTimeout(r, 500));
     expect(await typesOf(conversationId)).not.toContain('ActionApprovalExpired');
+  });
+});
+
+describe('after a restart', () => {
+  it('an approval that fell due while the service was down expires once it is back: the deadline lives in the read model', async () => {
+    const first = await startTestServer({ ACTION_EXPIRY_SWEEP_INTERVAL_MS: '100' });
+    const owner = await signUp(first, 'Restart Inc');
+    const { conversationId } = await waitingCall(owner, { expiresAt: new Date(Date.now() + 1500).toISOString() }, first);
+    await first.stop();
+    await new Promise((r) => setTimeout(r, 1600));
+    const second = await startTestServer({ ACTION_EXPIRY_SWEEP_INTERVAL_MS: '100' }, undefined, { dataDir: first.dataDir });
+    try {
+      await eventually(async () => {
+        const types = (await second.adapters.eventStore.readStream(`conversation-${conversationId}`)).map((e) => e.type);
+        expect(types.filter((t) => t === 'ActionApprovalExpired')).toHaveLength(1);
+      }, 8000, 100);
+    } finally {
+      await second.close();
+    }
   });
 });
