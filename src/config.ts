@@ -206,6 +206,7 @@ export const configSchema = z.object({
   SMTP_URL: optionalUrl(['smtp:', 'smtps:']),
   SMTP_FROM: z.string().trim().min(3).max(254).optional(),
   NOTIFICATION_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  ACTION_EXPIRY_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
 });
 
 export type Env = z.input<typeof configSchema>;
@@ -276,6 +277,8 @@ export interface Config {
   smtp: { url: string; from: string } | undefined;
   /** How often the processing side looks for handoffs waiting longer than a teammate's chosen time (their email). */
   notificationSweepIntervalMs: number;
+  /** How often the processing side ends action calls whose approval or confirmation window has passed. */
+  actionExpirySweepIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -365,6 +368,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     invitationTtlMs: c.INVITATION_TTL_HOURS * 3_600_000,
     smtp: c.SMTP_URL ? { url: c.SMTP_URL, from: c.SMTP_FROM ?? smtpFromMissing() } : undefined,
     notificationSweepIntervalMs: c.NOTIFICATION_SWEEP_INTERVAL_MS,
+    actionExpirySweepIntervalMs: c.ACTION_EXPIRY_SWEEP_INTERVAL_MS,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { RawData } from 'ws';
 import { CSAT_COMMENT_MAX_LENGTH } from '../domain/conversations/csat.js';
+import type { IdentityClaim } from '../commands/webchat/visitorIdentity.js';
 
 /**
  * The frames a web-chat visitor may send (API.md, "Web chat"), parsed from the raw WebSocket data. Pure and
@@ -7,7 +8,7 @@ import { CSAT_COMMENT_MAX_LENGTH } from '../domain/conversations/csat.js';
  * as a typed result, never a throw, so one bad frame cannot take the connection or the process down.
  */
 export type ClientFrame =
-  | { type: 'hello'; visitorId?: string; visitorToken?: string; name?: string }
+  | { type: 'hello'; visitorId?: string; visitorToken?: string; name?: string; identity?: IdentityClaim }
   | { type: 'message'; clientMessageId: string; text: string }
   | { type: 'csat'; surveyId: string; rating: number; comment: string | null }
   | { type: 'error'; code: 'BAD_FRAME' | 'VALIDATION_ERROR'; message: string; clientMessageId?: string };
@@ -33,6 +34,19 @@ function toText(data: RawData | string): string {
   return Buffer.from(data).toString('utf8');
 }
 
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** hello's signed identity (userId, email, userHash), well-formed or a reason why not; undefined when absent. */
+function parseIdentityClaim(own: (key: string) => unknown): IdentityClaim | string | undefined {
+  const [userId, email, userHash] = [own('userId') ?? undefined, own('email') ?? undefined, own('userHash') ?? undefined];
+  if (userId === undefined && email === undefined && userHash === undefined) return undefined;
+  // No control characters: a line break separates the user id from the email in the signed text.
+  if (typeof userId !== 'string' || userId === '' || userId.length > 256 || CONTROL.test(userId)) return 'userId must be a string of 1-256 characters without control characters';
+  if (email !== undefined && (typeof email !== 'string' || email === '' || email.length > 320 || CONTROL.test(email))) return 'email must be a string of at most 320 characters without control characters';
+  if (userHash !== undefined && (typeof userHash !== 'string' || !/^[0-9a-fA-F]{64}$/.test(userHash))) return 'userHash must be the hex HMAC-SHA256 of the identity (64 characters)';
+  return { userId, ...(email !== undefined ? { email } : {}), ...(userHash !== undefined ? { userHash: userHash.toLowerCase() } : {}) };
+}
+
 export function parseClientFrame(data: RawData | string, isBinary: boolean): ClientFrame {
   if (isBinary) return bad('Frames must be JSON text');
   let frame: unknown;
@@ -56,11 +70,14 @@ export function parseClientFrame(data: RawData | string, isBinary: boolean): Cli
       if (rawName !== undefined && typeof rawName !== 'string') return invalid('name must be a string');
       const name = rawName?.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
       if (name !== undefined && name.length > WEBCHAT_MAX_NAME_LENGTH) return invalid(`name is longer than ${WEBCHAT_MAX_NAME_LENGTH} characters`);
+      const identity = parseIdentityClaim(own);
+      if (typeof identity === 'string') return invalid(identity);
       return {
         type: 'hello',
         ...(visitorId !== undefined ? { visitorId } : {}),
         ...(visitorToken !== undefined ? { visitorToken } : {}),
         ...(name ? { name } : {}),
+        ...(identity ? { identity } : {}),
       };
     }
     case 'message': {

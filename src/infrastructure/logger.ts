@@ -18,6 +18,8 @@ const secretKeys = [
   'webhookSecret',
   'secret',
   'visitorToken',
+  'identitySecret',
+  'userHash',
   'authorization',
 ];
 export const redactPaths = [

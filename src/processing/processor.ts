@@ -10,6 +10,7 @@ import { startReplayEvaluations } from '../workers/replayEvaluations.js';
 import { startWebhookDeliveries } from '../workers/webhookDelivery.js';
 import { startHandoffSummaries } from '../workers/handoffSummaries.js';
 import { startNotifications } from '../workers/notifications.js';
+import { startActionExpiry } from '../workers/actionExpiry.js';
 import type { WorkerDeps } from '../workers/workerDeps.js';
 import type { EventConsumer } from './eventConsumer.js';
 import { startKnowledgeIndexer, type KnowledgeIndexer } from './knowledgeIndexer.js';
@@ -138,6 +139,9 @@ async function startReplies(
     // Handoff summaries: their own subject and slots, off the customers' reply path.
     const summaries = await startHandoffSummaries(deps);
     stops.push(() => summaries.stop());
+    // Action calls that wait for a yes or an approval end on time (deadlines from the pending-calls read model).
+    const expiry = startActionExpiry({ ...commands, readStore, sweepIntervalMs: config.actionExpirySweepIntervalMs, logger: logger.child({ component: 'action-expiry' }) });
+    stops.push(() => expiry.stop());
     // Email notifications (assignment, waiting handoffs), when SMTP is configured.
     if (deps.notifications) {
       const notifications = await startNotifications({ ...commands, ...deps.notifications, bus, readStore, logger: logger.child({ component: 'notifications' }) });

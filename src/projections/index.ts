@@ -29,6 +29,7 @@ import { publicEventsProjection } from './publicEvents/publicEventsProjection.js
 import { webhookEndpointsProjection } from './webhookEndpoints/webhookEndpointsProjection.js';
 import { webhookDeliveriesProjection } from './webhookDeliveries/webhookDeliveriesProjection.js';
 import { actionsProjection } from './actions/actionsProjection.js';
+import { pendingActionCallsProjection } from './pendingActionCalls/pendingActionCallsProjection.js';
 
 /** Every read model the dashboard and API query. */
 export const allProjections: Projection[] = [companiesProjection, teammatesProjection, invitationsProjection, loginSessionsProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection,
@@ -52,4 +53,5 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   webhookEndpointsProjection,
   webhookDeliveriesProjection,
   actionsProjection,
+  pendingActionCallsProjection,
 ];

@@ -48,6 +48,8 @@ describe('integrations', () => {
       sandbox: false,
       greeting: null,
       csat: { enabled: false, skipWithoutCustomerReply: true },
+      identityVerification: 'off',
+      hasIdentitySecret: false,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

@@ -27,6 +27,8 @@ export interface ShopPage {
    * with `origin` among its allowed origins, so the shop has to listen first.
    */
   integrationId: number | undefined;
+  /** More attributes of the widget's script tag, as written (e.g. a signed visitor's data-user-*); read per page load. */
+  scriptAttributes: string;
   close(): Promise<void>;
 }
 
@@ -38,7 +40,7 @@ export async function startShopPage(base: string, options: { widgetTitle?: strin
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Shop</title></head>
 <body><h1>The shop</h1><p>Welcome.</p>
-<script src="${base}/widget.js" data-integration-id="${shop.integrationId}"${title} async></script>
+<script src="${base}/widget.js" data-integration-id="${shop.integrationId}"${title}${shop.scriptAttributes ? ` ${shop.scriptAttributes}` : ''} async></script>
 </body></html>`);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -49,6 +51,7 @@ export async function startShopPage(base: string, options: { widgetTitle?: strin
     origin: new URL(url).origin,
     port,
     integrationId: undefined,
+    scriptAttributes: '',
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
   return shop;

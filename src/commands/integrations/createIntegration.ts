@@ -36,6 +36,7 @@ export async function createIntegration(
       allowedOrigins: settings.allowedOrigins ?? [],
       greeting: settings.greeting ?? null,
       ...(settings.csat ? { csat: settings.csat } : {}),
+      ...(settings.identityVerification ? { identityVerification: settings.identityVerification } : {}),
     },
     { metadata },
   );

@@ -1,4 +1,4 @@
-import type { CsatSettings, IntegrationSettings } from '../../domain/integrations/events.js';
+import type { CsatSettings, IdentityVerification, IntegrationSettings } from '../../domain/integrations/events.js';
 import type { SecretBox } from '../../ports/secretBox.js';
 
 /** What a client may send: secrets in plain text (write-only), everything else as stored. */
@@ -12,6 +12,7 @@ export interface IntegrationInput {
   allowedOrigins?: string[];
   greeting?: string | null;
   csat?: CsatSettings;
+  identityVerification?: IdentityVerification;
 }
 
 /** Seals secrets before they reach an event; `undefined` keeps the current value, `null` clears it. */
@@ -27,5 +28,6 @@ export function toSettings(input: IntegrationInput, box: SecretBox): Partial<Int
     allowedOrigins: input.allowedOrigins,
     greeting: input.greeting === '' ? null : input.greeting,
     csat: input.csat,
+    identityVerification: input.identityVerification,
   };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { conversationStream } from '../../domain/conversations/decider.js';
+import type { VerifiedVisitor } from '../../domain/conversations/verifiedVisitor.js';
 import type { WebchatIntegration } from '../integrations/queries.js';
 import { conversationIdFor } from '../conversations/conversationIds.js';
 import { handleCommand } from '../handleCommand.js';
@@ -15,6 +16,8 @@ export interface WebchatMessageInput {
   text: string;
   /** The visitor's name as the page gave it: names the customer in the dashboard. */
   name?: string;
+  /** The visitor's identity as the company's site signed it (checked at hello); absent: anonymous. */
+  verifiedVisitor?: VerifiedVisitor;
 }
 
 export interface WebchatMessageOutcome {
@@ -58,6 +61,7 @@ export async function receiveWebchatMessage(deps: CommandDeps, integration: Webc
       // Like a platform's client object: a name given later (a visitor who signed in) renames the customer.
       ...(input.name ? { client: { name: input.name } } : {}),
       clientMessageId: input.clientMessageId,
+      ...(input.verifiedVisitor ? { verifiedVisitor: input.verifiedVisitor } : {}),
       messageId,
       dedupeKey: `webchat:${input.clientMessageId}`,
       dedupeUntil: null,

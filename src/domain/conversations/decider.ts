@@ -7,6 +7,14 @@ import { asksForHuman } from './handoff.js';
 import type { ExperimentAssignment } from '../agents/experiments.js';
 import { parseCsatReply, type CsatVia } from './csat.js';
 import { evolveConversation, initialConversationState, isDuplicate, textFingerprint, type ConversationState } from './state.js';
+import { identityChange, type VerifiedVisitor } from './verifiedVisitor.js';
+import {
+  decideApproveActionCall,
+  decideDeclineUnconfirmedActionCall,
+  decideExpireActionCall,
+  decideRefuseActionCall,
+  type ActionApprovalCommand,
+} from './actionApprovals.js';
 
 export interface Start {
   conversationId: string;
@@ -27,7 +35,8 @@ export interface Delivery {
 }
 
 export type ConversationCommand =
-  | ({ type: 'ReceiveCustomerMessage'; start: Start; sessionId: string; client?: Record<string, unknown>; clientMessageId?: string; now: string } & Delivery)
+  /** `verifiedVisitor`: a web-chat visitor whose site signed their identity (recorded with the message when news). */
+  | ({ type: 'ReceiveCustomerMessage'; start: Start; sessionId: string; client?: Record<string, unknown>; clientMessageId?: string; verifiedVisitor?: VerifiedVisitor; now: string } & Delivery)
   | ({ type: 'RecordOperatorMessage'; start: Start; now: string } & Delivery)
   | { type: 'PauseSession'; reason: PausedReason; by: string | null; now: string }
   | { type: 'ResumeSession'; by: string | null; now: string }
@@ -81,6 +90,10 @@ export type ConversationCommand =
   | ({ type: 'RecordHandoffSummary'; summaryId: string; since: string; writtenBy: 'llm' | 'extractive'; model: string; inputTokens: number; outputTokens: number; now: string } & HandoffSummary)
   /** The agent's hand-back timeout: a customer writing this long after people last had the conversation gets the AI again. */
   | { type: 'HandBackToAi'; afterMinutes: number; now: string }
+  /** A returning web-chat visitor's signed identity, checked by the service (verifiedVisitor.ts). */
+  | { type: 'VerifyCustomerIdentity'; visitor: VerifiedVisitor; now: string }
+  /** A teammate's decision on a waiting action call, or the clock ending it (actionApprovals.ts). */
+  | ActionApprovalCommand
   /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
   | { type: 'UnassignConversation'; by: string; now: string; from?: string };
 
@@ -159,6 +172,8 @@ export const decideReceiveCustomerMessage: Decision<'ReceiveCustomerMessage'> = 
   const events = startEvents(state, command.start, command.now);
   // A first message, or the first after a close, opens a new active AI session.
   if (!session || session.state === 'closed') events.push({ type: 'AiSessionOpened', data: { sessionId: command.sessionId, at: command.now } });
+  // Before the message, in the same append: the reply it triggers already knows who is asking.
+  events.push(...identityChange(state, command.verifiedVisitor, command.now));
   events.push({
     type: 'MessageReceived',
     data: {
@@ -440,6 +455,11 @@ export const decideRecordHandoffSummary: Decision<'RecordHandoffSummary'> = (com
   return [{ type: 'HandoffSummarized', data: { ...data, at: now } }];
 };
 
+export const decideVerifyCustomerIdentity: Decision<'VerifyCustomerIdentity'> = (command, state) => {
+  if (!state.exists) throw notFound();
+  return identityChange(state, command.visitor, command.now);
+};
+
 const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
   ReceiveCustomerMessage: decideReceiveCustomerMessage,
   RecordOperatorMessage: decideRecordOperatorMessage,
@@ -461,6 +481,11 @@ const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
   SubmitCsat: decideSubmitCsat,
   HandBackToAi: decideHandBackToAi,
   RecordHandoffSummary: decideRecordHandoffSummary,
+  VerifyCustomerIdentity: decideVerifyCustomerIdentity,
+  ApproveActionCall: decideApproveActionCall,
+  RefuseActionCall: decideRefuseActionCall,
+  ExpireActionCall: decideExpireActionCall,
+  DeclineUnconfirmedActionCall: decideDeclineUnconfirmedActionCall,
 };
 
 export function decide(command: ConversationCommand, state: ConversationState): ConversationEvent[] {

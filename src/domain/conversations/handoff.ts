@@ -28,6 +28,9 @@ export const handoffReason = z.enum([
 ]);
 export type HandoffReason = z.infer<typeof handoffReason>;
 
+/** Why a conversation whose action approval timed out is handed to people (the handoff's detail). */
+export const APPROVAL_EXPIRED_REASON = 'An action waited for a teammate’s approval and nobody decided in time';
+
 export interface Handoff {
   reason: HandoffReason;
   /** More about the reason when there is some (why the AI could not answer). */
@@ -66,6 +69,9 @@ export function evolveHandoff(track: HandoffTrack, event: Pick<ConversationEvent
       return handedOff(track, e.data.handoffCause ?? 'agent_handoff', e.data.at, e.data.handoffReason === NO_CONFIDENT_ANSWER_REASON ? null : (e.data.handoffReason ?? null), e.data.backAt);
     case 'MessagesUnanswered':
       return { ...track, lastUnansweredReason: e.data.reason };
+    // The handoff pause that follows says why: no teammate decided on the action call in time.
+    case 'ActionApprovalExpired':
+      return { ...track, lastUnansweredReason: APPROVAL_EXPIRED_REASON };
     case 'AiSessionPaused':
       return e.data.reason === 'handoff' ? handedOff(track, 'ai_unanswered', e.data.at, track.lastUnansweredReason, e.data.backAt) : track;
     case 'HumanRequested':

@@ -59,6 +59,13 @@ export interface ConversationState {
   lastRequestedCall: { callId: string; actionId: string; replyId: string } | null;
   /** The web-chat visitor's signed identity (CustomerIdentityVerified); null: not verified. */
   verifiedVisitor: { userId: string; email: string | null } | null;
+  /** The newest calls that stopped waiting, and how: a second decision on one is told apart from an unknown call. Bounded. */
+  decidedCalls: DecidedCall[];
+}
+
+export interface DecidedCall {
+  callId: string;
+  decision: 'approved' | 'refused' | 'expired' | 'confirmed' | 'declined';
 }
 
 export interface PendingAction {
@@ -102,6 +109,7 @@ export const initialConversationState: ConversationState = {
   startedCalls: [],
   lastRequestedCall: null,
   verifiedVisitor: null,
+  decidedCalls: [],
 };
 
 /** Every per-conversation list is bounded: the state's size, and the cost of folding one event, never grow with the conversation. */
@@ -250,6 +258,14 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
 }
 
 const STARTED_CALLS_KEPT = 20;
+const DECIDED_CALLS_KEPT = 20;
+const DECISIONS = {
+  ActionCallConfirmed: 'confirmed',
+  ActionCallDeclined: 'declined',
+  ActionCallApproved: 'approved',
+  ActionCallRefused: 'refused',
+  ActionApprovalExpired: 'expired',
+} as const satisfies Partial<Record<ActionCallEventType, DecidedCall['decision']>>;
 type ActionCallEvent = Extract<ConversationEvent, { type: ActionCallEventType }>;
 
 function evolveActionCall(state: ConversationState, event: ActionCallEvent): ConversationState {
@@ -272,7 +288,7 @@ function evolveActionCall(state: ConversationState, event: ActionCallEvent): Con
     case 'ActionCallApproved':
     case 'ActionCallRefused':
     case 'ActionApprovalExpired':
-      return { ...state, ...endsPending };
+      return { ...state, ...endsPending, decidedCalls: keepLast(state.decidedCalls, { callId: event.data.callId, decision: DECISIONS[event.type] }, DECIDED_CALLS_KEPT) };
     case 'ActionCallStarted':
       return { ...state, ...endsPending, startedCalls: keepLast(state.startedCalls, event.data.callId, STARTED_CALLS_KEPT) };
     case 'ActionCallSucceeded':

@@ -17,6 +17,14 @@ export const csatSettings = z.object({ enabled: z.boolean(), skipWithoutCustomer
 export type CsatSettings = z.infer<typeof csatSettings>;
 export const DEFAULT_CSAT_SETTINGS: CsatSettings = { enabled: false, skipWithoutCustomerReply: true };
 
+/**
+ * Web chat identity verification: whether the widget's signed visitor identity (userId, email, userHash) is
+ * checked. `off`: never read. `optional`: trusted when signed, ignored otherwise. `required`: a visitor without a
+ * valid signature cannot chat. Absent (integrations before it): off.
+ */
+export const identityVerification = z.enum(['off', 'optional', 'required']);
+export type IdentityVerification = z.infer<typeof identityVerification>;
+
 const settings = z.object({
   name: z.string().min(1).max(200),
   apiUrl: z.string().max(2048).nullable(),
@@ -29,6 +37,9 @@ const settings = z.object({
   greeting: z.string().max(WEBCHAT_GREETING_MAX_LENGTH).nullable().optional(),
   /** Absent (integrations before it): DEFAULT_CSAT_SETTINGS. */
   csat: csatSettings.optional(),
+  /** Web chat: the key the company's site signs visitor identities with (HMAC-SHA256), sealed. Absent: none. */
+  identitySecret: sealed.nullable().optional(),
+  identityVerification: identityVerification.optional(),
 });
 export type IntegrationSettings = z.infer<typeof settings>;
 

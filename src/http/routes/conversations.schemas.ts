@@ -11,6 +11,20 @@ import { bearerSecurity as security, errorResponses, listQuery } from './schemas
 
 const sessionState = z.enum(['active', 'paused', 'closed']);
 
+export const pendingActionSchema = z.object({
+  callId: z.uuid(),
+  actionId: z.uuid(),
+  actionName: z.string(),
+  mode: z.enum(['confirm', 'approve']),
+  arguments: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).describe('as recorded: identity values replaced by their source, long strings cut'),
+  expiresAt: z.string(),
+  approverRoles: z.array(z.string()).nullable().describe('approve: the roles that may decide; null: any teammate'),
+  holdingReply: z.string().nullable(),
+  prompt: z.string().nullable().describe('confirm: the question the customer was asked'),
+  requestedAt: z.string(),
+  askedAt: z.string(),
+});
+
 export const conversationSchema = z.object({
   id: z.uuid(),
   integrationId: z.number().int(),
@@ -61,6 +75,9 @@ export const conversationSchema = z.object({
     .object({ author: z.enum(['customer', 'agent', 'operator']), text: z.string() })
     .nullable()
     .describe('the newest message for the inbox row: who wrote it and its first 160 characters (null before the first message)'),
+  pendingAction: pendingActionSchema
+    .nullable()
+    .describe("the action call waiting for the customer's yes (confirm) or a teammate's approval (approve): what it will call, with the redacted arguments; null when none waits"),
 });
 export const messageSchema = z.object({
   id: z.string(),
@@ -107,6 +124,7 @@ export const conversationView = (d: ConversationDoc, read: Pick<ConversationRead
   handoffSummary: handoffSummaryView(d),
   unread: unreadFor(d, read),
   lastMessage: d.lastMessage ?? null,
+  pendingAction: d.pendingAction ?? null,
 });
 /** Shown only with the handoff it summarises (documents written before summaries existed have none). */
 const handoffSummaryView = (d: ConversationDoc): z.infer<typeof conversationSchema>['handoffSummary'] => {
@@ -215,3 +233,25 @@ export const operatorMessageSchema = {
 };
 
 export const changeStageSchema = { tags: ['conversations'], security, params, body: z.strictObject({ stageId: z.uuid() }), response: { 200: one, ...errorResponses } };
+
+const callParams = z.object({ id: z.string().max(64), callId: z.string().max(64) });
+
+export const approveActionCallSchema = {
+  tags: ['conversations'],
+  summary: "Approves the conversation's pending action call",
+  description:
+    'Any teammate, unless the action names the roles that decide (403 otherwise). Only the pending `approve` call can be decided: approving it again is a no-op (200), after a refusal or its expiry 409; a call waiting for the customer\'s confirmation 409. Another company\'s conversation or call: 404.',
+  security,
+  params: callParams,
+  response: { 200: one, ...errorResponses, 409: errorResponses[400] },
+};
+
+export const refuseActionCallSchema = {
+  tags: ['conversations'],
+  summary: "Refuses the conversation's pending action call",
+  description: 'Like approve; `reason` (optional, up to 500 characters) is recorded with the refusal. Refusing it again is a no-op, after an approval or its expiry 409.',
+  security,
+  params: callParams,
+  body: z.strictObject({ reason: z.string().trim().max(500).optional() }).nullish(),
+  response: { 200: one, ...errorResponses, 409: errorResponses[400] },
+};

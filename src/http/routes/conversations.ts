@@ -12,6 +12,7 @@ import {
   unassignConversation,
 } from '../../commands/conversations/manageConversation.js';
 import { readConversationEvents } from '../../commands/conversations/queries.js';
+import { approveActionCall, refuseActionCall } from '../../commands/conversations/actionApprovals.js';
 import {
   conversationReadOf,
   findCompanyConversation,
@@ -24,6 +25,7 @@ import { authenticator, authOf, type AuthContext } from '../authenticate.js';
 import { notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
 import {
+  approveActionCallSchema,
   assignConversationSchema,
   changeStageSchema,
   closeConversationSchema,
@@ -36,6 +38,7 @@ import {
   markReadSchema,
   messageView,
   operatorMessageSchema,
+  refuseActionCallSchema,
 } from './conversations.schemas.js';
 import type { ZodApp } from './zodApp.js';
 
@@ -59,6 +62,7 @@ export function conversationRoutes(services: HttpServices): FastifyPluginAsyncZo
     registerInboxReads(app, services);
     registerConversationActions(app, services);
     registerConversationWrites(app, services);
+    registerActionApprovals(app, services);
   };
 }
 
@@ -146,6 +150,29 @@ function registerConversationWrites(app: ZodApp, services: HttpServices): void {
     const auth = authOf(request);
     await ownedConversation(services, auth.companyId, request.params.id);
     const result = await changeStage(services.commands, auth, request.params.id, request.body.stageId);
+    await services.waitForProjections(result.position);
+    return conversationFor(services, auth, request.params.id);
+  });
+}
+
+/** A teammate's decision on the conversation's pending action call (the reply worker resumes after an approval or a refusal). */
+function registerActionApprovals(app: ZodApp, services: HttpServices): void {
+  const callIdOf = (raw: string) => {
+    if (!z.uuid().safeParse(raw).success) throw notFound('Action call');
+    return raw;
+  };
+  app.post('/api/conversations/:id/action-calls/:callId/approve', { schema: approveActionCallSchema }, async (request) => {
+    const auth = authOf(request);
+    await ownedConversation(services, auth.companyId, request.params.id);
+    const result = await approveActionCall(services.commands, auth, request.params.id, callIdOf(request.params.callId));
+    await services.waitForProjections(result.position);
+    return conversationFor(services, auth, request.params.id);
+  });
+
+  app.post('/api/conversations/:id/action-calls/:callId/refuse', { schema: refuseActionCallSchema }, async (request) => {
+    const auth = authOf(request);
+    await ownedConversation(services, auth.companyId, request.params.id);
+    const result = await refuseActionCall(services.commands, auth, request.params.id, callIdOf(request.params.callId), request.body?.reason || null);
     await services.waitForProjections(result.position);
     return conversationFor(services, auth, request.params.id);
   });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { LiveIntegration } from '../../commands/integrations/queries.js';
-import { connectorType, csatSettings, DEFAULT_CSAT_SETTINGS, WEBCHAT_GREETING_MAX_LENGTH } from '../../domain/integrations/events.js';
+import { connectorType, csatSettings, DEFAULT_CSAT_SETTINGS, identityVerification, WEBCHAT_GREETING_MAX_LENGTH } from '../../domain/integrations/events.js';
 import type { IntegrationDoc } from '../../projections/integrations/integrationsProjection.js';
 import { bearerSecurity as security, errorResponses, listQuery } from './schemas.js';
 
@@ -21,6 +21,8 @@ export const integrationSchema = z.object({
   sandbox: z.boolean(),
   greeting: z.string().nullable().describe('webchat: the first message the widget shows a visitor'),
   csat: csatSettings.describe('The satisfaction survey after a close: off by default; skipWithoutCustomerReply skips conversations the customer never wrote back in'),
+  identityVerification: identityVerification.describe('webchat: off (visitor identity claims are not read), optional (trusted when signed, ignored otherwise) or required (no chat without a valid signature)'),
+  hasIdentitySecret: z.boolean().describe('webchat: an identity secret is set (POST /api/integrations/:id/identity-secret shows a new one once)'),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -55,6 +57,7 @@ const writable = {
     .refine((v) => !/[\u0000-\u0008\u000b-\u001f\u007f]/.test(v), 'must not contain control characters')
     .nullable(),
   csat: z.strictObject(csatSettings.shape),
+  identityVerification,
 };
 
 /** Where the platform posts the integration's webhooks (under PUBLIC_BASE_URL). */
@@ -78,6 +81,8 @@ export function integrationView(publicBaseUrl: string, i: IntegrationDoc | LiveI
     sandbox: i.connectorType === 'msgplatform' && !i.apiUrl,
     greeting: i.greeting ?? null,
     csat: i.csat ?? DEFAULT_CSAT_SETTINGS,
+    identityVerification: i.identityVerification ?? 'off',
+    hasIdentitySecret: isDoc ? (i.hasIdentitySecret ?? false) : Boolean(i.identitySecret),
     createdAt: i.createdAt,
     updatedAt: i.updatedAt,
   };
@@ -106,6 +111,7 @@ const integrationBody = z.strictObject({
   allowedOrigins: writable.allowedOrigins.optional(),
   greeting: writable.greeting.optional(),
   csat: writable.csat.optional(),
+  identityVerification: writable.identityVerification.optional(),
 });
 
 export const createIntegrationSchema = {
@@ -132,4 +138,14 @@ export const registerWebhookSchema = {
   security,
   params: idParams,
   response: { 200: z.object({ ok: z.literal(true), webhookRegisteredAt: z.string() }), 502: errorResponses[500], ...errorResponses },
+};
+
+export const rotateIdentitySecretSchema = {
+  tags,
+  security,
+  summary: "Generates (or rotates) a web chat integration's identity secret",
+  description:
+    'Owners and admins. The secret is in this response only (it is stored sealed and never shown again); the old one stops verifying at once. The company\'s site signs each visitor with it: see docs/api/webchat.md, "Identity verification".',
+  params: idParams,
+  response: { 200: z.object({ integration: integrationSchema, identitySecret: z.string() }), ...errorResponses },
 };

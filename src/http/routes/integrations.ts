@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { createIntegration } from '../../commands/integrations/createIntegration.js';
 import { registerWebhook } from '../../commands/integrations/registerWebhook.js';
 import { deleteIntegration, updateIntegration } from '../../commands/integrations/updateIntegration.js';
+import { rotateIdentitySecret } from '../../commands/integrations/identitySecret.js';
 import { loadCompanyIntegration } from '../../commands/integrations/queries.js';
 import { expectActive } from '../../domain/lifecycle.js';
 import { listIntegrations } from '../../projections/integrations/queries.js';
@@ -15,6 +16,7 @@ import {
   integrationView,
   listIntegrationsSchema,
   registerWebhookSchema,
+  rotateIdentitySecretSchema,
   updateIntegrationSchema,
   webhookUrlOf,
 } from './integrations.schemas.js';
@@ -38,6 +40,12 @@ function checkApiUrl(services: HttpServices, apiUrl: string | null | undefined):
 function checkGreeting(type: string, greeting: string | null | undefined): void {
   if (greeting && type !== 'webchat') throw validationError('greeting: only a webchat integration has a greeting');
 }
+/** Identity verification is a web chat setting, and checking signatures needs the secret they are made with. */
+function checkIdentityVerification(type: string, mode: string | undefined, hasSecret: boolean): void {
+  if (mode === undefined || mode === 'off') return;
+  if (type !== 'webchat') throw validationError('identityVerification: only a webchat integration verifies visitor identities');
+  if (!hasSecret) throw validationError('identityVerification: generate the identity secret first (POST /api/integrations/:id/identity-secret)');
+}
 
 /** The company's integration, from its stream (strongly consistent); 404 otherwise. */
 async function ownedIntegration(services: HttpServices, companyId: string, id: number) {
@@ -54,6 +62,7 @@ export function integrationRoutes(services: HttpServices): FastifyPluginAsyncZod
     registerIntegrationList(app, services);
     registerIntegration(app, services);
     registerWebhookRegistration(app, services);
+    registerIdentitySecret(app, services);
   };
 }
 
@@ -68,6 +77,7 @@ function registerIntegrationList(app: ZodApp, services: HttpServices): void {
     const auth = authOf(request);
     checkApiUrl(services, request.body.apiUrl);
     checkGreeting(request.body.connectorType, request.body.greeting);
+    checkIdentityVerification(request.body.connectorType, request.body.identityVerification, false);
     const result = await createIntegration(commandDeps(services), { ...request.body, companyId: auth.companyId, userId: auth.userId });
     await services.waitForProjections(result.position);
     return reply.status(201).send({ integration: integrationView(publicBaseUrl, expectActive(result.state, 'integration')) });
@@ -83,7 +93,11 @@ function registerIntegration(app: ZodApp, services: HttpServices): void {
   app.patch('/api/integrations/:id', { schema: updateIntegrationSchema }, async (request) => {
     const auth = authOf(request);
     checkApiUrl(services, request.body.apiUrl);
-    if (request.body.greeting) checkGreeting((await ownedIntegration(services, auth.companyId, parseId(request.params.id))).connectorType, request.body.greeting);
+    if (request.body.greeting || request.body.identityVerification) {
+      const current = await ownedIntegration(services, auth.companyId, parseId(request.params.id));
+      checkGreeting(current.connectorType, request.body.greeting);
+      checkIdentityVerification(current.connectorType, request.body.identityVerification, Boolean(current.identitySecret));
+    }
     const result = await updateIntegration(commandDeps(services), { companyId: auth.companyId, userId: auth.userId, integrationId: parseId(request.params.id), changes: request.body });
     await services.waitForProjections(result.position);
     return { integration: integrationView(publicBaseUrl, expectActive(result.state, 'integration')) };
@@ -110,5 +124,17 @@ function registerWebhookRegistration(app: ZodApp, services: HttpServices): void 
     });
     await services.waitForProjections(result.position);
     return { ok: true as const, webhookRegisteredAt: result.webhookRegisteredAt };
+  });
+}
+
+function registerIdentitySecret(app: ZodApp, services: HttpServices): void {
+  app.post('/api/integrations/:id/identity-secret', { schema: rotateIdentitySecretSchema }, async (request) => {
+    const auth = authOf(request);
+    const id = parseId(request.params.id);
+    const current = await ownedIntegration(services, auth.companyId, id);
+    if (current.connectorType !== 'webchat') throw validationError('Only a webchat integration has an identity secret');
+    const result = await rotateIdentitySecret(commandDeps(services), { companyId: auth.companyId, userId: auth.userId, integrationId: id });
+    await services.waitForProjections(result.position);
+    return { integration: integrationView(services.config.publicBaseUrl, expectActive(result.state, 'integration')), identitySecret: result.secret };
   });
 }

@@ -6,6 +6,8 @@ import { conversationIdFor } from '../../commands/conversations/conversationIds.
 import { receiveWebchatMessage, type WebchatIntegration } from '../../commands/webchat/receiveWebchatMessage.js';
 import { webchatHistory, webchatPendingSurvey } from '../../commands/webchat/webchatHistory.js';
 import { submitWebchatCsat } from '../../commands/conversations/csat.js';
+import { checkVisitorIdentity, conversationVisitor, recordVisitorIdentity, type IdentityClaim } from '../../commands/webchat/visitorIdentity.js';
+import { belongsToVisitor, type VerifiedVisitor } from '../../domain/conversations/verifiedVisitor.js';
 import { DomainError } from '../../domain/errors.js';
 import type { VisitorClaims, VisitorTokens } from '../../ports/visitorTokens.js';
 import type { WebchatPush } from '../../ports/webchatPush.js';
@@ -75,6 +77,9 @@ interface Connection {
   visitor: VisitorClaims | null;
   /** The name the page gave for its visitor (hello `name`), passed on with each message. */
   visitorName: string | undefined;
+  /** What hello claimed about the visitor's identity (unchecked), and the identity once its signature checked out. */
+  identityClaim: IdentityClaim | undefined;
+  verified: VerifiedVisitor | null;
   leave: (() => void) | null;
   /** Pushes that arrived between joining the conversation and `ready`. */
   early: WebchatPush[];
@@ -116,6 +121,8 @@ function openConnection(env: WebchatConnectionEnv, socket: WebSocket, request: F
     integration: null,
     visitor: null,
     visitorName: undefined,
+    identityClaim: undefined,
+    verified: null,
     leave: null,
     early: [],
     pending: 0,
@@ -204,6 +211,7 @@ function dispatchFrame(conn: Connection, data: RawData, isBinary: boolean): void
       conn.helloSeen = true;
       clearTimeout(conn.helloTimer);
       conn.visitorName = frame.name;
+      conn.identityClaim = frame.identity;
       enqueue(conn, () => greetVisitor(conn, frame.visitorId, frame.visitorToken));
       return;
     }
@@ -258,6 +266,10 @@ function enqueue(conn: Connection, task: () => Promise<void>): void {
 /** `hello`: who the visitor is, then `ready` with the conversation so far. */
 async function greetVisitor(conn: Connection, visitorId: string | undefined, visitorToken: string | undefined): Promise<void> {
   if (!conn.integration) return;
+  // Before anything is read or counted: a visitor the site must sign and did not is refused outright.
+  const verdict = checkVisitorIdentity(conn.integration, conn.identityClaim ?? {}, conn.env.services.secretBox);
+  if (!verdict.ok) return refuse(conn, verdict.code, verdict.message, CLOSE.policy);
+  conn.verified = verdict.visitor;
   const identity = await identifyVisitor(conn, conn.integration, visitorId, visitorToken);
   if (!identity) return;
   conn.log = conn.log.child({ conversationId: identity.conversationId });
@@ -305,7 +317,7 @@ async function identifyVisitor(
       refuse(conn, 'INVALID_VISITOR_TOKEN', 'The visitor token is not valid here; reconnect without it to start a new conversation', CLOSE.policy);
       return null;
     }
-    return claims;
+    if (await continuesAs(conn, integration, claims)) return claims;
   }
   // A visitor id without its token is not trusted: a new visitor. A flood of them is cut with 1013, so the
   // widget backs off before it reconnects.
@@ -316,6 +328,22 @@ async function identifyVisitor(
   }
   const id = randomUUID();
   return { integrationId: integration.integrationId, visitorId: id, conversationId: conversationIdFor(integration.integrationId, id) };
+}
+
+/**
+ * Whether the token's conversation may go on with this connection's identity: a conversation a signed user
+ * verified is theirs alone (anyone else starts a new one). A returning signed visitor's identity is recorded on
+ * their conversation when it is news (a first verification, a new email).
+ */
+async function continuesAs(conn: Connection, integration: WebchatIntegration, claims: VisitorClaims): Promise<boolean> {
+  const deps = conn.env.services.commands;
+  const current = await conversationVisitor(deps, claims.conversationId);
+  if (!belongsToVisitor({ verifiedVisitor: current.visitor }, conn.verified)) {
+    conn.log.info('a verified visitor\'s conversation is not continued under another identity: new visitor');
+    return false;
+  }
+  if (current.exists && conn.verified) await recordVisitorIdentity(deps, integration, claims.conversationId, conn.verified);
+  return true;
 }
 
 /** A visitor's `message`: limits, the integration as it is now, then stored and acknowledged. */
@@ -332,12 +360,15 @@ async function storeMessage(conn: Connection, clientMessageId: string, text: str
   // The integration as it is now: deactivating it or removing the origin stops the very next message.
   const now = await currentIntegration(conn, integrationId);
   if (!now) return;
+  // Verification switched to required since this visitor connected without a signature: no more messages.
+  if (now.identityVerification === 'required' && !conn.verified) return refuse(conn, 'IDENTITY_REQUIRED', 'This chat needs a signed-in visitor: reconnect with userId and userHash', CLOSE.policy);
   conn.integration = now;
   const outcome = await receiveWebchatMessage(env.services.commands, now, {
     visitorId: visitor.visitorId,
     clientMessageId,
     text,
     ...(conn.visitorName ? { name: conn.visitorName } : {}),
+    ...(conn.verified ? { verifiedVisitor: conn.verified } : {}),
   });
   if (!outcome.duplicate) conn.log.info({ messageId: outcome.messageId }, 'web chat message stored');
   send(conn, { type: 'ack', clientMessageId, messageId: outcome.messageId });

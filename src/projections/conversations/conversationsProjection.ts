@@ -56,6 +56,30 @@ export interface ConversationDoc extends Doc {
   lastMessage: LastMessage | null;
   /** The note for whoever takes over the current handoff (HandoffSummarized); null without a handoff or until written. Absent on older documents. */
   handoffSummary?: ConversationHandoffSummary | null;
+  /** The newest call the agent asked to make that may wait (confirm, approve): what a pending action shows. Absent until one. */
+  requestedCall?: RequestedCall | null;
+  /** The call waiting for the customer's yes or a teammate's approval (the inbox's "needs approval"). Absent until one. */
+  pendingAction?: PendingActionDoc | null;
+}
+
+export interface RequestedCall {
+  callId: string;
+  actionId: string;
+  actionName: string;
+  /** As recorded: redacted (identity values replaced by their source, long strings cut). */
+  arguments: Record<string, string | number | boolean>;
+  requestedAt: string;
+}
+
+export interface PendingActionDoc extends RequestedCall {
+  mode: 'confirm' | 'approve';
+  expiresAt: string;
+  /** approve: who may decide (null: any teammate) and what the customer was told meanwhile. */
+  approverRoles: string[] | null;
+  holdingReply: string | null;
+  /** confirm: the question the customer was asked. */
+  prompt: string | null;
+  askedAt: string;
 }
 
 export interface LastMessage {
@@ -139,7 +163,20 @@ type ConversationEventType =
   | 'HumanRequested'
   | 'ConversationAssigned'
   | 'ConversationUnassigned'
-  | 'HandoffSummarized';
+  | 'HandoffSummarized'
+  | ActionCallType;
+/** The action-call events that start or end a wait (the rest of a call's life is the action log's). */
+type ActionCallType =
+  | 'ActionCallRequested'
+  | 'ActionConfirmationAsked'
+  | 'ActionApprovalRequested'
+  | 'ActionCallConfirmed'
+  | 'ActionCallDeclined'
+  | 'ActionCallApproved'
+  | 'ActionCallRefused'
+  | 'ActionApprovalExpired'
+  | 'ActionCallRejected'
+  | 'ActionCallStarted';
 type EventOf<T extends ConversationEventType> = RecordedEventOf<typeof conversationEvents, T>;
 
 /** What a handler gets besides its event: the conversation as it stands, and the batch's read/write context. */
@@ -178,7 +215,7 @@ async function stillAwaiting({ doc, ctx }: Apply, settled: string[]): Promise<Pi
 const sessionMoved = (doc: ConversationDoc, session: NonNullable<ConversationDoc['session']>): ConversationDoc => ({ ...doc, session, sessionState: session.state });
 
 /** One handler per event type (ConversationStarted creates the document; the others change it). */
-const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted'>]: Handler<T> } = {
+const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted' | ActionCallType>]: Handler<T> } = {
   MessageReceived: (event, on) => {
     // The client's name as the platform (or the web chat page) sends it with a message: the latest one names them.
     const given = givenName(event.data.client?.name);
@@ -254,6 +291,37 @@ const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted'>]: 
   },
 };
 
+/** The pending action while it waits: set when the question is asked, cleared by whatever ends the wait. */
+const endsWait = <T extends ActionCallType>(event: EventOf<T>, { doc }: Apply): ConversationDoc =>
+  doc.pendingAction && doc.pendingAction.callId === (event.data as { callId: string }).callId ? { ...doc, pendingAction: null } : doc;
+
+const actionCallHandlers: { [T in ActionCallType]: Handler<T> } = {
+  ActionCallRequested: (event, { doc }) => {
+    if (event.data.mode === 'auto') return doc;
+    const { callId, actionId, actionName, arguments: args, at } = event.data;
+    return { ...doc, requestedCall: { callId, actionId, actionName, arguments: args, requestedAt: at } };
+  },
+  ActionConfirmationAsked: (event, { doc }) => {
+    const requested = doc.requestedCall;
+    if (requested?.callId !== event.data.callId) return doc;
+    const wait = { mode: 'confirm' as const, expiresAt: event.data.expiresAt, approverRoles: null, holdingReply: null, prompt: event.data.prompt, askedAt: event.data.at };
+    return { ...doc, pendingAction: { ...requested, ...wait } };
+  },
+  ActionApprovalRequested: (event, { doc }) => {
+    const requested = doc.requestedCall;
+    if (requested?.callId !== event.data.callId) return doc;
+    const d = event.data;
+    return { ...doc, pendingAction: { ...requested, mode: 'approve', expiresAt: d.expiresAt, approverRoles: d.approverRoles, holdingReply: d.holdingReply, prompt: null, askedAt: d.at } };
+  },
+  ActionCallConfirmed: endsWait,
+  ActionCallDeclined: endsWait,
+  ActionCallApproved: endsWait,
+  ActionCallRefused: endsWait,
+  ActionApprovalExpired: endsWait,
+  ActionCallRejected: endsWait,
+  ActionCallStarted: endsWait,
+};
+
 /** The inbox fields every event may move: the handoff (folded exactly as the decider folds it) and the views' keys. */
 function withInbox(doc: ConversationDoc, event: EventOf<ConversationEventType>): ConversationDoc {
   const handoffTrack = evolveHandoff(doc.handoffTrack ?? noHandoff, event);
@@ -309,7 +377,8 @@ const started = (id: string, event: EventOf<'ConversationStarted'>): Conversatio
   handoffSummary: null,
 });
 
-const EVENT_TYPES: ConversationEventType[] = ['ConversationStarted', ...(Object.keys(handlers) as ConversationEventType[])];
+const allHandlers = { ...handlers, ...actionCallHandlers };
+const EVENT_TYPES: ConversationEventType[] = ['ConversationStarted', ...(Object.keys(allHandlers) as ConversationEventType[])];
 
 /** Conversation list and detail, with their messages (customer, agent, operator, and system notes). */
 export const conversationsProjection = defineProjection(conversationEvents, {
@@ -347,7 +416,7 @@ export const conversationsProjection = defineProjection(conversationEvents, {
     }
     const doc = await ctx.get<ConversationDoc>(CONVERSATIONS, id);
     if (!doc) return;
-    const handler = handlers[event.type] as Handler<typeof event.type>;
+    const handler = allHandlers[event.type] as Handler<typeof event.type>;
     const next = await handler(event as never, { id, doc, ctx });
     ctx.put(CONVERSATIONS, withInbox(next ?? doc, event));
   },

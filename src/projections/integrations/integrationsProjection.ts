@@ -1,4 +1,4 @@
-import { integrationEvents, type CsatSettings } from '../../domain/integrations/events.js';
+import { integrationEvents, type CsatSettings, type IdentityVerification } from '../../domain/integrations/events.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 
@@ -19,6 +19,9 @@ export interface IntegrationDoc extends Doc {
   greeting: string | null;
   /** Absent on integrations created before the setting (read as DEFAULT_CSAT_SETTINGS). */
   csat?: CsatSettings;
+  /** Web chat identity verification: whether a secret is set (never the secret), and the mode. Absent on older documents: none, off. */
+  hasIdentitySecret?: boolean;
+  identityVerification?: IdentityVerification;
   createdAt: string;
   updatedAt: string;
 }
@@ -48,6 +51,8 @@ export const integrationsProjection = defineProjection(integrationEvents, {
         allowedOrigins: d.allowedOrigins,
         greeting: d.greeting ?? null,
         ...(d.csat ? { csat: d.csat } : {}),
+        hasIdentitySecret: Boolean(d.identitySecret),
+        identityVerification: d.identityVerification ?? 'off',
         createdAt: d.at,
         updatedAt: d.at,
       } satisfies IntegrationDoc);
@@ -57,13 +62,14 @@ export const integrationsProjection = defineProjection(integrationEvents, {
     if (!doc) return;
     switch (event.type) {
       case 'IntegrationUpdated': {
-        const { webhookSecret, apiToken, ...plain } = event.data.changes;
+        const { webhookSecret, apiToken, identitySecret, ...plain } = event.data.changes;
         const apiUrlChanged = plain.apiUrl !== undefined && plain.apiUrl !== doc.apiUrl;
         ctx.put(INTEGRATIONS, {
           ...doc,
           ...plain,
           ...(webhookSecret !== undefined ? { hasWebhookSecret: webhookSecret !== null } : {}),
           ...(apiToken !== undefined ? { hasApiToken: apiToken !== null } : {}),
+          ...(identitySecret !== undefined ? { hasIdentitySecret: identitySecret !== null } : {}),
           ...(apiUrlChanged ? { webhookRegisteredAt: null } : {}),
           updatedAt: event.data.at,
         });

@@ -1,4 +1,4 @@
-import { CLOSE_ORIGIN_NOT_ALLOWED, isAuthError, isFinalRefusal, parseFrame, type ChatMessage, type ClientFrame, type ServerFrame, type Survey } from './protocol.js';
+import { CLOSE_ORIGIN_NOT_ALLOWED, isAuthError, isFinalRefusal, parseFrame, type ChatMessage, type ClientFrame, type ServerFrame, type Survey, type VisitorIdentity } from './protocol.js';
 import { newId, type OutboxItem, type Store } from './store.js';
 
 /**
@@ -51,6 +51,8 @@ export class ChatClient {
     private readonly on: ClientEvents,
     /** The visitor's name as the page knows it (data-visitor-name): shown to the agents in the dashboard. */
     private readonly visitorName?: string,
+    /** The signed-in visitor, signed by the site's server: checked by the service, never trusted by itself. */
+    private readonly identity?: VisitorIdentity,
   ) {}
 
   get connected(): boolean {
@@ -121,6 +123,7 @@ export class ChatClient {
       if (visitorId) hello.visitorId = visitorId;
       if (visitorToken) hello.visitorToken = visitorToken;
       if (this.visitorName) hello.name = this.visitorName;
+      if (this.identity) Object.assign(hello, this.identity);
       this.frame(hello);
       this.readyTimer = setTimeout(() => this.drop(ws), READY_TIMEOUT_MS);
     };

@@ -1,4 +1,5 @@
 import { ChatClient } from './client.js';
+import type { VisitorIdentity } from './protocol.js';
 import { Store } from './store.js';
 import { ChatUi } from './ui.js';
 
@@ -7,7 +8,8 @@ import { ChatUi } from './ui.js';
  *   <script src="{base}/widget.js" data-integration-id="7" async></script>
  * Optional attributes: data-title, data-accent (any CSS colour), data-greeting (used when the integration
  * has no greeting of its own), data-visitor-name (a signed-in shopper's name, shown to the agents),
- * data-preview (the dashboard's preview: opened, never connects).
+ * data-preview (the dashboard's preview: opened, never connects), and for identity verification data-user-id,
+ * data-user-email and data-user-hash (the HMAC the site's server computed; docs/api/webchat.md).
  * Exposes window.MessagingAgentWidget = { open(), close(), state() }.
  */
 
@@ -27,6 +29,15 @@ function findScript(): HTMLScriptElement | null {
   const cur = document.currentScript;
   if (cur instanceof HTMLScriptElement && cur.dataset.integrationId) return cur;
   return document.querySelector<HTMLScriptElement>('script[data-integration-id][src*="widget.js"]');
+}
+
+/** The signed-in visitor the page vouches for; none without both a user id and its signature. */
+function visitorIdentity(d: DOMStringMap): VisitorIdentity | undefined {
+  const userId = d.userId?.trim();
+  const userHash = d.userHash?.trim();
+  if (!userId || !userHash) return undefined;
+  const email = d.userEmail?.trim();
+  return { userId, userHash, ...(email ? { email } : {}) };
 }
 
 function init(): void {
@@ -98,7 +109,7 @@ function init(): void {
         if (failed) view.markFailed(failed, message);
         view.showError(message || `Something went wrong (${code})`);
       },
-    }, d.visitorName?.trim().slice(0, 80) || undefined);
+    }, d.visitorName?.trim().slice(0, 80) || undefined, visitorIdentity(d));
     // Own messages typed before a reload and not yet acknowledged show up as pending at once.
     for (const item of store.outbox()) view.addPending(item);
     ui = view;

@@ -42,7 +42,7 @@ export interface Survey {
 }
 
 export type ClientFrame =
-  | { type: 'hello'; visitorId?: string; visitorToken?: string; name?: string }
+  | { type: 'hello'; visitorId?: string; visitorToken?: string; name?: string; userId?: string; email?: string; userHash?: string }
   | { type: 'message'; text: string; clientMessageId: string }
   | { type: 'csat'; surveyId: string; rating: number; comment?: string };
 
@@ -150,7 +150,15 @@ export function parseFrame(data: unknown): ServerFrame | null {
 export const CLOSE_ORIGIN_NOT_ALLOWED = 4403;
 /** Error codes that mean the same as that close code (in case a proxy rewrites close codes). */
 export function isFinalRefusal(code: string): boolean {
-  return code === 'ORIGIN_NOT_ALLOWED';
+  // A missing or wrong identity signature is the page's doing: reconnecting with the same one cannot help.
+  return code === 'ORIGIN_NOT_ALLOWED' || code === 'IDENTITY_REQUIRED' || code === 'INVALID_IDENTITY';
+}
+
+/** A signed-in visitor as the company's site vouches for them (data-user-id, data-user-email, data-user-hash). */
+export interface VisitorIdentity {
+  userId: string;
+  email?: string;
+  userHash: string;
 }
 
 /**

@@ -65,6 +65,8 @@ export const createIntegration = async (input: IntegrationInput) =>
   (await request<{ integration: Integration }>('POST', '/api/integrations', input)).integration;
 export const updateIntegration = async (id: number, input: IntegrationInput) =>
   (await request<{ integration: Integration }>('PATCH', `/api/integrations/${id}`, input)).integration;
+export const rotateIdentitySecret = async (id: number) =>
+  request<{ integration: Integration; identitySecret: string }>('POST', `/api/integrations/${id}/identity-secret`);
 export const deleteIntegration = (id: number) => request<void>('DELETE', `/api/integrations/${id}`);
 export const registerWebhook = (id: number) =>
   request<{ ok: boolean; webhookRegisteredAt: string }>('POST', `/api/integrations/${id}/register-webhook`);
@@ -158,6 +160,11 @@ export const assignConversation = async (id: string, assigneeId: string) =>
   (await request<{ conversation: Conversation }>('POST', `/api/conversations/${encodeURIComponent(id)}/assign`, { assigneeId })).conversation;
 export const unassignConversation = async (id: string) =>
   (await request<{ conversation: Conversation }>('POST', `/api/conversations/${encodeURIComponent(id)}/unassign`)).conversation;
+const actionCallUrl = (id: string, callId: string, decision: 'approve' | 'refuse') =>
+  `/api/conversations/${encodeURIComponent(id)}/action-calls/${encodeURIComponent(callId)}/${decision}`;
+export const approveActionCall = async (id: string, callId: string) => (await request<{ conversation: Conversation }>('POST', actionCallUrl(id, callId, 'approve'))).conversation;
+export const refuseActionCall = async (id: string, callId: string, reason: string) =>
+  (await request<{ conversation: Conversation }>('POST', actionCallUrl(id, callId, 'refuse'), reason.trim() ? { reason: reason.trim() } : {})).conversation;
 export const markConversationRead = async (id: string) =>
   (await request<{ conversation: Conversation }>('POST', `/api/conversations/${encodeURIComponent(id)}/read`)).conversation;
 export const getConversationViews = async (o?: Opts) => (await request<{ views: ViewCounts }>('GET', '/api/conversations/views', undefined, o)).views;

@@ -87,6 +87,9 @@ export interface Integration {
   greeting?: string | null;
   /** The satisfaction survey after a close. */
   csat?: CsatSettings;
+  /** webchat: identity verification and whether its secret is set (the secret itself is shown once, when generated). */
+  identityVerification?: IdentityVerification;
+  hasIdentitySecret?: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -103,7 +106,11 @@ export interface IntegrationInput {
   greeting?: string | null;
   /** The satisfaction survey after a close. */
   csat?: CsatSettings;
+  /** Web chat: whether the site's signed visitor identity is checked. */
+  identityVerification?: IdentityVerification;
 }
+
+export type IdentityVerification = 'off' | 'optional' | 'required';
 
 export type WebhookOutcome = 'processed' | 'duplicate' | 'ignored' | 'rejected';
 
@@ -228,6 +235,25 @@ export interface Conversation {
   unread?: number;
   /** The newest message for the list's preview: who wrote it and its first words. */
   lastMessage?: { author: 'customer' | 'agent' | 'operator'; text: string } | null;
+  /** The action call waiting for the customer's yes (confirm) or a teammate's approval (approve). */
+  pendingAction?: PendingAction | null;
+}
+
+export interface PendingAction {
+  callId: string;
+  actionId: string;
+  actionName: string;
+  mode: 'confirm' | 'approve';
+  /** As recorded: identity values replaced by their source, long strings cut. */
+  arguments: Record<string, string | number | boolean>;
+  expiresAt: string;
+  /** approve: the roles that may decide; null: any teammate. */
+  approverRoles: string[] | null;
+  holdingReply: string | null;
+  /** confirm: the question the customer was asked. */
+  prompt: string | null;
+  requestedAt: string;
+  askedAt: string;
 }
 
 export type HandoffReason = 'agent_handoff' | 'no_confident_answer' | 'ai_unanswered' | 'customer_request' | 'dialog_transferred' | 'experiment_holdout';

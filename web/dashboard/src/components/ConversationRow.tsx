@@ -75,6 +75,11 @@ export function ConversationRow({
           ) : (
             <SessionStateBadge conversation={conversation} />
           )}
+          {conversation.pendingAction?.mode === 'approve' && (
+            <Badge tone="warning" data-testid="needs-approval" title={`The agent waits for a teammate to approve ${conversation.pendingAction.actionName}`}>
+              Needs approval
+            </Badge>
+          )}
           {handoff?.backAt && (
             <Badge tone="warning" data-testid="after-hours" title={`Handed off after hours; the team is back ${formatDateTimeLong(handoff.backAt)}`}>
               After hours

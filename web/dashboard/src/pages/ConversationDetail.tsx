@@ -33,6 +33,7 @@ import { HandoffSummaryCard } from '../components/HandoffSummary.js';
 import { ActionCallCard } from '../components/ActionCallCard.js';
 import { callIdOf, foldActionCalls, interleaveCalls } from '../lib/actionCalls.js';
 import { listActionCalls, type ActionCall } from '../api/actionCalls.js';
+import { PendingActionCard } from '../components/PendingAction.js';
 
 type SessionAction = 'pause' | 'resume' | 'close' | 'reopen';
 
@@ -236,6 +237,7 @@ export function ConversationDetailView({
           </p>
         )}
         {conversation.handoff && conversation.handoffSummary && <HandoffSummaryCard summary={conversation.handoffSummary} />}
+        {conversation.pendingAction && <PendingActionCard conversationId={conversation.id} pending={conversation.pendingAction} onDecided={applyConversation} />}
         {state === 'closed' && conversation.resolution && (
           <p className="notice" data-testid="resolution">
             <strong>Resolved:</strong> {conversation.resolution}

@@ -15,6 +15,7 @@ import { UnsavedChangesGuard } from '../components/UnsavedChangesGuard.js';
 import { useConfirmedDelete } from '../components/useConfirmedDelete.js';
 import { useSubmit } from '../components/useSubmit.js';
 import { WebchatGreeting } from '../components/WebchatGreeting.js';
+import { WebchatIdentity } from '../components/WebchatIdentity.js';
 import {
   Badge,
   Button,
@@ -398,6 +399,7 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
   const [origins, setOrigins] = useState(start.origins);
   const [greeting, setGreeting] = useState(integration?.greeting ?? '');
   const [csat, setCsat] = useState(integration?.csat ?? { enabled: false, skipWithoutCustomerReply: true });
+  const [identityVerification, setIdentityVerification] = useState(integration?.identityVerification ?? 'off');
   const guard = useRef<{ allowNext: () => void } | null>(null);
 
   // A new integration answers with the company's agent unless the user chose otherwise: "No agent" is a choice,
@@ -450,6 +452,7 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
         .map((line) => line.trim().replace(/\/+$/, ''))
         .filter(Boolean);
       if (greeting.trim() || integration?.greeting) input.greeting = greeting.trim() || null;
+      if (!isNew && identityVerification !== (integration.identityVerification ?? 'off')) input.identityVerification = identityVerification;
     }
     void save.run(
       async () => {
@@ -600,6 +603,7 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
             hint="One origin per line (scheme and host, e.g. https://www.example.com). Only these sites may embed the widget."
           />
           <WebchatGreeting value={greeting} onChange={setGreeting} integrationId={integration?.id ?? null} />
+          {!isNew && <WebchatIdentity integration={integration} mode={identityVerification} onModeChange={setIdentityVerification} />}
           {!isNew && (
             <div className="copy-row copy-row-block">
               <span className="copy-label">Embed snippet</span>
