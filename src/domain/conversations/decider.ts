@@ -5,6 +5,7 @@ import type { PlatformId } from '../platformId.js';
 import type { AssignmentReason, ConversationEvent, ConversationStreamEvent, Customer, DeliveredTo, HandoffSummary, PausedReason, PlatformRefs } from './events.js';
 import { asksForHuman } from './handoff.js';
 import { parseCsatReply, type CsatVia } from './csat.js';
+import { makeActionCallDecisions, type ActionCallCommand } from './actionCallDecisions.js';
 import { evolveConversation, initialConversationState, isDuplicate, textFingerprint, type ConversationState } from './state.js';
 
 export interface Start {
@@ -79,7 +80,8 @@ export type ConversationCommand =
   /** The agent's hand-back timeout: a customer writing this long after people last had the conversation gets the AI again. */
   | { type: 'HandBackToAi'; afterMinutes: number; now: string }
   /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
-  | { type: 'UnassignConversation'; by: string; now: string; from?: string };
+  | { type: 'UnassignConversation'; by: string; now: string; from?: string }
+  | ActionCallCommand;
 
 /** The agent's handoff message, sent to the customer when the AI cannot answer (so a failure is never silence). */
 export interface HandoffNotice {
@@ -440,6 +442,7 @@ const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
   SubmitCsat: decideSubmitCsat,
   HandBackToAi: decideHandBackToAi,
   RecordHandoffSummary: decideRecordHandoffSummary,
+  ...makeActionCallDecisions((reply, state) => decideAppendAgentReply({ type: 'AppendAgentReply', ...reply }, state)),
 };
 
 export function decide(command: ConversationCommand, state: ConversationState): ConversationEvent[] {
