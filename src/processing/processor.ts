@@ -165,6 +165,7 @@ function workerDeps(
     secretBox: outbound.secretBox,
     knowledge: options.knowledge,
     llmResolver,
+    actionCaller: outbound.actionCaller,
     pricing: config.pricing,
     logger,
     settings: {

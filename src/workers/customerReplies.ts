@@ -38,6 +38,7 @@ export async function startCustomerReplies(deps: WorkerDeps): Promise<{ stop(): 
       maxDelayMs: settings.replyMaxDelayMs,
       jobMetrics: deps.jobMetrics,
       replyLatency,
+      ...(deps.actionCaller ? { actions: { caller: deps.actionCaller, secretBox: deps.secretBox } } : {}),
     }),
     await startSendWorker({
       ...commands,
@@ -75,7 +76,7 @@ export const companyLlm =
 async function agentProfile(eventStore: EventStore, companyId: string, agentId: string): Promise<AgentProfile | null> {
   const agent = await loadAgent(eventStore, companyId, agentId);
   if (!agent) return null;
-  const { agentId: id, active, name, systemPrompt, model, temperature, useKnowledgeBase, handoffMessage, answerThreshold, generalAnswers, publishedVersion, handBackAfterMinutes } = agent;
+  const { agentId: id, active, name, systemPrompt, model, temperature, useKnowledgeBase, handoffMessage, answerThreshold, generalAnswers, publishedVersion, handBackAfterMinutes, actionIds } = agent;
   const afterHoursMessage = agent.afterHoursMessage ?? DEFAULT_AGENT_AFTER_HOURS_MESSAGE;
   return {
     agentId: id,
@@ -91,6 +92,7 @@ async function agentProfile(eventStore: EventStore, companyId: string, agentId: 
     ...(answerThreshold ? { answerThreshold } : {}),
     ...(generalAnswers ? { generalAnswers } : {}),
     ...(handBackAfterMinutes ? { handBackAfterMinutes } : {}),
+    ...(actionIds?.length ? { actionIds } : {}),
     version: publishedVersion,
   };
 }

@@ -32,6 +32,8 @@ export type ActionCallCommand =
   /** `rejection`: the call was refused before it was made (schema, identity); recorded with its request. */
   | { type: 'RequestActionCall'; callId: string; replyId: string; actionId: string; actionName: string; mode: ActionMode; arguments: Recorded; agentVersion?: number; rejection?: string; now: string }
   | { type: 'AskActionConfirmation'; callId: string; prompt: string; expiresAt: string; reply: ConfirmationReply; now: string }
+  /** `approve`: the customer is told `reply.text` (the action's holding reply) while a teammate decides. */
+  | { type: 'AskActionApproval'; callId: string; approverRoles: string[] | null; expiresAt: string; reply: ConfirmationReply; now: string }
   | { type: 'ConfirmActionCall'; callId: string; inMessage: string; now: string }
   | { type: 'DeclineActionCall'; callId: string; why: 'no' | 'other_reply' | 'silence'; now: string }
   | { type: 'StartActionCall'; callId: string; idempotencyKey: string; mocked: boolean; now: string }
@@ -79,6 +81,15 @@ const decideAsk =
     return [...replied, asked];
   };
 
+const decideAskApproval =
+  (appendReply: ReplyDecision): Decision<'AskActionApproval'> =>
+  (command, state) => {
+    if (state.lastRequestedCall?.callId !== command.callId || state.replies.includes(command.reply.messageId)) return [];
+    const replied = appendReply({ ...command.reply, handoff: false, now: command.now }, state);
+    const { callId, approverRoles, expiresAt, now } = command;
+    return [...replied, { type: 'ActionApprovalRequested', data: { callId, messageId: command.reply.messageId, holdingReply: cut(command.reply.text, 1000), approverRoles, expiresAt, at: now } }];
+  };
+
 const decideConfirm: Decision<'ConfirmActionCall'> = (command, state) =>
   pendingConfirmation(state, command.callId) ? [{ type: 'ActionCallConfirmed', data: { callId: command.callId, inMessage: command.inMessage, at: command.now } }] : [];
 
@@ -117,6 +128,7 @@ export function makeActionCallDecisions(appendReply: ReplyDecision): { [T in Act
   return {
     RequestActionCall: decideRequest,
     AskActionConfirmation: decideAsk(appendReply),
+    AskActionApproval: decideAskApproval(appendReply),
     ConfirmActionCall: decideConfirm,
     DeclineActionCall: decideDecline,
     StartActionCall: decideStart,

@@ -157,8 +157,8 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmProvider {
     if (features.tools) {
       params.tools = [...(offersHandoffTool(request) ? [HANDOFF_TOOL] : []), ...actionTools(request)];
       params.tool_choice = 'auto';
-      params.messages.push(...transcriptMessages(request));
     }
+    params.messages.push(...transcriptMessages(request));
     if (features.responseFormat) params.response_format = await loadGroundedFormat();
     const options = { signal: request.signal ?? null };
     const api = (await connect()).api;
