@@ -150,7 +150,7 @@ function recordedOutcomes(events: ConversationEvent[]): Map<string, string> {
   return outcomes;
 }
 
-type Requested = Extract<ConversationEvent, { type: 'ActionCallRequested' }>['data'];
+export type Requested = Extract<ConversationEvent, { type: 'ActionCallRequested' }>['data'];
 
 /** A recorded call as the model made it, for the transcript (its arguments as recorded). */
 const asToolCall = (r: Requested) => ({ id: r.callId, name: r.actionName, arguments: JSON.stringify(r.arguments) });
@@ -203,7 +203,7 @@ async function answerToPendingConfirmation(deps: ReplyWorkerDeps, a: ActionAnswe
  * Runs a call from its recorded request: the model's arguments as recorded, the identity filled again from the
  * conversation (the record holds only where each identity value comes from).
  */
-async function executeRecorded(deps: ReplyWorkerDeps, a: ActionAnswering, sink: CallSink, action: StoredAction, requested: Requested): Promise<string> {
+export async function executeRecorded(deps: ReplyWorkerDeps, a: Pick<ActionAnswering, 'job' | 'state'>, sink: CallSink, action: StoredAction, requested: Requested): Promise<string> {
   const given = Object.fromEntries(Object.entries(requested.arguments).filter(([k]) => !(k in action.identity)));
   const check = checkArguments(action, given, customerIdentityOf(a.state));
   if (!check.ok) {

@@ -248,4 +248,47 @@ describe('approve: a teammate decides', () => {
     expect(api.requests).toEqual([]);
     expect((await eventsOf(co, id)).find((e) => e.type === 'ActionApprovalRequested')?.data).toMatchObject({ messageId: held!.data.messageId, approverRoles: null });
   });
+
+  /** A company whose customer asked for a refund, held for approval: the call's id. */
+  async function heldRefund(clientId: string): Promise<{ co: Company; id: string; callId: string }> {
+    const { co, integrationId } = await companyWithActions([{ name: 'refund_order', method: 'POST', urlTemplate: `${api.url}/orders/{order_id}/refund`, mode: 'approve', responseFields: ['status'] }]);
+    llm.reply = callsThenAnswers('refund_order', { order_id: '4411' });
+    const id = await customerWrites(integrationId, clientId, 'Refund order 4411');
+    await waitForReplies(co, id, 1);
+    const callId = (await eventsOf(co, id)).find((e) => e.type === 'ActionApprovalRequested')!.data.callId as string;
+    return { co, id, callId };
+  }
+
+  /** What the approvals API appends when a teammate decides. */
+  const decide = (co: Company, id: string, type: 'ActionCallApproved' | 'ActionCallRefused', callId: string) =>
+    server.adapters.eventStore.append(
+      `conversation-${id}`,
+      [{ id: randomUUID(), type, data: { callId, by: `user:${co.user.id}`, ...(type === 'ActionCallRefused' ? { reason: null } : {}), at: new Date().toISOString() }, metadata: { companyId: co.company.companyId } }],
+      'any',
+    );
+
+  it('given a held refund, when a teammate approves, then it is called once and the customer is told the result', async () => {
+    const { co, id, callId } = await heldRefund('client-h');
+    api.respond = () => ({ body: { status: 'refunded' } });
+
+    await decide(co, id, 'ActionCallApproved', callId);
+    const [held, followUp] = await waitForReplies(co, id, 2);
+
+    expect(api.requests.map((r) => [r.method, r.url, r.headers['idempotency-key']])).toEqual([['POST', '/orders/4411/refund', callId]]);
+    expect(followUp!.data.text).toBe('From our systems: {"status":"refunded"}');
+    expect(followUp!.data.inReplyTo).toEqual(held!.data.inReplyTo);
+    const types = (await eventsOf(co, id)).map((e) => e.type).filter((t) => t.startsWith('ActionCall'));
+    expect(types).toEqual(['ActionCallRequested', 'ActionCallApproved', 'ActionCallStarted', 'ActionCallSucceeded']);
+  });
+
+  it('given a held refund, when a teammate refuses, then nothing is called and the customer is told it could not be done', async () => {
+    const { co, id, callId } = await heldRefund('client-i');
+
+    await decide(co, id, 'ActionCallRefused', callId);
+    const [, followUp] = await waitForReplies(co, id, 2);
+
+    expect(api.requests).toEqual([]);
+    expect(followUp!.data.text).toMatch(/could not be done/);
+    expect((await co.call('GET', `/api/conversations/${id}`)).json().conversation.session.state).toBe('active');
+  });
 });

@@ -34,6 +34,11 @@ export type ActionCallCommand =
   | { type: 'AskActionConfirmation'; callId: string; prompt: string; expiresAt: string; reply: ConfirmationReply; now: string }
   /** `approve`: the customer is told `reply.text` (the action's holding reply) while a teammate decides. */
   | { type: 'AskActionApproval'; callId: string; approverRoles: string[] | null; expiresAt: string; reply: ConfirmationReply; now: string }
+  /**
+   * After a teammate decided an approve call: the agent tells the customer how it went, in reply to the messages the
+   * holding reply answered. A session a human paused or closed meanwhile drops it (they tell the customer).
+   */
+  | { type: 'FollowUpActionCall'; callId: string; reply: ConfirmationReply; now: string }
   | { type: 'ConfirmActionCall'; callId: string; inMessage: string; now: string }
   | { type: 'DeclineActionCall'; callId: string; why: 'no' | 'other_reply' | 'silence'; now: string }
   | { type: 'StartActionCall'; callId: string; idempotencyKey: string; mocked: boolean; now: string }
@@ -90,6 +95,18 @@ const decideAskApproval =
     return [...replied, { type: 'ActionApprovalRequested', data: { callId, messageId: command.reply.messageId, holdingReply: cut(command.reply.text, 1000), approverRoles, expiresAt, at: now } }];
   };
 
+const decideFollowUp: Decision<'FollowUpActionCall'> = (command, state) => {
+  const { reply } = command;
+  if (state.replies.includes(reply.messageId)) return [];
+  const session = state.session;
+  if (!session || session.id !== reply.sessionId || session.state !== 'active') {
+    throw new DomainError('REPLY_DROPPED', `The AI session is ${session?.state ?? 'missing'}; the follow-up is dropped`);
+  }
+  if (reply.inReplyTo.length === 0) throw new DomainError('VALIDATION_ERROR', 'A follow-up answers the messages its holding reply answered');
+  const { agentVersion, ...fields } = reply;
+  return [{ type: 'AgentReplied', data: { ...fields, handoff: false, ...(agentVersion !== undefined ? { agentVersion } : {}), at: command.now } }];
+};
+
 const decideConfirm: Decision<'ConfirmActionCall'> = (command, state) =>
   pendingConfirmation(state, command.callId) ? [{ type: 'ActionCallConfirmed', data: { callId: command.callId, inMessage: command.inMessage, at: command.now } }] : [];
 
@@ -129,6 +146,7 @@ export function makeActionCallDecisions(appendReply: ReplyDecision): { [T in Act
     RequestActionCall: decideRequest,
     AskActionConfirmation: decideAsk(appendReply),
     AskActionApproval: decideAskApproval(appendReply),
+    FollowUpActionCall: decideFollowUp,
     ConfirmActionCall: decideConfirm,
     DeclineActionCall: decideDecline,
     StartActionCall: decideStart,
