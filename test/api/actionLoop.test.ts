@@ -8,6 +8,7 @@ import { ACTION_LIMITS, type ActionFieldsInput } from '../../src/domain/actions/
 import { signUp, useOpenAiLlm, type Company } from '../support/api.js';
 import { startFakeCompanyApi, type FakeCompanyApi } from '../support/fakeCompanyApi.js';
 import { startFakeLlm, type ChatCompletionBody, type FakeLlm } from '../support/fakeLlm.js';
+import { seedConversation } from '../support/replayFixtures.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /**
@@ -72,7 +73,7 @@ async function defineAction(co: Company, fields: Partial<ActionFieldsInput> & { 
 }
 
 /** A company on the fake model whose sandbox integration's agent may call `actions`. */
-async function companyWithActions(actions: (Partial<ActionFieldsInput> & { name: string })[]): Promise<{ co: Company; integrationId: number }> {
+async function companyWithActions(actions: (Partial<ActionFieldsInput> & { name: string })[]): Promise<{ co: Company; integrationId: number; agentId: string }> {
   const co = await signUp(server, 'Acme');
   await useOpenAiLlm(co, llm.url);
   const agent = await co.call('POST', '/api/agents', { name: 'Ava', handoffMessage: 'A colleague will help.' });
@@ -84,7 +85,7 @@ async function companyWithActions(actions: (Partial<ActionFieldsInput> & { name:
   await server.adapters.eventStore.append(`agent-${agentId}`, [{ id: randomUUID(), type: 'AgentUpdated', data: { changes: { actionIds }, at: new Date().toISOString() }, metadata: { companyId: co.company.companyId } }], 'any');
   const created = await co.call('POST', '/api/integrations', { name: 'Try-out', connectorType: 'msgplatform', webhookSecret: SECRET, agentId });
   expect(created.statusCode).toBe(201);
-  return { co, integrationId: created.json().integration.id as number };
+  return { co, integrationId: created.json().integration.id as number, agentId };
 }
 
 async function customerWrites(integrationId: number, clientId: string, text: string): Promise<string> {
@@ -290,5 +291,24 @@ describe('approve: a teammate decides', () => {
     expect(api.requests).toEqual([]);
     expect(followUp!.data.text).toMatch(/could not be done/);
     expect((await co.call('GET', `/api/conversations/${id}`)).json().conversation.session.state).toBe('active');
+  });
+});
+
+describe('replays never reach the endpoint', () => {
+  it("given an agent with an order lookup, when a past conversation is replayed with it, then the draft's call is answered by the sample response and the endpoint is never called", async () => {
+    const { co, agentId } = await companyWithActions([{ name: 'lookup_order' }]);
+    llm.reply = callsThenAnswers('lookup_order', { order_id: '4411' });
+    const conv = await seedConversation(server.adapters.eventStore, co.company.companyId, [{ customer: ['Where is order 4411?'] }]);
+    const draft = { basedOnAgentId: agentId, systemPrompt: 'You are the draft.', temperature: 0, useKnowledgeBase: false };
+
+    const estimate = await co.call('POST', '/api/replays/estimate', { draft, conversationIds: [conv.conversationId] });
+    const created = await co.call('POST', '/api/replays', { draft, conversationIds: [conv.conversationId], confirmedCostMicros: estimate.json().estimate.costMicros });
+    expect(created.statusCode).toBe(201);
+    const replayId = created.json().replay.id as string;
+    await expect.poll(async () => (await co.call('GET', `/api/replays/${replayId}`)).json().replay.status, { timeout: 20_000 }).toBe('completed');
+
+    const [answer] = (await co.call('GET', `/api/replays/${replayId}?limit=200`)).json().answers;
+    expect(answer.draft).toMatchObject({ status: 'answered', text: 'From our systems: {"status":"sample"}' });
+    expect(api.requests).toEqual([]);
   });
 });
