@@ -87,7 +87,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
   // This thread's Prometheus registry; a processor thread keeps its own, merged into GET /metrics.
   const metrics = createServiceMetrics({ processMetrics: true });
   metrics.watchEventLoop('api', loop);
-  const { jwtKey, secretBox, requireHttps, platform, llmResolver, webhookSender } = outboundClients(config, logger, options);
+  const { jwtKey, secretBox, requireHttps, platform, llmResolver, webhookSender, actionCaller } = outboundClients(config, logger, options);
   // The knowledge-base search index lives in memory (on its own worker thread): rebuilt from the events on every start.
   // This thread's one reader of the event log, for the knowledge index and the live updates (each event read once).
   // Small batches: a document stored before content parts existed carries up to 1 MiB in one event.
@@ -181,6 +181,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       webhookDeliveryRoutes(services),
       playgroundRoutes(services, {
         searchKnowledge: searchPassages(knowledge),
+        actionCaller,
       }),
       analyticsRoutes(services),
       businessHoursRoutes(services),

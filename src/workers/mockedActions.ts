@@ -2,12 +2,12 @@ import { loadCompanyActions } from '../commands/actions/loadCompanyActions.js';
 import type { CustomerIdentity } from '../domain/actions/definition.js';
 import { actionsOfAgent, type StoredAction } from '../domain/actions/state.js';
 import type { EventStore } from '../ports/eventStore.js';
-import { confirmationPrompt, mockedExecutor, runActionLoop, unrecordedSink } from './actionLoop.js';
+import { confirmationPrompt, mockedExecutor, runActionLoop, unrecordedSink, type ActionExecutor } from './actionLoop.js';
 import { generateAnswer, type AnswerDeps, type AnswerRequest, type GeneratedAnswer } from './answerGeneration.js';
 
 /**
  * Answers that may call actions but must never reach a company's endpoint (replay evaluations, agent test runs, a
- * mocked playground): the same loop as a customer's reply, every call answered by the action's sample response (or
+ * mocked playground; a live playground passes the live executor): the same loop as a customer's reply, every call answered by the action's sample response (or
  * a mock given per test case), nothing recorded on any conversation. A confirm or approve call ends the answer
  * with the question the customer would be asked (or the holding reply), as it would in a conversation.
  */
@@ -29,7 +29,7 @@ export interface MockedAnswer extends GeneratedAnswer {
 export async function answerWithMockedActions(
   deps: AnswerDeps,
   request: AnswerRequest,
-  options: { actions: StoredAction[]; answerId: string; mocks?: Record<string, unknown> },
+  options: { actions: StoredAction[]; answerId: string; mocks?: Record<string, unknown>; executor?: ActionExecutor },
 ): Promise<MockedAnswer> {
   const calls: MockedAnswer['calls'] = [];
   let passages: AnswerRequest['passages'];
@@ -37,7 +37,7 @@ export async function answerWithMockedActions(
     actions: options.actions,
     identity: SIMULATED_IDENTITY,
     replyId: options.answerId,
-    sink: unrecordedSink(mockedExecutor(options.mocks), calls),
+    sink: unrecordedSink(options.executor ?? mockedExecutor(options.mocks), calls),
     ask: async (tools, toolTranscript) => {
       const answer = await generateAnswer(deps, { ...request, tools, toolTranscript, ...(passages ? { passages } : {}) });
       passages = answer.passages;

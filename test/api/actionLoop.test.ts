@@ -312,3 +312,44 @@ describe('replays never reach the endpoint', () => {
     expect(api.requests).toEqual([]);
   });
 });
+
+describe('the playground: live or mocked, per session', () => {
+  it('given a session started without a choice, when the agent calls an action, then it is mocked: the sample answers and the endpoint is never called', async () => {
+    const { co, agentId } = await companyWithActions([{ name: 'lookup_order' }]);
+    llm.reply = callsThenAnswers('lookup_order', { order_id: '4411' });
+
+    const started = await co.call('POST', `/api/agents/${agentId}/playground`);
+    expect(started.statusCode).toBe(201);
+    expect(started.json().session.actions).toBe('mocked');
+    const asked = await co.call('POST', `/api/playground/${started.json().session.id}/messages`, { text: 'Where is order 4411?' });
+
+    expect(asked.statusCode).toBe(200);
+    expect(asked.json().turn.answer.text).toBe('From our systems: {"status":"sample"}');
+    expect(api.requests).toEqual([]);
+  });
+
+  it('given an owner starting a live session, when the agent calls an action, then the endpoint answers', async () => {
+    const { co, agentId } = await companyWithActions([{ name: 'lookup_order', identity: {}, parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } }]);
+    llm.reply = callsThenAnswers('lookup_order', { order_id: '4411' });
+
+    const started = await co.call('POST', `/api/agents/${agentId}/playground`, { actions: 'live' });
+    expect(started.statusCode).toBe(201);
+    const asked = await co.call('POST', `/api/playground/${started.json().session.id}/messages`, { text: 'Where is order 4411?' });
+
+    expect(asked.json().turn.answer.text).toBe('From our systems: {"status":"shipped","eta":"Friday"}');
+    expect(api.requests.map((r) => r.url)).toEqual(['/orders/4411']);
+  });
+
+  it('given an agent-role teammate, when they start a live session, then it is refused; a mocked one is theirs to use', async () => {
+    const { co, agentId } = await companyWithActions([{ name: 'lookup_order' }]);
+    const invited = await co.call('POST', '/api/team/invitations', { email: `agent-role-${Date.now()}@example.com`, role: 'agent' });
+    const token = String(invited.json().invitationUrl).split('#/accept-invitation/')[1];
+    const accepted = await server.app.inject({ method: 'POST', url: '/api/auth/accept-invitation', payload: { token, name: 'Agent Role', password: 'agent password' } });
+    const bearer = accepted.json().session.access_token as string;
+
+    const live = await co.call('POST', `/api/agents/${agentId}/playground`, { actions: 'live' }, bearer);
+    expect(live.statusCode).toBe(403);
+    expect(live.json().error.code).toBe('FORBIDDEN');
+    expect((await co.call('POST', `/api/agents/${agentId}/playground`, { actions: 'mocked' }, bearer)).statusCode).toBe(201);
+  });
+});
