@@ -13,7 +13,7 @@ import { RESUME_ACTION, resumeActionJob, type ResumeActionJob } from './actionRe
 import { generateAnswer, type GeneratedAnswer } from './answerGeneration.js';
 import { createFairSlots } from './fairSlots.js';
 import { readRecentHistory } from './recentHistory.js';
-import { actionsFor, conversationSink, executeRecorded, type Requested } from './replyActions.js';
+import { actionsFor, chargeDroppedRounds, conversationSink, executeRecorded, type Requested } from './replyActions.js';
 import { now, type AgentProfile, type Outcome, type ReplyWorkerDeps } from './replyDeps.js';
 import { buildPrompt, HISTORY_MESSAGES } from './replyPrompt.js';
 
@@ -82,8 +82,9 @@ export async function resumeActionCall(deps: ReplyWorkerDeps, job: ResumeActionJ
       now: now(deps),
     }, { metadata: { companyId: job.companyId, actor: 'ai-agent' } });
   } catch (err) {
-    if (err instanceof DomainError && err.code === 'REPLY_DROPPED') return { result: 'dropped', reason: err.message };
-    throw err;
+    if (!(err instanceof DomainError && err.code === 'REPLY_DROPPED')) throw err;
+    if (said.answer) await chargeDroppedRounds(deps, { job, replyId }, said.answer);
+    return { result: 'dropped', reason: err.message };
   }
   return { result: 'replied', reason: call.approved ? 'followed up an approved action' : 'told the customer an action was refused' };
 }

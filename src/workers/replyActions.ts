@@ -1,5 +1,7 @@
 import { loadCompanyActions } from '../commands/actions/loadCompanyActions.js';
+import { chargeUsage } from '../commands/credits/chargeUsage.js';
 import { handleCommand } from '../commands/handleCommand.js';
+import { DomainError } from '../domain/errors.js';
 import { CONFIRMATION_WINDOW_MINUTES, checkArguments } from '../domain/actions/definition.js';
 import { actionsOfAgent, type StoredAction } from '../domain/actions/state.js';
 import { confirmationAnswer, type ConfirmationReply } from '../domain/conversations/actionCallDecisions.js';
@@ -66,8 +68,23 @@ export async function answerWithActions(deps: ReplyWorkerDeps, a: ActionAnswerin
     },
   });
   if (end.kind === 'answer') return end.answer;
-  await askFirst(deps, a, end.call, end.answer);
+  try {
+    await askFirst(deps, a, end.call, end.answer);
+  } catch (err) {
+    if (!(err instanceof DomainError && err.code === 'REPLY_DROPPED')) throw err;
+    // A human took over or closed meanwhile: nothing is asked, and the rounds already spent are charged.
+    await chargeDroppedRounds(deps, a, end.answer);
+    return { result: 'dropped', reason: err.message };
+  }
   return { result: 'replied', reason: end.call.action.mode === 'confirm' ? 'asked the customer to confirm an action' : 'waiting for a teammate to approve an action' };
+}
+
+/** The model rounds of an answer that was not stored: charged once, under the reply's id (its charge guard). */
+export async function chargeDroppedRounds(deps: ReplyWorkerDeps, a: Pick<ActionAnswering, 'job' | 'replyId'>, answer: GeneratedAnswer) {
+  const { billed } = answer;
+  await chargeUsage(deps, { companyId: a.job.companyId, conversationId: a.job.conversationId, replyId: a.replyId, ...billed }).catch((err) =>
+    deps.logger.error({ err, ...a.job, replyId: a.replyId }, 'the LLM usage of a dropped reply was not charged'),
+  );
 }
 
 /** A confirm call: the customer is asked in a fixed sentence. An approve call: the holding reply, a teammate decides. */
