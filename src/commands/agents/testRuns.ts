@@ -24,7 +24,7 @@ export async function startTestRun(deps: CommandDeps, input: { companyId: string
   const { state } = await loadState(deps.eventStore, agentTestsStream(input.agentId), testCasesDecider);
   const cases = Object.values(state.cases)
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.caseId.localeCompare(b.caseId))
-    .map(({ caseId, name, turns, expect, required }) => ({ caseId, name, turns, expect, required }));
+    .map(({ caseId, name, turns, expect, required, actionMocks }) => ({ caseId, name, turns, expect, required, ...(actionMocks ? { actionMocks } : {}) }));
   const runId = randomUUID();
   const result = await handleCommand(
     deps.eventStore,

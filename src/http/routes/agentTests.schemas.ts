@@ -9,6 +9,7 @@ export const testCaseSchema = z.object({
   turns: z.array(z.string()),
   expect: testExpectations,
   required: z.boolean(),
+  actionMocks: z.record(z.string(), z.json()).describe('what each named action answers in this case (others: their sample response)'),
   createdAt: z.string(),
   updatedAt: z.string(),
   updatedBy: z.string().nullable(),
@@ -20,6 +21,7 @@ export const testCaseView = (d: AgentTestCaseDoc): z.infer<typeof testCaseSchema
   turns: d.turns,
   expect: d.expect,
   required: d.required,
+  actionMocks: (d.actionMocks ?? {}) as Record<string, z.infer<ReturnType<typeof z.json>>>,
   createdAt: d.createdAt,
   updatedAt: d.updatedAt,
   updatedBy: d.updatedBy,
@@ -37,6 +39,8 @@ const body = z.strictObject({
     maxChars: z.number().int().min(1).max(TEST_CASE_LIMITS.maxChars).optional(),
   }),
   required: z.boolean().default(false),
+  /** By action name: what the action answers in this case instead of its sample response (never the endpoint). */
+  actionMocks: z.record(z.string().max(64), z.json()).optional(),
 });
 
 const tags = ['agents'];

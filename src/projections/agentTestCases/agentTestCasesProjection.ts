@@ -11,6 +11,8 @@ export interface AgentTestCaseDoc extends Doc {
   turns: string[];
   expect: TestExpectations;
   required: boolean;
+  /** Absent on cases saved before action mocks existed. */
+  actionMocks?: Record<string, unknown>;
   createdAt: string;
   updatedAt: string;
   updatedBy: string | null;
@@ -27,9 +29,9 @@ export const agentTestCasesProjection = defineProjection(agentTestCaseEvents, {
       ctx.delete(AGENT_TEST_CASES, event.data.caseId);
       return;
     }
-    const { caseId, companyId, name, turns, expect, required, by, at } = event.data;
+    const { caseId, companyId, name, turns, expect, required, actionMocks, by, at } = event.data;
     const before = await ctx.get<AgentTestCaseDoc>(AGENT_TEST_CASES, caseId);
-    const doc: AgentTestCaseDoc = { id: caseId, agentId: agentIdOfTestsStream(event.stream), companyId, name, turns, expect, required, createdAt: before?.createdAt ?? at, updatedAt: at, updatedBy: by };
+    const doc: AgentTestCaseDoc = { id: caseId, agentId: agentIdOfTestsStream(event.stream), companyId, name, turns, expect, required, ...(actionMocks ? { actionMocks } : {}), createdAt: before?.createdAt ?? at, updatedAt: at, updatedBy: by };
     ctx.put(AGENT_TEST_CASES, doc);
   },
 });

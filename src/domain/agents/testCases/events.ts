@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ACTION_LIMITS, actionName } from '../../actions/definition.js';
 
 /**
  * An agent's test cases (stream `agenttests-<agentId>`): a customer message, or a short script of customer
@@ -30,6 +31,11 @@ export const testCaseBody = z.object({
   expect: testExpectations,
   /** A required case that fails should stop a release. */
   required: z.boolean(),
+  /**
+   * What the agent's actions answer in this case, by action name (JSON, as the endpoint would); an action not named
+   * here answers with its sample response. A test run never calls a company's endpoint.
+   */
+  actionMocks: z.record(actionName, z.json()).refine((m) => Object.keys(m).length <= ACTION_LIMITS.perAgent, `at most ${ACTION_LIMITS.perAgent} mocks`).optional(),
 });
 export type TestCaseBody = z.infer<typeof testCaseBody>;
 
