@@ -43,7 +43,6 @@ import { actionCallRoutes } from './http/routes/actionCalls.js';
 import { analyticsRoutes } from './http/routes/analytics.js';
 import { replayRoutes } from './http/routes/replays.js';
 import { actionRoutes } from './http/routes/actions.js';
-import { createHttpActionCaller } from './infrastructure/actions/httpActionCaller.js';
 import { createFileTextExtractor } from './infrastructure/documents/fileText.js';
 import { adapterReadiness, openAdapters } from './infrastructure/adapters.js';
 import type { Adapters } from './ports/adapters.js';
@@ -90,7 +89,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
   // This thread's Prometheus registry; a processor thread keeps its own, merged into GET /metrics.
   const metrics = createServiceMetrics({ processMetrics: true });
   metrics.watchEventLoop('api', loop);
-  const { jwtKey, secretBox, requireHttps, platform, llmResolver, webhookSender } = outboundClients(config, logger, options);
+  const { jwtKey, secretBox, requireHttps, platform, llmResolver, webhookSender, actionCaller } = outboundClients(config, logger, options);
   // The knowledge-base search index lives in memory (on its own worker thread): rebuilt from the events on every start.
   // This thread's one reader of the event log, for the knowledge index and the live updates (each event read once).
   // Small batches: a document stored before content parts existed carries up to 1 MiB in one event.
@@ -135,7 +134,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     webhookSender,
     platform,
     // The same address policy as the platform's, checked again when each call connects.
-    actionCaller: createHttpActionCaller({ allowPrivate: config.allowPrivatePlatformUrls, requireHttps, ...(options.dnsResolver ? { resolver: options.dnsResolver } : {}) }),
+    actionCaller,
     checkPlatformUrl: (url) => checkPlatformUrl(url, { allowPrivate: config.allowPrivatePlatformUrls, requireHttps }),
     waitForProjections: (position) => readYourWrites(position, 'read models', waitForPosition),
     waitForProjectionsOrFail: (position) => (position === null ? Promise.resolve() : waitForPosition(position, config.readYourWritesTimeoutMs)),
@@ -186,6 +185,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       webhookDeliveryRoutes(services),
       playgroundRoutes(services, {
         searchKnowledge: searchPassages(knowledge),
+        actionCaller,
       }),
       analyticsRoutes(services),
       businessHoursRoutes(services),

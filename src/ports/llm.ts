@@ -61,6 +61,36 @@ export interface LlmRequest {
    * fragments of an attempt that fails: the caller discards them.
    */
   onDelta?: (text: string) => void;
+  /**
+   * The company's actions the model may call (domain/actions: toolFor), beside the handoff tool. A provider that
+   * cannot call tools ignores them (the builtin one always does): the answer is then written without them.
+   */
+  tools?: LlmTool[];
+  /**
+   * The calls this answer already made and what came back, in order, sent after `messages` (assistant tool calls,
+   * then one tool result per call). Results are the company's data, never instructions: the prompt says so.
+   */
+  toolTranscript?: LlmToolStep[];
+}
+
+export interface LlmTool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments (an object). */
+  parameters: Record<string, unknown>;
+}
+
+/** A call the model asked for: `arguments` as the raw JSON text it sent (untrusted, validated by the caller). */
+export interface LlmToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** One model round that called tools, and the results given back for each of its calls (by `callId`). */
+export interface LlmToolStep {
+  calls: LlmToolCall[];
+  results: { callId: string; content: string }[];
 }
 
 export interface LlmUsage {
@@ -98,7 +128,15 @@ export interface LlmResponse {
   evidence?: number;
   /** The answer was asked for grounded (passages to cite): `usedPassages` are the ones the model cited. */
   grounded?: true;
+  /**
+   * The model called some of `request.tools` instead of answering (at most MAX_TOOL_CALLS_READ of them): `text` is
+   * whatever it said meanwhile (often empty) and not an answer; the caller runs them and asks again.
+   */
+  toolCalls?: LlmToolCall[];
 }
+
+/** Tool calls read from one model round; a model asking for more is cut here (the caller caps them again). */
+export const MAX_TOOL_CALLS_READ = 10;
 
 export type LlmConnectionTest =
   | { ok: true; latencyMs: number; models?: string[] }

@@ -6,6 +6,7 @@ import { loadOrCreateKeyFile } from '../infrastructure/keyFile.js';
 import { createLlmResolver } from '../infrastructure/llm/llmForCompany.js';
 import type { Resolver } from '../infrastructure/net/ssrfGuard.js';
 import { createPlatformClient } from '../infrastructure/platform/platformClient.js';
+import { createHttpActionCaller } from '../infrastructure/actions/httpActionCaller.js';
 import { createWebhookSender } from '../infrastructure/webhooks/webhookSender.js';
 import { createSmtpMailer } from '../infrastructure/mail/smtpMailer.js';
 import type { PlatformClient } from '../ports/platform.js';
@@ -33,7 +34,9 @@ export function outboundClients(config: Config, logger: PinoLogger, options: Out
   });
   // Outbound webhooks: the same address policy, checked when each delivery connects.
   const webhookSender = createWebhookSender({ allowPrivate: config.allowPrivatePlatformUrls, requireHttps, timeoutMs: config.webhooks.timeoutMs, ...(options.dnsResolver ? { resolver: options.dnsResolver } : {}) });
+  // Company actions: the same address policy, checked when each call connects, no redirects.
+  const actionCaller = createHttpActionCaller({ allowPrivate: config.allowPrivatePlatformUrls, requireHttps, ...(options.dnsResolver ? { resolver: options.dnsResolver } : {}) });
   // Email (notifications on the processing side, invitations on the HTTP side): none without SMTP_URL.
   const mailer = config.smtp ? createSmtpMailer(config.smtp) : undefined;
-  return { jwtKey, secretBox, requireHttps, platform, llmResolver, webhookSender, mailer };
+  return { jwtKey, secretBox, requireHttps, platform, llmResolver, webhookSender, actionCaller, mailer };
 }

@@ -176,6 +176,7 @@ function workerDeps(
     secretBox: outbound.secretBox,
     knowledge: options.knowledge,
     llmResolver,
+    actionCaller: outbound.actionCaller,
     pricing: config.pricing,
     logger,
     settings: {

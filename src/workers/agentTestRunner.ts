@@ -2,6 +2,7 @@ import { loadTestRun, recordTestCase, type TestRun } from '../commands/agents/te
 import { casePassed, checkAnswer } from '../domain/agents/testCases/checks.js';
 import type { LlmMessage, LlmProvider } from '../ports/llm.js';
 import { generateAnswer, type AnswerDeps } from './answerGeneration.js';
+import { answerWithMockedActions, simulatedActions } from './mockedActions.js';
 import type { FairSlots } from './fairSlots.js';
 import type { RunAgentTestsJob } from './replayJobs.js';
 import type { CommandDeps } from '../commands/deps.js';
@@ -30,7 +31,7 @@ export async function runAgentTests(deps: TestRunnerDeps, job: RunAgentTestsJob,
     const release = await slots.acquire(job.companyId, SLOT_WAIT_MS);
     if (!release) return 'deferred';
     try {
-      const answer = await answerScript(deps, run, testCase.turns);
+      const answer = await answerScript(deps, run, testCase.turns, testCase.actionMocks);
       const results = checkAnswer(testCase.expect, answer);
       const { judge } = testCase.expect;
       if (judge) results.push(await judgeAnswer(deps, { companyId: job.companyId, runId: job.runId, caseId: testCase.caseId, criterion: judge, turns: testCase.turns, answer }));
@@ -42,13 +43,20 @@ export async function runAgentTests(deps: TestRunnerDeps, job: RunAgentTestsJob,
   return 'finished';
 }
 
-async function answerScript(deps: TestRunnerDeps, run: TestRun, turns: string[]) {
+async function answerScript(deps: TestRunnerDeps, run: TestRun, turns: string[], mocks: Record<string, unknown> = {}) {
+  // The agent's actions answer with the case's mocks or their samples; the builtin provider calls none.
+  const actions = await simulatedActions(deps.eventStore, run.started.companyId, run.started.config.actionIds, deps.builtinLlm.free === true);
   const { config, companyId } = run.started;
   const messages: LlmMessage[] = [{ role: 'system', content: config.systemPrompt }];
   let last = { text: '', handoff: false, documentIds: [] as string[] };
   for (const turn of turns) {
     messages.push({ role: 'user', content: turn });
-    const answer = await generateAnswer({ ...deps, llmRetryDelaysMs: [] }, { companyId, provider: deps.builtinLlm, model: 'builtin', agent: config, messages: [...messages], question: turn });
+    const request = { companyId, provider: deps.builtinLlm, model: 'builtin', agent: config, messages: [...messages], question: turn };
+    const answerId = `${run.started.runId}:${turns.length}:${messages.length}`;
+    const answer =
+      actions.length > 0
+        ? await answerWithMockedActions({ ...deps, llmRetryDelaysMs: [] }, request, { actions, answerId, mocks })
+        : await generateAnswer({ ...deps, llmRetryDelaysMs: [] }, request);
     const documentIds = [...new Set(answer.provenance.sources.map((s) => s.documentId))].slice(0, 20);
     last = { text: answer.response.text.slice(0, 65_536), handoff: answer.response.handoff === true, documentIds };
     if (last.handoff) break;

@@ -1,7 +1,7 @@
 import { DEFAULT_ANSWER_THRESHOLD, evidenceThreshold, type AnswerThreshold } from '../domain/answers/evidence.js';
 import { MAX_ANSWER_SOURCES, type AnswerProvenance, type GeneratedAnswerFields } from '../domain/answers/provenance.js';
 import { billedUsage, costMicros, estimateUsage, type BilledUsage, type Pricing, type TokenUsage } from '../domain/credits/pricing.js';
-import { isLlmError, promptChars, type LlmMessage, type LlmPassage, type LlmProvider, type LlmResponse } from '../ports/llm.js';
+import { isLlmError, promptChars, type LlmMessage, type LlmPassage, type LlmProvider, type LlmResponse, type LlmTool, type LlmToolStep } from '../ports/llm.js';
 import type { PassageSearch } from '../ports/knowledgeSearch.js';
 import type { Logger } from '../ports/logger.js';
 
@@ -47,6 +47,11 @@ export interface AnswerRequest {
    * of the attempt it belongs to (0, 1, …). A new attempt starts over: what an earlier one sent is void.
    */
   onDelta?: (text: string, attempt: number) => void;
+  /** The company's actions the model may call, and the calls this answer made so far (replyActions.ts). */
+  tools?: LlmTool[];
+  toolTranscript?: LlmToolStep[];
+  /** Passages already retrieved for this answer (a later round of the same answer): not searched again. */
+  passages?: LlmPassage[];
 }
 
 export interface GeneratedAnswer {
@@ -55,6 +60,8 @@ export interface GeneratedAnswer {
   provenance: AnswerProvenance;
   /** What the answer is charged for (billedUsage): recorded with it, and what every charge of it uses. */
   billed: BilledUsage;
+  /** The passages the prompt carried (a later round of the same answer reuses them). */
+  passages?: LlmPassage[];
 }
 
 /** The answer as the playground and replays record it (generatedAnswerSchema). */
@@ -101,7 +108,7 @@ export class AnswerStopped extends Error {
 
 /** Throws what the provider throws (LlmError) once the retries are spent, or AnswerStopped. */
 export async function generateAnswer(deps: AnswerDeps, request: AnswerRequest): Promise<GeneratedAnswer> {
-  const passages = request.agent.useKnowledgeBase ? await deps.searchKnowledge(request.companyId, request.question, PASSAGES) : [];
+  const passages = request.passages ?? (request.agent.useKnowledgeBase ? await deps.searchKnowledge(request.companyId, request.question, PASSAGES) : []);
   const started = performance.now();
   let attempts = 0;
   let writtenChars = 0;
@@ -117,6 +124,8 @@ export async function generateAnswer(deps: AnswerDeps, request: AnswerRequest): 
       answerThreshold: request.agent.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD,
       generalAnswers: request.agent.generalAnswers === true,
       ...(request.signal ? { signal: request.signal } : {}),
+      ...(request.tools?.length ? { tools: request.tools } : {}),
+      ...(request.toolTranscript?.length ? { toolTranscript: request.toolTranscript } : {}),
     }, onDelta && ((text, attempt) => {
       attempts = Math.max(attempts, attempt + 1);
       writtenChars += text.length;
@@ -132,6 +141,7 @@ export async function generateAnswer(deps: AnswerDeps, request: AnswerRequest): 
   return {
     response,
     billed,
+    passages,
     provenance: {
       sources: sourcesOf(passages, response.usedPassages),
       latencyMs,
@@ -152,7 +162,9 @@ function whyItAnswered(agent: AnswerAgent, response: LlmResponse): Partial<Answe
 
 /** Characters of the prompt the provider was sent: the messages and the knowledge-base passages. */
 const promptSize = (request: AnswerRequest, passages: LlmPassage[]) =>
-  promptChars(request.messages) + passages.reduce((sum, p) => sum + p.title.length + p.text.length, 0);
+  promptChars(request.messages) +
+  passages.reduce((sum, p) => sum + p.title.length + p.text.length, 0) +
+  (request.toolTranscript ?? []).reduce((sum, step) => sum + step.calls.reduce((n, c) => n + c.arguments.length, 0) + step.results.reduce((n, r) => n + r.content.length, 0), 0);
 
 /**
  * What the answer is charged for. The company's endpoint cannot zero it (a report under the estimate from the

@@ -4,7 +4,8 @@ import { DEFAULT_AGENT_AFTER_HOURS_MESSAGE, type AgentConfig } from '../domain/a
 import type { EventStore } from '../ports/eventStore.js';
 import type { BusSubscription } from '../ports/bus.js';
 import { recoverUnfinishedJobs } from './recoverJobs.js';
-import type { AgentProfile, Behaviour, CompanyLlm } from './replyDeps.js';
+import type { AgentProfile, Behaviour, CompanyLlm, ReplyWorkerDeps } from './replyDeps.js';
+import { startActionResumes } from './actionResume.js';
 import { startReplyWorker } from './replyWorker.js';
 import { searchPassages } from './answerGeneration.js';
 import { startSendWorker } from './sendWorker.js';
@@ -21,8 +22,7 @@ import type { WorkerDeps } from './workerDeps.js';
 export async function startCustomerReplies(deps: WorkerDeps): Promise<{ stop(): Promise<void> }> {
   const { commands, bus, logger, settings } = deps;
   const replyLatency = createReplyLatency();
-  const workers: BusSubscription[] = [
-    await startReplyWorker({
+  const replyDeps: ReplyWorkerDeps = {
       ...commands,
       logger: logger.child({ component: 'reply-worker' }),
       bus,
@@ -38,7 +38,12 @@ export async function startCustomerReplies(deps: WorkerDeps): Promise<{ stop(): 
       maxDelayMs: settings.replyMaxDelayMs,
       jobMetrics: deps.jobMetrics,
       replyLatency,
-    }),
+      ...(deps.actionCaller ? { actions: { caller: deps.actionCaller, secretBox: deps.secretBox } } : {}),
+  };
+  const workers: BusSubscription[] = [
+    await startReplyWorker(replyDeps),
+    // Approve calls a teammate decided: made, and the customer told, in their own slots.
+    await startActionResumes({ ...replyDeps, logger: logger.child({ component: 'action-resumes' }) }),
     await startSendWorker({
       ...commands,
       logger: logger.child({ component: 'send-worker' }),
@@ -107,6 +112,7 @@ function behaviourOf(config: AgentConfig, version: number): Behaviour {
     ...(answerThreshold ? { answerThreshold } : {}),
     ...(generalAnswers ? { generalAnswers } : {}),
     ...(handBackAfterMinutes ? { handBackAfterMinutes } : {}),
+    ...(config.actionIds?.length ? { actionIds: config.actionIds } : {}),
     version,
   };
 }

@@ -13,6 +13,9 @@ import { playgroundTurns, type PlaygroundTurn } from '../domain/playground/turns
 import { isLlmError, type LlmMessage, type LlmProvider } from '../ports/llm.js';
 import { AnswerStopped, generateAnswer, recordedFieldsOf, type AnswerDeps } from './answerGeneration.js';
 import type { FairSlots } from './fairSlots.js';
+import { liveExecutor } from './actionLoop.js';
+import { answerWithMockedActions, simulatedActions } from './mockedActions.js';
+import type { ActionDeps } from './replyDeps.js';
 
 /**
  * One playground question, answered while the teammate's request waits (docs/api/playground-and-replays.md says why not
@@ -26,6 +29,8 @@ export const PLAYGROUND_HISTORY_TURNS = 10;
 
 export interface PlaygroundDeps extends CommandDeps, Omit<AnswerDeps, 'logger'> {
   llmResolver(config: CompanyLlmConfig): LlmProvider;
+  /** Makes live action calls (a session started `live`); absent, every session's calls are mocked. */
+  actions?: ActionDeps;
   /** The company's share of the process's playground LLM calls. */
   slots: FairSlots;
 }
@@ -57,18 +62,21 @@ export async function answerPlaygroundQuestion(
     const question = text.trim();
     let answer;
     try {
-      answer = await generateAnswer(
-        { ...deps, llmRetryDelaysMs: [] },
-        {
-          companyId: teammate.companyId,
-          provider: deps.llmResolver(llmConfig),
-          model: agent.model ?? llmConfig.model ?? 'builtin',
-          agent,
-          messages: playgroundPrompt(agent.systemPrompt, recent, questionId, question),
-          question,
-          ...(signal ? { signal } : {}),
-        },
-      );
+      const request = {
+        companyId: teammate.companyId,
+        provider: deps.llmResolver(llmConfig),
+        model: agent.model ?? llmConfig.model ?? 'builtin',
+        agent,
+        messages: playgroundPrompt(agent.systemPrompt, recent, questionId, question),
+        question,
+        ...(signal ? { signal } : {}),
+      };
+      const actions = await simulatedActions(deps.eventStore, teammate.companyId, agent.actionIds, llmConfig.provider === 'builtin');
+      const live = session.actions === 'live' && deps.actions ? { executor: liveExecutor(deps.actions.caller, deps.actions.secretBox) } : {};
+      answer =
+        actions.length > 0
+          ? await answerWithMockedActions({ ...deps, llmRetryDelaysMs: [] }, request, { actions, answerId: deterministicId(`playground-answer:${questionId}`), ...live })
+          : await generateAnswer({ ...deps, llmRetryDelaysMs: [] }, request);
     } catch (err) {
       // The teammate left mid-answer: the call was made all the same, and is charged on its estimated usage.
       if (err instanceof AnswerStopped && llmConfig.provider !== 'builtin') {

@@ -13,6 +13,7 @@ import { isLlmError, type LlmPassage, type LlmProvider } from '../ports/llm.js';
 import { noopReplayMetrics, type ReplayMetrics } from '../ports/metrics.js';
 import { AnswerStopped, generateAnswer, recordedFieldsOf } from './answerGeneration.js';
 import { countReplayEvents } from './countReplayEvents.js';
+import { answerWithMockedActions, simulatedActions } from './mockedActions.js';
 import { createFairSlots, type FairSlots } from './fairSlots.js';
 import { REPLAY_CANCELLED, RUN_AGENT_TESTS, RUN_REPLAY, replayCancelledNotice, runAgentTestsJob, runReplayJob, type RunReplayJob } from './replayJobs.js';
 import { runAgentTests } from './agentTestRunner.js';
@@ -190,7 +191,7 @@ async function answerTurn(
     if ((await status()).status !== 'running') return 'stopped';
     const model = draft.model ?? llm.model ?? 'builtin';
     const profile = { agentId: draft.basedOnAgentId ?? job.replayId, companyId: job.companyId, active: true, name: 'draft', ...draft, model };
-    const answer = await generateAnswer(deps, {
+    const request = {
       companyId: job.companyId,
       provider: llm.provider,
       model,
@@ -198,7 +199,11 @@ async function answerTurn(
       messages: buildPrompt(profile, turn.history, turn.messageIds),
       question: turn.customerText,
       signal: controller.signal,
-    });
+    };
+    // A replay never reaches a company's endpoint: its actions answer with their sample responses.
+    const actions = await simulatedActions(deps.eventStore, job.companyId, draft.actionIds, llm.kind === 'builtin');
+    const answerId = replayAnswerId(job.replayId, job.conversationId, turn.turn);
+    const answer = actions.length > 0 ? await answerWithMockedActions(deps, request, { actions, answerId }) : await generateAnswer(deps, request);
     if (llm.kind !== 'builtin') {
       await chargeUsage(deps, {
         companyId: job.companyId,

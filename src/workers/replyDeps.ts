@@ -7,6 +7,8 @@ import type { Bus } from '../ports/bus.js';
 import type { LlmPassage, LlmProvider } from '../ports/llm.js';
 import type { JobMetrics } from '../ports/metrics.js';
 import type { ReplyLatency } from './replyLatency.js';
+import type { ActionCaller } from '../ports/actionCaller.js';
+import type { SecretBox } from '../ports/secretBox.js';
 
 export interface AgentProfile {
   agentId: string;
@@ -26,6 +28,8 @@ export interface AgentProfile {
   afterHoursMessage?: string;
   /** After a handoff, a customer writing this much later gets the AI again; absent: stays with people. */
   handBackAfterMinutes?: number;
+  /** The company's actions (by id) this version may call while it answers (replyActions.ts). */
+  actionIds?: string[];
   /** The agent's running experiment: its arms answer instead of the published version (replyExperiment.ts). */
   experiment?: ExperimentProfile;
 }
@@ -74,6 +78,14 @@ export interface ReplyWorkerDeps extends CommandDeps {
   jobMetrics?: JobMetrics;
   /** Notes when the messages of each stored reply arrived, for the send worker's latency figure. */
   replyLatency?: ReplyLatency;
+  /** Makes action calls (the company's HTTP endpoints); absent: agents answer without their actions. */
+  actions?: ActionDeps;
+}
+
+/** What action calls are made with: the caller (through the outbound guard) and the box that opens header values. */
+export interface ActionDeps {
+  caller: ActionCaller;
+  secretBox: SecretBox;
 }
 
 /** What became of a reply job. */

@@ -9,7 +9,9 @@ import type { ExperimentJoin, HandoffNotice } from '../domain/conversations/deci
 import type { BilledUsage } from '../domain/credits/pricing.js';
 import { DomainError } from '../domain/errors.js';
 import { isLlmError } from '../ports/llm.js';
-import { AnswerStopped, generateAnswer, type GeneratedAnswer } from './answerGeneration.js';
+import { AnswerStopped, generateAnswer, type AnswerRequest, type GeneratedAnswer } from './answerGeneration.js';
+import { actionsFor, answersWithActions, answerWithActions } from './replyActions.js';
+import type { StoredAction } from '../domain/actions/state.js';
 import { webchatSubject, type GenerateReplyJob } from './jobs.js';
 import { readRecentHistory } from './recentHistory.js';
 import { LATER_MESSAGE, now, replyIdOf, type AgentProfile, type CompanyLlm, type Outcome, type ReplyWorkerDeps } from './replyDeps.js';
@@ -77,6 +79,8 @@ interface Answering {
   /** The experiment arm the reply is written in (the conversation joins it with its first answer); null: none. */
   experiment: ExperimentJoin | null;
   replyId: string;
+  /** The company's actions this answer may call (none: it only talks). */
+  actions: StoredAction[];
   /** Runs a command on the conversation as the AI agent. */
   command(c: ConversationCommand): Promise<unknown>;
   /** Leaves the unanswered messages to people (`handoff`: in the "Needs human" queue, until `backAt` outside business hours; `notice`: what the customer is told). */
@@ -98,7 +102,8 @@ async function answerMessages(deps: ReplyWorkerDeps, job: GenerateReplyJob, give
   const { agent, join } = chooseArm(ready.agent, state, job.conversationId);
   const replyId = replyIdOf(job.messageId);
   if (join?.arm === 'holdout') return holdOut(deps, { job, sessionId: session.id, unanswered, replyId, agent, join, command });
-  const answering: Answering = { job, state, session, events, unanswered, llm: ready.llm, agent, experiment: join, replyId, command, markUnanswered };
+  const actions = await actionsFor(deps, job.companyId, agent, ready.llm);
+  const answering: Answering = { job, state, session, events, unanswered, llm: ready.llm, agent, experiment: join, replyId, actions, command, markUnanswered };
   const written = await writeAnswer(deps, answering);
   if ('result' in written) return written;
   return storeReply(deps, answering, written);
@@ -141,12 +146,14 @@ async function writeAnswer(deps: ReplyWorkerDeps, a: Answering): Promise<Generat
   const { job, state, llm, agent } = a;
   const texts = a.unanswered.map((id) => textOf(a.events, id)).filter(Boolean);
   // A web chat visitor watches the answer being written; a platform customer gets one message, as always
-  // (and the builtin provider answers at once: nothing to stream).
+  // (and the builtin provider answers at once: nothing to stream). An answer that may call actions is written in
+  // rounds, and only its last one is the answer: it is sent whole.
+  const withActions = answersWithActions(state, a.actions);
   const stream =
-    state.connectorType === 'webchat' && llm.kind !== 'builtin' ? createReplyStream({ bus: deps.bus, subject: webchatSubject(job.conversationId), replyId: a.replyId, logger: deps.logger }) : null;
+    state.connectorType === 'webchat' && llm.kind !== 'builtin' && !withActions ? createReplyStream({ bus: deps.bus, subject: webchatSubject(job.conversationId), replyId: a.replyId, logger: deps.logger }) : null;
   const takeover = stream ? watchForTakeover(deps, job, a.session.id) : null;
   try {
-    const answer = await generateAnswer(deps, {
+    const request: AnswerRequest = {
       companyId: job.companyId,
       provider: llm.provider,
       model: agent.model ?? llm.model ?? 'builtin',
@@ -154,7 +161,8 @@ async function writeAnswer(deps: ReplyWorkerDeps, a: Answering): Promise<Generat
       messages: buildPrompt(agent, a.events, a.unanswered),
       question: texts.join('\n'),
       ...(stream && takeover ? { onDelta: stream.push, signal: takeover.signal } : {}),
-    });
+    };
+    const answer = withActions ? await answerWithActions(deps, a, request) : await generateAnswer(deps, request);
     await stream?.finish();
     return answer;
   } catch (err) {

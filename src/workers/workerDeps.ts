@@ -1,6 +1,7 @@
 import type { CommandDeps } from '../commands/deps.js';
 import type { Pricing } from '../domain/credits/pricing.js';
 import type { CompanyLlmConfig } from '../domain/llm/state.js';
+import type { ActionCaller } from '../ports/actionCaller.js';
 import type { Bus } from '../ports/bus.js';
 import type { LlmProvider } from '../ports/llm.js';
 import type { Logger } from '../ports/logger.js';
@@ -21,6 +22,8 @@ export interface WorkerDeps {
   /** The knowledge index the answers search. */
   knowledge: Parameters<typeof searchPassages>[0];
   llmResolver(config: CompanyLlmConfig): LlmProvider;
+  /** Makes the company's action calls (through the outbound guard); absent: agents answer without actions. */
+  actionCaller?: ActionCaller;
   pricing: Pricing;
   logger: Logger;
   settings: WorkerSettings;

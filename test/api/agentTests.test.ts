@@ -30,12 +30,21 @@ async function agentRole(owner: Company) {
 }
 
 describe('test cases', () => {
+  it("given a case with a mock for an action, when saved, then it keeps what the action answers in this case", async () => {
+    const agentId = await newAgent(acme);
+    const created = await acme.call('POST', `/api/agents/${agentId}/test-cases`, { ...cheques, actionMocks: { lookup_order: { status: 'lost' } } });
+    expect(created.statusCode).toBe(201);
+    expect(created.json().testCase.actionMocks).toEqual({ lookup_order: { status: 'lost' } });
+    const badName = await acme.call('POST', `/api/agents/${agentId}/test-cases`, { ...cheques, actionMocks: { 'not a name': 1 } });
+    expect(badName.statusCode).toBe(400);
+  });
+
   it('creates, lists (paged), replaces and deletes a case', async () => {
     const agentId = await newAgent(acme);
     const created = await acme.call('POST', `/api/agents/${agentId}/test-cases`, cheques);
     expect(created.statusCode).toBe(201);
     const testCase = created.json().testCase;
-    expect(testCase).toEqual({ id: expect.stringMatching(UUID), ...cheques, createdAt: expect.stringMatching(ISO_MS), updatedAt: expect.stringMatching(ISO_MS), updatedBy: `user:${acme.user.id}` });
+    expect(testCase).toEqual({ id: expect.stringMatching(UUID), ...cheques, actionMocks: {}, createdAt: expect.stringMatching(ISO_MS), updatedAt: expect.stringMatching(ISO_MS), updatedBy: `user:${acme.user.id}` });
     const second = (await acme.call('POST', `/api/agents/${agentId}/test-cases`, { name: 'Short', turns: ['Hi'], expect: { maxChars: 200 } })).json().testCase;
     expect(second.required).toBe(false);
 

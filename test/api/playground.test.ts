@@ -86,7 +86,7 @@ describe('agent playground', () => {
     const started = await co.call('POST', `/api/agents/${co.agentId}/playground`);
     expect(started.statusCode).toBe(201);
     expect(started.json()).toEqual({
-      session: { id: expect.any(String), agentId: co.agentId, startedAt: expect.any(String), questionCount: 0, questionLimit: PLAYGROUND_LIMITS.questions },
+      session: { id: expect.any(String), agentId: co.agentId, startedAt: expect.any(String), questionCount: 0, questionLimit: PLAYGROUND_LIMITS.questions, actions: 'mocked' },
       turns: [],
     });
     const sessionId = started.json().session.id;

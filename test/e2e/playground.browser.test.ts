@@ -85,6 +85,9 @@ if (browserPrerequisites()) {
       await page.goto(`${base}/#/agents`);
       await page.getByTestId('agent-try-it').click();
       await page.getByRole('heading', { level: 1, name: 'Playground: Ava' }).waitFor();
+      // A new session asks how the agent's action calls are answered: mocked unless an owner or admin picks live.
+      expect(await page.getByTestId('playground-actions').inputValue()).toBe('mocked');
+      expect(await page.getByTestId('playground-actions').locator('option[value="live"]').isDisabled()).toBe(false);
       await page.getByTestId('playground-input').fill('How fast do you ship to Denmark?');
       await page.getByTestId('playground-send').click();
       const answer = page.getByTestId('playground-answer');
@@ -94,6 +97,7 @@ if (browserPrerequisites()) {
       await answerSources.getByRole('link', { name: 'Shipping' }).waitFor();
       await expect.poll(() => answerSources.textContent()).toMatch(/tokens · \d+ ms · \$?0\.00/);
       expect(await answerSources.getByTestId('answer-evidence').textContent()).toMatch(/^Evidence [01](\.\d+)? · setting balanced \(answers from 0\.575\) · answered$/);
+      expect(await page.getByTestId('playground-actions-mode').textContent()).toBe('Actions: mocked');
       // Usable at 390 px: nothing wider than the screen.
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 

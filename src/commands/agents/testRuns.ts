@@ -52,7 +52,7 @@ export async function loadTestCases(deps: Pick<CommandDeps, 'eventStore'>, agent
   const { state } = await loadState(deps.eventStore, agentTestsStream(agentId), testCasesDecider);
   return Object.values(state.cases)
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.caseId.localeCompare(b.caseId))
-    .map(({ caseId, name, turns, expect, required }) => ({ caseId, name, turns, expect, required }));
+    .map(({ caseId, name, turns, expect, required, actionMocks }) => ({ caseId, name, turns, expect, required, ...(actionMocks ? { actionMocks } : {}) }));
 }
 
 export async function recordTestCase(deps: CommandDeps, input: { companyId: string; runId: string } & Omit<Extract<TestRunCommand, { type: 'RecordTestCase' }>, 'type' | 'now'>) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { playgroundDecider, playgroundStream, type PlaygroundCommand } from '../../domain/playground/decider.js';
-import { type PlaygroundEvent } from '../../domain/playground/events.js';
+import { type PlaygroundActions, type PlaygroundEvent } from '../../domain/playground/events.js';
 import { type PlaygroundState } from '../../domain/playground/state.js';
 import { DomainError } from '../../domain/errors.js';
 import type { EventStore } from '../../ports/eventStore.js';
@@ -15,13 +15,14 @@ export interface Teammate {
 }
 const metadataOf = (t: Teammate) => ({ companyId: t.companyId, actor: `user:${t.userId}` });
 
-export async function startPlayground(deps: CommandDeps, teammate: Teammate, agentId: string) {
+/** `actions`: `live` lets the agent's action calls reach the company's endpoints (owners and admins: the route checks). */
+export async function startPlayground(deps: CommandDeps, teammate: Teammate, agentId: string, actions: PlaygroundActions = 'mocked') {
   const sessionId = randomUUID();
   const result = await handleCommand(
     deps.eventStore,
     playgroundStream(sessionId),
     playgroundDecider,
-    { type: 'StartPlayground', sessionId, companyId: teammate.companyId, agentId, startedBy: `user:${teammate.userId}`, now: deps.clock.now().toISOString() },
+    { type: 'StartPlayground', sessionId, companyId: teammate.companyId, agentId, startedBy: `user:${teammate.userId}`, actions, now: deps.clock.now().toISOString() },
     { metadata: metadataOf(teammate) },
   );
   return { ...result, sessionId };

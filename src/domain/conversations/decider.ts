@@ -6,6 +6,7 @@ import type { AssignmentReason, ConversationEvent, ConversationStreamEvent, Cust
 import { asksForHuman } from './handoff.js';
 import type { ExperimentAssignment } from '../agents/experiments.js';
 import { parseCsatReply, type CsatVia } from './csat.js';
+import { makeActionCallDecisions, type ActionCallCommand } from './actionCallDecisions.js';
 import { evolveConversation, initialConversationState, isDuplicate, textFingerprint, type ConversationState } from './state.js';
 import { identityChange, type VerifiedVisitor } from './verifiedVisitor.js';
 import {
@@ -95,7 +96,8 @@ export type ConversationCommand =
   /** A teammate's decision on a waiting action call, or the clock ending it (actionApprovals.ts). */
   | ActionApprovalCommand
   /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
-  | { type: 'UnassignConversation'; by: string; now: string; from?: string };
+  | { type: 'UnassignConversation'; by: string; now: string; from?: string }
+  | ActionCallCommand;
 
 /** The experiment arm a reply is written in (version null: the holdout's handoff). */
 export interface ExperimentJoin {
@@ -486,6 +488,7 @@ const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
   RefuseActionCall: decideRefuseActionCall,
   ExpireActionCall: decideExpireActionCall,
   DeclineUnconfirmedActionCall: decideDeclineUnconfirmedActionCall,
+  ...makeActionCallDecisions((reply, state) => decideAppendAgentReply({ type: 'AppendAgentReply', ...reply }, state)),
 };
 
 export function decide(command: ConversationCommand, state: ConversationState): ConversationEvent[] {

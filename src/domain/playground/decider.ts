@@ -1,10 +1,10 @@
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
-import { PLAYGROUND_LIMITS, type PlaygroundAnswer, type PlaygroundEvent } from './events.js';
+import { PLAYGROUND_LIMITS, type PlaygroundActions, type PlaygroundAnswer, type PlaygroundEvent } from './events.js';
 import { evolvePlayground, initialPlaygroundState, type PlaygroundState } from './state.js';
 
 export type PlaygroundCommand =
-  | { type: 'StartPlayground'; sessionId: string; companyId: string; agentId: string; startedBy: string; now: string }
+  | { type: 'StartPlayground'; sessionId: string; companyId: string; agentId: string; startedBy: string; actions?: PlaygroundActions; now: string }
   | { type: 'AskPlaygroundQuestion'; questionId: string; text: string; by: string; now: string }
   | ({ type: 'RecordPlaygroundAnswer'; now: string } & Omit<PlaygroundAnswer, 'at'>)
   | { type: 'RecordPlaygroundFailure'; questionId: string; reason: string; now: string };
@@ -23,7 +23,14 @@ export const playgroundDecider: Decider<PlaygroundCommand, PlaygroundEvent, Play
         return [
           {
             type: 'PlaygroundStarted',
-            data: { sessionId: command.sessionId, companyId: command.companyId, agentId: command.agentId, startedBy: command.startedBy, at: command.now },
+            data: {
+              sessionId: command.sessionId,
+              companyId: command.companyId,
+              agentId: command.agentId,
+              startedBy: command.startedBy,
+              ...(command.actions === 'live' ? { actions: 'live' as const } : {}),
+              at: command.now,
+            },
           },
         ];
       case 'AskPlaygroundQuestion': {

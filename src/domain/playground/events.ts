@@ -22,9 +22,12 @@ export const PLAYGROUND_LIMITS = {
 } as const;
 
 const at = z.iso.datetime();
+export const playgroundActions = z.enum(['mocked', 'live']);
+export type PlaygroundActions = z.infer<typeof playgroundActions>;
 
 export const playgroundEvents = {
-  PlaygroundStarted: z.object({ sessionId: z.uuid(), companyId: z.uuid(), agentId: z.uuid(), startedBy: z.string().max(100), at }),
+  /** `actions`: whether the agent's action calls reach the company's endpoints (`live`) or get sample responses (absent: `mocked`). */
+  PlaygroundStarted: z.object({ sessionId: z.uuid(), companyId: z.uuid(), agentId: z.uuid(), startedBy: z.string().max(100), actions: playgroundActions.optional(), at }),
   PlaygroundQuestionAsked: z.object({ questionId: z.uuid(), text: z.string().min(1).max(PLAYGROUND_LIMITS.text), by: z.string().max(100), at }),
   PlaygroundAnswered: generatedAnswerSchema.extend({ questionId: z.uuid(), answerId: z.uuid(), at }),
   /** The model failed (error, timeout, the teammate left): recorded so the session says why there is no answer. */

@@ -33,6 +33,8 @@ export const replayDraftSchema = z.object({
   answerThreshold: answerThresholdSchema.optional(),
   /** Whether a grounded model may answer citing no passage. Absent: false. */
   generalAnswers: z.boolean().optional(),
+  /** The actions the draft may call (its agent's); a replay answers them with their sample responses, never the endpoint. */
+  actionIds: z.array(z.uuid()).max(20).optional(),
 });
 export type ReplayDraft = z.infer<typeof replayDraftSchema>;
 

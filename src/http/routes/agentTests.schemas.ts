@@ -11,6 +11,7 @@ export const testCaseSchema = z.object({
   required: z.boolean(),
   /** Present on a case made from a conversation: the answer a person gave, or the accepted AI answer. */
   reference: z.object({ kind: z.enum(['operator', 'agent']), text: z.string(), conversationId: z.uuid() }).optional(),
+  actionMocks: z.record(z.string(), z.json()).describe('what each named action answers in this case (others: their sample response)'),
   createdAt: z.string(),
   updatedAt: z.string(),
   updatedBy: z.string().nullable(),
@@ -23,6 +24,7 @@ export const testCaseView = (d: AgentTestCaseDoc): z.infer<typeof testCaseSchema
   expect: d.expect,
   required: d.required,
   ...(d.reference ? { reference: d.reference } : {}),
+  actionMocks: (d.actionMocks ?? {}) as Record<string, z.infer<ReturnType<typeof z.json>>>,
   createdAt: d.createdAt,
   updatedAt: d.updatedAt,
   updatedBy: d.updatedBy,
@@ -44,6 +46,8 @@ const body = z.strictObject({
   required: z.boolean().default(false),
   /** Kept when a case made from a conversation is edited (the dashboard sends it back). */
   reference: z.strictObject({ kind: z.enum(['operator', 'agent']), text: z.string().min(1).max(TEST_CASE_LIMITS.referenceChars), conversationId: z.uuid() }).optional(),
+  /** By action name: what the action answers in this case instead of its sample response (never the endpoint). */
+  actionMocks: z.record(z.string().max(64), z.json()).optional(),
 });
 
 const tags = ['agents'];

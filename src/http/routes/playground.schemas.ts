@@ -30,7 +30,12 @@ const sessionSchema = z.object({
   questionCount: z.number().int(),
   questionLimit: z.number().int(),
 });
-const sessionResponse = z.object({ session: sessionSchema, turns: z.array(turnSchema) });
+const sessionResponse = z.object({
+  session: sessionSchema.extend({
+    actions: z.enum(['mocked', 'live']).describe('mocked: the agent’s action calls get their sample responses; live: they reach the company’s endpoints'),
+  }),
+  turns: z.array(turnSchema),
+});
 const sessionSummarySchema = sessionSchema.extend({
   agentName: z.string().nullable().describe('the agent’s current name; null once the agent is deleted'),
   startedBy: z.string().describe('`user:<id>` of the teammate who started it'),
@@ -53,6 +58,7 @@ export function playgroundSessionView(sessionId: string, { state, events }: Play
       startedAt: started?.type === 'PlaygroundStarted' ? started.data.at : '',
       questionCount: state.questions,
       questionLimit: PLAYGROUND_LIMITS.questions,
+      actions: state.actions,
     },
     turns: playgroundTurns(events).map(turnView),
   };
@@ -89,6 +95,9 @@ export const startSessionSchema = {
     'A new, empty playground session with the agent (its saved configuration; active or not). Nothing in a playground reaches a customer or a platform, and it is not a conversation (not in the inbox, not counted in analytics).',
   security,
   params: uuidParam('id'),
+  body: z
+    .strictObject({ actions: z.enum(['mocked', 'live']).default('mocked').describe('live: the agent’s action calls reach the company’s endpoints (owners and admins only); default mocked: sample responses') })
+    .nullish(),
   response: { 201: sessionResponse, ...errorResponses },
 };
 

@@ -8,7 +8,8 @@ import { listPlaygroundSessions } from '../../projections/playgroundSessions/que
 import { createFairSlots, type FairSlots } from '../../workers/fairSlots.js';
 import { answerPlaygroundQuestion } from '../../workers/playgroundAnswer.js';
 import { authenticator, authOf } from '../authenticate.js';
-import { notFound } from '../errors.js';
+import { forbidden, notFound } from '../errors.js';
+import type { ActionCaller } from '../../ports/actionCaller.js';
 import type { HttpServices } from '../services.js';
 import { askQuestionSchema, getSessionSchema, listSessionsSchema, playgroundSessionView, sessionSummaryView, startSessionSchema, turnView } from './playground.schemas.js';
 import type { ZodApp } from './zodApp.js';
@@ -23,7 +24,12 @@ import type { ZodApp } from './zodApp.js';
 export interface PlaygroundRouteOptions {
   /** Knowledge-base passages with their text and chunk (the in-memory index). */
   searchKnowledge(companyId: string, query: string, limit: number): Promise<LlmPassage[]>;
+  /** Makes the agent's action calls in a `live` session. */
+  actionCaller?: ActionCaller;
 }
+
+/** Live action calls reach a company's systems: only owners and admins may start such a session. */
+const LIVE_ACTION_ROLES: readonly string[] = ['owner', 'admin'];
 
 const isUuid = (s: string) => z.uuid().safeParse(s).success;
 
@@ -48,7 +54,9 @@ function registerSessions(app: ZodApp, services: HttpServices): void {
     const auth = authOf(request);
     const agentId = request.params.id as string;
     if (!isUuid(agentId) || !(await loadAgent(services.commands.eventStore, auth.companyId, agentId))) throw notFound('Agent');
-    const { sessionId, position } = await startPlayground(services.commands, auth, agentId);
+    const actions = request.body?.actions ?? 'mocked';
+    if (actions === 'live' && !LIVE_ACTION_ROLES.includes(auth.role)) throw forbidden('Live action calls from the playground need an owner or an admin; a mocked session answers with sample responses');
+    const { sessionId, position } = await startPlayground(services.commands, auth, agentId, actions);
     // The session list shows it as soon as the teammate has it.
     await services.waitForProjections(position);
     return reply.status(201).send(playgroundSessionView(sessionId, await loadPlaygroundSession(services.commands.eventStore, auth.companyId, sessionId)));
@@ -69,6 +77,7 @@ function registerQuestions(app: ZodApp, services: HttpServices, options: Playgro
     pricing: services.config.pricing,
     llmRetryDelaysMs: [],
     slots,
+    ...(options.actionCaller ? { actions: { caller: options.actionCaller, secretBox: services.secretBox } } : {}),
   };
   app.post('/api/playground/:sessionId/messages', { schema: askQuestionSchema(services.config.playgroundConcurrency.perCompany) }, async (request, reply) => {
     const auth = authOf(request);

@@ -38,6 +38,8 @@ async function draftOf(services: HttpServices, companyId: string, input: DraftIn
     handoffMessage: input.handoffMessage ?? DEFAULT_AGENT_HANDOFF_MESSAGE,
     answerThreshold: input.answerThreshold ?? agent?.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD,
     generalAnswers: input.generalAnswers ?? agent?.generalAnswers ?? false,
+    // The agent's actions, answered in the replay by their sample responses (never the company's endpoint).
+    ...(agent?.actionIds?.length ? { actionIds: agent.actionIds } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import { assignmentNotificationsReactor } from './notifications.js';
 import { outboundJobsReactor, replyJobsReactor } from './jobs.js';
 import { replayCancelsReactor, replayJobsReactor } from './replays.js';
 import { agentTestRunsReactor } from './agentTestRuns.js';
+import { actionResumeJobsReactor } from './actionResumes.js';
 
 /**
  * Every reactor: stored events turned into effects, each at least once from its own checkpoint.
@@ -22,6 +23,7 @@ import { agentTestRunsReactor } from './agentTestRuns.js';
  *   a handoff (AgentReplied handoff, AiSessionPaused handoff, HumanRequested, DialogTransferred)
  *     ──handoff-summary-jobs──▶ SUMMARIZE_HANDOFF (summary worker ──▶ HandoffSummarized)
  *   ConversationAssigned ──assignment-notifications──▶ NOTIFY_ASSIGNED (notification worker ──▶ an email)
+ *   ActionCallApproved / ActionCallRefused ──action-resume-jobs──▶ RESUME_ACTION (action-resume worker ──▶ the call, AgentReplied)
  */
 export const allReactors: readonly Reactor[] = [
   replyJobsReactor,
@@ -36,4 +38,5 @@ export const allReactors: readonly Reactor[] = [
   csatReactor,
   handoffSummaryJobsReactor,
   assignmentNotificationsReactor,
+  actionResumeJobsReactor,
 ];

@@ -13,6 +13,8 @@ export interface AgentTestCaseDoc extends Doc {
   required: boolean;
   /** Made from a conversation: what a person or the accepted AI answer said (absent otherwise). */
   reference?: TestCaseBody['reference'];
+  /** Absent on cases saved before action mocks existed. */
+  actionMocks?: Record<string, unknown>;
   createdAt: string;
   updatedAt: string;
   updatedBy: string | null;
@@ -29,9 +31,9 @@ export const agentTestCasesProjection = defineProjection(agentTestCaseEvents, {
       ctx.delete(AGENT_TEST_CASES, event.data.caseId);
       return;
     }
-    const { caseId, companyId, name, turns, expect, required, reference, by, at } = event.data;
+    const { caseId, companyId, name, turns, expect, required, reference, actionMocks, by, at } = event.data;
     const before = await ctx.get<AgentTestCaseDoc>(AGENT_TEST_CASES, caseId);
-    const doc: AgentTestCaseDoc = { id: caseId, agentId: agentIdOfTestsStream(event.stream), companyId, name, turns, expect, required, ...(reference ? { reference } : {}), createdAt: before?.createdAt ?? at, updatedAt: at, updatedBy: by };
+    const doc: AgentTestCaseDoc = { id: caseId, agentId: agentIdOfTestsStream(event.stream), companyId, name, turns, expect, required, ...(reference ? { reference } : {}), ...(actionMocks ? { actionMocks } : {}), createdAt: before?.createdAt ?? at, updatedAt: at, updatedBy: by };
     ctx.put(AGENT_TEST_CASES, doc);
   },
 });

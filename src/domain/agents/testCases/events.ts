@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ACTION_LIMITS, actionName } from '../../actions/definition.js';
 
 /**
  * An agent's test cases (stream `agenttests-<agentId>`): a customer message, or a short script of customer
@@ -40,6 +41,11 @@ export const testCaseBody = z.object({
    * was made from a real conversation (fromConversation.ts). Not checked by itself.
    */
   reference: z.object({ kind: z.enum(['operator', 'agent']), text: z.string().min(1).max(TEST_CASE_LIMITS.referenceChars), conversationId: z.uuid() }).optional(),
+  /**
+   * What the agent's actions answer in this case, by action name (JSON, as the endpoint would); an action not named
+   * here answers with its sample response. A test run never calls a company's endpoint.
+   */
+  actionMocks: z.record(actionName, z.json()).refine((m) => Object.keys(m).length <= ACTION_LIMITS.perAgent, `at most ${ACTION_LIMITS.perAgent} mocks`).optional(),
 });
 export type TestCaseBody = z.infer<typeof testCaseBody>;
 

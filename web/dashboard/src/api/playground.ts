@@ -18,14 +18,18 @@ export interface PlaygroundTurn {
 }
 
 export interface PlaygroundSession {
-  session: { id: string; agentId: string; startedAt: string; questionCount: number; questionLimit: number };
+  /** `actions`: whether the agent's action calls get sample responses (`mocked`) or reach the company's endpoints (`live`). */
+  session: { id: string; agentId: string; startedAt: string; questionCount: number; questionLimit: number; actions: PlaygroundActions };
   turns: PlaygroundTurn[];
 }
 
 /** Like a web chat visitor's message. */
 export const PLAYGROUND_MAX_TEXT = 16 * 1024;
 
-export const startPlayground = (agentId: string) => request<PlaygroundSession>('POST', `/api/agents/${encodeURIComponent(agentId)}/playground`);
+export type PlaygroundActions = 'mocked' | 'live';
+/** Live action calls need an owner or an admin (the server refuses others). */
+export const startPlayground = (agentId: string, actions: PlaygroundActions = 'mocked') =>
+  request<PlaygroundSession>('POST', `/api/agents/${encodeURIComponent(agentId)}/playground`, { actions });
 export const getPlayground = (sessionId: string, o?: RequestOptions) => request<PlaygroundSession>('GET', `/api/playground/${encodeURIComponent(sessionId)}`, undefined, o);
 export const askPlayground = async (sessionId: string, text: string) =>
   (await request<{ turn: PlaygroundTurn }>('POST', `/api/playground/${encodeURIComponent(sessionId)}/messages`, { text })).turn;

@@ -7,6 +7,7 @@ import {
   listPlaygroundSessions,
   PLAYGROUND_MAX_TEXT,
   startPlayground,
+  type PlaygroundActions,
   type PlaygroundSession,
   type PlaygroundSessionSummary,
   type PlaygroundTurn,
@@ -50,6 +51,10 @@ export function PlaygroundPage({ agentId }: { agentId: string }) {
   // Bumped whenever the sessions list may have changed (a session started, opened or asked in).
   const [listVersion, setListVersion] = useState(0);
   const refreshList = () => setListVersion((v) => v + 1);
+  // How a new session answers the agent's action calls: sample responses unless an owner or admin picks live.
+  const [actions, setActions] = useState<PlaygroundActions>('mocked');
+  const role = useAuth().me?.user.role;
+  const mayGoLive = role === 'owner' || role === 'admin';
 
   /** Opens a past session from the list; it becomes the one a reload continues. */
   async function openSession(sessionId: string) {
@@ -81,7 +86,7 @@ export function PlaygroundPage({ agentId }: { agentId: string }) {
   async function startSession(): Promise<PlaygroundSession> {
     setStarting(true);
     try {
-      const started = await startPlayground(agentId);
+      const started = await startPlayground(agentId, actions);
       localStorage.setItem(storageKey(agentId), started.session.id);
       setSession(started);
       refreshList();
@@ -203,6 +208,21 @@ export function PlaygroundPage({ agentId }: { agentId: string }) {
               data-testid="playground-input"
             />
             <div className="playground-form-foot">
+              {session ? (
+                <Badge tone={session.session.actions === 'live' ? 'warning' : 'neutral'} data-testid="playground-actions-mode">
+                  {session.session.actions === 'live' ? 'Actions: live' : 'Actions: mocked'}
+                </Badge>
+              ) : (
+                <label className="small playground-actions">
+                  Action calls{' '}
+                  <select className="input" value={actions} onChange={(event) => setActions(event.target.value as PlaygroundActions)} data-testid="playground-actions">
+                    <option value="mocked">Mocked (sample responses)</option>
+                    <option value="live" disabled={!mayGoLive}>
+                      Live (calls your systems{mayGoLive ? '' : '; owners and admins'})
+                    </option>
+                  </select>
+                </label>
+              )}
               <span className="muted small">
                 {session ? `${session.session.questionCount}/${session.session.questionLimit} questions` : 'A new session, started by your first question'} · Enter sends,
                 Shift+Enter for a new line

@@ -1,0 +1,355 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { conversationIdFor } from '../../src/commands/conversations/conversationIds.js';
+import { testMessageBody } from '../../src/http/inProcessWebhook.js';
+import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { TOOL_RESULTS_ARE_DATA } from '../../src/infrastructure/llm/openaiLlm.js';
+import { ACTION_LIMITS, type ActionFieldsInput } from '../../src/domain/actions/definition.js';
+import { signUp, useOpenAiLlm, type Company } from '../support/api.js';
+import { startFakeCompanyApi, type FakeCompanyApi } from '../support/fakeCompanyApi.js';
+import { startFakeLlm, type ChatCompletionBody, type FakeLlm } from '../support/fakeLlm.js';
+import { seedConversation } from '../support/replayFixtures.js';
+import { startTestServer, type TestServer } from '../support/testServer.js';
+
+/**
+ * The reply worker's action loop, end to end: a customer's question, the scripted model calling the company's
+ * action, the company's API (a local fake) called through the outbound guard with the identity the service filled,
+ * and the answer written from the result. Auto calls run at once; confirm calls ask the customer first and run on
+ * an explicit yes only. Identity parameters set by the model, and arguments that break the schema, are refused
+ * before any call. One answer makes at most ACTION_LIMITS.callsPerAnswer calls.
+ */
+
+const SECRET = 'whsec_actions_0123456789abcdef';
+let server: TestServer;
+let llm: FakeLlm;
+let api: FakeCompanyApi;
+
+type Body = ChatCompletionBody & { tools?: { function: { name: string } }[] };
+type Event = { type: string; data: Record<string, unknown> };
+
+beforeAll(async () => {
+  llm = await startFakeLlm();
+  api = await startFakeCompanyApi();
+  server = await startTestServer({ ALLOW_PRIVATE_PLATFORM_URLS: 'true', REPLY_BURST_WINDOW_MS: '0', LLM_MAX_RETRIES: '0', LLM_RETRY_DELAYS_MS: '10' });
+});
+afterAll(async () => {
+  await server?.close();
+  await llm?.close();
+  await api?.close();
+});
+beforeEach(() => {
+  llm.reset();
+  api.requests.length = 0;
+  api.respond = () => ({ body: { status: 'shipped', eta: 'Friday', internal: 'warehouse 7' } });
+});
+
+/** An action of the company, as its stream holds it (the definitions API writes the same event). */
+async function defineAction(co: Company, fields: Partial<ActionFieldsInput> & { name: string }): Promise<string> {
+  const actionId = randomUUID();
+  const data = {
+    description: 'Looks up an order by its number.',
+    parameters: { type: 'object', properties: { order_id: { type: 'string', maxLength: 20 }, client_id: { type: 'string' } }, required: ['order_id', 'client_id'] },
+    identity: { client_id: 'platform.clientId' },
+    method: 'GET',
+    urlTemplate: `${api.url}/orders/{order_id}`,
+    timeoutMs: 2000,
+    responseFields: ['status', 'eta'],
+    maxResponseChars: 2000,
+    mode: 'auto',
+    sampleResponse: { status: 'sample' },
+    approverRoles: null,
+    holdingReply: 'A teammate needs to approve this first.',
+    approvalTimeoutMinutes: 60,
+    active: true,
+    headers: [],
+    ...fields,
+    actionId,
+    companyId: co.company.companyId,
+    by: `user:${co.user.id}`,
+    at: new Date().toISOString(),
+  };
+  await server.adapters.eventStore.append(`actions-${co.company.companyId}`, [{ id: randomUUID(), type: 'ActionCreated', data, metadata: { companyId: co.company.companyId } }], 'any');
+  return actionId;
+}
+
+/** A company on the fake model whose sandbox integration's agent may call `actions`. */
+async function companyWithActions(actions: (Partial<ActionFieldsInput> & { name: string })[]): Promise<{ co: Company; integrationId: number; agentId: string }> {
+  const co = await signUp(server, 'Acme');
+  await useOpenAiLlm(co, llm.url);
+  const agent = await co.call('POST', '/api/agents', { name: 'Ava', handoffMessage: 'A colleague will help.' });
+  expect(agent.statusCode).toBe(201);
+  const agentId = agent.json().agent.id as string;
+  const actionIds = [];
+  for (const a of actions) actionIds.push(await defineAction(co, a));
+  // The agent's published settings name the actions (the agents API does the same through a version).
+  await server.adapters.eventStore.append(`agent-${agentId}`, [{ id: randomUUID(), type: 'AgentUpdated', data: { changes: { actionIds }, at: new Date().toISOString() }, metadata: { companyId: co.company.companyId } }], 'any');
+  const created = await co.call('POST', '/api/integrations', { name: 'Try-out', connectorType: 'msgplatform', webhookSecret: SECRET, agentId });
+  expect(created.statusCode).toBe(201);
+  return { co, integrationId: created.json().integration.id as number, agentId };
+}
+
+async function customerWrites(integrationId: number, clientId: string, text: string): Promise<string> {
+  const body = testMessageBody(text, clientId);
+  const res = await server.app.inject({ method: 'POST', url: `/api/webhook/msgplatform/${integrationId}`, payload: body, headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(body, SECRET) } });
+  expect(res.statusCode).toBe(200);
+  return conversationIdFor(integrationId, clientId);
+}
+
+const eventsOf = async (co: Company, id: string) => (await co.call('GET', `/api/conversations/${id}/events?limit=200`)).json().events as Event[];
+const replies = async (co: Company, id: string) => (await eventsOf(co, id)).filter((e) => e.type === 'AgentReplied');
+async function waitForReplies(co: Company, id: string, count: number): Promise<Event[]> {
+  await expect.poll(async () => (await replies(co, id)).length, { timeout: 15_000 }).toBe(count);
+  return replies(co, id);
+}
+
+const lastMessage = (body: Body) => (body.messages ?? []).at(-1) as { role: string; content: unknown } | undefined;
+const offered = (body: Body, name: string) => (body.tools ?? []).some((t) => t.function.name === name);
+/** The model: calls `name` with `args` while it may; once a tool result is in, answers with it. */
+const callsThenAnswers = (name: string, args: Record<string, unknown>) => (body: Body) => {
+  const last = lastMessage(body);
+  if (last?.role === 'tool') return `From our systems: ${String(last.content)}`;
+  return offered(body, name) ? { content: null, toolCalls: [{ name, arguments: JSON.stringify(args) }] } : 'I could not look that up.';
+};
+
+describe('auto: a lookup the model calls', () => {
+  it('given an order lookup, when the customer asks where order 4411 is, then the API is called once with the identity filled and the answer uses the result', async () => {
+    const { co, integrationId } = await companyWithActions([{ name: 'lookup_order' }]);
+    llm.reply = callsThenAnswers('lookup_order', { order_id: '4411' });
+
+    const id = await customerWrites(integrationId, 'client-4411', 'Where is order 4411?');
+    const [reply] = await waitForReplies(co, id, 1);
+
+    expect(api.requests.map((r) => [r.method, r.url])).toEqual([['GET', '/orders/4411?client_id=client-4411']]);
+    expect(reply!.data.text).toBe('From our systems: {"status":"shipped","eta":"Friday"}');
+    // The model read the mapped response only, as a tool result, with the prompt saying results are data.
+    const second = llm.completionRequests[1]!.body as Body;
+    expect(JSON.stringify(second.messages)).toContain(TOOL_RESULTS_ARE_DATA);
+    expect(JSON.stringify(second.messages)).not.toContain('warehouse 7');
+    const events = await eventsOf(co, id);
+    const types = events.map((e) => e.type).filter((t) => t.startsWith('ActionCall') || t === 'AgentReplied');
+    expect(types).toEqual(['ActionCallRequested', 'ActionCallStarted', 'ActionCallSucceeded', 'AgentReplied']);
+    const requested = events.find((e) => e.type === 'ActionCallRequested')!;
+    expect(requested.data).toMatchObject({ actionName: 'lookup_order', mode: 'auto', arguments: { order_id: '4411', client_id: '[platform.clientId]' } });
+    const started = events.find((e) => e.type === 'ActionCallStarted')!;
+    expect(api.requests[0]!.headers['idempotency-key']).toBe(started.data.callId);
+    // One reply, charged once for both model rounds.
+    const usage = llm.completionRequests.length;
+    expect(usage).toBe(2);
+    expect(reply!.data.inputTokens).toBeGreaterThan(0);
+  });
+});
+
+describe('identity the model cannot forge', () => {
+  it("given a prompt-injected model that sets the client id itself, when it calls, then the call is refused and another customer's data is never asked for", async () => {
+    const { co, integrationId } = await companyWithActions([{ name: 'lookup_order' }]);
+    llm.reply = callsThenAnswers('lookup_order', { order_id: '4411', client_id: 'someone-else' });
+
+    // The injected instruction reached the model some other way (a pasted text, a document): only its call is seen.
+    const id = await customerWrites(integrationId, 'client-a', 'Where is order 4411?');
+    await waitForReplies(co, id, 1);
+
+    expect(api.requests).toEqual([]);
+    const events = await eventsOf(co, id);
+    expect(events.find((e) => e.type === 'ActionCallRejected')?.data.error).toBe('client_id is filled by the service and cannot be given');
+    expect(JSON.stringify(events)).not.toContain('someone-else');
+    expect(events.some((e) => e.type === 'ActionCallStarted')).toBe(false);
+  });
+});
+
+describe('schema violations', () => {
+  it('given an order number that is not a string, when the model calls, then it is refused before any call and the model is told why', async () => {
+    const { co, integrationId } = await companyWithActions([{ name: 'lookup_order' }]);
+    llm.reply = callsThenAnswers('lookup_order', { order_id: 4411 });
+
+    const id = await customerWrites(integrationId, 'client-b', 'Where is order 4411?');
+    const [reply] = await waitForReplies(co, id, 1);
+
+    expect(api.requests).toEqual([]);
+    expect((await eventsOf(co, id)).find((e) => e.type === 'ActionCallRejected')?.data.error).toBe('order_id: must be a string');
+    expect(reply!.data.text).toBe('From our systems: Not done: order_id: must be a string.');
+  });
+});
+
+describe('calls per answer', () => {
+  it('given a model that keeps calling, when it answers, then at most the cap is called and the last round offers no action', async () => {
+    const { co, integrationId } = await companyWithActions([{ name: 'lookup_order' }]);
+    llm.reply = (body: Body) => (offered(body, 'lookup_order') ? { content: null, toolCalls: [{ name: 'lookup_order', arguments: '{"order_id":"4411"}' }] } : 'Here is what I found.');
+
+    const id = await customerWrites(integrationId, 'client-c', 'Where is order 4411?');
+    const [reply] = await waitForReplies(co, id, 1);
+
+    expect(api.requests).toHaveLength(ACTION_LIMITS.callsPerAnswer);
+    expect(reply!.data.text).toBe('Here is what I found.');
+    expect(llm.completionRequests).toHaveLength(ACTION_LIMITS.callsPerAnswer + 1);
+  });
+});
+
+describe('confirm: the customer says yes first', () => {
+  const cancelOrder = { name: 'cancel_order', description: 'Cancels an order.', method: 'POST' as const, urlTemplate: `{base}/orders/{order_id}/cancel`, mode: 'confirm' as const, responseFields: ['status'] };
+
+  it('given a cancel action, when the model calls it, then the customer is asked in a fixed sentence and nothing is called; a yes runs it once and the answer uses the result', async () => {
+    const { co, integrationId } = await companyWithActions([{ ...cancelOrder, urlTemplate: `${api.url}/orders/{order_id}/cancel` }]);
+    llm.reply = callsThenAnswers('cancel_order', { order_id: '4411' });
+    api.respond = () => ({ body: { status: 'cancelled' } });
+
+    const id = await customerWrites(integrationId, 'client-d', 'Please cancel order 4411');
+    const [asked] = await waitForReplies(co, id, 1);
+    expect(asked!.data.text).toBe('Cancel order (order id: 4411)? Reply yes to confirm.');
+    expect(api.requests).toEqual([]);
+
+    await customerWrites(integrationId, 'client-d', 'Yes please');
+    const [, answered] = await waitForReplies(co, id, 2);
+
+    expect(api.requests.map((r) => [r.method, r.url, r.body])).toEqual([['POST', '/orders/4411/cancel', { client_id: 'client-d' }]]);
+    expect(answered!.data.text).toBe('From our systems: {"status":"cancelled"}');
+    const types = (await eventsOf(co, id)).map((e) => e.type).filter((t) => t.startsWith('Action') || t === 'AgentReplied');
+    expect(types).toEqual(['ActionCallRequested', 'AgentReplied', 'ActionConfirmationAsked', 'ActionCallConfirmed', 'ActionCallStarted', 'ActionCallSucceeded', 'AgentReplied']);
+  });
+
+  it('given a confirmation asked, when the customer says no, then nothing is called, the call is declined and the customer is answered', async () => {
+    const { co, integrationId } = await companyWithActions([{ ...cancelOrder, urlTemplate: `${api.url}/orders/{order_id}/cancel` }]);
+    llm.reply = callsThenAnswers('cancel_order', { order_id: '4411' });
+
+    const id = await customerWrites(integrationId, 'client-e', 'Cancel order 4411');
+    await waitForReplies(co, id, 1);
+    llm.reply = (body: Body) => (lastMessage(body)?.role === 'tool' ? 'Alright, your order stays as it is.' : 'Something else?');
+    await customerWrites(integrationId, 'client-e', 'no');
+    const [, answered] = await waitForReplies(co, id, 2);
+
+    expect(api.requests).toEqual([]);
+    expect(answered!.data.text).toBe('Alright, your order stays as it is.');
+    expect((await eventsOf(co, id)).find((e) => e.type === 'ActionCallDeclined')?.data.why).toBe('no');
+  });
+
+  it('given a confirmation asked, when the customer writes something else, then the call is declined and the message answered as usual', async () => {
+    const { co, integrationId } = await companyWithActions([{ ...cancelOrder, urlTemplate: `${api.url}/orders/{order_id}/cancel` }]);
+    llm.reply = callsThenAnswers('cancel_order', { order_id: '4411' });
+
+    const id = await customerWrites(integrationId, 'client-f', 'Cancel order 4411');
+    await waitForReplies(co, id, 1);
+    llm.reply = 'It ships on Friday.';
+    await customerWrites(integrationId, 'client-f', 'Actually, when does it ship?');
+    const [, answered] = await waitForReplies(co, id, 2);
+
+    expect(api.requests).toEqual([]);
+    expect(answered!.data.text).toBe('It ships on Friday.');
+    expect((await eventsOf(co, id)).find((e) => e.type === 'ActionCallDeclined')?.data.why).toBe('other_reply');
+  });
+});
+
+describe('approve: a teammate decides', () => {
+  it('given an approve action, when the model calls it, then the customer gets the holding reply and the call waits, uncalled', async () => {
+    const { co, integrationId } = await companyWithActions([{ name: 'refund_order', method: 'POST', urlTemplate: `${api.url}/orders/{order_id}/refund`, mode: 'approve' }]);
+    llm.reply = callsThenAnswers('refund_order', { order_id: '4411' });
+
+    const id = await customerWrites(integrationId, 'client-g', 'Refund order 4411');
+    const [held] = await waitForReplies(co, id, 1);
+
+    expect(held!.data.text).toBe('A teammate needs to approve this first.');
+    expect(api.requests).toEqual([]);
+    expect((await eventsOf(co, id)).find((e) => e.type === 'ActionApprovalRequested')?.data).toMatchObject({ messageId: held!.data.messageId, approverRoles: null });
+  });
+
+  /** A company whose customer asked for a refund, held for approval: the call's id. */
+  async function heldRefund(clientId: string): Promise<{ co: Company; id: string; callId: string }> {
+    const { co, integrationId } = await companyWithActions([{ name: 'refund_order', method: 'POST', urlTemplate: `${api.url}/orders/{order_id}/refund`, mode: 'approve', responseFields: ['status'] }]);
+    llm.reply = callsThenAnswers('refund_order', { order_id: '4411' });
+    const id = await customerWrites(integrationId, clientId, 'Refund order 4411');
+    await waitForReplies(co, id, 1);
+    const callId = (await eventsOf(co, id)).find((e) => e.type === 'ActionApprovalRequested')!.data.callId as string;
+    return { co, id, callId };
+  }
+
+  /** What the approvals API appends when a teammate decides. */
+  const decide = (co: Company, id: string, type: 'ActionCallApproved' | 'ActionCallRefused', callId: string) =>
+    server.adapters.eventStore.append(
+      `conversation-${id}`,
+      [{ id: randomUUID(), type, data: { callId, by: `user:${co.user.id}`, ...(type === 'ActionCallRefused' ? { reason: null } : {}), at: new Date().toISOString() }, metadata: { companyId: co.company.companyId } }],
+      'any',
+    );
+
+  it('given a held refund, when a teammate approves, then it is called once and the customer is told the result', async () => {
+    const { co, id, callId } = await heldRefund('client-h');
+    api.respond = () => ({ body: { status: 'refunded' } });
+
+    await decide(co, id, 'ActionCallApproved', callId);
+    const [held, followUp] = await waitForReplies(co, id, 2);
+
+    expect(api.requests.map((r) => [r.method, r.url, r.headers['idempotency-key']])).toEqual([['POST', '/orders/4411/refund', callId]]);
+    expect(followUp!.data.text).toBe('From our systems: {"status":"refunded"}');
+    expect(followUp!.data.inReplyTo).toEqual(held!.data.inReplyTo);
+    const types = (await eventsOf(co, id)).map((e) => e.type).filter((t) => t.startsWith('ActionCall'));
+    expect(types).toEqual(['ActionCallRequested', 'ActionCallApproved', 'ActionCallStarted', 'ActionCallSucceeded']);
+  });
+
+  it('given a held refund, when a teammate refuses, then nothing is called and the customer is told it could not be done', async () => {
+    const { co, id, callId } = await heldRefund('client-i');
+
+    await decide(co, id, 'ActionCallRefused', callId);
+    const [, followUp] = await waitForReplies(co, id, 2);
+
+    expect(api.requests).toEqual([]);
+    expect(followUp!.data.text).toMatch(/could not be done/);
+    expect((await co.call('GET', `/api/conversations/${id}`)).json().conversation.session.state).toBe('active');
+  });
+});
+
+describe('replays never reach the endpoint', () => {
+  it("given an agent with an order lookup, when a past conversation is replayed with it, then the draft's call is answered by the sample response and the endpoint is never called", async () => {
+    const { co, agentId } = await companyWithActions([{ name: 'lookup_order' }]);
+    llm.reply = callsThenAnswers('lookup_order', { order_id: '4411' });
+    const conv = await seedConversation(server.adapters.eventStore, co.company.companyId, [{ customer: ['Where is order 4411?'] }]);
+    const draft = { basedOnAgentId: agentId, systemPrompt: 'You are the draft.', temperature: 0, useKnowledgeBase: false };
+
+    const estimate = await co.call('POST', '/api/replays/estimate', { draft, conversationIds: [conv.conversationId] });
+    const created = await co.call('POST', '/api/replays', { draft, conversationIds: [conv.conversationId], confirmedCostMicros: estimate.json().estimate.costMicros });
+    expect(created.statusCode).toBe(201);
+    const replayId = created.json().replay.id as string;
+    await expect.poll(async () => (await co.call('GET', `/api/replays/${replayId}`)).json().replay.status, { timeout: 20_000 }).toBe('completed');
+
+    const [answer] = (await co.call('GET', `/api/replays/${replayId}?limit=200`)).json().answers;
+    expect(answer.draft).toMatchObject({ status: 'answered', text: 'From our systems: {"status":"sample"}' });
+    expect(api.requests).toEqual([]);
+  });
+});
+
+describe('the playground: live or mocked, per session', () => {
+  it('given a session started without a choice, when the agent calls an action, then it is mocked: the sample answers and the endpoint is never called', async () => {
+    const { co, agentId } = await companyWithActions([{ name: 'lookup_order' }]);
+    llm.reply = callsThenAnswers('lookup_order', { order_id: '4411' });
+
+    const started = await co.call('POST', `/api/agents/${agentId}/playground`);
+    expect(started.statusCode).toBe(201);
+    expect(started.json().session.actions).toBe('mocked');
+    const asked = await co.call('POST', `/api/playground/${started.json().session.id}/messages`, { text: 'Where is order 4411?' });
+
+    expect(asked.statusCode).toBe(200);
+    expect(asked.json().turn.answer.text).toBe('From our systems: {"status":"sample"}');
+    expect(api.requests).toEqual([]);
+  });
+
+  it('given an owner starting a live session, when the agent calls an action, then the endpoint answers', async () => {
+    const { co, agentId } = await companyWithActions([{ name: 'lookup_order', identity: {}, parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } }]);
+    llm.reply = callsThenAnswers('lookup_order', { order_id: '4411' });
+
+    const started = await co.call('POST', `/api/agents/${agentId}/playground`, { actions: 'live' });
+    expect(started.statusCode).toBe(201);
+    const asked = await co.call('POST', `/api/playground/${started.json().session.id}/messages`, { text: 'Where is order 4411?' });
+
+    expect(asked.json().turn.answer.text).toBe('From our systems: {"status":"shipped","eta":"Friday"}');
+    expect(api.requests.map((r) => r.url)).toEqual(['/orders/4411']);
+  });
+
+  it('given an agent-role teammate, when they start a live session, then it is refused; a mocked one is theirs to use', async () => {
+    const { co, agentId } = await companyWithActions([{ name: 'lookup_order' }]);
+    const invited = await co.call('POST', '/api/team/invitations', { email: `agent-role-${Date.now()}@example.com`, role: 'agent' });
+    const token = String(invited.json().invitationUrl).split('#/accept-invitation/')[1];
+    const accepted = await server.app.inject({ method: 'POST', url: '/api/auth/accept-invitation', payload: { token, name: 'Agent Role', password: 'agent password' } });
+    const bearer = accepted.json().session.access_token as string;
+
+    const live = await co.call('POST', `/api/agents/${agentId}/playground`, { actions: 'live' }, bearer);
+    expect(live.statusCode).toBe(403);
+    expect(live.json().error.code).toBe('FORBIDDEN');
+    expect((await co.call('POST', `/api/agents/${agentId}/playground`, { actions: 'mocked' }, bearer)).statusCode).toBe(201);
+  });
+});
