@@ -215,6 +215,7 @@ describe('a case from a conversation', () => {
       expect: { judge: 'Gives the customer the same information as this answer from our team: "Yes, cheques by post are fine."' },
       required: true,
       reference: { kind: 'operator', text: 'Yes, cheques by post are fine.', conversationId: conv.conversationId },
+      actionMocks: {},
       createdAt: expect.stringMatching(ISO_MS),
       updatedAt: expect.stringMatching(ISO_MS),
       updatedBy: `user:${acme.user.id}`,

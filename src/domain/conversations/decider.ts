@@ -95,9 +95,10 @@ export type ConversationCommand =
   | { type: 'VerifyCustomerIdentity'; visitor: VerifiedVisitor; now: string }
   /** A teammate's decision on a waiting action call, or the clock ending it (actionApprovals.ts). */
   | ActionApprovalCommand
+  /** The reply loop's own action-call decisions (actionCallDecisions.ts). */
+  | ActionCallCommand
   /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
-  | { type: 'UnassignConversation'; by: string; now: string; from?: string }
-  | ActionCallCommand;
+  | { type: 'UnassignConversation'; by: string; now: string; from?: string };
 
 /** The experiment arm a reply is written in (version null: the holdout's handoff). */
 export interface ExperimentJoin {
