@@ -50,6 +50,9 @@ interface Shared {
   checkpointer: WalCheckpointer | null;
   /** Commits waiting for this turn's group transaction (see commit). */
   pendingCommits: PendingCommit[];
+  /** Set while the group waits for another connection's write lock (see flushCommits). */
+  lockWait: { since: number; delayMs: number; timer: NodeJS.Timeout | null } | null;
+  busyTimeoutMs: number;
 }
 
 interface PendingCommit {
@@ -58,8 +61,17 @@ interface PendingCommit {
   reject(err: unknown): void;
 }
 
-/** Applies the waiting commits in one transaction, each in a savepoint of its own. */
-function flushCommits(s: Shared): void {
+/** A write lock held by another connection is waited for this way: first retry after 2 ms, doubling up to 25 ms. */
+const LOCK_RETRY_MS = { first: 2, max: 25 };
+const isBusy = (err: unknown) => (err as { code?: string } | null)?.code === 'SQLITE_BUSY';
+
+/**
+ * Applies the waiting commits in one transaction, each in a savepoint of its own. The write lock is taken without
+ * SQLite's busy handler, which sleeps on the thread: while another thread's connection holds it (the projections
+ * thread's group, when a reactor saves its checkpoint), the commits wait on a timer and the event loop runs on.
+ */
+function flushCommits(s: Shared, blocking = false): void {
+  if (s.lockWait?.timer && !blocking) return; // a retry is already scheduled; it takes these too
   const batch = s.pendingCommits.splice(0);
   if (batch.length === 0) return;
   if (s.closed) {
@@ -67,6 +79,7 @@ function flushCommits(s: Shared): void {
     return;
   }
   const failures = new Map<PendingCommit, unknown>();
+  if (!blocking) s.db.pragma('busy_timeout = 0');
   try {
     s.db.transaction(() => {
       for (const c of batch) {
@@ -78,13 +91,36 @@ function flushCommits(s: Shared): void {
       }
     }).immediate();
   } catch (err) {
+    if (isBusy(err) && failures.size === 0 && waitForLock(s)) {
+      s.pendingCommits.unshift(...batch); // nothing ran: tried again, in order, with what arrives meanwhile
+      return;
+    }
     for (const c of batch) c.reject(err);
     return;
+  } finally {
+    s.db.pragma(`busy_timeout = ${s.busyTimeoutMs}`);
   }
+  s.lockWait = null;
   for (const c of batch) {
     if (failures.has(c)) c.reject(failures.get(c));
     else c.resolve();
   }
+}
+
+/** Schedules the next try; false once busyTimeoutMs has passed since the first (the commits then fail as busy). */
+function waitForLock(s: Shared): boolean {
+  const now = performance.now();
+  const wait = (s.lockWait ??= { since: now, delayMs: LOCK_RETRY_MS.first / 2, timer: null });
+  if (now - wait.since >= s.busyTimeoutMs) {
+    s.lockWait = null;
+    return false;
+  }
+  wait.delayMs = Math.min(LOCK_RETRY_MS.max, wait.delayMs * 2);
+  wait.timer = setTimeout(() => {
+    wait.timer = null;
+    flushCommits(s);
+  }, wait.delayMs);
+  return true;
 }
 
 const ACTIVE = 'active_generation';
@@ -125,6 +161,8 @@ export class SqliteReadStore implements ReadStore {
       closed: false,
       checkpointer: onWorker ? startWalCheckpointer(options.path, { logger: options.logger }) : null,
       pendingCommits: [],
+      lockWait: null,
+      busyTimeoutMs: options.busyTimeoutMs ?? 5000,
     };
     return new SqliteReadStore(shared, null);
   }
@@ -382,7 +420,9 @@ export class SqliteReadStore implements ReadStore {
 
   async close(): Promise<void> {
     if (this.bound !== null || this.s.closed) return; // views share the connection of their store
-    flushCommits(this.s); // what was committed before close is written
+    if (this.s.lockWait?.timer) clearTimeout(this.s.lockWait.timer);
+    this.s.lockWait = null;
+    flushCommits(this.s, true); // what was committed before close is written, waiting for the lock if need be
     this.s.closed = true;
     this.s.statements.clear();
     await this.s.checkpointer?.stop();
