@@ -2,6 +2,12 @@ import { ConnectionString } from 'mongodb-connection-string-url';
 import { z } from 'zod';
 import { loadPricing, type Pricing } from './domain/credits/pricing.js';
 
+/**
+ * On saturated cores the processing threads (replies, read models) run before the HTTP thread, so a flood is
+ * acknowledged at the pace the service answers it instead of piling up work it cannot do (bench/README.md).
+ */
+export const DEFAULT_HTTP_THREAD_NICE = 5;
+
 const bool = z
   .enum(['true', 'false', '1', '0', ''])
   .transform((v) => v === 'true' || v === '1');
@@ -190,7 +196,7 @@ export const configSchema = z.object({
   PROCESSOR_THREAD: bool.optional(),
   PROCESSOR_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(0),
   PROJECTIONS_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(0),
-  HTTP_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(0),
+  HTTP_THREAD_NICE: z.coerce.number().int().min(0).max(19).optional(),
   READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5000),
   WEBCHAT_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(20),
   WEBCHAT_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
@@ -258,7 +264,7 @@ export interface Config {
   processorThreadNice: number;
   /** CPU priority (nice) of the projections thread alone: under contention replies and requests come before read models. */
   projectionsThreadNice: number;
-  /** Linux nice of the HTTP (main) thread once the service has started; 0 leaves it. */
+  /** Linux nice of the HTTP (main) thread once the processing threads have started (ROLE=all); 0 leaves it. */
   httpThreadNice: number;
   /** How long a request that wrote waits for the read models to show it before answering anyway (from what it wrote). */
   readYourWritesTimeoutMs: number;
@@ -352,7 +358,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     processorThread: c.PROCESSOR_THREAD ?? c.NODE_ENV !== 'test',
     processorThreadNice: c.PROCESSOR_THREAD_NICE,
     projectionsThreadNice: c.PROJECTIONS_THREAD_NICE,
-    httpThreadNice: c.HTTP_THREAD_NICE,
+    // Tests keep the HTTP thread at the priority of the test runner's own processes (their timing, not the service's).
+    httpThreadNice: c.HTTP_THREAD_NICE ?? (c.NODE_ENV === 'test' ? 0 : DEFAULT_HTTP_THREAD_NICE),
     readYourWritesTimeoutMs: c.READ_YOUR_WRITES_TIMEOUT_MS,
     webchatMaxConnectionsPerIp: c.WEBCHAT_MAX_CONNECTIONS_PER_IP,
     webchatHeartbeatMs: c.WEBCHAT_HEARTBEAT_MS,

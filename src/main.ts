@@ -19,7 +19,7 @@ const logger = createLogger({ level: config.logLevel });
 const server = config.role === 'processor' ? await createProcessorService(config, logger) : await createServer(config, logger);
 await server.listen();
 // Lowered once every other thread exists: threads inherit the nice of the thread that creates them.
-if (config.httpThreadNice > 0) void server.processingStarted.then(() => lowerThisThreadPriority(config.httpThreadNice)).catch(() => undefined);
+if (config.httpThreadNice > 0 && config.role === 'all' && config.processorThread) void server.processingStarted.then(() => lowerThisThreadPriority(config.httpThreadNice)).catch(() => undefined);
 // The processing side may still be starting (see createServer); if it cannot, the service is of no use.
 server.processingStarted.catch((err: unknown) => {
   logger.fatal({ err }, 'the processing side failed to start');
