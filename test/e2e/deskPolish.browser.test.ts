@@ -255,7 +255,14 @@ if (browserPrerequisites()) {
         await navLink(fresh, 'Team').click();
         await pageHeading(fresh, 'Team').waitFor();
         const row = fresh.locator(`[data-testid="teammate-row"][data-email="${email}"]`);
-        await expect.poll(() => row.locator('td').first().textContent()).toContain('Nina Newcomer');
+        // The Team list is read once per visit: on a loaded machine the sign-up can answer before the read models
+        // caught up (read-your-writes gives up after its timeout), so the newcomer looks again, as a person would.
+        await expect
+          .poll(async () => {
+            if ((await row.count()) === 0) await fresh.reload();
+            return (await row.count()) === 0 ? '' : await row.locator('td').first().textContent();
+          }, { timeout: 20_000, interval: 1000 })
+          .toContain('Nina Newcomer');
       } finally {
         await fresh.context().close();
       }
