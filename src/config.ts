@@ -6,7 +6,7 @@ import { loadPricing, type Pricing } from './domain/credits/pricing.js';
  * On saturated cores the processing threads (replies, read models) run before the HTTP thread, so a flood is
  * acknowledged at the pace the service answers it instead of piling up work it cannot do (bench/README.md).
  */
-export const DEFAULT_HTTP_THREAD_NICE = 5;
+export const DEFAULT_HTTP_THREAD_NICE = 3;
 
 const bool = z
   .enum(['true', 'false', '1', '0', ''])
