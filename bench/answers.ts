@@ -16,7 +16,7 @@
  * the same on one-document knowledge bases (each company's documents alone, as in the quick start), and the
  * curve of precision and coverage as the evidence threshold moves (held-out part).
  */
-import { ANSWER_THRESHOLDS, DEFAULT_ANSWER_THRESHOLD, EVIDENCE_THRESHOLDS, evidenceScore, type EvidenceWeights } from '../src/domain/answers/evidence.js';
+import { ANSWER_THRESHOLDS, choosePassage, DEFAULT_ANSWER_THRESHOLD, EVIDENCE_THRESHOLDS, evidenceScore, type EvidenceWeights } from '../src/domain/answers/evidence.js';
 import { baselineFigures, evaluate, oneDocumentDomains, settingFigures, thresholdFigures, type EvaluatedQuestion, type Figures } from './support/answerEval.js';
 
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
@@ -93,24 +93,28 @@ function tune(part: EvaluatedQuestion[]) {
     );
   }
   // Grid search: weights and threshold maximising coverage subject to precision ≥ 0.93 and false answers ≤ 7 % on the tuning part.
-  let best: { w: EvidenceWeights; t: number; f: Figures } | null = null;
+  let best: { w: EvidenceWeights; prior: number; t: number; f: Figures } | null = null;
+  const bestPer = new Map<string, { w: EvidenceWeights; prior: number; t: number; f: Figures }>();
+  for (const prior of [0, 0.1, 0.2, 0.3, 0.5])
   for (const missedRare of [0, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5])
     for (const title of [0, 0.1, 0.15, 0.2, 0.3])
       for (const margin of [0, 0.1, 0.2, 0.3]) {
         const w = { coverage: 1, missedRare, title, margin };
         const rescored = part.map((r) => {
-          let top: { evidence: number; right: boolean } | null = null;
-          for (const p of r.passages) {
-            const evidence = evidenceScore(p.evidenceFeatures!, w);
-            if (top === null || evidence > top.evidence) top = { evidence, right: p.right };
-          }
-          return { ...r, best: top };
+          const chosen = choosePassage(r.passages.map((p) => ({ score: p.score, evidence: evidenceScore(p.evidenceFeatures!, w), right: p.right })), prior);
+          return { ...r, best: chosen };
         });
         for (let t = 0.2; t <= 0.9; t += 0.025) {
           const f = thresholdFigures(rescored, t);
           if (f.precision < 0.93 || f.falseAnswerRate > 0.07) continue;
-          if (best === null || f.coverage > best.f.coverage) best = { w, t, f };
+          const entry = { w, prior, t, f };
+          if (best === null || f.coverage > best.f.coverage) best = entry;
+          for (const key of [`prior ${prior}`]) {
+            const b = bestPer.get(key);
+            if (b === undefined || f.coverage > b.f.coverage) bestPer.set(key, entry);
+          }
         }
       }
-  console.log('\nbest on the tuning part:', best ? `${JSON.stringify(best.w)} threshold ${best.t.toFixed(3)}  ${fmt(best.f)}` : 'none meets the constraints');
+  for (const [k, b] of [...bestPer].sort()) console.log(`${k.padEnd(10)}: ${JSON.stringify(b.w)} prior ${b.prior} threshold ${b.t.toFixed(3)}  ${fmt(b.f)}`);
+  console.log('\nbest on the tuning part:', best ? `${JSON.stringify(best.w)} prior ${best.prior} threshold ${best.t.toFixed(3)}  ${fmt(best.f)}` : 'none meets the constraints');
 }

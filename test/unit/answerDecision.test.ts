@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ANSWER_THRESHOLDS, DEFAULT_ANSWER_THRESHOLD, EVIDENCE_THRESHOLDS, nameStems, termWeight } from '../../src/domain/answers/evidence.js';
+import { ANSWER_THRESHOLDS, choosePassage, DEFAULT_ANSWER_THRESHOLD, EVIDENCE_THRESHOLDS, nameStems, termWeight } from '../../src/domain/answers/evidence.js';
 import { chunkTexts } from '../../src/domain/knowledge/chunking.js';
 import { createBuiltinLlm } from '../../src/infrastructure/llm/builtinLlm.js';
 import { createKnowledgeIndex } from '../../src/infrastructure/search/knowledgeIndex.js';
@@ -98,6 +98,15 @@ describe('evidence score', () => {
     expect((await ask('lenient')).handoff).toBeUndefined();
     expect((await ask('balanced')).handoff).toBe(true);
     expect((await ask('strict')).handoff).toBe(true);
+  });
+
+  it('chooses the passage by evidence with the retrieval score as a prior: a far lower-ranked one needs clearly more evidence', () => {
+    const top = { title: 'Shipping costs', score: 18, evidence: 0.91 };
+    expect(choosePassage([top, { title: 'Payment methods', score: 8, evidence: 1 }])?.title).toBe('Shipping costs');
+    expect(choosePassage([top, { title: 'Payment methods', score: 8, evidence: 1 }], 0)?.title).toBe('Payment methods');
+    expect(choosePassage([{ ...top, evidence: 0.5 }, { title: 'Countries', score: 8, evidence: 0.95 }])?.title).toBe('Countries');
+    expect(choosePassage([{ title: 'No evidence', score: 30 }, { title: 'Scored', score: 1, evidence: 0.2 }])?.title).toBe('Scored');
+    expect(choosePassage([{ title: 'No evidence', score: 30 }])).toBeNull();
   });
 
   it('weighs a name absent from the knowledge base above a word present in many passages, general words low', () => {
