@@ -87,7 +87,7 @@ function tune(part: EvaluatedQuestion[]) {
     const bad = (r.title === null && outcome !== 'handoff') || (r.title !== null && outcome !== 'right');
     if (!bad) continue;
     const f = r.best?.features;
-    const top = r.passages.reduce<(typeof r.passages)[number] | null>((a, b) => (a === null || b.evidence > a.evidence ? b : a), null);
+    const top = choosePassage(r.passages);
     console.log(
       `  [${r.domain}/${r.kind}] ${outcome.padEnd(7)} ev ${r.best?.evidence.toFixed(2) ?? '-'} cov ${f?.coverage.toFixed(2) ?? '-'} miss ${f?.missedRare.toFixed(2) ?? '-'} title ${f?.title.toFixed(2) ?? '-'} margin ${f?.margin.toFixed(2) ?? '-'}  "${r.q}" → ${top ? `${top.title} › ${top.text.slice(0, 40).replace(/\n/g, ' ')}` : 'nothing'}${r.title ? `  (want ${r.title}${r.section ? ` › ${r.section}` : ''})` : ''}`,
     );

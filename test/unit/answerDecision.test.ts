@@ -36,10 +36,11 @@ describe('answer or hand off (labelled evaluation set)', () => {
     const figures = settingFigures(rows, DEFAULT_ANSWER_THRESHOLD);
     const before = baselineFigures(rows);
     console.log(`[answers] held-out default: precision ${figures.precision.toFixed(3)}, coverage ${figures.coverage.toFixed(3)}, false answers ${figures.falseAnswerRate.toFixed(3)} (before: ${before.precision.toFixed(3)}, ${before.coverage.toFixed(3)}, ${before.falseAnswerRate.toFixed(3)})`);
-    // Measured: precision 0.857, false answers 8.0 %, coverage 0.667 (issue 26's target, 0.9 / 10 % / 0.7, is not met yet).
-    expect(figures.precision).toBeGreaterThanOrEqual(0.8);
-    expect(figures.falseAnswerRate).toBeLessThanOrEqual(0.12);
-    expect(figures.coverage).toBeGreaterThanOrEqual(0.62);
+    // Measured: precision 0.877, false answers 8.0 %, coverage 0.704. Issue 26's targets for false answers (≤ 10 %) and
+    // coverage (≥ 0.7) are met and asserted as they are; precision (target 0.9) is not met yet: its floor sits below it.
+    expect(figures.precision).toBeGreaterThanOrEqual(0.85);
+    expect(figures.falseAnswerRate).toBeLessThanOrEqual(0.1);
+    expect(figures.coverage).toBeGreaterThanOrEqual(0.7);
     expect(figures.precision).toBeGreaterThan(before.precision + 0.1);
     expect(figures.falseAnswerRate).toBeLessThan(before.falseAnswerRate / 3);
     // The settings are ordered: stricter answers less often, and no less precisely.
