@@ -3,7 +3,7 @@
  * knowledge base answers, from the right passage, and hand off the others?
  *
  *   npm run bench:answers              figures per setting and the precision/coverage curve (a few seconds)
- *   npm run bench:answers -- --tune    the tuning part only: its misses, and a search over the evidence weights
+ *   npm run bench:answers -- --tune    the tuning part only: its misses, and a search over the evidence weights and the retrieval prior
  *
  * Data: test/fixtures/answers (four companies: shop, SaaS, bank, telecom; questions labelled with the passage
  * that answers them, or as unanswerable). Each knowledge base goes into a real knowledge index; each question
