@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { chunkTexts } from '../../src/domain/knowledge/chunking.js';
-import { ANSWER_THRESHOLDS, type AnswerThreshold, type EvidenceFeatures } from '../../src/domain/answers/evidence.js';
+import { ANSWER_THRESHOLDS, choosePassage, type AnswerThreshold, type EvidenceFeatures } from '../../src/domain/answers/evidence.js';
 import { createBuiltinLlm } from '../../src/infrastructure/llm/builtinLlm.js';
 import { createKnowledgeIndex, type KnowledgeSearchResult } from '../../src/infrastructure/search/knowledgeIndex.js';
 
@@ -112,7 +112,7 @@ function fixtureDomains(): Domain[] {
 /** One question as the agent sees it: the passages retrieved, with their evidence, and what each setting did. */
 export interface EvaluatedQuestion extends LabelledQuestion {
   passages: (KnowledgeSearchResult & { right: boolean })[];
-  /** The passage with the strongest evidence (what the builtin answers from, when it answers). */
+  /** The passage the builtin chooses (choosePassage: what it answers from, when it answers). */
   best: { evidence: number; right: boolean; features?: EvidenceFeatures } | null;
   /** Per setting: 'right' | 'wrong' (answered from another passage, or answered an unanswerable question) | 'handoff'. */
   outcome: Record<AnswerThreshold, 'right' | 'wrong' | 'handoff'>;
@@ -132,7 +132,7 @@ export async function evaluate(domains: Domain[] = loadDomains()): Promise<Evalu
     for (const question of domain.questions) {
       const hits = index.search(domain.name, question.q, { limit: PASSAGES, explain: true });
       const passages = hits.map((h) => ({ ...h, right: isRight(h, question) }));
-      const bestHit = passages.reduce<(typeof passages)[number] | null>((a, b) => (a === null || b.evidence > a.evidence ? b : a), null);
+      const bestHit = choosePassage(passages);
       const outcome = {} as EvaluatedQuestion['outcome'];
       for (const setting of ANSWER_THRESHOLDS) {
         // The real provider decides, with the passages as the reply pipeline hands them over.

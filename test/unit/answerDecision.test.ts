@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ANSWER_THRESHOLDS, DEFAULT_ANSWER_THRESHOLD, EVIDENCE_THRESHOLDS, nameStems, termWeight } from '../../src/domain/answers/evidence.js';
+import { ANSWER_THRESHOLDS, choosePassage, DEFAULT_ANSWER_THRESHOLD, EVIDENCE_THRESHOLDS, nameStems, termWeight } from '../../src/domain/answers/evidence.js';
 import { chunkTexts } from '../../src/domain/knowledge/chunking.js';
 import { createBuiltinLlm } from '../../src/infrastructure/llm/builtinLlm.js';
 import { createKnowledgeIndex } from '../../src/infrastructure/search/knowledgeIndex.js';
@@ -36,10 +36,11 @@ describe('answer or hand off (labelled evaluation set)', () => {
     const figures = settingFigures(rows, DEFAULT_ANSWER_THRESHOLD);
     const before = baselineFigures(rows);
     console.log(`[answers] held-out default: precision ${figures.precision.toFixed(3)}, coverage ${figures.coverage.toFixed(3)}, false answers ${figures.falseAnswerRate.toFixed(3)} (before: ${before.precision.toFixed(3)}, ${before.coverage.toFixed(3)}, ${before.falseAnswerRate.toFixed(3)})`);
-    // Measured: precision 0.857, false answers 8.0 %, coverage 0.667 (issue 26's target, 0.9 / 10 % / 0.7, is not met yet).
-    expect(figures.precision).toBeGreaterThanOrEqual(0.8);
-    expect(figures.falseAnswerRate).toBeLessThanOrEqual(0.12);
-    expect(figures.coverage).toBeGreaterThanOrEqual(0.62);
+    // Measured: precision 0.877, false answers 8.0 %, coverage 0.704. Issue 26's targets for false answers (≤ 10 %) and
+    // coverage (≥ 0.7) are met and asserted as they are; precision (target 0.9) is not met yet: its floor sits below it.
+    expect(figures.precision).toBeGreaterThanOrEqual(0.85);
+    expect(figures.falseAnswerRate).toBeLessThanOrEqual(0.1);
+    expect(figures.coverage).toBeGreaterThanOrEqual(0.7);
     expect(figures.precision).toBeGreaterThan(before.precision + 0.1);
     expect(figures.falseAnswerRate).toBeLessThan(before.falseAnswerRate / 3);
     // The settings are ordered: stricter answers less often, and no less precisely.
@@ -77,6 +78,14 @@ describe('evidence score', () => {
     expect((await answer('Can I pay with PayPal?')).handoff).toBeUndefined();
   });
 
+  it('a general word weighs little in the form the index compares it (Porter stems: "possible" → "possibl", "many" → "mani")', async () => {
+    for (const question of ['Is it possible to pay with PayPal?', 'Is it really possible to pay with PayPal?', 'How many days do I have to return an item?']) {
+      const reply = await answer(question);
+      expect(reply.handoff, question).toBeUndefined();
+      expect(reply.evidence, question).toBeGreaterThan(0.8);
+    }
+  });
+
   it('the setting moves the bar: one evidence score, answered or handed off by the agent’s threshold', async () => {
     for (const question of ['Can I return a gift card within 30 days?', 'Do you ship to Norway?', 'Is my card charged when the order ships?']) {
       const replies = await Promise.all(ANSWER_THRESHOLDS.map((s) => answer(question, s)));
@@ -90,6 +99,15 @@ describe('evidence score', () => {
     expect((await ask('lenient')).handoff).toBeUndefined();
     expect((await ask('balanced')).handoff).toBe(true);
     expect((await ask('strict')).handoff).toBe(true);
+  });
+
+  it('chooses the passage by evidence with the retrieval score as a prior: a far lower-ranked one needs clearly more evidence', () => {
+    const top = { title: 'Shipping costs', score: 18, evidence: 0.91 };
+    expect(choosePassage([top, { title: 'Payment methods', score: 8, evidence: 1 }])?.title).toBe('Shipping costs');
+    expect(choosePassage([top, { title: 'Payment methods', score: 8, evidence: 1 }], 0)?.title).toBe('Payment methods');
+    expect(choosePassage([{ ...top, evidence: 0.5 }, { title: 'Countries', score: 8, evidence: 0.95 }])?.title).toBe('Countries');
+    expect(choosePassage([{ title: 'No evidence', score: 30 }, { title: 'Scored', score: 1, evidence: 0.2 }])?.title).toBe('Scored');
+    expect(choosePassage([{ title: 'No evidence', score: 30 }])).toBeNull();
   });
 
   it('weighs a name absent from the knowledge base above a word present in many passages, general words low', () => {

@@ -43,9 +43,10 @@ export const evidenceThreshold = (setting: AnswerThreshold | undefined): number 
 /**
  * Words customers ask any question with, which say little about what they ask. Their weight is capped at
  * GENERAL_WORD_WEIGHT so that a knowledge base not happening to contain "want" or "long" does not make a
- * question look like it asks about something unknown. Stems (Porter), as the index compares them.
+ * question look like it asks about something unknown. Words: the index compares Porter stems ("possible" is
+ * "possibl" there, "many" "mani"), so it stems them with its own stemmer (`generalStems`).
  */
-const GENERAL_WORDS = new Set(
+export const GENERAL_WORDS: ReadonlySet<string> = new Set(
   [
     'want', 'need', 'know', 'tell', 'like', 'long', 'take', 'make', 'use', 'work', 'way', 'possible', 'able', 'still',
     'already', 'usual', 'usually', 'happen', 'anymore', 'help', 'thing', 'really', 'actually', 'mean', 'see', 'look', 'find',
@@ -88,6 +89,9 @@ export const GENERAL_WORD_WEIGHT = 0.4;
 /** What a term matched only through a synonym counts for, of a direct match. */
 export const SYNONYM_CREDIT = 0.6;
 
+/** The stems of GENERAL_WORDS, by the index's stemmer (the domain has none). */
+export const generalStems = (stem: (word: string) => string): Set<string> => new Set([...GENERAL_WORDS].map(stem));
+
 /** True for words that say little about what is asked, and for numbers of up to 4 digits (amounts, sizes, times). */
 export function isGeneralTerm(stem: string): boolean {
   return GENERAL_WORDS.has(stem) || /^\d{1,4}$/.test(stem) || /^\d{1,2}(am|pm|h|gb|mb)$/.test(stem);
@@ -118,7 +122,7 @@ export function termWeight(stem: string, documentFrequency: number, passageCount
   const n = Math.max(passageCount, documentFrequency, MIN_RARITY_PASSAGES);
   const idf = Math.log(1 + (n - documentFrequency + 0.5) / (documentFrequency + 0.5));
   if (kind === 'name') return idf;
-  if (isGeneralTerm(stem)) return Math.min(idf, GENERAL_WORD_WEIGHT);
+  if (kind === 'general' || isGeneralTerm(stem)) return Math.min(idf, GENERAL_WORD_WEIGHT);
   if (documentFrequency > 0) return idf;
   // Absent from the knowledge base: a customer-service word with known synonyms ("rules", "defective") says
   // the knowledge base words it otherwise; another ordinary word may too, a name does not.
@@ -128,9 +132,9 @@ export function termWeight(stem: string, documentFrequency: number, passageCount
 /**
  * How a query term is weighed when the knowledge base lacks it: a `name` (nameStems) fully, a `service` word
  * (one the search knows synonyms for: the vocabulary customers ask with) like a general word, any other word
- * at ABSENT_WORD_FACTOR.
+ * at ABSENT_WORD_FACTOR. A `general` word (GENERAL_WORDS, by stem) is capped whether the knowledge base has it or not.
  */
-export type TermKind = 'name' | 'service' | 'word';
+export type TermKind = 'name' | 'general' | 'service' | 'word';
 
 /** What is known of one passage against the question's terms (same order as the weights). */
 export interface PassageMatch {
@@ -186,4 +190,34 @@ export function evidenceScore(f: EvidenceFeatures, w: Readonly<EvidenceWeights> 
 /** Evidence scores of passages (same order). */
 export function evidenceOf(weights: number[], passages: PassageMatch[], absentWeight: number): number[] {
   return evidenceFeatures(weights, passages, absentWeight).map((f) => evidenceScore(f));
+}
+
+/**
+ * How much the retrieval score weighs when choosing the passage to answer from, beside the evidence: the share
+ * of the best passage's BM25 score a passage has, times this. Evidence sees which of the question's terms a
+ * passage holds, not how often nor in which field; BM25 (term-frequency saturation, length normalisation, title
+ * and heading boosts) does. So a passage ranked far below another one of about the same evidence ("cash on
+ * delivery" and "interest-free" in a payment passage against the shipping-costs passage, for "Is delivery free?")
+ * does not win on an edge of a few hundredths. 0.2 to 0.5 choose alike on the tuning part of bench:answers; 1
+ * outweighs the evidence.
+ */
+export const RETRIEVAL_PRIOR = 0.3;
+
+/**
+ * The passage to answer from: the one with the most evidence, the retrieval score as a prior (RETRIEVAL_PRIOR).
+ * Passages without an evidence score are not candidates. Ties: the first (best-ranked).
+ */
+export function choosePassage<P extends { score: number; evidence?: number }>(passages: readonly P[], prior = RETRIEVAL_PRIOR): P | null {
+  const top = Math.max(0, ...passages.map((p) => p.score));
+  let chosen: P | null = null;
+  let chosenRank = -Infinity;
+  for (const p of passages) {
+    if (p.evidence === undefined) continue;
+    const rank = p.evidence + (top > 0 ? prior * (Math.max(0, p.score) / top) : 0);
+    if (rank > chosenRank) {
+      chosen = p;
+      chosenRank = rank;
+    }
+  }
+  return chosen;
 }

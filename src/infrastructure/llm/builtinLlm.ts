@@ -1,5 +1,5 @@
 import { queryTerms as questionTerms, searchTerms, stripHeadingContext } from '../../domain/knowledge/chunking.js';
-import { DEFAULT_ANSWER_THRESHOLD, evidenceThreshold, type AnswerThreshold } from '../../domain/answers/evidence.js';
+import { choosePassage, DEFAULT_ANSWER_THRESHOLD, evidenceThreshold, type AnswerThreshold } from '../../domain/answers/evidence.js';
 import { NO_CONFIDENT_ANSWER_REASON } from '../../domain/answers/provenance.js';
 import { stemTerm } from '../search/synonyms.js';
 import {
@@ -13,8 +13,8 @@ import {
 
 /**
  * The default provider: no key, no network, free. It answers from the knowledge base alone: the retrieved
- * passage with the strongest evidence when that evidence is strong enough for the agent's setting, otherwise
- * the agent's handoff message (`handoff: true`). A wrong answer costs more than a handoff: a customer told
+ * passage with the strongest evidence (the retrieval score as a prior) when that evidence is strong enough for
+ * the agent's setting, otherwise the agent's handoff message (`handoff: true`). A wrong answer costs more than a handoff: a customer told
  * "we ship to Norway, Sweden and Denmark" when they asked about Finland has been misled, one passed to a
  * colleague has not.
  *
@@ -82,14 +82,14 @@ export function createBuiltinLlm(options: BuiltinLlmOptions = {}): LlmProvider {
 export interface AnswerDecision {
   /** The passage to answer from, or null: hand off. */
   passage: LlmPassage | null;
-  /** The strongest evidence score among the passages (undefined: none carried one). */
+  /** The evidence of the passage chosen to answer from (undefined: no passage carried one). */
   evidence?: number;
 }
 
 /**
- * Whether to answer, and from which passage: the passage with the strongest evidence when it reaches the
- * setting's threshold; passages without evidence: the first (best-scored) one whose coverage reaches the
- * setting's fallback coverage.
+ * Whether to answer, and from which passage: the passage `choosePassage` picks (evidence, the retrieval score as
+ * a prior) when its evidence reaches the setting's threshold; passages without evidence: the first (best-scored)
+ * one whose coverage reaches the setting's fallback coverage.
  */
 export function decideAnswer(request: Pick<LlmRequest, 'messages' | 'passages' | 'answerThreshold'>): AnswerDecision {
   const setting = request.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD;
@@ -97,11 +97,8 @@ export function decideAnswer(request: Pick<LlmRequest, 'messages' | 'passages' |
   const queryTerms = [...new Set(questionTerms(question).map(stemTerm))];
   if (queryTerms.length === 0) return { passage: null };
   const candidates = (request.passages ?? []).filter((p) => p.score > 0 && stripHeadingContext(p.text).trim().length > 0);
-  const scored = candidates.filter((p) => p.evidence !== undefined);
-  if (scored.length > 0) {
-    const best = scored.reduce((a, b) => (b.evidence! > a.evidence! ? b : a));
-    return { passage: best.evidence! >= evidenceThreshold(setting) ? best : null, evidence: best.evidence! };
-  }
+  const best = choosePassage(candidates);
+  if (best !== null) return { passage: best.evidence! >= evidenceThreshold(setting) ? best : null, evidence: best.evidence! };
   const minCoverage = FALLBACK_MIN_COVERAGE[setting];
   for (const passage of candidates) {
     const coverage = passage.coverage ?? computeCoverage(queryTerms, passage);

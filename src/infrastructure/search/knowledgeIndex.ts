@@ -1,6 +1,6 @@
 import MiniSearch, { type Query, type SearchResult } from 'minisearch';
 import { normalizeTerm, queryTerms, searchTerms, stripHeadingContext, tokenize } from '../../domain/knowledge/chunking.js';
-import { evidenceFeatures, evidenceScore, FUZZY_CREDIT, nameStems, SYNONYM_CREDIT, termWeight, type EvidenceFeatures, type PassageMatch } from '../../domain/answers/evidence.js';
+import { evidenceFeatures, evidenceScore, FUZZY_CREDIT, generalStems, nameStems, SYNONYM_CREDIT, termWeight, type EvidenceFeatures, type PassageMatch } from '../../domain/answers/evidence.js';
 import { searchBounded } from './boundedTerms.js';
 import { stemTerm, SYNONYM_WEIGHT, synonymsOf } from './synonyms.js';
 
@@ -101,6 +101,8 @@ const MAX_FUZZY_EDITS = 2;
 export const MAX_TERMS_PER_DOCUMENT = 20_000;
 
 const fuzzyAndPrefixStem = (term: string): boolean => term.length >= 4;
+/** The general words (evidence.ts) as this index's stems. */
+const GENERAL_STEMS = generalStems(stemTerm);
 
 function createCompanyIndex(): CompanyIndex {
   const company: CompanyIndex = { mini: undefined as unknown as MiniSearch<IndexedChunk>, allowed: null, documents: new Map() };
@@ -270,7 +272,8 @@ function evidenceOfHits(groups: TermGroup[], names: Set<string>, all: { hit: Sea
     });
   };
   for (const { hit } of all) matchesOf(hit).forEach((m, i) => (frequency[i]! += m > 0 ? 1 : 0));
-  const weights = groups.map((g, i) => termWeight(g.stem, frequency[i]!, passageCount, names.has(g.stem) ? 'name' : g.synonyms.length > 0 ? 'service' : 'word'));
+  const kindOf = (g: TermGroup) => (names.has(g.stem) ? 'name' : GENERAL_STEMS.has(g.stem) ? 'general' : g.synonyms.length > 0 ? 'service' : 'word');
+  const weights = groups.map((g, i) => termWeight(g.stem, frequency[i]!, passageCount, kindOf(g)));
   const passages: PassageMatch[] = top.map((hit) => {
     const text = String(hit['text']);
     const titleStems = new Set(searchTerms(`${String(hit['title'])} ${headingOf(text, stripHeadingContext(text))}`).map(stemTerm));
