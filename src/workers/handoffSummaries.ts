@@ -11,11 +11,11 @@ import { extractiveSummary, readModelSummary, SUMMARY_TURNS, summaryPrompt } fro
 import { billedUsage, estimateUsage, type BilledUsage, type Pricing } from '../domain/credits/pricing.js';
 import type { Bus, BusSubscription } from '../ports/bus.js';
 import { BUILTIN_MODEL, isLlmError, promptChars } from '../ports/llm.js';
-import { companyLlm } from './customerReplies.js';
+import { companyLlm } from './replyWorker.js';
 import { createFairSlots } from './fairSlots.js';
 import { SUMMARIZE_HANDOFF, summarizeHandoffJob, type SummarizeHandoffJob } from './handoffSummaryJobs.js';
-import { readRecentHistory } from './recentHistory.js';
-import type { CompanyLlm } from './replyDeps.js';
+import { readRecentHistory } from './answerGeneration.js';
+import type { CompanyLlm } from './replyDecisions.js';
 import type { WorkerDeps } from './workerDeps.js';
 
 export interface HandoffSummaryDeps extends CommandDeps {

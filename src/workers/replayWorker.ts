@@ -17,8 +17,8 @@ import { answerWithMockedActions, simulatedActions } from './mockedActions.js';
 import { createFairSlots, type FairSlots } from './fairSlots.js';
 import { REPLAY_CANCELLED, RUN_AGENT_TESTS, RUN_REPLAY, replayCancelledNotice, runAgentTestsJob, runReplayJob, type RunReplayJob } from './replayJobs.js';
 import { runAgentTests } from './agentTestRunner.js';
-import type { CompanyLlm } from './replyDeps.js';
-import { buildPrompt } from './replyPrompt.js';
+import type { CompanyLlm } from './replyDecisions.js';
+import { buildPrompt } from './answerGeneration.js';
 
 export interface ReplayWorkerDeps extends CommandDeps {
   bus: Bus;

@@ -5,7 +5,7 @@ import { deterministicId } from '../commands/hashing.js';
 import type { CheckResult } from '../domain/agents/testCases/checks.js';
 import { billedUsage, estimateUsage, type Pricing } from '../domain/credits/pricing.js';
 import { isLlmError, promptChars, type LlmMessage } from '../ports/llm.js';
-import type { CompanyLlm } from './replyDeps.js';
+import type { CompanyLlm } from './replyDecisions.js';
 
 export interface JudgeDeps extends CommandDeps {
   loadLlm(companyId: string): Promise<CompanyLlm>;
