@@ -1,6 +1,6 @@
 import { DEFAULT_ANSWER_THRESHOLD, evidenceThreshold, type AnswerThreshold } from '../domain/answers/evidence.js';
 import { MAX_ANSWER_SOURCES, type AnswerProvenance, type GeneratedAnswerFields } from '../domain/answers/provenance.js';
-import { billedUsage, costMicros, estimateUsage, type BilledUsage, type Pricing, type TokenUsage } from '../domain/credits/pricing.js';
+import { billedUsage, costMicros, estimateUsage, type BilledUsage, type Pricing, type TokenUsage } from '../domain/credits/decider.js';
 import { isLlmError, promptChars, type LlmMessage, type LlmPassage, type LlmProvider, type LlmResponse, type LlmTool, type LlmToolStep, type LlmError } from '../ports/llm.js';
 import type { PassageSearch } from '../ports/knowledgeSearch.js';
 import type { Logger } from '../ports/logger.js';

@@ -4,7 +4,7 @@ import type { CommandDeps } from '../commands/deps.js';
 import { loadState } from '../commands/handleCommand.js';
 import { readReplayTurns, type ReplayTurn } from '../commands/replays/replayPlan.js';
 import { failReplay, recordReplayAnswer, replayAnswerId } from '../commands/replays/replays.js';
-import type { Pricing } from '../domain/credits/pricing.js';
+import type { Pricing } from '../domain/credits/decider.js';
 import { answerKey } from '../domain/replays/state.js';
 import { replayDecider, replayStream } from '../domain/replays/decider.js';
 import { REPLAY_LIMITS, replayEvents, type DraftAnswer, type ReplayDraft } from '../domain/replays/events.js';

@@ -2,7 +2,7 @@ import type { CommandDeps } from '../commands/deps.js';
 import { deterministicId } from '../commands/hashing.js';
 import type { ExperimentArm } from '../domain/agents/experiments.js';
 import type { AnswerThreshold } from '../domain/answers/evidence.js';
-import type { Pricing } from '../domain/credits/pricing.js';
+import type { Pricing } from '../domain/credits/decider.js';
 import type { Bus } from '../ports/bus.js';
 import type { LlmPassage, LlmProvider } from '../ports/llm.js';
 import type { JobMetrics } from '../ports/metrics.js';

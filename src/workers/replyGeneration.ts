@@ -5,7 +5,7 @@ import { handleCommand, loadState } from '../commands/handleCommand.js';
 import { conversationDecider, conversationStream, type ExperimentJoin, type HandoffNotice } from '../domain/conversations/decider.js';
 import type { ConversationState } from '../domain/conversations/state.js';
 import type { ConversationEvent } from '../domain/conversations/events.js';
-import type { BilledUsage } from '../domain/credits/pricing.js';
+import type { BilledUsage } from '../domain/credits/decider.js';
 import { DomainError } from '../domain/errors.js';
 import { isLlmError } from '../ports/llm.js';
 import { AnswerStopped, generateAnswer, type AnswerRequest, type GeneratedAnswer, readRecentHistory, plainLlmFailure, buildPrompt, HISTORY_MESSAGES, textOf } from './answerGeneration.js';

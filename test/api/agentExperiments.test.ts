@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conversationIdFor } from '../../src/commands/conversations/conversationIds.js';
+import { conversationIdFor } from '../../src/commands/conversations/deliveries.js';
 import { agentDefaults } from '../../src/domain/agents/events.js';
 import { assignArm, type ExperimentSplit } from '../../src/domain/agents/experiments.js';
 import { conversationDecider } from '../../src/domain/conversations/decider.js';

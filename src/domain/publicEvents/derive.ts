@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CreditEvent } from '../credits/events.js';
 import type { ConversationEvent } from '../conversations/events.js';
-import { evolveHandoff, noHandoff, type HandoffTrack } from '../conversations/handoff.js';
+import { evolveHandoff, noHandoff, type HandoffTrack } from '../conversations/state.js';
 import { DEFAULT_CREDITS_LOW_THRESHOLD_MICROS, type WebhookEndpointEvent } from '../webhookEndpoints/events.js';
 import { CATALOG_VERSION, type PublicEvent, type PublicEventType } from './catalog.js';
 
