@@ -1,6 +1,6 @@
 import { ConnectionString } from 'mongodb-connection-string-url';
 import { z } from 'zod';
-import { loadPricing, type Pricing } from './domain/credits/pricing.js';
+import { loadPricing, type Pricing } from './domain/credits/decider.js';
 
 /**
  * On saturated cores the processing threads (replies, read models) run before the HTTP thread, so a flood is

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { logWebhook } from '../commands/webhooks/logWebhook.js';
 import type { LiveIntegration } from '../commands/integrations/queries.js';
 import type { CommandDeps } from '../commands/deps.js';
-import { loggedPayload, rejectedPayload } from '../domain/webhooks/redactPayload.js';
+import { loggedPayload, rejectedPayload } from '../domain/webhooks/payload.js';
 import type { WebhookLogEntry } from '../domain/webhooks/events.js';
 import type { WebhookMetrics } from '../ports/metrics.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';

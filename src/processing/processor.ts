@@ -5,7 +5,7 @@ import type { CommandDeps } from '../commands/deps.js';
 import type { Adapters } from '../ports/adapters.js';
 import type { ServiceMetrics } from '../infrastructure/metrics/serviceMetrics.js';
 import { allProjections } from '../projections/index.js';
-import { startCustomerReplies } from '../workers/customerReplies.js';
+import { startCustomerReplies } from '../workers/replyWorker.js';
 import { startReplayEvaluations } from '../workers/replayEvaluations.js';
 import { startWebhookDeliveries } from '../workers/webhookDelivery.js';
 import { startHandoffSummaries } from '../workers/handoffSummaries.js';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { CommandDeps } from '../commands/deps.js';
-import type { Pricing } from '../domain/credits/pricing.js';
+import type { Pricing } from '../domain/credits/decider.js';
 import type { Bus } from '../ports/bus.js';
 import type { EventStore, RecordedEvent } from '../ports/eventStore.js';
 import type { Logger } from '../ports/logger.js';

@@ -12,10 +12,10 @@ import { liveExecutor } from './actionLoop.js';
 import { RESUME_ACTION, resumeActionJob, type ResumeActionJob } from './actionResumeJobs.js';
 import { generateAnswer, type GeneratedAnswer } from './answerGeneration.js';
 import { createFairSlots } from './fairSlots.js';
-import { readRecentHistory } from './recentHistory.js';
+import { readRecentHistory } from './answerGeneration.js';
 import { actionsFor, chargeDroppedRounds, conversationSink, executeRecorded, type Requested } from './replyActions.js';
-import { now, type AgentProfile, type Outcome, type ReplyWorkerDeps } from './replyDeps.js';
-import { buildPrompt, HISTORY_MESSAGES } from './replyPrompt.js';
+import { now, type AgentProfile, type Outcome, type ReplyWorkerDeps } from './replyDecisions.js';
+import { buildPrompt, HISTORY_MESSAGES } from './answerGeneration.js';
 
 /**
  * An approve call a teammate decided (RESUME_ACTION, from the action-resume-jobs reactor): approved, the call is

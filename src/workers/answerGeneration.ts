@@ -1,14 +1,20 @@
 import { DEFAULT_ANSWER_THRESHOLD, evidenceThreshold, type AnswerThreshold } from '../domain/answers/evidence.js';
 import { MAX_ANSWER_SOURCES, type AnswerProvenance, type GeneratedAnswerFields } from '../domain/answers/provenance.js';
-import { billedUsage, costMicros, estimateUsage, type BilledUsage, type Pricing, type TokenUsage } from '../domain/credits/pricing.js';
-import { isLlmError, promptChars, type LlmMessage, type LlmPassage, type LlmProvider, type LlmResponse, type LlmTool, type LlmToolStep } from '../ports/llm.js';
+import { billedUsage, costMicros, estimateUsage, type BilledUsage, type Pricing, type TokenUsage } from '../domain/credits/decider.js';
+import { isLlmError, promptChars, type LlmMessage, type LlmPassage, type LlmProvider, type LlmResponse, type LlmTool, type LlmToolStep, type LlmError } from '../ports/llm.js';
 import type { PassageSearch } from '../ports/knowledgeSearch.js';
 import type { Logger } from '../ports/logger.js';
+import type { ConversationEvent } from '../domain/conversations/events.js';
+import type { EventStore } from '../ports/eventStore.js';
+import { toDomainEvent } from '../commands/handleCommand.js';
 
 /**
  * One AI answer, the same way wherever it is asked for (a customer's reply, the agent playground, a replay
  * evaluation): retrieve knowledge-base passages, call the model (retrying what is retryable), and say what
  * produced the answer. Nothing here appends events or charges: the caller decides what the answer becomes.
+ * Below it, what an answer is made of and how it fails: the prompt (buildPrompt), the conversation's recent
+ * history it is built from (readRecentHistory), and a model's failure in words a support team reads
+ * (plainLlmFailure).
  */
 
 /** The parts of an agent's configuration an answer depends on (a saved agent, or a draft being evaluated). */
@@ -202,4 +208,113 @@ async function completeWithRetries(
       await sleep(delay);
     }
   }
+}
+
+/** Turns of the conversation a prompt keeps before the question. */
+export const HISTORY_MESSAGES = 20;
+
+/** The text of a customer message among `events` ('' when it is not there). */
+export function textOf(events: ConversationEvent[], messageId: string): string {
+  const e = events.find((x) => x.type === 'MessageReceived' && x.data.messageId === messageId);
+  return e?.type === 'MessageReceived' ? e.data.text : '';
+}
+
+/** System prompt, then the recent conversation as chat turns, ending with the unanswered customer messages. */
+export function buildPrompt(agent: Pick<AnswerAgent, 'systemPrompt'>, events: ConversationEvent[], unanswered: string[]): LlmMessage[] {
+  const turns: LlmMessage[] = [];
+  for (const e of events) {
+    if (e.type === 'MessageReceived' && !unanswered.includes(e.data.messageId)) turns.push({ role: 'user', content: e.data.text });
+    else if (e.type === 'AgentReplied' || e.type === 'OperatorMessageSent' || e.type === 'OperatorMessageRecorded') turns.push({ role: 'assistant', content: e.data.text });
+  }
+  const pending = unanswered.map((id) => textOf(events, id)).filter(Boolean);
+  return [
+    { role: 'system', content: agent.systemPrompt },
+    ...turns.slice(-HISTORY_MESSAGES).filter((t) => t.content !== ''),
+    { role: 'user', content: pending.join('\n') },
+  ];
+}
+
+/** Events read per page, newest first. */
+const PAGE = 64;
+/** However long the conversation, a prompt never looks further back than this. */
+const MAX_EVENTS_BACK = 1024;
+
+/**
+ * The tail of a conversation a reply needs: the unanswered customer messages and the turns before them, read
+ * backwards in pages from the end of the stream and stopping as soon as both are found. Its cost depends on
+ * the prompt's size, never on the conversation's length.
+ */
+export async function readRecentHistory(
+  store: EventStore,
+  stream: string,
+  want: { unanswered: readonly string[]; turns: number },
+): Promise<ConversationEvent[]> {
+  const missing = new Set(want.unanswered);
+  const newestFirst: ConversationEvent[] = [];
+  let turns = 0;
+  let before: bigint | undefined;
+  while (newestFirst.length < MAX_EVENTS_BACK) {
+    const page = await store.readStream(stream, { direction: 'backwards', maxCount: PAGE, ...(before !== undefined ? { fromRevision: before } : {}) });
+    for (const recorded of page) {
+      const e = toDomainEvent<ConversationEvent>(recorded);
+      newestFirst.push(e);
+      if (e.type === 'MessageReceived' && missing.has(e.data.messageId)) missing.delete(e.data.messageId);
+      else if (isTurn(e)) turns++;
+    }
+    const oldest = page.at(-1);
+    if (page.length < PAGE || !oldest || oldest.revision === 0n) break;
+    if (missing.size === 0 && turns >= want.turns) break;
+    before = oldest.revision - 1n;
+  }
+  return newestFirst.reverse();
+}
+
+const isTurn = (e: ConversationEvent) =>
+  e.type === 'MessageReceived' || e.type === 'AgentReplied' || e.type === 'OperatorMessageSent' || e.type === 'OperatorMessageRecorded';
+
+/**
+ * Why the AI could not answer, in words a support team reads on the conversation ("The AI model could not be
+ * reached (connection refused)"). The adapter's message names the base URL, addresses and socket error codes:
+ * fine in the operator's log, never on a conversation, where every teammate (and its events' readers) sees it.
+ */
+export function plainLlmFailure(err: Pick<LlmError, 'kind' | 'message' | 'status'>): string {
+  const http = err.status !== undefined ? ` (HTTP ${err.status})` : '';
+  switch (err.kind) {
+    case 'timeout':
+      return 'The AI model did not answer in time (timeout)';
+    case 'unreachable':
+      return `The AI model could not be reached${socketCause(err.message)}`;
+    case 'rate_limited':
+      return /quota/i.test(err.message) ? "The AI model's quota is used up" : 'The AI model is rate limiting requests (too many requests)';
+    case 'server_error':
+      return `The AI model's service had an error${http}`;
+    case 'auth':
+      return "The AI model's API key was refused";
+    case 'bad_response':
+      return 'The AI model sent an answer that could not be read';
+    case 'invalid_request':
+      return /not allowed/i.test(err.message)
+        ? `The AI model's address is not allowed${/loopback|private|link-local|metadata/i.test(err.message) ? ' (a loopback or private address)' : ''}`
+        : /no base URL|could not be loaded/i.test(err.message)
+          ? 'The AI model is not configured completely'
+          : `The AI model refused the request${http}: check the model name`;
+    case 'aborted':
+      return 'The AI model call was cancelled';
+  }
+}
+
+/** Node's socket error codes a connection fails with, in plain words. */
+const SOCKET_CAUSES: [RegExp, string][] = [
+  // The outbound guard refused the address the name resolved to (a name rebound to 127.0.0.1, a private network).
+  [/ERR_SSRF_BLOCKED|loopback|private|link-local|metadata/i, 'its address is a loopback or private one, which the service does not call'],
+  [/ECONNREFUSED/, 'connection refused'],
+  [/ENOTFOUND|EAI_AGAIN/, 'its host name was not found'],
+  [/ECONNRESET|socket hang up/i, 'the connection was cut'],
+  [/ETIMEDOUT|ENETUNREACH|EHOSTUNREACH/, 'no route to its address'],
+  [/certificate|CERT_|SSL|TLS/i, 'its TLS certificate was refused'],
+];
+
+function socketCause(message: string): string {
+  const found = SOCKET_CAUSES.find(([pattern]) => pattern.test(message));
+  return found ? ` (${found[1]})` : '';
 }

@@ -5,17 +5,16 @@ import { handleCommand, loadState } from '../commands/handleCommand.js';
 import { deterministicId } from '../commands/hashing.js';
 import { conversationDecider, conversationStream } from '../domain/conversations/decider.js';
 import type { ConversationEvent, HandoffSummary } from '../domain/conversations/events.js';
-import type { Handoff } from '../domain/conversations/handoff.js';
-import { AI_BACKLOG } from './replyWorker.js';
+import type { Handoff } from '../domain/conversations/state.js';
+import { AI_BACKLOG, companyLlm } from './replyWorker.js';
 import { extractiveSummary, readModelSummary, SUMMARY_TURNS, summaryPrompt } from '../domain/conversations/handoffSummary.js';
-import { billedUsage, estimateUsage, type BilledUsage, type Pricing } from '../domain/credits/pricing.js';
+import { billedUsage, estimateUsage, type BilledUsage, type Pricing } from '../domain/credits/decider.js';
 import type { Bus, BusSubscription } from '../ports/bus.js';
 import { BUILTIN_MODEL, isLlmError, promptChars } from '../ports/llm.js';
-import { companyLlm } from './customerReplies.js';
 import { createFairSlots } from './fairSlots.js';
 import { SUMMARIZE_HANDOFF, summarizeHandoffJob, type SummarizeHandoffJob } from './handoffSummaryJobs.js';
-import { readRecentHistory } from './recentHistory.js';
-import type { CompanyLlm } from './replyDeps.js';
+import { readRecentHistory } from './answerGeneration.js';
+import type { CompanyLlm } from './replyDecisions.js';
 import type { WorkerDeps } from './workerDeps.js';
 
 export interface HandoffSummaryDeps extends CommandDeps {

@@ -3,7 +3,7 @@ import { loadUser } from '../commands/accounts/queries.js';
 import type { CommandDeps } from '../commands/deps.js';
 import { loadState } from '../commands/handleCommand.js';
 import { conversationDecider, conversationStream } from '../domain/conversations/decider.js';
-import { customerDisplayName } from '../domain/conversations/customerName.js';
+import { customerDisplayName } from '../domain/conversations/state.js';
 import type { Bus, BusSubscription } from '../ports/bus.js';
 import type { Mailer } from '../ports/mailer.js';
 import type { ReadStore } from '../ports/readStore.js';

@@ -15,7 +15,7 @@ import { AnswerStopped, generateAnswer, recordedFieldsOf, type AnswerDeps } from
 import type { FairSlots } from './fairSlots.js';
 import { liveExecutor } from './actionLoop.js';
 import { answerWithMockedActions, simulatedActions } from './mockedActions.js';
-import type { ActionDeps } from './replyDeps.js';
+import type { ActionDeps } from './replyDecisions.js';
 
 /**
  * One playground question, answered while the teammate's request waits (docs/api/playground-and-replays.md says why not

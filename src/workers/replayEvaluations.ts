@@ -5,7 +5,7 @@ import { REPLAYS, type ReplayDoc } from '../projections/replays/replaysProjectio
 import { RUN_REPLAY } from './replayJobs.js';
 import { startReplayWorker } from './replayWorker.js';
 import { searchPassages } from './answerGeneration.js';
-import { companyLlm } from './customerReplies.js';
+import { companyLlm } from './replyWorker.js';
 import type { WorkerDeps } from './workerDeps.js';
 
 /**

@@ -4,7 +4,7 @@ import type { CommandDeps } from '../commands/deps.js';
 import { loadState } from '../commands/handleCommand.js';
 import { readReplayTurns, type ReplayTurn } from '../commands/replays/replayPlan.js';
 import { failReplay, recordReplayAnswer, replayAnswerId } from '../commands/replays/replays.js';
-import type { Pricing } from '../domain/credits/pricing.js';
+import type { Pricing } from '../domain/credits/decider.js';
 import { answerKey } from '../domain/replays/state.js';
 import { replayDecider, replayStream } from '../domain/replays/decider.js';
 import { REPLAY_LIMITS, replayEvents, type DraftAnswer, type ReplayDraft } from '../domain/replays/events.js';
@@ -17,8 +17,8 @@ import { answerWithMockedActions, simulatedActions } from './mockedActions.js';
 import { createFairSlots, type FairSlots } from './fairSlots.js';
 import { REPLAY_CANCELLED, RUN_AGENT_TESTS, RUN_REPLAY, replayCancelledNotice, runAgentTestsJob, runReplayJob, type RunReplayJob } from './replayJobs.js';
 import { runAgentTests } from './agentTestRunner.js';
-import type { CompanyLlm } from './replyDeps.js';
-import { buildPrompt } from './replyPrompt.js';
+import type { CompanyLlm } from './replyDecisions.js';
+import { buildPrompt } from './answerGeneration.js';
 
 export interface ReplayWorkerDeps extends CommandDeps {
   bus: Bus;

@@ -12,7 +12,7 @@ import type { ConversationState } from '../domain/conversations/state.js';
 import type { LlmToolStep } from '../ports/llm.js';
 import { confirmationPrompt, liveExecutor, resultText, runActionLoop, type ActionExecutor, type CallSink, type RequestedCall } from './actionLoop.js';
 import { generateAnswer, type GeneratedAnswer, type AnswerRequest } from './answerGeneration.js';
-import { now, type AgentProfile, type CompanyLlm, type Outcome, type ReplyWorkerDeps } from './replyDeps.js';
+import { now, type AgentProfile, type CompanyLlm, type Outcome, type ReplyWorkerDeps } from './replyDecisions.js';
 
 /**
  * A customer's answer through the company's actions (actionLoop.ts has the loop): every step is an event on the

@@ -2,8 +2,8 @@ import { assignArm, HOLDOUT_REASON } from '../domain/agents/experiments.js';
 import { NO_MODEL, type ConversationCommand, type ExperimentJoin } from '../domain/conversations/decider.js';
 import type { ConversationState } from '../domain/conversations/state.js';
 import { DomainError } from '../domain/errors.js';
-import { afterHours, withAfterHours } from './replyAfterHours.js';
-import { now, type AgentProfile, type Outcome, type ReplyWorkerDeps } from './replyDeps.js';
+import { afterHours, withAfterHours } from './replyDecisions.js';
+import { now, type AgentProfile, type Outcome, type ReplyWorkerDeps } from './replyDecisions.js';
 
 /** What answers a conversation of an agent: the published version, or the experiment's arm it joined or falls in. */
 export type ArmChoice = { agent: AgentProfile; join: ExperimentJoin | null };

@@ -2,26 +2,21 @@ import { chargeUsage } from '../commands/credits/chargeUsage.js';
 import { loadCreditBalance } from '../commands/credits/queries.js';
 import { loadIntegration } from '../commands/integrations/queries.js';
 import { handleCommand, loadState } from '../commands/handleCommand.js';
-import { conversationDecider, conversationStream } from '../domain/conversations/decider.js';
+import { conversationDecider, conversationStream, type ExperimentJoin, type HandoffNotice } from '../domain/conversations/decider.js';
 import type { ConversationState } from '../domain/conversations/state.js';
 import type { ConversationEvent } from '../domain/conversations/events.js';
-import type { ExperimentJoin, HandoffNotice } from '../domain/conversations/decider.js';
-import type { BilledUsage } from '../domain/credits/pricing.js';
+import type { BilledUsage } from '../domain/credits/decider.js';
 import { DomainError } from '../domain/errors.js';
 import { isLlmError } from '../ports/llm.js';
-import { AnswerStopped, generateAnswer, type AnswerRequest, type GeneratedAnswer } from './answerGeneration.js';
+import { AnswerStopped, generateAnswer, type AnswerRequest, type GeneratedAnswer, readRecentHistory, plainLlmFailure, buildPrompt, HISTORY_MESSAGES, textOf } from './answerGeneration.js';
 import { actionsFor, answersWithActions, answerWithActions } from './replyActions.js';
 import type { StoredAction } from '../domain/actions/state.js';
 import { webchatSubject, type GenerateReplyJob } from './jobs.js';
-import { readRecentHistory } from './recentHistory.js';
-import { LATER_MESSAGE, now, replyIdOf, type AgentProfile, type CompanyLlm, type Outcome, type ReplyWorkerDeps } from './replyDeps.js';
-import { plainLlmFailure } from './llmFailure.js';
-import { handBackIfDue } from './replyHandBack.js';
-import { typingIndicator, watchForTakeover, type TypingIndicator } from './replyIndicators.js';
-import { buildPrompt, HISTORY_MESSAGES, textOf } from './replyPrompt.js';
-import { createReplyStream } from './replyStream.js';
-import { afterHours, withAfterHours } from './replyAfterHours.js';
+import { LATER_MESSAGE, now, replyIdOf, type AgentProfile, type CompanyLlm, type Outcome, type ReplyWorkerDeps, handBackIfDue, afterHours, withAfterHours } from './replyDecisions.js';
 import { chooseArm, holdOut } from './replyExperiment.js';
+import type { Bus } from '../ports/bus.js';
+import type { Logger } from '../ports/logger.js';
+import { WEBCHAT_DELTA_MAX_CHARS, type WebchatPush } from '../ports/webchatPush.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -243,4 +238,158 @@ async function chargeDropped(deps: ReplyWorkerDeps, job: GenerateReplyJob, llm: 
     outputTokens: billed.outputTokens,
     usageSource: billed.usageSource,
   }).catch((err) => deps.logger.error({ err, ...job, replyId }, 'the LLM usage of a dropped reply was not charged'));
+}
+
+// What a reply on its way shows and watches while it is written: the visitor's typing indicator, a takeover, the
+// answer streamed to a web chat visitor as it is written.
+
+/** How often a streamed answer checks that its AI session is still the active one. */
+const TAKEOVER_CHECK_MS = 1000;
+
+/**
+ * While a reply streams to a visitor, a human taking over (pausing or closing the session) must stop it at
+ * once rather than when the model is done. One cached state read per second per streaming reply.
+ */
+export function watchForTakeover(deps: ReplyWorkerDeps, job: GenerateReplyJob, sessionId: string): { signal: AbortSignal; stop(): void } {
+  const controller = new AbortController();
+  let checking = false;
+  const timer = setInterval(() => {
+    if (checking || controller.signal.aborted) return;
+    checking = true;
+    loadState(deps.eventStore, conversationStream(job.conversationId), conversationDecider)
+      .then(({ state }) => {
+        if (state.session?.id !== sessionId || state.session.state !== 'active') controller.abort();
+      })
+      .catch((err) => deps.logger.warn({ ...job, err }, 'checking the AI session during a streamed reply failed'))
+      .finally(() => (checking = false));
+  }, TAKEOVER_CHECK_MS);
+  timer.unref();
+  return { signal: controller.signal, stop: () => clearInterval(timer) };
+}
+
+export interface TypingIndicator {
+  readonly started: boolean;
+  start(state: ConversationState): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A web chat visitor sees "typing" while an active session's reply is on its way (best effort: never fails the job). */
+export function typingIndicator(deps: ReplyWorkerDeps, job: GenerateReplyJob): TypingIndicator {
+  let started = false;
+  const typing = (on: boolean) =>
+    deps.bus.broadcast(webchatSubject(job.conversationId), { type: 'typing', on }).catch((err) => deps.logger.warn({ ...job, err }, 'typing notification lost'));
+  return {
+    get started() {
+      return started;
+    },
+    async start(state) {
+      if (started || state.connectorType !== 'webchat' || state.session?.state !== 'active') return;
+      started = true;
+      await typing(true);
+    },
+    stop: () => typing(false),
+  };
+}
+
+/**
+ * Forwards a reply being generated to the web chat visitor as `delta` pushes on the conversation's subject.
+ * Fragments are coalesced (at most one push per `intervalMs`, never one per token) and bounded (each push
+ * at most WEBCHAT_DELTA_MAX_CHARS, the whole stream at most `maxChars`: past that the visitor waits for the
+ * final message). A new attempt starts over at offset 0. Best effort: a lost push never fails the reply.
+ */
+export interface ReplyStream {
+  /** One fragment of attempt `attempt`; O(fragment). */
+  push(text: string, attempt: number): void;
+  /** Sends what is buffered and waits until every push is on the bus (before the final reply is stored). */
+  finish(): Promise<void>;
+  /** Drops what is buffered and sends nothing more (the answer failed or was dropped). */
+  cancel(): Promise<void>;
+}
+
+export interface ReplyStreamOptions {
+  bus: Bus;
+  subject: string;
+  /** The id the final reply will have, so the widget replaces the partial with it. */
+  replyId: string;
+  logger: Logger;
+  intervalMs?: number;
+  maxChars?: number;
+}
+
+export const DELTA_INTERVAL_MS = 50;
+export const MAX_STREAMED_CHARS = 32_768;
+
+export function createReplyStream(options: ReplyStreamOptions): ReplyStream {
+  const intervalMs = options.intervalMs ?? DELTA_INTERVAL_MS;
+  const maxChars = options.maxChars ?? MAX_STREAMED_CHARS;
+  let attempt = -1;
+  /** Characters of this attempt already handed to the bus. */
+  let sent = 0;
+  let buffer: string[] = [];
+  let buffered = 0;
+  /** Leading whitespace is not shown (the final text is trimmed). */
+  let started = false;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  let chain: Promise<void> = Promise.resolve();
+
+  const publish = (push: WebchatPush) => {
+    chain = chain.then(() =>
+      options.bus.broadcast(options.subject, push).catch((err) => options.logger.warn({ err, replyId: options.replyId }, 'streamed reply piece lost')),
+    );
+  };
+
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (buffered === 0) return;
+    const text = buffer.join('');
+    buffer = [];
+    buffered = 0;
+    for (let at = 0; at < text.length; at += WEBCHAT_DELTA_MAX_CHARS) {
+      const piece = text.slice(at, at + WEBCHAT_DELTA_MAX_CHARS);
+      publish({ type: 'delta', id: options.replyId, offset: sent, text: piece });
+      sent += piece.length;
+    }
+  };
+
+  return {
+    push(fragment, n) {
+      if (stopped) return;
+      if (n !== attempt) {
+        // A retry: what the failed attempt showed is void, the next push starts at offset 0 again.
+        attempt = n;
+        clearTimeout(timer);
+        timer = undefined;
+        buffer = [];
+        buffered = 0;
+        sent = 0;
+        started = false;
+      }
+      let text = fragment;
+      if (!started) {
+        text = text.trimStart();
+        if (text === '') return;
+        started = true;
+      }
+      const room = maxChars - sent - buffered;
+      if (room <= 0) return;
+      if (text.length > room) text = text.slice(0, room);
+      buffer.push(text);
+      buffered += text.length;
+      timer ??= setTimeout(flush, intervalMs);
+    },
+    async finish() {
+      if (!stopped) flush();
+      stopped = true;
+      await chain;
+    },
+    async cancel() {
+      stopped = true;
+      clearTimeout(timer);
+      timer = undefined;
+      buffer = [];
+      await chain;
+    },
+  };
 }

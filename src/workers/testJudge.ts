@@ -3,9 +3,9 @@ import { loadCreditBalance } from '../commands/credits/queries.js';
 import type { CommandDeps } from '../commands/deps.js';
 import { deterministicId } from '../commands/hashing.js';
 import type { CheckResult } from '../domain/agents/testCases/checks.js';
-import { billedUsage, estimateUsage, type Pricing } from '../domain/credits/pricing.js';
+import { billedUsage, estimateUsage, type Pricing } from '../domain/credits/decider.js';
 import { isLlmError, promptChars, type LlmMessage } from '../ports/llm.js';
-import type { CompanyLlm } from './replyDeps.js';
+import type { CompanyLlm } from './replyDecisions.js';
 
 export interface JudgeDeps extends CommandDeps {
   loadLlm(companyId: string): Promise<CompanyLlm>;

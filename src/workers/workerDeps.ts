@@ -1,5 +1,5 @@
 import type { CommandDeps } from '../commands/deps.js';
-import type { Pricing } from '../domain/credits/pricing.js';
+import type { Pricing } from '../domain/credits/decider.js';
 import type { CompanyLlmConfig } from '../domain/llm/state.js';
 import type { ActionCaller } from '../ports/actionCaller.js';
 import type { Bus } from '../ports/bus.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { conversationIdFor } from '../../src/commands/conversations/conversationIds.js';
+import { conversationIdFor } from '../../src/commands/conversations/deliveries.js';
 import { testMessageBody } from '../../src/http/inProcessWebhook.js';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
 import { TOOL_RESULTS_ARE_DATA } from '../../src/infrastructure/llm/openaiLlm.js';

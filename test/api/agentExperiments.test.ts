@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conversationIdFor } from '../../src/commands/conversations/conversationIds.js';
+import { conversationIdFor } from '../../src/commands/conversations/deliveries.js';
 import { agentDefaults } from '../../src/domain/agents/events.js';
 import { assignArm, type ExperimentSplit } from '../../src/domain/agents/experiments.js';
 import { conversationDecider } from '../../src/domain/conversations/decider.js';
 import type { ConversationEvent } from '../../src/domain/conversations/events.js';
 import { chooseArm } from '../../src/workers/replyExperiment.js';
-import type { AgentProfile } from '../../src/workers/replyDeps.js';
+import type { AgentProfile } from '../../src/workers/replyDecisions.js';
 import { signUp, type Company } from '../support/api.js';
 import { ISO_MS } from '../support/formats.js';
 import { postPlatformWebhook } from '../support/platformWebhook.js';

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { openAdapters } from '../../src/infrastructure/adapters.js';
 import { createLogger } from '../../src/infrastructure/logger.js';
 import type { EventStore } from '../../src/ports/eventStore.js';
-import { REJECTED_BODY_PREFIX_CHARS } from '../../src/domain/webhooks/redactPayload.js';
+import { REJECTED_BODY_PREFIX_CHARS } from '../../src/domain/webhooks/payload.js';
 import { REJECTED_LOGGED_PER_MINUTE } from '../../src/http/rejectedWebhookLog.js';
 import { createServer } from '../../src/server.js';
 import { signUp } from '../support/api.js';

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conversationIdFor } from '../../src/commands/conversations/conversationIds.js';
+import { conversationIdFor } from '../../src/commands/conversations/deliveries.js';
 import { assignArm } from '../../src/domain/agents/experiments.js';
 import { browserPrerequisites, dashboardPage, saveFailureScreenshot, signUpInDashboard, startServerAndBrowser, type ServerAndBrowser } from '../support/browser.js';
 import { postPlatformWebhook } from '../support/platformWebhook.js';

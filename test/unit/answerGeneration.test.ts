@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadPricing } from '../../src/domain/credits/pricing.js';
+import { loadPricing } from '../../src/domain/credits/decider.js';
 import { LlmError, type LlmProvider, type LlmRequest } from '../../src/ports/llm.js';
 import { AnswerStopped, generateAnswer, recordedFieldsOf, sourcesOf } from '../../src/workers/answerGeneration.js';
 import { createBuiltinLlm } from '../../src/infrastructure/llm/builtinLlm.js';

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFairScheduler, type FairOutcome, type FairScheduler } from '../../src/workers/fairScheduler.js';
-import { Deque } from '../../src/workers/deque.js';
+import { createFairScheduler, type FairOutcome, type FairScheduler, Deque } from '../../src/workers/fairScheduler.js';
 
 /** A task that runs until released, recording the order tasks started in. */
 function harness(scheduler: FairScheduler) {

@@ -7,7 +7,7 @@ import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventSto
 import { LlmError, type LlmProvider, type LlmRequest } from '../../src/ports/llm.js';
 import { silentLogger } from '../../src/ports/logger.js';
 import { handoffSummaryId, summarizeHandoff, type HandoffSummaryDeps } from '../../src/workers/handoffSummaries.js';
-import type { CompanyLlm } from '../../src/workers/replyDeps.js';
+import type { CompanyLlm } from '../../src/workers/replyDecisions.js';
 
 /** The handoff summary worker: the builtin provider's extracted note; the company's model's note, charged once. */
 

@@ -8,7 +8,7 @@ import { silentLogger } from '../../src/ports/logger.js';
 import type { LlmProvider } from '../../src/ports/llm.js';
 import { createFairSlots } from '../../src/workers/fairSlots.js';
 import { GENERATE_REPLY } from '../../src/workers/jobs.js';
-import type { ReplyWorkerDeps } from '../../src/workers/replyDeps.js';
+import type { ReplyWorkerDeps } from '../../src/workers/replyDecisions.js';
 import { startReplyWorker } from '../../src/workers/replyWorker.js';
 
 const T = new Date().toISOString();

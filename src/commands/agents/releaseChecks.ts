@@ -2,7 +2,7 @@ import { agentStream } from '../../domain/agents/decider.js';
 import type { AgentConfig, AgentEvent } from '../../domain/agents/events.js';
 import type { ReleaseCheckOutcome } from '../../domain/agents/releaseGate.js';
 import { agentVersionConfigs } from '../../domain/agents/versions.js';
-import type { Pricing } from '../../domain/credits/pricing.js';
+import type { Pricing } from '../../domain/credits/decider.js';
 import { DEFAULT_ANSWER_THRESHOLD } from '../../domain/answers/evidence.js';
 import { DomainError } from '../../domain/errors.js';
 import type { ReplayDraft, ReplayStatus } from '../../domain/replays/events.js';

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { chargeDecider, chargeStream } from '../../domain/credits/charge/decider.js';
 import type { ChargeState } from '../../domain/credits/charge/state.js';
-import { creditsDecider, creditsStream, type CreditCommand } from '../../domain/credits/decider.js';
+import { creditsDecider, creditsStream, type CreditCommand, costMicros, type Pricing, type UsageSource } from '../../domain/credits/decider.js';
 import type { CreditEvent } from '../../domain/credits/events.js';
 import type { CreditState } from '../../domain/credits/state.js';
-import { costMicros, type Pricing, type UsageSource } from '../../domain/credits/pricing.js';
 import { EventIdConflictError, WrongExpectedRevisionError } from '../../ports/errors.js';
 import type { EventMetadata, EventStore, ExpectedRevision } from '../../ports/eventStore.js';
 import { deterministicId } from '../hashing.js';

@@ -1,8 +1,7 @@
-import { customerDecider, customerStream } from '../../domain/customers/decider.js';
+import { customerDecider, customerStream, customerIdFor } from '../../domain/customers/decider.js';
 import { type ChannelProfile } from '../../domain/customers/events.js';
 import { type KnownCustomer } from '../../domain/customers/state.js';
 import type { EventStore } from '../../ports/eventStore.js';
-import { customerIdFor } from '../../domain/customers/customerId.js';
 import { handleCommand, loadState } from '../handleCommand.js';
 import type { CommandDeps } from '../deps.js';
 

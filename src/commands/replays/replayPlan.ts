@@ -1,6 +1,6 @@
 import type { ConversationEvent } from '../../domain/conversations/events.js';
 import { conversationStream } from '../../domain/conversations/decider.js';
-import { costMicros, type Pricing } from '../../domain/credits/pricing.js';
+import { costMicros, type Pricing } from '../../domain/credits/decider.js';
 import { REPLAY_LIMITS, type RecordedAnswer, type ReplayDraft } from '../../domain/replays/events.js';
 import type { EventStore, RecordedEvent } from '../../ports/eventStore.js';
 import { toDomainEvent } from '../handleCommand.js';

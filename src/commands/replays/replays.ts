@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { conversationStream } from '../../domain/conversations/decider.js';
-import type { Pricing } from '../../domain/credits/pricing.js';
+import type { Pricing } from '../../domain/credits/decider.js';
 import { DomainError } from '../../domain/errors.js';
 import { answerKey } from '../../domain/replays/state.js';
 import { replayDecider, replayStream, type ReplayCommand } from '../../domain/replays/decider.js';

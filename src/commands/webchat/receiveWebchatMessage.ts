@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { conversationStream } from '../../domain/conversations/decider.js';
-import type { VerifiedVisitor } from '../../domain/conversations/verifiedVisitor.js';
+import { conversationStream, type VerifiedVisitor } from '../../domain/conversations/decider.js';
 import type { WebchatIntegration } from '../integrations/queries.js';
-import { conversationIdFor } from '../conversations/conversationIds.js';
+import { conversationIdFor, defaultStage, sessionIdFor, withDeterministicIds } from '../conversations/deliveries.js';
 import { handleCommand } from '../handleCommand.js';
-import { defaultStage, sessionIdFor, withDeterministicIds } from '../conversations/deliveries.js';
 import { deterministicId } from '../hashing.js';
 import type { CommandDeps } from '../deps.js';
 

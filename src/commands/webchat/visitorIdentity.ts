@@ -1,6 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { conversationDecider, conversationStream } from '../../domain/conversations/decider.js';
-import type { VerifiedVisitor } from '../../domain/conversations/verifiedVisitor.js';
+import { conversationDecider, conversationStream, type VerifiedVisitor } from '../../domain/conversations/decider.js';
 import type { SecretBox } from '../../ports/secretBox.js';
 import type { WebchatIntegration } from '../integrations/queries.js';
 import { constantTimeEqualHex } from '../hashing.js';

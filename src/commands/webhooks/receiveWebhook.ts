@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { conversationStream } from '../../domain/conversations/decider.js';
-import { findKey } from '../../domain/conversations/dedupeWindow.js';
+import { findKey } from '../../domain/conversations/state.js';
 import type { ConversationEvent, ConversationStreamEvent } from '../../domain/conversations/events.js';
 import type { WebhookLogEntry } from '../../domain/webhooks/events.js';
 import { DomainError } from '../../domain/errors.js';
 import type { LiveIntegration } from '../integrations/queries.js';
 import type { PlatformMessage, WebhookPayload } from '../../domain/webhooks/payload.js';
-import { conversationIdFor } from '../conversations/conversationIds.js';
+import { conversationIdFor, defaultStage, sessionIdFor, withDeterministicIds, findLinkedConversation, linkPlatformRefs, refsOf } from '../conversations/deliveries.js';
 import { handleCommand } from '../handleCommand.js';
-import { defaultStage, sessionIdFor, withDeterministicIds } from '../conversations/deliveries.js';
-import { findLinkedConversation, linkPlatformRefs, refsOf } from '../conversations/platformRefs.js';
 import { deterministicId, sha256Hex } from '../hashing.js';
 import type { CommandDeps } from '../deps.js';
 

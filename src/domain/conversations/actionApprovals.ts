@@ -1,6 +1,6 @@
 import { DomainError } from '../errors.js';
 import type { ConversationEvent } from './events.js';
-export { APPROVAL_EXPIRED_REASON } from './handoff.js';
+export { APPROVAL_EXPIRED_REASON } from './state.js';
 import type { ConversationState, DecidedCall } from './state.js';
 
 /**

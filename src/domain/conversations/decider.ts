@@ -3,19 +3,11 @@ import { DomainError } from '../errors.js';
 import type { AnswerProvenance, HandoffCause } from '../answers/provenance.js';
 import type { PlatformId } from '../platformId.js';
 import type { AssignmentReason, ConversationEvent, ConversationStreamEvent, Customer, DeliveredTo, HandoffSummary, PausedReason, PlatformRefs } from './events.js';
-import { asksForHuman } from './handoff.js';
+import { asksForHuman, evolveConversation, initialConversationState, isDuplicate, textFingerprint, type ConversationState } from './state.js';
 import type { ExperimentAssignment } from '../agents/experiments.js';
 import { parseCsatReply, type CsatVia } from './csat.js';
 import { makeActionCallDecisions, type ActionCallCommand } from './actionCallDecisions.js';
-import { evolveConversation, initialConversationState, isDuplicate, textFingerprint, type ConversationState } from './state.js';
-import { identityChange, type VerifiedVisitor } from './verifiedVisitor.js';
-import {
-  decideApproveActionCall,
-  decideDeclineUnconfirmedActionCall,
-  decideExpireActionCall,
-  decideRefuseActionCall,
-  type ActionApprovalCommand,
-} from './actionApprovals.js';
+import { decideApproveActionCall, decideDeclineUnconfirmedActionCall, decideExpireActionCall, decideRefuseActionCall, type ActionApprovalCommand } from './actionApprovals.js';
 
 export interface Start {
   conversationId: string;
@@ -91,7 +83,7 @@ export type ConversationCommand =
   | ({ type: 'RecordHandoffSummary'; summaryId: string; since: string; writtenBy: 'llm' | 'extractive'; model: string; inputTokens: number; outputTokens: number; now: string } & HandoffSummary)
   /** The agent's hand-back timeout: a customer writing this long after people last had the conversation gets the AI again. */
   | { type: 'HandBackToAi'; afterMinutes: number; now: string }
-  /** A returning web-chat visitor's signed identity, checked by the service (verifiedVisitor.ts). */
+  /** A returning web-chat visitor's signed identity, checked by the service (identityChange below). */
   | { type: 'VerifyCustomerIdentity'; visitor: VerifiedVisitor; now: string }
   /** A teammate's decision on a waiting action call, or the clock ending it (actionApprovals.ts). */
   | ActionApprovalCommand
@@ -506,3 +498,27 @@ export const conversationDecider: Decider<ConversationCommand, ConversationStrea
 const CONVERSATION_PREFIX = 'conversation-';
 export const conversationStream = (conversationId: string) => `${CONVERSATION_PREFIX}${conversationId}`;
 export const conversationIdOfStream = (stream: string) => stream.slice(CONVERSATION_PREFIX.length);
+
+/** A web-chat visitor's identity as the company's site signed it (the service checked the signature). */
+export interface VerifiedVisitor {
+  userId: string;
+  email: string | null;
+}
+
+/**
+ * CustomerIdentityVerified when the signed identity is news to the conversation: its first verification, or a
+ * new email for the same user. Recorded once, not per message, so the stream does not grow with a chatty visitor.
+ */
+export function identityChange(state: Pick<ConversationState, 'verifiedVisitor'>, visitor: VerifiedVisitor | undefined, now: string): ConversationEvent[] {
+  if (!visitor) return [];
+  const known = state.verifiedVisitor;
+  if (known && known.userId === visitor.userId && known.email === visitor.email) return [];
+  return [{ type: 'CustomerIdentityVerified', data: { userId: visitor.userId, email: visitor.email, at: now } }];
+}
+
+/**
+ * Whether a connection may continue this conversation: one a signed user verified belongs to that user, so a
+ * visitor token left in a browser does not show their history (or act on their behalf) to anyone else.
+ */
+export const belongsToVisitor = (state: Pick<ConversationState, 'verifiedVisitor'>, visitor: VerifiedVisitor | null) =>
+  !state.verifiedVisitor || state.verifiedVisitor.userId === visitor?.userId;

@@ -124,7 +124,7 @@ export const conversationEvents = {
     handoff: z.boolean(),
     /** Why the model handed off, in its own words (untrusted plain text); absent when it gave none or on older events. */
     handoffReason: z.string().max(500).optional(),
-    /** Set when the answerer handed off for want of a confident answer (handoff.ts); absent: the model's own handoff. */
+    /** Set when the answerer handed off for want of a confident answer (handoffReason, state.ts); absent: the model's own handoff. */
     handoffCause: handoffCause.optional(),
     /** What produced the answer (sources, latency, cost). Absent on replies stored before it was recorded. */
     provenance: answerProvenanceSchema.optional(),

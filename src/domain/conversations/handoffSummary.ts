@@ -1,5 +1,5 @@
 import { HANDOFF_SUMMARY_LIMITS, type ConversationEvent, type HandoffSummary } from './events.js';
-import type { Handoff } from './handoff.js';
+import type { Handoff } from './state.js';
 
 /**
  * The summary the person taking over a handoff reads: what the customer wants, what the AI tried, the sources it

@@ -1,10 +1,159 @@
 import type { PlatformId } from '../platformId.js';
-import { emptyDedupeWindow, findKey, rememberKey, type DedupeWindow } from './dedupeWindow.js';
 import type { ConversationEvent, ConversationStreamEvent, Customer, PausedReason } from './events.js';
-import { evolveHandoff, noHandoff, type HandoffTrack } from './handoff.js';
 import type { CsatVia } from './csat.js';
 import type { ActionCallEventType } from './actionCalls.js';
 import type { ExperimentAssignment } from '../agents/experiments.js';
+import { z } from 'zod';
+import { NO_CONFIDENT_ANSWER_REASON } from '../answers/provenance.js';
+
+/**
+ * The newest dedupe keys of a conversation's accepted deliveries, and until when each counts (null: forever).
+ *
+ * Folded once per message for the life of a conversation, so adding and looking up must cost the same with 10 keys
+ * or 200: keys go into a small open chunk (copied on add, at most CHUNK entries); a full chunk is sealed into a
+ * frozen Map, and only the newest SEALED_KEPT sealed chunks are kept. The window is immutable like the rest of the
+ * state (a decider may hold an older state), and holds at least CHUNK × SEALED_KEPT of the newest keys. An older
+ * redelivery is caught by the store's unique index on its deterministic event ids.
+ */
+export interface DedupeEntry {
+  readonly key: string;
+  readonly until: string | null;
+}
+
+export interface DedupeWindow {
+  readonly open: readonly DedupeEntry[];
+  /** Oldest first. */
+  readonly sealed: readonly ReadonlyMap<string, string | null>[];
+}
+
+const CHUNK = 25;
+const SEALED_KEPT = 8;
+/** The window never holds more keys than this. */
+export const DEDUPE_WINDOW_MAX = CHUNK * (SEALED_KEPT + 1);
+/** …nor forgets any of this many newest keys. */
+export const DEDUPE_WINDOW_MIN = CHUNK * SEALED_KEPT;
+
+export const emptyDedupeWindow: DedupeWindow = { open: [], sealed: [] };
+
+export function rememberKey(window: DedupeWindow, key: string, until: string | null): DedupeWindow {
+  const open = [...window.open, { key, until }];
+  if (open.length < CHUNK) return { open, sealed: window.sealed };
+  const chunk: ReadonlyMap<string, string | null> = new Map(open.map((e) => [e.key, e.until]));
+  const sealed = window.sealed.length < SEALED_KEPT ? [...window.sealed, chunk] : [...window.sealed.slice(1), chunk];
+  return { open: [], sealed };
+}
+
+/** The newest entry for `key` in the window, or undefined when the window does not hold it. */
+export function findKey(window: DedupeWindow, key: string): DedupeEntry | undefined {
+  for (let i = window.open.length - 1; i >= 0; i--) if (window.open[i]!.key === key) return window.open[i];
+  for (let i = window.sealed.length - 1; i >= 0; i--) {
+    const until = window.sealed[i]!.get(key);
+    if (until !== undefined) return { key, until };
+  }
+  return undefined;
+}
+
+export const dedupeWindowSize = (window: DedupeWindow) => window.open.length + window.sealed.reduce((n, chunk) => n + chunk.size, 0);
+
+/**
+ * The "Needs human" queue. A handoff is distinct from a manual pause: an operator pausing the AI takes the
+ * conversation themself, while a handoff means a customer waits for someone. It is set by the events that hand
+ * the conversation to people and cleared when a human replies, the conversation is resolved (closed), or the AI
+ * is resumed. Both the decider's state and the conversations read model fold it with `evolveHandoff`, so the
+ * queue and the decisions can never disagree.
+ */
+export const handoffReason = z.enum([
+  /** The model answered with the agent's handoff message (its reason, when it gave one, is the detail). */
+  'agent_handoff',
+  /**
+   * The answerer had no confident answer: the builtin provider's evidence was under the agent's setting, or a
+   * grounded model handed off, cited no passage it was given, or sent a reply that could not be read.
+   */
+  'no_confident_answer',
+  /** The AI could not answer (the language model failed) and left the messages to a human. */
+  'ai_unanswered',
+  /** The customer asked for a person. */
+  'customer_request',
+  /** The messaging platform transferred the dialog to its operators. */
+  'dialog_transferred',
+  /** The conversation fell in an experiment's holdout: it goes to people, as the experiment's baseline. */
+  'experiment_holdout',
+]);
+export type HandoffReason = z.infer<typeof handoffReason>;
+
+/** Why a conversation whose action approval timed out is handed to people (the handoff's detail). */
+export const APPROVAL_EXPIRED_REASON = 'An action waited for a teammate’s approval and nobody decided in time';
+
+export interface Handoff {
+  reason: HandoffReason;
+  /** More about the reason when there is some (why the AI could not answer). */
+  detail: string | null;
+  /** Since when the customer waits: their oldest message no one has answered, else when the handoff happened. */
+  since: string;
+  /** Handed off outside business hours: when people are back (the queue shows it as "after hours"). Absent in hours. */
+  backAt?: string;
+}
+
+export interface HandoffTrack {
+  handoff: Handoff | null;
+  /** The oldest customer message not yet answered (by the AI or a human); null when nobody waits. */
+  waitingSince: string | null;
+  /** The reason of the newest MessagesUnanswered, for a handoff that follows it in the same decision. */
+  lastUnansweredReason: string | null;
+}
+
+export const noHandoff: HandoffTrack = { handoff: null, waitingSince: null, lastUnansweredReason: null };
+
+const handedOff = (track: HandoffTrack, reason: HandoffReason, at: string, detail: string | null = null, backAt?: string): HandoffTrack =>
+  // The first reason stays: the customer has waited since then, whatever else happened meanwhile.
+  track.handoff ? track : { ...track, handoff: { reason, detail, since: track.waitingSince ?? at, ...(backAt ? { backAt } : {}) } };
+
+export function evolveHandoff(track: HandoffTrack, event: Pick<ConversationEvent, 'type' | 'data'>): HandoffTrack {
+  const e = event as ConversationEvent;
+  switch (e.type) {
+    case 'MessageReceived':
+      return track.waitingSince ? track : { ...track, waitingSince: e.data.at };
+    case 'AgentReplied':
+      // A handoff reply tells the customer someone will come: they still wait, now for a human. Sent because the
+      // model failed, it is the AI that could not answer, for the reason recorded just before.
+      if (e.data.aiFailed) return handedOff(track, 'ai_unanswered', e.data.at, track.lastUnansweredReason, e.data.backAt);
+      if (!e.data.handoff) return { ...track, waitingSince: null };
+      // "no confident answer" is the reason itself, not more about it: only a model's own words are a detail.
+      return handedOff(track, e.data.handoffCause ?? 'agent_handoff', e.data.at, e.data.handoffReason === NO_CONFIDENT_ANSWER_REASON ? null : (e.data.handoffReason ?? null), e.data.backAt);
+    case 'MessagesUnanswered':
+      return { ...track, lastUnansweredReason: e.data.reason };
+    // The handoff pause that follows says why: no teammate decided on the action call in time.
+    case 'ActionApprovalExpired':
+      return { ...track, lastUnansweredReason: APPROVAL_EXPIRED_REASON };
+    case 'AiSessionPaused':
+      return e.data.reason === 'handoff' ? handedOff(track, 'ai_unanswered', e.data.at, track.lastUnansweredReason, e.data.backAt) : track;
+    case 'HumanRequested':
+      return handedOff(track, 'customer_request', e.data.at);
+    case 'DialogTransferred':
+      return handedOff(track, 'dialog_transferred', e.data.at);
+    case 'OperatorMessageSent':
+    case 'OperatorMessageRecorded':
+    case 'AiSessionClosed':
+      return noHandoff;
+    case 'AiSessionResumed':
+      return { ...track, handoff: null };
+    default:
+      return track;
+  }
+}
+
+/**
+ * Whether a customer message asks for a person ("can I talk to a human?", "real person please", "operator").
+ * Deliberately narrow: a false positive takes the AI off the conversation, so only clear requests count.
+ */
+export function asksForHuman(text: string): boolean {
+  const t = text.toLowerCase().replace(/\s+/g, ' ').trim();
+  if (t.length > 300) return false;
+  if (/^(a )?(human|person|operator|real person|live agent|human agent)( please| pls)?[.!?]*$/.test(t)) return true;
+  if (/\b(real|live|actual) (person|human|agent|operator)\b/.test(t)) return true;
+  if (/\b(need|want) (a |an |to talk to a |to speak to a |to speak with a )?(human|operator)\b/.test(t)) return true;
+  return /\b(talk|speak|chat|connect me|put me through|transfer me)\b[^.?!]{0,25}\b(a |an |to a |to an |with a |with an |to )?(human|person|operator|representative|someone real)\b/.test(t);
+}
 
 export type SessionState = 'active' | 'paused' | 'closed';
 
@@ -17,7 +166,7 @@ export interface ConversationState {
   customer: Customer | null;
   stageId: string | null;
   session: { id: string; state: SessionState; pausedReason: PausedReason | null } | null;
-  /** The newest dedupe keys of accepted deliveries (dedupeWindow.ts). */
+  /** The newest dedupe keys of accepted deliveries (DedupeWindow above). */
   dedupe: DedupeWindow;
   /** Customer messages received since the last answer: a burst is answered once, together. */
   unanswered: string[];
@@ -36,7 +185,7 @@ export interface ConversationState {
   messageCount: number;
   /** The teammate (user id) who owns the conversation; null: unassigned. */
   assigneeId: string | null;
-  /** The "Needs human" record and what it is derived from (handoff.ts). */
+  /** The "Needs human" record and what it is derived from (evolveHandoff above). */
   handoff: HandoffTrack;
   /** The agent that answered last (who a CSAT rating is for). */
   lastAgentId: string | null;
@@ -297,3 +446,25 @@ function evolveActionCall(state: ConversationState, event: ActionCallEvent): Con
   }
 }
 
+/** Longest name kept for display; a platform may send anything. */
+const MAX_NAME = 120;
+
+/** A name the customer gave (the platform's client name, or one set in the widget), tidied for display; null when none. */
+export function givenName(raw: unknown): string | null {
+  if (typeof raw !== 'string') return null;
+  const name = raw.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return name ? name.slice(0, MAX_NAME) : null;
+}
+
+/**
+ * How the dashboard names a customer: the name they gave, else "Visitor 4F2A" for a web chat visitor (the
+ * first four hex digits of their visitor id: short, stable, and enough to tell today's visitors apart), else
+ * "Client <platform client id>".
+ */
+export function customerDisplayName(connectorType: 'msgplatform' | 'webchat', customer: Customer, given: string | null = null): string {
+  const name = given ?? givenName(customer.name);
+  if (name) return name;
+  const id = String(customer.clientId);
+  if (connectorType === 'webchat') return `Visitor ${id.replace(/[^0-9a-f]/gi, '').slice(0, 4).toUpperCase() || id.slice(0, 4)}`;
+  return `Client ${id}`;
+}

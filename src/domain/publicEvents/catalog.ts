@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { handoffReason } from '../conversations/handoff.js';
+import { handoffReason } from '../conversations/state.js';
 import { platformIdSchema } from '../platformId.js';
 
 /**

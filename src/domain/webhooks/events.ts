@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PAYLOAD_BODY_MAX_CHARS } from './redactPayload.js';
+import { PAYLOAD_BODY_MAX_CHARS } from './payload.js';
 
 export const webhookOutcome = z.enum(['processed', 'duplicate', 'ignored', 'rejected']);
 export const webhookKind = z.enum(['message', 'status_event', 'other']);

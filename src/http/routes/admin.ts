@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { formatMicros } from '../../domain/credits/pricing.js';
+import { formatMicros } from '../../domain/credits/decider.js';
 import { grantCredits } from '../../commands/credits/grantCredits.js';
 import { loadUser } from '../../commands/accounts/queries.js';
 import { findCompanyByKey, listCompaniesWithBalances } from '../../projections/companies/queries.js';

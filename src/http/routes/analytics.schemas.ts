@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TIMEZONE_MAX_LENGTH } from '../../domain/company/timezone/events.js';
-import { handoffReason } from '../../domain/conversations/handoff.js';
+import { handoffReason } from '../../domain/conversations/state.js';
 import { COUNTERS } from '../../projections/analytics/analyticsDay.js';
 import { bearerSecurity as security, errorResponses } from './schemas.js';
 

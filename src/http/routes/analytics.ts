@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { setCompanyTimezone } from '../../commands/settings/companyTimezone.js';
 import { loadCompanyTimezone } from '../../commands/settings/queries.js';
-import { addDays, daysBetween, isCalendarDate, localDate } from '../../domain/analytics/localDay.js';
+import { addDays, daysBetween, isCalendarDate, localDate } from '../../domain/localDay.js';
 import { agentScope, companyScope, integrationScope } from '../../projections/analytics/analyticsDay.js';
 import { analyticsReport, analyticsTimezone } from '../../projections/analytics/queries.js';
 import { findCompanyAgent } from '../../projections/agents/queries.js';

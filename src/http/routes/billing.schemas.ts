@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatMicros } from '../../domain/credits/pricing.js';
+import { formatMicros } from '../../domain/credits/decider.js';
 import type { LedgerEntryDoc } from '../../projections/credits/creditsProjection.js';
 import type { Page } from '../../ports/readStore.js';
 import { bearerSecurity as security, errorResponses, listQuery } from './schemas.js';

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { answerProvenanceSchema } from '../../domain/answers/provenance.js';
-import { customerDisplayName } from '../../domain/conversations/customerName.js';
-import { handoffReason } from '../../domain/conversations/handoff.js';
-import { customerIdFor } from '../../domain/customers/customerId.js';
+import { customerDisplayName, handoffReason } from '../../domain/conversations/state.js';
+import { customerIdFor } from '../../domain/customers/decider.js';
 import { platformIdSchema } from '../../domain/platformId.js';
 import { unreadFor, type ConversationReadDoc } from '../../projections/conversations/conversationReadsProjection.js';
 import type { ConversationDoc, MessageDoc } from '../../projections/conversations/conversationsProjection.js';

@@ -20,7 +20,7 @@ import {
 } from '../../ports/llm.js';
 import { cleanHandoffReason } from './handoffReason.js';
 import { decideGrounded, GROUNDED_REPLY_NAME, groundedContext, groundedReplySchema, isGrounded } from './groundedReply.js';
-import { estimateUsage } from '../../domain/credits/pricing.js';
+import { estimateUsage } from '../../domain/credits/decider.js';
 import { NO_CONFIDENT_ANSWER_REASON } from '../../domain/answers/provenance.js';
 import { DEFAULT_HANDOFF_MESSAGE } from './builtinLlm.js';
 import { createGuardedFetch, ResponseTooLargeError } from '../net/guardedFetch.js';

@@ -1,6 +1,6 @@
 import { chargeUsage, type UsageFor } from '../../commands/credits/chargeUsage.js';
 import type { CommandDeps } from '../../commands/deps.js';
-import type { Pricing } from '../../domain/credits/pricing.js';
+import type { Pricing } from '../../domain/credits/decider.js';
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import { conversationEvents } from '../../domain/conversations/events.js';
 import { playgroundIdOfStream } from '../../domain/playground/decider.js';

@@ -1,5 +1,5 @@
-import { emptyHistogram, record, type Histogram } from '../../domain/analytics/histogram.js';
-import { localDate } from '../../domain/analytics/localDay.js';
+import { emptyHistogram, record, type Histogram } from '../analytics/histogram.js';
+import { localDate } from '../../domain/localDay.js';
 import type { ActionMode } from '../../domain/actions/definition.js';
 import { companyTimezoneEvents } from '../../domain/company/timezone/events.js';
 import { DEFAULT_TIMEZONE } from '../../domain/company/timezone/state.js';

@@ -1,5 +1,5 @@
-import { addInto, emptyHistogram, percentile, type Histogram } from '../../domain/analytics/histogram.js';
-import { monthsInRange } from '../../domain/analytics/localDay.js';
+import { addInto, emptyHistogram, percentile, type Histogram } from '../analytics/histogram.js';
+import { monthsInRange } from '../../domain/localDay.js';
 import type { FindQuery, Page, ReadStore, Scalar } from '../../ports/readStore.js';
 import { ACTION_CALL_DAYS, ACTION_CALLS, ACTION_DAY_COUNTERS, type ActionCallDayDoc, type ActionCallDoc, type ActionCallStatus, type ActionDayCounter } from './actionCallsProjection.js';
 

@@ -1,7 +1,7 @@
 import { agentIdOfStream } from '../../domain/agents/decider.js';
 import { agentEvents } from '../../domain/agents/events.js';
 import type { ExperimentArm, ExperimentAssignment } from '../../domain/agents/experiments.js';
-import { emptyHistogram, record, type Histogram } from '../../domain/analytics/histogram.js';
+import { emptyHistogram, record, type Histogram } from '../analytics/histogram.js';
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import { conversationEvents } from '../../domain/conversations/events.js';
 import { creditEvents } from '../../domain/credits/events.js';

@@ -1,4 +1,4 @@
-import { countOf, percentile } from '../../domain/analytics/histogram.js';
+import { countOf, percentile } from '../analytics/histogram.js';
 import { twoProportionTest, wilsonInterval, type Rate } from '../../domain/analytics/significance.js';
 import type { ExperimentAssignment } from '../../domain/agents/experiments.js';
 import type { FindQuery, Page, ReadStore } from '../../ports/readStore.js';

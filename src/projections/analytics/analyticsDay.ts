@@ -1,5 +1,5 @@
-import { emptyHistogram, type Histogram } from '../../domain/analytics/histogram.js';
-import { handoffReason, type HandoffReason } from '../../domain/conversations/handoff.js';
+import { emptyHistogram, type Histogram } from './histogram.js';
+import { handoffReason, type HandoffReason } from '../../domain/conversations/state.js';
 import type { Doc } from '../../ports/readStore.js';
 
 /** Collections of the analytics projection. */

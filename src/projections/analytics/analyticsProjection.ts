@@ -1,11 +1,11 @@
-import { localDate } from '../../domain/analytics/localDay.js';
-import { record } from '../../domain/analytics/histogram.js';
+import { localDate } from '../../domain/localDay.js';
+import { record } from './histogram.js';
 import { companyTimezoneEvents } from '../../domain/company/timezone/events.js';
 import { businessHoursEvents, type BusinessHours } from '../../domain/company/businessHours/events.js';
 import { isOpenAt } from '../../domain/company/businessHours/schedule.js';
 import { DEFAULT_TIMEZONE } from '../../domain/company/timezone/state.js';
 import { conversationEvents } from '../../domain/conversations/events.js';
-import { evolveHandoff, noHandoff, type HandoffReason, type HandoffTrack } from '../../domain/conversations/handoff.js';
+import { evolveHandoff, noHandoff, type HandoffReason, type HandoffTrack } from '../../domain/conversations/state.js';
 import { creditEvents } from '../../domain/credits/events.js';
 import { integrationEvents } from '../../domain/integrations/events.js';
 import type { Doc } from '../../ports/readStore.js';
@@ -41,7 +41,7 @@ export interface AnalyticsConversationDoc extends Doc {
   integrationId: number;
   /** The agent that last answered here (credits name a conversation, not an agent). */
   agentId: string | null;
-  /** The "Needs human" fold (handoff.ts), also giving since when a customer waits for an answer. */
+  /** The "Needs human" fold (evolveHandoff, domain/conversations/state.ts), also giving since when a customer waits for an answer. */
   track: HandoffTrack;
   /** The AI already answered the current wait (with a handoff reply): the next answer is a human's. */
   aiAnsweredWait: boolean;

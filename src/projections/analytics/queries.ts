@@ -1,5 +1,5 @@
-import { addInto, countOf, emptyHistogram, percentile, type Histogram } from '../../domain/analytics/histogram.js';
-import { datesInRange, monthsInRange } from '../../domain/analytics/localDay.js';
+import { addInto, countOf, emptyHistogram, percentile, type Histogram } from './histogram.js';
+import { datesInRange, monthsInRange } from '../../domain/localDay.js';
 import { DEFAULT_TIMEZONE } from '../../domain/company/timezone/state.js';
 import type { ReadStore } from '../../ports/readStore.js';
 import { ANALYTICS_COMPANIES, ANALYTICS_DAYS, COUNTERS, emptyDay, emptyReasons, type AnalyticsDayDoc, type Counter, type HandoffReasonCounts } from './analyticsDay.js';

@@ -6,7 +6,7 @@ import { autoAssignmentEvents } from '../../domain/company/autoAssignment/events
 import { companyIdOfAutoAssignmentStream } from '../../domain/company/autoAssignment/decider.js';
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import { conversationEvents } from '../../domain/conversations/events.js';
-import { evolveHandoff, noHandoff, type HandoffTrack } from '../../domain/conversations/handoff.js';
+import { evolveHandoff, noHandoff, type HandoffTrack } from '../../domain/conversations/state.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection, type ProjectionContext, type RecordedEventOf } from '../projection.js';
 

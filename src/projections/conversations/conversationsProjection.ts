@@ -1,8 +1,7 @@
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import type { AnswerProvenance } from '../../domain/answers/provenance.js';
 import { conversationEvents, type Customer, type DeliveredTo, type HandoffSummary, type PausedReason } from '../../domain/conversations/events.js';
-import { customerDisplayName, givenName } from '../../domain/conversations/customerName.js';
-import { evolveHandoff, noHandoff, type Handoff, type HandoffTrack } from '../../domain/conversations/handoff.js';
+import { customerDisplayName, givenName, evolveHandoff, noHandoff, type Handoff, type HandoffTrack } from '../../domain/conversations/state.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection, type ProjectionContext, type RecordedEventOf } from '../projection.js';
 
@@ -42,7 +41,7 @@ export interface ConversationDoc extends Doc {
    * '' while it is open and unassigned, null once it is closed (resolved conversations leave both views).
    */
   openAssignee: string | null;
-  /** The "Needs human" record (handoff.ts), flattened below for the view's index. */
+  /** The "Needs human" record (evolveHandoff, domain/conversations/state.ts), flattened below for the view's index. */
   handoff: Handoff | null;
   handoffTrack: HandoffTrack;
   needsHuman: boolean;

@@ -1,4 +1,4 @@
-import { localDate } from '../../domain/analytics/localDay.js';
+import { localDate } from '../../domain/localDay.js';
 import { companyTimezoneEvents } from '../../domain/company/timezone/events.js';
 import { DEFAULT_TIMEZONE } from '../../domain/company/timezone/state.js';
 import { conversationEvents, type CsatVia } from '../../domain/conversations/events.js';

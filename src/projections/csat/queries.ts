@@ -1,4 +1,4 @@
-import { monthsInRange } from '../../domain/analytics/localDay.js';
+import { monthsInRange } from '../../domain/localDay.js';
 import type { FindQuery, Page, ReadStore } from '../../ports/readStore.js';
 import { CSAT_DAYS, CSAT_RESPONSES, type CsatDayDoc, type CsatResponseDoc } from './csatProjection.js';
 

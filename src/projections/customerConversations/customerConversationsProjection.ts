@@ -1,6 +1,6 @@
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import { conversationEvents } from '../../domain/conversations/events.js';
-import { customerIdFor } from '../../domain/customers/customerId.js';
+import { customerIdFor } from '../../domain/customers/decider.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 

@@ -10,7 +10,7 @@ import {
   type CompanyFeedState,
   type ConversationFeedState,
   type SourceEvent,
-} from '../../domain/publicEvents/derive.js';
+} from './derive.js';
 import { companyIdOfWebhookEndpointsStream } from '../../domain/webhookEndpoints/decider.js';
 import { webhookEndpointEvents } from '../../domain/webhookEndpoints/events.js';
 import type { Doc } from '../../ports/readStore.js';

@@ -1,4 +1,4 @@
-import { addDays } from '../../analytics/localDay.js';
+import { addDays } from '../../localDay.js';
 import { WEEKDAYS, type BusinessHours, type Weekday } from './events.js';
 
 /**

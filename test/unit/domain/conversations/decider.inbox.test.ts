@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { conversationDecider, type ConversationCommand } from '../../../../src/domain/conversations/decider.js';
 import type { ConversationEvent } from '../../../../src/domain/conversations/events.js';
-import { asksForHuman } from '../../../../src/domain/conversations/handoff.js';
+import { asksForHuman } from '../../../../src/domain/conversations/state.js';
 import { specFor } from '../../../support/gwt.js';
 
 const spec = specFor(conversationDecider);

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { conversationDecider, type ConversationCommand } from '../../../../src/domain/conversations/decider.js';
-import { isDuplicate } from '../../../../src/domain/conversations/state.js';
-import { dedupeWindowSize, DEDUPE_WINDOW_MAX, DEDUPE_WINDOW_MIN } from '../../../../src/domain/conversations/dedupeWindow.js';
+import { isDuplicate, dedupeWindowSize, DEDUPE_WINDOW_MAX, DEDUPE_WINDOW_MIN } from '../../../../src/domain/conversations/state.js';
 import type { ConversationEvent } from '../../../../src/domain/conversations/events.js';
 import { specFor } from '../../../support/gwt.js';
 

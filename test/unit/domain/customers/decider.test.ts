@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { customerDecider, normaliseTags } from '../../../../src/domain/customers/decider.js';
+import { customerDecider, normaliseTags, customerIdFor } from '../../../../src/domain/customers/decider.js';
 import { type CustomerEvent } from '../../../../src/domain/customers/events.js';
-import { customerIdFor } from '../../../../src/domain/customers/customerId.js';
 import { profileOf } from '../../../../src/processing/reactors/customerProfiles.js';
 import { classifyWebhookPayload } from '../../../../src/domain/webhooks/payload.js';
 import { specFor } from '../../../support/gwt.js';

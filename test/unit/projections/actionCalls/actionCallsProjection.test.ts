@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { record } from '../../../../src/domain/analytics/histogram.js';
+import { record } from '../../../../src/projections/analytics/histogram.js';
 import {
   actionCallsProjection,
   emptyActionDay,

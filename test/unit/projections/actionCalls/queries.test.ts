@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyHistogram, percentile, record, type Histogram } from '../../../../src/domain/analytics/histogram.js';
+import { emptyHistogram, percentile, record, type Histogram } from '../../../../src/projections/analytics/histogram.js';
 import { emptyActionDay, type ActionCallDayDoc } from '../../../../src/projections/actionCalls/actionCallsProjection.js';
 import { sumActionDays } from '../../../../src/projections/actionCalls/queries.js';
 

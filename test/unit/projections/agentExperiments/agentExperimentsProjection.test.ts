@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import { agentDefaults } from '../../../../src/domain/agents/events.js';
-import { emptyHistogram, record } from '../../../../src/domain/analytics/histogram.js';
+import { emptyHistogram, record } from '../../../../src/projections/analytics/histogram.js';
 import { agentExperimentsProjection, emptyCounts } from '../../../../src/projections/agentExperiments/agentExperimentsProjection.js';
 import { projectionSpec, recorded } from '../../../support/projectionSpec.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bucketOf, BUCKETS, percentile, record } from '../../../../src/domain/analytics/histogram.js';
-import { localDate, monthsInRange } from '../../../../src/domain/analytics/localDay.js';
+import { bucketOf, BUCKETS, percentile, record } from '../../../../src/projections/analytics/histogram.js';
+import { localDate, monthsInRange } from '../../../../src/domain/localDay.js';
 import { agentScope, emptyDay, integrationScope, type AnalyticsDayDoc } from '../../../../src/projections/analytics/analyticsDay.js';
 import { analyticsProjection } from '../../../../src/projections/analytics/analyticsProjection.js';
 import { projectionSpec, recorded, type GivenEvent } from '../../../support/projectionSpec.js';

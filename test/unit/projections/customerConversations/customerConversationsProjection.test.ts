@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { customerIdFor } from '../../../../src/domain/customers/customerId.js';
+import { customerIdFor } from '../../../../src/domain/customers/decider.js';
 import { customerConversationsProjection } from '../../../../src/projections/customerConversations/customerConversationsProjection.js';
 import { projectionSpec, recorded } from '../../../support/projectionSpec.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { publicEventId } from '../../../../src/domain/publicEvents/derive.js';
+import { publicEventId } from '../../../../src/projections/publicEvents/derive.js';
 import { publicEventsProjection } from '../../../../src/projections/publicEvents/publicEventsProjection.js';
 import { projectionSpec, recorded } from '../../../support/projectionSpec.js';
 

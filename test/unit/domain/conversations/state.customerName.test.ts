@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { customerDisplayName, givenName } from '../../../../src/domain/conversations/customerName.js';
+import { customerDisplayName, givenName } from '../../../../src/domain/conversations/state.js';
 
 describe('customerDisplayName', () => {
   const visitor = { clientId: '4f2a9c1e-0b7d-4c3e-9a51-6d2f8e7b1c0a', channelId: null, transport: 'webchat' };

@@ -7,7 +7,7 @@ import {
   findKey,
   rememberKey,
   type DedupeWindow,
-} from '../../../../src/domain/conversations/dedupeWindow.js';
+} from '../../../../src/domain/conversations/state.js';
 
 const remember = (window: DedupeWindow, from: number, to: number, until: string | null = null) => {
   let w = window;

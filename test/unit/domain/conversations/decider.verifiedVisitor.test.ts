@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { conversationDecider, type ConversationCommand } from '../../../../src/domain/conversations/decider.js';
+import { conversationDecider, type ConversationCommand, belongsToVisitor } from '../../../../src/domain/conversations/decider.js';
 import type { ConversationEvent } from '../../../../src/domain/conversations/events.js';
 import { customerIdentityOf } from '../../../../src/domain/conversations/customerIdentity.js';
-import { belongsToVisitor } from '../../../../src/domain/conversations/verifiedVisitor.js';
 import { specFor } from '../../../support/gwt.js';
 
 const spec = specFor(conversationDecider);

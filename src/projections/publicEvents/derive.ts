@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { CreditEvent } from '../credits/events.js';
-import type { ConversationEvent } from '../conversations/events.js';
-import { evolveHandoff, noHandoff, type HandoffTrack } from '../conversations/handoff.js';
-import { DEFAULT_CREDITS_LOW_THRESHOLD_MICROS, type WebhookEndpointEvent } from '../webhookEndpoints/events.js';
-import { CATALOG_VERSION, type PublicEvent, type PublicEventType } from './catalog.js';
+import type { CreditEvent } from '../../domain/credits/events.js';
+import type { ConversationEvent } from '../../domain/conversations/events.js';
+import { evolveHandoff, noHandoff, type HandoffTrack } from '../../domain/conversations/state.js';
+import { DEFAULT_CREDITS_LOW_THRESHOLD_MICROS, type WebhookEndpointEvent } from '../../domain/webhookEndpoints/events.js';
+import { CATALOG_VERSION, type PublicEvent, type PublicEventType } from '../../domain/publicEvents/catalog.js';
 
 /**
  * Public events from domain events: a pure fold. Most public events map one domain event; two need a little

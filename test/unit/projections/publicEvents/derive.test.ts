@@ -10,7 +10,7 @@ import {
   type CompanyFeedState,
   type ConversationFeedState,
   type SourceEvent,
-} from '../../../../src/domain/publicEvents/derive.js';
+} from '../../../../src/projections/publicEvents/derive.js';
 import type { WebhookEndpointEvent } from '../../../../src/domain/webhookEndpoints/events.js';
 
 const conversationId = randomUUID();

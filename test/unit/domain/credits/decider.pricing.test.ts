@@ -8,7 +8,7 @@ import {
   loadPricing,
   lookupPrice,
   parsePriceTable,
-} from '../../../../src/domain/credits/pricing.js';
+} from '../../../../src/domain/credits/decider.js';
 import { DomainError } from '../../../../src/domain/errors.js';
 
 const table = { ...DEFAULT_PRICE_TABLE };
