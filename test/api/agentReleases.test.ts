@@ -183,16 +183,25 @@ describe('release gate', () => {
     const s = await shop('GateEstimate');
     const estimate = await s.call('POST', `/api/agents/${s.agentId}/release-checks/estimate`, { conversations: 1 });
     expect(estimate.statusCode).toBe(200);
-    expect(estimate.json().estimate).toEqual({ version: 1, conversations: [{ conversationId: s.cheques.conversationId, messages: 1 }], messages: 1, costMicros: 0, provider: 'builtin', model: 'builtin' });
+    expect(estimate.json().estimate).toEqual({
+      version: 1,
+      conversations: [{ conversationId: s.cheques.conversationId, messages: 1 }],
+      messages: 1,
+      suite: { cases: 1, messages: 1, costMicros: 0 },
+      costMicros: 0,
+      provider: 'builtin',
+      model: 'builtin',
+    });
   });
 
-  it('with a paid model the replay’s estimate is confirmed first (409 CONFLICT otherwise, nothing starts) and its answers are charged', async () => {
+  it('with a paid model the estimate of the replay and the suite is confirmed first (409 CONFLICT otherwise, nothing starts) and their answers are charged', async () => {
     const s = await shop('GatePaid');
     expect((await s.call('PUT', '/api/llm-config', { provider: 'openai', baseUrl: llm.url, apiKey: 'sk-gate', model: 'gpt-4o-mini' })).statusCode).toBe(200);
     const v2 = await s.draft({ systemPrompt: 'Be brief.' });
     const estimate = (await s.call('POST', `/api/agents/${s.agentId}/release-checks/estimate`, { version: v2 })).json().estimate;
-    expect(estimate).toMatchObject({ version: v2, messages: 2, provider: 'openai', model: 'gpt-4o-mini' });
-    expect(estimate.costMicros).toBeGreaterThan(0);
+    expect(estimate).toMatchObject({ version: v2, messages: 2, suite: { cases: 1, messages: 1 }, provider: 'openai', model: 'gpt-4o-mini' });
+    expect(estimate.suite.costMicros).toBeGreaterThan(0);
+    expect(estimate.costMicros).toBeGreaterThan(estimate.suite.costMicros);
 
     const unconfirmed = await s.call('POST', `/api/agents/${s.agentId}/release-checks`, { version: v2 });
     expect(unconfirmed.statusCode).toBe(409);
@@ -204,8 +213,9 @@ describe('release gate', () => {
     const id = started.json().check.id;
     await expect.poll(async () => (await s.call('GET', `/api/agents/${s.agentId}/release-checks/${id}`)).json().check.status, { timeout: 20_000, interval: 50 }).toBe('finished');
     const report = (await s.call('GET', `/api/agents/${s.agentId}/release-checks/${id}`)).json();
-    // The cases are answered on the builtin provider (the handoff message says "person"); the replay by the paid model.
-    expect(report.check.gate).toEqual({ passed: true, failedCases: [] });
+    // The case is answered by the paid model too (it echoes instead of handing off to a person); so is the replay.
+    expect(report.check.gate).toEqual({ passed: false, failedCases: [{ caseId: s.caseId, name: 'Cheque' }] });
+    expect(report.check.suite.cases[0].answer.text).toBe('Echo: Can I pay with a cheque?');
     expect(report.turns.map((t: any) => [t.draft.kind, t.draft.text, t.draft.costMicros > 0]).sort()).toEqual([
       ['agent', 'Echo: Can I pay with a cheque?', true],
       ['agent', 'Echo: Do you ship to Norway?', true],
@@ -214,5 +224,6 @@ describe('release gate', () => {
     await expect
       .poll(async () => (await s.call('GET', '/api/credits')).json().credits.ledger.filter((l: { reason: string }) => l.reason.startsWith('Replay answer')).reduce((n: number, l: { deltaMicros: number }) => n - l.deltaMicros, 0), { timeout: 5000 })
       .toBe(spent);
+    await expect.poll(async () => (await s.call('GET', '/api/credits')).json().credits.ledger.filter((l: { reason: string }) => l.reason.startsWith('Test answer')).length, { timeout: 5000 }).toBe(1);
   });
 });
