@@ -61,6 +61,61 @@ async function shop(name: string) {
 }
 
 describe('release gate', () => {
+  it('given a required case, when a behaviour change comes through PATCH, then 409 RELEASE_CHECKS_REQUIRED tells to save a draft and publish it; the name and the switch still change in place', async () => {
+    const s = await shop('GatePatch');
+    const patched = await s.call('PATCH', `/api/agents/${s.agentId}`, { handoffMessage: 'Wait for our team.' });
+    expect(patched.statusCode).toBe(409);
+    expect(patched.json().error).toEqual({ code: 'RELEASE_CHECKS_REQUIRED', message: expect.stringMatching(/save a draft .*publish it through the release gate/) });
+    const mixed = await s.call('PATCH', `/api/agents/${s.agentId}`, { name: 'Bea', systemPrompt: 'Be brief.' });
+    expect(mixed.statusCode).toBe(409);
+    const versions = (await s.call('GET', `/api/agents/${s.agentId}/versions`)).json();
+    expect(versions).toMatchObject({ publishedVersion: 1, latestVersion: 1 });
+
+    const renamed = await s.call('PATCH', `/api/agents/${s.agentId}`, { name: 'Bea', active: false });
+    expect(renamed.statusCode).toBe(200);
+    expect(renamed.json().agent).toMatchObject({ name: 'Bea', active: false, handoffMessage: 'A person will answer soon.' });
+
+    // Without a required case the documented PATCH goes live at once, as API clients rely on.
+    await s.call('PUT', `/api/agents/${s.agentId}/test-cases/${s.caseId}`, { ...cheque, required: false });
+    const live = await s.call('PATCH', `/api/agents/${s.agentId}`, { handoffMessage: 'Wait for our team.' });
+    expect(live.statusCode).toBe(200);
+    expect((await s.call('GET', `/api/agents/${s.agentId}/versions`)).json()).toMatchObject({ publishedVersion: 2, latestVersion: 2 });
+  });
+
+  it('given a required case, when an experiment is started with a version newer than the published one, then it passes the gate like a publish, and ending it records the checks on the publication', async () => {
+    const s = await shop('GateExperiment');
+    const failing = await s.draft({ handoffMessage: 'Wait for our team.' });
+    const start = (versions: number[], body: object = {}, bearer?: string) => s.call('POST', `/api/agents/${s.agentId}/experiments`, { versions, split: [50, 50], ...body }, bearer);
+
+    expect((await start([1, failing])).json().error.code).toBe('RELEASE_CHECKS_REQUIRED');
+    const failedCheck = await s.check(failing);
+    const refused = await start([1, failing], { releaseCheckId: failedCheck.check.id });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().error).toMatchObject({ code: 'RELEASE_CHECKS_FAILED', details: { releaseCheckId: failedCheck.check.id, failedCases: [{ caseId: s.caseId, name: 'Cheque' }] } });
+    const admin = await teammate(s, 'admin');
+    expect((await start([1, failing], { releaseCheckId: failedCheck.check.id, override: true, reason: 'Try it' }, admin)).statusCode).toBe(403);
+
+    const passing = await s.draft({ handoffMessage: 'A person from our team will answer soon.' });
+    const passedCheck = await s.check(passing);
+    // A check of the other arm's version does not pass this one.
+    expect((await start([1, passing], { releaseCheckId: failedCheck.check.id })).json().error.code).toBe('RELEASE_CHECKS_REQUIRED');
+    const started = await start([1, passing], { releaseCheckId: passedCheck.check.id });
+    expect(started.statusCode).toBe(201);
+    const experimentId = started.json().experiment.id as string;
+    const ended = await s.call('POST', `/api/agents/${s.agentId}/experiments/${experimentId}/end`, { winner: passing, reason: 'Fewer handoffs' });
+    expect(ended.statusCode).toBe(200);
+    const [latest] = (await s.call('GET', `/api/agents/${s.agentId}/publications`)).json().publications;
+    expect(latest).toMatchObject({ version: passing, rollback: false, reason: 'Fewer handoffs', checks: { releaseCheckId: passedCheck.check.id, failedCases: [], overridden: false, overrideReason: null } });
+
+    // An owner may start one over unchecked versions with a reason, recorded on the winner's publication.
+    const unchecked = await s.draft({ handoffMessage: 'Please wait for our team.' });
+    const overridden = await start([passing, unchecked], { override: true, reason: 'Measure it on real customers' });
+    expect(overridden.statusCode).toBe(201);
+    await s.call('POST', `/api/agents/${s.agentId}/experiments/${overridden.json().experiment.id}/end`, { winner: unchecked, reason: 'It won' });
+    const [last] = (await s.call('GET', `/api/agents/${s.agentId}/publications`)).json().publications;
+    expect(last).toMatchObject({ version: unchecked, checks: { releaseCheckId: null, failedCases: [], overridden: true, overrideReason: 'Measure it on real customers' } });
+  });
+
   it('a failing required case blocks publish with 409 RELEASE_CHECKS_FAILED naming it; a fixed draft passes its check and publishes', async () => {
     const s = await shop('GateShop');
     const v2 = await s.draft({ handoffMessage: 'Wait for our team.' });
