@@ -120,6 +120,14 @@ describe('versions are recorded', () => {
     expect((await acme.call('GET', `/api/agents/${agentId}/versions/9`)).statusCode).toBe(404);
   });
 
+  it('given any behaviour setting, when a draft is saved with it, then it is a new version (general answers, after-hours message, hand-back)', async () => {
+    const agentId = (await acme.call('POST', '/api/agents', { name: 'Drafty' })).json().agent.id as string;
+    const saved = await acme.call('POST', `/api/agents/${agentId}/versions`, { generalAnswers: true, afterHoursMessage: 'Back {{back}}.', handBackAfterMinutes: 60 });
+    expect(saved.statusCode).toBe(201);
+    expect(saved.json().version).toMatchObject({ version: 2, published: false, draft: true });
+    expect([...saved.json().version.changed].sort()).toEqual(['afterHoursMessage', 'generalAnswers', 'handBackAfterMinutes']);
+  });
+
   it('diffs two versions field by field, the prompt line by line', async () => {
     const agentId = await newAgent(acme);
     await acme.call('POST', `/api/agents/${agentId}/versions`, { systemPrompt: 'Be kind.\nBe very brief.', temperature: 1 });
