@@ -116,6 +116,8 @@ export interface TestRun {
 export const listTestCases = async (agentId: string, o?: RequestOptions) =>
   (await request<{ testCases: TestCase[] }>('GET', `${base(agentId)}/test-cases?limit=200`, undefined, o)).testCases;
 export const createTestCase = async (agentId: string, input: TestCaseInput) => (await request<{ testCase: TestCase }>('POST', `${base(agentId)}/test-cases`, input)).testCase;
+export const caseFromConversation = async (agentId: string, conversationId: string) =>
+  (await request<{ testCase: TestCase }>('POST', `${base(agentId)}/test-cases/from-conversation`, { conversationId })).testCase;
 export const deleteTestCase = (agentId: string, caseId: string) => request<void>('DELETE', `${base(agentId)}/test-cases/${encodeURIComponent(caseId)}`);
 export interface TestRunEstimate {
   version: number;

@@ -102,6 +102,10 @@ function ReleaseReport({ agentId, report, publishedVersion, onPublished }: { age
       <p>
         Tests: {suite.passed} passed, {suite.failed} failed
         {suite.requiredFailed > 0 ? ` (${suite.requiredFailed} required failed)` : ''} · {check.conversations} conversation(s) replayed
+        {suite.stopped ? ` · stopped: ${suite.stopped.message}` : ''}
+      </p>
+      <p className="muted">
+        Check <code data-testid="release-check-id">{check.id}</code> (an experiment with this version names it).
       </p>
       <ul className="version-list">
         {suite.cases.map((c) => (

@@ -17,6 +17,7 @@ import { useToast } from '../components/Toasts.js';
 import { Badge, Button, EmptyState, ErrorState, InlineError, SelectField, Skeleton, Switch, TextAreaField, TextField } from '../components/ui.js';
 import { useSubmit } from '../components/useSubmit.js';
 import { useAsync } from '../lib/useAsync.js';
+import { useRoute } from '../lib/router.js';
 import { formatMicros } from '../lib/format.js';
 
 /** What a case expects, in words. */
@@ -42,6 +43,8 @@ export function AgentTestsTab({ agentId }: { agentId: string }) {
   const toast = useToast();
   const cases = useAsync((signal) => listTestCases(agentId, { signal }), [agentId]);
   const removal = useSubmit();
+  // A case just made from a conversation (?case=<id>) is marked.
+  const made = useRoute().query.get('case');
 
   if (cases.loading && !cases.data) return <Skeleton rows={4} label="Loading test cases…" />;
   if (cases.error && !cases.data) return <ErrorState error={cases.error} onRetry={cases.reload} title="Could not load the test cases" />;
@@ -56,9 +59,10 @@ export function AgentTestsTab({ agentId }: { agentId: string }) {
         ) : (
           <ul className="version-list">
             {cases.data?.map((c: TestCase) => (
-              <li key={c.id} className="version-row" data-testid="test-case">
+              <li key={c.id} className="version-row" data-testid="test-case" data-new={c.id === made ? 'true' : undefined}>
                 <div className="version-head">
                   <strong>{c.name}</strong>
+                  {c.id === made && <Badge tone="success">New</Badge>}
                   {c.required && <Badge tone="warning">Required</Badge>}
                   <span className="muted">
                     “{c.turns.join(' → ')}” · {describeExpectations(c.expect)}
