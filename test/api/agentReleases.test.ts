@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { teammateBearer } from '../support/agentFixtures.js';
 import { signUp, type Company } from '../support/api.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { ISO_MS } from '../support/formats.js';
@@ -23,13 +24,8 @@ afterAll(async () => {
   await llm?.close();
 });
 
-async function teammate(owner: Company, role: 'admin' | 'agent') {
-  const invited = await owner.call('POST', '/api/team/invitations', { email: uniqueEmail(`release-${role}`), role });
-  const token = String(invited.json().invitationUrl).split('#/accept-invitation/')[1];
-  const accepted = await server.app.inject({ method: 'POST', url: '/api/auth/accept-invitation', payload: { token, name: `Release ${role}`, password: 'teammate password' } });
-  expect(accepted.statusCode).toBe(200);
-  return accepted.json().session.access_token as string;
-}
+
+const teammate = (owner: Company, role: 'admin' | 'agent') => teammateBearer(server, owner, role, `Release ${role}`);
 
 const cheque = { name: 'Cheque', turns: ['Can I pay with a cheque?'], expect: { handoff: true, contains: [{ kind: 'text', value: 'person' }] }, required: true };
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { teammateBearer } from '../support/agentFixtures.js';
 import { acmeAndGlobex, signUp, type Company } from '../support/api.js';
 import { ISO_MS } from '../support/formats.js';
 import { postPlatformWebhook } from '../support/platformWebhook.js';
@@ -24,6 +25,8 @@ beforeAll(async () => {
   ({ acme, globex } = await acmeAndGlobex(server));
 });
 afterAll(async () => server?.close());
+
+const joinAs = (owner: Company, role: 'agent' | 'admin') => teammateBearer(server, owner, role);
 
 async function newAgent(co: Company, fields: Record<string, unknown> = {}) {
   const res = await co.call('POST', '/api/agents', { name: 'Ava', systemPrompt: 'Be kind.\nBe brief.', handoffMessage: 'Version one hands off.', ...fields });
@@ -58,14 +61,6 @@ async function customerAsks(co: Company, integrationId: number, clientId: string
   return reply as { text: string; agentVersion: number | null };
 }
 
-async function joinAs(owner: Company, role: 'agent' | 'admin') {
-  const invited = await owner.call('POST', '/api/team/invitations', { email: `${role}-${Date.now()}-${Math.random()}@example.com`, role });
-  expect(invited.statusCode).toBe(201);
-  const token = String(invited.json().invitationUrl).split('#/accept-invitation/')[1];
-  const accepted = await server.app.inject({ method: 'POST', url: '/api/auth/accept-invitation', payload: { token, name: `A ${role}`, password: 'a long password' } });
-  expect(accepted.statusCode).toBe(200);
-  return accepted.json().session.access_token as string;
-}
 
 describe('versions are recorded', () => {
   it('a new agent is version 1, published; an edit is version 2, published at once; a draft is version 3, not published', async () => {

@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserPrerequisites, dashboardPage, saveFailureScreenshot, signUpInDashboard, startServerAndBrowser, type ServerAndBrowser } from '../support/browser.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { agentDashboard } from '../support/agentFixtures.js';
+import { browserPrerequisites, saveFailureScreenshot, signUpInDashboard } from '../support/browser.js';
 
 /**
  * An agent's Versions and Tests tabs in headless Chromium: edit the draft, see the new version and its diff, publish it and see
@@ -12,27 +13,13 @@ const TIMEOUT = 90_000;
 const QUESTION = 'Can I pay with a cheque?';
 
 if (browserPrerequisites()) {
+  const dashboard = agentDashboard();
+  const { api } = dashboard;
   let base: string;
-  let stage: ServerAndBrowser;
   let page: Page;
-  beforeAll(async () => {
-    stage = await startServerAndBrowser({ REPLY_BURST_WINDOW_MS: '50' });
-    ({ base } = stage);
-    page = await dashboardPage(stage.browser, { timeoutMs: 15_000 });
+  beforeAll(() => {
+    ({ base, page } = dashboard);
   });
-  afterAll(async () => {
-    await stage?.close();
-  });
-
-  const api = (method: string, path: string, body?: unknown) =>
-    page.evaluate(
-      async ({ method, path, body }) => {
-        const bearer = (JSON.parse(localStorage.getItem('mas.session') ?? 'null') as { access_token: string }).access_token;
-        const res = await fetch(path, { method, headers: { authorization: `Bearer ${bearer}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
-        return { status: res.status, json: res.status === 204 ? null : await res.json() };
-      },
-      { method, path, body },
-    );
 
   /** Asks in the agent's playground (a new session each time) and resolves with the answer's text. */
   async function playgroundAnswer(agentId: string): Promise<string> {
