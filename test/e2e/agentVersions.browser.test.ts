@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agentDashboard } from '../support/agentFixtures.js';
 import { browserPrerequisites, saveFailureScreenshot, signUpInDashboard } from '../support/browser.js';
+import { seedConversation } from '../support/replayFixtures.js';
 
 /**
  * An agent's Versions and Tests tabs in headless Chromium: edit the draft, see the new version and its diff, publish it and see
@@ -165,6 +166,45 @@ if (browserPrerequisites()) {
       await dialog.getByRole('button', { name: 'Roll back', exact: true }).click();
       await expect.poll(() => page.getByTestId('versions-summary').textContent()).toContain('version 1');
       expect(await playgroundAnswer(agent.id)).toContain('A person will answer soon.');
+    });
+
+    it('an agent whose team relies on the gate: the form saves an edit as a draft and opens the Release tab; the name changes in place', { timeout: TIMEOUT }, async (ctx) => {
+      ctx.onTestFailed(async () => {
+        await saveFailureScreenshot(page, 'agent-form-gated');
+      });
+      const agent = (await api('POST', '/api/agents', { name: 'Cy', handoffMessage: 'A person will answer soon.' })).json.agent;
+      const required = { name: 'Cheques go to a person', turns: [QUESTION], expect: { handoff: true }, required: true };
+      expect((await api('POST', `/api/agents/${agent.id}/test-cases`, required)).status).toBe(201);
+
+      await page.goto(`${base}/#/agents/${agent.id}`);
+      await page.getByLabel('Name', { exact: true }).fill('Cyd');
+      await page.getByLabel('Handoff message', { exact: true }).fill('Our team will answer.');
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await expect.poll(() => page.url()).toContain(`#/agents/${agent.id}/release`);
+      await page.getByRole('heading', { name: 'Check a version before it goes live' }).waitFor();
+      expect(await page.getByLabel('Version to check').inputValue()).toBe('2');
+      // Customers keep version 1 until the draft passes the gate; the name changed at once.
+      expect(await api('GET', `/api/agents/${agent.id}/versions`).then((r) => r.json)).toMatchObject({ publishedVersion: 1, draftVersion: 2 });
+      expect((await api('GET', `/api/agents/${agent.id}`)).json.agent).toMatchObject({ name: 'Cyd', handoffMessage: 'A person will answer soon.' });
+    });
+
+    it('“Make a test case” in a conversation the agent answered opens its Tests tab on the new case', { timeout: TIMEOUT }, async (ctx) => {
+      ctx.onTestFailed(async () => {
+        await saveFailureScreenshot(page, 'make-test-case');
+      });
+      const agent = (await api('POST', '/api/agents', { name: 'Di' })).json.agent;
+      const companyId = (await api('GET', '/api/auth/me')).json.company.companyId as string;
+      const { conversationId } = await seedConversation(dashboard.server.adapters.eventStore, companyId, [
+        { customer: ['Do you ship to Iceland?'], answer: { agent: 'Yes, within 5 days.', agentId: agent.id } },
+      ]);
+      await page.goto(`${base}/#/conversations/${conversationId}`);
+      await page.getByTestId('make-test-case').click();
+      await expect.poll(() => page.url()).toContain(`#/agents/${agent.id}/tests?case=`);
+      const made = page.locator('[data-testid="test-case"][data-new="true"]');
+      await expect.poll(() => made.textContent()).toMatch(/Do you ship to Iceland\?.*New|New.*Do you ship to Iceland\?/);
+      const [testCase] = (await api('GET', `/api/agents/${agent.id}/test-cases`)).json.testCases;
+      expect(testCase).toMatchObject({ turns: ['Do you ship to Iceland?'], reference: { kind: 'agent', text: 'Yes, within 5 days.', conversationId } });
+      expect(page.url()).toContain(`case=${testCase.id}`);
     });
   });
 }
