@@ -160,13 +160,9 @@ export interface ReleaseTurn {
   draft: SideAnswer;
   changes: { handoff: 'same' | 'now_hands_off' | 'no_longer_hands_off'; sourcesAdded: string[]; sourcesRemoved: string[]; lengthDelta: number; costDeltaMicros: number | null };
 }
-export interface ReleaseEstimate {
-  version: number;
-  messages: number;
+/** What a check would answer and cost: the replay's messages and the suite's, `costMicros` for both. */
+export interface ReleaseEstimate extends Omit<TestRunEstimate, 'cases'> {
   suite: { cases: number; messages: number; costMicros: number };
-  costMicros: number;
-  provider: 'builtin' | 'openai';
-  model: string;
 }
 
 export const estimateReleaseCheck = async (agentId: string, version: number) =>
