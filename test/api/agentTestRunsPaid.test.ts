@@ -138,7 +138,7 @@ describe('test runs on a paid model', () => {
     const co = await signUp(server, 'FreeRuns', uniqueEmail('free-runs'));
     const agentId = (await co.call('POST', '/api/agents', { name: 'Ava', model: 'gpt-4o' })).json().agent.id as string;
     await co.call('POST', `/api/agents/${agentId}/test-cases`, shipping);
-    expect((await co.call('POST', `/api/agents/${agentId}/test-runs/estimate`, {})).json().estimate).toEqual({ version: 1, cases: 1, messages: 1, costMicros: 0, provider: 'builtin', model: 'gpt-4o' });
+    expect((await co.call('POST', `/api/agents/${agentId}/test-runs/estimate`, {})).json().estimate).toEqual({ version: 1, cases: 1, messages: 1, costMicros: 0, provider: 'builtin', model: 'builtin' });
     const started = await co.call('POST', `/api/agents/${agentId}/test-runs`, {});
     expect(started.statusCode).toBe(202);
     const run = await settled(co, agentId, started.json().run.id);

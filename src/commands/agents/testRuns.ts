@@ -45,10 +45,16 @@ function estimateCases(config: AgentConfig, cases: Case[], llm: AnsweringLlm, pr
   return { cases: cases.length, messages, costMicros };
 }
 
+/** Who answers a run's cases: on the builtin provider that is the builtin provider, whatever model the version names. */
+async function runAnswerer(deps: Pick<CommandDeps, 'eventStore'>, companyId: string, config: AgentConfig): Promise<AnsweringLlm> {
+  const llm = await answeringLlm(deps, companyId, config.model);
+  return llm.kind === 'builtin' ? { kind: 'builtin', model: 'builtin' } : llm;
+}
+
 /** What a run of the agent's cases with `version` (the draft when null) would answer and cost; nothing is charged. */
 export async function estimateTestRun(deps: CommandDeps & { pricing: Pricing }, input: { companyId: string; agentId: string; version: number | null }): Promise<TestRunEstimate> {
   const { version, config } = await versionConfig(deps, input);
-  const llm = await answeringLlm(deps, input.companyId, config.model);
+  const llm = await runAnswerer(deps, input.companyId, config);
   return { version, llm, ...estimateCases(config, await loadTestCases(deps, input.agentId), llm, deps.pricing) };
 }
 
@@ -64,7 +70,7 @@ export async function startTestRun(
 ) {
   const { version, config } = await versionConfig(deps, input);
   const cases = await loadTestCases(deps, input.agentId);
-  const llm = await answeringLlm(deps, input.companyId, config.model);
+  const llm = await runAnswerer(deps, input.companyId, config);
   const estimate = estimateCases(config, cases, llm, deps.pricing);
   confirmCost(estimate, input.confirmedCostMicros);
   const runId = randomUUID();
