@@ -33,6 +33,7 @@ export const ROLE_RULES: readonly Rule[] = [
   { url: '/api/agents/:id/versions*', methods: WRITE, roles: MANAGERS },
   { url: '/api/agents/:id/rollback', methods: WRITE, roles: MANAGERS },
   { url: '/api/agents/:id/test-runs', methods: ['POST'], roles: MANAGERS },
+  { url: '/api/agents/:id/test-runs/estimate', methods: ['POST'], roles: MANAGERS },
   { url: '/api/agents/:id/experiments*', methods: WRITE, roles: MANAGERS },
   // A release check spends credits on a paid model (its replay).
   { url: '/api/agents/:id/release-checks', methods: ['POST'], roles: MANAGERS },

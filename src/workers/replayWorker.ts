@@ -33,7 +33,7 @@ export interface ReplayWorkerDeps extends CommandDeps {
   backoffMs?: number[];
   /** Replay outcomes, answers and running jobs (Prometheus /metrics); none in tools and some tests. */
   metrics?: ReplayMetrics;
-  /** The builtin provider agent test runs answer with; without it this worker runs no tests. */
+  /** The builtin provider test runs started on it answer with; without it this worker runs no tests. */
   builtinLlm?: LlmProvider;
 }
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentWithVersions, teammateBearer } from '../support/agentFixtures.js';
 import { conversationIdFor } from '../../src/commands/conversations/deliveries.js';
 import { agentDefaults } from '../../src/domain/agents/events.js';
 import { assignArm, type ExperimentSplit } from '../../src/domain/agents/experiments.js';
@@ -33,13 +34,9 @@ beforeAll(async () => {
 afterAll(async () => server?.close());
 
 /** An agent (version 1) with a draft version 2 that hands off with another message. */
-async function agentWithTwoVersions(co: Company) {
-  const res = await co.call('POST', '/api/agents', { name: 'Ava', handoffMessage: 'Version one hands off.' });
-  expect(res.statusCode).toBe(201);
-  const agentId = res.json().agent.id as string;
-  expect((await co.call('POST', `/api/agents/${agentId}/versions`, { handoffMessage: 'Version two hands off.' })).statusCode).toBe(201);
-  return agentId;
-}
+const agentWithTwoVersions = (co: Company) => agentWithVersions(co, { handoffMessage: 'Version one hands off.' }, [{ handoffMessage: 'Version two hands off.' }]);
+
+const joinAs = (owner: Company, role: 'agent' | 'admin') => teammateBearer(server, owner, role);
 
 async function startExperiment(co: Company, agentId: string, body: Record<string, unknown> = { versions: [1, 2], split: [50, 50], holdout: 20 }) {
   const res = await co.call('POST', `/api/agents/${agentId}/experiments`, body);
@@ -47,14 +44,6 @@ async function startExperiment(co: Company, agentId: string, body: Record<string
   return res.json().experiment;
 }
 
-async function joinAs(owner: Company, role: 'agent' | 'admin') {
-  const invited = await owner.call('POST', '/api/team/invitations', { email: `${role}-${Date.now()}-${Math.random()}@example.com`, role });
-  expect(invited.statusCode).toBe(201);
-  const token = String(invited.json().invitationUrl).split('#/accept-invitation/')[1];
-  const accepted = await server.app.inject({ method: 'POST', url: '/api/auth/accept-invitation', payload: { token, name: `A ${role}`, password: 'a long password' } });
-  expect(accepted.statusCode).toBe(200);
-  return accepted.json().session.access_token as string;
-}
 
 describe('starting an experiment', () => {
   it('records the two versions, the split, the holdout and the level; a second one is 409, and nothing can be published meanwhile', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { teammateBearer } from '../support/agentFixtures.js';
 import { signUp, type Company } from '../support/api.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { ISO_MS } from '../support/formats.js';
@@ -23,13 +24,8 @@ afterAll(async () => {
   await llm?.close();
 });
 
-async function teammate(owner: Company, role: 'admin' | 'agent') {
-  const invited = await owner.call('POST', '/api/team/invitations', { email: uniqueEmail(`release-${role}`), role });
-  const token = String(invited.json().invitationUrl).split('#/accept-invitation/')[1];
-  const accepted = await server.app.inject({ method: 'POST', url: '/api/auth/accept-invitation', payload: { token, name: `Release ${role}`, password: 'teammate password' } });
-  expect(accepted.statusCode).toBe(200);
-  return accepted.json().session.access_token as string;
-}
+
+const teammate = (owner: Company, role: 'admin' | 'agent') => teammateBearer(server, owner, role, `Release ${role}`);
 
 const cheque = { name: 'Cheque', turns: ['Can I pay with a cheque?'], expect: { handoff: true, contains: [{ kind: 'text', value: 'person' }] }, required: true };
 
@@ -61,6 +57,61 @@ async function shop(name: string) {
 }
 
 describe('release gate', () => {
+  it('given a required case, when a behaviour change comes through PATCH, then 409 RELEASE_CHECKS_REQUIRED tells to save a draft and publish it; the name and the switch still change in place', async () => {
+    const s = await shop('GatePatch');
+    const patched = await s.call('PATCH', `/api/agents/${s.agentId}`, { handoffMessage: 'Wait for our team.' });
+    expect(patched.statusCode).toBe(409);
+    expect(patched.json().error).toEqual({ code: 'RELEASE_CHECKS_REQUIRED', message: expect.stringMatching(/save a draft .*publish it through the release gate/) });
+    const mixed = await s.call('PATCH', `/api/agents/${s.agentId}`, { name: 'Bea', systemPrompt: 'Be brief.' });
+    expect(mixed.statusCode).toBe(409);
+    const versions = (await s.call('GET', `/api/agents/${s.agentId}/versions`)).json();
+    expect(versions).toMatchObject({ publishedVersion: 1, latestVersion: 1 });
+
+    const renamed = await s.call('PATCH', `/api/agents/${s.agentId}`, { name: 'Bea', active: false });
+    expect(renamed.statusCode).toBe(200);
+    expect(renamed.json().agent).toMatchObject({ name: 'Bea', active: false, handoffMessage: 'A person will answer soon.' });
+
+    // Without a required case the documented PATCH goes live at once, as API clients rely on.
+    await s.call('PUT', `/api/agents/${s.agentId}/test-cases/${s.caseId}`, { ...cheque, required: false });
+    const live = await s.call('PATCH', `/api/agents/${s.agentId}`, { handoffMessage: 'Wait for our team.' });
+    expect(live.statusCode).toBe(200);
+    expect((await s.call('GET', `/api/agents/${s.agentId}/versions`)).json()).toMatchObject({ publishedVersion: 2, latestVersion: 2 });
+  });
+
+  it('given a required case, when an experiment is started with a version newer than the published one, then it passes the gate like a publish, and ending it records the checks on the publication', async () => {
+    const s = await shop('GateExperiment');
+    const failing = await s.draft({ handoffMessage: 'Wait for our team.' });
+    const start = (versions: number[], body: object = {}, bearer?: string) => s.call('POST', `/api/agents/${s.agentId}/experiments`, { versions, split: [50, 50], ...body }, bearer);
+
+    expect((await start([1, failing])).json().error.code).toBe('RELEASE_CHECKS_REQUIRED');
+    const failedCheck = await s.check(failing);
+    const refused = await start([1, failing], { releaseCheckId: failedCheck.check.id });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().error).toMatchObject({ code: 'RELEASE_CHECKS_FAILED', details: { releaseCheckId: failedCheck.check.id, failedCases: [{ caseId: s.caseId, name: 'Cheque' }] } });
+    const admin = await teammate(s, 'admin');
+    expect((await start([1, failing], { releaseCheckId: failedCheck.check.id, override: true, reason: 'Try it' }, admin)).statusCode).toBe(403);
+
+    const passing = await s.draft({ handoffMessage: 'A person from our team will answer soon.' });
+    const passedCheck = await s.check(passing);
+    // A check of the other arm's version does not pass this one.
+    expect((await start([1, passing], { releaseCheckId: failedCheck.check.id })).json().error.code).toBe('RELEASE_CHECKS_REQUIRED');
+    const started = await start([1, passing], { releaseCheckId: passedCheck.check.id });
+    expect(started.statusCode).toBe(201);
+    const experimentId = started.json().experiment.id as string;
+    const ended = await s.call('POST', `/api/agents/${s.agentId}/experiments/${experimentId}/end`, { winner: passing, reason: 'Fewer handoffs' });
+    expect(ended.statusCode).toBe(200);
+    const [latest] = (await s.call('GET', `/api/agents/${s.agentId}/publications`)).json().publications;
+    expect(latest).toMatchObject({ version: passing, rollback: false, reason: 'Fewer handoffs', checks: { releaseCheckId: passedCheck.check.id, failedCases: [], overridden: false, overrideReason: null } });
+
+    // An owner may start one over unchecked versions with a reason, recorded on the winner's publication.
+    const unchecked = await s.draft({ handoffMessage: 'Please wait for our team.' });
+    const overridden = await start([passing, unchecked], { override: true, reason: 'Measure it on real customers' });
+    expect(overridden.statusCode).toBe(201);
+    await s.call('POST', `/api/agents/${s.agentId}/experiments/${overridden.json().experiment.id}/end`, { winner: unchecked, reason: 'It won' });
+    const [last] = (await s.call('GET', `/api/agents/${s.agentId}/publications`)).json().publications;
+    expect(last).toMatchObject({ version: unchecked, checks: { releaseCheckId: null, failedCases: [], overridden: true, overrideReason: 'Measure it on real customers' } });
+  });
+
   it('a failing required case blocks publish with 409 RELEASE_CHECKS_FAILED naming it; a fixed draft passes its check and publishes', async () => {
     const s = await shop('GateShop');
     const v2 = await s.draft({ handoffMessage: 'Wait for our team.' });
@@ -183,16 +234,25 @@ describe('release gate', () => {
     const s = await shop('GateEstimate');
     const estimate = await s.call('POST', `/api/agents/${s.agentId}/release-checks/estimate`, { conversations: 1 });
     expect(estimate.statusCode).toBe(200);
-    expect(estimate.json().estimate).toEqual({ version: 1, conversations: [{ conversationId: s.cheques.conversationId, messages: 1 }], messages: 1, costMicros: 0, provider: 'builtin', model: 'builtin' });
+    expect(estimate.json().estimate).toEqual({
+      version: 1,
+      conversations: [{ conversationId: s.cheques.conversationId, messages: 1 }],
+      messages: 1,
+      suite: { cases: 1, messages: 1, costMicros: 0 },
+      costMicros: 0,
+      provider: 'builtin',
+      model: 'builtin',
+    });
   });
 
-  it('with a paid model the replay’s estimate is confirmed first (409 CONFLICT otherwise, nothing starts) and its answers are charged', async () => {
+  it('with a paid model the estimate of the replay and the suite is confirmed first (409 CONFLICT otherwise, nothing starts) and their answers are charged', async () => {
     const s = await shop('GatePaid');
     expect((await s.call('PUT', '/api/llm-config', { provider: 'openai', baseUrl: llm.url, apiKey: 'sk-gate', model: 'gpt-4o-mini' })).statusCode).toBe(200);
     const v2 = await s.draft({ systemPrompt: 'Be brief.' });
     const estimate = (await s.call('POST', `/api/agents/${s.agentId}/release-checks/estimate`, { version: v2 })).json().estimate;
-    expect(estimate).toMatchObject({ version: v2, messages: 2, provider: 'openai', model: 'gpt-4o-mini' });
-    expect(estimate.costMicros).toBeGreaterThan(0);
+    expect(estimate).toMatchObject({ version: v2, messages: 2, suite: { cases: 1, messages: 1 }, provider: 'openai', model: 'gpt-4o-mini' });
+    expect(estimate.suite.costMicros).toBeGreaterThan(0);
+    expect(estimate.costMicros).toBeGreaterThan(estimate.suite.costMicros);
 
     const unconfirmed = await s.call('POST', `/api/agents/${s.agentId}/release-checks`, { version: v2 });
     expect(unconfirmed.statusCode).toBe(409);
@@ -204,8 +264,9 @@ describe('release gate', () => {
     const id = started.json().check.id;
     await expect.poll(async () => (await s.call('GET', `/api/agents/${s.agentId}/release-checks/${id}`)).json().check.status, { timeout: 20_000, interval: 50 }).toBe('finished');
     const report = (await s.call('GET', `/api/agents/${s.agentId}/release-checks/${id}`)).json();
-    // The cases are answered on the builtin provider (the handoff message says "person"); the replay by the paid model.
-    expect(report.check.gate).toEqual({ passed: true, failedCases: [] });
+    // The case is answered by the paid model too (it echoes instead of handing off to a person); so is the replay.
+    expect(report.check.gate).toEqual({ passed: false, failedCases: [{ caseId: s.caseId, name: 'Cheque' }] });
+    expect(report.check.suite.cases[0].answer.text).toBe('Echo: Can I pay with a cheque?');
     expect(report.turns.map((t: any) => [t.draft.kind, t.draft.text, t.draft.costMicros > 0]).sort()).toEqual([
       ['agent', 'Echo: Can I pay with a cheque?', true],
       ['agent', 'Echo: Do you ship to Norway?', true],
@@ -214,5 +275,6 @@ describe('release gate', () => {
     await expect
       .poll(async () => (await s.call('GET', '/api/credits')).json().credits.ledger.filter((l: { reason: string }) => l.reason.startsWith('Replay answer')).reduce((n: number, l: { deltaMicros: number }) => n - l.deltaMicros, 0), { timeout: 5000 })
       .toBe(spent);
+    await expect.poll(async () => (await s.call('GET', '/api/credits')).json().credits.ledger.filter((l: { reason: string }) => l.reason.startsWith('Test answer')).length, { timeout: 5000 }).toBe(1);
   });
 });

@@ -18,7 +18,12 @@ const PRICES = { 'gpt-4o-mini': { inputMicrosPer1K: 1000, outputMicrosPer1K: 200
 const VERDICT = '{"verdict": "fail", "reason": "It asks the customer to wait\\nwithout saying who answers."}';
 
 beforeAll(async () => {
-  llm = await startFakeLlm({ reply: () => VERDICT, usage: { prompt_tokens: 300, completion_tokens: 40 } });
+  // The judge gets its verdict; the case itself (answered by the company's model too) is handed to a person.
+  const isJudge = (body: { messages?: { content: unknown }[] }) => String(body.messages?.[0]?.content).startsWith('You check a customer-support answer');
+  llm = await startFakeLlm({
+    reply: (body) => (isJudge(body) ? VERDICT : { content: null, toolCalls: [{ name: 'handoff_to_human', arguments: '{"reason":"a cheque"}' }] }),
+    usage: { prompt_tokens: 300, completion_tokens: 40 },
+  });
   server = await startTestServer({ ALLOW_PRIVATE_PLATFORM_URLS: 'true', LLM_PRICE_TABLE: JSON.stringify(PRICES), LLM_MAX_RETRIES: '0' });
 }, 30_000);
 afterAll(async () => {
@@ -29,7 +34,8 @@ afterAll(async () => {
 const judged = { name: 'Cheque', turns: ['Can I pay with a cheque?'], expect: { handoff: true, judge: 'Says that a person will answer' }, required: true };
 
 async function runCases(co: Company, agentId: string) {
-  const started = await co.call('POST', `/api/agents/${agentId}/test-runs`, {});
+  const { costMicros } = (await co.call('POST', `/api/agents/${agentId}/test-runs/estimate`, {})).json().estimate;
+  const started = await co.call('POST', `/api/agents/${agentId}/test-runs`, { confirmedCostMicros: costMicros });
   expect(started.statusCode).toBe(202);
   const id = started.json().run.id as string;
   await expect.poll(async () => (await co.call('GET', `/api/agents/${agentId}/test-runs/${id}`)).json().run.status, { timeout: 10_000 }).toBe('finished');
@@ -55,8 +61,8 @@ describe('judge criterion', () => {
       { check: 'handoff', expected: 'hands off', passed: true },
       { check: 'judge', expected: 'Says that a person will answer', passed: false, verdict: 'failed', reason: 'It asks the customer to wait without saying who answers.' },
     ]);
-    // The judge saw the customer's message, the answer and the criterion.
-    expect(llm.completionRequests.length).toBe(calls + 1);
+    // The case's answer, then the judge, who saw the customer's message, the answer and the criterion.
+    expect(llm.completionRequests.length).toBe(calls + 2);
     const prompt = JSON.stringify(llm.completionRequests.at(-1)!.body);
     for (const part of ['Can I pay with a cheque?', 'Please wait.', 'Says that a person will answer']) expect(prompt).toContain(part);
 

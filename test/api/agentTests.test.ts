@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { teammateBearer } from '../support/agentFixtures.js';
 import { acmeAndGlobex, signUp, type Company } from '../support/api.js';
 import { ISO_MS, UUID } from '../support/formats.js';
 import { seedConversation } from '../support/replayFixtures.js';
@@ -19,15 +20,9 @@ beforeAll(async () => {
 afterAll(async () => server?.close());
 
 const newAgent = async (co: Company) => (await co.call('POST', '/api/agents', { name: 'Ava' })).json().agent.id as string;
+const agentRole = (owner: Company) => teammateBearer(server, owner, 'agent', 'Agent Role');
 const cheques = { name: 'Cheques', turns: ['Hello', 'Can I pay with a cheque?'], expect: { handoff: true, notContains: [{ kind: 'regex', value: '^yes' }] }, required: true };
 
-async function agentRole(owner: Company) {
-  const invited = await owner.call('POST', '/api/team/invitations', { email: `tests-agent-${Date.now()}@example.com`, role: 'agent' });
-  const token = String(invited.json().invitationUrl).split('#/accept-invitation/')[1];
-  const accepted = await server.app.inject({ method: 'POST', url: '/api/auth/accept-invitation', payload: { token, name: 'Agent Role', password: 'agent password' } });
-  expect(accepted.statusCode).toBe(200);
-  return accepted.json().session.access_token as string;
-}
 
 describe('test cases', () => {
   it("given a case with a mock for an action, when saved, then it keeps what the action answers in this case", async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { teammateBearer } from '../support/agentFixtures.js';
 import { acmeAndGlobex, signUp, type Company } from '../support/api.js';
 import { ISO_MS } from '../support/formats.js';
 import { postPlatformWebhook } from '../support/platformWebhook.js';
@@ -24,6 +25,8 @@ beforeAll(async () => {
   ({ acme, globex } = await acmeAndGlobex(server));
 });
 afterAll(async () => server?.close());
+
+const joinAs = (owner: Company, role: 'agent' | 'admin') => teammateBearer(server, owner, role);
 
 async function newAgent(co: Company, fields: Record<string, unknown> = {}) {
   const res = await co.call('POST', '/api/agents', { name: 'Ava', systemPrompt: 'Be kind.\nBe brief.', handoffMessage: 'Version one hands off.', ...fields });
@@ -58,14 +61,6 @@ async function customerAsks(co: Company, integrationId: number, clientId: string
   return reply as { text: string; agentVersion: number | null };
 }
 
-async function joinAs(owner: Company, role: 'agent' | 'admin') {
-  const invited = await owner.call('POST', '/api/team/invitations', { email: `${role}-${Date.now()}-${Math.random()}@example.com`, role });
-  expect(invited.statusCode).toBe(201);
-  const token = String(invited.json().invitationUrl).split('#/accept-invitation/')[1];
-  const accepted = await server.app.inject({ method: 'POST', url: '/api/auth/accept-invitation', payload: { token, name: `A ${role}`, password: 'a long password' } });
-  expect(accepted.statusCode).toBe(200);
-  return accepted.json().session.access_token as string;
-}
 
 describe('versions are recorded', () => {
   it('a new agent is version 1, published; an edit is version 2, published at once; a draft is version 3, not published', async () => {
@@ -118,6 +113,14 @@ describe('versions are recorded', () => {
     expect(got.statusCode).toBe(200);
     expect(got.json().version).toMatchObject({ version: 2, basedOn: 1, config: { temperature: 0.9, systemPrompt: 'Be kind.\nBe brief.' }, createdBy: `user:${acme.user.id}` });
     expect((await acme.call('GET', `/api/agents/${agentId}/versions/9`)).statusCode).toBe(404);
+  });
+
+  it('given any behaviour setting, when a draft is saved with it, then it is a new version (general answers, after-hours message, hand-back)', async () => {
+    const agentId = (await acme.call('POST', '/api/agents', { name: 'Drafty' })).json().agent.id as string;
+    const saved = await acme.call('POST', `/api/agents/${agentId}/versions`, { generalAnswers: true, afterHoursMessage: 'Back {{back}}.', handBackAfterMinutes: 60 });
+    expect(saved.statusCode).toBe(201);
+    expect(saved.json().version).toMatchObject({ version: 2, published: false, draft: true });
+    expect([...saved.json().version.changed].sort()).toEqual(['afterHoursMessage', 'generalAnswers', 'handBackAfterMinutes']);
   });
 
   it('diffs two versions field by field, the prompt line by line', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { teammateBearer } from '../support/agentFixtures.js';
 import { PLAYGROUND_LIMITS } from '../../src/domain/playground/events.js';
 import { signUp } from '../support/api.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
@@ -327,12 +328,7 @@ describe('agent playground', () => {
 
   it('any teammate role may use it: an agent-role teammate starts a session and asks', async () => {
     const co = await company();
-    const invited = await co.call('POST', '/api/team/invitations', { email: `agent-role-${Date.now()}@example.com`, role: 'agent' });
-    expect(invited.statusCode).toBe(201);
-    const token = String(invited.json().invitationUrl).split('#/accept-invitation/')[1];
-    const accepted = await server.app.inject({ method: 'POST', url: '/api/auth/accept-invitation', payload: { token, name: 'Agent Role', password: 'agent password' } });
-    expect(accepted.statusCode).toBe(200);
-    const bearer = accepted.json().session.access_token as string;
+    const bearer = await teammateBearer(server, co, 'agent', 'Agent Role');
     const started = await co.call('POST', `/api/agents/${co.agentId}/playground`, undefined, bearer);
     expect(started.statusCode).toBe(201);
     const res = await co.call('POST', `/api/playground/${started.json().session.id}/messages`, { text: 'Do you ship to Norway?' }, bearer);

@@ -2,7 +2,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationIdFor } from '../../src/commands/conversations/deliveries.js';
 import { assignArm } from '../../src/domain/agents/experiments.js';
-import { browserPrerequisites, dashboardPage, saveFailureScreenshot, signUpInDashboard, startServerAndBrowser, type ServerAndBrowser } from '../support/browser.js';
+import { agentDashboard } from '../support/agentFixtures.js';
+import { browserPrerequisites, saveFailureScreenshot, signUpInDashboard } from '../support/browser.js';
 import { postPlatformWebhook } from '../support/platformWebhook.js';
 
 /**
@@ -15,27 +16,13 @@ const TIMEOUT = 90_000;
 const SECRET = 'whsec_experiment_browser_0123456789';
 
 if (browserPrerequisites()) {
+  const dashboard = agentDashboard();
+  const { api } = dashboard;
   let base: string;
-  let stage: ServerAndBrowser;
   let page: Page;
-  beforeAll(async () => {
-    stage = await startServerAndBrowser({ REPLY_BURST_WINDOW_MS: '50' });
-    ({ base } = stage);
-    page = await dashboardPage(stage.browser, { timeoutMs: 15_000 });
+  beforeAll(() => {
+    ({ base, page } = dashboard);
   });
-  afterAll(async () => {
-    await stage?.close();
-  });
-
-  const api = (method: string, path: string, body?: unknown) =>
-    page.evaluate(
-      async ({ method, path, body }) => {
-        const bearer = (JSON.parse(localStorage.getItem('mas.session') ?? 'null') as { access_token: string }).access_token;
-        const res = await fetch(path, { method, headers: { authorization: `Bearer ${bearer}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
-        return { status: res.status, json: res.status === 204 ? null : await res.json() };
-      },
-      { method, path, body },
-    );
 
   describe('an agent experiment in the dashboard', () => {
     it('start with a split and a holdout, watch each arm’s live metrics, end by publishing the winner', { timeout: TIMEOUT }, async (ctx) => {

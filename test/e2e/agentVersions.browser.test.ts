@@ -1,6 +1,8 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserPrerequisites, dashboardPage, saveFailureScreenshot, signUpInDashboard, startServerAndBrowser, type ServerAndBrowser } from '../support/browser.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { agentDashboard } from '../support/agentFixtures.js';
+import { browserPrerequisites, saveFailureScreenshot, signUpInDashboard } from '../support/browser.js';
+import { seedConversation } from '../support/replayFixtures.js';
 
 /**
  * An agent's Versions and Tests tabs in headless Chromium: edit the draft, see the new version and its diff, publish it and see
@@ -12,27 +14,13 @@ const TIMEOUT = 90_000;
 const QUESTION = 'Can I pay with a cheque?';
 
 if (browserPrerequisites()) {
+  const dashboard = agentDashboard();
+  const { api } = dashboard;
   let base: string;
-  let stage: ServerAndBrowser;
   let page: Page;
-  beforeAll(async () => {
-    stage = await startServerAndBrowser({ REPLY_BURST_WINDOW_MS: '50' });
-    ({ base } = stage);
-    page = await dashboardPage(stage.browser, { timeoutMs: 15_000 });
+  beforeAll(() => {
+    ({ base, page } = dashboard);
   });
-  afterAll(async () => {
-    await stage?.close();
-  });
-
-  const api = (method: string, path: string, body?: unknown) =>
-    page.evaluate(
-      async ({ method, path, body }) => {
-        const bearer = (JSON.parse(localStorage.getItem('mas.session') ?? 'null') as { access_token: string }).access_token;
-        const res = await fetch(path, { method, headers: { authorization: `Bearer ${bearer}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
-        return { status: res.status, json: res.status === 204 ? null : await res.json() };
-      },
-      { method, path, body },
-    );
 
   /** Asks in the agent's playground (a new session each time) and resolves with the answer's text. */
   async function playgroundAnswer(agentId: string): Promise<string> {
@@ -178,6 +166,45 @@ if (browserPrerequisites()) {
       await dialog.getByRole('button', { name: 'Roll back', exact: true }).click();
       await expect.poll(() => page.getByTestId('versions-summary').textContent()).toContain('version 1');
       expect(await playgroundAnswer(agent.id)).toContain('A person will answer soon.');
+    });
+
+    it('an agent whose team relies on the gate: the form saves an edit as a draft and opens the Release tab; the name changes in place', { timeout: TIMEOUT }, async (ctx) => {
+      ctx.onTestFailed(async () => {
+        await saveFailureScreenshot(page, 'agent-form-gated');
+      });
+      const agent = (await api('POST', '/api/agents', { name: 'Cy', handoffMessage: 'A person will answer soon.' })).json.agent;
+      const required = { name: 'Cheques go to a person', turns: [QUESTION], expect: { handoff: true }, required: true };
+      expect((await api('POST', `/api/agents/${agent.id}/test-cases`, required)).status).toBe(201);
+
+      await page.goto(`${base}/#/agents/${agent.id}`);
+      await page.getByLabel('Name', { exact: true }).fill('Cyd');
+      await page.getByLabel('Handoff message', { exact: true }).fill('Our team will answer.');
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await expect.poll(() => page.url()).toContain(`#/agents/${agent.id}/release`);
+      await page.getByRole('heading', { name: 'Check a version before it goes live' }).waitFor();
+      expect(await page.getByLabel('Version to check').inputValue()).toBe('2');
+      // Customers keep version 1 until the draft passes the gate; the name changed at once.
+      expect(await api('GET', `/api/agents/${agent.id}/versions`).then((r) => r.json)).toMatchObject({ publishedVersion: 1, draftVersion: 2 });
+      expect((await api('GET', `/api/agents/${agent.id}`)).json.agent).toMatchObject({ name: 'Cyd', handoffMessage: 'A person will answer soon.' });
+    });
+
+    it('“Make a test case” in a conversation the agent answered opens its Tests tab on the new case', { timeout: TIMEOUT }, async (ctx) => {
+      ctx.onTestFailed(async () => {
+        await saveFailureScreenshot(page, 'make-test-case');
+      });
+      const agent = (await api('POST', '/api/agents', { name: 'Di' })).json.agent;
+      const companyId = (await api('GET', '/api/auth/me')).json.company.companyId as string;
+      const { conversationId } = await seedConversation(dashboard.server.adapters.eventStore, companyId, [
+        { customer: ['Do you ship to Iceland?'], answer: { agent: 'Yes, within 5 days.', agentId: agent.id } },
+      ]);
+      await page.goto(`${base}/#/conversations/${conversationId}`);
+      await page.getByTestId('make-test-case').click();
+      await expect.poll(() => page.url()).toContain(`#/agents/${agent.id}/tests?case=`);
+      const made = page.locator('[data-testid="test-case"][data-new="true"]');
+      await expect.poll(() => made.textContent()).toMatch(/Do you ship to Iceland\?.*New|New.*Do you ship to Iceland\?/);
+      const [testCase] = (await api('GET', `/api/agents/${agent.id}/test-cases`)).json.testCases;
+      expect(testCase).toMatchObject({ turns: ['Do you ship to Iceland?'], reference: { kind: 'agent', text: 'Yes, within 5 days.', conversationId } });
+      expect(page.url()).toContain(`case=${testCase.id}`);
     });
   });
 }

@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserPrerequisites, dashboardPage, saveFailureScreenshot, signUpInDashboard, startServerAndBrowser, type ServerAndBrowser } from '../support/browser.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { agentDashboard } from '../support/agentFixtures.js';
+import { browserPrerequisites, saveFailureScreenshot, signUpInDashboard } from '../support/browser.js';
 import type { TestServer } from '../support/testServer.js';
 
 /**
@@ -11,29 +12,14 @@ import type { TestServer } from '../support/testServer.js';
 const TIMEOUT = 90_000;
 
 if (browserPrerequisites()) {
+  const dashboard = agentDashboard();
+  const { api } = dashboard;
   let server: TestServer;
   let base: string;
-  let stage: ServerAndBrowser;
   let page: Page;
-  beforeAll(async () => {
-    stage = await startServerAndBrowser({ REPLY_BURST_WINDOW_MS: '50' });
-    ({ server, base } = stage);
-    page = await dashboardPage(stage.browser, { timeoutMs: 15_000 });
+  beforeAll(() => {
+    ({ server, base, page } = dashboard);
   });
-  afterAll(async () => {
-    await stage?.close();
-  });
-
-  /** A call to the API with the signed-in dashboard's token (set-up the UI has its own tests for). */
-  const api = (method: string, path: string, body?: unknown) =>
-    page.evaluate(
-      async ({ method, path, body }) => {
-        const bearer = (JSON.parse(localStorage.getItem('mas.session') ?? 'null') as { access_token: string }).access_token;
-        const res = await fetch(path, { method, headers: { authorization: `Bearer ${bearer}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
-        return { status: res.status, json: res.status === 204 ? null : await res.json() };
-      },
-      { method, path, body },
-    );
 
   describe('answer sources and the agent playground', () => {
     it("shows a reply's sources in the conversation view and the event history, opens the source, and answers in the playground with its sources", { timeout: TIMEOUT }, async (ctx) => {

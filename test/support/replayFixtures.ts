@@ -9,7 +9,7 @@ import type { EventStore, NewEvent } from '../../src/ports/eventStore.js';
 export type SeedTurn = {
   customer: string[];
   answer?:
-    | { agent: string; provenance?: { sources: { documentId: string; title: string; chunkIndex: number; score: number }[]; latencyMs: number; costMicros: number; usageEstimated: boolean } }
+    | { agent: string; /** The agent that answered (none when absent). */ agentId?: string; provenance?: { sources: { documentId: string; title: string; chunkIndex: number; score: number }[]; latencyMs: number; costMicros: number; usageEstimated: boolean } }
     | { operator: string }
     | { unanswered: string };
 };
@@ -50,7 +50,7 @@ export async function seedConversation(store: EventStore, companyId: string, tur
       add('AgentReplied', {
         messageId: randomUUID(),
         sessionId: randomUUID(),
-        agentId: null,
+        agentId: a.agentId ?? null,
         text: a.agent,
         inReplyTo: ids,
         model: 'gpt-4o-mini',

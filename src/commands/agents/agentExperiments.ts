@@ -5,6 +5,7 @@ import { agentVersionConfigs } from '../../domain/agents/versions.js';
 import { DomainError } from '../../domain/errors.js';
 import { handleCommand, toDomainEvent } from '../handleCommand.js';
 import type { CommandDeps } from '../deps.js';
+import { gateFacts } from './agentVersions.js';
 
 /** Start and end an agent's experiment (on `agent-<uuid>`); another company's agent is NOT_FOUND. */
 
@@ -19,6 +20,8 @@ export interface ExperimentInput {
   split: [number, number];
   holdout: number;
   confidenceLevel: number;
+  /** The release check of the arm newer than the published version, or an owner's override reason (agentVersions.ts's gate). */
+  gate: { releaseCheckId: string | null; overrideReason: string | null };
 }
 
 /**
@@ -33,6 +36,7 @@ export async function startAgentExperiment(deps: CommandDeps, input: Who & Exper
     if (!config) throw new DomainError('NOT_FOUND', 'Version not found');
     return { version, share: input.split[i]!, config };
   });
+  const gate = await gateFacts(deps, input, input.gate);
   const experimentId = randomUUID();
   const result = await handleCommand(
     deps.eventStore,
@@ -43,6 +47,7 @@ export async function startAgentExperiment(deps: CommandDeps, input: Who & Exper
       companyId: input.companyId,
       experimentId,
       arms: [arms[0]!, arms[1]!],
+      gate,
       holdout: input.holdout,
       confidenceLevel: input.confidenceLevel,
       by: `user:${input.userId}`,

@@ -59,7 +59,7 @@ export async function publishAgentVersion(
 }
 
 /** What the release gate weighs: the agent's cases now and the named check (another agent's or company's: NOT_FOUND). */
-async function gateFacts(deps: CommandDeps, who: Who, gate: { releaseCheckId: string | null; overrideReason: string | null }): Promise<ReleaseGateInput> {
+export async function gateFacts(deps: CommandDeps, who: Who, gate: { releaseCheckId: string | null; overrideReason: string | null }): Promise<ReleaseGateInput> {
   const cases = await loadTestCases(deps, who.agentId);
   const check = gate.releaseCheckId ? await loadReleaseCheck(deps, who.companyId, who.agentId, gate.releaseCheckId) : null;
   if (gate.releaseCheckId && !check) throw new DomainError('NOT_FOUND', 'Release check not found');

@@ -4,6 +4,7 @@ import { agentDefaults, type AgentSettings } from '../../domain/agents/events.js
 import { expectCompanyActions } from '../actions/queries.js';
 import { handleCommand } from '../handleCommand.js';
 import type { CommandDeps } from '../deps.js';
+import { loadTestCases } from './testRuns.js';
 
 /** Create, update and delete an agent (`agent-<uuid>`); another company's agent is NOT_FOUND. */
 
@@ -29,13 +30,15 @@ export async function createAgent(deps: CommandDeps, input: { companyId: string;
   );
 }
 
+/** A team that relies on the gate (a required test case) changes behaviour only through a draft and a publish. */
 export async function updateAgent(deps: CommandDeps, input: { companyId: string; userId: string; agentId: string; changes: AgentInput }) {
   await expectCompanyActions(deps.eventStore, input.companyId, input.changes.actionIds);
+  const releaseGated = (await loadTestCases(deps, input.agentId)).some((c) => c.required);
   return handleCommand(
     deps.eventStore,
     agentStream(input.agentId),
     agentDecider,
-    { type: 'UpdateAgent', companyId: input.companyId, changes: input.changes, by: `user:${input.userId}`, now: deps.clock.now().toISOString() },
+    { type: 'UpdateAgent', companyId: input.companyId, changes: input.changes, releaseGated, by: `user:${input.userId}`, now: deps.clock.now().toISOString() },
     { metadata: metadataOf(input) },
   );
 }

@@ -19,8 +19,10 @@ export type Usage = UsageFor & {
   replyId: string;
   /** A replay evaluation's answer (its replyId is the replayed answer's id; conversationId ''): no customer's reply. */
   replayId?: string;
-  /** A test case's judge call (replyId: the judgement's id; conversationId ''). */
+  /** A test case's answer or judge call (replyId: the answer's or judgement's id; conversationId ''). */
   testRunId?: string;
+  /** With testRunId: the call answered the case (absent: it judged it). */
+  testAnswer?: true;
   /** The model the company configured (its price is charged), not what the endpoint says answered. */
   model: string;
   inputTokens: number;
@@ -76,6 +78,7 @@ function consumeCommand(deps: CommandDeps, usage: Usage, cost: number): Extract<
     replyId: usage.replyId,
     ...(usage.replayId ? { replayId: usage.replayId } : {}),
     ...(usage.testRunId ? { testRunId: usage.testRunId } : {}),
+    ...(usage.testAnswer ? { testAnswer: true as const } : {}),
     now: deps.clock.now().toISOString(),
   };
 }

@@ -151,9 +151,25 @@ export interface TurnEstimate {
  * counts tokens a provider does not report), passages when the knowledge base is on, and the recorded answer's
  * length as the likely output. Free (0) on the builtin provider.
  */
-export function estimateTurn(draft: ReplayDraft, turn: ReplayTurn, llm: { kind: 'builtin' | 'openai'; model: string }, pricing: Pricing): TurnEstimate {
-  const inputTokens = Math.ceil(promptChars(draft, turn) / 4) + MESSAGE_OVERHEAD_TOKENS + (draft.useKnowledgeBase ? PASSAGE_TOKENS : 0);
+export function estimateTurn(draft: ReplayDraft, turn: ReplayTurn, llm: AnsweringLlm, pricing: Pricing): TurnEstimate {
   const outputTokens = turn.recorded.kind === 'agent' && turn.recorded.outputTokens > 0 ? turn.recorded.outputTokens : DEFAULT_OUTPUT_TOKENS;
+  return estimateAnswer({ promptChars: promptChars(draft, turn), useKnowledgeBase: draft.useKnowledgeBase, outputTokens }, llm, pricing);
+}
+
+/** Who answers: the company's provider, and the model asked for (the agent's, else the company's). */
+export type AnsweringLlm = { kind: 'builtin' | 'openai'; model: string };
+
+/**
+ * The tokens and price of one answer to a prompt of `promptChars` characters (what estimateTurn prices, and a
+ * test case's turn): the characters / 4, passages when the knowledge base is on, `outputTokens` (default: an
+ * answer's usual length) out. Free (0) on the builtin provider.
+ */
+export function estimateAnswer(prompt: { promptChars: number; useKnowledgeBase: boolean; outputTokens?: number }, llm: AnsweringLlm, pricing: Pricing): TurnEstimate {
+  const inputTokens = Math.ceil(prompt.promptChars / 4) + MESSAGE_OVERHEAD_TOKENS + (prompt.useKnowledgeBase ? PASSAGE_TOKENS : 0);
+  const outputTokens = prompt.outputTokens ?? DEFAULT_OUTPUT_TOKENS;
   const cost = llm.kind === 'builtin' ? 0 : costMicros(llm.model, { inputTokens, outputTokens }, pricing.table, pricing.defaultPrice);
   return { inputTokens, outputTokens, costMicros: cost };
 }
+
+/** An answer's characters when nothing says better (DEFAULT_OUTPUT_TOKENS, 4 characters a token). */
+export const DEFAULT_ANSWER_CHARS = DEFAULT_OUTPUT_TOKENS * 4;

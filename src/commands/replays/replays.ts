@@ -9,12 +9,12 @@ import { loadLlmConfig } from '../llm/queries.js';
 import { handleCommand } from '../handleCommand.js';
 import { deterministicId } from '../hashing.js';
 import type { CommandDeps } from '../deps.js';
-import { estimateTurn, readReplayTurns } from './replayPlan.js';
+import { estimateTurn, readReplayTurns, type AnsweringLlm } from './replayPlan.js';
 
 /** Estimate, request, record into and cancel a replay evaluation (`replay-<uuid>`); another company's is NOT_FOUND. */
 
 export interface ReplayEstimate {
-  llm: { kind: 'builtin' | 'openai'; model: string };
+  llm: AnsweringLlm;
   conversations: ReplayConversation[];
   /** Customer turns to answer (each one LLM call). */
   messages: number;
@@ -31,8 +31,7 @@ export async function estimateReplay(
   deps: CommandDeps & { pricing: Pricing },
   input: { companyId: string; draft: ReplayDraft; conversationIds: string[] },
 ): Promise<ReplayEstimate> {
-  const config = await loadLlmConfig(deps.eventStore, input.companyId);
-  const llm = { kind: config.provider, model: input.draft.model ?? config.model ?? 'builtin' } as const;
+  const llm = await answeringLlm(deps, input.companyId, input.draft.model);
   const conversations: ReplayConversation[] = [];
   let messages = 0;
   let inputTokens = 0;
@@ -55,6 +54,25 @@ export async function estimateReplay(
   return { llm, conversations, messages, inputTokens, outputTokens, costMicros: cost };
 }
 
+/** The company's provider now, and the model an agent (or draft) with `model` is answered by on it. */
+export async function answeringLlm(deps: Pick<CommandDeps, 'eventStore'>, companyId: string, model: string | null): Promise<AnsweringLlm> {
+  const config = await loadLlmConfig(deps.eventStore, companyId);
+  return { kind: config.provider, model: model ?? config.model ?? 'builtin' };
+}
+
+/**
+ * A paid run starts only once the user confirmed its cost: a confirmation below the estimate made now (the
+ * conversations or cases grew, the price or the model changed) is refused with the new estimate.
+ */
+export function confirmCost(estimate: { costMicros: number; messages: number }, confirmedCostMicros: number): void {
+  if (estimate.costMicros > confirmedCostMicros) {
+    throw new DomainError(
+      'CONFLICT',
+      `The estimated cost is now ${estimate.costMicros} micro-dollars for ${estimate.messages} messages (confirmed ${confirmedCostMicros}): confirm the new estimate`,
+    );
+  }
+}
+
 /** The conversation's first event says whose it is: one read, strongly consistent. */
 export async function expectOwnConversation(deps: CommandDeps, companyId: string, conversationId: string) {
   const [first] = await deps.eventStore.readStream(conversationStream(conversationId), { maxCount: 1 });
@@ -72,12 +90,7 @@ export async function requestReplay(
   input: { companyId: string; userId: string | null; draft: ReplayDraft; conversationIds: string[]; confirmedCostMicros: number },
 ) {
   const estimate = await estimateReplay(deps, input);
-  if (estimate.costMicros > input.confirmedCostMicros) {
-    throw new DomainError(
-      'CONFLICT',
-      `The estimated cost is now ${estimate.costMicros} micro-dollars for ${estimate.messages} messages (confirmed ${input.confirmedCostMicros}): confirm the new estimate`,
-    );
-  }
+  confirmCost(estimate, input.confirmedCostMicros);
   const replayId = randomUUID();
   const result = await handleCommand(
     deps.eventStore,

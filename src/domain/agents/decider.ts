@@ -8,8 +8,11 @@ import { configOf, evolveAgent, initialAgentState, type AgentState } from './sta
 
 export type AgentCommand =
   | ({ type: 'CreateAgent'; agentId: string; companyId: string; now: string } & AgentSettings)
-  /** Name and switch change in place; a behaviour change is a new version, published at once (the edit goes live). */
-  | { type: 'UpdateAgent'; companyId: string; changes: Partial<AgentSettings>; by?: string | null; now: string }
+  /**
+   * Name and switch change in place; a behaviour change is a new version, published at once (the edit goes live),
+   * unless `releaseGated` (the agent has a required test case): then it goes through a draft and the gate.
+   */
+  | { type: 'UpdateAgent'; companyId: string; changes: Partial<AgentSettings>; releaseGated?: boolean; by?: string | null; now: string }
   /** A new version from the draft and the changes, not published: customers keep the published one. */
   | { type: 'SaveAgentDraft'; companyId: string; changes: Partial<AgentConfig>; by: string | null; now: string }
   /**
@@ -29,12 +32,16 @@ export type AgentCommand =
       by: string | null;
       now: string;
     }
-  /** `arms[i].config`: each version's configuration from the agent's history, as for a publish. */
+  /**
+   * `arms[i].config`: each version's configuration from the agent's history, as for a publish. An arm newer than
+   * the published version passes the release gate (`gate`, as a publish), so ending never publishes it unchecked.
+   */
   | {
       type: 'StartAgentExperiment';
       companyId: string;
       experimentId: string;
       arms: [ExperimentArmInput, ExperimentArmInput];
+      gate?: ReleaseGateInput;
       holdout: number;
       confidenceLevel: number;
       by: string | null;
@@ -91,6 +98,12 @@ function decideUpdate(command: Extract<AgentCommand, { type: 'UpdateAgent' }>, s
   if (Object.keys(identity).length > 0) events.push({ type: 'AgentUpdated', data: { changes: identity, at: command.now } });
   if (Object.keys(behaviour).length > 0) {
     refuseDuringExperiment(state);
+    if (command.releaseGated) {
+      throw new DomainError(
+        'RELEASE_CHECKS_REQUIRED',
+        'This agent has required test cases: save a draft (POST /api/agents/:id/versions) and publish it through the release gate; only the name and the switch change here',
+      );
+    }
     const saved = saveVersion(state, published(state), state.publishedVersion, behaviour, by, command.now);
     const { version, config } = saved.data;
     events.push(saved, {
@@ -114,11 +127,15 @@ function decideStartExperiment(command: Extract<AgentCommand, { type: 'StartAgen
   }
   if (a.version === b.version) throw new DomainError('VALIDATION_ERROR', 'versions: an experiment compares two different versions');
   if (a.share + b.share !== 100) throw new DomainError('VALIDATION_ERROR', 'split: the two shares add up to 100');
+  const checksOf = (arm: ExperimentArmInput) => {
+    const checks = arm.version > state.publishedVersion && command.gate ? decideReleaseGate(arm.version, command.gate) : null;
+    return checks ? { checks } : {};
+  };
   const data = {
     experimentId: command.experimentId,
     arms: [
-      { arm: 'a' as const, version: a.version, share: a.share, config: a.config },
-      { arm: 'b' as const, version: b.version, share: b.share, config: b.config },
+      { arm: 'a' as const, version: a.version, share: a.share, config: a.config, ...checksOf(a) },
+      { arm: 'b' as const, version: b.version, share: b.share, config: b.config, ...checksOf(b) },
     ] as [{ arm: 'a'; version: number; share: number; config: AgentConfig }, { arm: 'b'; version: number; share: number; config: AgentConfig }],
     holdout: command.holdout,
     confidenceLevel: command.confidenceLevel as 0.95,
@@ -143,7 +160,8 @@ function decideEndExperiment(command: Extract<AgentCommand, { type: 'EndAgentExp
   const events: AgentEvent[] = [{ type: 'AgentExperimentEnded', data: { experimentId: running.experimentId, winner: winner.version, winnerArm: winner.arm, reason, by, at: now } }];
   // Published like any publish: who, when and why; an older winner is no rollback, the experiment chose it.
   if (winner.version !== state.publishedVersion) {
-    events.push({ type: 'AgentVersionPublished', data: { version: winner.version, previousVersion: state.publishedVersion, config: winner.config, rollback: false, reason, by, at: now } });
+    const checks = winner.checks ? { checks: winner.checks } : {};
+    events.push({ type: 'AgentVersionPublished', data: { version: winner.version, previousVersion: state.publishedVersion, config: winner.config, rollback: false, reason, ...checks, by, at: now } });
   }
   return events;
 }

@@ -122,7 +122,8 @@ export const agentEvents = {
     reason: z.string().min(1).max(AGENT_LIMITS.reason).nullable(),
     /**
      * The release gate's part (releaseGate.ts): the check the publish relied on, or an owner's override and
-     * why. Absent: not gated (a rollback, an edit through PATCH, no required case, or stored before the gate).
+     * why. Absent: not gated (a rollback, an edit through PATCH of an agent without required cases, no required
+     * case, or stored before the gate).
      */
     checks: releaseChecksRecord.optional(),
     by,
@@ -131,12 +132,14 @@ export const agentEvents = {
   /**
    * From now on the agent's conversations are split between two versions (each arm carries its configuration,
    * so the state knows what answers without the history), with `holdout` percent handed straight to people.
+   * An arm newer than the published version passed the release gate: its `checks` are what its publication
+   * records if it wins.
    */
   AgentExperimentStarted: z.object({
     experimentId: z.uuid(),
     arms: z.tuple([
-      z.object({ arm: z.literal('a'), version, share: armShare, config: agentConfig }),
-      z.object({ arm: z.literal('b'), version, share: armShare, config: agentConfig }),
+      z.object({ arm: z.literal('a'), version, share: armShare, config: agentConfig, checks: releaseChecksRecord.optional() }),
+      z.object({ arm: z.literal('b'), version, share: armShare, config: agentConfig, checks: releaseChecksRecord.optional() }),
     ]),
     holdout: holdoutPercent,
     confidenceLevel,

@@ -9,7 +9,7 @@ import { answerThresholdSchema } from './evidence.js';
 /**
  * Why an AI reply handed off when the answerer decided it itself (no confident answer) rather than the model
  * choosing to (its handoff tool, its handoff message): recorded on AgentReplied, so the "Needs human" queue and
- * analytics tell the two apart (conversations/handoff.ts).
+ * analytics tell the two apart (conversations/state.ts).
  */
 /** `experiment_holdout`: no answerer at all: the conversation is in an experiment's holdout, which goes straight to people. */
 export const handoffCause = z.enum(['no_confident_answer', 'experiment_holdout']);

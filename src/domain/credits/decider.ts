@@ -19,6 +19,7 @@ export type CreditCommand =
       replyId: string;
       replayId?: string;
       testRunId?: string;
+      testAnswer?: true;
       now: string;
     };
 
@@ -52,6 +53,7 @@ export const creditsDecider: Decider<CreditCommand, CreditEvent, CreditState> = 
               replyId: command.replyId,
               ...(command.replayId ? { replayId: command.replayId } : {}),
               ...(command.testRunId ? { testRunId: command.testRunId } : {}),
+              ...(command.testAnswer ? { testAnswer: true as const } : {}),
               at: command.now,
             },
           },

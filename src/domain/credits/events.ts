@@ -28,8 +28,10 @@ export const creditEvents = {
     replyId: z.string(),
     /** Set when the call answered a replay evaluation (conversationId is then '': no customer's reply). */
     replayId: z.uuid().optional(),
-    /** Set when the call judged an agent test case (its run; conversationId is then ''). */
+    /** Set when the call answered or judged an agent test case (its run; conversationId is then ''). */
     testRunId: z.uuid().optional(),
+    /** With testRunId: the call answered the case (absent: it judged it). */
+    testAnswer: z.literal(true).optional(),
     at: z.iso.datetime(),
   }),
 };

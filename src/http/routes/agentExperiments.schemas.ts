@@ -3,6 +3,7 @@ import { AGENT_LIMITS } from '../../domain/agents/events.js';
 import { armShare, CONFIDENCE_LEVELS, DEFAULT_CONFIDENCE_LEVEL, holdoutPercent } from '../../domain/agents/experiments.js';
 import type { AgentExperimentDoc } from '../../projections/agentExperiments/agentExperimentsProjection.js';
 import { metricsOf, verdictOf } from '../../projections/agentExperiments/queries.js';
+import { publishGateFields } from './agentReleases.schemas.js';
 import { agentSchema } from './agents.schemas.js';
 import { bearerSecurity as security, errorBody, errorResponses, listQuery } from './schemas.js';
 
@@ -86,13 +87,17 @@ export const startExperimentSchema = {
   tags,
   security,
   description:
-    'Splits the agent’s conversations between two versions (`split`: percent of the AI-answered ones for each, adding up to 100) and hands `holdout` percent straight to people. One experiment per agent at a time (409). Owners and admins.',
+    'Splits the agent’s conversations between two versions (`split`: percent of the AI-answered ones for each, adding up to 100) and hands `holdout` percent straight to people. One experiment per agent at a time (409). ' +
+    'A version newer than the published one passes the release gate as a publish does (`releaseCheckId` of its check, or an owner’s `override` with a `reason`). Owners and admins.',
   params: idParams,
   body: z.strictObject({
     versions: z.tuple([version, version]),
     split: z.tuple([armShare, armShare]).refine(([a, b]) => a + b === 100, 'the two shares add up to 100'),
     holdout: holdoutPercent.default(0),
     confidenceLevel: level.default(DEFAULT_CONFIDENCE_LEVEL),
+    ...publishGateFields,
+    /** With `override`: why the owner starts it whatever the checks say. */
+    reason: z.string().trim().min(1).max(AGENT_LIMITS.reason).optional(),
   }),
   response: { 201: z.object({ experiment: experimentSchema }), ...errors },
 };

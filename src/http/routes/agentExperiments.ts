@@ -8,7 +8,7 @@ import { notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
 import { agentView } from './agents.schemas.js';
 import { endExperimentSchema, experimentView, getExperimentSchema, listExperimentsSchema, startExperimentSchema } from './agentExperiments.schemas.js';
-import { parseAgentId } from './agentVersions.js';
+import { parseAgentId, releaseGateOf } from './agentVersions.js';
 import type { ZodApp } from './zodApp.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -44,7 +44,8 @@ export function registerAgentExperiments(app: ZodApp, services: HttpServices): v
     const auth = authOf(request);
     const agentId = parseAgentId(request.params.id);
     const { versions, split, holdout, confidenceLevel } = request.body;
-    const result = await startAgentExperiment(services.commands, { companyId: auth.companyId, userId: auth.userId, agentId, versions, split, holdout, confidenceLevel });
+    const gate = releaseGateOf(auth.role, request.body);
+    const result = await startAgentExperiment(services.commands, { companyId: auth.companyId, userId: auth.userId, agentId, versions, split, holdout, confidenceLevel, gate });
     await services.waitForProjections(result.position);
     return reply.status(201).send({ experiment: experimentView(await agentExperiment(services, agentId, result.experimentId)) });
   });

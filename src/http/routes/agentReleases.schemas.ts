@@ -18,7 +18,11 @@ const selection = {
 const estimateSchema = z.object({
   version: z.number().int(),
   conversations: z.array(z.object({ conversationId: z.uuid(), messages: z.number().int() })),
+  /** The replay's customer turns. */
   messages: z.number().int(),
+  /** The test suite's cases and their turns, and what answering them costs. */
+  suite: z.object({ cases: z.number().int(), messages: z.number().int(), costMicros: z.number().int() }),
+  /** The replay and the suite together: what `confirmedCostMicros` confirms. */
   costMicros: z.number().int(),
   provider: z.enum(['builtin', 'openai']),
   model: z.string(),

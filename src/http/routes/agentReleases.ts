@@ -60,7 +60,8 @@ export function registerAgentReleases(app: ZodApp, services: HttpServices): void
     const conversationIds = await recentAgentConversationIds(services.readStore, auth.companyId, agentId, request.body?.conversations ?? RELEASE_CHECK_LIMITS.defaultConversations);
     const e = await estimateReleaseCheck(deps, { companyId: auth.companyId, userId: auth.userId, agentId, version: request.body?.version ?? null, conversationIds });
     const conversations = e.conversations.map((c) => ({ conversationId: c.conversationId, messages: c.turns }));
-    return { estimate: { version: e.version, conversations, messages: e.messages, costMicros: e.costMicros, provider: e.llm.kind, model: e.llm.model } };
+    const suite = { cases: e.suite.cases, messages: e.suite.messages, costMicros: e.suite.costMicros };
+    return { estimate: { version: e.version, conversations, messages: e.messages, suite, costMicros: e.costMicros + suite.costMicros, provider: e.llm.kind, model: e.llm.model } };
   });
 
   app.post('/api/agents/:id/release-checks', { schema: startReleaseCheckSchema }, async (request, reply) => {

@@ -104,7 +104,14 @@ export const testRunSchema = z.object({
   id: z.uuid(),
   agentId: z.uuid(),
   version: z.number().int(),
-  status: z.enum(['running', 'finished']),
+  /** stopped: a paid run's company ran out of credits; the cases not answered stay pending. */
+  status: z.enum(['running', 'finished', 'stopped']),
+  /** Why a stopped run stopped; null otherwise. */
+  stopped: z.object({ reason: z.enum(['credits_exhausted']), message: z.string() }).nullable(),
+  /** Who answered the cases: the company's provider and the version's model when the run started. */
+  provider: z.enum(['builtin', 'openai']),
+  model: z.string(),
+  estimatedCostMicros: z.number().int(),
   createdAt: z.string(),
   createdBy: z.string().nullable(),
   passed: z.number().int(),
@@ -124,13 +131,26 @@ export const testRunSchema = z.object({
 });
 export type TestRunView = z.infer<typeof testRunSchema>;
 
+export const estimateTestRunSchema = {
+  tags,
+  security,
+  description: 'What a test run of `version` (the draft when omitted) would answer and cost (micro-dollars; 0 on the builtin provider). Nothing is charged. Owners and admins.',
+  params: idParams,
+  body: z.strictObject({ version: z.number().int().min(1).optional() }).nullish(),
+  response: {
+    200: z.object({ estimate: z.object({ version: z.number().int(), cases: z.number().int(), messages: z.number().int(), costMicros: z.number().int(), provider: z.enum(['builtin', 'openai']), model: z.string() }) }),
+    ...errors,
+  },
+};
+
 export const startTestRunSchema = {
   tags,
   security,
   description:
-    'Answers every test case with `version` (the draft when omitted) on the builtin provider, in the replay worker’s slots: free, deterministic, never a conversation nor a send. 202 with the run; poll it. Owners and admins.',
+    'Answers every test case with `version` (the draft when omitted) and its model, in the replay worker’s slots, never a conversation nor a send: free and deterministic on the builtin provider; ' +
+    'on a paid model only within `confirmedCostMicros` (the estimate; 409 CONFLICT naming a higher one), charged per answer, stopped when the credits run out. 202 with the run; poll it. Owners and admins.',
   params: idParams,
-  body: z.strictObject({ version: z.number().int().min(1).optional() }).nullish(),
+  body: z.strictObject({ version: z.number().int().min(1).optional(), confirmedCostMicros: z.number().int().min(0).default(0) }).nullish(),
   response: { 202: z.object({ run: testRunSchema }), ...errors },
 };
 

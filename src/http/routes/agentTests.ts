@@ -1,6 +1,6 @@
 import { loadAgent } from '../../commands/agents/queries.js';
 import { caseFromConversation, removeTestCase, saveTestCase } from '../../commands/agents/testCases.js';
-import { loadTestRun, startTestRun, type TestRun } from '../../commands/agents/testRuns.js';
+import { estimateTestRun, loadTestRun, startTestRun, type TestRun } from '../../commands/agents/testRuns.js';
 import { AGENT_TEST_CASES, type AgentTestCaseDoc } from '../../projections/agentTestCases/agentTestCasesProjection.js';
 import { listAgentTestCases } from '../../projections/agentTestCases/queries.js';
 import { authOf } from '../authenticate.js';
@@ -10,6 +10,7 @@ import {
   caseFromConversationSchema,
   createTestCaseSchema,
   deleteTestCaseSchema,
+  estimateTestRunSchema,
   getTestRunSchema,
   listTestCasesSchema,
   replaceTestCaseSchema,
@@ -47,14 +48,18 @@ function caseStatus(result: TestRun['checked'][number] | undefined): TestRunView
 }
 
 export function testRunView(run: TestRun): TestRunView {
-  const { started, finished } = run;
+  const { started, finished, stopped } = run;
   const checked = new Map(run.checked.map((c) => [c.caseId, c]));
   const failed = run.checked.filter((c) => !c.passed);
   return {
     id: started.runId,
     agentId: started.agentId,
     version: started.version,
-    status: finished ? 'finished' : 'running',
+    status: finished ? 'finished' : stopped ? 'stopped' : 'running',
+    stopped: stopped ? { reason: stopped.reason, message: stopped.message } : null,
+    provider: started.llm?.kind ?? 'builtin',
+    model: started.llm?.model ?? 'builtin',
+    estimatedCostMicros: started.estimatedCostMicros ?? 0,
     createdAt: started.at,
     createdBy: started.by,
     passed: run.checked.length - failed.length,
@@ -113,10 +118,19 @@ export function registerAgentTests(app: ZodApp, services: HttpServices): void {
 }
 
 function registerTestRuns(app: ZodApp, services: HttpServices): void {
+  const deps = { ...services.commands, pricing: services.config.pricing };
+  app.post('/api/agents/:id/test-runs/estimate', { schema: estimateTestRunSchema }, async (request) => {
+    const auth = authOf(request);
+    const agentId = await companyAgentId(services, auth.companyId, request.params.id);
+    const { version, llm, cases, messages, costMicros } = await estimateTestRun(deps, { companyId: auth.companyId, agentId, version: request.body?.version ?? null });
+    return { estimate: { version, cases, messages, costMicros, provider: llm.kind, model: llm.model } };
+  });
+
   app.post('/api/agents/:id/test-runs', { schema: startTestRunSchema }, async (request, reply) => {
     const auth = authOf(request);
     const agentId = await companyAgentId(services, auth.companyId, request.params.id);
-    const started = await startTestRun(services.commands, { companyId: auth.companyId, userId: auth.userId, agentId, version: request.body?.version ?? null });
+    const input = { companyId: auth.companyId, userId: auth.userId, agentId, version: request.body?.version ?? null, confirmedCostMicros: request.body?.confirmedCostMicros ?? 0 };
+    const started = await startTestRun(deps, input);
     const run = await loadTestRun(services.commands, auth.companyId, started.runId);
     if (!run) throw notFound('Test run');
     return reply.status(202).send({ run: testRunView(run) });

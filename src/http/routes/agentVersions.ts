@@ -47,6 +47,16 @@ const released = (agent: LiveAgent): Released => ({
  * /api/agents/:id/versions…: list, read and diff versions (every role), save a draft, publish and roll back
  * (owners and admins: rolePolicy.ts).
  */
+/**
+ * The release gate's part of a request that puts a newer version live (a publish, an experiment's arm): the
+ * check it relies on, or an override. Only an owner may go over failing checks, and says why.
+ */
+export function releaseGateOf(role: string, body: { releaseCheckId?: string | undefined; override?: boolean | undefined; reason?: string | undefined }) {
+  if (body.override && role !== 'owner') throw forbidden('Only an owner may override the release checks');
+  if (body.override && !body.reason) throw validationError('reason: an override says why');
+  return { releaseCheckId: body.releaseCheckId?.toLowerCase() ?? null, overrideReason: body.override ? body.reason! : null };
+}
+
 export function registerAgentVersions(app: ZodApp, services: HttpServices): void {
   registerVersionReads(app, services);
   registerReleases(app, services);
@@ -101,10 +111,7 @@ function registerReleases(app: ZodApp, services: HttpServices): void {
     const auth = authOf(request);
     const agentId = parseAgentId(request.params.id);
     const body = request.body ?? {};
-    // Only an owner may publish over failing checks, and says why.
-    if (body.override && auth.role !== 'owner') throw forbidden('Only an owner may override the release checks');
-    if (body.override && !body.reason) throw validationError('reason: an override says why');
-    const gate = { releaseCheckId: body.releaseCheckId?.toLowerCase() ?? null, overrideReason: body.override ? body.reason! : null };
+    const gate = releaseGateOf(auth.role, body);
     const input = { companyId: auth.companyId, userId: auth.userId, agentId, version: request.params.version, reason: body.reason ?? null, gate };
     const result = await publishAgentVersion(services.commands, input);
     await services.waitForProjections(result.position);

@@ -93,6 +93,7 @@ export const messageSchema = z.object({
   inputTokens: z.number().int().nullable(),
   outputTokens: z.number().int().nullable(),
   provenance: answerProvenanceSchema.nullable().describe('AI replies: the knowledge-base passages used, latency and cost; null on other messages and on replies stored before it was recorded'),
+  agentId: z.string().nullable().describe('AI replies: the agent that wrote it (what a test case made from the conversation belongs to); null on other messages'),
   agentVersion: z.number().int().nullable().describe('AI replies: the agent version that wrote it; null on other messages and on replies stored before versions'),
   experiment: z
     .object({ experimentId: z.string(), arm: z.enum(['a', 'b', 'holdout']) })
@@ -144,6 +145,7 @@ export const messageView = (m: MessageDoc): z.infer<typeof messageSchema> => ({
   inputTokens: m.answer?.inputTokens ?? null,
   outputTokens: m.answer?.outputTokens ?? null,
   provenance: m.answer?.provenance ?? null,
+  agentId: m.answer?.agentId ?? null,
   agentVersion: m.answer?.agentVersion ?? null,
   experiment: m.answer?.experiment ?? null,
 });

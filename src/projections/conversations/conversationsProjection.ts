@@ -120,6 +120,8 @@ export interface AnswerFacts {
   outputTokens: number;
   /** null: the reply was stored before provenance was recorded. */
   provenance: AnswerProvenance | null;
+  /** The agent that wrote it (absent when none is known, or on docs built before it was kept). */
+  agentId?: string;
   /** The agent version that wrote it; absent on replies stored before versions. */
   agentVersion?: number;
   /** Written in an experiment: which one and which arm; absent otherwise. */
@@ -251,6 +253,7 @@ const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted' | A
         inputTokens: event.data.inputTokens,
         outputTokens: event.data.outputTokens,
         provenance: event.data.provenance ?? null,
+        ...(event.data.agentId ? { agentId: event.data.agentId } : {}),
         ...(event.data.agentVersion !== undefined ? { agentVersion: event.data.agentVersion } : {}),
         ...(event.data.experiment ? { experiment: event.data.experiment } : {}),
       },

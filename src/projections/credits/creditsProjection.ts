@@ -36,7 +36,7 @@ export const creditsProjection = defineProjection(creditEvents, {
       reason:
         event.type === 'CreditsGranted'
           ? event.data.reason
-          : `${event.data.replayId ? 'Replay answer' : event.data.testRunId ? 'Test judge' : event.data.playgroundSessionId ? 'Playground answer' : 'AI reply'} (${event.data.model}, ${event.data.inputTokens}+${event.data.outputTokens} tokens)`,
+          : `${event.data.replayId ? 'Replay answer' : event.data.testRunId ? (event.data.testAnswer ? 'Test answer' : 'Test judge') : event.data.playgroundSessionId ? 'Playground answer' : 'AI reply'} (${event.data.model}, ${event.data.inputTokens}+${event.data.outputTokens} tokens)`,
       conversationId: event.type === 'CreditsConsumed' && event.data.conversationId ? event.data.conversationId : null,
     } satisfies LedgerEntryDoc);
   },

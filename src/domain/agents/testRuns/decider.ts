@@ -5,11 +5,14 @@ import { evolveTestRun, initialTestRunState, type TestRunState } from './state.j
 
 type Started = Extract<AgentTestRunEvent, { type: 'AgentTestRunStarted' }>['data'];
 type Checked = Extract<AgentTestRunEvent, { type: 'AgentTestCaseChecked' }>['data'];
+type Stopped = Extract<AgentTestRunEvent, { type: 'AgentTestRunStopped' }>['data'];
 
 export type TestRunCommand =
   | ({ type: 'StartTestRun'; now: string } & Omit<Started, 'at'>)
   /** Idempotent: a case already checked records nothing (a redelivered job). The last case finishes the run. */
-  | ({ type: 'RecordTestCase'; now: string } & Omit<Checked, 'at'>);
+  | ({ type: 'RecordTestCase'; now: string } & Omit<Checked, 'at'>)
+  /** Idempotent: only a running run stops; what was answered stays. */
+  | ({ type: 'StopTestRun'; now: string } & Omit<Stopped, 'at'>);
 
 export const testRunDecider: Decider<TestRunCommand, AgentTestRunEvent, TestRunState> = {
   initialState: initialTestRunState,
@@ -23,8 +26,14 @@ export const testRunDecider: Decider<TestRunCommand, AgentTestRunEvent, TestRunS
       if (data.cases.length === 0) events.push({ type: 'AgentTestRunFinished', data: { passed: 0, failed: 0, requiredFailed: 0, at: now } });
       return events;
     }
+    if (command.type === 'StopTestRun') {
+      if (state.status === 'none') throw new DomainError('NOT_FOUND', 'Test run not found');
+      const { type: _t, now, ...data } = command;
+      return state.status === 'running' ? [{ type: 'AgentTestRunStopped', data: { ...data, at: now } }] : [];
+    }
     if (state.status === 'none' || !(command.caseId in state.required)) throw new DomainError('NOT_FOUND', 'Test case not in this run');
-    if (command.caseId in state.checked) return [];
+    // A stopped run stays as it stopped: an answer another delivery was still writing then is not recorded.
+    if (command.caseId in state.checked || state.status === 'stopped') return [];
     const { type: _t, now, ...data } = command;
     const events: AgentTestRunEvent[] = [{ type: 'AgentTestCaseChecked', data: { ...data, at: now } }];
     const checked = { ...state.checked, [command.caseId]: command.passed };

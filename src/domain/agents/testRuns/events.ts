@@ -4,10 +4,10 @@ import { REPLAY_LIMITS } from '../../replays/events.js';
 import { TEST_CASE_LIMITS, testCaseBody } from '../testCases/events.js';
 
 /**
- * A run of an agent's test cases with one version (stream `agenttestrun-<runId>`), on the builtin provider: it
- * records each case's final answer and which expectations passed, never writes a conversation nor sends
- * anything. The start carries the version's configuration and the cases as they were, so a later edit changes
- * nothing of a run.
+ * A run of an agent's test cases with one version (stream `agenttestrun-<runId>`), answered by that version's
+ * model: it records each case's final answer and which expectations passed, never writes a conversation nor
+ * sends anything. The start carries the version's configuration, the cases as they were and the provider the
+ * confirmed estimate was made for, so a later edit (or a switch of provider) changes nothing of a run.
  */
 const at = z.iso.datetime();
 const checkResult = z.object({
@@ -33,6 +33,12 @@ export const agentTestRunEvents = {
      * replay of the version over the agent's `conversations` most recent conversations (null: none had turns).
      */
     release: z.object({ replayId: z.uuid().nullable(), conversations: z.number().int().min(0).max(REPLAY_LIMITS.conversations) }).optional(),
+    /**
+     * Who answers the cases: the company's provider and the version's model when the run started, and the cost
+     * the user confirmed for it. Absent (runs started before paid runs existed): the builtin provider, free.
+     */
+    llm: z.object({ kind: z.enum(['builtin', 'openai']), model: z.string().max(200) }).optional(),
+    estimatedCostMicros: z.number().int().min(0).optional(),
     by: z.string().max(100).nullable(),
     at,
   }),
@@ -44,6 +50,8 @@ export const agentTestRunEvents = {
     at,
   }),
   AgentTestRunFinished: z.object({ passed: z.number().int().min(0), failed: z.number().int().min(0), requiredFailed: z.number().int().min(0), at }),
+  /** A paid run that could not answer every case: the company's credits ran out. The cases not answered stay so. */
+  AgentTestRunStopped: z.object({ reason: z.enum(['credits_exhausted']), message: z.string().max(500), at }),
 };
 type Events = typeof agentTestRunEvents;
 export type AgentTestRunEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];

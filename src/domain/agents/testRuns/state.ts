@@ -3,7 +3,7 @@ import type { AgentTestRunEvent } from './events.js';
 /** Small on purpose: which cases the run has and which are checked (the answers stay in the events). */
 export type TestRunState =
   | { status: 'none' }
-  | { status: 'running' | 'finished'; companyId: string; agentId: string; required: Record<string, boolean>; checked: Record<string, boolean> };
+  | { status: 'running' | 'finished' | 'stopped'; companyId: string; agentId: string; required: Record<string, boolean>; checked: Record<string, boolean> };
 
 export const initialTestRunState: TestRunState = { status: 'none' };
 
@@ -17,5 +17,7 @@ export function evolveTestRun(state: TestRunState, event: AgentTestRunEvent): Te
       return state.status === 'none' ? state : { ...state, checked: { ...state.checked, [event.data.caseId]: event.data.passed } };
     case 'AgentTestRunFinished':
       return state.status === 'none' ? state : { ...state, status: 'finished' };
+    case 'AgentTestRunStopped':
+      return state.status === 'none' ? state : { ...state, status: 'stopped' };
   }
 }

@@ -110,4 +110,24 @@ describe('agent experiments', () => {
     agent.given([created, savedV2, started]).when(end(2, { experimentId: X2 })).thenThrows('NOT_FOUND');
     agent.given([created, savedV2]).when(end(2)).thenThrows('NOT_FOUND');
   });
+
+  it('given a required case, an arm newer than the published version passes the gate; its checks go on the winner’s publication', () => {
+    const K = '12121212-1212-4121-8121-121212121212';
+    const R = '34343434-3434-4343-8343-343434343434';
+    const cases = [{ caseId: K, name: 'Cheque', turns: ['Cheque?'], expect: { handoff: true }, required: true }];
+    const passedCheck = { releaseCheckId: R, version: 2, finished: true, cases, passed: { [K]: true } };
+    agent.given([created, savedV2]).when(start({ gate: { cases, check: null, overrideReason: null } })).thenThrows('RELEASE_CHECKS_REQUIRED');
+    agent.given([created, savedV2]).when(start({ gate: { cases, check: { ...passedCheck, passed: { [K]: false } }, overrideReason: null } })).thenThrows('RELEASE_CHECKS_FAILED');
+    const checks = { releaseCheckId: R, failedCases: [], overridden: false, overrideReason: null };
+    const [a, b] = (started.data as Extract<AgentEvent, { type: 'AgentExperimentStarted' }>['data']).arms;
+    const gated: AgentEvent = { type: 'AgentExperimentStarted', data: { ...(started.data as Extract<AgentEvent, { type: 'AgentExperimentStarted' }>['data']), arms: [a, { ...b, checks }] } };
+    agent.given([created, savedV2]).when(start({ gate: { cases, check: passedCheck, overrideReason: null } })).then([gated]);
+    agent
+      .given([created, savedV2, gated])
+      .when(end(2))
+      .then([
+        { type: 'AgentExperimentEnded', data: { experimentId: X1, winner: 2, winnerArm: 'b', reason: 'B resolves more', by: OWNER, at: T2 } },
+        { type: 'AgentVersionPublished', data: { version: 2, previousVersion: 1, config: v2, rollback: false, reason: 'B resolves more', checks, by: OWNER, at: T2 } },
+      ]);
+  });
 });

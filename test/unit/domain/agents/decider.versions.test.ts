@@ -103,4 +103,12 @@ describe('agent versions', () => {
   it('refuses a draft its events could not hold', () => {
     agent.given([created]).when({ type: 'SaveAgentDraft', companyId: C1, changes: { temperature: 3 }, by: OWNER, now: T1 }).thenThrows('VALIDATION_ERROR');
   });
+
+  it('given a required case, a behaviour change through UpdateAgent is RELEASE_CHECKS_REQUIRED; the name still changes in place', () => {
+    agent.given([created]).when({ type: 'UpdateAgent', companyId: C1, changes: { systemPrompt: 'Be brief.' }, releaseGated: true, by: OWNER, now: T1 }).thenThrows('RELEASE_CHECKS_REQUIRED');
+    agent
+      .given([created])
+      .when({ type: 'UpdateAgent', companyId: C1, changes: { name: 'Ava' }, releaseGated: true, by: OWNER, now: T1 })
+      .then([{ type: 'AgentUpdated', data: { changes: { name: 'Ava' }, at: T1 } }]);
+  });
 });

@@ -41,6 +41,8 @@ export interface ExperimentInput {
   split: [number, number];
   holdout: number;
   confidenceLevel: number;
+  /** The release check of a version newer than the published one (agents with required test cases). */
+  releaseCheckId?: string;
 }
 
 const base = (agentId: string) => `/api/agents/${encodeURIComponent(agentId)}/experiments`;

@@ -95,7 +95,11 @@ export type TestCaseInput = Pick<TestCase, 'name' | 'turns' | 'expect' | 'requir
 export interface TestRun {
   id: string;
   version: number;
-  status: 'running' | 'finished';
+  /** stopped: a paid run's company ran out of credits. */
+  status: 'running' | 'finished' | 'stopped';
+  stopped: { reason: 'credits_exhausted'; message: string } | null;
+  provider: 'builtin' | 'openai';
+  model: string;
   passed: number;
   failed: number;
   requiredFailed: number;
@@ -112,8 +116,21 @@ export interface TestRun {
 export const listTestCases = async (agentId: string, o?: RequestOptions) =>
   (await request<{ testCases: TestCase[] }>('GET', `${base(agentId)}/test-cases?limit=200`, undefined, o)).testCases;
 export const createTestCase = async (agentId: string, input: TestCaseInput) => (await request<{ testCase: TestCase }>('POST', `${base(agentId)}/test-cases`, input)).testCase;
+export const caseFromConversation = async (agentId: string, conversationId: string) =>
+  (await request<{ testCase: TestCase }>('POST', `${base(agentId)}/test-cases/from-conversation`, { conversationId })).testCase;
 export const deleteTestCase = (agentId: string, caseId: string) => request<void>('DELETE', `${base(agentId)}/test-cases/${encodeURIComponent(caseId)}`);
-export const startTestRun = async (agentId: string, version: number) => (await request<{ run: TestRun }>('POST', `${base(agentId)}/test-runs`, { version })).run;
+export interface TestRunEstimate {
+  version: number;
+  cases: number;
+  messages: number;
+  costMicros: number;
+  provider: 'builtin' | 'openai';
+  model: string;
+}
+export const estimateTestRun = async (agentId: string, version: number) =>
+  (await request<{ estimate: TestRunEstimate }>('POST', `${base(agentId)}/test-runs/estimate`, { version })).estimate;
+export const startTestRun = async (agentId: string, version: number, confirmedCostMicros: number) =>
+  (await request<{ run: TestRun }>('POST', `${base(agentId)}/test-runs`, { version, confirmedCostMicros })).run;
 export const getTestRun = async (agentId: string, runId: string) => (await request<{ run: TestRun }>('GET', `${base(agentId)}/test-runs/${encodeURIComponent(runId)}`)).run;
 
 // Release checks: a version's test cases and a replay over the agent's recent conversations, before it is published.
@@ -143,12 +160,9 @@ export interface ReleaseTurn {
   draft: SideAnswer;
   changes: { handoff: 'same' | 'now_hands_off' | 'no_longer_hands_off'; sourcesAdded: string[]; sourcesRemoved: string[]; lengthDelta: number; costDeltaMicros: number | null };
 }
-export interface ReleaseEstimate {
-  version: number;
-  messages: number;
-  costMicros: number;
-  provider: 'builtin' | 'openai';
-  model: string;
+/** What a check would answer and cost: the replay's messages and the suite's, `costMicros` for both. */
+export interface ReleaseEstimate extends Omit<TestRunEstimate, 'cases'> {
+  suite: { cases: number; messages: number; costMicros: number };
 }
 
 export const estimateReleaseCheck = async (agentId: string, version: number) =>

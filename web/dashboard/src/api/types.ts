@@ -314,6 +314,8 @@ export interface Message {
   inputTokens?: number | null;
   outputTokens?: number | null;
   provenance?: AnswerProvenanceView | null;
+  /** AI replies: the agent that wrote it (null when not known). */
+  agentId?: string | null;
   /** AI replies: the agent version that wrote it (null when recorded before versions). */
   agentVersion?: number | null;
   /** AI replies written in an experiment: which arm. */

@@ -82,6 +82,7 @@ function StartExperiment({ agentId, onStarted }: { agentId: string; onStarted():
   const [shareA, setShareA] = useState('50');
   const [holdout, setHoldout] = useState('0');
   const [level, setLevel] = useState('0.95');
+  const [releaseCheckId, setReleaseCheckId] = useState('');
   const list = versions.data?.versions ?? [];
   const versionA = a || String(versions.data?.publishedVersion ?? '');
   const versionB = b || String(list.find((v) => v.version !== Number(versionA))?.version ?? '');
@@ -90,7 +91,8 @@ function StartExperiment({ agentId, onStarted }: { agentId: string; onStarted():
     event.preventDefault();
     const share = Number(shareA);
     void start.run(async () => {
-      await startExperiment(agentId, { versions: [Number(versionA), Number(versionB)], split: [share, 100 - share], holdout: Number(holdout), confidenceLevel: Number(level) });
+      const check = releaseCheckId.trim() ? { releaseCheckId: releaseCheckId.trim() } : {};
+      await startExperiment(agentId, { versions: [Number(versionA), Number(versionB)], split: [share, 100 - share], holdout: Number(holdout), confidenceLevel: Number(level), ...check });
       toast.success('Experiment started');
       onStarted();
     });
@@ -137,6 +139,12 @@ function StartExperiment({ agentId, onStarted }: { agentId: string; onStarted():
           ))}
         </SelectField>
       </div>
+      <TextField
+        label="Release check (optional)"
+        value={releaseCheckId}
+        onValueChange={setReleaseCheckId}
+        hint="A version newer than the published one goes to customers only once it passed the release gate: the id of its check, from the Release tab."
+      />
       <InlineError error={start.error} />
       <div className="form-actions">
         <Button type="submit" variant="primary" busy={start.busy}>

@@ -45,7 +45,7 @@ export function AgentReleaseTab({ agentId }: { agentId: string }) {
 
   const check = () =>
     void run.run(async () => {
-      // A paid model's replay costs credits: the estimate is shown and confirmed before anything starts.
+      // A paid model's answers cost credits: the estimate is shown and confirmed before anything starts.
       const e = estimate?.version === chosen ? estimate : await estimateReleaseCheck(agentId, chosen);
       if (e.costMicros > 0 && estimate !== e) return setEstimate(e);
       const started = await startReleaseCheck(agentId, chosen, e.costMicros);
@@ -60,7 +60,7 @@ export function AgentReleaseTab({ agentId }: { agentId: string }) {
           Check a version before it goes live
         </h2>
         <p className="muted">
-          Runs the test cases on the built-in provider and answers the agent’s 20 most recent conversations again with the version, next to what customers got. Customers
+          Runs the test cases with the version’s model and answers the agent’s 20 most recent conversations again with the version, next to what customers got. Customers
           are answered by version {published} until you publish.
         </p>
         <div className="form-row">
@@ -75,7 +75,7 @@ export function AgentReleaseTab({ agentId }: { agentId: string }) {
         </div>
         {estimate && (
           <p data-testid="release-estimate">
-            Replaying {estimate.messages} messages with {estimate.model} costs about {formatMicros(estimate.costMicros)}.
+            Answering {estimate.suite.messages} test messages and replaying {estimate.messages} messages with {estimate.model} costs about {formatMicros(estimate.costMicros)}.
           </p>
         )}
         {manager && (
@@ -102,6 +102,10 @@ function ReleaseReport({ agentId, report, publishedVersion, onPublished }: { age
       <p>
         Tests: {suite.passed} passed, {suite.failed} failed
         {suite.requiredFailed > 0 ? ` (${suite.requiredFailed} required failed)` : ''} · {check.conversations} conversation(s) replayed
+        {suite.stopped ? ` · stopped: ${suite.stopped.message}` : ''}
+      </p>
+      <p className="muted">
+        Check <code data-testid="release-check-id">{check.id}</code> (an experiment with this version names it).
       </p>
       <ul className="version-list">
         {suite.cases.map((c) => (

@@ -1,10 +1,24 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { createTestCase, deleteTestCase, getTestRun, listTestCases, listVersions, startTestRun, type TestCase, type TestExpectations, type TestRun } from '../api/agentVersions.js';
+import {
+  createTestCase,
+  deleteTestCase,
+  estimateTestRun,
+  getTestRun,
+  listTestCases,
+  listVersions,
+  startTestRun,
+  type TestCase,
+  type TestExpectations,
+  type TestRun,
+  type TestRunEstimate,
+} from '../api/agentVersions.js';
 import { useAuth } from '../auth.js';
 import { useToast } from '../components/Toasts.js';
 import { Badge, Button, EmptyState, ErrorState, InlineError, SelectField, Skeleton, Switch, TextAreaField, TextField } from '../components/ui.js';
 import { useSubmit } from '../components/useSubmit.js';
 import { useAsync } from '../lib/useAsync.js';
+import { useRoute } from '../lib/router.js';
+import { formatMicros } from '../lib/format.js';
 
 /** What a case expects, in words. */
 function describeExpectations(e: TestExpectations): string {
@@ -29,6 +43,8 @@ export function AgentTestsTab({ agentId }: { agentId: string }) {
   const toast = useToast();
   const cases = useAsync((signal) => listTestCases(agentId, { signal }), [agentId]);
   const removal = useSubmit();
+  // A case just made from a conversation (?case=<id>) is marked.
+  const made = useRoute().query.get('case');
 
   if (cases.loading && !cases.data) return <Skeleton rows={4} label="Loading test cases…" />;
   if (cases.error && !cases.data) return <ErrorState error={cases.error} onRetry={cases.reload} title="Could not load the test cases" />;
@@ -43,9 +59,10 @@ export function AgentTestsTab({ agentId }: { agentId: string }) {
         ) : (
           <ul className="version-list">
             {cases.data?.map((c: TestCase) => (
-              <li key={c.id} className="version-row" data-testid="test-case">
+              <li key={c.id} className="version-row" data-testid="test-case" data-new={c.id === made ? 'true' : undefined}>
                 <div className="version-head">
                   <strong>{c.name}</strong>
+                  {c.id === made && <Badge tone="success">New</Badge>}
                   {c.required && <Badge tone="warning">Required</Badge>}
                   <span className="muted">
                     “{c.turns.join(' → ')}” · {describeExpectations(c.expect)}
@@ -150,19 +167,28 @@ function RunPanel({ agentId }: { agentId: string }) {
   const versions = useAsync((signal) => listVersions(agentId, {}, { signal }), [agentId]);
   const [version, setVersion] = useState<string>('');
   const [run, setRun] = useState<TestRun | null>(null);
+  const [estimate, setEstimate] = useState<TestRunEstimate | null>(null);
   const start = useSubmit();
   useEffect(() => {
-    if (!run || run.status === 'finished') return;
+    if (!run || run.status !== 'running') return;
     const timer = setTimeout(() => void getTestRun(agentId, run.id).then(setRun, () => undefined), 500);
     return () => clearTimeout(timer);
   }, [agentId, run]);
   const chosen = version || String(versions.data?.draftVersion ?? 1);
+  const runTests = () =>
+    void start.run(async () => {
+      // A paid model's answers cost credits: the estimate is shown and confirmed before anything starts.
+      const e = estimate?.version === Number(chosen) ? estimate : await estimateTestRun(agentId, Number(chosen));
+      if (e.costMicros > 0 && estimate !== e) return setEstimate(e);
+      setRun(await startTestRun(agentId, Number(chosen), e.costMicros));
+      setEstimate(null);
+    });
   return (
     <section className="card" aria-labelledby="run-title">
       <h2 id="run-title" className="card-title">
         Run the tests
       </h2>
-      <p className="muted">Answers every case on the built-in provider: free, repeatable, never sent to anyone.</p>
+      <p className="muted">Answers every case with the version’s model, never sent to anyone: free and repeatable on the built-in provider, charged on a paid model.</p>
       <div className="form-row">
         <SelectField label="With version" value={chosen} onValueChange={setVersion}>
           {(versions.data?.versions ?? []).map((v) => (
@@ -173,14 +199,20 @@ function RunPanel({ agentId }: { agentId: string }) {
           ))}
         </SelectField>
       </div>
-      <Button variant="primary" busy={start.busy} onClick={() => void start.run(async () => setRun(await startTestRun(agentId, Number(chosen))))}>
-        Run tests
+      {estimate && (
+        <p data-testid="test-run-estimate">
+          Answering {estimate.messages} messages with {estimate.model} costs about {formatMicros(estimate.costMicros)}.
+        </p>
+      )}
+      <Button variant="primary" busy={start.busy} onClick={runTests}>
+        {estimate ? `Confirm and run (${formatMicros(estimate.costMicros)})` : 'Run tests'}
       </Button>
       <InlineError error={start.error} />
       {run && (
         <div data-testid="test-run" data-status={run.status}>
           <p>
-            Version {run.version}: {run.status === 'finished' ? `${run.passed} passed, ${run.failed} failed` : 'running…'}
+            Version {run.version}: {run.status === 'running' ? 'running…' : `${run.passed} passed, ${run.failed} failed`}
+            {run.stopped ? ` — stopped: ${run.stopped.message}` : ''}
             {run.requiredFailed > 0 ? ` (${run.requiredFailed} required failed)` : ''}
           </p>
           <ul className="version-list">

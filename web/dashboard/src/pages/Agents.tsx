@@ -1,6 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from '../api/endpoints.js';
 import type { Agent, AgentInput, AnswerThreshold } from '../api/types.js';
+import { saveDraft, type AgentConfig } from '../api/agentVersions.js';
+import { ApiError } from '../api/client.js';
 import { useToast } from '../components/Toasts.js';
 import { Badge, Button, ConfirmDialog, EmptyState, ErrorState, InlineError, PageHeader, SelectField, Skeleton, Switch, TextAreaField, TextField } from '../components/ui.js';
 import { useConfirmedDelete, type ConfirmedDelete } from '../components/useConfirmedDelete.js';
@@ -93,6 +95,23 @@ export function AgentsPage() {
 
 export type AgentTab = 'settings' | 'versions' | 'tests' | 'release' | 'experiment';
 
+/**
+ * Saves the form as PATCH does, unless the team relies on the release gate (a required test case: 409
+ * RELEASE_CHECKS_REQUIRED): then the name and switch change in place, the behaviour becomes a draft, and the
+ * Release tab is where it goes live. The draft's version when it went that way, else null.
+ */
+async function savedThroughGate(agent: Agent, input: AgentInput): Promise<number | null> {
+  try {
+    await updateAgent(agent.id, input);
+    return null;
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.code !== 'RELEASE_CHECKS_REQUIRED') throw err;
+  }
+  const { name, active, ...behaviour } = input;
+  if (name !== agent.name || active !== agent.active) await updateAgent(agent.id, { name, active });
+  return (await saveDraft(agent.id, behaviour as Partial<AgentConfig>)).version;
+}
+
 export function AgentFormPage({ id, tab = 'settings' }: { id: string | null; tab?: AgentTab }) {
   const existing = useAsync((signal) => (id === null ? Promise.resolve(null) : getAgent(id, { signal })), [id, tab]);
   return (
@@ -172,7 +191,11 @@ function AgentForm({ agent }: { agent: Agent | null }) {
     void save.run(
       async () => {
         if (agent) {
-          await updateAgent(agent.id, input);
+          const draft = await savedThroughGate(agent, input);
+          if (draft !== null) {
+            toast.success(`Saved as draft version ${draft}: check it and publish it to put it live`);
+            return navigate(`/agents/${agent.id}/release`);
+          }
           toast.success('Agent saved');
         } else {
           const created = await createAgent(input);

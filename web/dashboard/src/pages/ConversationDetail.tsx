@@ -34,6 +34,7 @@ import { ActionCallCard } from '../components/ActionCallCard.js';
 import { callIdOf, foldActionCalls, interleaveCalls } from '../lib/actionCalls.js';
 import { listActionCalls, type ActionCall } from '../api/actionCalls.js';
 import { PendingActionCard } from '../components/PendingAction.js';
+import { MakeTestCase } from '../components/MakeTestCase.js';
 
 type SessionAction = 'pause' | 'resume' | 'close' | 'reopen';
 
@@ -268,6 +269,7 @@ export function ConversationDetailView({
             onPick={(teammate) => void assign(teammate)}
             onClose={() => setPicking(false)}
           />
+          <MakeTestCase conversationId={conversation.id} messages={messages} />
         </div>
         {state === 'paused' && (
           <p className={`notice ${pausedReason === 'credits_exhausted' ? 'notice-error' : 'notice-warning'}`} data-testid="paused-reason">

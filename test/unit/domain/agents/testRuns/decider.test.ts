@@ -51,4 +51,16 @@ describe('agent test runs', () => {
       ]);
     spec.given([started]).when(record('33333333-3333-4333-8333-333333333333', true)).thenThrows('NOT_FOUND');
   });
+
+  it('a paid run records who answers and the confirmed cost; when the credits run out it stops once, and records no later answer', () => {
+    const paid = { runId: R, agentId: A, companyId: C, version: 2, config, cases, llm: { kind: 'openai' as const, model: 'gpt-4o-mini' }, estimatedCostMicros: 1200, by: null };
+    spec.given([]).when({ type: 'StartTestRun', ...paid, now: T0 }).then([{ type: 'AgentTestRunStarted', data: { ...paid, at: T0 } }]);
+    const stop: TestRunCommand = { type: 'StopTestRun', reason: 'credits_exhausted', message: 'No credits left', now: T1 };
+    const stopped: AgentTestRunEvent = { type: 'AgentTestRunStopped', data: { reason: 'credits_exhausted', message: 'No credits left', at: T1 } };
+    const state = spec.given([started, checked(K1, true)]).when(stop).then([stopped]);
+    expect(state.status).toBe('stopped');
+    spec.given([started, stopped]).when(stop).then([]);
+    spec.given([started, stopped]).when(record(K2, true)).then([]);
+    spec.given([]).when(stop).thenThrows('NOT_FOUND');
+  });
 });
