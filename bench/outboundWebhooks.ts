@@ -95,7 +95,8 @@ async function publicEventsLag(base: string): Promise<number> {
 
 /**
  * The service's CPU per delivery (CPU-seconds of its threads from /proc, which a shared machine inflates far less
- * than it does latencies): gross, everything from the load's start to the drain's end over the deliveries; net,
+ * than it does latencies): gross, everything from the load's start to the last second deliveries arrived in, over
+ * the deliveries; net,
  * less what the webhooks ingested meanwhile cost without endpoints (phase 1); and after the load, when the service
  * did nothing but deliver (empty when deliveries kept up with the load).
  */
@@ -165,6 +166,14 @@ async function main() {
       void publicEventsLag(service.url).then((lag) => (sample.feedLag = lag));
     }, 5000);
     const cpuAtStart = threadCpuSeconds(service.pid);
+    // The service's CPU as of the last second deliveries arrived in: an idle wait at the end does not count.
+    let cpuAtLastDelivery = cpuAtStart;
+    let deliveredAtLastSecond = 0;
+    const cpuSampler = setInterval(() => {
+      const now = deliveredSoFar();
+      if (now !== deliveredAtLastSecond) cpuAtLastDelivery = threadCpuSeconds(service.pid);
+      deliveredAtLastSecond = now;
+    }, 1000);
     const started = performance.now();
     const results: PacedResult[] = await Promise.all(
       companies.map((co) =>
@@ -192,7 +201,8 @@ async function main() {
     while (missingOf().some((m) => m > 0) && performance.now() - latestArrival() < STALL_MS && performance.now() < drainDeadline) await sleep(500);
 
     clearInterval(sampler);
-    const cpuAtEnd = threadCpuSeconds(service.pid);
+    clearInterval(cpuSampler);
+    const cpuAtEnd = deliveredSoFar() !== deliveredAtLastSecond ? threadCpuSeconds(service.pid) : cpuAtLastDelivery;
     const healthy = healthyLogs;
     const lagsOf = (logs: ReceiverLog[]) => summarize(logs.flatMap((l) => l.lags));
     const all = lagsOf(healthy);
@@ -218,7 +228,7 @@ async function main() {
         timeline.map((w) => `${fmt(w.deliveries / 5)} (${w.cpu}%, ${fmt(w.feedLag)})`).join(' '),
     );
     console.log(
-      `    service CPU per delivery: ${ms(cpu.grossMs)} ms gross (all its CPU from the load's start to the drain's end ÷ deliveries), ` +
+      `    service CPU per delivery: ${ms(cpu.grossMs)} ms gross (all its CPU from the load's start to the last delivery ÷ deliveries), ` +
         `${ms(cpu.netMs)} ms net of ingestion (${ms(cpuPerWebhook * 1000)} ms per webhook without endpoints); ` +
         `after the load: ${ms(cpu.drainMs)} ms (${fmt(cpu.drainDeliveries)} deliveries)`,
     );
