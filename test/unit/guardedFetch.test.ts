@@ -35,11 +35,14 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
       handler(req, res);
     });
   });
+  let connections = 0;
+  server.on('connection', () => void connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const handle = {
     hits,
     port,
+    connections: () => connections,
     close: () => {
       server.closeAllConnections();
       return new Promise<void>((resolve) => server.close(() => resolve()));
@@ -229,6 +232,18 @@ describe('createGuardedPost (webhook deliveries): the same guard without fetch',
     expect([first.status, first.body.toString(), second.status]).toEqual([201, 'made', 201]);
     expect(target.hits[0]).toEqual({ method: 'POST', url: '/in?x=1', authorization: 'Bearer t', body: '{"a":1}' });
     expect(resolver.asked).toEqual(['hooks.example.test']); // one connection, checked once
+  });
+
+  it('given many deliveries in flight to one host, when they go out twice, then the second round reuses the sockets of the first', async () => {
+    const target = await listen(ok);
+    const guarded = post({ allowPrivate: true });
+    const round = () => Promise.all(Array.from({ length: 60 }, () => guarded(`http://127.0.0.1:${target.port}/in`, request)));
+    await round();
+    const afterFirst = target.connections();
+    await round();
+    expect(target.hits).toHaveLength(120);
+    expect(afterFirst).toBeGreaterThan(32); // more in flight at once than the platform client keeps idle
+    expect(target.connections()).toBe(afterFirst);
   });
 
   it('given a redirect, when it posts, then the 3xx comes back without its body and the target gets nothing', async () => {
