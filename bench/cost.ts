@@ -6,42 +6,19 @@
  *
  *   npm run bench:cost                          800 messages at 80/s (BENCH_MESSAGES, BENCH_RATE)
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { startFakeLlm } from '../test/support/fakeLlm.js';
 import { startFakePlatform } from '../test/support/fakePlatform.js';
 import { numberOption } from './support/options.js';
 import { deploy } from './support/replyRig.js';
 import { trackPlatform } from './support/replyTracker.js';
 import { report } from './support/report.js';
-import { fmt, machine, sleep } from './support/stats.js';
+import { fmt, machine, processCpuSeconds, sleep, threadCpuSeconds, threadCpuSpent } from './support/stats.js';
 import { setUpTenant } from './support/tenant.js';
 
 const MESSAGES = numberOption('messages', 'BENCH_MESSAGES', 800);
 const RATE = numberOption('rate', 'BENCH_RATE', 80);
 const LLM_KEY = 'sk-bench-cost';
 const PLATFORM_TOKEN = 'bench-cost-token';
-
-/** CPU seconds (user + system) the process has used, all its threads, from /proc/<pid>/stat. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/** CPU seconds per thread (by thread id and name), to see which thread a change saved. */
-function threadSeconds(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.split(') ')[1]!.split(' ');
-      out.set(`${tid} ${name}`, (Number(fields[11]) + Number(fields[12])) / 100);
-    } catch {
-      // The thread ended meanwhile.
-    }
-  }
-  return out;
-}
 
 async function main() {
   console.log(`cost bench: ${MESSAGES} messages at ${RATE}/s, ${machine()}`);
@@ -60,8 +37,8 @@ async function main() {
     });
     await sleep(2000);
     const pid = deployment.children[0]!.pid;
-    const before = cpuSeconds(pid);
-    const threadsBefore = threadSeconds(pid);
+    const before = processCpuSeconds(pid);
+    const threadsBefore = threadCpuSeconds(pid);
     const started = performance.now();
     const sends: Promise<unknown>[] = [];
     for (let i = 0; i < MESSAGES; i++) {
@@ -74,10 +51,10 @@ async function main() {
     await Promise.all(sends);
     const deadline = performance.now() + 300_000;
     while (replies.total < MESSAGES && performance.now() < deadline) await sleep(200);
-    const cpu = cpuSeconds(pid) - before;
+    const cpu = processCpuSeconds(pid) - before;
     const perMessage = (cpu * 1000) / MESSAGES;
-    const perThread = [...threadSeconds(pid)]
-      .map(([thread, seconds]) => [thread, ((seconds - (threadsBefore.get(thread) ?? 0)) * 1000) / MESSAGES] as const)
+    const perThread = threadCpuSpent(threadsBefore, threadCpuSeconds(pid))
+      .map(([thread, seconds]) => [thread, (seconds * 1000) / MESSAGES] as const)
       .filter(([, ms]) => ms >= 0.05)
       .sort((a, b) => b[1] - a[1]);
     console.log(`per thread, ms per message: ${perThread.map(([t, ms]) => `${t} ${fmt(ms, 2)}`).join('; ')}`);

@@ -33,7 +33,7 @@ import { pacedLoad, type PacedResult } from './support/pacedLoad.js';
 import { startService, warningSummary } from './support/processes.js';
 import { report, type Row } from './support/report.js';
 import { signUp } from './support/serviceApi.js';
-import { cpuMeter, fmt, machine, sleep, summarize, waitUntilIdle } from './support/stats.js';
+import { cpuMeter, fmt, machine, processCpuSeconds, sleep, summarize, threadCpuSeconds, threadCpuSpent, waitUntilIdle } from './support/stats.js';
 import { startWebhookReceivers, type ReceiverLog } from './support/webhookReceivers.js';
 
 const SECONDS = numberOption('seconds', 'BENCH_SECONDS', 10);
@@ -93,6 +93,27 @@ async function publicEventsLag(base: string): Promise<number> {
   }
 }
 
+/**
+ * The service's CPU per delivery (CPU-seconds of its threads from /proc, which a shared machine inflates far less
+ * than it does latencies): gross, everything from the load's start to the last second deliveries arrived in, over
+ * the deliveries; net,
+ * less what the webhooks ingested meanwhile cost without endpoints (phase 1); and after the load, when the service
+ * did nothing but deliver (empty when deliveries kept up with the load).
+ */
+function cpuPerDelivery(m: { cpuAtStart: Map<string, number>; cpuAtLoadEnd: Map<string, number>; cpuAtEnd: Map<string, number>; delivered: number; deliveredAtLoadEnd: number; webhooks: number; cpuPerWebhook: number }) {
+  const total = (spent: [string, number][]) => spent.reduce((a, [, s]) => a + s, 0);
+  const all = threadCpuSpent(m.cpuAtStart, m.cpuAtEnd);
+  const drainDeliveries = m.delivered - m.deliveredAtLoadEnd;
+  const perDelivery = (seconds: number, n: number) => (n > 0 ? (seconds * 1000) / n : Number.NaN);
+  return {
+    grossMs: perDelivery(total(all), m.delivered),
+    netMs: perDelivery(total(all) - m.webhooks * m.cpuPerWebhook, m.delivered),
+    drainMs: drainDeliveries >= 1000 ? perDelivery(total(threadCpuSpent(m.cpuAtLoadEnd, m.cpuAtEnd)), drainDeliveries) : Number.NaN,
+    drainDeliveries,
+    perThread: all.filter(([, s]) => s > 0.05).map(([t, s]) => [t, perDelivery(s, m.delivered)] as [string, number]),
+  };
+}
+
 async function main() {
   const perCompany = Math.ceil(ENDPOINTS / COMPANIES);
   console.log(`outbound webhook bench: ${ENDPOINTS} endpoints over ${COMPANIES} companies (${perCompany} each, 1 hanging), ${machine()}`);
@@ -107,8 +128,11 @@ async function main() {
     const load = (seconds: number) => cannon({ url: service.url, path: probePath, connections: CONNECTIONS, seconds, next: () => message(SECRET) });
     await load(3);
     await waitUntilIdle(service.pid);
+    const maxCpuBefore = processCpuSeconds(service.pid);
     const max = await load(SECONDS);
     await waitUntilIdle(service.pid);
+    // What one acknowledged webhook costs the service without any endpoint: subtracted below to see a delivery's own cost.
+    const cpuPerWebhook = (processCpuSeconds(service.pid) - maxCpuBefore) / Math.max(1, max.ok);
     const rate = Math.max(1, Math.round(max.okRate / 2));
     console.log(`(1) maximum: ${fmt(max.okRate)} webhooks/s (p99 ${ms(max.latency.p99)} ms, non-200 ${max.non200}, errors ${max.errors})`);
 
@@ -141,6 +165,15 @@ async function main() {
       meter = cpuMeter({ service: service.pid });
       void publicEventsLag(service.url).then((lag) => (sample.feedLag = lag));
     }, 5000);
+    const cpuAtStart = threadCpuSeconds(service.pid);
+    // The service's CPU as of the last second deliveries arrived in: an idle wait at the end does not count.
+    let cpuAtLastDelivery = cpuAtStart;
+    let deliveredAtLastSecond = 0;
+    const cpuSampler = setInterval(() => {
+      const now = deliveredSoFar();
+      if (now !== deliveredAtLastSecond) cpuAtLastDelivery = threadCpuSeconds(service.pid);
+      deliveredAtLastSecond = now;
+    }, 1000);
     const started = performance.now();
     const results: PacedResult[] = await Promise.all(
       companies.map((co) =>
@@ -154,6 +187,8 @@ async function main() {
       ),
     );
     const loadEnded = performance.now();
+    const cpuAtLoadEnd = threadCpuSeconds(service.pid);
+    const deliveredAtLoadEnd = deliveredSoFar();
 
     // 4. Drain, then check every healthy endpoint against its company's feed.
     const drainMs = await waitUntilIdle(service.pid, { timeoutMs: DRAIN_TIMEOUT_MS });
@@ -166,6 +201,8 @@ async function main() {
     while (missingOf().some((m) => m > 0) && performance.now() - latestArrival() < STALL_MS && performance.now() < drainDeadline) await sleep(500);
 
     clearInterval(sampler);
+    clearInterval(cpuSampler);
+    const cpuAtEnd = deliveredSoFar() !== deliveredAtLastSecond ? threadCpuSeconds(service.pid) : cpuAtLastDelivery;
     const healthy = healthyLogs;
     const lagsOf = (logs: ReceiverLog[]) => summarize(logs.flatMap((l) => l.lags));
     const all = lagsOf(healthy);
@@ -181,6 +218,7 @@ async function main() {
     for (const r of results) for (const [k, v] of Object.entries(r.statusCounts)) statuses[k] = (statuses[k] ?? 0) + v;
     const events = expected.reduce((a, b) => a + b, 0);
     const deliveriesPerSecond = delivered / ((lastArrival - started) / 1000);
+    const cpu = cpuPerDelivery({ cpuAtStart, cpuAtLoadEnd, cpuAtEnd, delivered, deliveredAtLoadEnd, webhooks: results.reduce((n, r) => n + r.latencies.length, 0), cpuPerWebhook });
     console.log(
       `(3) ${fmt(rate)} webhooks/s for ${LOAD_SECONDS} s over ${COMPANIES} companies: acks p50 ${ms(acks.p50)} / p99 ${ms(acks.p99)} ms, statuses ${JSON.stringify(statuses)}; ` +
         `${fmt(events)} public events; last delivery ${fmt((lastArrival - loadEnded) / 1000, 1)} s after the load ended; service idle ${fmt(drainMs / 1000, 1)} s after it`,
@@ -189,6 +227,12 @@ async function main() {
       `    every 5 s from the load's start: deliveries/s (service CPU %, events the public events projection is behind): ` +
         timeline.map((w) => `${fmt(w.deliveries / 5)} (${w.cpu}%, ${fmt(w.feedLag)})`).join(' '),
     );
+    console.log(
+      `    service CPU per delivery: ${ms(cpu.grossMs)} ms gross (all its CPU from the load's start to the last delivery ÷ deliveries), ` +
+        `${ms(cpu.netMs)} ms net of ingestion (${ms(cpuPerWebhook * 1000)} ms per webhook without endpoints); ` +
+        `after the load: ${ms(cpu.drainMs)} ms (${fmt(cpu.drainDeliveries)} deliveries)`,
+    );
+    console.log(`    per thread, ms per delivery (gross): ${cpu.perThread.map(([t, v]) => `${t} ${fmt(v, 3)}`).join('; ')}`);
     console.log(`    hanging endpoint: ${hanging.connections} connection(s) accepted, never answered`);
 
     const rows: Row[] = [
@@ -196,6 +240,7 @@ async function main() {
       { metric: 'ingest during the run, webhooks/s (half)', value: `${fmt(rate)}; acks p99 ${ms(acks.p99)} ms; non-200 ${Object.entries(statuses).filter(([k]) => k !== '200').reduce((n, [, v]) => n + v, 0)}` },
       { metric: `healthy endpoints' lag p50 / p99 / max, ms (${fmt(all.n)} deliveries)`, value: `${ms(all.p50)} / ${ms(all.p99)} / ${ms(all.max)}`, goal: `p99 < ${GOAL_P99_MS} ms`, ok: all.p99 < GOAL_P99_MS },
       { metric: 'deliveries/s (healthy, first arrivals, load start → last arrival)', value: fmt(deliveriesPerSecond) },
+      { metric: 'service CPU per delivery, ms: gross / net of ingestion / after the load', value: `${fmt(cpu.grossMs, 3)} / ${fmt(cpu.netMs, 3)} / ${fmt(cpu.drainMs, 3)}` },
       { metric: "hanging endpoint's company: its healthy endpoints' lag p50 / p99", value: `${ms(sameCompany.p50)} / ${ms(sameCompany.p99)}`, goal: `p99 < ${GOAL_P99_MS} ms`, ok: sameCompany.p99 < GOAL_P99_MS },
       { metric: "other companies' endpoints' lag p50 / p99", value: `${ms(others.p50)} / ${ms(others.p99)}`, goal: `p99 < ${GOAL_P99_MS} ms`, ok: others.p99 < GOAL_P99_MS },
       { metric: 'public events missing at a healthy endpoint', value: `${missing} of ${fmt(delivered + missing)}`, goal: '0', ok: missing === 0 },
@@ -211,6 +256,8 @@ async function main() {
       events,
       lag: { all, sameCompany, others },
       deliveriesPerSecond,
+      cpuPerDelivery: cpu,
+      cpuPerWebhookMs: cpuPerWebhook * 1000,
       delivered,
       missing,
       duplicates,

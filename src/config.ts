@@ -7,6 +7,8 @@ import { loadPricing, type Pricing } from './domain/credits/decider.js';
  * acknowledged at the pace the service answers it instead of piling up work it cannot do (bench/README.md).
  */
 export const DEFAULT_HTTP_THREAD_NICE = 3;
+/** Outbound webhook deliveries yield to the replies (nice 0) on saturated cores: customers wait for replies. */
+export const DEFAULT_WEBHOOK_THREAD_NICE = 3;
 
 const bool = z
   .enum(['true', 'false', '1', '0', ''])
@@ -196,6 +198,7 @@ export const configSchema = z.object({
   PROCESSOR_THREAD: bool.optional(),
   PROCESSOR_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(0),
   PROJECTIONS_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(0),
+  WEBHOOK_THREAD_NICE: z.coerce.number().int().min(0).max(19).optional(),
   HTTP_THREAD_NICE: z.coerce.number().int().min(0).max(19).optional(),
   READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5000),
   WEBCHAT_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(1).max(100_000).default(20),
@@ -264,6 +267,8 @@ export interface Config {
   processorThreadNice: number;
   /** CPU priority (nice) of the projections thread alone: under contention replies and requests come before read models. */
   projectionsThreadNice: number;
+  /** CPU priority (nice) of the outbound webhook deliveries' thread: its bounded share of saturated cores beside the replies. */
+  webhookThreadNice: number;
   /** Linux nice of the HTTP (main) thread once the processing threads have started (ROLE=all); 0 leaves it. */
   httpThreadNice: number;
   /** How long a request that wrote waits for the read models to show it before answering anyway (from what it wrote). */
@@ -358,6 +363,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     processorThread: c.PROCESSOR_THREAD ?? c.NODE_ENV !== 'test',
     processorThreadNice: c.PROCESSOR_THREAD_NICE,
     projectionsThreadNice: c.PROJECTIONS_THREAD_NICE,
+    webhookThreadNice: c.WEBHOOK_THREAD_NICE ?? (c.NODE_ENV === 'test' ? 0 : DEFAULT_WEBHOOK_THREAD_NICE),
     // Tests keep the HTTP thread at the priority of the test runner's own processes (their timing, not the service's).
     httpThreadNice: c.HTTP_THREAD_NICE ?? (c.NODE_ENV === 'test' ? 0 : DEFAULT_HTTP_THREAD_NICE),
     readYourWritesTimeoutMs: c.READ_YOUR_WRITES_TIMEOUT_MS,

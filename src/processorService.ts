@@ -22,19 +22,25 @@ export async function createProcessorService(config: Config, logger: PinoLogger)
   const metrics = createServiceMetrics({ processMetrics: true });
   metrics.watchEventLoop('processor', loop);
   const projectionsThread = config.processorThread ? await startProcessorThread(config, logger.child({ component: 'projections-thread' }), 'projections') : null;
+  // Outbound deliveries on a thread of their own too, their share beside the replies bounded (WEBHOOK_THREAD_NICE).
+  const webhooksThread = config.processorThread ? await startProcessorThread(config, logger.child({ component: 'webhooks-thread' }), 'webhooks') : null;
   const processor = await startProcessor(config, logger, adapters, { metrics, part: projectionsThread ? 'replies' : 'all' });
   const progress = projectionsThread ? null : publishProjectionProgress({ ...adapters, projections: processor.projections, logger: logger.child({ component: 'projection-progress' }) });
   const remoteMetrics = async (): Promise<MetricsJson[]> => {
-    const json = await projectionsThread?.metrics();
-    return json ? [json] : [];
+    const json = await Promise.all([projectionsThread?.metrics(), webhooksThread?.metrics()]);
+    return json.filter((j): j is MetricsJson => !!j);
   };
   const app = await buildApp({
     config,
     logger,
-    readiness: async () => ({ ...(await adapterReadiness(adapters)), ...(projectionsThread ? { projections: projectionsThread.isRunning() } : {}) }),
+    readiness: async () => ({
+      ...(await adapterReadiness(adapters)),
+      ...(projectionsThread ? { projections: projectionsThread.isRunning() } : {}),
+      ...(webhooksThread ? { webhooks: webhooksThread.isRunning() } : {}),
+    }),
     metrics: async () => {
-      const projections = await projectionsThread?.stats();
-      return { eventLoop: { processor: loop.snapshot(), ...(projections ? { projections: projections.eventLoop } : {}) } };
+      const [projections, webhooks] = await Promise.all([projectionsThread?.stats(), webhooksThread?.stats()]);
+      return { eventLoop: { processor: loop.snapshot(), ...(projections ? { projections: projections.eventLoop } : {}), ...(webhooks ? { webhooks: webhooks.eventLoop } : {}) } };
     },
     features: [metricsRoutes({ token: config.metricsToken, expose: async () => exposeMetrics(metrics.registry, await remoteMetrics()) })],
   });
@@ -44,6 +50,7 @@ export async function createProcessorService(config: Config, logger: PinoLogger)
     processingStarted: Promise.resolve(),
     ...serviceLifecycle(app, config, [
       async () => progress?.stop(),
+      async () => webhooksThread?.stop(),
       () => processor.stop(),
       async () => projectionsThread?.stop(),
       () => loop.stop(),

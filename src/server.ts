@@ -253,22 +253,25 @@ async function startProcessingSide(
     return { projections: processor.projections, isRunning: () => true, eventLoop: async () => ({}), metrics: noRemoteMetrics, stop: () => processor.stop() };
   }
   if (config.role === 'all') {
-    // Two threads, so the operating system shares the cores between read models and answers: a flood that keeps
-    // the projections busy does not take the CPU the replies need (and the other way round).
-    const [projections, replies] = await Promise.all([
+    // Three threads, so the operating system shares the cores between read models, answers and outbound deliveries: a
+    // flood that keeps the projections busy does not take the CPU the replies need (and the other way round), and the
+    // deliveries' share beside the replies is bounded by WEBHOOK_THREAD_NICE (docs/fair-processing.md).
+    const [projections, replies, webhooks] = await Promise.all([
       startProcessorThread(config, logger.child({ component: 'projections-thread' }), 'projections'),
       startProcessorThread(config, logger.child({ component: 'replies-thread' }), 'replies'),
+      startProcessorThread(config, logger.child({ component: 'webhooks-thread' }), 'webhooks'),
     ]);
-    const threads = [projections, replies];
+    const threads = [projections, replies, webhooks];
     return {
       projections: remoteRunner(projections.waitForPosition),
       isRunning: () => threads.every((t) => t.isRunning()),
       eventLoop: async () => {
-        const [p, r] = await Promise.all(threads.map((t) => t.stats()));
-        return { ...(p ? { projections: p.eventLoop } : {}), ...(r ? { replies: r.eventLoop } : {}) };
+        const [p, r, w] = await Promise.all(threads.map((t) => t.stats()));
+        return { ...(p ? { projections: p.eventLoop } : {}), ...(r ? { replies: r.eventLoop } : {}), ...(w ? { webhooks: w.eventLoop } : {}) };
       },
       metrics: async () => (await Promise.all(threads.map((t) => t.metrics()))).filter((json): json is MetricsJson => json !== null),
       async stop() {
+        await webhooks.stop();
         await replies.stop();
         await projections.stop();
       },

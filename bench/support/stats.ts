@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 
 /** Nearest-rank percentile of an ascending array (same rule as bench/store.ts). */
@@ -44,6 +44,33 @@ export function processCpuSeconds(pid: number): number {
   } catch {
     return Number.NaN;
   }
+}
+
+/** CPU seconds per thread of a process (keyed "<tid> <name>"), from /proc (Linux): which thread a change saved. */
+export function threadCpuSeconds(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  let tids: string[] = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(`${tid} ${name}`, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND);
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return out;
+}
+
+/** What each thread used between two `threadCpuSeconds` readings, in seconds, busiest first. */
+export function threadCpuSpent(before: Map<string, number>, after: Map<string, number>): [string, number][] {
+  return [...after].map(([thread, s]) => [thread, s - (before.get(thread) ?? 0)] as [string, number]).sort((a, b) => b[1] - a[1]);
 }
 
 /** CPU use of some processes over an interval, as a percentage of one core. */

@@ -23,11 +23,13 @@ import { watchActionCallMetrics } from './actionCallMetrics.js';
 import { processorConsumer } from './threadConsumer.js';
 
 /**
- * Which half of the processing side runs here. Projections only make read models; replies (reactors, the reply
- * and send workers, the knowledge index they search) make answers. On their own threads the operating system
- * shares the cores between them, so a flood that keeps the projections busy cannot starve the answers.
+ * Which part of the processing side runs here. Projections only make read models; replies (reactors, the reply
+ * and send workers, the knowledge index they search) make answers; webhooks delivers the outbound webhooks. On
+ * their own threads the operating system shares the cores between them, so a flood that keeps the projections
+ * busy cannot starve the answers, and deliveries take a bounded share beside the replies (WEBHOOK_THREAD_NICE,
+ * docs/fair-processing.md). 'all' runs every part; 'replies' then leaves the deliveries to the webhooks thread.
  */
-export type ProcessorPart = 'all' | 'projections' | 'replies';
+export type ProcessorPart = 'all' | 'projections' | 'replies' | 'webhooks';
 
 export interface ProcessorOptions extends OutboundOptions {
   /** Default 'all'. */
@@ -67,6 +69,7 @@ export interface Processor {
 export async function startProcessor(config: Config, logger: PinoLogger, adapters: Adapters, options: ProcessorOptions = {}): Promise<Processor> {
   const { eventStore, readStore } = adapters;
   const part = options.part ?? 'all';
+  if (part === 'webhooks') return startDeliveries(config, logger, adapters, options);
   const ownConsumer = options.consumer ? null : processorConsumer(eventStore, logger);
   const consumer = options.consumer ?? ownConsumer!;
   const stops: (() => Promise<void>)[] = [];
@@ -123,19 +126,10 @@ async function startReplies(
     // Replay evaluations: their own subject, durable and slots.
     const replays = await startReplayEvaluations(deps);
     stops.push(() => replays.stop());
-    const outbound = outboundClients(config, logger, options);
-    // The bus: processors meet on it and share the endpoints (each one served by one of them).
-    const webhooks = await startWebhookDeliveries({
-      commands,
-      readStore,
-      bus,
-      secretBox: outbound.secretBox,
-      sender: outbound.webhookSender,
-      settings: config.webhooks,
-      logger: logger.child({ component: 'webhook-delivery' }),
-      ...(options.metrics?.webhookDeliveries ? { metrics: options.metrics.webhookDeliveries } : {}),
-    });
-    stops.unshift(() => webhooks.stop());
+    if (options.part !== 'replies') {
+      const webhooks = await deliveries(config, logger, adapters, { ...options, commands });
+      stops.unshift(() => webhooks.stop());
+    }
     // Handoff summaries: their own subject and slots, off the customers' reply path.
     const summaries = await startHandoffSummaries(deps);
     stops.push(() => summaries.stop());
@@ -155,6 +149,30 @@ async function startReplies(
       if (ownKnowledge) await knowledge.stop();
     },
   };
+}
+
+/** Outbound webhook deliveries. The bus: processors meet on it and share the endpoints (each one served by one of them). */
+function deliveries(config: Config, logger: PinoLogger, adapters: Adapters, options: ProcessorOptions & { commands: CommandDeps }) {
+  const outbound = outboundClients(config, logger, options);
+  return startWebhookDeliveries({
+    commands: options.commands,
+    readStore: adapters.readStore,
+    bus: adapters.bus,
+    secretBox: outbound.secretBox,
+    sender: outbound.webhookSender,
+    settings: config.webhooks,
+    logger: logger.child({ component: 'webhook-delivery' }),
+    ...(options.metrics?.webhookDeliveries ? { metrics: options.metrics.webhookDeliveries } : {}),
+  });
+}
+
+/** The webhooks part alone (its own thread): deliveries, which read the read models and append, and need no reader of the log. */
+async function startDeliveries(config: Config, logger: PinoLogger, adapters: Adapters, options: ProcessorOptions): Promise<Processor> {
+  const commands: CommandDeps = { eventStore: adapters.eventStore, clock: options.clock ?? systemClock, logger: logger.child({ component: 'commands' }) };
+  const webhooks = await deliveries(config, logger, adapters, { ...options, commands });
+  const waiter = remoteProjectionWaiter(adapters.readStore);
+  const projections: ProjectionRunner = { waitForPosition: (position, timeoutMs) => waiter.waitForPosition(position, timeoutMs), status: () => [], stop: async () => {} };
+  return { projections, knowledge: null, stop: () => webhooks.stop() };
 }
 
 /** What the bus workers need: outbound clients (LLM, platform), settings, metrics, and job recovery on the embedded bus. */

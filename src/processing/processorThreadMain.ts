@@ -17,7 +17,9 @@ const post = (message: ToHost) => port.postMessage(message);
 // With PROCESSOR_THREAD_NICE > 0, projections, reactors and workers catch up in the time requests leave: on a
 // saturated machine the kernel serves the HTTP thread first (acknowledgements keep their rate, replies lag).
 // PROJECTIONS_THREAD_NICE lowers the read models alone: replies and requests first, the dashboard's views lag.
-const nice = part === 'projections' ? Math.max(config.processorThreadNice, config.projectionsThreadNice) : config.processorThreadNice;
+// WEBHOOK_THREAD_NICE gives outbound deliveries a bounded share beside the replies (docs/fair-processing.md).
+const partNice = part === 'projections' ? config.projectionsThreadNice : part === 'webhooks' ? config.webhookThreadNice : 0;
+const nice = Math.max(config.processorThreadNice, partNice);
 if (nice > 0 && !lowerThisThreadPriority(nice)) {
   logger.debug({ nice }, 'processor thread priority left unchanged (not supported here)');
 }

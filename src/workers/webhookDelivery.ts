@@ -5,6 +5,7 @@ import { listActiveWebhookEndpoints } from '../projections/webhookEndpoints/quer
 import type { WebhookEndpointDoc } from '../projections/webhookEndpoints/webhookEndpointsProjection.js';
 import { createFairSlots, type FairSlots } from './fairSlots.js';
 import { newRun, RECORD_AFTER_MS, recordNow, serveTurn, type EndpointRun, type RunDeps, type TurnOutcome } from './webhookEndpointRun.js';
+import { createCompanyEvents } from './webhookEvents.js';
 import { soleOwner, startEndpointOwners, type EndpointOwners } from './webhookOwners.js';
 
 /**
@@ -26,7 +27,7 @@ export interface WebhookDeliverySettings {
   pollMs: number;
 }
 
-export interface WebhookDeliveryDeps extends RunDeps {
+export interface WebhookDeliveryDeps extends Omit<RunDeps, 'events'> {
   settings: WebhookDeliverySettings;
   /** Shares the endpoints with the other processors met on it; without it this processor serves them all. */
   bus?: Bus;
@@ -37,7 +38,7 @@ export interface WebhookDeliveryDeps extends RunDeps {
 }
 
 interface Worker {
-  deps: WebhookDeliveryDeps;
+  deps: WebhookDeliveryDeps & RunDeps;
   owners: EndpointOwners;
   slots: FairSlots;
   runs: Map<string, EndpointRun>;
@@ -54,7 +55,7 @@ export async function startWebhookDeliveries(deps: WebhookDeliveryDeps): Promise
     ? await startEndpointOwners({ bus: deps.bus, instanceId: deps.instanceId ?? randomUUID(), heartbeatMs: deps.heartbeatMs ?? 1000, logger })
     : soleOwner;
   const w: Worker = {
-    deps,
+    deps: { ...deps, events: createCompanyEvents(deps.readStore) },
     owners,
     slots: createFairSlots({ total: settings.concurrency, perCompany: settings.companyConcurrency }),
     runs: new Map(),
@@ -83,7 +84,7 @@ export async function startWebhookDeliveries(deps: WebhookDeliveryDeps): Promise
       for (const t of w.recordTimers.values()) clearTimeout(t);
       await Promise.allSettled([...w.inFlight]);
       // What was delivered is recorded before the processor goes, so the next one does not send it again.
-      await Promise.allSettled([...w.runs.values()].map((run) => recordNow(deps, run)));
+      await Promise.allSettled([...w.runs.values()].map((run) => recordNow(w.deps, run)));
       await owners.stop();
     },
   };

@@ -19,9 +19,9 @@ import type { WebhookDeliveryMetrics } from '../ports/metrics.js';
 import type { ReadStore } from '../ports/readStore.js';
 import type { SecretBox } from '../ports/secretBox.js';
 import type { WebhookSender } from '../ports/webhookSender.js';
-import type { PublicEventDoc } from '../projections/publicEvents/publicEventsProjection.js';
-import { firstPublicEventAtOrAfter, listPublicEvents } from '../projections/publicEvents/queries.js';
+import { firstPublicEventAtOrAfter } from '../projections/publicEvents/queries.js';
 import type { WebhookEndpointDoc } from '../projections/webhookEndpoints/webhookEndpointsProjection.js';
+import type { CompanyEvents, DeliverableEvent } from './webhookEvents.js';
 
 /**
  * One endpoint as the delivery worker serves it: its progress and its next events kept in memory between turns,
@@ -62,6 +62,8 @@ export interface RunDeps {
   readStore: ReadStore;
   secretBox: SecretBox;
   sender: WebhookSender;
+  /** Where the endpoints' events come from: read and serialised once per company (webhookEvents.ts). */
+  events: CompanyEvents;
   settings: { retryScheduleMs: number[] };
   logger: Logger;
   metrics?: WebhookDeliveryMetrics;
@@ -81,7 +83,7 @@ export interface EndpointRun {
   unrecorded: AttemptData[];
   unrecordedSince: number;
   /** Events after `through` of the endpoint's types, oldest first, read for the settings of `queueFor`. */
-  queue: PublicEventDoc[];
+  queue: DeliverableEvent[];
   queueFor: string;
   /** The last failed attempt of the head event; 'unknown' until read, after a (re)load. */
   failure: { n: number; attempt: number; nextRetryAt: string | null } | null | 'unknown';
@@ -178,10 +180,10 @@ export async function serveTurn(deps: RunDeps, run: EndpointRun, doc: WebhookEnd
  * page held none it takes and more are stored (each page read counts as a step of the turn, so a long stretch
  * of events it does not take is passed over a bounded amount at a time).
  */
-async function nextEvent(deps: RunDeps, run: EndpointRun, endpoint: WebhookEndpoint): Promise<PublicEventDoc | 'skipped' | null> {
+async function nextEvent(deps: RunDeps, run: EndpointRun, endpoint: WebhookEndpoint): Promise<DeliverableEvent | 'skipped' | null> {
   if (run.queue.length === 0) {
     const types = endpoint.eventTypes.includes('*') ? null : (endpoint.eventTypes as PublicEventType[]);
-    const page = await listPublicEvents(deps.readStore, run.companyId, { after: run.through, types, limit: EVENTS_PER_READ });
+    const page = await deps.events.page(run.companyId, { after: run.through, types, limit: EVENTS_PER_READ });
     run.queue = page.items;
     // Events it does not take are passed over in memory, recorded with the next batch.
     if (page.items.length === 0 && page.next > run.through) run.through = page.next;
@@ -190,7 +192,7 @@ async function nextEvent(deps: RunDeps, run: EndpointRun, endpoint: WebhookEndpo
   return run.queue[0] ?? null;
 }
 
-async function deliver(deps: RunDeps, run: EndpointRun, to: { endpoint: WebhookEndpoint; secrets: string[] }, event: PublicEventDoc): Promise<TurnOutcome> {
+async function deliver(deps: RunDeps, run: EndpointRun, to: { endpoint: WebhookEndpoint; secrets: string[] }, event: DeliverableEvent): Promise<TurnOutcome> {
   const { commands, settings } = deps;
   const { endpoint } = to;
   if (run.failure === 'unknown') {
@@ -204,7 +206,7 @@ async function deliver(deps: RunDeps, run: EndpointRun, to: { endpoint: WebhookE
   const wait = settings.retryScheduleMs[attempt - 1];
   const retryInMs = wait === undefined ? null : Math.round(wait * (0.8 + 0.4 * (deps.random ?? Math.random)()));
   const input = { companyId: run.companyId, endpoint, deliveryId: String(event.n), event: event.event, attempt, trigger: 'delivery' as const, retryInMs };
-  const result = await sendDelivery({ ...commands, secretBox: deps.secretBox, sender: deps.sender }, input, { secrets: to.secrets });
+  const result = await sendDelivery({ ...commands, secretBox: deps.secretBox, sender: deps.sender }, input, { secrets: to.secrets, body: event.body });
   deps.metrics?.attempted(run.id, result.ok, result.latencyMs);
   if (result.ok) {
     delivered(deps, run, event, result);
@@ -217,14 +219,14 @@ async function deliver(deps: RunDeps, run: EndpointRun, to: { endpoint: WebhookE
 }
 
 /** A delivered event waits to be recorded with the next ones. */
-function delivered(deps: RunDeps, run: EndpointRun, event: PublicEventDoc, result: AttemptData) {
+function delivered(deps: RunDeps, run: EndpointRun, event: DeliverableEvent, result: AttemptData) {
   deps.metrics?.lag(run.id, Math.max(0, Date.parse(result.at) - Date.parse(event.timestamp)));
   if (run.unrecorded.length === 0) run.unrecordedSince = Date.now();
   run.unrecorded.push(result);
 }
 
 /** The head event is done with: the endpoint's progress moves past it. */
-function passed(run: EndpointRun, event: PublicEventDoc) {
+function passed(run: EndpointRun, event: DeliverableEvent) {
   run.queue.shift();
   run.through = event.n;
 }
@@ -235,7 +237,7 @@ function passed(run: EndpointRun, event: PublicEventDoc) {
  */
 async function deliverWindow(deps: RunDeps, run: EndpointRun, to: { endpoint: WebhookEndpoint; secrets: string[] }): Promise<TurnOutcome> {
   const { commands, settings } = deps;
-  const picked: PublicEventDoc[] = [];
+  const picked: DeliverableEvent[] = [];
   const conversations = new Set<string>();
   for (const event of run.queue) {
     const conversation = event.conversationId ?? '';
@@ -247,9 +249,9 @@ async function deliverWindow(deps: RunDeps, run: EndpointRun, to: { endpoint: We
   const retryInMs = wait === undefined ? null : Math.round(wait * (0.8 + 0.4 * (deps.random ?? Math.random)()));
   const sendDeps = { ...commands, secretBox: deps.secretBox, sender: deps.sender };
   const results = await Promise.all(
-    picked.map((event) => sendDelivery(sendDeps, { companyId: run.companyId, endpoint: to.endpoint, deliveryId: String(event.n), event: event.event, attempt: 1, trigger: 'delivery', retryInMs }, { secrets: to.secrets })),
+    picked.map((event) => sendDelivery(sendDeps, { companyId: run.companyId, endpoint: to.endpoint, deliveryId: String(event.n), event: event.event, attempt: 1, trigger: 'delivery', retryInMs }, { secrets: to.secrets, body: event.body })),
   );
-  let failure: { event: PublicEventDoc; result: AttemptData } | null = null;
+  let failure: { event: DeliverableEvent; result: AttemptData } | null = null;
   for (const [i, event] of picked.entries()) {
     const result = results[i]!;
     deps.metrics?.attempted(run.id, result.ok, result.latencyMs);
@@ -266,7 +268,7 @@ async function deliverWindow(deps: RunDeps, run: EndpointRun, to: { endpoint: We
 }
 
 /** The head event's attempt failed: recorded at once, then retried later, or the endpoint disabled when the schedule ran out. */
-async function failed(deps: RunDeps, run: EndpointRun, event: PublicEventDoc, result: AttemptData, retryInMs: number | null): Promise<TurnOutcome> {
+async function failed(deps: RunDeps, run: EndpointRun, event: DeliverableEvent, result: AttemptData, retryInMs: number | null): Promise<TurnOutcome> {
   const { commands, settings } = deps;
   const attempt = result.attempt;
   run.window = 1;

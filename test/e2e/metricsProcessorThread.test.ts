@@ -41,6 +41,8 @@ describe('GET /metrics with the processor on its own thread', () => {
     expect(valueOf(text, 'mas_llm_request_duration_seconds_count', { provider: 'builtin', outcome: 'ok' })).toBe(1);
     expect(samples(text, 'mas_event_loop_delay_seconds', { thread: 'replies', stat: 'p99' })).toHaveLength(1);
     expect(samples(text, 'mas_event_loop_delay_seconds', { thread: 'projections', stat: 'p99' })).toHaveLength(1);
+    // Outbound webhook deliveries run on a thread of their own, beside the replies rather than in their event loop.
+    expect(samples(text, 'mas_event_loop_delay_seconds', { thread: 'webhooks', stat: 'p99' })).toHaveLength(1);
     expect(samples(text, 'mas_projection_lag_positions').map((s) => s.labels.projection).sort()).toEqual(allProjections.map((p) => p.name).sort());
     // Each metric family once: process metrics come from the main thread only, not twice.
     expect(text.match(/^# TYPE process_cpu_user_seconds_total /gm)).toHaveLength(1);

@@ -6,6 +6,9 @@ import { createLlmResolver } from '../../src/infrastructure/llm/llmForCompany.js
 import { createOpenAiLlm } from '../../src/infrastructure/llm/openaiLlm.js';
 import { createSecretBox } from '../../src/infrastructure/crypto/secretBox.js';
 import { createGuardedFetch } from '../../src/infrastructure/net/guardedFetch.js';
+import { createGuardedPost } from '../../src/infrastructure/net/guardedPost.js';
+import { createWebhookSender, SIGNATURE_REUSE_MS } from '../../src/infrastructure/webhooks/webhookSender.js';
+import { Webhook } from 'standardwebhooks';
 import { isSsrfRefusal, type Resolver } from '../../src/infrastructure/net/ssrfGuard.js';
 import { LlmError } from '../../src/ports/llm.js';
 import { randomBytes } from 'node:crypto';
@@ -32,11 +35,14 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
       handler(req, res);
     });
   });
+  let connections = 0;
+  server.on('connection', () => void connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const handle = {
     hits,
     port,
+    connections: () => connections,
     close: () => {
       server.closeAllConnections();
       return new Promise<void>((resolve) => server.close(() => resolve()));
@@ -177,6 +183,120 @@ describe('createGuardedFetch', () => {
     await expect((async () => {
       for (;;) if ((await cutReader.read()).done) return 'ended';
     })()).rejects.toMatchObject({ name: 'AbortError' });
+  });
+});
+
+describe('createGuardedPost (webhook deliveries): the same guard without fetch', () => {
+  const post = (options: { allowPrivate: boolean; requireHttps?: boolean; resolver?: Resolver; maxResponseBytes?: number }) =>
+    createGuardedPost({ requireHttps: false, maxResponseBytes: 64 * 1024, ...options });
+  const request = { headers: { 'content-type': 'application/json' }, body: '{"a":1}', timeoutMs: 2_000 };
+
+  it('given a name that resolves to loopback, when it posts, then it is refused before connecting and the server gets nothing', async () => {
+    const target = await listen(ok);
+    const resolver = resolverTo('127.0.0.1');
+    const err = await post({ allowPrivate: false, resolver })(`http://hooks.example.test:${target.port}/in`, request).catch((e: unknown) => e);
+    expect(isSsrfRefusal(err)).toBe(true);
+    expect((err as Error).message).toMatch(/hooks\.example\.test resolves to a loopback address \(127\.0\.0\.1\)/);
+    expect(resolver.asked).toEqual(['hooks.example.test']);
+    expect(target.hits).toEqual([]);
+  });
+
+  it.each([
+    ['an IPv4-mapped loopback', ['::ffff:127.0.0.1']],
+    ['a private address', ['10.1.2.3']],
+    ['link-local / metadata', ['169.254.169.254']],
+    ['one bad address among good ones', ['93.184.216.34', '127.0.0.1']],
+  ])('given a name resolving to %s, when it posts, then it is refused', async (_label, addresses) => {
+    const target = await listen(ok);
+    const err = await post({ allowPrivate: false, resolver: resolverTo(...addresses) })(`http://hooks.example.test:${target.port}/`, request).catch((e: unknown) => e);
+    expect(isSsrfRefusal(err)).toBe(true);
+    expect(target.hits).toEqual([]);
+  });
+
+  it('given literal loopback/private URLs or local names, when it posts, then it refuses them without any DNS question; https is required when asked', async () => {
+    const resolver = resolverTo('93.184.216.34');
+    for (const url of ['http://127.0.0.1:1/', 'http://[::1]:1/', 'http://2130706433/', 'http://localhost:1/', 'http://[::ffff:7f00:1]/']) {
+      expect(isSsrfRefusal(await post({ allowPrivate: false, resolver })(url, request).catch((e: unknown) => e)), url).toBe(true);
+    }
+    expect(resolver.asked).toEqual([]);
+    const err = await post({ allowPrivate: true, requireHttps: true })('http://hooks.example.com/in', request).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/https is required/);
+  });
+
+  it('given private addresses allowed, when it posts twice, then headers and body arrive, the answer comes back, and the second reuses the connection', async () => {
+    const target = await listen((_req, res) => res.writeHead(201, { 'content-type': 'text/plain' }).end('made'));
+    const resolver = resolverTo('127.0.0.1');
+    const guarded = post({ allowPrivate: true, resolver });
+    const first = await guarded(`http://hooks.example.test:${target.port}/in?x=1`, { ...request, headers: { ...request.headers, authorization: 'Bearer t' } });
+    const second = await guarded(`http://hooks.example.test:${target.port}/in?x=1`, request);
+    expect([first.status, first.body.toString(), second.status]).toEqual([201, 'made', 201]);
+    expect(target.hits[0]).toEqual({ method: 'POST', url: '/in?x=1', authorization: 'Bearer t', body: '{"a":1}' });
+    expect(resolver.asked).toEqual(['hooks.example.test']); // one connection, checked once
+  });
+
+  it('given many deliveries in flight to one host, when they go out twice, then the second round reuses the sockets of the first', async () => {
+    const target = await listen(ok);
+    const guarded = post({ allowPrivate: true });
+    const round = () => Promise.all(Array.from({ length: 60 }, () => guarded(`http://127.0.0.1:${target.port}/in`, request)));
+    await round();
+    const afterFirst = target.connections();
+    await round();
+    expect(target.hits).toHaveLength(120);
+    expect(afterFirst).toBeGreaterThan(32); // more in flight at once than the platform client keeps idle
+    expect(target.connections()).toBe(afterFirst);
+  });
+
+  it('given a redirect, when it posts, then the 3xx comes back without its body and the target gets nothing', async () => {
+    const inside = await listen(ok);
+    const redirector = await listen((_req, res) => res.writeHead(307, { location: `http://127.0.0.1:${inside.port}/secret` }).end('<a>moved</a>'));
+    const answer = await post({ allowPrivate: true })(`http://127.0.0.1:${redirector.port}/in`, request);
+    expect(answer).toEqual({ status: 307, body: Buffer.alloc(0), redirected: true });
+    expect(inside.hits).toEqual([]);
+  });
+
+  it('given a server that never answers or answers too much, when it posts, then it gives up at the timeout or the cap', async () => {
+    const slow = await listen((_req, res) => setTimeout(() => res.end('late'), 2_000));
+    const started = Date.now();
+    const err = await post({ allowPrivate: true })(`http://127.0.0.1:${slow.port}/`, { ...request, timeoutMs: 50 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: 'TimeoutError', message: 'no answer within 50 ms' });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    const big = await listen((_req, res) => res.end('x'.repeat(10_000)));
+    await expect(post({ allowPrivate: true, maxResponseBytes: 1_000 })(`http://127.0.0.1:${big.port}/`, request)).rejects.toThrow(/exceeds 1000 bytes/);
+  });
+});
+
+describe('the webhook sender: plain guarded POSTs, signed once per delivery', () => {
+  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  const headersOf = (req: IncomingMessage) => Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+
+  it('given an endpoint, when a delivery is sent and retried within the reuse window, then both verify with standardwebhooks and carry one signature; after the window it is signed again', async () => {
+    const seen: { headers: Record<string, string>; body: string }[] = [];
+    const receiver = await listen((req, res) => {
+      seen.push({ headers: headersOf(req), body: receiver.hits.at(-1)!.body });
+      res.writeHead(204).end();
+    });
+    const sender = createWebhookSender({ allowPrivate: true, requireHttps: false, timeoutMs: 2_000 });
+    const body = JSON.stringify({ id: 'evt_1', type: 'message.received', data: {} });
+    const at = new Date();
+    const send = (timestamp: Date) => sender.send({ url: `http://127.0.0.1:${receiver.port}/in`, id: 'evt_1', timestamp, body, secrets: [secret] });
+    expect(await send(at)).toMatchObject({ ok: true, httpStatus: 204 });
+    expect(await send(new Date(at.getTime() + 5_000))).toMatchObject({ ok: true });
+    expect(await send(new Date(at.getTime() + SIGNATURE_REUSE_MS + 1_000))).toMatchObject({ ok: true });
+    const wh = new Webhook(secret);
+    for (const s of seen.slice(0, 2)) expect(() => wh.verify(s.body, s.headers)).not.toThrow();
+    expect(seen[1]!.headers['webhook-signature']).toBe(seen[0]!.headers['webhook-signature']);
+    expect(seen[1]!.headers['webhook-timestamp']).toBe(seen[0]!.headers['webhook-timestamp']);
+    expect(seen[2]!.headers['webhook-timestamp']).toBe(String(Math.floor((at.getTime() + SIGNATURE_REUSE_MS + 1_000) / 1000)));
+    expect(seen[2]!.headers['webhook-signature']).toBe(wh.sign('evt_1', new Date(at.getTime() + SIGNATURE_REUSE_MS + 1_000), body));
+  });
+
+  it('given a URL whose name resolves to loopback, when a delivery is sent, then it fails as refused and nothing arrives', async () => {
+    const target = await listen(ok);
+    const sender = createWebhookSender({ allowPrivate: false, requireHttps: false, timeoutMs: 2_000, resolver: resolverTo('127.0.0.1') });
+    const result = await sender.send({ url: `http://hooks.example.test:${target.port}/in`, id: 'evt_2', timestamp: new Date(), body: '{}', secrets: [secret] });
+    expect(result).toMatchObject({ ok: false, httpStatus: null });
+    expect(result.response).toMatch(/loopback address/);
+    expect(target.hits).toEqual([]);
   });
 });
 

@@ -40,12 +40,13 @@ export async function attemptDelivery(deps: DeliveryDeps, input: AttemptInput): 
 /**
  * Sends one attempt and says what came of it, recording nothing: the delivery worker records a success with the
  * endpoint's progress, in batches (`recordDeliveries`), and a failure in the delivery's own stream (`recordAttempt`).
- * `opened`: the signing secrets, opened once for a turn of several deliveries rather than for each.
+ * `opened`: the signing secrets, opened once for a turn of several deliveries rather than for each, and the event's
+ * body, serialised once for every endpoint that receives it.
  */
-export async function sendDelivery(deps: DeliveryDeps, input: AttemptInput, opened?: { secrets: string[] }): Promise<AttemptData> {
+export async function sendDelivery(deps: DeliveryDeps, input: AttemptInput, opened?: { secrets: string[]; body?: string }): Promise<AttemptData> {
   const now = deps.clock.now();
   const secrets = opened?.secrets ?? signingSecrets(deps.secretBox, input.endpoint, now);
-  const result = await deps.sender.send({ url: input.endpoint.url, id: input.event.id, timestamp: now, body: JSON.stringify(input.event), secrets });
+  const result = await deps.sender.send({ url: input.endpoint.url, id: input.event.id, timestamp: now, body: opened?.body ?? JSON.stringify(input.event), secrets });
   const at = deps.clock.now();
   return {
     endpointId: input.endpoint.id,

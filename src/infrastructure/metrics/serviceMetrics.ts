@@ -71,7 +71,7 @@ export function createServiceMetrics(options: { processMetrics: boolean }) {
     webhookDeliveries: createWebhookDeliveryMetrics(registry),
     actionCalls: createActionCallMetrics(registry),
     instrumentLlm: createLlmInstrumentation(registry),
-    watchEventLoop(thread: 'api' | 'processor' | 'projections' | 'replies', loop: EventLoopSource) {
+    watchEventLoop(thread: 'api' | 'processor' | 'projections' | 'replies' | 'webhooks', loop: EventLoopSource) {
       loops.set(thread, loop);
     },
     /** Only the thread that runs the projections has these metrics (an API-only instance has none). */

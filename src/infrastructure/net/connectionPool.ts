@@ -19,8 +19,9 @@ export interface ConnectionPool {
 const IDLE_MS = 4_000;
 const MAX_IDLE_PER_HOST = 32;
 
-export function createConnectionPool(): ConnectionPool {
-  const options = { keepAlive: true, timeout: IDLE_MS, maxFreeSockets: MAX_IDLE_PER_HOST };
+/** `maxIdlePerHost`: idle sockets kept per host (default 32); past it a socket is closed once answered. */
+export function createConnectionPool(settings: { maxIdlePerHost?: number } = {}): ConnectionPool {
+  const options = { keepAlive: true, timeout: IDLE_MS, maxFreeSockets: settings.maxIdlePerHost ?? MAX_IDLE_PER_HOST };
   const plain = new http.Agent(options);
   const secure = new https.Agent(options);
   return { agentFor: (protocol) => (protocol === 'https:' ? secure : plain) };

@@ -1,8 +1,8 @@
 import http from 'node:http';
-import https from 'node:https';
 import { checkPlatformUrl, guardedLookup, RefusedUrlError, type Resolver, type UrlPolicy } from './ssrfGuard.js';
 import { readCappedBody } from './cappedBody.js';
-import { createConnectionPool, failedOnStaleSocket } from './connectionPool.js';
+import { createConnectionPool } from './connectionPool.js';
+import { openGuardedRequest } from './guardedRequest.js';
 
 /**
  * A `fetch` for URLs a tenant chose (the LLM base URL), with the platform client's SSRF guard:
@@ -11,6 +11,7 @@ import { createConnectionPool, failedOnStaleSocket } from './connectionPool.js';
  * - every connection resolves the name through `guardedLookup`, which refuses it when any resolved address
  *   is loopback/private/link-local/metadata/unspecified/multicast (or an IPv6 form of one), so a name that
  *   resolves — or is rebound — to 127.0.0.1 is refused on the address that would be dialled;
+ * - the request itself goes out as every guarded one does (guardedRequest.ts);
  * - connections are kept alive per fetch (connectionPool.ts): a socket is reused only to the address that was
  *   checked when it was opened, and a request that meets a socket the server had just closed is sent once more
  *   on a new one;
@@ -70,7 +71,6 @@ export function createGuardedFetch(options: GuardedFetchOptions): typeof fetch {
 
     return new Promise<Response>((resolve, reject) => {
       let settled = false;
-      const transport = url.protocol === 'https:' ? https : http;
       const finish = (err: unknown, response?: Response) => {
         if (settled) return;
         settled = true;
@@ -78,77 +78,55 @@ export function createGuardedFetch(options: GuardedFetchOptions): typeof fetch {
         if (err) reject(err);
         else resolve(response!);
       };
-      let req: http.ClientRequest | undefined;
-      let answered = false;
       const onAbort = () => {
         finish(abortError(signal));
-        req?.destroy();
+        exchange.destroy();
       };
       signal.addEventListener('abort', onAbort, { once: true });
-
-      const start = (agent: http.Agent | false) => {
-        let r: http.ClientRequest;
-        try {
-          r = transport.request({
-            method: request.method,
-            protocol: url.protocol,
-            hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-            port: url.port === '' ? undefined : Number(url.port),
-            path: `${url.pathname}${url.search}`,
-            headers,
-            agent,
-            lookup: lookup as unknown as http.RequestOptions['lookup'],
-          });
-        } catch (err) {
-          finish(err);
-          return;
-        }
-        req = r;
-
-        r.on('error', (err: NodeJS.ErrnoException) => {
-          if (failedOnStaleSocket(r, err, answered) && !settled) start(false);
-          else finish(err);
-        });
-        r.on('response', (res) => {
-          answered = true;
-          const status = res.statusCode ?? 0;
-          res.on('error', (err) => finish(err));
-          const responseHeaders = new Headers();
-          for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
-            try {
-              responseHeaders.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
-            } catch {
-              // A header value fetch cannot represent: dropped, as fetch itself would refuse the response.
+      const exchange = openGuardedRequest(
+        { url, method: request.method, headers, body, lookup, pool },
+        {
+          error: (err) => finish(err),
+          response: (res, r) => {
+            const status = res.statusCode ?? 0;
+            res.on('error', (err) => finish(err));
+            const init = { status, statusText: res.statusMessage ?? '', headers: responseHeaders(res) };
+            if (status < 200 || status > 599) {
+              finish(new Error(`the server answered with an unusable HTTP status ${status}`));
+              r.destroy();
+              return;
             }
-          }
-          if (status < 200 || status > 599) {
-            finish(new Error(`the server answered with an unusable HTTP status ${status}`));
-            r.destroy();
-            return;
-          }
-          if (status >= 300 && status < 400) {
-            // Never followed, and the body (often an HTML page naming the target) is not kept.
-            finish(null, new Response(null, { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
-            r.destroy();
-            return;
-          }
-          if (status < 300 && /^text\/event-stream\b/i.test(res.headers['content-type'] ?? '')) {
-            finish(null, new Response(streamBody(r, res, signal, maxBytes), { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
-            return;
-          }
-          readCappedBody(r, res, maxBytes, {
-            tooLarge: () => finish(new ResponseTooLargeError(maxBytes)),
-            done: (buffer) => {
-              const payload = NULL_BODY_STATUSES.has(status) ? null : new Uint8Array(buffer);
-              finish(null, new Response(payload, { status, statusText: res.statusMessage ?? '', headers: responseHeaders }));
-            },
-          });
-        });
-        r.end(body);
-      };
-      start(pool.agentFor(url.protocol));
+            if (status >= 300 && status < 400) {
+              // Never followed, and the body (often an HTML page naming the target) is not kept.
+              finish(null, new Response(null, init));
+              r.destroy();
+              return;
+            }
+            if (status < 300 && /^text\/event-stream\b/i.test(res.headers['content-type'] ?? '')) {
+              finish(null, new Response(streamBody(r, res, signal, maxBytes), init));
+              return;
+            }
+            readCappedBody(r, res, maxBytes, {
+              tooLarge: () => finish(new ResponseTooLargeError(maxBytes)),
+              done: (buffer) => finish(null, new Response(NULL_BODY_STATUSES.has(status) ? null : new Uint8Array(buffer), init)),
+            });
+          },
+        },
+      );
     });
   } as typeof fetch;
+}
+
+function responseHeaders(res: http.IncomingMessage): Headers {
+  const headers = new Headers();
+  for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
+    try {
+      headers.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+    } catch {
+      // A header value fetch cannot represent: dropped, as fetch itself would refuse the response.
+    }
+  }
+  return headers;
 }
 
 /** A streamed body as it arrives: at most `maxBytes` in total, cut (with an error) by the signal or the cap. */
