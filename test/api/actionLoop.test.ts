@@ -292,6 +292,33 @@ describe('approve: a teammate decides', () => {
     expect(followUp!.data.text).toMatch(/could not be done/);
     expect((await co.call('GET', `/api/conversations/${id}`)).json().conversation.session.state).toBe('active');
   });
+  it('given a held refund, when the customer asks for another refund meanwhile, then the second is refused and recorded, the model tells the customer, and the first still waits for the teammate', async () => {
+    const { co, id, callId } = await heldRefund('client-j');
+    llm.reply = (body: Body) => {
+      const last = lastMessage(body);
+      if (last?.role === 'tool') return `Sorry: ${String(last.content)}`;
+      return { content: null, toolCalls: [{ name: 'refund_order', arguments: JSON.stringify({ order_id: '4412' }) }] };
+    };
+
+    const integrationId = (await co.call('GET', '/api/integrations')).json().integrations[0].id as number;
+    await customerWrites(integrationId, 'client-j', 'And refund order 4412 too');
+    const [, answer] = await waitForReplies(co, id, 2);
+
+    expect(answer!.data.text).toBe("Sorry: Not done: another action is waiting for a teammate's approval: ask again once it is decided.");
+    expect(api.requests).toEqual([]);
+    const conversation = (await co.call('GET', `/api/conversations/${id}`)).json().conversation;
+    expect(conversation.pendingAction).toMatchObject({ callId, mode: 'approve' });
+    type Logged = { callId: string; status: string; error: string | null };
+    await expect
+      .poll(async () => ((await co.call('GET', `/api/action-calls?conversationId=${id}`)).json().calls as Logged[]).map((c) => [c.callId === callId ? 'first' : 'second', c.status, c.error]))
+      .toEqual([
+        ['second', 'rejected', "another action is waiting for a teammate's approval: ask again once it is decided"],
+        ['first', 'waiting_approval', null],
+      ]);
+    expect((await co.call('POST', `/api/conversations/${id}/action-calls/${callId}/approve`)).statusCode).toBe(200);
+    await waitForReplies(co, id, 3);
+    expect(api.requests.map((r) => r.url)).toEqual(['/orders/4411/refund']);
+  });
 });
 
 describe('replays never reach the endpoint', () => {

@@ -61,9 +61,22 @@ const decideRequest: Decision<'RequestActionCall'> = (command, state) => {
     type: 'ActionCallRequested',
     data: { callId, replyId, actionId, actionName, mode, arguments: recordedArguments(command.arguments), ...(agentVersion !== undefined ? { agentVersion } : {}), at: now },
   };
-  if (command.rejection === undefined) return [requested];
-  return [requested, { type: 'ActionCallRejected', data: { callId, error: cut(command.rejection, ACTION_CALL_LIMITS.error), at: now } }];
+  const rejection = command.rejection ?? (mode !== 'auto' ? stillWaiting(state) : undefined);
+  if (rejection === undefined) return [requested];
+  return [requested, { type: 'ActionCallRejected', data: { callId, error: cut(rejection, ACTION_CALL_LIMITS.error), at: now } }];
 };
+
+/**
+ * A conversation holds one waiting call. Another call that must wait (confirm, approve) is refused while one does,
+ * rather than replacing it: the teammate deciding the first, or the customer answering its question, must not
+ * find it gone. The refusal is recorded (the team reads it in the action log) and read by the model, which tells
+ * the customer that the first must be settled first. A lookup (auto) runs as usual.
+ */
+function stillWaiting(state: ConversationState): string | undefined {
+  const pending = state.pendingAction;
+  if (!pending) return undefined;
+  return `another action is waiting for ${pending.mode === 'approve' ? "a teammate's approval" : "the customer's confirmation"}: ask again once it is decided`;
+}
 
 /** Arguments as the event schema holds them: at most 64-character names, strings capped. */
 function recordedArguments(args: Recorded): Recorded {
