@@ -367,6 +367,34 @@ describe('the playground: live or mocked, per session', () => {
     expect(api.requests.map((r) => r.url)).toEqual(['/orders/4411']);
   });
 
+  it('given a live session, when the agent calls an action, then the call is in the action log and the analytics marked as a playground call, and no conversation is written', async () => {
+    const { co, agentId } = await companyWithActions([{ name: 'lookup_order', identity: {}, parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } }]);
+    llm.reply = callsThenAnswers('lookup_order', { order_id: '4411' });
+    const sessionId = (await co.call('POST', `/api/agents/${agentId}/playground`, { actions: 'live' })).json().session.id as string;
+
+    expect((await co.call('POST', `/api/playground/${sessionId}/messages`, { text: 'Where is order 4411?' })).statusCode).toBe(200);
+
+    await expect.poll(async () => (await co.call('GET', '/api/action-calls')).json().calls.length).toBe(1);
+    const [call] = (await co.call('GET', '/api/action-calls')).json().calls;
+    expect(call).toMatchObject({ actionName: 'lookup_order', conversationId: null, playgroundSessionId: sessionId, status: 'succeeded', httpStatus: 200, mocked: false, arguments: { order_id: '4411' } });
+    expect(call.response).toBe('{"status":"shipped","eta":"Friday"}');
+    expect(api.requests[0]!.headers['idempotency-key']).toBe(call.callId);
+    expect((await co.call('GET', `/api/action-calls/${call.callId}`)).json().call.playgroundSessionId).toBe(sessionId);
+    const figures = (await co.call('GET', '/api/analytics/actions')).json().totals;
+    expect(figures).toMatchObject({ calls: 1, succeeded: 1, playground: 1 });
+    expect((await co.call('GET', '/api/conversations')).json().conversations).toEqual([]);
+  });
+
+  it('given a mocked session, when the agent calls an action, then nothing reaches the action log', async () => {
+    const { co, agentId } = await companyWithActions([{ name: 'lookup_order' }]);
+    llm.reply = callsThenAnswers('lookup_order', { order_id: '4411' });
+    const sessionId = (await co.call('POST', `/api/agents/${agentId}/playground`)).json().session.id as string;
+
+    expect((await co.call('POST', `/api/playground/${sessionId}/messages`, { text: 'Where is order 4411?' })).json().turn.answer.text).toBe('From our systems: {"status":"sample"}');
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await co.call('GET', '/api/action-calls')).json().calls).toEqual([]);
+  });
+
   it('given an agent-role teammate, when they start a live session, then it is refused; a mocked one is theirs to use', async () => {
     const { co, agentId } = await companyWithActions([{ name: 'lookup_order' }]);
     const invited = await co.call('POST', '/api/team/invitations', { email: `agent-role-${Date.now()}@example.com`, role: 'agent' });
