@@ -1,4 +1,5 @@
 import type { ActionMode } from '../actions/definition.js';
+import type { AppendAgentReply } from './agentReply.js';
 import { DomainError } from '../errors.js';
 import { ACTION_CALL_LIMITS } from './actionCalls.js';
 import type { ConversationEvent } from './events.js';
@@ -15,18 +16,8 @@ import type { ConversationState } from './state.js';
 
 type Recorded = Record<string, string | number | boolean>;
 
-/** The reply that carries a confirmation question: an AgentReplied like any answer (sent, charged). */
-export interface ConfirmationReply {
-  messageId: string;
-  sessionId: string;
-  agentId: string | null;
-  text: string;
-  inReplyTo: string[];
-  model: string;
-  inputTokens: number;
-  outputTokens: number;
-  agentVersion?: number;
-}
+/** The reply that carries a confirmation question (or a holding reply, a follow-up): an AgentReplied like any answer (sent, charged), never a handoff. */
+export type ConfirmationReply = Pick<AppendAgentReply, 'messageId' | 'sessionId' | 'agentId' | 'text' | 'inReplyTo' | 'model' | 'inputTokens' | 'outputTokens' | 'agentVersion'>;
 
 export type ActionCallCommand =
   /** `rejection`: the call was refused before it was made (schema, identity); recorded with its request. */
@@ -48,7 +39,7 @@ export type ActionCallCommand =
 type CommandOf<T extends ActionCallCommand['type']> = Extract<ActionCallCommand, { type: T }>;
 type Decision<T extends ActionCallCommand['type']> = (command: CommandOf<T>, state: ConversationState) => ConversationEvent[];
 /** The conversation's own reply decision (AppendAgentReply), passed in: this module does not import the decider. */
-export type ReplyDecision = (reply: ConfirmationReply & { handoff: false; now: string }, state: ConversationState) => ConversationEvent[];
+export type ReplyDecision = (reply: ConfirmationReply & Pick<AppendAgentReply, 'now'> & { handoff: false }, state: ConversationState) => ConversationEvent[];
 
 const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 const pendingConfirmation = (state: ConversationState, callId: string) => state.pendingAction?.callId === callId && state.pendingAction.mode === 'confirm';

@@ -3,6 +3,7 @@ import { localDate } from '../../domain/analytics/localDay.js';
 import type { ActionMode } from '../../domain/actions/definition.js';
 import { companyTimezoneEvents } from '../../domain/company/timezone/events.js';
 import { DEFAULT_TIMEZONE } from '../../domain/company/timezone/state.js';
+import { actionCallEvents, type ActionCallEventType } from '../../domain/conversations/actionCalls.js';
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import { conversationEvents } from '../../domain/conversations/events.js';
 import { playgroundActionCallEvents } from '../../domain/playground/actionCalls/events.js';
@@ -103,21 +104,9 @@ const COMPANY_PREFIX = 'company-';
 const dayId = (companyId: string, actionId: string, date: string) => `${companyId}|${actionId}|${date}`;
 
 const schemas = { ...conversationEvents, ...companyTimezoneEvents, ...playgroundActionCallEvents };
-const CALL_TYPES = [
-  'ActionCallRequested',
-  'ActionCallRejected',
-  'ActionConfirmationAsked',
-  'ActionCallConfirmed',
-  'ActionCallDeclined',
-  'ActionApprovalRequested',
-  'ActionCallApproved',
-  'ActionCallRefused',
-  'ActionApprovalExpired',
-  'ActionCallStarted',
-  'ActionCallSucceeded',
-  'ActionCallFailed',
-] as const;
-type CallEvent = RecordedEventOf<typeof schemas, (typeof CALL_TYPES)[number]>;
+/** The call's life (src/domain/conversations/actionCalls.ts): the one list of its event types. */
+const CALL_TYPES = Object.keys(actionCallEvents) as ActionCallEventType[];
+type CallEvent = RecordedEventOf<typeof schemas, ActionCallEventType>;
 type Later = Exclude<CallEvent, { type: 'ActionCallRequested' }>;
 
 const cut = (text: string) => (text.length > LOGGED_RESPONSE_CHARS ? text.slice(0, LOGGED_RESPONSE_CHARS) : text);
