@@ -23,7 +23,7 @@ const at = z.iso.datetime();
 const callId = z.uuid();
 export const ACTION_CALL_LIMITS = { error: 500, response: 8000, prompt: 2000, reason: 500 } as const;
 
-export const recordedArguments = z.record(z.string().max(64), z.union([z.string().max(2000), z.number(), z.boolean()]));
+const recordedArguments = z.record(z.string().max(64), z.union([z.string().max(2000), z.number(), z.boolean()]));
 
 export const actionCallEvents = {
   ActionCallRequested: z.object({

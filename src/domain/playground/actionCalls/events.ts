@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { actionMode } from '../../actions/definition.js';
-import { ACTION_CALL_LIMITS, recordedArguments } from '../../conversations/actionCalls.js';
+import { ACTION_CALL_LIMITS, actionCallEvents } from '../../conversations/actionCalls.js';
 
 /**
  * A live playground call: an owner or admin trying an agent in a `live` playground session made one of the
@@ -10,6 +9,8 @@ import { ACTION_CALL_LIMITS, recordedArguments } from '../../conversations/actio
  */
 const at = z.iso.datetime();
 const callId = z.uuid();
+/** What was called, as a conversation's call records it (arguments redacted the same way). */
+const called = actionCallEvents.ActionCallRequested.pick({ actionId: true, actionName: true, mode: true, arguments: true, agentVersion: true }).shape;
 
 export const playgroundActionCallEvents = {
   PlaygroundActionCallStarted: z.object({
@@ -18,11 +19,7 @@ export const playgroundActionCallEvents = {
     sessionId: z.uuid(),
     /** The playground answer (PlaygroundAnswered.answerId to be) it was made for. */
     answerId: z.uuid(),
-    actionId: z.uuid(),
-    actionName: z.string().max(64),
-    mode: actionMode,
-    arguments: recordedArguments,
-    agentVersion: z.number().int().min(1).optional(),
+    ...called,
     /** The teammate whose question it answered: `user:<id>`. */
     by: z.string().max(100),
     at,
