@@ -321,7 +321,7 @@ describe('approve: a teammate decides', () => {
   });
 });
 
-describe('replays never reach the endpoint', () => {
+describe('replays and test runs never reach the endpoint', () => {
   it("given an agent with an order lookup, when a past conversation is replayed with it, then the draft's call is answered by the sample response and the endpoint is never called", async () => {
     const { co, agentId } = await companyWithActions([{ name: 'lookup_order' }]);
     llm.reply = callsThenAnswers('lookup_order', { order_id: '4411' });
@@ -336,6 +336,29 @@ describe('replays never reach the endpoint', () => {
 
     const [answer] = (await co.call('GET', `/api/replays/${replayId}?limit=200`)).json().answers;
     expect(answer.draft).toMatchObject({ status: 'answered', text: 'From our systems: {"status":"sample"}' });
+    expect(api.requests).toEqual([]);
+  });
+
+  it("given test cases (one with a mock for the lookup), when the agent's tests run, then every case is answered and the endpoint is never called", async () => {
+    const { co, agentId } = await companyWithActions([{ name: 'lookup_order' }]);
+    llm.reply = callsThenAnswers('lookup_order', { order_id: '4411' });
+    const cases = [
+      { name: 'Lost parcel', turns: ['Where is order 4411?'], expect: { contains: [{ kind: 'text', value: 'lost' }] }, actionMocks: { lookup_order: { status: 'lost' } } },
+      { name: 'Sample', turns: ['Where is order 4411?'], expect: { contains: [{ kind: 'text', value: 'sample' }] } },
+    ];
+    for (const c of cases) expect((await co.call('POST', `/api/agents/${agentId}/test-cases`, c)).statusCode).toBe(201);
+
+    const started = await co.call('POST', `/api/agents/${agentId}/test-runs`, {});
+    expect(started.statusCode).toBe(202);
+    const runId = started.json().run.id as string;
+    await expect.poll(async () => (await co.call('GET', `/api/agents/${agentId}/test-runs/${runId}`)).json().run.status, { timeout: 20_000 }).toBe('finished');
+
+    // Test runs answer with the builtin model (deterministic), which calls no action; a provider that calls actions gets the case's mocks or the samples (test/unit/actionLoop.test.ts, mocked calls).
+    const run = (await co.call('GET', `/api/agents/${agentId}/test-runs/${runId}`)).json().run;
+    expect((run.cases as { name: string; answer: { text: string } | null }[]).map((c) => [c.name, typeof c.answer?.text])).toEqual([
+      ['Lost parcel', 'string'],
+      ['Sample', 'string'],
+    ]);
     expect(api.requests).toEqual([]);
   });
 });

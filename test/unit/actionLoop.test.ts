@@ -129,3 +129,13 @@ describe('one answer', () => {
     ]);
   });
 });
+
+describe('mocked calls (replays, test runs, a mocked playground)', () => {
+  it("given a test case's mock for an action, then a call answers with it; an action without one answers with its sample", async () => {
+    const model = scripted([round('', [call('lookup_order', { order_id: '4411' }, 'call_0'), call('cancel_order', { order_id: '4411' }, 'call_1')]), round('Done.')]);
+    const made: { name: string; mocked: boolean }[] = [];
+    await runActionLoop({ actions: [action('lookup_order'), action('cancel_order')], identity: { 'platform.clientId': 'c-1' }, replyId: 'r-1', sink: unrecordedSink(mockedExecutor({ lookup_order: { status: 'lost' } }), made), ask: model.ask });
+    expect(model.seen[1]!.transcript.at(-1)!.results.map((r) => r.content)).toEqual(['{"status":"lost"}', '{"status":"sample"}']);
+    expect(made).toEqual([{ name: 'lookup_order', mocked: true }, { name: 'cancel_order', mocked: true }]);
+  });
+});
