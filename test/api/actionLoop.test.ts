@@ -4,7 +4,7 @@ import { conversationIdFor } from '../../src/commands/conversations/conversation
 import { testMessageBody } from '../../src/http/inProcessWebhook.js';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
 import { TOOL_RESULTS_ARE_DATA } from '../../src/infrastructure/llm/openaiLlm.js';
-import { ACTION_LIMITS, type ActionFieldsInput } from '../../src/domain/actions/definition.js';
+import { ACTION_LIMITS, CONFIRMATION_WINDOW_MINUTES, type ActionFieldsInput } from '../../src/domain/actions/definition.js';
 import { signUp, useOpenAiLlm, type Company } from '../support/api.js';
 import { startFakeCompanyApi, type FakeCompanyApi } from '../support/fakeCompanyApi.js';
 import { startFakeLlm, type ChatCompletionBody, type FakeLlm } from '../support/fakeLlm.js';
@@ -22,6 +22,8 @@ import { startTestServer, type TestServer } from '../support/testServer.js';
 const SECRET = 'whsec_actions_0123456789abcdef';
 let server: TestServer;
 let llm: FakeLlm;
+/** The service's clock runs this far ahead of the wall clock: a wait's deadline passes without waiting for it. */
+let ahead = 0;
 let api: FakeCompanyApi;
 
 type Body = ChatCompletionBody & { tools?: { function: { name: string } }[] };
@@ -30,7 +32,11 @@ type Event = { type: string; data: Record<string, unknown> };
 beforeAll(async () => {
   llm = await startFakeLlm();
   api = await startFakeCompanyApi();
-  server = await startTestServer({ ALLOW_PRIVATE_PLATFORM_URLS: 'true', REPLY_BURST_WINDOW_MS: '0', LLM_MAX_RETRIES: '0', LLM_RETRY_DELAYS_MS: '10' });
+  server = await startTestServer(
+    { ALLOW_PRIVATE_PLATFORM_URLS: 'true', REPLY_BURST_WINDOW_MS: '0', LLM_MAX_RETRIES: '0', LLM_RETRY_DELAYS_MS: '10', ACTION_EXPIRY_SWEEP_INTERVAL_MS: '100' },
+    undefined,
+    { clock: { now: () => new Date(Date.now() + ahead) } },
+  );
 });
 afterAll(async () => {
   await server?.close();
@@ -38,6 +44,7 @@ afterAll(async () => {
   await api?.close();
 });
 beforeEach(() => {
+  ahead = 0;
   llm.reset();
   api.requests.length = 0;
   api.respond = () => ({ body: { status: 'shipped', eta: 'Friday', internal: 'warehouse 7' } });
@@ -234,6 +241,39 @@ describe('confirm: the customer says yes first', () => {
     expect(api.requests).toEqual([]);
     expect(answered!.data.text).toBe('It ships on Friday.');
     expect((await eventsOf(co, id)).find((e) => e.type === 'ActionCallDeclined')?.data.why).toBe('other_reply');
+  });
+});
+
+describe('waits that end on the clock', () => {
+  it('given a confirmation asked, when the customer stays silent past its window, then the call is declined for silence and never made', async () => {
+    const { co, integrationId } = await companyWithActions([{ name: 'cancel_order', method: 'POST', urlTemplate: `${api.url}/orders/{order_id}/cancel`, mode: 'confirm' }]);
+    llm.reply = callsThenAnswers('cancel_order', { order_id: '4411' });
+    const id = await customerWrites(integrationId, 'client-silent', 'Cancel order 4411');
+    await waitForReplies(co, id, 1);
+
+    // (Past the window the teammate's access token has expired too: the conversation is read from the store.)
+    ahead = (CONFIRMATION_WINDOW_MINUTES + 1) * 60_000;
+    const declined = async () => (await server.adapters.eventStore.readStream(`conversation-${id}`)).find((e) => e.type === 'ActionCallDeclined')?.data as { why: string } | undefined;
+    await expect.poll(async () => (await declined())?.why, { timeout: 10_000 }).toBe('silence');
+
+    expect(api.requests).toEqual([]);
+    ahead = 0;
+    expect((await co.call('GET', `/api/conversations/${id}`)).json().conversation.pendingAction).toBeNull();
+  });
+
+  it('given an approval asked, when nobody decides within its timeout, then it expires into a handoff and the call is never made', async () => {
+    const { co, integrationId } = await companyWithActions([{ name: 'refund_order', method: 'POST', urlTemplate: `${api.url}/orders/{order_id}/refund`, mode: 'approve', approvalTimeoutMinutes: 5 }]);
+    llm.reply = callsThenAnswers('refund_order', { order_id: '4411' });
+    const id = await customerWrites(integrationId, 'client-undecided', 'Refund order 4411');
+    await waitForReplies(co, id, 1);
+
+    ahead = 6 * 60_000;
+    await expect.poll(async () => (await co.call('GET', `/api/conversations/${id}`)).json().conversation.handoff?.reason, { timeout: 10_000 }).toBe('ai_unanswered');
+
+    const types = (await eventsOf(co, id)).map((e) => e.type);
+    expect(types).toContain('ActionApprovalExpired');
+    expect(types).not.toContain('ActionCallStarted');
+    expect(api.requests).toEqual([]);
   });
 });
 
