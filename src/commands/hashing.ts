@@ -11,11 +11,5 @@ export function constantTimeEqualHex(a: string, b: string): boolean {
   return ba.length === bb.length && ba.length > 0 && timingSafeEqual(ba, bb);
 }
 
-/** UUID-shaped id derived from a key, so a retried command produces the same event id. */
-export function deterministicId(key: string): string {
-  const h = createHash('sha256').update(key).digest();
-  h[6] = (h[6]! & 0x0f) | 0x50;
-  h[8] = (h[8]! & 0x3f) | 0x80;
-  const x = h.subarray(0, 16).toString('hex');
-  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
-}
+/** UUID-shaped id derived from a key, so a retried command produces the same event id (the domain's derivation). */
+export { deterministicId } from '../domain/ids.js';

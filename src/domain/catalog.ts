@@ -30,6 +30,7 @@ import { cannedReplyEvents } from './cannedReplies/events.js';
 import { sequenceEvents } from './sequence/events.js';
 import { loginSessionEvents } from './logins/events.js';
 import { playgroundEvents } from './playground/events.js';
+import { playgroundActionCallEvents } from './playground/actionCalls/events.js';
 import { replayEvents } from './replays/events.js';
 import { webhookEndpointEvents } from './webhookEndpoints/events.js';
 import { actionEvents } from './actions/events.js';
@@ -81,6 +82,7 @@ export const eventCatalog = mergeCatalogs(
   customerEvents,
   cannedReplyEvents,
   playgroundEvents,
+  playgroundActionCallEvents,
   replayEvents,
   availabilityEvents,
   autoAssignmentEvents,

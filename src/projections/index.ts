@@ -30,6 +30,7 @@ import { webhookEndpointsProjection } from './webhookEndpoints/webhookEndpointsP
 import { webhookDeliveriesProjection } from './webhookDeliveries/webhookDeliveriesProjection.js';
 import { actionsProjection } from './actions/actionsProjection.js';
 import { pendingActionCallsProjection } from './pendingActionCalls/pendingActionCallsProjection.js';
+import { actionResumesProjection } from './actionResumes/actionResumesProjection.js';
 
 /** Every read model the dashboard and API query. */
 export const allProjections: Projection[] = [companiesProjection, teammatesProjection, invitationsProjection, loginSessionsProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection,
@@ -54,4 +55,5 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   webhookDeliveriesProjection,
   actionsProjection,
   pendingActionCallsProjection,
+  actionResumesProjection,
 ];

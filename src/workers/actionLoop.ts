@@ -31,8 +31,11 @@ import type { GeneratedAnswer } from './answerGeneration.js';
 export const ANSWER_TOKEN_BUDGET = 60_000;
 
 export interface CallSink {
-  /** Records the request, with its refusal when it was refused before the call. */
-  requested(call: RequestedCall, rejection?: string): Promise<void>;
+  /**
+   * Records the request, with its refusal when it was refused before the call. Resolves with the refusal the
+   * record itself made (a confirm or approve call while another waits, conversationDecider), or null.
+   */
+  requested(call: RequestedCall, rejection?: string): Promise<string | null>;
   /** Makes an accepted call (auto mode, or confirmed/approved): the text the model reads. */
   execute(call: RequestedCall): Promise<string>;
 }
@@ -116,7 +119,8 @@ async function oneCall(loop: ActionLoop, toolCall: LlmToolCall, index: number): 
     return { text: `Not done: ${check.error}.` };
   }
   const call: RequestedCall = { callId, action, args: check.args, recorded: redactArguments(action, check.args) };
-  await loop.sink.requested(call);
+  const refused = await loop.sink.requested(call);
+  if (refused !== null) return { text: `Not done: ${refused}.` };
   if (action.mode !== 'auto') return { ask: call };
   return { text: await loop.sink.execute(call) };
 }
@@ -179,7 +183,7 @@ export function resultText(action: StoredAction, result: ActionHttpResult): stri
 /** A sink that records nothing (replays, test runs): every call is made by `executor`, confirm and approve alike. */
 export function unrecordedSink(executor: ActionExecutor, made: { name: string; mocked: boolean }[] = []): CallSink {
   return {
-    requested: async () => {},
+    requested: async () => null,
     execute: async (call) => {
       const result = await executor(call.action, call.args, call.callId);
       made.push({ name: call.action.name, mocked: result.mocked });

@@ -1,8 +1,8 @@
 import { loadIntegration } from '../commands/integrations/queries.js';
 import { loadState } from '../commands/handleCommand.js';
-import { deterministicId } from '../commands/hashing.js';
 import { handleCommand } from '../commands/handleCommand.js';
 import { conversationDecider, conversationStream } from '../domain/conversations/decider.js';
+import { followUpReplyId } from '../domain/conversations/actionCalls.js';
 import type { ConversationEvent } from '../domain/conversations/events.js';
 import type { ConversationState } from '../domain/conversations/state.js';
 import { DomainError } from '../domain/errors.js';
@@ -45,16 +45,13 @@ export async function startActionResumes(deps: ReplyWorkerDeps): Promise<BusSubs
   );
 }
 
-/** The reply id of a call's follow-up: the same on every delivery. */
-export const followUpIdOf = (callId: string) => deterministicId(`action-follow-up:${callId}`);
-
 const fallback = (failed: boolean) => (failed ? 'Sorry, that could not be done. A teammate will follow up.' : 'That is done now.');
 const REFUSED = 'Sorry, that could not be done: it was not approved. Is there anything else I can help with?';
 
 export async function resumeActionCall(deps: ReplyWorkerDeps, job: ResumeActionJob): Promise<Outcome> {
   const stream = conversationStream(job.conversationId);
   const { state } = await loadState(deps.eventStore, stream, conversationDecider);
-  const replyId = followUpIdOf(job.callId);
+  const replyId = followUpReplyId(job.callId);
   if (state.replies.includes(replyId)) return { result: 'skipped', reason: 'already followed up' };
   if (state.session?.state !== 'active') return { result: 'skipped', reason: 'the conversation is with people' };
   const events = await readRecentHistory(deps.eventStore, stream, { unanswered: [], turns: HISTORY_MESSAGES });

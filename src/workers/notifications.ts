@@ -10,6 +10,7 @@ import type { ReadStore } from '../ports/readStore.js';
 import type { ConversationDoc } from '../projections/conversations/conversationsProjection.js';
 import { longestWaitingHandoffs } from '../projections/conversations/waitingHandoffs.js';
 import { NOTIFY_ASSIGNED, notifyAssignedJob, type NotifyAssignedJob } from './notificationJobs.js';
+import { startTimedSweep, sweepOnce, type TimedSweep } from './timedSweep.js';
 
 export interface NotificationDeps extends CommandDeps {
   bus: Bus;
@@ -20,12 +21,6 @@ export interface NotificationDeps extends CommandDeps {
   /** How often waiting handoffs are looked for. */
   sweepIntervalMs: number;
 }
-
-/** Waiting handoffs looked at per sweep at most (a page at a time), so one sweep is bounded work. */
-const SWEEP_MAX = 500;
-const PAGE = 100;
-/** Handoffs whose every recipient was settled (emailed, or opted out): skipped by later sweeps. Bounded. */
-const SETTLED_KEPT = 10_000;
 
 /**
  * Email notifications: to the assignee when someone else assigns them a conversation (a job per
@@ -38,20 +33,10 @@ export async function startNotifications(deps: NotificationDeps): Promise<{ stop
   const subscription: BusSubscription = await deps.bus.subscribe<NotifyAssignedJob>(NOTIFY_ASSIGNED, { durable: 'notifications', concurrency: 4, maxDeliver: 3 }, async (message) => {
     await notifyAssigned(deps, notifyAssignedJob.parse(message.data));
   });
-  const settled = new Set<string>();
-  let sweeping: Promise<void> | null = null;
-  const timer = setInterval(() => {
-    sweeping ??= sweepWaitingHandoffs(deps, settled)
-      .catch((err) => deps.logger.error({ err }, 'the waiting-handoff notification sweep failed: the next one retries'))
-      .finally(() => {
-        sweeping = null;
-      });
-  }, deps.sweepIntervalMs);
-  timer.unref();
+  const sweep = startTimedSweep(waitingHandoffsSweep(deps));
   return {
     async stop() {
-      clearInterval(timer);
-      await sweeping;
+      await sweep.stop();
       await subscription.stop();
     },
   };
@@ -71,26 +56,26 @@ export async function notifyAssigned(deps: NotificationDeps, job: NotifyAssigned
   });
 }
 
-/** One pass over the handoffs waiting at least a minute (the shortest time a teammate may choose). */
-export async function sweepWaitingHandoffs(deps: NotificationDeps, settled = new Set<string>()): Promise<void> {
-  const now = deps.clock.now().getTime();
-  let cursor: string | null = null;
-  let seen = 0;
-  do {
-    const page = await longestWaitingHandoffs(deps.readStore, PAGE, cursor);
-    for (const doc of page.items) {
-      if (!doc.handoffSince || Date.parse(doc.handoffSince) > now - 60_000) return;
-      const key = `${doc.id}:${doc.handoffSince}`;
-      if (settled.has(key)) continue;
-      if (await notifyWaiting(deps, doc, doc.handoffSince, now)) {
-        if (settled.size >= SETTLED_KEPT) settled.clear();
-        settled.add(key);
-      }
-      if (++seen >= SWEEP_MAX) return;
-    }
-    cursor = page.nextCursor;
-  } while (cursor);
+/**
+ * The timed pass over the handoffs waiting at least a minute (the shortest time a teammate may choose), longest
+ * waiting first. A handoff whose every recipient is settled (emailed, or opted out) is skipped by later passes.
+ */
+function waitingHandoffsSweep(deps: NotificationDeps): TimedSweep<ConversationDoc> {
+  return {
+    name: 'the waiting-handoff notification sweep',
+    intervalMs: deps.sweepIntervalMs,
+    logger: deps.logger,
+    now: () => deps.clock.now().getTime(),
+    page: (limit, cursor) => longestWaitingHandoffs(deps.readStore, limit, cursor),
+    due: (doc, now) => doc.handoffSince !== null && Date.parse(doc.handoffSince) <= now - 60_000,
+    key: (doc) => `${doc.id}:${doc.handoffSince}`,
+    companyOf: (doc) => doc.companyId,
+    handle: async (doc, now) => ((await notifyWaiting(deps, doc, doc.handoffSince!, now)) ? 'settled' : 'again'),
+  };
 }
+
+/** One pass, as the timer runs it. */
+export const sweepWaitingHandoffs = (deps: NotificationDeps, settled?: Set<string>) => sweepOnce(waitingHandoffsSweep(deps), settled);
 
 /** Emails each recipient whose waiting time has passed; true when none is left to email for this handoff. */
 async function notifyWaiting(deps: NotificationDeps, doc: ConversationDoc, since: string, now: number): Promise<boolean> {

@@ -15,6 +15,7 @@ import { AnswerStopped, generateAnswer, recordedFieldsOf, type AnswerDeps } from
 import type { FairSlots } from './fairSlots.js';
 import { liveExecutor } from './actionLoop.js';
 import { answerWithMockedActions, simulatedActions } from './mockedActions.js';
+import { recordedPlaygroundExecutor } from './playgroundActionCalls.js';
 import type { ActionDeps } from './replyDecisions.js';
 
 /**
@@ -72,10 +73,14 @@ export async function answerPlaygroundQuestion(
         ...(signal ? { signal } : {}),
       };
       const actions = await simulatedActions(deps.eventStore, teammate.companyId, agent.actionIds, llmConfig.provider === 'builtin');
-      const live = session.actions === 'live' && deps.actions ? { executor: liveExecutor(deps.actions.caller, deps.actions.secretBox) } : {};
+      const answerId = deterministicId(`playground-answer:${questionId}`);
+      const live =
+        session.actions === 'live' && deps.actions
+          ? { executor: recordedPlaygroundExecutor(deps, { ...teammate, sessionId, answerId }, liveExecutor(deps.actions.caller, deps.actions.secretBox)) }
+          : {};
       answer =
         actions.length > 0
-          ? await answerWithMockedActions({ ...deps, llmRetryDelaysMs: [] }, request, { actions, answerId: deterministicId(`playground-answer:${questionId}`), ...live })
+          ? await answerWithMockedActions({ ...deps, llmRetryDelaysMs: [] }, request, { actions, answerId, ...live })
           : await generateAnswer({ ...deps, llmRetryDelaysMs: [] }, request);
     } catch (err) {
       // The teammate left mid-answer: the call was made all the same, and is charged on its estimated usage.

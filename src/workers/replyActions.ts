@@ -124,7 +124,7 @@ export function conversationSink(deps: ReplyWorkerDeps, a: Pick<ActionAnswering,
   return {
     async requested(call, rejection) {
       const { callId, action } = call;
-      await run(deps, a, {
+      const { events } = await run(deps, a, {
         type: 'RequestActionCall',
         callId,
         replyId: a.replyId,
@@ -136,6 +136,8 @@ export function conversationSink(deps: ReplyWorkerDeps, a: Pick<ActionAnswering,
         ...(rejection !== undefined ? { rejection } : {}),
         now: now(deps),
       });
+      const rejected = events.find((e) => e.type === 'ActionCallRejected');
+      return rejection === undefined && rejected?.type === 'ActionCallRejected' ? rejected.data.error : null;
     },
     async execute(call) {
       const known = recorded.get(call.callId);

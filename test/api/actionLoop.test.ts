@@ -4,7 +4,7 @@ import { conversationIdFor } from '../../src/commands/conversations/deliveries.j
 import { testMessageBody } from '../../src/http/inProcessWebhook.js';
 import { signWebhookBody } from '../../src/http/webhookSignature.js';
 import { TOOL_RESULTS_ARE_DATA } from '../../src/infrastructure/llm/openaiLlm.js';
-import { ACTION_LIMITS, type ActionFieldsInput } from '../../src/domain/actions/definition.js';
+import { ACTION_LIMITS, CONFIRMATION_WINDOW_MINUTES, type ActionFieldsInput } from '../../src/domain/actions/definition.js';
 import { signUp, useOpenAiLlm, type Company } from '../support/api.js';
 import { startFakeCompanyApi, type FakeCompanyApi } from '../support/fakeCompanyApi.js';
 import { startFakeLlm, type ChatCompletionBody, type FakeLlm } from '../support/fakeLlm.js';
@@ -22,6 +22,8 @@ import { startTestServer, type TestServer } from '../support/testServer.js';
 const SECRET = 'whsec_actions_0123456789abcdef';
 let server: TestServer;
 let llm: FakeLlm;
+/** The service's clock runs this far ahead of the wall clock: a wait's deadline passes without waiting for it. */
+let ahead = 0;
 let api: FakeCompanyApi;
 
 type Body = ChatCompletionBody & { tools?: { function: { name: string } }[] };
@@ -30,7 +32,11 @@ type Event = { type: string; data: Record<string, unknown> };
 beforeAll(async () => {
   llm = await startFakeLlm();
   api = await startFakeCompanyApi();
-  server = await startTestServer({ ALLOW_PRIVATE_PLATFORM_URLS: 'true', REPLY_BURST_WINDOW_MS: '0', LLM_MAX_RETRIES: '0', LLM_RETRY_DELAYS_MS: '10' });
+  server = await startTestServer(
+    { ALLOW_PRIVATE_PLATFORM_URLS: 'true', REPLY_BURST_WINDOW_MS: '0', LLM_MAX_RETRIES: '0', LLM_RETRY_DELAYS_MS: '10', ACTION_EXPIRY_SWEEP_INTERVAL_MS: '100' },
+    undefined,
+    { clock: { now: () => new Date(Date.now() + ahead) } },
+  );
 });
 afterAll(async () => {
   await server?.close();
@@ -38,6 +44,7 @@ afterAll(async () => {
   await api?.close();
 });
 beforeEach(() => {
+  ahead = 0;
   llm.reset();
   api.requests.length = 0;
   api.respond = () => ({ body: { status: 'shipped', eta: 'Friday', internal: 'warehouse 7' } });
@@ -237,6 +244,39 @@ describe('confirm: the customer says yes first', () => {
   });
 });
 
+describe('waits that end on the clock', () => {
+  it('given a confirmation asked, when the customer stays silent past its window, then the call is declined for silence and never made', async () => {
+    const { co, integrationId } = await companyWithActions([{ name: 'cancel_order', method: 'POST', urlTemplate: `${api.url}/orders/{order_id}/cancel`, mode: 'confirm' }]);
+    llm.reply = callsThenAnswers('cancel_order', { order_id: '4411' });
+    const id = await customerWrites(integrationId, 'client-silent', 'Cancel order 4411');
+    await waitForReplies(co, id, 1);
+
+    // (Past the window the teammate's access token has expired too: the conversation is read from the store.)
+    ahead = (CONFIRMATION_WINDOW_MINUTES + 1) * 60_000;
+    const declined = async () => (await server.adapters.eventStore.readStream(`conversation-${id}`)).find((e) => e.type === 'ActionCallDeclined')?.data as { why: string } | undefined;
+    await expect.poll(async () => (await declined())?.why, { timeout: 10_000 }).toBe('silence');
+
+    expect(api.requests).toEqual([]);
+    ahead = 0;
+    expect((await co.call('GET', `/api/conversations/${id}`)).json().conversation.pendingAction).toBeNull();
+  });
+
+  it('given an approval asked, when nobody decides within its timeout, then it expires into a handoff and the call is never made', async () => {
+    const { co, integrationId } = await companyWithActions([{ name: 'refund_order', method: 'POST', urlTemplate: `${api.url}/orders/{order_id}/refund`, mode: 'approve', approvalTimeoutMinutes: 5 }]);
+    llm.reply = callsThenAnswers('refund_order', { order_id: '4411' });
+    const id = await customerWrites(integrationId, 'client-undecided', 'Refund order 4411');
+    await waitForReplies(co, id, 1);
+
+    ahead = 6 * 60_000;
+    await expect.poll(async () => (await co.call('GET', `/api/conversations/${id}`)).json().conversation.handoff?.reason, { timeout: 10_000 }).toBe('ai_unanswered');
+
+    const types = (await eventsOf(co, id)).map((e) => e.type);
+    expect(types).toContain('ActionApprovalExpired');
+    expect(types).not.toContain('ActionCallStarted');
+    expect(api.requests).toEqual([]);
+  });
+});
+
 describe('approve: a teammate decides', () => {
   it('given an approve action, when the model calls it, then the customer gets the holding reply and the call waits, uncalled', async () => {
     const { co, integrationId } = await companyWithActions([{ name: 'refund_order', method: 'POST', urlTemplate: `${api.url}/orders/{order_id}/refund`, mode: 'approve' }]);
@@ -292,9 +332,36 @@ describe('approve: a teammate decides', () => {
     expect(followUp!.data.text).toMatch(/could not be done/);
     expect((await co.call('GET', `/api/conversations/${id}`)).json().conversation.session.state).toBe('active');
   });
+  it('given a held refund, when the customer asks for another refund meanwhile, then the second is refused and recorded, the model tells the customer, and the first still waits for the teammate', async () => {
+    const { co, id, callId } = await heldRefund('client-j');
+    llm.reply = (body: Body) => {
+      const last = lastMessage(body);
+      if (last?.role === 'tool') return `Sorry: ${String(last.content)}`;
+      return { content: null, toolCalls: [{ name: 'refund_order', arguments: JSON.stringify({ order_id: '4412' }) }] };
+    };
+
+    const integrationId = (await co.call('GET', '/api/integrations')).json().integrations[0].id as number;
+    await customerWrites(integrationId, 'client-j', 'And refund order 4412 too');
+    const [, answer] = await waitForReplies(co, id, 2);
+
+    expect(answer!.data.text).toBe("Sorry: Not done: another action is waiting for a teammate's approval: ask again once it is decided.");
+    expect(api.requests).toEqual([]);
+    const conversation = (await co.call('GET', `/api/conversations/${id}`)).json().conversation;
+    expect(conversation.pendingAction).toMatchObject({ callId, mode: 'approve' });
+    type Logged = { callId: string; status: string; error: string | null };
+    await expect
+      .poll(async () => ((await co.call('GET', `/api/action-calls?conversationId=${id}`)).json().calls as Logged[]).map((c) => [c.callId === callId ? 'first' : 'second', c.status, c.error]))
+      .toEqual([
+        ['second', 'rejected', "another action is waiting for a teammate's approval: ask again once it is decided"],
+        ['first', 'waiting_approval', null],
+      ]);
+    expect((await co.call('POST', `/api/conversations/${id}/action-calls/${callId}/approve`)).statusCode).toBe(200);
+    await waitForReplies(co, id, 3);
+    expect(api.requests.map((r) => r.url)).toEqual(['/orders/4411/refund']);
+  });
 });
 
-describe('replays never reach the endpoint', () => {
+describe('replays and test runs never reach the endpoint', () => {
   it("given an agent with an order lookup, when a past conversation is replayed with it, then the draft's call is answered by the sample response and the endpoint is never called", async () => {
     const { co, agentId } = await companyWithActions([{ name: 'lookup_order' }]);
     llm.reply = callsThenAnswers('lookup_order', { order_id: '4411' });
@@ -309,6 +376,29 @@ describe('replays never reach the endpoint', () => {
 
     const [answer] = (await co.call('GET', `/api/replays/${replayId}?limit=200`)).json().answers;
     expect(answer.draft).toMatchObject({ status: 'answered', text: 'From our systems: {"status":"sample"}' });
+    expect(api.requests).toEqual([]);
+  });
+
+  it("given test cases (one with a mock for the lookup), when the agent's tests run, then every case is answered and the endpoint is never called", async () => {
+    const { co, agentId } = await companyWithActions([{ name: 'lookup_order' }]);
+    llm.reply = callsThenAnswers('lookup_order', { order_id: '4411' });
+    const cases = [
+      { name: 'Lost parcel', turns: ['Where is order 4411?'], expect: { contains: [{ kind: 'text', value: 'lost' }] }, actionMocks: { lookup_order: { status: 'lost' } } },
+      { name: 'Sample', turns: ['Where is order 4411?'], expect: { contains: [{ kind: 'text', value: 'sample' }] } },
+    ];
+    for (const c of cases) expect((await co.call('POST', `/api/agents/${agentId}/test-cases`, c)).statusCode).toBe(201);
+
+    const started = await co.call('POST', `/api/agents/${agentId}/test-runs`, {});
+    expect(started.statusCode).toBe(202);
+    const runId = started.json().run.id as string;
+    await expect.poll(async () => (await co.call('GET', `/api/agents/${agentId}/test-runs/${runId}`)).json().run.status, { timeout: 20_000 }).toBe('finished');
+
+    // Test runs answer with the builtin model (deterministic), which calls no action; a provider that calls actions gets the case's mocks or the samples (test/unit/actionLoop.test.ts, mocked calls).
+    const run = (await co.call('GET', `/api/agents/${agentId}/test-runs/${runId}`)).json().run;
+    expect((run.cases as { name: string; answer: { text: string } | null }[]).map((c) => [c.name, typeof c.answer?.text])).toEqual([
+      ['Lost parcel', 'string'],
+      ['Sample', 'string'],
+    ]);
     expect(api.requests).toEqual([]);
   });
 });
@@ -338,6 +428,34 @@ describe('the playground: live or mocked, per session', () => {
 
     expect(asked.json().turn.answer.text).toBe('From our systems: {"status":"shipped","eta":"Friday"}');
     expect(api.requests.map((r) => r.url)).toEqual(['/orders/4411']);
+  });
+
+  it('given a live session, when the agent calls an action, then the call is in the action log and the analytics marked as a playground call, and no conversation is written', async () => {
+    const { co, agentId } = await companyWithActions([{ name: 'lookup_order', identity: {}, parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } }]);
+    llm.reply = callsThenAnswers('lookup_order', { order_id: '4411' });
+    const sessionId = (await co.call('POST', `/api/agents/${agentId}/playground`, { actions: 'live' })).json().session.id as string;
+
+    expect((await co.call('POST', `/api/playground/${sessionId}/messages`, { text: 'Where is order 4411?' })).statusCode).toBe(200);
+
+    await expect.poll(async () => (await co.call('GET', '/api/action-calls')).json().calls.length).toBe(1);
+    const [call] = (await co.call('GET', '/api/action-calls')).json().calls;
+    expect(call).toMatchObject({ actionName: 'lookup_order', conversationId: null, playgroundSessionId: sessionId, status: 'succeeded', httpStatus: 200, mocked: false, arguments: { order_id: '4411' } });
+    expect(call.response).toBe('{"status":"shipped","eta":"Friday"}');
+    expect(api.requests[0]!.headers['idempotency-key']).toBe(call.callId);
+    expect((await co.call('GET', `/api/action-calls/${call.callId}`)).json().call.playgroundSessionId).toBe(sessionId);
+    const figures = (await co.call('GET', '/api/analytics/actions')).json().totals;
+    expect(figures).toMatchObject({ calls: 1, succeeded: 1, playground: 1 });
+    expect((await co.call('GET', '/api/conversations')).json().conversations).toEqual([]);
+  });
+
+  it('given a mocked session, when the agent calls an action, then nothing reaches the action log', async () => {
+    const { co, agentId } = await companyWithActions([{ name: 'lookup_order' }]);
+    llm.reply = callsThenAnswers('lookup_order', { order_id: '4411' });
+    const sessionId = (await co.call('POST', `/api/agents/${agentId}/playground`)).json().session.id as string;
+
+    expect((await co.call('POST', `/api/playground/${sessionId}/messages`, { text: 'Where is order 4411?' })).json().turn.answer.text).toBe('From our systems: {"status":"sample"}');
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await co.call('GET', '/api/action-calls')).json().calls).toEqual([]);
   });
 
   it('given an agent-role teammate, when they start a live session, then it is refused; a mocked one is theirs to use', async () => {

@@ -126,7 +126,7 @@ if (browserPrerequisites()) {
       const rows = page.getByTestId('analytics-by-action').locator('tbody tr');
       await rows.first().waitFor();
       const cells = async (actionId: string) => page.locator(`[data-testid="analytics-by-action"] tr[data-action-id="${actionId}"] td`).allTextContents();
-      // Action, calls, succeeded, failed, rejected, approved, refused, expired, declined, p50, p95.
+      // Action, calls, succeeded, failed, rejected, approved, refused, expired, declined, playground, p50, p95.
       expect((await cells(cancel)).slice(0, 9)).toEqual(['cancel_order', '2', '1', '0', '0', '1', '1', '0', '0']);
       expect((await cells(lookup)).slice(0, 3)).toEqual(['order_status', '1', '1']);
       expect(pageErrors).toEqual([]);

@@ -43,11 +43,18 @@ function scripted(rounds: GeneratedAnswer[]) {
   };
 }
 
-function recordingSink() {
+/** `refuses`: the refusal the record makes of a call that must wait (another call waits in the conversation). */
+function recordingSink(refuses: string | null = null) {
   const requested: { call: RequestedCall; rejection?: string }[] = [];
   const made: { name: string; mocked: boolean }[] = [];
   const inner = unrecordedSink(mockedExecutor(), made);
-  const sink: CallSink = { requested: async (c, rejection) => void requested.push({ call: c, ...(rejection ? { rejection } : {}) }), execute: inner.execute };
+  const sink: CallSink = {
+    requested: async (c, rejection) => {
+      requested.push({ call: c, ...(rejection ? { rejection } : {}) });
+      return rejection ? null : refuses;
+    },
+    execute: inner.execute,
+  };
   return { sink, requested, made };
 }
 
@@ -109,5 +116,26 @@ describe('one answer', () => {
     expect(end.kind).toBe('ask');
     expect(made).toEqual([]);
     if (end.kind === 'ask') expect(confirmationPrompt(end.call)).toBe('Cancel order (order id: 4411)? Reply yes to confirm.');
+  });
+
+  it('given another call waiting in the conversation, when the model asks for an approve call, then the record refuses it, nothing is asked, and the model answers knowing why', async () => {
+    const model = scripted([round('', [call('refund_order', { order_id: '4412' })]), round('Your cancellation still waits for a teammate; I can ask for the refund after.')]);
+    const { sink, made } = recordingSink("another action is waiting for a teammate's approval: ask again once it is decided");
+    const end = await loop([action('refund_order', 'approve')], model, sink);
+    expect(end.kind).toBe('answer');
+    expect(made).toEqual([]);
+    expect(model.seen[1]!.transcript.at(-1)!.results).toEqual([
+      { callId: 'call_0', content: "Not done: another action is waiting for a teammate's approval: ask again once it is decided." },
+    ]);
+  });
+});
+
+describe('mocked calls (replays, test runs, a mocked playground)', () => {
+  it("given a test case's mock for an action, then a call answers with it; an action without one answers with its sample", async () => {
+    const model = scripted([round('', [call('lookup_order', { order_id: '4411' }, 'call_0'), call('cancel_order', { order_id: '4411' }, 'call_1')]), round('Done.')]);
+    const made: { name: string; mocked: boolean }[] = [];
+    await runActionLoop({ actions: [action('lookup_order'), action('cancel_order')], identity: { 'platform.clientId': 'c-1' }, replyId: 'r-1', sink: unrecordedSink(mockedExecutor({ lookup_order: { status: 'lost' } }), made), ask: model.ask });
+    expect(model.seen[1]!.transcript.at(-1)!.results.map((r) => r.content)).toEqual(['{"status":"lost"}', '{"status":"sample"}']);
+    expect(made).toEqual([{ name: 'lookup_order', mocked: true }, { name: 'cancel_order', mocked: true }]);
   });
 });

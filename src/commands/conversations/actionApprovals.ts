@@ -43,7 +43,7 @@ export const refuseActionCall = (deps: CommandDeps, approver: Approver, conversa
 export async function endExpiredWait(deps: CommandDeps, conversationId: string, callId: string, mode: 'confirm' | 'approve') {
   const stream = conversationStream(conversationId);
   const now = deps.clock.now().toISOString();
-  const command: ConversationCommand = mode === 'approve' ? { type: 'ExpireActionCall', callId, now } : { type: 'DeclineUnconfirmedActionCall', callId, now };
+  const command: ConversationCommand = mode === 'approve' ? { type: 'ExpireActionCall', callId, now } : { type: 'DeclineActionCall', callId, why: 'silence', now };
   const { state } = await loadState(deps.eventStore, stream, conversationDecider);
   return handleCommand(deps.eventStore, stream, conversationDecider, command, { metadata: { ...(state.companyId ? { companyId: state.companyId } : {}), actor: ACTION_EXPIRY } });
 }

@@ -5,8 +5,8 @@ import type { ConversationState, DecidedCall } from './state.js';
 
 /**
  * The out-of-band half of an action call that waits (actionCalls.ts): a teammate approves or refuses an `approve`
- * call, and the clock ends a call nobody decided in time (an approval into a handoff, a confirmation into a
- * decline for silence). Only the conversation's pending call can be decided. Deciding it again the same way is
+ * call, and the clock ends an approval nobody decided in time (into a handoff; a confirmation met with silence is
+ * declined by the reply loop's DeclineActionCall, `why: 'silence'`, actionCallDecisions.ts). Only the conversation's pending call can be decided. Deciding it again the same way is
  * a no-op (a double click, a retried request); the other way, or after the clock ended it, is a CONFLICT.
  */
 
@@ -32,13 +32,8 @@ export interface ExpireActionCall {
   callId: string;
   now: string;
 }
-/** The confirmation timer: the customer said nothing to the confirmation question of `callId` in time. */
-export interface DeclineUnconfirmedActionCall {
-  type: 'DeclineUnconfirmedActionCall';
-  callId: string;
-  now: string;
-}
-export type ActionApprovalCommand = ApproveActionCall | RefuseActionCall | ExpireActionCall | DeclineUnconfirmedActionCall;
+/** (The confirmation timer declines with the reply loop's own DeclineActionCall, `why: 'silence'`.) */
+export type ActionApprovalCommand = ApproveActionCall | RefuseActionCall | ExpireActionCall;
 
 const PAST: Record<DecidedCall['decision'], string> = {
   approved: 'approved',
@@ -78,10 +73,10 @@ export function decideRefuseActionCall(command: RefuseActionCall, state: Convers
   return [{ type: 'ActionCallRefused', data: { callId: command.callId, by: command.by, reason, at: command.now } }];
 }
 
-/** The pending call of `mode` whose deadline has passed at `now`; null: nothing to end (decided meanwhile, or not due). */
-const due = (state: ConversationState, callId: string, mode: 'approve' | 'confirm', now: string) => {
+/** The pending approval whose deadline has passed at `now`; null: nothing to end (decided meanwhile, or not due). */
+const due = (state: ConversationState, callId: string, now: string) => {
   const pending = state.pendingAction;
-  return pending?.callId === callId && pending.mode === mode && Date.parse(now) >= Date.parse(pending.expiresAt) ? pending : null;
+  return pending?.callId === callId && pending.mode === 'approve' && Date.parse(now) >= Date.parse(pending.expiresAt) ? pending : null;
 };
 
 /**
@@ -90,15 +85,9 @@ const due = (state: ConversationState, callId: string, mode: 'approve' | 'confir
  * the holding reply that a teammate decides; the teammate who takes the handoff answers them.
  */
 export function decideExpireActionCall(command: ExpireActionCall, state: ConversationState): ConversationEvent[] {
-  if (!due(state, command.callId, 'approve', command.now)) return [];
+  if (!due(state, command.callId, command.now)) return [];
   const events: ConversationEvent[] = [{ type: 'ActionApprovalExpired', data: { callId: command.callId, at: command.now } }];
   const session = state.session;
   if (session?.state === 'active') events.push({ type: 'AiSessionPaused', data: { sessionId: session.id, reason: 'handoff', by: null, at: command.now } });
   return events;
-}
-
-/** The customer's silence to a confirmation question is a no: the call is declined and never made. */
-export function decideDeclineUnconfirmedActionCall(command: DeclineUnconfirmedActionCall, state: ConversationState): ConversationEvent[] {
-  if (!due(state, command.callId, 'confirm', command.now)) return [];
-  return [{ type: 'ActionCallDeclined', data: { callId: command.callId, why: 'silence', at: command.now } }];
 }

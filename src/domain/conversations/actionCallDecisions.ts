@@ -1,4 +1,5 @@
 import type { ActionMode } from '../actions/definition.js';
+import type { AppendAgentReply } from './agentReply.js';
 import { DomainError } from '../errors.js';
 import { ACTION_CALL_LIMITS } from './actionCalls.js';
 import type { ConversationEvent } from './events.js';
@@ -15,18 +16,8 @@ import type { ConversationState } from './state.js';
 
 type Recorded = Record<string, string | number | boolean>;
 
-/** The reply that carries a confirmation question: an AgentReplied like any answer (sent, charged). */
-export interface ConfirmationReply {
-  messageId: string;
-  sessionId: string;
-  agentId: string | null;
-  text: string;
-  inReplyTo: string[];
-  model: string;
-  inputTokens: number;
-  outputTokens: number;
-  agentVersion?: number;
-}
+/** The reply that carries a confirmation question (or a holding reply, a follow-up): an AgentReplied like any answer (sent, charged), never a handoff. */
+export type ConfirmationReply = Pick<AppendAgentReply, 'messageId' | 'sessionId' | 'agentId' | 'text' | 'inReplyTo' | 'model' | 'inputTokens' | 'outputTokens' | 'agentVersion'>;
 
 export type ActionCallCommand =
   /** `rejection`: the call was refused before it was made (schema, identity); recorded with its request. */
@@ -48,7 +39,7 @@ export type ActionCallCommand =
 type CommandOf<T extends ActionCallCommand['type']> = Extract<ActionCallCommand, { type: T }>;
 type Decision<T extends ActionCallCommand['type']> = (command: CommandOf<T>, state: ConversationState) => ConversationEvent[];
 /** The conversation's own reply decision (AppendAgentReply), passed in: this module does not import the decider. */
-export type ReplyDecision = (reply: ConfirmationReply & { handoff: false; now: string }, state: ConversationState) => ConversationEvent[];
+export type ReplyDecision = (reply: ConfirmationReply & Pick<AppendAgentReply, 'now'> & { handoff: false }, state: ConversationState) => ConversationEvent[];
 
 const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 const pendingConfirmation = (state: ConversationState, callId: string) => state.pendingAction?.callId === callId && state.pendingAction.mode === 'confirm';
@@ -61,9 +52,22 @@ const decideRequest: Decision<'RequestActionCall'> = (command, state) => {
     type: 'ActionCallRequested',
     data: { callId, replyId, actionId, actionName, mode, arguments: recordedArguments(command.arguments), ...(agentVersion !== undefined ? { agentVersion } : {}), at: now },
   };
-  if (command.rejection === undefined) return [requested];
-  return [requested, { type: 'ActionCallRejected', data: { callId, error: cut(command.rejection, ACTION_CALL_LIMITS.error), at: now } }];
+  const rejection = command.rejection ?? (mode !== 'auto' ? stillWaiting(state) : undefined);
+  if (rejection === undefined) return [requested];
+  return [requested, { type: 'ActionCallRejected', data: { callId, error: cut(rejection, ACTION_CALL_LIMITS.error), at: now } }];
 };
+
+/**
+ * A conversation holds one waiting call. Another call that must wait (confirm, approve) is refused while one does,
+ * rather than replacing it: the teammate deciding the first, or the customer answering its question, must not
+ * find it gone. The refusal is recorded (the team reads it in the action log) and read by the model, which tells
+ * the customer that the first must be settled first. A lookup (auto) runs as usual.
+ */
+function stillWaiting(state: ConversationState): string | undefined {
+  const pending = state.pendingAction;
+  if (!pending) return undefined;
+  return `another action is waiting for ${pending.mode === 'approve' ? "a teammate's approval" : "the customer's confirmation"}: ask again once it is decided`;
+}
 
 /** Arguments as the event schema holds them: at most 64-character names, strings capped. */
 function recordedArguments(args: Recorded): Recorded {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { actionMode } from '../actions/definition.js';
+import { deterministicId } from '../ids.js';
 
 /**
  * Action calls, recorded on the conversation they answer (one call = one `callId`). The life of a call:
@@ -72,3 +73,9 @@ export const actionCallEvents = {
   }),
 };
 export type ActionCallEventType = keyof typeof actionCallEvents;
+
+/**
+ * The reply that tells the customer how a call a teammate decided went: the same id on every attempt, so a
+ * redelivered or recovered job stores it once, and the read model of unfinished resumes knows when it is written.
+ */
+export const followUpReplyId = (callId: string) => deterministicId(`action-follow-up:${callId}`);

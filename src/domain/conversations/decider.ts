@@ -1,13 +1,12 @@
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
-import type { AnswerProvenance, HandoffCause } from '../answers/provenance.js';
 import type { PlatformId } from '../platformId.js';
 import type { AssignmentReason, ConversationEvent, ConversationStreamEvent, Customer, DeliveredTo, HandoffSummary, PausedReason, PlatformRefs } from './events.js';
 import { asksForHuman, evolveConversation, initialConversationState, isDuplicate, textFingerprint, type ConversationState } from './state.js';
-import type { ExperimentAssignment } from '../agents/experiments.js';
 import { parseCsatReply, type CsatVia } from './csat.js';
 import { makeActionCallDecisions, type ActionCallCommand } from './actionCallDecisions.js';
-import { decideApproveActionCall, decideDeclineUnconfirmedActionCall, decideExpireActionCall, decideRefuseActionCall, type ActionApprovalCommand } from './actionApprovals.js';
+import type { AppendAgentReply, ExperimentJoin } from './agentReply.js';
+import { decideApproveActionCall, decideExpireActionCall, decideRefuseActionCall, type ActionApprovalCommand } from './actionApprovals.js';
 
 export interface Start {
   conversationId: string;
@@ -37,29 +36,7 @@ export type ConversationCommand =
   | { type: 'ReopenConversation'; sessionId: string; by: string | null; now: string }
   | { type: 'TransferDialog'; dialogId: PlatformId | null; requestId: PlatformId | null; now: string }
   | { type: 'ChangeStage'; stageId: string; validStageIds: string[]; by: string | null; now: string }
-  | {
-      type: 'AppendAgentReply';
-      messageId: string;
-      sessionId: string;
-      agentId: string | null;
-      text: string;
-      inReplyTo: string[];
-      model: string;
-      inputTokens: number;
-      outputTokens: number;
-      handoff: boolean;
-      /** The model's reason for a handoff (bounded plain text); kept only when `handoff`. */
-      handoffReason?: string;
-      /** Why the answerer handed off, when it decided so itself; kept only when `handoff`. */
-      handoffCause?: HandoffCause;
-      provenance?: AnswerProvenance;
-      agentVersion?: number;
-      /** Outside business hours: when people are back; kept only when `handoff`. */
-      backAt?: string;
-      /** Answered in an experiment: the conversation joins it in `arm` unless it already has (ExperimentArmAssigned). */
-      experiment?: ExperimentJoin;
-      now: string;
-    }
+  | AppendAgentReply
   | { type: 'SendOperatorMessage'; messageId: string; text: string; by: string; now: string }
   | { type: 'RecordSendAttempt'; messageId: string; idempotencyKey: string; now: string }
   | { type: 'RecordDelivery'; messageId: string; platformMessageId: PlatformId | null; deliveredTo?: DeliveredTo; now: string }
@@ -92,13 +69,7 @@ export type ConversationCommand =
   /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
   | { type: 'UnassignConversation'; by: string; now: string; from?: string };
 
-/** The experiment arm a reply is written in (version null: the holdout's handoff). */
-export interface ExperimentJoin {
-  experimentId: string;
-  agentId: string;
-  arm: ExperimentAssignment;
-  version: number | null;
-}
+export type { ExperimentJoin } from './agentReply.js';
 
 /** The agent's handoff message, sent to the customer when the AI cannot answer (so a failure is never silence). */
 export interface HandoffNotice {
@@ -480,7 +451,6 @@ const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
   ApproveActionCall: decideApproveActionCall,
   RefuseActionCall: decideRefuseActionCall,
   ExpireActionCall: decideExpireActionCall,
-  DeclineUnconfirmedActionCall: decideDeclineUnconfirmedActionCall,
   ...makeActionCallDecisions((reply, state) => decideAppendAgentReply({ type: 'AppendAgentReply', ...reply }, state)),
 };
 

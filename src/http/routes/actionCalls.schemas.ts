@@ -7,7 +7,8 @@ const tags = ['actions'];
 
 export const actionCallSchema = z.object({
   callId: z.string(),
-  conversationId: z.string(),
+  conversationId: z.string().nullable().describe('the customer conversation; null for a live playground call'),
+  playgroundSessionId: z.string().nullable().describe('a live playground call: the playground session it was made from (no conversation was written); null otherwise'),
   replyId: z.string(),
   actionId: z.string(),
   actionName: z.string(),
@@ -34,13 +35,13 @@ export const actionCallSchema = z.object({
 });
 export type ActionCallView = z.infer<typeof actionCallSchema>;
 
-export const actionCallView = ({ id: _id, companyId: _companyId, ...call }: ActionCallDoc): ActionCallView => call;
+export const actionCallView = ({ id: _id, companyId: _companyId, ...call }: ActionCallDoc): ActionCallView => ({ ...call, playgroundSessionId: call.playgroundSessionId ?? null });
 
 export const listActionCallsSchema = {
   tags,
   security,
   description:
-    "The company's action log: every call its agents made or asked to make, the most recently requested first, keyset-paginated by `cursor`; narrowed by `actionId`, `status` and `conversationId` (together they all apply). Every role.",
+    "The company's action log: every call its agents made or asked to make (and every live playground call, with its `playgroundSessionId`), the most recently requested first, keyset-paginated by `cursor`; narrowed by `actionId`, `status` and `conversationId` (together they all apply). Every role.",
   querystring: listQuery.extend({
     actionId: z.uuid().optional(),
     status: z.enum(ACTION_CALL_STATUSES).optional(),
@@ -59,7 +60,7 @@ export const getActionCallSchema = {
 
 const dateParam = z.string().max(10).describe('YYYY-MM-DD, a local date in the company timezone');
 const figures = {
-  calls: z.number().int().describe('calls the agents asked for (ActionCallRequested)'),
+  calls: z.number().int().describe('calls the agents asked for (ActionCallRequested), and live playground calls'),
   succeeded: z.number().int(),
   failed: z.number().int(),
   rejected: z.number().int().describe('refused by the service before any call (schema, identity, unknown action)'),
@@ -67,6 +68,7 @@ const figures = {
   approved: z.number().int(),
   refused: z.number().int().describe('approve: a teammate refused'),
   expired: z.number().int().describe('approve: nobody decided in time'),
+  playground: z.number().int().describe('of the calls, those made live from the playground (no customer conversation)'),
   durationP50Ms: z.number().int().nullable(),
   durationP95Ms: z.number().int().nullable(),
 };

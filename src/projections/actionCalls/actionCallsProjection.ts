@@ -3,8 +3,10 @@ import { localDate } from '../../domain/localDay.js';
 import type { ActionMode } from '../../domain/actions/definition.js';
 import { companyTimezoneEvents } from '../../domain/company/timezone/events.js';
 import { DEFAULT_TIMEZONE } from '../../domain/company/timezone/state.js';
+import { actionCallEvents, type ActionCallEventType } from '../../domain/conversations/actionCalls.js';
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import { conversationEvents } from '../../domain/conversations/events.js';
+import { playgroundActionCallEvents } from '../../domain/playground/actionCalls/events.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection, type ProjectionContext, type RecordedEventOf } from '../projection.js';
 
@@ -40,7 +42,10 @@ export type ActionCallStatus = (typeof ACTION_CALL_STATUSES)[number];
 
 export interface ActionCallDoc extends Doc {
   companyId: string;
-  conversationId: string;
+  /** The customer conversation it answered; null for a live playground call. */
+  conversationId: string | null;
+  /** A live playground call: the session it was made from (no conversation); absent on a conversation's call. */
+  playgroundSessionId?: string | null;
   callId: string;
   replyId: string;
   actionId: string;
@@ -76,7 +81,7 @@ export interface ActionCallDoc extends Doc {
 }
 
 /** What one action's calls came to on one local day; terminal outcomes count on the day they happened. */
-export const ACTION_DAY_COUNTERS = ['calls', 'succeeded', 'failed', 'rejected', 'declined', 'approved', 'refused', 'expired'] as const;
+export const ACTION_DAY_COUNTERS = ['calls', 'succeeded', 'failed', 'rejected', 'declined', 'approved', 'refused', 'expired', 'playground'] as const;
 export type ActionDayCounter = (typeof ACTION_DAY_COUNTERS)[number];
 
 export interface ActionCallDayDoc extends Doc, Record<ActionDayCounter, number> {
@@ -98,22 +103,10 @@ const CONVERSATION_PREFIX = 'conversation-';
 const COMPANY_PREFIX = 'company-';
 const dayId = (companyId: string, actionId: string, date: string) => `${companyId}|${actionId}|${date}`;
 
-const schemas = { ...conversationEvents, ...companyTimezoneEvents };
-const CALL_TYPES = [
-  'ActionCallRequested',
-  'ActionCallRejected',
-  'ActionConfirmationAsked',
-  'ActionCallConfirmed',
-  'ActionCallDeclined',
-  'ActionApprovalRequested',
-  'ActionCallApproved',
-  'ActionCallRefused',
-  'ActionApprovalExpired',
-  'ActionCallStarted',
-  'ActionCallSucceeded',
-  'ActionCallFailed',
-] as const;
-type CallEvent = RecordedEventOf<typeof schemas, (typeof CALL_TYPES)[number]>;
+const schemas = { ...conversationEvents, ...companyTimezoneEvents, ...playgroundActionCallEvents };
+/** The call's life (src/domain/conversations/actionCalls.ts): the one list of its event types. */
+const CALL_TYPES = Object.keys(actionCallEvents) as ActionCallEventType[];
+type CallEvent = RecordedEventOf<typeof schemas, ActionCallEventType>;
 type Later = Exclude<CallEvent, { type: 'ActionCallRequested' }>;
 
 const cut = (text: string) => (text.length > LOGGED_RESPONSE_CHARS ? text.slice(0, LOGGED_RESPONSE_CHARS) : text);
@@ -181,10 +174,48 @@ async function applyRequested(event: Extract<CallEvent, { type: 'ActionCallReque
   const conversation = await ctx.get<ConversationDoc>(ACTION_CALL_CONVERSATIONS, conversationId);
   if (!conversation) return;
   const d = event.data;
-  const doc: ActionCallDoc = {
+  const doc = newCall({ ...d, companyId: conversation.companyId, conversationId });
+  ctx.put(ACTION_CALLS, doc);
+  await countDay(ctx, doc, d.at, 'calls');
+}
+
+type PlaygroundCallEvent = RecordedEventOf<typeof schemas, keyof typeof playgroundActionCallEvents>;
+
+/**
+ * A live playground call: in the log with its session instead of a conversation, counted in the day's calls and
+ * as `playground`. It is made at once (only auto calls run in the playground), so it starts as running.
+ */
+async function applyPlaygroundCall(event: PlaygroundCallEvent, ctx: ProjectionContext): Promise<void> {
+  if (event.type === 'PlaygroundActionCallStarted') {
+    const d = event.data;
+    const doc: ActionCallDoc = { ...newCall({ ...d, replyId: d.answerId, conversationId: null, playgroundSessionId: d.sessionId }), status: 'running', mocked: false };
+    ctx.put(ACTION_CALLS, doc);
+    await countDay(ctx, doc, d.at, 'calls');
+    await countDay(ctx, doc, d.at, 'playground');
+    return;
+  }
+  const doc = await ctx.get<ActionCallDoc>(ACTION_CALLS, event.data.callId);
+  if (!doc?.playgroundSessionId || doc.status !== 'running') return;
+  const d = event.data;
+  const settled = { ...doc, updatedAt: d.at, finishedAt: d.at, httpStatus: d.status, durationMs: d.durationMs };
+  const next: ActionCallDoc = d.ok
+    ? { ...settled, status: 'succeeded', response: cut(d.response ?? ''), responseTruncated: (d.response ?? '').length > LOGGED_RESPONSE_CHARS }
+    : { ...settled, status: 'failed', error: d.error };
+  ctx.put(ACTION_CALLS, next);
+  await countDay(ctx, next, d.at, d.ok ? 'succeeded' : 'failed', d.durationMs);
+}
+
+type NewCall = Pick<ActionCallDoc, 'companyId' | 'conversationId' | 'playgroundSessionId' | 'callId' | 'replyId' | 'actionId' | 'actionName' | 'mode' | 'arguments'> & {
+  agentVersion?: number;
+  at: string;
+};
+
+function newCall(d: NewCall): ActionCallDoc {
+  return {
     id: d.callId,
-    companyId: conversation.companyId,
-    conversationId,
+    companyId: d.companyId,
+    conversationId: d.conversationId,
+    ...(d.playgroundSessionId ? { playgroundSessionId: d.playgroundSessionId } : {}),
     callId: d.callId,
     replyId: d.replyId,
     actionId: d.actionId,
@@ -210,8 +241,6 @@ async function applyRequested(event: Extract<CallEvent, { type: 'ActionCallReque
     updatedAt: d.at,
     finishedAt: null,
   };
-  ctx.put(ACTION_CALLS, doc);
-  await countDay(ctx, doc, d.at, 'calls');
 }
 
 /**
@@ -235,13 +264,14 @@ export const actionCallsProjection = defineProjection(schemas, {
     { name: ACTION_CALL_CONVERSATIONS, indexes: [] },
     { name: ACTION_CALL_COMPANIES, indexes: [] },
   ],
-  eventTypes: ['ConversationStarted', 'CompanyTimezoneSet', ...CALL_TYPES],
+  eventTypes: ['ConversationStarted', 'CompanyTimezoneSet', ...CALL_TYPES, 'PlaygroundActionCallStarted', 'PlaygroundActionCallFinished'],
   async apply(event, ctx) {
     if (event.type === 'CompanyTimezoneSet') {
       if (event.stream.startsWith(COMPANY_PREFIX)) ctx.put(ACTION_CALL_COMPANIES, { id: event.stream.slice(COMPANY_PREFIX.length), timezone: event.data.timezone });
       return;
     }
-    // Only customer conversations: the playground and replays keep their own streams and never reach the log.
+    if (event.type === 'PlaygroundActionCallStarted' || event.type === 'PlaygroundActionCallFinished') return applyPlaygroundCall(event, ctx);
+    // Customer conversations; of the playground only live calls (above). Mocked calls and replays never reach the log.
     if (!event.stream.startsWith(CONVERSATION_PREFIX)) return;
     const conversationId = conversationIdOfStream(event.stream);
     if (event.type === 'ConversationStarted') {

@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { eventCatalog } from '../../../src/domain/catalog.js';
 import { conversationStreamEventTypes } from '../../../src/domain/conversations/events.js';
 import { SENTENCE_EVENT_TYPES } from '../../../web/dashboard/src/lib/eventSentences.js';
+import { ACTION_CALL_EVENT_TYPES } from '../../../web/dashboard/src/lib/actionCalls.js';
+import { actionCallEvents } from '../../../src/domain/conversations/actionCalls.js';
 
 /**
  * No hand-kept lists of event types. The one list is the `<aggregate>Events` schemas in each src/domain/**\/events.ts:
@@ -51,5 +53,9 @@ describe('the event catalog', () => {
   it('has a dashboard sentence for exactly the events a conversation stream holds (web/dashboard/src/lib/eventSentences.ts)', () => {
     expect([...SENTENCE_EVENT_TYPES].sort()).toEqual([...conversationStreamEventTypes].sort());
     for (const type of SENTENCE_EVENT_TYPES) expect(eventCatalog[type], type).toBeDefined();
+  });
+
+  it("has the dashboard's action-call event types (web/dashboard/src/lib/actionCalls.ts) be exactly a call's events", () => {
+    expect([...ACTION_CALL_EVENT_TYPES].sort()).toEqual(Object.keys(actionCallEvents).sort());
   });
 });

@@ -82,7 +82,7 @@ describe('Approving or refusing a call that waits for a teammate', () => {
 
 describe('The clock ends a call nobody decided', () => {
   const expire = (now = LATE): ConversationCommand => ({ type: 'ExpireActionCall', callId: CALL, now });
-  const decline = (now = LATE): ConversationCommand => ({ type: 'DeclineUnconfirmedActionCall', callId: CALL, now });
+  const decline = (now = LATE): ConversationCommand => ({ type: 'DeclineActionCall', callId: CALL, why: 'silence', now });
 
   it('given a pending approval past its deadline, when it expires, then ActionApprovalExpired and a handoff: the AI pauses and people get it, with the reason', () => {
     const state = spec

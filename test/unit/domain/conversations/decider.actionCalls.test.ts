@@ -50,6 +50,44 @@ describe('requesting a call', () => {
   });
 });
 
+describe('a second call that must wait, while one waits', () => {
+  const CALL2 = 'ca110000-0000-4000-8000-000000000002';
+  const R2 = '33333333-3333-4333-8333-333333333334';
+  const approvalAsked: ConversationEvent = {
+    type: 'ActionApprovalRequested',
+    data: { callId: CALL, messageId: R1, holdingReply: 'A teammate checks this first.', approverRoles: null, expiresAt: EXPIRES, at: T2 },
+  };
+  const waiting = [...asking, requested(), approvalAsked];
+  const second = (mode: 'auto' | 'confirm' | 'approve') =>
+    ({ type: 'RequestActionCall', callId: CALL2, replyId: R2, actionId: ACTION, actionName: 'refund_order', mode, arguments: { order_id: '4412' }, now: LATER }) as const;
+  const secondRequested = (mode: 'auto' | 'confirm' | 'approve'): ConversationEvent => ({
+    type: 'ActionCallRequested',
+    data: { callId: CALL2, replyId: R2, actionId: ACTION, actionName: 'refund_order', mode, arguments: { order_id: '4412' }, at: LATER },
+  });
+
+  it('given an approval waiting, when the model asks for another approve or confirm call, then that one is refused with a reason the team and the model read, and the first still waits', () => {
+    for (const mode of ['approve', 'confirm'] as const) {
+      const state = spec
+        .given(waiting)
+        .when(second(mode))
+        .then([secondRequested(mode), { type: 'ActionCallRejected', data: { callId: CALL2, error: "another action is waiting for a teammate's approval: ask again once it is decided", at: LATER } }]);
+      expect(state.pendingAction).toMatchObject({ callId: CALL, mode: 'approve' });
+    }
+  });
+
+  it('given an approval waiting and a second call refused, when a teammate approves the first, then it is approved', () => {
+    const refusedSecond: ConversationEvent = { type: 'ActionCallRejected', data: { callId: CALL2, error: 'another action is waiting', at: LATER } };
+    spec
+      .given([...waiting, secondRequested('approve'), refusedSecond])
+      .when({ type: 'ApproveActionCall', callId: CALL, by: 'user:u1', role: 'agent', now: T2 })
+      .then([{ type: 'ActionCallApproved', data: { callId: CALL, by: 'user:u1', at: T2 } }]);
+  });
+
+  it('given an approval waiting, when the model asks for an auto lookup, then it is recorded and may run', () => {
+    spec.given(waiting).when(second('auto')).then([secondRequested('auto')]);
+  });
+});
+
 describe('asking the customer to confirm', () => {
   it('given a requested confirm call, when the question is asked, then it is a reply to the customer and the call waits for a yes', () => {
     const state = spec

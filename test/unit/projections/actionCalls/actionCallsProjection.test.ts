@@ -133,3 +133,37 @@ describe('actionCalls projection: given the action-call events of a conversation
       });
   });
 });
+
+describe('live playground calls', () => {
+  const session = 'd4d4d4d4-0000-4000-8000-000000000001';
+  const answer = 'e5e5e5e5-0000-4000-8000-000000000001';
+  const pgStream = (n: number) => `playgroundcall-${call(n)}`;
+  const pgStarted = (n: number, minute: number) =>
+    recorded(pgStream(n), 'PlaygroundActionCallStarted', {
+      callId: call(n), companyId: company, sessionId: session, answerId: answer, actionId: lookup, actionName: 'order_status', mode: 'auto', arguments: { order_id: '4411' }, by: `user:${ann}`, at: at(minute),
+    });
+  const pgFinished = (n: number, minute: number, ok: boolean) =>
+    recorded(pgStream(n), 'PlaygroundActionCallFinished', {
+      callId: call(n), ok, status: ok ? 200 : 503, durationMs: 40, response: ok ? '{"status":"shipped"}' : null, error: ok ? null : 'the endpoint answered 503', at: at(minute),
+    });
+  const pgDoc = (n: number, fill: Partial<ActionCallDoc>): ActionCallDoc => ({
+    ...doc(n, lookup, 'order_status', 'auto', 1, {}), conversationId: null, playgroundSessionId: session, replyId: answer, arguments: { order_id: '4411' }, agentVersion: null, ...fill,
+  });
+
+  it('given a live playground call made and answered, then it is in the log with its session, no conversation, and counts as a playground call', async () => {
+    await projectionSpec(actionCallsProjection)
+      .given([pgStarted(1, 1), pgFinished(1, 2, true)])
+      .then({
+        action_calls: [pgDoc(1, { status: 'succeeded', mocked: false, httpStatus: 200, durationMs: 40, response: '{"status":"shipped"}', updatedAt: at(2), finishedAt: at(2) })],
+        action_call_days: [day(lookup, 'order_status', '2026-03-10', { calls: 1, playground: 1, succeeded: 1, duration: record(emptyActionDay(company, lookup, '', '').duration, 40) })],
+      });
+  });
+
+  it('given a live playground call that failed, then it is failed with its error; a finish without its start changes nothing', async () => {
+    await projectionSpec(actionCallsProjection)
+      .given([pgStarted(1, 1), pgFinished(1, 2, false), pgFinished(2, 3, true)])
+      .then({
+        action_calls: [pgDoc(1, { status: 'failed', mocked: false, httpStatus: 503, durationMs: 40, error: 'the endpoint answered 503', updatedAt: at(2), finishedAt: at(2) })],
+      });
+  });
+});

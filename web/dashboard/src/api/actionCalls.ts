@@ -20,7 +20,9 @@ export type ActionCallStatus = (typeof ACTION_CALL_STATUSES)[number];
 
 export interface ActionCall {
   callId: string;
-  conversationId: string;
+  /** null: a live playground call (playgroundSessionId says which session). */
+  conversationId: string | null;
+  playgroundSessionId?: string | null;
   actionId: string;
   actionName: string;
   mode: 'auto' | 'confirm' | 'approve';
@@ -64,6 +66,8 @@ export interface ActionFigures {
   approved: number;
   refused: number;
   expired: number;
+  /** Of the calls, those made live from the playground. */
+  playground: number;
   durationP50Ms: number | null;
   durationP95Ms: number | null;
 }

@@ -88,7 +88,11 @@ export function ActionLogPage() {
             <li key={call.callId}>
               <ActionCallCard call={call} nameOf={nameOf}>
                 <p className="small muted">
-                  <Link to={`/conversations/${call.conversationId}`}>Open the conversation</Link>
+                  {call.conversationId ? (
+                    <Link to={`/conversations/${call.conversationId}`}>Open the conversation</Link>
+                  ) : (
+                    <span data-testid="action-log-playground">Live call from the playground: no customer conversation</span>
+                  )}
                 </p>
               </ActionCallCard>
             </li>

@@ -6,7 +6,7 @@ import { formatDuration, formatNumber } from '../lib/format.js';
 import { Link } from '../lib/router.js';
 import { useAsync } from '../lib/useAsync.js';
 
-const COLUMNS = ['Action', 'Calls', 'Succeeded', 'Failed', 'Rejected', 'Approved', 'Refused', 'Expired', 'Declined', 'p50', 'p95'].map((label, i) => (i === 0 ? label : { label, className: 'num' }));
+const COLUMNS = ['Action', 'Calls', 'Succeeded', 'Failed', 'Rejected', 'Approved', 'Refused', 'Expired', 'Declined', 'Playground', 'p50', 'p95'].map((label, i) => (i === 0 ? label : { label, className: 'num' }));
 
 /** Analytics → Actions: per action, its calls in the range and how they ended, approvals, refusals and durations. */
 export function ActionsSection({ from, to }: { from: string; to: string }) {
@@ -33,7 +33,7 @@ export function ActionsSection({ from, to }: { from: string; to: string }) {
                 <td className="wrap">
                   <code className="code-inline">{a.actionName}</code>
                 </td>
-                {[a.calls, a.succeeded, a.failed, a.rejected, a.approved, a.refused, a.expired, a.declined].map((n, i) => (
+                {[a.calls, a.succeeded, a.failed, a.rejected, a.approved, a.refused, a.expired, a.declined, a.playground ?? 0].map((n, i) => (
                   <td key={i} className="num">
                     {formatNumber(n)}
                   </td>
