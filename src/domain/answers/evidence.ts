@@ -16,7 +16,9 @@ import { z } from 'zod';
  *   them (a match through a synonym only counts SYNONYM_CREDIT);
  * - the rarest term the passage misses: a miss of a term absent from the knowledge base costs more;
  * - title or heading match: the share of the question's weight found in the passage's title or heading;
- * - margin: how much better the passage covers the question than the best passage of another document.
+ * - margin: how much better the passage covers the question than the best passage of another document;
+ * - answer type: a question asking for an amount, a time or a number (answerType.ts) keeps only part of the
+ *   evidence of a passage that cannot hold one.
  *
  * The weights were tuned on the tuning part of test/fixtures/answers (four companies' knowledge bases and
  * labelled questions) and measured on its held-out part (bench/answers.ts, bench/README.md).
