@@ -94,26 +94,27 @@ function tune(part: EvaluatedQuestion[]) {
   }
   // Grid search: weights and threshold maximising coverage subject to precision ≥ 0.93 and false answers ≤ 7 % on the tuning part.
   let best: { w: EvidenceWeights; prior: number; t: number; f: Figures } | null = null;
-  // The best of each retrieval prior, to see how much the prior moves.
-  const bestPerPrior = new Map<number, { w: EvidenceWeights; prior: number; t: number; f: Figures }>();
-  for (const prior of [0, 0.1, 0.2, 0.3, 0.5])
-    for (const missedRare of [0, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5])
-      for (const title of [0, 0.1, 0.15, 0.2, 0.3])
-        for (const margin of [0, 0.1, 0.2, 0.3]) {
-        const w = { coverage: 1, missedRare, title, margin };
-        const rescored = part.map((r) => {
-          const chosen = choosePassage(r.passages.map((p) => ({ score: p.score, evidence: evidenceScore(p.evidenceFeatures!, w), right: p.right })), prior);
-          return { ...r, best: chosen };
-        });
-        for (let t = 0.2; t <= 0.9; t += 0.025) {
-          const f = thresholdFigures(rescored, t);
-          if (f.precision < 0.93 || f.falseAnswerRate > 0.07) continue;
-          const entry = { w, prior, t, f };
-          if (best === null || f.coverage > best.f.coverage) best = entry;
-          const ofPrior = bestPerPrior.get(prior);
-          if (ofPrior === undefined || f.coverage > ofPrior.f.coverage) bestPerPrior.set(prior, entry);
-        }
-      }
-  for (const b of bestPerPrior.values()) console.log(`prior ${String(b.prior).padEnd(4)}: ${JSON.stringify(b.w)} threshold ${b.t.toFixed(3)}  ${fmt(b.f)}`);
+  // The best of each answer-type weight, to see how much the answer-type check moves.
+  const bestPerType = new Map<number, { w: EvidenceWeights; prior: number; t: number; f: Figures }>();
+  for (const answerType of [0, 0.1, 0.2, 0.3, 0.5])
+    for (const prior of [0, 0.2, 0.3, 0.5])
+      for (const missedRare of [0, 0.1, 0.2, 0.25, 0.3, 0.4])
+        for (const title of [0, 0.1, 0.15, 0.2])
+          for (const margin of [0, 0.1, 0.2, 0.3]) {
+            const w = { coverage: 1, missedRare, title, margin, answerType };
+            const rescored = part.map((r) => {
+              const chosen = choosePassage(r.passages.map((p) => ({ score: p.score, evidence: evidenceScore(p.evidenceFeatures!, w), right: p.right })), prior);
+              return { ...r, best: chosen };
+            });
+            for (let t = 0.2; t <= 0.9; t += 0.025) {
+              const f = thresholdFigures(rescored, t);
+              if (f.precision < 0.93 || f.falseAnswerRate > 0.07) continue;
+              const entry = { w, prior, t, f };
+              if (best === null || f.coverage > best.f.coverage) best = entry;
+              const ofType = bestPerType.get(answerType);
+              if (ofType === undefined || f.coverage > ofType.f.coverage) bestPerType.set(answerType, entry);
+            }
+          }
+  for (const b of bestPerType.values()) console.log(`answer type ${String(b.w.answerType).padEnd(4)}: ${JSON.stringify(b.w)} prior ${b.prior} threshold ${b.t.toFixed(3)}  ${fmt(b.f)}`);
   console.log('\nbest on the tuning part:', best ? `${JSON.stringify(best.w)} prior ${best.prior} threshold ${best.t.toFixed(3)}  ${fmt(best.f)}` : 'none meets the constraints');
 }

@@ -36,9 +36,10 @@ describe('answer or hand off (labelled evaluation set)', () => {
     const figures = settingFigures(rows, DEFAULT_ANSWER_THRESHOLD);
     const before = baselineFigures(rows);
     console.log(`[answers] held-out default: precision ${figures.precision.toFixed(3)}, coverage ${figures.coverage.toFixed(3)}, false answers ${figures.falseAnswerRate.toFixed(3)} (before: ${before.precision.toFixed(3)}, ${before.coverage.toFixed(3)}, ${before.falseAnswerRate.toFixed(3)})`);
-    // Measured: precision 0.877, false answers 8.0 %, coverage 0.704. Issue 26's targets for false answers (≤ 10 %) and
-    // coverage (≥ 0.7) are met and asserted as they are; precision (target 0.9) is not met yet: its floor sits below it.
-    expect(figures.precision).toBeGreaterThanOrEqual(0.85);
+    // Measured: precision 0.877 (57 right of 65 answers), false answers 8.0 %, coverage 0.704. Issue 26's targets for
+    // false answers (≤ 10 %) and coverage (≥ 0.7) are met and asserted as they are; precision (target 0.9) is not met
+    // yet: its floor sits just under the measured figure, so one more wrong answer fails here.
+    expect(figures.precision).toBeGreaterThanOrEqual(0.87);
     expect(figures.falseAnswerRate).toBeLessThanOrEqual(0.1);
     expect(figures.coverage).toBeGreaterThanOrEqual(0.7);
     expect(figures.precision).toBeGreaterThan(before.precision + 0.1);

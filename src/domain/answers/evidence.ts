@@ -16,7 +16,9 @@ import { z } from 'zod';
  *   them (a match through a synonym only counts SYNONYM_CREDIT);
  * - the rarest term the passage misses: a miss of a term absent from the knowledge base costs more;
  * - title or heading match: the share of the question's weight found in the passage's title or heading;
- * - margin: how much better the passage covers the question than the best passage of another document.
+ * - margin: how much better the passage covers the question than the best passage of another document;
+ * - answer type: a question asking for an amount, a time or a number (answerType.ts) keeps only part of the
+ *   evidence of a passage that cannot hold one.
  *
  * The weights were tuned on the tuning part of test/fixtures/answers (four companies' knowledge bases and
  * labelled questions) and measured on its held-out part (bench/answers.ts, bench/README.md).
@@ -144,6 +146,8 @@ export interface PassageMatch {
   inTitle: boolean[];
   /** Passages of one document share a key: the margin is taken over other documents' passages. */
   documentKey: string;
+  /** The question expects an answer of a type (answerType.ts) this passage cannot hold. */
+  typeMismatch?: boolean;
 }
 
 export interface EvidenceFeatures {
@@ -152,12 +156,14 @@ export interface EvidenceFeatures {
   missedRare: number;
   title: number;
   margin: number;
+  /** 1 when the passage cannot hold the type of answer the question asks for (answerType.ts), else 0. */
+  typeMismatch: number;
 }
 
 /** The signals of each passage (same order). `absentWeight`: the weight of a term no passage contains. */
 export function evidenceFeatures(weights: number[], passages: PassageMatch[], absentWeight: number): EvidenceFeatures[] {
   const total = weights.reduce((s, w) => s + w, 0);
-  if (total <= 0) return passages.map(() => ({ coverage: 0, missedRare: 1, title: 0, margin: 0 }));
+  if (total <= 0) return passages.map((p) => ({ coverage: 0, missedRare: 1, title: 0, margin: 0, typeMismatch: p.typeMismatch === true ? 1 : 0 }));
   const coverages = passages.map((p) => p.match.reduce((s, m, i) => s + m * (weights[i] ?? 0), 0) / total);
   return passages.map((p, k) => {
     let missed = 0;
@@ -168,7 +174,8 @@ export function evidenceFeatures(weights: number[], passages: PassageMatch[], ab
     });
     const others = coverages.filter((_, j) => passages[j]!.documentKey !== p.documentKey);
     const margin = coverages[k]! - (others.length === 0 ? 0 : Math.max(...others));
-    return { coverage: coverages[k]!, missedRare: absentWeight > 0 ? Math.min(1, missed / absentWeight) : 0, title: title / total, margin };
+    const missedRare = absentWeight > 0 ? Math.min(1, missed / absentWeight) : 0;
+    return { coverage: coverages[k]!, missedRare, title: title / total, margin, typeMismatch: p.typeMismatch === true ? 1 : 0 };
   });
 }
 
@@ -178,13 +185,15 @@ export interface EvidenceWeights {
   missedRare: number;
   title: number;
   margin: number;
+  answerType: number;
 }
-export const EVIDENCE_WEIGHTS: Readonly<EvidenceWeights> = { coverage: 1, missedRare: 0.2, title: 0.1, margin: 0.3 };
+export const EVIDENCE_WEIGHTS: Readonly<EvidenceWeights> = { coverage: 1, missedRare: 0.2, title: 0.1, margin: 0.3, answerType: 0.5 };
 
 /** The evidence score, 0..1, from a passage's signals. */
 export function evidenceScore(f: EvidenceFeatures, w: Readonly<EvidenceWeights> = EVIDENCE_WEIGHTS): number {
   const raw = w.coverage * f.coverage - w.missedRare * f.missedRare + w.title * f.title + w.margin * Math.max(0, f.margin);
-  return Math.round(Math.min(1, Math.max(0, raw)) * 1000) / 1000;
+  // A passage that cannot hold the kind of answer asked for loses a share of its evidence however well it covers the words.
+  return Math.round(Math.min(1, Math.max(0, raw)) * (1 - w.answerType * f.typeMismatch) * 1000) / 1000;
 }
 
 /** Evidence scores of passages (same order). */

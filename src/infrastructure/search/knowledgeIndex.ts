@@ -1,6 +1,7 @@
 import MiniSearch, { type Query, type SearchResult } from 'minisearch';
 import { normalizeTerm, queryTerms, searchTerms, stripHeadingContext, tokenize } from '../../domain/knowledge/chunking.js';
 import { evidenceFeatures, evidenceScore, FUZZY_CREDIT, generalStems, nameStems, SYNONYM_CREDIT, termWeight, type EvidenceFeatures, type PassageMatch } from '../../domain/answers/evidence.js';
+import { ANSWER_TYPE_CUES, expectedAnswerType, holdsAnswerType, type AnswerType } from '../../domain/answers/answerType.js';
 import { searchBounded } from './boundedTerms.js';
 import { stemTerm, SYNONYM_WEIGHT, synonymsOf } from './synonyms.js';
 
@@ -101,6 +102,8 @@ const MAX_FUZZY_EDITS = 2;
 export const MAX_TERMS_PER_DOCUMENT = 20_000;
 
 const fuzzyAndPrefixStem = (term: string): boolean => term.length >= 4;
+/** What a word naming the answer's type ("amount", "how long") counts for in a passage holding an answer of that type. */
+const CUE_CREDIT = SYNONYM_CREDIT;
 /** The general words (evidence.ts) as this index's stems. */
 const GENERAL_STEMS = generalStems(stemTerm);
 
@@ -191,7 +194,7 @@ export function createKnowledgeIndex(): KnowledgeIndex {
       const hits = searchBounded(company.mini, stems, synonyms, () => company.mini.search(queryOf(groups), { tokenize: (term) => [term], processTerm: (term) => term }));
       const ranked = rescore(hits, groups);
       const top = ranked.slice(0, limit);
-      const features = evidenceOfHits(groups, nameStems(query, stemTerm), ranked, top.map((r) => r.hit), company.mini.documentCount);
+      const features = evidenceOfHits(groups, { names: nameStems(query, stemTerm), answerType: expectedAnswerType(query) }, ranked, top.map((r) => r.hit), company.mini.documentCount);
       return top.map(({ hit, score, matchedGroups }, i) => {
         const result = toResult(hit, score, matchedGroups / groups.length, evidenceScore(features[i]!));
         return options.explain ? { ...result, evidenceFeatures: features[i]! } : result;
@@ -258,11 +261,16 @@ function rescore(hits: SearchResult[], groups: TermGroup[]) {
  * The evidence signals of the top hits. A query term's document frequency is the number of passages it
  * matched (all hits, directly or through a synonym); the company's passage count is minisearch's document count.
  */
-function evidenceOfHits(groups: TermGroup[], names: Set<string>, all: { hit: SearchResult }[], top: SearchResult[], passageCount: number): EvidenceFeatures[] {
+function evidenceOfHits(groups: TermGroup[], question: { names: Set<string>; answerType: AnswerType | null }, all: { hit: SearchResult }[], top: SearchResult[], passageCount: number): EvidenceFeatures[] {
+  const { names, answerType } = question;
   const frequency = groups.map(() => 0);
+  const cues = answerType === null ? new Set<string>() : new Set(ANSWER_TYPE_CUES[answerType].map(stemTerm));
+  const holdsType = (hit: SearchResult) => answerType === null || holdsAnswerType(answerType, stripHeadingContext(String(hit['text'])));
   const matchesOf = (hit: SearchResult) => {
     const matched = new Set(hit.queryTerms);
+    const typed = cues.size > 0 && holdsType(hit);
     return groups.map((g) => {
+      if (typed && cues.has(g.stem) && !matched.has(g.stem)) return CUE_CREDIT;
       if (matched.has(g.stem)) {
         // minisearch reports the passage's terms, not which query term found each: exact or prefix is a match, else a typo.
         const exact = hit.terms.some((t) => t === g.stem || (g.stem.length >= 4 && t.startsWith(g.stem)));
@@ -281,6 +289,7 @@ function evidenceOfHits(groups: TermGroup[], names: Set<string>, all: { hit: Sea
       match: matchesOf(hit),
       inTitle: groups.map((g) => stemMatches(g.stem, titleStems) || g.synonyms.some((s) => titleStems.has(s))),
       documentKey: String(hit['documentId']),
+      typeMismatch: !holdsType(hit),
     };
   });
   return evidenceFeatures(weights, passages, termWeight('', 0, passageCount));
