@@ -7,8 +7,12 @@ import { loadPricing, type Pricing } from './domain/credits/decider.js';
  * acknowledged at the pace the service answers it instead of piling up work it cannot do (bench/README.md).
  */
 export const DEFAULT_HTTP_THREAD_NICE = 3;
-/** Outbound webhook deliveries yield to the replies (nice 0) on saturated cores: customers wait for replies. */
-export const DEFAULT_WEBHOOK_THREAD_NICE = 3;
+/**
+ * Outbound webhook deliveries yield on saturated cores to the replies (nice 0), which customers wait for, and to the
+ * acknowledgements (HTTP_THREAD_NICE): level with the HTTP thread, 100 busy endpoints kept webhook acknowledgements
+ * waiting seconds (p99 8-10 s, requests timing out); at 12 p99 1.3 s, for ~10 % more delivery lag (bench/README.md).
+ */
+export const DEFAULT_WEBHOOK_THREAD_NICE = 12;
 
 const bool = z
   .enum(['true', 'false', '1', '0', ''])
