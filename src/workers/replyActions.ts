@@ -218,13 +218,21 @@ async function answerToPendingConfirmation(deps: ReplyWorkerDeps, a: ActionAnswe
   return { calls: [asToolCall(requested)], results: [{ callId, content }] };
 }
 
+const CHANGED_WHILE_WAITING = 'the action was changed after the call was requested: ask again';
+
+/**
+ * The customer confirmed, or a teammate approved, the call as it was asked for: an edit since (another address,
+ * method, parameters or headers) would run something nobody agreed to, so the call is not made and is asked again.
+ */
+const changedSince = (action: StoredAction, requested: Requested) => Date.parse(action.updatedAt) > Date.parse(requested.at);
+
 /**
  * Runs a call from its recorded request: the model's arguments as recorded, the identity filled again from the
  * conversation (the record holds only where each identity value comes from).
  */
 export async function executeRecorded(deps: ReplyWorkerDeps, a: Pick<ActionAnswering, 'job' | 'state'>, sink: CallSink, action: StoredAction, requested: Requested): Promise<string> {
   const given = Object.fromEntries(Object.entries(requested.arguments).filter(([k]) => !(k in action.identity)));
-  const check = checkArguments(action, given, customerIdentityOf(a.state));
+  const check = changedSince(action, requested) ? { ok: false as const, error: CHANGED_WHILE_WAITING } : checkArguments(action, given, customerIdentityOf(a.state));
   if (!check.ok) {
     // Not started: the attempt is recorded as a failure the team can read.
     await run(deps, a, { type: 'StartActionCall', callId: requested.callId, idempotencyKey: requested.callId, mocked: false, now: now(deps) });
