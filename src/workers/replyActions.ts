@@ -4,7 +4,7 @@ import { handleCommand } from '../commands/handleCommand.js';
 import { DomainError } from '../domain/errors.js';
 import { CONFIRMATION_WINDOW_MINUTES, checkArguments } from '../domain/actions/definition.js';
 import { actionsOfAgent, type StoredAction } from '../domain/actions/state.js';
-import { confirmationAnswer, type ConfirmationReply } from '../domain/conversations/actionCallDecisions.js';
+import { confirmationAnswerOf, type ConfirmationReply } from '../domain/conversations/actionCallDecisions.js';
 import { customerIdentityOf } from '../domain/conversations/customerIdentity.js';
 import { conversationDecider, conversationStream, type ConversationCommand } from '../domain/conversations/decider.js';
 import type { ConversationEvent } from '../domain/conversations/events.js';
@@ -205,7 +205,7 @@ async function answerToPendingConfirmation(deps: ReplyWorkerDeps, a: ActionAnswe
   const requested = a.events.find((e): e is Extract<ConversationEvent, { type: 'ActionCallRequested' }> => e.type === 'ActionCallRequested' && e.data.callId === callId)?.data;
   const lastMessage = a.unanswered.at(-1)!;
   if (pending) {
-    const said = confirmationAnswer(a.unanswered.map((id) => textOfMessage(a.events, id)).join(' '));
+    const said = confirmationAnswerOf(a.unanswered.map((id) => textOfMessage(a.events, id)));
     if (said !== 'yes' || !requested) {
       await run(deps, a, { type: 'DeclineActionCall', callId, why: said === 'no' ? 'no' : 'other_reply', now: now(deps) });
       return said === 'no' && requested ? { calls: [asToolCall(requested)], results: [{ callId, content: 'Not done: the customer said no.' }] } : null;

@@ -169,6 +169,49 @@ describe('an action changed while a call to it waits', () => {
   });
 });
 
+describe("the agent's actions changed mid-answer", () => {
+  it('given an answer under way, when the agent stops listing its lookup during the first model round, then that answer still makes its call (the list is read once per answer) and the next answer is not offered it', async () => {
+    const { co, integrationId, agentId } = await companyWithActions([{ name: 'lookup_order' }]);
+    let unlisted: Promise<unknown> | null = null;
+    const calling = callsThenAnswers('lookup_order', { order_id: '4411' });
+    llm.reply = (body: ModelBody) => {
+      unlisted ??= setAgentActions(co, agentId, []);
+      return calling(body);
+    };
+
+    const id = await customerWrites(integrationId, 'client-midway', 'Where is order 4411?');
+    await waitForReplies(co, id, 1);
+    await unlisted;
+    expect(api.requests).toHaveLength(1);
+
+    await customerWrites(integrationId, 'client-midway', 'And order 4412?');
+    await waitForReplies(co, id, 2);
+    expect(offered(llm.completionRequests.at(-1)!.body as ModelBody, 'lookup_order')).toBe(false);
+    expect(api.requests).toHaveLength(1);
+  });
+});
+
+describe("the model's malformed arguments", () => {
+  it.each([
+    ['arguments that are not JSON', '{"order_id": 4411', 'the arguments are not a JSON object'],
+    ['a number for a string', '{"order_id": 4411}', 'order_id: must be a string'],
+    ['an extra property', '{"order_id": "4411", "admin": true}', 'admin is not a parameter'],
+    ['an identity parameter smuggled in', '{"order_id": "4411", "client_id": "someone-else"}', 'client_id is filled by the service and cannot be given'],
+    ['a path that climbs out of its segment', '{"order_id": ".."}', 'order_id: "." or ".." cannot stand in the address\'s path'],
+  ])('given %s, when the model calls, then the call is rejected before any request and the model is told why', async (_what, args, error) => {
+    const { co, integrationId } = await companyWithActions([{ name: 'lookup_order' }]);
+    llm.reply = (body: ModelBody) =>
+      lastMessage(body)?.role === 'tool' ? `Sorry: ${String(lastMessage(body)!.content)}` : { content: null, toolCalls: [{ name: 'lookup_order', arguments: args }] };
+
+    const id = await customerWrites(integrationId, `client-args-${randomUUID().slice(0, 6)}`, 'Where is order 4411?');
+    const [reply] = await waitForReplies(co, id, 1);
+
+    expect(api.requests).toEqual([]);
+    expect(reply!.data.text).toBe(`Sorry: Not done: ${error}.`);
+    expect((await eventsOf(co, id)).find((e) => e.type === 'ActionCallRejected')?.data.error).toBe(error);
+  });
+});
+
 describe('the largest answers the limits allow', () => {
   it('given five calls in one answer each answered with 200 KB, then the model reads at most maxResponseChars of each, and a sixth call is never offered', async () => {
     const { co, integrationId } = await companyWithActions([{ name: 'lookup_order', responseFields: [], maxResponseChars: ACTION_LIMITS.maxResponseChars }]);
