@@ -388,17 +388,20 @@ describe('replays and test runs never reach the endpoint', () => {
     ];
     for (const c of cases) expect((await co.call('POST', `/api/agents/${agentId}/test-cases`, c)).statusCode).toBe(201);
 
-    const started = await co.call('POST', `/api/agents/${agentId}/test-runs`, {});
+    // The agent answers with a paid model: the run starts within the cost its estimate names.
+    const estimate = (await co.call('POST', `/api/agents/${agentId}/test-runs/estimate`, {})).json().estimate;
+    const started = await co.call('POST', `/api/agents/${agentId}/test-runs`, { confirmedCostMicros: estimate.costMicros });
     expect(started.statusCode).toBe(202);
     const runId = started.json().run.id as string;
     await expect.poll(async () => (await co.call('GET', `/api/agents/${agentId}/test-runs/${runId}`)).json().run.status, { timeout: 20_000 }).toBe('finished');
 
-    // Test runs answer with the builtin model (deterministic), which calls no action; a provider that calls actions gets the case's mocks or the samples (test/unit/actionLoop.test.ts, mocked calls).
+    // The model calls the lookup in each case: the case's mock or the action's sample answers it (test/unit/actionLoop.test.ts, mocked calls).
     const run = (await co.call('GET', `/api/agents/${agentId}/test-runs/${runId}`)).json().run;
     expect((run.cases as { name: string; answer: { text: string } | null }[]).map((c) => [c.name, typeof c.answer?.text])).toEqual([
       ['Lost parcel', 'string'],
       ['Sample', 'string'],
     ]);
+    expect((run.cases as { answer: { text: string } | null }[]).map((c) => c.answer?.text)).toEqual(['From our systems: {"status":"lost"}', 'From our systems: {"status":"sample"}']);
     expect(api.requests).toEqual([]);
   });
 });
