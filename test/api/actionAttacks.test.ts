@@ -55,7 +55,7 @@ describe('a teammate approves while the clock expires the same call', () => {
     const { co, integrationId } = await companyWithActions([refund()]);
     api.respond = () => ({ body: { status: 'refunded' } });
     const held = [];
-    for (let i = 0; i < 6; i++) held.push(await heldRefund(co, integrationId, `client-race-${i}`, `44${i}`));
+    for (let i = 0; i < 10; i++) held.push(await heldRefund(co, integrationId, `client-race-${i}`, `44${i}`));
 
     await Promise.all(
       held.flatMap(({ id, callId, expiresAt }) => [
@@ -277,6 +277,7 @@ describe('malformed definitions at save', () => {
     ['51 enum values', { parameters: { type: 'object', properties: { order_id: { type: 'string', enum: Array.from({ length: 51 }, (_, i) => `v${i}`) } } } }],
     ['21 parameters', { parameters: { type: 'object', properties: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`p${i}`, { type: 'string' }])) } }],
     ['a parameter filling an empty host', { urlTemplate: 'https:///{order_id}' }],
+    ['credentials in the address (userinfo)', { urlTemplate: 'http://admin:hunter2@127.0.0.1:9/orders/{order_id}' }],
   ])('given %s, then it is 400 and nothing is saved', async (_what, overrides) => {
     const { co } = await companyWithActions([]);
     const res = await co.call('POST', '/api/actions', { ...definition(), ...overrides });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { actionsDecider } from '../../src/domain/actions/decider.js';
-import { actionFields, checkArguments, mapResponse, redactArguments, type ActionFieldsInput } from '../../src/domain/actions/definition.js';
+import { actionFields, checkArguments, mapResponse, redactArguments, renderRequest, type ActionFieldsInput } from '../../src/domain/actions/definition.js';
 import { DomainError } from '../../src/domain/errors.js';
 
 /** Malformed and hostile inputs against an action's definition and its calls: each must be refused before any call. */
@@ -31,6 +31,17 @@ describe('a path argument that would climb out of its place in the address', () 
   it('given ordinary values with dots (a version, an order "4.1"), then they pass', () => {
     expect(checkArguments(def, { order_id: '4.1' }, {})).toEqual({ ok: true, args: { order_id: '4.1' } });
     expect(checkArguments(def, { order_id: '...' }, {})).toEqual({ ok: true, args: { order_id: '...' } });
+  });
+});
+
+describe('a path argument that names another place', () => {
+  it.each(['@evil.example', 'evil.example/../x', '//evil.example', 'a?admin=1#', '\\evil.example', '%2F..%2F'])('given order_id %j, then it stays inside its segment of the same host', (value) => {
+    const check = checkArguments(def, { order_id: value }, {});
+    expect(check.ok).toBe(true);
+    const url = new URL(renderRequest(def, check.ok ? check.args : {}).url);
+    expect(url.host).toBe('shop.example');
+    expect(url.pathname).toMatch(/^\/orders\/[^/]+\/cancel$/);
+    expect(url.search).toBe('');
   });
 });
 
