@@ -4,7 +4,7 @@ import { handleCommand } from '../commands/handleCommand.js';
 import { DomainError } from '../domain/errors.js';
 import { CONFIRMATION_WINDOW_MINUTES, checkArguments } from '../domain/actions/definition.js';
 import { actionsOfAgent, type StoredAction } from '../domain/actions/state.js';
-import { confirmationAnswer, type ConfirmationReply } from '../domain/conversations/actionCallDecisions.js';
+import { confirmationAnswerOf, type ConfirmationReply } from '../domain/conversations/actionCallDecisions.js';
 import { customerIdentityOf } from '../domain/conversations/customerIdentity.js';
 import { conversationDecider, conversationStream, type ConversationCommand } from '../domain/conversations/decider.js';
 import type { ConversationEvent } from '../domain/conversations/events.js';
@@ -205,7 +205,7 @@ async function answerToPendingConfirmation(deps: ReplyWorkerDeps, a: ActionAnswe
   const requested = a.events.find((e): e is Extract<ConversationEvent, { type: 'ActionCallRequested' }> => e.type === 'ActionCallRequested' && e.data.callId === callId)?.data;
   const lastMessage = a.unanswered.at(-1)!;
   if (pending) {
-    const said = confirmationAnswer(a.unanswered.map((id) => textOfMessage(a.events, id)).join(' '));
+    const said = confirmationAnswerOf(a.unanswered.map((id) => textOfMessage(a.events, id)));
     if (said !== 'yes' || !requested) {
       await run(deps, a, { type: 'DeclineActionCall', callId, why: said === 'no' ? 'no' : 'other_reply', now: now(deps) });
       return said === 'no' && requested ? { calls: [asToolCall(requested)], results: [{ callId, content: 'Not done: the customer said no.' }] } : null;
@@ -218,13 +218,21 @@ async function answerToPendingConfirmation(deps: ReplyWorkerDeps, a: ActionAnswe
   return { calls: [asToolCall(requested)], results: [{ callId, content }] };
 }
 
+const CHANGED_WHILE_WAITING = 'the action was changed after the call was requested: ask again';
+
+/**
+ * The customer confirmed, or a teammate approved, the call as it was asked for: an edit since (another address,
+ * method, parameters or headers) would run something nobody agreed to, so the call is not made and is asked again.
+ */
+const changedSince = (action: StoredAction, requested: Requested) => Date.parse(action.updatedAt) > Date.parse(requested.at);
+
 /**
  * Runs a call from its recorded request: the model's arguments as recorded, the identity filled again from the
  * conversation (the record holds only where each identity value comes from).
  */
 export async function executeRecorded(deps: ReplyWorkerDeps, a: Pick<ActionAnswering, 'job' | 'state'>, sink: CallSink, action: StoredAction, requested: Requested): Promise<string> {
   const given = Object.fromEntries(Object.entries(requested.arguments).filter(([k]) => !(k in action.identity)));
-  const check = checkArguments(action, given, customerIdentityOf(a.state));
+  const check = changedSince(action, requested) ? { ok: false as const, error: CHANGED_WHILE_WAITING } : checkArguments(action, given, customerIdentityOf(a.state));
   if (!check.ok) {
     // Not started: the attempt is recorded as a failure the team can read.
     await run(deps, a, { type: 'StartActionCall', callId: requested.callId, idempotencyKey: requested.callId, mocked: false, now: now(deps) });

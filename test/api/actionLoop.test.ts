@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { conversationIdFor } from '../../src/commands/conversations/deliveries.js';
-import { testMessageBody } from '../../src/http/inProcessWebhook.js';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
 import { TOOL_RESULTS_ARE_DATA } from '../../src/infrastructure/llm/openaiLlm.js';
-import { ACTION_LIMITS, CONFIRMATION_WINDOW_MINUTES, type ActionFieldsInput } from '../../src/domain/actions/definition.js';
-import { signUp, useOpenAiLlm, type Company } from '../support/api.js';
+import { ACTION_LIMITS, CONFIRMATION_WINDOW_MINUTES } from '../../src/domain/actions/definition.js';
+import type { Company } from '../support/api.js';
 import { startFakeCompanyApi, type FakeCompanyApi } from '../support/fakeCompanyApi.js';
-import { startFakeLlm, type ChatCompletionBody, type FakeLlm } from '../support/fakeLlm.js';
+import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
+import { actionFixtures, callsThenAnswers, lastMessage, offered, type ModelBody } from '../support/actionFixtures.js';
 import { seedConversation } from '../support/replayFixtures.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
@@ -19,15 +17,14 @@ import { startTestServer, type TestServer } from '../support/testServer.js';
  * before any call. One answer makes at most ACTION_LIMITS.callsPerAnswer calls.
  */
 
-const SECRET = 'whsec_actions_0123456789abcdef';
 let server: TestServer;
 let llm: FakeLlm;
 /** The service's clock runs this far ahead of the wall clock: a wait's deadline passes without waiting for it. */
 let ahead = 0;
 let api: FakeCompanyApi;
 
-type Body = ChatCompletionBody & { tools?: { function: { name: string } }[] };
-type Event = { type: string; data: Record<string, unknown> };
+type Body = ModelBody;
+const { companyWithActions, customerWrites, eventsOf, waitForReplies } = actionFixtures({ server: () => server, llm: () => llm, api: () => api });
 
 beforeAll(async () => {
   llm = await startFakeLlm();
@@ -50,73 +47,6 @@ beforeEach(() => {
   api.respond = () => ({ body: { status: 'shipped', eta: 'Friday', internal: 'warehouse 7' } });
 });
 
-/** An action of the company, as its stream holds it (the definitions API writes the same event). */
-async function defineAction(co: Company, fields: Partial<ActionFieldsInput> & { name: string }): Promise<string> {
-  const actionId = randomUUID();
-  const data = {
-    description: 'Looks up an order by its number.',
-    parameters: { type: 'object', properties: { order_id: { type: 'string', maxLength: 20 }, client_id: { type: 'string' } }, required: ['order_id', 'client_id'] },
-    identity: { client_id: 'platform.clientId' },
-    method: 'GET',
-    urlTemplate: `${api.url}/orders/{order_id}`,
-    timeoutMs: 2000,
-    responseFields: ['status', 'eta'],
-    maxResponseChars: 2000,
-    mode: 'auto',
-    sampleResponse: { status: 'sample' },
-    approverRoles: null,
-    holdingReply: 'A teammate needs to approve this first.',
-    approvalTimeoutMinutes: 60,
-    active: true,
-    headers: [],
-    ...fields,
-    actionId,
-    companyId: co.company.companyId,
-    by: `user:${co.user.id}`,
-    at: new Date().toISOString(),
-  };
-  await server.adapters.eventStore.append(`actions-${co.company.companyId}`, [{ id: randomUUID(), type: 'ActionCreated', data, metadata: { companyId: co.company.companyId } }], 'any');
-  return actionId;
-}
-
-/** A company on the fake model whose sandbox integration's agent may call `actions`. */
-async function companyWithActions(actions: (Partial<ActionFieldsInput> & { name: string })[]): Promise<{ co: Company; integrationId: number; agentId: string }> {
-  const co = await signUp(server, 'Acme');
-  await useOpenAiLlm(co, llm.url);
-  const agent = await co.call('POST', '/api/agents', { name: 'Ava', handoffMessage: 'A colleague will help.' });
-  expect(agent.statusCode).toBe(201);
-  const agentId = agent.json().agent.id as string;
-  const actionIds = [];
-  for (const a of actions) actionIds.push(await defineAction(co, a));
-  // The agent's published settings name the actions (the agents API does the same through a version).
-  await server.adapters.eventStore.append(`agent-${agentId}`, [{ id: randomUUID(), type: 'AgentUpdated', data: { changes: { actionIds }, at: new Date().toISOString() }, metadata: { companyId: co.company.companyId } }], 'any');
-  const created = await co.call('POST', '/api/integrations', { name: 'Try-out', connectorType: 'msgplatform', webhookSecret: SECRET, agentId });
-  expect(created.statusCode).toBe(201);
-  return { co, integrationId: created.json().integration.id as number, agentId };
-}
-
-async function customerWrites(integrationId: number, clientId: string, text: string): Promise<string> {
-  const body = testMessageBody(text, clientId);
-  const res = await server.app.inject({ method: 'POST', url: `/api/webhook/msgplatform/${integrationId}`, payload: body, headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(body, SECRET) } });
-  expect(res.statusCode).toBe(200);
-  return conversationIdFor(integrationId, clientId);
-}
-
-const eventsOf = async (co: Company, id: string) => (await co.call('GET', `/api/conversations/${id}/events?limit=200`)).json().events as Event[];
-const replies = async (co: Company, id: string) => (await eventsOf(co, id)).filter((e) => e.type === 'AgentReplied');
-async function waitForReplies(co: Company, id: string, count: number): Promise<Event[]> {
-  await expect.poll(async () => (await replies(co, id)).length, { timeout: 15_000 }).toBe(count);
-  return replies(co, id);
-}
-
-const lastMessage = (body: Body) => (body.messages ?? []).at(-1) as { role: string; content: unknown } | undefined;
-const offered = (body: Body, name: string) => (body.tools ?? []).some((t) => t.function.name === name);
-/** The model: calls `name` with `args` while it may; once a tool result is in, answers with it. */
-const callsThenAnswers = (name: string, args: Record<string, unknown>) => (body: Body) => {
-  const last = lastMessage(body);
-  if (last?.role === 'tool') return `From our systems: ${String(last.content)}`;
-  return offered(body, name) ? { content: null, toolCalls: [{ name, arguments: JSON.stringify(args) }] } : 'I could not look that up.';
-};
 
 describe('auto: a lookup the model calls', () => {
   it('given an order lookup, when the customer asks where order 4411 is, then the API is called once with the identity filled and the answer uses the result', async () => {
@@ -402,6 +332,7 @@ describe('replays and test runs never reach the endpoint', () => {
       ['Sample', expect.stringContaining('"status":"sample"')],
     ]);
     expect(run).toMatchObject({ passed: 2, failed: 0 });
+    expect((run.cases as { answer: { text: string } | null }[]).map((c) => c.answer?.text)).toEqual(['From our systems: {"status":"lost"}', 'From our systems: {"status":"sample"}']);
     expect(api.requests).toEqual([]);
   });
 });

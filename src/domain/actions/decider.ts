@@ -42,6 +42,11 @@ function parseFields(input: unknown): ActionFields {
   return parsed.data;
 }
 
+const sameOrigin = (template: string) => {
+  const filled = (v: string) => template.replace(/\{([^{}]*)\}/g, v);
+  return URL.canParse(filled('y')) && new URL(filled('x')).origin === new URL(filled('y')).origin;
+};
+
 /** What the schema and definitionProblems leave open: the address's origin, patterns, enums of the right type. */
 function extraProblems(fields: ActionFields): string[] {
   const problems: string[] = [];
@@ -51,6 +56,8 @@ function extraProblems(fields: ActionFields): string[] {
   else if (templateNames(origin).length > 0 || origin.includes('{') || origin.includes('}')) problems.push('urlTemplate: the scheme and host cannot hold a parameter');
   else if (!/^https?:\/\//i.test(origin)) problems.push('urlTemplate: an absolute http(s) address');
   else if (!URL.canParse(fields.urlTemplate.replace(/\{([^{}]*)\}/g, 'x'))) problems.push('urlTemplate: not a valid address');
+  // An empty host ("https:///{id}") lets the parser take the first path argument as the host.
+  else if (!sameOrigin(fields.urlTemplate)) problems.push('urlTemplate: the scheme and host cannot hold a parameter');
   for (const [name, param] of Object.entries(fields.parameters.properties)) {
     if (param.pattern !== undefined) {
       if (param.type !== 'string') problems.push(`parameters.${name}.pattern: only for a string`);

@@ -175,7 +175,7 @@ export type ArgumentCheck = { ok: true; args: Arguments } | { ok: false; error: 
  * cannot set an identity parameter: one it sends is refused, so a prompt-injected "client_id" never reaches a call.
  * An identity parameter whose source the customer lacks (an unverified visitor) refuses the call.
  */
-export function checkArguments(def: Pick<ActionFields, 'parameters' | 'identity'>, modelArgs: unknown, identity: CustomerIdentity): ArgumentCheck {
+export function checkArguments(def: Pick<ActionFields, 'parameters' | 'identity'> & Partial<Pick<ActionFields, 'urlTemplate'>>, modelArgs: unknown, identity: CustomerIdentity): ArgumentCheck {
   if (typeof modelArgs !== 'object' || modelArgs === null || Array.isArray(modelArgs)) return { ok: false, error: 'arguments must be an object' };
   const args: Arguments = {};
   for (const [name, value] of Object.entries(modelArgs)) {
@@ -193,7 +193,38 @@ export function checkArguments(def: Pick<ActionFields, 'parameters' | 'identity'
   }
   const missing = def.parameters.required.find((r) => !(r in args));
   if (missing !== undefined) return { ok: false, error: `${missing} is required` };
+  const misplaced = def.urlTemplate === undefined ? null : addressProblem(def.urlTemplate, args);
+  if (misplaced !== null) return { ok: false, error: misplaced };
   return { ok: true, args };
+}
+
+/** What WHATWG URL parsing treats as "this folder" or "the folder above" in a path. */
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+
+/**
+ * URL-encoding keeps a value inside its path segment, but not "." or "..": the URL parser resolves those, so
+ * `/orders/{id}/cancel` with `..` would call `/cancel`. And a template saved before its host was checked with a
+ * parameter in mind must not send the call elsewhere. Either refuses the call before it is made.
+ */
+function addressProblem(urlTemplate: string, args: Arguments): string | null {
+  const origin = urlTemplate.match(/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?#]*/)?.[0] ?? '';
+  const path = urlTemplate.slice(origin.length).split(/[?#]/)[0] ?? '';
+  for (const segment of path.split('/')) {
+    const names = templateNames(segment);
+    if (names.length > 0 && DOT_SEGMENT.test(fillTemplate(segment, args))) return `${names.join(', ')}: "." or ".." cannot stand in the address's path`;
+  }
+  const expected = URL.canParse(fillTemplate(urlTemplate, {})) ? new URL(fillTemplate(urlTemplate, {})).origin : null;
+  const rendered = URL.canParse(fillTemplate(urlTemplate, args)) ? new URL(fillTemplate(urlTemplate, args)).origin : null;
+  return expected !== null && rendered === expected ? null : 'the arguments would change where the call goes';
+}
+
+/** `{name}` replaced by the URL-encoded argument (nothing for an absent one). */
+function fillTemplate(template: string, args: Arguments, used?: Set<string>): string {
+  return template.replace(/\{([^{}]*)\}/g, (_, name: string) => {
+    used?.add(name);
+    const value = args[name];
+    return value === undefined ? '' : encodeURIComponent(String(value));
+  });
 }
 
 function checkValue(param: ActionParameter, value: unknown): string | null {
@@ -237,11 +268,7 @@ export interface RenderedRequest {
 /** The request a call makes: `{name}` replaced by the URL-encoded argument, the other arguments as query (GET) or JSON body. */
 export function renderRequest(def: Pick<ActionFields, 'method' | 'urlTemplate'>, args: Arguments): RenderedRequest {
   const used = new Set<string>();
-  const url = def.urlTemplate.replace(/\{([^{}]*)\}/g, (_, name: string) => {
-    used.add(name);
-    const value = args[name];
-    return value === undefined ? '' : encodeURIComponent(String(value));
-  });
+  const url = fillTemplate(def.urlTemplate, args, used);
   const rest = Object.fromEntries(Object.entries(args).filter(([k]) => !used.has(k)));
   if (def.method !== 'GET') return { method: def.method, url, body: rest };
   const target = new URL(url);
@@ -258,7 +285,8 @@ export function mapResponse(def: Pick<ActionFields, 'responseFields' | 'maxRespo
   try {
     parsed = JSON.parse(raw);
   } catch {
-    return cap(raw, def.maxResponseChars);
+    // Chosen fields are all the model may read: an HTML error page or a text answer has none of them.
+    return def.responseFields.length > 0 ? NOT_JSON : cap(raw, def.maxResponseChars);
   }
   if (def.responseFields.length === 0) return cap(JSON.stringify(parsed), def.maxResponseChars);
   const picked: Record<string, unknown> = {};
@@ -268,6 +296,8 @@ export function mapResponse(def: Pick<ActionFields, 'responseFields' | 'maxRespo
   }
   return cap(JSON.stringify(picked), def.maxResponseChars);
 }
+
+export const NOT_JSON = 'The answer was not JSON, so none of the chosen fields could be read.';
 
 function pick(value: unknown, path: string): unknown {
   let at: unknown = value;
@@ -292,7 +322,8 @@ export function redactArguments(def: Pick<ActionFields, 'identity'>, args: Argum
     Object.entries(args).map(([k, v]) => {
       const source = def.identity[k];
       if (source !== undefined) return [k, `[${source}]`];
-      return [k, typeof v === 'string' ? cap(v, 200) : v];
+      // Never shorter than a valid argument: a confirmed or approved call runs from this record.
+      return [k, typeof v === 'string' ? cap(v, ACTION_LIMITS.stringArgument) : v];
     }),
   );
 }

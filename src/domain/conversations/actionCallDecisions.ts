@@ -178,6 +178,18 @@ export function confirmationAnswer(text: string): 'yes' | 'no' | 'other' {
   return 'other';
 }
 
+/**
+ * The customer's turn, in however many messages it came: read as one sentence ("yes" + "please"), or, when that
+ * is no plain answer, as the same answer in each message ("yes", "yes": a customer who said it twice quickly).
+ * Mixed answers are neither.
+ */
+export function confirmationAnswerOf(texts: string[]): 'yes' | 'no' | 'other' {
+  const together = confirmationAnswer(texts.join(' '));
+  if (together !== 'other' || texts.length < 2) return together;
+  const each = new Set(texts.map(confirmationAnswer));
+  return each.size === 1 ? [...each][0]! : 'other';
+}
+
 const YES = new Set(['yes', 'y', 'yeah', 'yep', 'yup', 'confirm', 'confirmed', 'ok', 'okay', 'sure', 'go ahead', 'do it', 'ja', 'oui', 'sí', 'si', 'sim', 'да', 'tak', 'jo', 'kyllä', 'evet', 'はい', '是', '好']);
 const NO = new Set(['no', 'n', 'nope', 'nah', 'cancel', "don't", 'do not', 'stop', 'nein', 'non', 'não', 'nao', 'нет', 'nie', 'nej', 'ei', 'hayır', 'いいえ', '不']);
 const POLITE = new Set(['please', 'thanks', 'thank', 'you', 'thx', 'bitte', 'merci', 'gracias', 'danke', 'пожалуйста', 'спасибо']);

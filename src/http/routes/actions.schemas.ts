@@ -14,7 +14,12 @@ const given = Object.fromEntries(
 ) as { [K in keyof typeof shape]: z.ZodOptional<z.ZodType<z.input<(typeof shape)[K]>>> };
 
 const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'a valid HTTP header name');
-const headerValue = z.string().min(1).max(ACTION_LIMITS.headerValue);
+// What HTTP allows in a value: a line break would end the header (and smuggle another in), so it is refused at save.
+const headerValue = z
+  .string()
+  .min(1)
+  .max(ACTION_LIMITS.headerValue)
+  .regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'printable characters only, no line breaks');
 
 const createBody = z.strictObject({
   ...given,

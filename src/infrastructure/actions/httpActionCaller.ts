@@ -16,6 +16,8 @@ export function createHttpActionCaller(options: HttpActionCallerOptions): Action
     allowPrivate: options.allowPrivate,
     requireHttps: options.requireHttps,
     maxResponseBytes: MAX_ACTION_RESPONSE_BYTES,
+    // A call that may change data is never sent twice: a reset after the endpoint read it is not a stale socket.
+    freshConnectionFor: ['POST', 'PUT', 'PATCH', 'DELETE'],
     ...(options.resolver ? { resolver: options.resolver } : {}),
   });
   return {

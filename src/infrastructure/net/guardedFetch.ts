@@ -29,6 +29,8 @@ export interface GuardedFetchOptions extends UrlPolicy {
   resolver?: Resolver;
   /** Responses larger than this are abandoned with an error. Default 10 MiB. */
   maxResponseBytes?: number;
+  /** Methods sent on a connection of their own, never resent after a reset (guardedRequest.ts `reuse`). Default: none. */
+  freshConnectionFor?: readonly string[];
 }
 
 const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
@@ -84,7 +86,7 @@ export function createGuardedFetch(options: GuardedFetchOptions): typeof fetch {
       };
       signal.addEventListener('abort', onAbort, { once: true });
       const exchange = openGuardedRequest(
-        { url, method: request.method, headers, body, lookup, pool },
+        { url, method: request.method, headers, body, lookup, pool, reuse: !options.freshConnectionFor?.includes(request.method) },
         {
           error: (err) => finish(err),
           response: (res, r) => {

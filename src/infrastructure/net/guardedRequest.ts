@@ -9,7 +9,8 @@ import type { LookupFunction } from './ssrfGuard.js';
  * - every new socket resolves its name through the guard's `lookup`, which refuses a private or rebound address on
  *   the address that would be dialled (IP literals never reach it: the URL check refused those already);
  * - sockets are the pool's kept-alive ones, each only ever connected to an address the lookup checked;
- * - a request that meets a reused socket the server had just closed is sent once more on a new one.
+ * - a request that meets a reused socket the server had just closed is sent once more on a new one (unless it
+ *   asked for a connection of its own, `reuse: false`).
  */
 export interface GuardedRequestSpec {
   url: URL;
@@ -18,6 +19,11 @@ export interface GuardedRequestSpec {
   body: Buffer | string | undefined;
   lookup: LookupFunction;
   pool: ConnectionPool;
+  /**
+   * false: a connection of its own, never a kept-alive one. A reset on it is never taken for a stale socket, so the
+   * request is never sent twice (a call that changes data, whose server may have read it before the reset).
+   */
+  reuse?: boolean;
 }
 
 export interface GuardedRequestHandlers {
@@ -69,7 +75,7 @@ export function openGuardedRequest(spec: GuardedRequestSpec, on: GuardedRequestH
     });
     req.end(spec.body);
   };
-  start(spec.pool.agentFor(url.protocol));
+  start(spec.reuse === false ? false : spec.pool.agentFor(url.protocol));
   return {
     destroy() {
       done = true;

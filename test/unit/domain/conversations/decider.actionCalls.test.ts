@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { confirmationAnswer } from '../../../../src/domain/conversations/actionCallDecisions.js';
+import { confirmationAnswer, confirmationAnswerOf } from '../../../../src/domain/conversations/actionCallDecisions.js';
 import { conversationDecider } from '../../../../src/domain/conversations/decider.js';
 import type { ConversationEvent } from '../../../../src/domain/conversations/events.js';
 import { specFor } from '../../../support/gwt.js';
@@ -161,5 +161,18 @@ describe("the customer's answer to a confirmation", () => {
   });
   it.each(['yes but change the address first', 'what will that cost?', 'maybe', '', 'ok so what about my other order'])('"%s" is neither', (text) => {
     expect(confirmationAnswer(text)).toBe('other');
+  });
+});
+
+describe('the customer\'s answer in several quick messages (one turn)', () => {
+  it.each([
+    [['yes', 'yes'], 'yes'],
+    [['Yes!', 'yes please'], 'yes'],
+    [['yes', 'please'], 'yes'],
+    [['no', 'no'], 'no'],
+    [['yes', 'no'], 'other'],
+    [['yes', 'and change the address'], 'other'],
+  ] as const)('given %j, then it is %s', (texts, said) => {
+    expect(confirmationAnswerOf([...texts])).toBe(said);
   });
 });
