@@ -30,7 +30,7 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   proc = startCompiled({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, NODE_ENV: 'development', ALLOW_PRIVATE_PLATFORM_URLS: 'true', REPLY_BURST_WINDOW_MS: '0' });
   await healthyAfter(proc, base, 30_000);
-  await expect.poll(async () => (await fetch(`${base}/readyz`)).status, { timeout: 20_000, interval: 50 }).toBe(200);
+  await eventually(async () => expect((await fetch(`${base}/readyz`)).status).toBe(200), 20_000, 50);
 }, 60_000);
 
 afterAll(async () => {
@@ -55,6 +55,9 @@ describe('the compiled server answers a customer and tells the company (npm star
     await eventually(() => expect(receiver.received.map((r) => r.event.type).sort()).toEqual(['message.answered', 'message.received']), 30_000);
     expect(receiver.received.every((r) => r.verifiedWith.length === 1)).toBe(true);
     expect(receiver.received.find((r) => r.event.type === 'message.received')!.event.data).toMatchObject({ text: 'What are your returns rules?' });
+    // Each of them ran on its own thread, started from its compiled entry.
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    for (const thread of ['replies', 'projections', 'webhooks']) expect(metrics).toContain(`mas_event_loop_delay_seconds{thread="${thread}",stat="p99"}`);
     expect(logLines(proc.output()).filter((l) => l.level >= 50)).toEqual([]);
   }, 90_000);
 });
