@@ -35,3 +35,23 @@ describe('test case checks', () => {
     ]);
   });
 });
+
+describe('attack: a catastrophic regular expression in an expectation', () => {
+  it('given `(a+)+$` and the longest answer, when the case is checked, then the check fails in plain words within a bounded time', () => {
+    const answer = { text: `${'a'.repeat(65_000)}!`, handoff: false, documentIds: [] };
+    const started = performance.now();
+    const results = checkAnswer({ contains: [{ kind: 'regex', value: '(a+)+$' }], notContains: [{ kind: 'regex', value: '(a|aa)+$' }] }, answer);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(results).toEqual([
+      { check: 'contains', expected: '/(a+)+$/', passed: false, reason: expect.stringContaining("took too long") },
+      { check: 'notContains', expected: '/(a|aa)+$/', passed: false, reason: expect.stringContaining("took too long") },
+    ]);
+  });
+
+  it('given an ordinary expression on the longest answer, then it is checked as before', () => {
+    const answer = { text: `${'x'.repeat(65_000)} Refund within 14 days`, handoff: false, documentIds: [] };
+    expect(checkAnswer({ contains: [{ kind: 'regex', value: 'refund within \\d+ days' }] }, answer)).toEqual([
+      { check: 'contains', expected: '/refund within \\d+ days/', passed: true },
+    ]);
+  });
+});
