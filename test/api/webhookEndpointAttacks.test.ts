@@ -33,7 +33,7 @@ describe('attack: webhook endpoints', () => {
     const co = await signUp(server, 'Rotate Co');
     const created = create(co, {});
     const { endpoint, secret } = (await created).json();
-    const [a, b] = await Promise.all([0, 1].map(() => co.call('POST', `/api/webhook-endpoints/${endpoint.id}/rotate-secret`)));
+    const [a, b] = (await Promise.all([0, 1].map(() => co.call('POST', `/api/webhook-endpoints/${endpoint.id}/rotate-secret`)))) as [Awaited<ReturnType<Company['call']>>, Awaited<ReturnType<Company['call']>>];
     expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
     expect(new Set([secret, a.json().secret, b.json().secret]).size).toBe(3);
     const got = (await co.call('GET', `/api/webhook-endpoints/${endpoint.id}`)).json().endpoint;

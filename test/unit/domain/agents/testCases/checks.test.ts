@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { checkAnswer } from '../../../../../src/domain/agents/testCases/checks.js';
+import { checkAnswer as check, type CheckedAnswer } from '../../../../../src/domain/agents/testCases/checks.js';
+import type { TestExpectations } from '../../../../../src/domain/agents/testCases/events.js';
+import { boundedRegexTest } from '../../../../../src/workers/boundedRegex.js';
+
+/** The checks as the test runner makes them: each regular expression bounded in time. */
+const checkAnswer = (expect: TestExpectations, answer: CheckedAnswer) => check(expect, answer, boundedRegexTest);
 
 const DOC = '44444444-4444-4444-8444-444444444444';
 
