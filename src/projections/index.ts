@@ -31,6 +31,7 @@ import { webhookDeliveriesProjection } from './webhookDeliveries/webhookDeliveri
 import { actionsProjection } from './actions/actionsProjection.js';
 import { pendingActionCallsProjection } from './pendingActionCalls/pendingActionCallsProjection.js';
 import { actionResumesProjection } from './actionResumes/actionResumesProjection.js';
+import { runningTestRunsProjection } from './runningTestRuns/runningTestRunsProjection.js';
 
 /** Every read model the dashboard and API query. */
 export const allProjections: Projection[] = [companiesProjection, teammatesProjection, invitationsProjection, loginSessionsProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection,
@@ -56,4 +57,5 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   actionsProjection,
   pendingActionCallsProjection,
   actionResumesProjection,
+  runningTestRunsProjection,
 ];

@@ -2,7 +2,8 @@ import { DEFAULT_LLM_CONFIG } from '../domain/llm/state.js';
 import type { ReadStore } from '../ports/readStore.js';
 import type { Bus } from '../ports/bus.js';
 import { REPLAYS, type ReplayDoc } from '../projections/replays/replaysProjection.js';
-import { RUN_REPLAY } from './replayJobs.js';
+import { RUNNING_TEST_RUNS, type RunningTestRunDoc } from '../projections/runningTestRuns/runningTestRunsProjection.js';
+import { RUN_AGENT_TESTS, RUN_REPLAY } from './replayJobs.js';
 import { startReplayWorker } from './replayWorker.js';
 import { searchPassages } from './answerGeneration.js';
 import { companyLlm } from './replyWorker.js';
@@ -12,8 +13,9 @@ import type { WorkerDeps } from './workerDeps.js';
  * The replay worker, fed by the replay reactors' jobs (src/processing/reactors/replays.ts):
  *   RUN_REPLAY (one job per conversation) ──replay worker──▶ ReplayAnswerRecorded…
  *   REPLAY_CANCELLED (broadcast) ──▶ every worker aborts the replay's calls in flight
- * With the embedded bus (jobs lost on a restart), running replays' jobs are published again at start-up; the
- * worker skips the answers already recorded, so a restart resumes where the replay was.
+ * With the embedded bus (jobs lost on a restart), running replays' and agent test runs' jobs are published again
+ * at start-up; the worker skips the answers already recorded, so a restart resumes where the replay or the run was
+ * (and a release check waiting on them finishes).
  */
 export async function startReplayEvaluations(deps: WorkerDeps): Promise<{ stop(): Promise<void> }> {
   const { commands, bus, logger, settings } = deps;
@@ -34,6 +36,7 @@ export async function startReplayEvaluations(deps: WorkerDeps): Promise<{ stop()
   if (deps.recoverJobs) {
     await deps.recoverJobs.waitForProjections();
     await republishRunningReplays(deps.readStore, bus);
+    await republishRunningTestRuns(deps.readStore, bus);
   }
   return { stop: () => worker.stop() };
 }
@@ -47,6 +50,15 @@ async function republishRunningReplays(readStore: ReadStore, bus: Bus): Promise<
         await bus.publish(RUN_REPLAY, { replayId: r.id, companyId: r.companyId, conversationId: c.conversationId }, { dedupeId: `recover:${r.id}:${c.conversationId}` });
       }
     }
+    cursor = page.nextCursor;
+  } while (cursor);
+}
+
+async function republishRunningTestRuns(readStore: ReadStore, bus: Bus): Promise<void> {
+  let cursor: string | null = null;
+  do {
+    const page: { items: RunningTestRunDoc[]; nextCursor: string | null } = await readStore.find<RunningTestRunDoc>(RUNNING_TEST_RUNS, { where: {}, limit: 200, cursor });
+    for (const r of page.items) await bus.publish(RUN_AGENT_TESTS, { runId: r.id, companyId: r.companyId }, { dedupeId: `recover:${r.id}` });
     cursor = page.nextCursor;
   } while (cursor);
 }

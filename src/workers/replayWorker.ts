@@ -17,6 +17,7 @@ import { answerWithMockedActions, simulatedActions } from './mockedActions.js';
 import { createFairSlots, type FairSlots } from './fairSlots.js';
 import { REPLAY_CANCELLED, RUN_AGENT_TESTS, RUN_REPLAY, replayCancelledNotice, runAgentTestsJob, runReplayJob, type RunReplayJob } from './replayJobs.js';
 import { runAgentTests } from './agentTestRunner.js';
+import { stopTestRun } from '../commands/agents/testRuns.js';
 import type { CompanyLlm } from './replyDecisions.js';
 import { buildPrompt } from './answerGeneration.js';
 
@@ -95,7 +96,7 @@ export async function startReplayWorker(deps: ReplayWorkerDeps): Promise<BusSubs
       deps.logger.info({ ...job, outcome, delivery: message.deliveryCount }, 'replay job done');
     },
   );
-  const tests = deps.builtinLlm ? await subscribeTestRuns({ ...deps, builtinLlm: deps.builtinLlm }, slots, maxDeliver) : null;
+  const tests = deps.builtinLlm ? await subscribeTestRuns({ ...deps, builtinLlm: deps.builtinLlm }, slots, maxDeliver, shutdown) : null;
   return {
     async stop() {
       shutdown.stopping = true;
@@ -107,11 +108,23 @@ export async function startReplayWorker(deps: ReplayWorkerDeps): Promise<BusSubs
   };
 }
 
-/** Agent test runs share the replay slots: a run never takes a customer's reply slot. */
-async function subscribeTestRuns(deps: ReplayWorkerDeps & { builtinLlm: LlmProvider }, slots: FairSlots, maxDeliver: number): Promise<BusSubscription> {
+/**
+ * Agent test runs share the replay slots: a run never takes a customer's reply slot. A run whose job fails on
+ * every delivery the bus allows is stopped, saying so: a release check waiting on it must not stay running for
+ * ever (its gate then counts the required cases left unanswered as failed, and a new check can be started).
+ */
+async function subscribeTestRuns(deps: ReplayWorkerDeps & { builtinLlm: LlmProvider }, slots: FairSlots, maxDeliver: number, shutdown: { stopping: boolean }): Promise<BusSubscription> {
   return deps.bus.subscribe<unknown>(RUN_AGENT_TESTS, { durable: 'agent-test-runner', concurrency: deps.concurrency, maxDeliver, backoffMs: deps.backoffMs ?? [1000, 5000, 15000] }, async (message) => {
     const job = runAgentTestsJob.parse(message.data);
-    const outcome = await runAgentTests(deps, job, slots);
+    let outcome;
+    try {
+      outcome = await runAgentTests(deps, job, slots);
+    } catch (err) {
+      if (message.deliveryCount < maxDeliver || shutdown.stopping) throw err;
+      deps.logger.error({ ...job, err, delivery: message.deliveryCount }, 'agent test run job failed for good');
+      await stopTestRun(deps, { companyId: job.companyId, runId: job.runId, reason: 'job_failed', message: `answering the test cases failed: ${errorText(err)}` });
+      return;
+    }
     // Its company already uses its share: back of the queue, under a new dedupe id, so others go first.
     if (outcome === 'deferred') await deps.bus.publish(RUN_AGENT_TESTS, job, { dedupeId: `${message.dedupeId}:deferred:${Date.now()}` });
     deps.logger.info({ ...job, outcome, delivery: message.deliveryCount }, 'agent test run job done');

@@ -97,13 +97,13 @@ export async function startTestRun(
   return { ...result, runId };
 }
 
-/** Stops a run whose company ran out of credits: the cases not answered stay unanswered. */
-export async function stopTestRun(deps: CommandDeps, input: { companyId: string; runId: string; message: string }) {
+/** Stops a run whose company ran out of credits, or whose job failed for good: the cases not answered stay unanswered. */
+export async function stopTestRun(deps: CommandDeps, input: { companyId: string; runId: string; message: string; reason?: 'credits_exhausted' | 'job_failed' }) {
   return handleCommand(
     deps.eventStore,
     agentTestRunStream(input.runId),
     testRunDecider,
-    { type: 'StopTestRun', reason: 'credits_exhausted', message: input.message, now: deps.clock.now().toISOString() },
+    { type: 'StopTestRun', reason: input.reason ?? 'credits_exhausted', message: input.message, now: deps.clock.now().toISOString() },
     { metadata: { companyId: input.companyId, actor: 'test-runner' } },
   );
 }

@@ -19,10 +19,10 @@ export interface TestEvent {
   data: { endpointId: string; message: string };
 }
 
-/** The secrets that sign now: the current one, and the previous one until its grace ends. */
+/** The secrets that sign now: the current one, and each one it replaced (newest first) until its grace ends. */
 export function signingSecrets(box: SecretBox, endpoint: WebhookEndpoint, now: Date): string[] {
-  const previous = endpoint.previousSecret && Date.parse(endpoint.previousSecret.validUntil) > now.getTime() ? [box.open(endpoint.previousSecret.secret)] : [];
-  return [box.open(endpoint.secret), ...previous];
+  const previous = [endpoint.previousSecret, ...(endpoint.earlierSecrets ?? [])].filter((s) => s !== null && Date.parse(s.validUntil) > now.getTime());
+  return [box.open(endpoint.secret), ...previous.map((s) => box.open(s!.secret))];
 }
 
 type AttemptInput = { companyId: string; endpoint: WebhookEndpoint; deliveryId: string; event: PublicEvent | TestEvent; attempt: number; trigger: AttemptData['trigger']; retryInMs: number | null };

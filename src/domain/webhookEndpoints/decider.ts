@@ -50,8 +50,10 @@ export const webhookEndpointsDecider: Decider<WebhookEndpointCommand, WebhookEnd
     switch (command.type) {
       case 'UpdateWebhookEndpoint': {
         checkFields(command.changes);
+        // A type listed twice is one subscription, as on create.
+        const given = command.changes.eventTypes ? { ...command.changes, eventTypes: [...new Set(command.changes.eventTypes)] } : command.changes;
         const changes = Object.fromEntries(
-          Object.entries(command.changes).filter(([k, v]) => v !== undefined && JSON.stringify(v) !== JSON.stringify(known[k as keyof WebhookEndpointFields])),
+          Object.entries(given).filter(([k, v]) => v !== undefined && JSON.stringify(v) !== JSON.stringify(known[k as keyof WebhookEndpointFields])),
         ) as Partial<WebhookEndpointFields>;
         if (Object.keys(changes).length === 0) return [];
         return [{ type: 'WebhookEndpointUpdated', data: { endpointId, changes, by, at } }];

@@ -6,6 +6,12 @@ export interface WebhookEndpoint extends WebhookEndpointFields {
   secret: string;
   /** The secret a rotation replaced, still signing until `validUntil` (sealed). */
   previousSecret: { secret: string; validUntil: string } | null;
+  /**
+   * Secrets replaced before `previousSecret` whose grace had not ended when it was replaced, newest first (at most
+   * EARLIER_SECRETS_KEPT): two rotations a moment apart must not cut short the grace of the secret the receiver
+   * still holds. Absent on endpoints rotated at most once.
+   */
+  earlierSecrets?: { secret: string; validUntil: string }[];
   /** Set when the delivery worker switched it off after persistent failure; cleared when it is turned on again. */
   disabled: { reason: string; at: string } | null;
   createdAt: string;
@@ -16,6 +22,9 @@ export interface WebhookEndpointsState {
   endpoints: Map<string, WebhookEndpoint>;
   creditsLowThresholdMicros: number;
 }
+
+/** Besides the current and the previous secret, at most this many earlier ones still in their grace sign a delivery. */
+export const EARLIER_SECRETS_KEPT = 2;
 
 export const initialWebhookEndpointsState: WebhookEndpointsState = { companyId: null, endpoints: new Map(), creditsLowThresholdMicros: DEFAULT_CREDITS_LOW_THRESHOLD_MICROS };
 
@@ -38,7 +47,11 @@ export function evolveWebhookEndpoints(state: WebhookEndpointsState, event: Webh
       endpoints.delete(event.data.endpointId);
       return { ...state, endpoints };
     case 'WebhookEndpointSecretRotated':
-      return update(event.data.endpointId, (e) => ({ ...e, secret: event.data.secret, previousSecret: { secret: e.secret, validUntil: event.data.previousValidUntil }, updatedAt: event.data.at }));
+      return update(event.data.endpointId, (e) => {
+        const { secret, previousValidUntil, at } = event.data;
+        const stillSigning = [e.previousSecret, ...(e.earlierSecrets ?? [])].filter((s): s is NonNullable<typeof s> => s !== null && s.validUntil > at);
+        return { ...e, secret, previousSecret: { secret: e.secret, validUntil: previousValidUntil }, earlierSecrets: stillSigning.slice(0, EARLIER_SECRETS_KEPT), updatedAt: at };
+      });
     case 'WebhookEndpointDisabled':
       return update(event.data.endpointId, (e) => ({ ...e, active: false, disabled: { reason: event.data.reason, at: event.data.at }, updatedAt: event.data.at }));
     case 'WebhookEndpointReplayRequested':

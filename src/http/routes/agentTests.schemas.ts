@@ -107,7 +107,7 @@ export const testRunSchema = z.object({
   /** stopped: a paid run's company ran out of credits; the cases not answered stay pending. */
   status: z.enum(['running', 'finished', 'stopped']),
   /** Why a stopped run stopped; null otherwise. */
-  stopped: z.object({ reason: z.enum(['credits_exhausted']), message: z.string() }).nullable(),
+  stopped: z.object({ reason: z.enum(['credits_exhausted', 'job_failed']), message: z.string() }).nullable(),
   /** Who answered the cases: the company's provider and the version's model when the run started. */
   provider: z.enum(['builtin', 'openai']),
   model: z.string(),

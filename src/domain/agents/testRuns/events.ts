@@ -50,8 +50,11 @@ export const agentTestRunEvents = {
     at,
   }),
   AgentTestRunFinished: z.object({ passed: z.number().int().min(0), failed: z.number().int().min(0), requiredFailed: z.number().int().min(0), at }),
-  /** A paid run that could not answer every case: the company's credits ran out. The cases not answered stay so. */
-  AgentTestRunStopped: z.object({ reason: z.enum(['credits_exhausted']), message: z.string().max(500), at }),
+  /**
+   * A run that could not answer every case: the company's credits ran out, or its job kept failing (every
+   * delivery the bus allows). The cases not answered stay so.
+   */
+  AgentTestRunStopped: z.object({ reason: z.enum(['credits_exhausted', 'job_failed']), message: z.string().max(500), at }),
 };
 type Events = typeof agentTestRunEvents;
 export type AgentTestRunEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]> } }[keyof Events];

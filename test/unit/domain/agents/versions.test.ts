@@ -43,4 +43,33 @@ describe('version diff', () => {
     ]);
     expect(diffLines('same', 'same')).toEqual([{ op: 'equal', line: 'same' }]);
   });
+
+  it('attack: two maximal prompts (20,000 characters, one line each character) diff fast, in bounded memory, and still a true diff', () => {
+    const a = 'x\n'.repeat(10_000);
+    const b = 'y\n'.repeat(10_000);
+    const started = performance.now();
+    const diff = diffLines(a, b);
+    expect(performance.now() - started).toBeLessThan(250);
+    // Reading the diff's left side gives the old prompt, its right side the new one.
+    expect(diff.filter((d) => d.op !== 'added').map((d) => d.line).join('\n')).toBe(a);
+    expect(diff.filter((d) => d.op !== 'removed').map((d) => d.line).join('\n')).toBe(b);
+  });
+
+  it('attack: a maximal prompt with two lines changed far apart diffs fast and shows only those lines changed', () => {
+    const lines = Array.from({ length: 5_000 }, (_, i) => `l${i}`);
+    const a = lines.join('\n');
+    const edited = [...lines];
+    edited[10] = 'changed early';
+    edited[4_990] = 'changed late';
+    const started = performance.now();
+    const diff = diffLines(a, edited.join('\n'));
+    expect(performance.now() - started).toBeLessThan(250);
+    expect(diff.filter((d) => d.op !== 'equal')).toEqual([
+      { op: 'removed', line: 'l10' },
+      { op: 'added', line: 'changed early' },
+      { op: 'removed', line: 'l4990' },
+      { op: 'added', line: 'changed late' },
+    ]);
+  });
 });
+

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { signingSecrets } from '../../../../src/commands/webhookDeliveries/deliveries.js';
+import type { SecretBox } from '../../../../src/ports/secretBox.js';
 import type { WebhookEndpointEvent } from '../../../../src/domain/webhookEndpoints/events.js';
 import { webhookEndpointsDecider } from '../../../../src/domain/webhookEndpoints/decider.js';
 import { specFor } from '../../../support/gwt.js';
@@ -59,5 +61,33 @@ describe('webhook endpoints', () => {
   it('the credits.low threshold is set once per change', () => {
     spec.given([]).when({ type: 'SetCreditsLowThreshold', ...base, thresholdMicros: 2_000_000 }).then([{ type: 'CreditsLowThresholdSet', data: { companyId, thresholdMicros: 2_000_000, by, at: now } }]);
     spec.given([{ type: 'CreditsLowThresholdSet', data: { companyId, thresholdMicros: 2_000_000, by, at: now } }]).when({ type: 'SetCreditsLowThreshold', ...base, thresholdMicros: 2_000_000 }).then([]);
+  });
+});
+
+describe('attack: webhook endpoints under concurrent and malformed edits', () => {
+  const rotated = (secret: string, at: string): WebhookEndpointEvent => ({
+    type: 'WebhookEndpointSecretRotated',
+    data: { endpointId, secret, previousValidUntil: new Date(Date.parse(at) + 24 * 3600_000).toISOString(), by, at },
+  });
+  const open = { open: (s: string) => `opened:${s}`, seal: (s: string) => s } as unknown as SecretBox;
+  const signers = (events: WebhookEndpointEvent[], at: string) => signingSecrets(open, spec.given(events).state.endpoints.get(endpointId)!, new Date(at));
+
+  it('given two rotations a moment apart (two owners at once), then the secret the receiver still holds keeps signing for its whole grace', () => {
+    const history = [created, rotated('v1:sealed-2', now), rotated('v1:sealed-3', '2026-11-26T10:00:01.000Z')];
+    expect(signers(history, '2026-11-26T12:00:00.000Z')).toEqual(['opened:v1:sealed-3', 'opened:v1:sealed-2', 'opened:v1:sealed-1']);
+    // Each grace ends 24 hours after the rotation that replaced that secret.
+    expect(signers(history, '2026-11-27T10:00:00.500Z')).toEqual(['opened:v1:sealed-3', 'opened:v1:sealed-2']);
+    expect(signers(history, '2026-11-27T10:00:02.000Z')).toEqual(['opened:v1:sealed-3']);
+  });
+
+  it('given many rotations in a day, then at most a few earlier secrets sign at once', () => {
+    const history = [created, ...[2, 3, 4, 5, 6, 7].map((n) => rotated(`v1:sealed-${n}`, `2026-11-26T10:00:0${n}.000Z`))];
+    expect(signers(history, '2026-11-26T12:00:00.000Z')).toEqual(['opened:v1:sealed-7', 'opened:v1:sealed-6', 'opened:v1:sealed-5', 'opened:v1:sealed-4']);
+  });
+
+  it('when an update lists an event type twice, then it is recorded once (as on create)', () => {
+    spec.given([created]).when({ type: 'UpdateWebhookEndpoint', ...base, endpointId, changes: { eventTypes: ['conversation.closed', 'conversation.closed', 'message.answered'] } })
+      .then([{ type: 'WebhookEndpointUpdated', data: { endpointId, changes: { eventTypes: ['conversation.closed', 'message.answered'] }, by, at: now } }]);
+    spec.given([created]).when({ type: 'UpdateWebhookEndpoint', ...base, endpointId, changes: { eventTypes: ['message.answered', 'message.answered'] } }).then([]);
   });
 });

@@ -97,7 +97,7 @@ export interface TestRun {
   version: number;
   /** stopped: a paid run's company ran out of credits. */
   status: 'running' | 'finished' | 'stopped';
-  stopped: { reason: 'credits_exhausted'; message: string } | null;
+  stopped: { reason: 'credits_exhausted' | 'job_failed'; message: string } | null;
   provider: 'builtin' | 'openai';
   model: string;
   passed: number;
