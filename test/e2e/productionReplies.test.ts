@@ -30,7 +30,8 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   proc = startCompiled({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, NODE_ENV: 'development', ALLOW_PRIVATE_PLATFORM_URLS: 'true', REPLY_BURST_WINDOW_MS: '0' });
   await healthyAfter(proc, base, 30_000);
-  await expect.poll(async () => (await fetch(`${base}/readyz`)).status, { timeout: 20_000, interval: 50 }).toBe(200);
+  // Not expect.poll: vitest refuses it outside a test, which failed the whole suite before it ran.
+  await eventually(async () => expect((await fetch(`${base}/readyz`)).status).toBe(200), 20_000, 50);
 }, 60_000);
 
 afterAll(async () => {
