@@ -111,6 +111,8 @@ function cpuPerDelivery(m: { cpuAtStart: Map<string, number>; cpuAtLoadEnd: Map<
     drainMs: drainDeliveries >= 1000 ? perDelivery(total(threadCpuSpent(m.cpuAtLoadEnd, m.cpuAtEnd)), drainDeliveries) : Number.NaN,
     drainDeliveries,
     perThread: all.filter(([, s]) => s > 0.05).map(([t, s]) => [t, perDelivery(s, m.delivered)] as [string, number]),
+    // After the load a thread's CPU is the deliveries' alone (the gross figure also holds the ingestion's projections).
+    drainPerThread: drainDeliveries >= 1000 ? threadCpuSpent(m.cpuAtLoadEnd, m.cpuAtEnd).filter(([, s]) => s > 0.05).map(([t, s]) => [t, perDelivery(s, drainDeliveries)] as [string, number]) : [],
   };
 }
 
@@ -233,6 +235,7 @@ async function main() {
         `after the load: ${ms(cpu.drainMs)} ms (${fmt(cpu.drainDeliveries)} deliveries)`,
     );
     console.log(`    per thread, ms per delivery (gross): ${cpu.perThread.map(([t, v]) => `${t} ${fmt(v, 3)}`).join('; ')}`);
+    console.log(`    per thread, ms per delivery (after the load): ${cpu.drainPerThread.map(([t, v]) => `${t} ${fmt(v, 3)}`).join('; ')}`);
     console.log(`    hanging endpoint: ${hanging.connections} connection(s) accepted, never answered`);
 
     const rows: Row[] = [

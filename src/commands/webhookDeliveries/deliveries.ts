@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { PublicEvent } from '../../domain/publicEvents/catalog.js';
-import { webhookDeliveryStream, webhookProgressStream, type WebhookDeliveryEvent } from '../../domain/webhookDeliveries/events.js';
+import { SUCCESSES_PER_EVENT, webhookDeliveryStream, webhookProgressStream, type WebhookDeliveryEvent } from '../../domain/webhookDeliveries/events.js';
 import type { WebhookEndpoint } from '../../domain/webhookEndpoints/state.js';
 import { WrongExpectedRevisionError } from '../../ports/errors.js';
 import type { SecretBox } from '../../ports/secretBox.js';
@@ -127,7 +127,8 @@ export async function moveDeliveryProgress(
  * stream (the attempts first, the progress last: the stream's last event is still the progress), guarded by the
  * revision the progress was read at. Null when another worker moved it meanwhile: nothing is written, and the
  * caller forgets what it kept and reads the progress again (the deliveries not recorded are sent again, under the
- * same `webhook-id`). A batch of one event per delivery costs one append instead of two per delivery.
+ * same `webhook-id`). The successes go as one `WebhookDeliveriesSucceeded` per SUCCESSES_PER_EVENT (the delivery
+ * log folds each into one document), not one event each: one append, and one read-model write, per batch.
  */
 export async function recordDeliveries(
   deps: CommandDeps,
@@ -141,12 +142,34 @@ export async function recordDeliveries(
     metadata: { companyId: input.companyId },
   };
   try {
-    const result = await deps.eventStore.append(webhookProgressStream(input.endpointId), [...input.attempts.map(attemptEvent), advanced], input.from.revision === null ? 'no_stream' : input.from.revision);
+    const events = [...successEvents(input.companyId, input.endpointId, input.from.revision, input.attempts), advanced];
+    const result = await deps.eventStore.append(webhookProgressStream(input.endpointId), events, input.from.revision === null ? 'no_stream' : input.from.revision);
     return { through: input.to, replayId: input.from.replayId, revision: result.nextRevision };
   } catch (err) {
     if (err instanceof WrongExpectedRevisionError) return null;
     throw err;
   }
+}
+
+/**
+ * The successes as events of at most SUCCESSES_PER_EVENT each. An id names its content, not only the revision it is
+ * appended at: EventStoreDB takes an append of known ids at the same revision for a repeat, so another processor's
+ * batch from the same revision must not share them (it is refused as a conflict instead).
+ */
+function successEvents(companyId: string, endpointId: string, revision: bigint | null, attempts: AttemptData[]) {
+  const events = [];
+  for (let i = 0; i < attempts.length; i += SUCCESSES_PER_EVENT) {
+    const chunk = attempts.slice(i, i + SUCCESSES_PER_EVENT);
+    const [first, last] = [chunk[0]!, chunk.at(-1)!];
+    const deliveries = chunk.map((a) => ({ deliveryId: a.deliveryId, eventId: a.eventId, eventType: a.eventType, attempt: a.attempt, httpStatus: a.httpStatus, latencyMs: a.latencyMs, response: a.response, at: a.at }));
+    events.push({
+      id: uuidFrom(`succeeded:${endpointId}:${revision ?? 'start'}:${i}:${first.deliveryId}:${first.attempt}:${first.at}:${last.deliveryId}:${last.attempt}:${last.at}`),
+      type: 'WebhookDeliveriesSucceeded',
+      data: { endpointId, companyId, deliveries },
+      metadata: { companyId },
+    });
+  }
+  return events;
 }
 
 function uuidFrom(key: string): string {

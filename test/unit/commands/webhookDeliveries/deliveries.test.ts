@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { CommandDeps } from '../../../../src/commands/deps.js';
 import { loadDeliveryProgress, moveDeliveryProgress, recordDeliveries } from '../../../../src/commands/webhookDeliveries/deliveries.js';
-import { webhookProgressStream } from '../../../../src/domain/webhookDeliveries/events.js';
+import { SUCCESSES_PER_EVENT, webhookProgressStream } from '../../../../src/domain/webhookDeliveries/events.js';
 import { MemoryEventStore } from '../../../../src/infrastructure/memory/memoryEventStore.js';
 import { silentLogger } from '../../../../src/ports/logger.js';
 
@@ -42,15 +42,25 @@ describe.each(stores)('recordDeliveries (%s)', (_name, makeStore) => {
     return { eventStore, deps, endpointId, start };
   };
 
-  it('given progress at 4, when deliveries 5..7 are recorded, then one append holds the three attempts and the progress, last', async () => {
+  it('given progress at 4, when deliveries 5..7 are recorded, then one append holds one event of the three successes and the progress, last', async () => {
     const { eventStore, deps, endpointId, start } = await setup();
     const recorded = await recordDeliveries(deps, { companyId, endpointId, from: start, to: 7, attempts: [5, 6, 7].map((n) => success(endpointId, n)) });
     expect(recorded).toMatchObject({ through: 7, replayId: null });
     const stream = await eventStore.readStream(webhookProgressStream(endpointId));
-    expect(stream.map((e) => e.type)).toEqual(['WebhookDeliveriesAdvanced', 'WebhookDeliveryAttempted', 'WebhookDeliveryAttempted', 'WebhookDeliveryAttempted', 'WebhookDeliveriesAdvanced']);
-    expect(stream.slice(1, 4).map((e) => (e.data as { deliveryId: string }).deliveryId)).toEqual(['5', '6', '7']);
-    expect(new Set(stream.slice(1).map((e) => e.position)).size).toBe(4);
+    expect(stream.map((e) => e.type)).toEqual(['WebhookDeliveriesAdvanced', 'WebhookDeliveriesSucceeded', 'WebhookDeliveriesAdvanced']);
+    expect((stream[1]!.data as { deliveries: { deliveryId: string }[] }).deliveries.map((d) => d.deliveryId)).toEqual(['5', '6', '7']);
+    expect(new Set(stream.slice(1).map((e) => e.position)).size).toBe(2);
     expect(await loadDeliveryProgress(deps, endpointId)).toEqual(recorded);
+  });
+
+  it('given progress at 0, when 250 deliveries are recorded, then they go as events of at most SUCCESSES_PER_EVENT, in order', async () => {
+    const { eventStore, deps, endpointId, start } = await setup();
+    const attempts = Array.from({ length: 250 }, (_, k) => success(endpointId, 5 + k));
+    expect(await recordDeliveries(deps, { companyId, endpointId, from: start, to: 254, attempts })).toMatchObject({ through: 254 });
+    const batches = (await eventStore.readStream(webhookProgressStream(endpointId))).filter((e) => e.type === 'WebhookDeliveriesSucceeded');
+    const sizes = batches.map((e) => (e.data as { deliveries: unknown[] }).deliveries.length);
+    expect(sizes).toEqual([SUCCESSES_PER_EVENT, SUCCESSES_PER_EVENT, 250 - 2 * SUCCESSES_PER_EVENT]);
+    expect(batches.flatMap((e) => (e.data as { deliveries: { deliveryId: string }[] }).deliveries.map((d) => Number(d.deliveryId)))).toEqual(attempts.map((a) => Number(a.deliveryId)));
   });
 
   it('given another worker moved the progress meanwhile, when a batch is recorded from the older revision, then nothing is written and the caller is told', async () => {

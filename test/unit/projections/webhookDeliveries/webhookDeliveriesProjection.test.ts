@@ -41,3 +41,47 @@ describe('webhookDeliveries projection', () => {
       });
   });
 });
+
+describe('webhookDeliveries projection: successes recorded a batch per event', () => {
+  const success = (n: number, attempt = 1) => ({ deliveryId: String(n), eventId: `evt_${n}`, eventType: 'message.received', attempt, httpStatus: 204, latencyMs: n, response: '', at: at(n % 10) });
+  const batch = (...deliveries: ReturnType<typeof success>[]) =>
+    recorded(`webhookprogress-${endpointId}`, 'WebhookDeliveriesSucceeded', { endpointId, companyId: company, deliveries });
+
+  it('given a batch of three first deliveries, then the log holds one document for them, not three', async () => {
+    await projectionSpec(webhookDeliveriesProjection)
+      .given([batch(success(5), success(6), success(7))])
+      .then({
+        webhook_deliveries: [expect.objectContaining({ kind: 'batch', batch: 1, lo: 5, hi: 7, entries: [5, 6, 7].map((n) => expect.objectContaining({ deliveryId: String(n), attempt: 1 })) })],
+        webhook_delivery_logs: [{ id: endpointId, batches: 1, maxN: 7 }],
+      });
+  });
+
+  it('given a delivery of a batch, when it is attempted again (a resend), then it leaves the batch for a document of its own with both attempts', async () => {
+    const resend = recorded(`webhookdelivery-${endpointId}-6`, 'WebhookDeliveryAttempted', {
+      endpointId, companyId: company, deliveryId: '6', eventId: 'evt_6', eventType: 'message.received', attempt: 2, ok: true, httpStatus: 200, latencyMs: 9, response: 'ok', nextRetryAt: null, trigger: 'resend', at: at(9),
+    });
+    await projectionSpec(webhookDeliveriesProjection)
+      .given([batch(success(5), success(6), success(7)), resend])
+      .then({
+        webhook_deliveries: [
+          expect.objectContaining({ kind: 'batch', lo: 5, hi: 7, entries: [expect.objectContaining({ deliveryId: '5' }), expect.objectContaining({ deliveryId: '7' })] }),
+          expect.objectContaining({
+            id: `${endpointId}:6`, status: 'delivered', attempts: 2, createdAt: at(6), updatedAt: at(9),
+            recentAttempts: [expect.objectContaining({ attempt: 2, trigger: 'resend' }), expect.objectContaining({ attempt: 1, trigger: 'delivery', httpStatus: 204 })],
+          }),
+        ],
+      });
+  });
+
+  it('given a failed delivery, when its retry succeeds in a batch, then the retry joins its document and the batch takes only the new ones', async () => {
+    await projectionSpec(webhookDeliveriesProjection)
+      .given([attempt(1, false, 500, at(5)), batch(success(7, 2), success(8), success(9))])
+      .then({
+        webhook_deliveries: [
+          expect.objectContaining({ id: `${endpointId}:7`, status: 'delivered', attempts: 2, sub: 0 }),
+          expect.objectContaining({ kind: 'batch', batch: 1, lo: 8, hi: 9, sub: 2 }),
+        ],
+        webhook_delivery_logs: [{ id: endpointId, batches: 1, maxN: 9 }],
+      });
+  });
+});
