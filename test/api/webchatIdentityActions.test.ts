@@ -163,3 +163,67 @@ describe('a signed visitor reaches it with the identity the site signed', () => 
     expect(JSON.stringify(events)).not.toContain('u-bob');
   });
 });
+
+describe('a page that later claims another user without signing them', () => {
+  it("given u-ann's signed conversation, when the page reconnects with her visitor token claiming u-bob unsigned, or under u-ann's signature, then a new conversation starts and its calls are refused; hers still use u-ann", async () => {
+    const { co, integrationId, secret } = await shopWithIdentityAction();
+    llm.reply = modelCalls({ order_id: '4411' });
+    const ann = await visitor(integrationId, { userId: 'u-ann', userHash: sign(secret, 'u-ann') });
+    await asks(ann.chat, 'Where is my order 4411?');
+    expect(api.requests.map((r) => r.url)).toEqual(['/orders/4411?user_id=u-ann']);
+
+    for (const claim of [{ userId: 'u-bob' }, { userId: 'u-bob', userHash: sign(secret, 'u-ann') }, { userId: 'u-bob', userHash: 'ab'.repeat(32) }]) {
+      const bob = await visitor(integrationId, { visitorToken: ann.ready.visitorToken, ...claim });
+      expect(bob.ready.conversationId).not.toBe(ann.ready.conversationId);
+      expect(bob.ready.history).toEqual([]);
+      expect((await asks(bob.chat, 'Where is my order 4411?')).text).toBe(REFUSED_ANSWER);
+      const events = await settledCalls(co, bob.ready.conversationId, 1);
+      expect(events.map((e) => e.type)).toEqual(['ActionCallRequested', 'ActionCallRejected']);
+    }
+    expect(api.requests.map((r) => r.url)).toEqual(['/orders/4411?user_id=u-ann']);
+
+    await asks(ann.chat, 'And order 4411 again?');
+    expect(api.requests.map((r) => r.url)).toEqual(['/orders/4411?user_id=u-ann', '/orders/4411?user_id=u-ann']);
+  });
+
+  it("given u-ann's signed socket, when the page sends a second hello claiming u-bob, then it is refused as a bad frame and the calls on that socket still use u-ann", async () => {
+    const { integrationId, secret } = await shopWithIdentityAction();
+    llm.reply = modelCalls({ order_id: '4411' });
+    const ann = await visitor(integrationId, { userId: 'u-ann', userHash: sign(secret, 'u-ann') });
+
+    const from = ann.chat.frames.length;
+    ann.chat.send({ type: 'hello', userId: 'u-bob', userHash: sign(secret, 'u-ann') });
+    expect(await ann.chat.waitFor((f) => f.type === 'error', 10_000, from)).toMatchObject({ code: 'BAD_FRAME' });
+
+    await asks(ann.chat, 'Where is my order 4411?');
+    expect(api.requests.map((r) => r.url)).toEqual(['/orders/4411?user_id=u-ann']);
+  });
+
+  it.each([
+    ['claiming u-bob unsigned', (_: string) => ({ userId: 'u-bob' })],
+    ['signed as u-bob', (secret: string) => ({ userId: 'u-bob', userHash: sign(secret, 'u-bob') })],
+  ])("given a second socket that took u-ann's visitor token %s before her first message, when she has written and it asks, then it neither reaches the action nor writes into her conversation", async (_, claim) => {
+    const { co, integrationId, secret } = await shopWithIdentityAction();
+    llm.reply = modelCalls({ order_id: '4411' });
+    const ann = await visitor(integrationId, { userId: 'u-ann', userHash: sign(secret, 'u-ann') });
+    // Her conversation does not exist yet, so nothing says whose it is: the other socket joins it.
+    const other = await visitor(integrationId, { visitorToken: ann.ready.visitorToken, ...claim(secret) });
+    expect(other.ready.conversationId).toBe(ann.ready.conversationId);
+    await asks(ann.chat, 'Hello, I am signed in');
+    expect(api.requests.map((r) => r.url)).toEqual(['/orders/4411?user_id=u-ann']);
+    api.requests.length = 0;
+    const before = (await callEvents(co, ann.ready.conversationId)).length;
+
+    const from = other.chat.frames.length;
+    other.chat.send({ type: 'message', text: 'Where is my order 4411?', clientMessageId: 'cm-other' });
+
+    // Refused like a visitor token that is not valid here: the widget starts over as a new visitor.
+    expect(await other.chat.waitFor((f) => f.type === 'error', 10_000, from)).toMatchObject({ code: 'INVALID_VISITOR_TOKEN' });
+    expect((await other.chat.closed).code).toBe(1008);
+    expect(other.chat.frames.slice(from).some((f) => f.type === 'ack')).toBe(false);
+    const messages = (await co.call('GET', `/api/conversations/${ann.ready.conversationId}`)).json().messages as { text: string }[];
+    expect(messages.map((m) => m.text)).not.toContain('Where is my order 4411?');
+    expect(await callEvents(co, ann.ready.conversationId)).toHaveLength(before);
+    expect(api.requests).toEqual([]);
+  });
+});

@@ -7,7 +7,7 @@ import { receiveWebchatMessage, type WebchatIntegration } from '../../commands/w
 import { webchatHistory, webchatPendingSurvey } from '../../commands/webchat/webchatHistory.js';
 import { submitWebchatCsat } from '../../commands/conversations/csat.js';
 import { checkVisitorIdentity, conversationVisitor, recordVisitorIdentity, type IdentityClaim } from '../../commands/webchat/visitorIdentity.js';
-import { belongsToVisitor, type VerifiedVisitor } from '../../domain/conversations/decider.js';
+import { belongsToVisitor, NOT_THE_VISITORS_CONVERSATION, type VerifiedVisitor } from '../../domain/conversations/decider.js';
 import { DomainError } from '../../domain/errors.js';
 import type { VisitorClaims, VisitorTokens } from '../../ports/visitorTokens.js';
 import type { WebchatPush } from '../../ports/webchatPush.js';
@@ -369,7 +369,13 @@ async function storeMessage(conn: Connection, clientMessageId: string, text: str
     text,
     ...(conn.visitorName ? { name: conn.visitorName } : {}),
     ...(conn.verified ? { verifiedVisitor: conn.verified } : {}),
+  }).catch((err: unknown) => {
+    if (err instanceof DomainError && err.message === NOT_THE_VISITORS_CONVERSATION) return null;
+    throw err;
   });
+  // Another signed user's conversation (verified after this socket joined it): like a token not valid here, the
+  // widget drops it and starts over as a new visitor, whose conversation a hello then checks.
+  if (!outcome) return refuse(conn, 'INVALID_VISITOR_TOKEN', `${NOT_THE_VISITORS_CONVERSATION}; reconnect without the visitor token to start a new one`, CLOSE.policy);
   if (!outcome.duplicate) conn.log.info({ messageId: outcome.messageId }, 'web chat message stored');
   send(conn, { type: 'ack', clientMessageId, messageId: outcome.messageId });
 }
