@@ -202,12 +202,35 @@ describe('a page that later claims another user without signing them', () => {
   it.each([
     ['claiming u-bob unsigned', (_: string) => ({ userId: 'u-bob' })],
     ['signed as u-bob', (secret: string) => ({ userId: 'u-bob', userHash: sign(secret, 'u-bob') })],
-  ])("given a second socket that took u-ann's visitor token %s before her first message, when she has written and it asks, then it neither reaches the action nor writes into her conversation", async (_, claim) => {
+  ])("given u-ann's visitor token, when a socket %s presents it before her first message, then it starts a new conversation: it sees none of her answers and reaches no action", async (_, claim) => {
     const { co, integrationId, secret } = await shopWithIdentityAction();
     llm.reply = modelCalls({ order_id: '4411' });
     const ann = await visitor(integrationId, { userId: 'u-ann', userHash: sign(secret, 'u-ann') });
-    // Her conversation does not exist yet, so nothing says whose it is: the other socket joins it.
+
     const other = await visitor(integrationId, { visitorToken: ann.ready.visitorToken, ...claim(secret) });
+    expect(other.ready.conversationId).not.toBe(ann.ready.conversationId);
+
+    await asks(ann.chat, 'Where is my order 4411?');
+    expect(api.requests.map((r) => r.url)).toEqual(['/orders/4411?user_id=u-ann']);
+    expect(JSON.stringify(other.chat.frames)).not.toContain('shipped');
+    await asks(other.chat, 'Where is my order 4411?');
+    expect(api.requests.map((r) => r.url)).toEqual(['/orders/4411?user_id=u-ann', ...(claim(secret).userHash ? ['/orders/4411?user_id=u-bob'] : [])]);
+    expect((await callEvents(co, ann.ready.conversationId)).filter((e) => e.type === 'ActionCallRequested')).toHaveLength(1);
+  });
+
+  it.each([
+    ['claiming u-bob unsigned', (_: string) => ({ userId: 'u-bob' })],
+    ['signed as u-bob', (secret: string) => ({ userId: 'u-bob', userHash: sign(secret, 'u-bob') })],
+  ])("given a visitor token two tabs share from before u-ann signed in, when she has written in one and the other tab (%s) asks, then it neither reaches the action nor writes into her conversation", async (_, claim) => {
+    const { co, integrationId, secret } = await shopWithIdentityAction();
+    llm.reply = modelCalls({ order_id: '4411' });
+    const anonymous = await visitor(integrationId, {});
+    await anonymous.chat.close();
+    // The conversation does not exist yet, so nothing says whose it is: both tabs join it.
+    const ann = await visitor(integrationId, { visitorToken: anonymous.ready.visitorToken, userId: 'u-ann', userHash: sign(secret, 'u-ann') });
+    const other = await visitor(integrationId, { visitorToken: anonymous.ready.visitorToken, ...claim(secret) });
+    expect(ann.ready.conversationId).toBe(anonymous.ready.conversationId);
+    expect(other.ready.conversationId).toBe(anonymous.ready.conversationId);
     expect(other.ready.conversationId).toBe(ann.ready.conversationId);
     await asks(ann.chat, 'Hello, I am signed in');
     expect(api.requests.map((r) => r.url)).toEqual(['/orders/4411?user_id=u-ann']);

@@ -282,7 +282,7 @@ async function greetVisitor(conn: Connection, visitorId: string | undefined, vis
   conn.leave = stop;
   const history = await webchatHistory(conn.env.services.commands.eventStore, identity.conversationId);
   const survey = await webchatPendingSurvey(conn.env.services.commands.eventStore, identity.conversationId);
-  const renewedToken = await conn.env.visitorTokens.issue(identity);
+  const renewedToken = await conn.env.visitorTokens.issue({ integrationId: identity.integrationId, visitorId: identity.visitorId, conversationId: identity.conversationId, ...(conn.verified ? { userId: conn.verified.userId } : {}) });
   if (conn.closed) return;
   conn.visitor = identity;
   send(conn, {
@@ -337,6 +337,11 @@ async function identifyVisitor(
  */
 async function continuesAs(conn: Connection, integration: WebchatIntegration, claims: VisitorClaims): Promise<boolean> {
   const deps = conn.env.services.commands;
+  // A token issued to a signed user: theirs even before a first message records it on the conversation.
+  if (claims.userId !== undefined && claims.userId !== conn.verified?.userId) {
+    conn.log.info("a signed visitor's token is not continued under another identity: new visitor");
+    return false;
+  }
   const current = await conversationVisitor(deps, claims.conversationId);
   if (!belongsToVisitor({ verifiedVisitor: current.visitor }, conn.verified)) {
     conn.log.info('a verified visitor\'s conversation is not continued under another identity: new visitor');
