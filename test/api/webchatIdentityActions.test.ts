@@ -164,6 +164,12 @@ describe('a signed visitor reaches it with the identity the site signed', () => 
   });
 });
 
+/** Another user on the same browser: unsigned, or signed by the site as themselves. */
+const BOB_CLAIMS: [string, (secret: string) => Record<string, string>][] = [
+  ['claiming u-bob unsigned', () => ({ userId: 'u-bob' })],
+  ['signed as u-bob', (secret) => ({ userId: 'u-bob', userHash: sign(secret, 'u-bob') })],
+];
+
 describe('a page that later claims another user without signing them', () => {
   it("given u-ann's signed conversation, when the page reconnects with her visitor token claiming u-bob unsigned, or under u-ann's signature, then a new conversation starts and its calls are refused; hers still use u-ann", async () => {
     const { co, integrationId, secret } = await shopWithIdentityAction();
@@ -199,10 +205,7 @@ describe('a page that later claims another user without signing them', () => {
     expect(api.requests.map((r) => r.url)).toEqual(['/orders/4411?user_id=u-ann']);
   });
 
-  it.each([
-    ['claiming u-bob unsigned', (_: string) => ({ userId: 'u-bob' })],
-    ['signed as u-bob', (secret: string) => ({ userId: 'u-bob', userHash: sign(secret, 'u-bob') })],
-  ])("given u-ann's visitor token, when a socket %s presents it before her first message, then it starts a new conversation: it sees none of her answers and reaches no action", async (_, claim) => {
+  it.each(BOB_CLAIMS)("given u-ann's visitor token, when a socket %s presents it before her first message, then it starts a new conversation: it sees none of her answers and reaches no action", async (_, claim) => {
     const { co, integrationId, secret } = await shopWithIdentityAction();
     llm.reply = modelCalls({ order_id: '4411' });
     const ann = await visitor(integrationId, { userId: 'u-ann', userHash: sign(secret, 'u-ann') });
@@ -218,10 +221,7 @@ describe('a page that later claims another user without signing them', () => {
     expect((await callEvents(co, ann.ready.conversationId)).filter((e) => e.type === 'ActionCallRequested')).toHaveLength(1);
   });
 
-  it.each([
-    ['claiming u-bob unsigned', (_: string) => ({ userId: 'u-bob' })],
-    ['signed as u-bob', (secret: string) => ({ userId: 'u-bob', userHash: sign(secret, 'u-bob') })],
-  ])("given a visitor token two tabs share from before u-ann signed in, when she has written in one and the other tab (%s) asks, then it neither reaches the action nor writes into her conversation", async (_, claim) => {
+  it.each(BOB_CLAIMS)("given a visitor token two tabs share from before u-ann signed in, when she has written in one and the other tab (%s) asks, then it neither reaches the action nor writes into her conversation", async (_, claim) => {
     const { co, integrationId, secret } = await shopWithIdentityAction();
     llm.reply = modelCalls({ order_id: '4411' });
     const anonymous = await visitor(integrationId, {});
