@@ -3,6 +3,11 @@ export interface VisitorClaims {
   integrationId: number;
   visitorId: string;
   conversationId: string;
+  /**
+   * The signed user the token was issued to, if any: their conversation continues only under their signature,
+   * even before it has a first message that records whose it is.
+   */
+  userId?: string;
 }
 
 /** Signed visitor tokens of the web chat (the widget keeps one per integration in localStorage). */

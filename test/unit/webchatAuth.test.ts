@@ -13,6 +13,8 @@ describe('visitor tokens', () => {
   it('round-trips the claims', async () => {
     const tokens = createVisitorTokens({ key, conversationIdFor });
     expect(await tokens.verify(await tokens.issue(claims))).toEqual(claims);
+    // A signed visitor's token names the user, so only that user's signature continues it.
+    expect(await tokens.verify(await tokens.issue({ ...claims, userId: 'u-ann' }))).toEqual({ ...claims, userId: 'u-ann' });
   });
 
   it('expire after their lifetime (180 days by default)', async () => {

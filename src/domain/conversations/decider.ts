@@ -122,6 +122,9 @@ export const pendingSurvey = (state: ConversationState) =>
 
 export const decideReceiveCustomerMessage: Decision<'ReceiveCustomerMessage'> = (command, state) => {
   if (isDuplicate(state, command.dedupeKey, command.now)) return [];
+  // Checked here, where the write is atomic, not only at hello: a socket that joined before the conversation was
+  // verified must not write in the signed user's name, nor have actions act with that user's identity.
+  if (!belongsToVisitor(state, command.verifiedVisitor ?? null)) throw new DomainError('FORBIDDEN', NOT_THE_VISITORS_CONVERSATION);
   // A platform customer's short reply to the survey ("4 thanks") is their answer, not a new question.
   const survey = pendingSurvey(state);
   const answer = survey?.via === 'platform' ? parseCsatReply(command.text) : null;
@@ -490,5 +493,7 @@ export function identityChange(state: Pick<ConversationState, 'verifiedVisitor'>
  * Whether a connection may continue this conversation: one a signed user verified belongs to that user, so a
  * visitor token left in a browser does not show their history (or act on their behalf) to anyone else.
  */
+export const NOT_THE_VISITORS_CONVERSATION = 'This conversation belongs to another signed-in visitor';
+
 export const belongsToVisitor = (state: Pick<ConversationState, 'verifiedVisitor'>, visitor: VerifiedVisitor | null) =>
   !state.verifiedVisitor || state.verifiedVisitor.userId === visitor?.userId;

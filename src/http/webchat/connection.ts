@@ -7,7 +7,7 @@ import { receiveWebchatMessage, type WebchatIntegration } from '../../commands/w
 import { webchatHistory, webchatPendingSurvey } from '../../commands/webchat/webchatHistory.js';
 import { submitWebchatCsat } from '../../commands/conversations/csat.js';
 import { checkVisitorIdentity, conversationVisitor, recordVisitorIdentity, type IdentityClaim } from '../../commands/webchat/visitorIdentity.js';
-import { belongsToVisitor, type VerifiedVisitor } from '../../domain/conversations/decider.js';
+import { belongsToVisitor, NOT_THE_VISITORS_CONVERSATION, type VerifiedVisitor } from '../../domain/conversations/decider.js';
 import { DomainError } from '../../domain/errors.js';
 import type { VisitorClaims, VisitorTokens } from '../../ports/visitorTokens.js';
 import type { WebchatPush } from '../../ports/webchatPush.js';
@@ -282,7 +282,7 @@ async function greetVisitor(conn: Connection, visitorId: string | undefined, vis
   conn.leave = stop;
   const history = await webchatHistory(conn.env.services.commands.eventStore, identity.conversationId);
   const survey = await webchatPendingSurvey(conn.env.services.commands.eventStore, identity.conversationId);
-  const renewedToken = await conn.env.visitorTokens.issue(identity);
+  const renewedToken = await conn.env.visitorTokens.issue({ integrationId: identity.integrationId, visitorId: identity.visitorId, conversationId: identity.conversationId, ...(conn.verified ? { userId: conn.verified.userId } : {}) });
   if (conn.closed) return;
   conn.visitor = identity;
   send(conn, {
@@ -337,6 +337,11 @@ async function identifyVisitor(
  */
 async function continuesAs(conn: Connection, integration: WebchatIntegration, claims: VisitorClaims): Promise<boolean> {
   const deps = conn.env.services.commands;
+  // A token issued to a signed user: theirs even before a first message records it on the conversation.
+  if (claims.userId !== undefined && claims.userId !== conn.verified?.userId) {
+    conn.log.info("a signed visitor's token is not continued under another identity: new visitor");
+    return false;
+  }
   const current = await conversationVisitor(deps, claims.conversationId);
   if (!belongsToVisitor({ verifiedVisitor: current.visitor }, conn.verified)) {
     conn.log.info('a verified visitor\'s conversation is not continued under another identity: new visitor');
@@ -369,7 +374,13 @@ async function storeMessage(conn: Connection, clientMessageId: string, text: str
     text,
     ...(conn.visitorName ? { name: conn.visitorName } : {}),
     ...(conn.verified ? { verifiedVisitor: conn.verified } : {}),
+  }).catch((err: unknown) => {
+    if (err instanceof DomainError && err.message === NOT_THE_VISITORS_CONVERSATION) return null;
+    throw err;
   });
+  // Another signed user's conversation (verified after this socket joined it): like a token not valid here, the
+  // widget drops it and starts over as a new visitor, whose conversation a hello then checks.
+  if (!outcome) return refuse(conn, 'INVALID_VISITOR_TOKEN', `${NOT_THE_VISITORS_CONVERSATION}; reconnect without the visitor token to start a new one`, CLOSE.policy);
   if (!outcome.duplicate) conn.log.info({ messageId: outcome.messageId }, 'web chat message stored');
   send(conn, { type: 'ack', clientMessageId, messageId: outcome.messageId });
 }

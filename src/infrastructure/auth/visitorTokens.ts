@@ -25,7 +25,7 @@ export function createVisitorTokens(options: {
   return {
     async issue(claims) {
       const iat = Math.floor(now().getTime() / 1000);
-      return new SignJWT({ integrationId: claims.integrationId, visitorId: claims.visitorId, conversationId: claims.conversationId, typ: 'visitor' })
+      return new SignJWT({ integrationId: claims.integrationId, visitorId: claims.visitorId, conversationId: claims.conversationId, ...(claims.userId !== undefined ? { userId: claims.userId } : {}), typ: 'visitor' })
         .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
         .setSubject(claims.visitorId)
         .setIssuer(JWT_ISSUER)
@@ -47,18 +47,19 @@ export function createVisitorTokens(options: {
       } catch (err) {
         throw new InvalidVisitorTokenError((err as Error).message);
       }
-      const { sub, typ, integrationId, visitorId, conversationId } = payload;
+      const { sub, typ, integrationId, visitorId, conversationId, userId } = payload;
       if (
         typ !== 'visitor' ||
         typeof integrationId !== 'number' ||
         typeof visitorId !== 'string' ||
         sub !== visitorId ||
         typeof conversationId !== 'string' ||
-        conversationId !== options.conversationIdFor(integrationId, visitorId)
+        conversationId !== options.conversationIdFor(integrationId, visitorId) ||
+        (userId !== undefined && typeof userId !== 'string')
       ) {
         throw new InvalidVisitorTokenError('claims have the wrong shape');
       }
-      return { integrationId, visitorId, conversationId };
+      return { integrationId, visitorId, conversationId, ...(typeof userId === 'string' ? { userId } : {}) };
     },
   };
 }

@@ -63,6 +63,15 @@ describe('A web-chat visitor whose site signed their identity', () => {
     expect(customerIdentityOf(state)).toEqual({});
   });
 
+  it('given a verified conversation, when an anonymous visitor or another signed user writes (a socket that joined before it was verified), then FORBIDDEN: nothing is stored', () => {
+    spec.given([started, opened, verified('u-42', null), received(M1)]).when(message(M2)).thenThrows('FORBIDDEN');
+    spec.given([started, opened, verified('u-42', null), received(M1)]).when(message(M2, { userId: 'u-43', email: null })).thenThrows('FORBIDDEN');
+  });
+
+  it('given a verified conversation, when a message already stored is sent again by anyone, then nothing (a resend is not refused)', () => {
+    spec.given([started, opened, verified('u-42', null), received(M1)]).when(message(M1)).then([]);
+  });
+
   it('a verified conversation belongs to its user: another signed user or an anonymous visitor does not continue it', () => {
     const state = { verifiedVisitor: { userId: 'u-42', email: null } };
     expect(belongsToVisitor(state, { userId: 'u-42', email: 'x@y.z' })).toBe(true);
