@@ -4,6 +4,7 @@ import { listVersions } from '../api/agentVersions.js';
 import { useAuth } from '../auth.js';
 import { useToast } from '../components/Toasts.js';
 import { Badge, Button, EmptyState, ErrorState, InlineError, SelectField, Skeleton, TextField, Time } from '../components/ui.js';
+import { versionOptions } from '../components/versionOptions.js';
 import { useSubmit } from '../components/useSubmit.js';
 import { formatDuration, formatMicros, formatNumber } from '../lib/format.js';
 import { useAsync } from '../lib/useAsync.js';
@@ -106,12 +107,6 @@ function StartExperiment({ agentId, onStarted }: { agentId: string; onStarted():
       </section>
     );
   }
-  const option = (v: (typeof list)[number]) => (
-    <option key={v.version} value={v.version}>
-      Version {v.version}
-      {v.published ? ' (published)' : v.draft ? ' (draft)' : ''}
-    </option>
-  );
   return (
     <form className="card form" onSubmit={onSubmit} aria-labelledby="start-experiment-title">
       <h2 id="start-experiment-title" className="card-title">
@@ -122,10 +117,10 @@ function StartExperiment({ agentId, onStarted }: { agentId: string; onStarted():
       </p>
       <div className="form-row">
         <SelectField label="Version A" value={versionA} onValueChange={setA}>
-          {list.map(option)}
+          {versionOptions(list)}
         </SelectField>
         <SelectField label="Version B" value={versionB} onValueChange={setB}>
-          {list.map(option)}
+          {versionOptions(list)}
         </SelectField>
       </div>
       <div className="form-row">

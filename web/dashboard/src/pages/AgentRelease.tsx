@@ -16,6 +16,7 @@ import { Badge, Button, EmptyState, InlineError, SelectField, Skeleton, TextArea
 import { useSubmit } from '../components/useSubmit.js';
 import { formatMicros } from '../lib/format.js';
 import { useAsync } from '../lib/useAsync.js';
+import { versionOptions } from '../components/versionOptions.js';
 import './agentVersions.css';
 
 type Report = { check: ReleaseCheck; turns: ReleaseTurn[] };
@@ -65,12 +66,7 @@ export function AgentReleaseTab({ agentId }: { agentId: string }) {
         </p>
         <div className="form-row">
           <SelectField label="Version to check" value={String(chosen)} onValueChange={setVersion}>
-            {(versions.data?.versions ?? []).map((v) => (
-              <option key={v.version} value={v.version}>
-                Version {v.version}
-                {v.published ? ' (published)' : v.draft ? ' (draft)' : ''}
-              </option>
-            ))}
+            {versionOptions(versions.data?.versions ?? [])}
           </SelectField>
         </div>
         {estimate && (

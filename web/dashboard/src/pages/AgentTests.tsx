@@ -15,6 +15,7 @@ import {
 import { useAuth } from '../auth.js';
 import { useToast } from '../components/Toasts.js';
 import { Badge, Button, EmptyState, ErrorState, InlineError, SelectField, Skeleton, Switch, TextAreaField, TextField } from '../components/ui.js';
+import { versionOptions } from '../components/versionOptions.js';
 import { useSubmit } from '../components/useSubmit.js';
 import { useAsync } from '../lib/useAsync.js';
 import { useRoute } from '../lib/router.js';
@@ -191,12 +192,7 @@ function RunPanel({ agentId }: { agentId: string }) {
       <p className="muted">Answers every case with the version’s model, never sent to anyone: free and repeatable on the built-in provider, charged on a paid model.</p>
       <div className="form-row">
         <SelectField label="With version" value={chosen} onValueChange={setVersion}>
-          {(versions.data?.versions ?? []).map((v) => (
-            <option key={v.version} value={v.version}>
-              Version {v.version}
-              {v.published ? ' (published)' : v.draft ? ' (draft)' : ''}
-            </option>
-          ))}
+          {versionOptions(versions.data?.versions ?? [])}
         </SelectField>
       </div>
       {estimate && (
