@@ -14,9 +14,17 @@
  *    at most 20 per company), every event type. One endpoint of the first company points at a server that accepts
  *    the connection and never answers (bench/support/hangingServer.ts); the others at receivers that verify each
  *    delivery with the `standardwebhooks` package and answer 204.
- * 3. Load: half the maximum, open loop (evenly spaced, bench/support/pacedLoad.ts), spread evenly over the
+ * 3. The end-to-end rate: as many webhooks as the service takes in BENCH_BURST_SECONDS (4) s, closed loop over the
+ *    companies, then until every healthy endpoint has every public event of its company (step 5's check): the
+ *    webhooks ÷ the time from the first one to the last delivery. It is the rate at which the service finishes
+ *    what a webhook asks of it with these endpoints (acknowledge, project, answer, deliver), where step 1's is the
+ *    rate at which it acknowledges alone.
+ * 4. Load: half the service's rate, open loop (evenly spaced, bench/support/pacedLoad.ts), spread evenly over the
  *    companies' integrations, for BENCH_LOAD_SECONDS (20) s; each message a new one, 200 customers per company.
- * 4. Drain: until the service is idle again and deliveries stop arriving (15 s without one, at most 5 minutes);
+ *    "Its rate" is step 3's (BENCH_RATE_OF=end-to-end, the default) or step 1's (BENCH_RATE_OF=acknowledgements:
+ *    the acknowledgement rate without endpoints, which asks ~16 deliveries per webhook of the same two cores;
+ *    bench/README.md, "What half its rate halves").
+ * 5. Drain: until the service is idle again and deliveries stop arriving (15 s without one, at most 5 minutes);
  *    then every healthy endpoint must hold every public event of its company (the count of the events feed,
  *    GET /api/events), each verified.
  *
@@ -40,6 +48,9 @@ const SECONDS = numberOption('seconds', 'BENCH_SECONDS', 10);
 const LOAD_SECONDS = numberOption('load-seconds', 'BENCH_LOAD_SECONDS', 20);
 const COMPANIES = numberOption('companies', 'BENCH_COMPANIES', 10);
 const ENDPOINTS = numberOption('endpoints', 'BENCH_ENDPOINTS', 100);
+const BURST_SECONDS = numberOption('burst-seconds', 'BENCH_BURST_SECONDS', 4);
+const RATE_OF = process.env.BENCH_RATE_OF ?? 'end-to-end';
+if (RATE_OF !== 'end-to-end' && RATE_OF !== 'acknowledgements') throw new Error('BENCH_RATE_OF is end-to-end or acknowledgements');
 const CONNECTIONS = 32;
 const CUSTOMERS = 200;
 const SECRET = 'whsec_bench_inbound_0123456789abcdef';
@@ -116,6 +127,43 @@ function cpuPerDelivery(m: { cpuAtStart: Map<string, number>; cpuAtLoadEnd: Map<
   };
 }
 
+const healthyLogs = (companies: Company[]) => companies.flatMap((co) => co.healthy.map((h) => h.log));
+const latestArrival = (companies: Company[]) => Math.max(...healthyLogs(companies).map((l) => l.lastAt));
+
+/**
+ * Waits until the service is idle and deliveries stop arriving, then counts the public events of each company its
+ * healthy endpoints never got (the feed is the truth).
+ */
+async function drain(service: { url: string; pid: number }, companies: Company[]) {
+  const drainMs = await waitUntilIdle(service.pid, { timeoutMs: DRAIN_TIMEOUT_MS });
+  const expected = await Promise.all(companies.map((co) => feedCount(service.url, co.api)));
+  const missingOf = () => companies.flatMap((co, i) => co.healthy.map((h) => Math.max(0, expected[i]! - h.log.counts.size)));
+  // Deliveries go on at low CPU after the service looks idle (they wait on receivers and commits): wait while
+  // they still arrive, and give up only after STALL_MS without any.
+  const deadline = performance.now() + DRAIN_TIMEOUT_MS;
+  while (missingOf().some((m) => m > 0) && performance.now() - latestArrival(companies) < STALL_MS && performance.now() < deadline) await sleep(500);
+  return { drainMs, expected, missing: missingOf().reduce((a, b) => a + b, 0) };
+}
+
+/**
+ * Step 3: the webhooks the service finishes per second with these endpoints, each acknowledged, projected, answered
+ * and delivered to every healthy endpoint of its company. The receivers' lags of this step are not kept.
+ */
+async function endToEndRate(service: { url: string; pid: number }, companies: Company[]) {
+  const started = performance.now();
+  const results = await Promise.all(
+    companies.map((co) =>
+      cannon({ url: service.url, path: co.path, connections: Math.max(2, Math.floor(CONNECTIONS / COMPANIES)), seconds: BURST_SECONDS, next: () => message(SECRET) }),
+    ),
+  );
+  const webhooks = results.reduce((n, r) => n + r.ok, 0);
+  const { missing, expected } = await drain(service, companies);
+  if (missing > 0) throw new Error(`${missing} public events never reached a healthy endpoint after ${webhooks} webhooks at full speed`);
+  const seconds = (latestArrival(companies) - started) / 1000;
+  for (const log of healthyLogs(companies)) log.lags.length = 0;
+  return { webhooks, seconds, rate: webhooks / seconds, events: expected.reduce((a, b) => a + b, 0) };
+}
+
 async function main() {
   const perCompany = Math.ceil(ENDPOINTS / COMPANIES);
   console.log(`outbound webhook bench: ${ENDPOINTS} endpoints over ${COMPANIES} companies (${perCompany} each, 1 hanging), ${machine()}`);
@@ -135,7 +183,6 @@ async function main() {
     await waitUntilIdle(service.pid);
     // What one acknowledged webhook costs the service without any endpoint: subtracted below to see a delivery's own cost.
     const cpuPerWebhook = (processCpuSeconds(service.pid) - maxCpuBefore) / Math.max(1, max.ok);
-    const rate = Math.max(1, Math.round(max.okRate / 2));
     console.log(`(1) maximum: ${fmt(max.okRate)} webhooks/s (p99 ${ms(max.latency.p99)} ms, non-200 ${max.non200}, errors ${max.errors})`);
 
     // 2. The companies and their endpoints.
@@ -153,9 +200,18 @@ async function main() {
       companies.push(company);
     }
 
-    // 3. Half the maximum, spread over the companies. Every 5 s: deliveries in that window and the service's CPU.
-    const healthyLogs = companies.flatMap((co) => co.healthy.map((h) => h.log));
-    const deliveredSoFar = () => healthyLogs.reduce((n, l) => n + l.counts.size, 0);
+    // 3. The service's end-to-end rate with these endpoints.
+    const e2e = await endToEndRate(service, companies);
+    console.log(
+      `(3) end to end: ${fmt(e2e.webhooks)} webhooks in ${BURST_SECONDS} s at full speed, the last of their deliveries ${fmt(e2e.seconds, 1)} s after the first webhook: ` +
+        `${fmt(e2e.rate)} webhooks/s (${fmt((e2e.rate / max.okRate) * 100)} % of the acknowledgements alone)`,
+    );
+    const rate = Math.max(1, Math.round((RATE_OF === 'end-to-end' ? e2e.rate : max.okRate) / 2));
+
+    // 4. Half its rate, spread over the companies. Every 5 s: deliveries in that window and the service's CPU.
+    const logs = healthyLogs(companies);
+    const deliveredBefore = logs.reduce((n, l) => n + l.counts.size, 0);
+    const deliveredSoFar = () => logs.reduce((n, l) => n + l.counts.size, 0) - deliveredBefore;
     const timeline: { t: number; deliveries: number; cpu: number; feedLag: number }[] = [];
     let meter = cpuMeter({ service: service.pid });
     let before = 0;
@@ -192,37 +248,29 @@ async function main() {
     const cpuAtLoadEnd = threadCpuSeconds(service.pid);
     const deliveredAtLoadEnd = deliveredSoFar();
 
-    // 4. Drain, then check every healthy endpoint against its company's feed.
-    const drainMs = await waitUntilIdle(service.pid, { timeoutMs: DRAIN_TIMEOUT_MS });
-    const expected = await Promise.all(companies.map((co) => feedCount(service.url, co.api)));
-    const missingOf = () => companies.flatMap((co, i) => co.healthy.map((h) => Math.max(0, expected[i]! - h.log.counts.size)));
-    // Deliveries go on at low CPU after the service looks idle (they wait on receivers and commits): wait while
-    // they still arrive, and give up only after STALL_MS without any.
-    const latestArrival = () => Math.max(...companies.flatMap((co) => co.healthy.map((h) => h.log.lastAt)));
-    const drainDeadline = performance.now() + DRAIN_TIMEOUT_MS;
-    while (missingOf().some((m) => m > 0) && performance.now() - latestArrival() < STALL_MS && performance.now() < drainDeadline) await sleep(500);
+    // 5. Drain, then check every healthy endpoint against its company's feed.
+    const { drainMs, expected, missing } = await drain(service, companies);
 
     clearInterval(sampler);
     clearInterval(cpuSampler);
     const cpuAtEnd = deliveredSoFar() !== deliveredAtLastSecond ? threadCpuSeconds(service.pid) : cpuAtLastDelivery;
-    const healthy = healthyLogs;
+    const healthy = logs;
     const lagsOf = (logs: ReceiverLog[]) => summarize(logs.flatMap((l) => l.lags));
     const all = lagsOf(healthy);
     const sameCompany = lagsOf(companies[0]!.healthy.map((h) => h.log));
     const others = lagsOf(companies.slice(1).flatMap((co) => co.healthy.map((h) => h.log)));
-    const delivered = healthy.reduce((n, l) => n + l.counts.size, 0);
+    const delivered = deliveredSoFar();
     const lastArrival = Math.max(...healthy.map((l) => l.lastAt));
     const duplicates = healthy.reduce((n, l) => n + [...l.counts.values()].filter((k) => k > 1).length, 0);
     const rejected = healthy.reduce((n, l) => n + l.rejected, 0);
-    const missing = missingOf().reduce((a, b) => a + b, 0);
     const acks = summarize(results.flatMap((r) => r.latencies));
     const statuses: Record<string, number> = {};
     for (const r of results) for (const [k, v] of Object.entries(r.statusCounts)) statuses[k] = (statuses[k] ?? 0) + v;
-    const events = expected.reduce((a, b) => a + b, 0);
+    const events = expected.reduce((a, b) => a + b, 0) - e2e.events;
     const deliveriesPerSecond = delivered / ((lastArrival - started) / 1000);
     const cpu = cpuPerDelivery({ cpuAtStart, cpuAtLoadEnd, cpuAtEnd, delivered, deliveredAtLoadEnd, webhooks: results.reduce((n, r) => n + r.latencies.length, 0), cpuPerWebhook });
     console.log(
-      `(3) ${fmt(rate)} webhooks/s for ${LOAD_SECONDS} s over ${COMPANIES} companies: acks p50 ${ms(acks.p50)} / p99 ${ms(acks.p99)} ms, statuses ${JSON.stringify(statuses)}; ` +
+      `(4) ${fmt(rate)} webhooks/s for ${LOAD_SECONDS} s over ${COMPANIES} companies: acks p50 ${ms(acks.p50)} / p99 ${ms(acks.p99)} ms, statuses ${JSON.stringify(statuses)}; ` +
         `${fmt(events)} public events; last delivery ${fmt((lastArrival - loadEnded) / 1000, 1)} s after the load ended; service idle ${fmt(drainMs / 1000, 1)} s after it`,
     );
     console.log(
@@ -240,7 +288,8 @@ async function main() {
 
     const rows: Row[] = [
       { metric: 'maximum ingest (no endpoints), webhooks/s', value: fmt(max.okRate) },
-      { metric: 'ingest during the run, webhooks/s (half)', value: `${fmt(rate)}; acks p99 ${ms(acks.p99)} ms; non-200 ${Object.entries(statuses).filter(([k]) => k !== '200').reduce((n, [, v]) => n + v, 0)}` },
+      { metric: 'end-to-end rate with the endpoints, webhooks/s (every delivery made)', value: fmt(e2e.rate) },
+      { metric: `ingest during the run, webhooks/s (half the ${RATE_OF === 'end-to-end' ? 'end-to-end rate' : 'maximum without endpoints'})`, value: `${fmt(rate)}; acks p99 ${ms(acks.p99)} ms; non-200 ${Object.entries(statuses).filter(([k]) => k !== '200').reduce((n, [, v]) => n + v, 0)}` },
       { metric: `healthy endpoints' lag p50 / p99 / max, ms (${fmt(all.n)} deliveries)`, value: `${ms(all.p50)} / ${ms(all.p99)} / ${ms(all.max)}`, goal: `p99 < ${GOAL_P99_MS} ms`, ok: all.p99 < GOAL_P99_MS },
       { metric: 'deliveries/s (healthy, first arrivals, load start → last arrival)', value: fmt(deliveriesPerSecond) },
       { metric: 'service CPU per delivery, ms: gross / net of ingestion / after the load', value: `${fmt(cpu.grossMs, 3)} / ${fmt(cpu.netMs, 3)} / ${fmt(cpu.drainMs, 3)}` },
@@ -253,6 +302,8 @@ async function main() {
     console.log(warningSummary(service.lines));
     report('webhooks-out', rows, {
       maxRate: max.okRate,
+      endToEnd: e2e,
+      rateOf: RATE_OF,
       rate,
       acks,
       statuses,
