@@ -28,6 +28,8 @@ export const domainStatus: Record<string, number> = {
   RELEASE_CHECKS_PENDING: 409,
   RELEASE_CHECKS_FAILED: 409,
   QUOTA_EXCEEDED: 409,
+  /** An Idempotency-Key sent again with another request (idempotencyKey.ts). */
+  IDEMPOTENCY_KEY_REUSED: 422,
   RATE_LIMITED: 429,
   INVALID_CREDENTIALS: 401,
   REFRESH_FAILED: 401,

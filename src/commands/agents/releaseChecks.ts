@@ -4,6 +4,8 @@ import type { Pricing } from '../../domain/credits/decider.js';
 import { DEFAULT_ANSWER_THRESHOLD } from '../../domain/answers/evidence.js';
 import type { ReplayDraft, ReplayStatus } from '../../domain/replays/events.js';
 import type { CommandDeps } from '../deps.js';
+import { firstEventOf, idForKey, startOnce, type IdempotencyKey } from '../idempotentStart.js';
+import { agentTestRunStream } from '../../domain/agents/testRuns/decider.js';
 import { confirmCost, estimateReplay, requestReplay, type ReplayEstimate } from '../replays/replays.js';
 import { loadReplayStatus } from '../replays/queries.js';
 import { estimateTestRun, loadTestRun, startTestRun, versionConfig, type TestRun, type TestRunEstimate } from './testRuns.js';
@@ -43,7 +45,21 @@ export async function estimateReleaseCheck(deps: Deps, input: Who & { version: n
  * the suite, which names the replay. Conversations without a customer turn are left out; none left: the check
  * is the suite alone.
  */
-export async function startReleaseCheck(deps: Deps, input: Who & { version: number | null; conversationIds: string[]; confirmedCostMicros: number }) {
+type CheckRequest = Who & { version: number | null; conversationIds: string[]; confirmedCostMicros: number };
+
+/**
+ * Under an idempotency key the key names the check's run and its replay (idempotentStart.ts): sent again it answers
+ * with the first check; after a crash between the two, the replay already started is the check's.
+ */
+export async function startReleaseCheck(deps: Deps, input: CheckRequest & { idempotencyKey?: IdempotencyKey }) {
+  const key = input.idempotencyKey;
+  if (!key) return startCheck(deps, input);
+  const runId = idForKey(input.companyId, 'release-check', key.key);
+  const repeated = await startOnce(key, () => firstEventOf(deps, agentTestRunStream(runId)), () => startCheck(deps, input, { key, runId }));
+  return { runId, repeated };
+}
+
+async function startCheck(deps: Deps, input: CheckRequest, keyed?: { key: IdempotencyKey; runId: string }) {
   const { version, config } = await versionConfig(deps, input);
   const draft = replayDraftOf(input.agentId, config);
   const suite = await estimateTestRun(deps, { ...input, version });
@@ -52,11 +68,19 @@ export async function startReleaseCheck(deps: Deps, input: Who & { version: numb
   let replayId: string | null = null;
   if (estimate && estimate.messages > 0) {
     const confirmedCostMicros = input.confirmedCostMicros - suite.costMicros;
-    const replay = await requestReplay(deps, { companyId: input.companyId, userId: input.userId, draft, conversationIds: input.conversationIds, confirmedCostMicros });
+    const replay = await requestReplay(deps, {
+      companyId: input.companyId,
+      userId: input.userId,
+      draft,
+      conversationIds: input.conversationIds,
+      confirmedCostMicros,
+      ...(keyed ? { idempotencyKey: keyed.key, keyPart: 'replay' } : {}),
+    });
     replayId = replay.replayId;
   }
   const conversations = estimate?.conversations.filter((c) => c.turns > 0).length ?? 0;
-  return startTestRun(deps, { ...input, version, confirmedCostMicros: suite.costMicros, release: { replayId, conversations } });
+  const run = { ...input, version, confirmedCostMicros: suite.costMicros, release: { replayId, conversations } };
+  return startTestRun(deps, keyed ? { ...run, idempotencyKey: keyed.key, runId: keyed.runId } : run);
 }
 
 export type ReleaseCheck = { run: TestRun; replayStatus: ReplayStatus | null };

@@ -9,6 +9,7 @@ import type { Pricing } from '../../domain/credits/decider.js';
 import { DomainError } from '../../domain/errors.js';
 import { handleCommand, loadState, toDomainEvent } from '../handleCommand.js';
 import type { CommandDeps } from '../deps.js';
+import { firstEventOf, idForKey, startOnce, type IdempotencyKey } from '../idempotentStart.js';
 import { DEFAULT_ANSWER_CHARS, estimateAnswer, type AnsweringLlm } from '../replays/replayPlan.js';
 import { answeringLlm, confirmCost } from '../replays/replays.js';
 import { loadAgent } from './queries.js';
@@ -64,16 +65,26 @@ export async function estimateTestRun(deps: CommandDeps & { pricing: Pricing }, 
  * The version's configuration, the cases as they are now and who answers go into the run's first event, so the
  * runner needs nothing else.
  */
-export async function startTestRun(
-  deps: CommandDeps & { pricing: Pricing },
-  input: { companyId: string; userId: string; agentId: string; version: number | null; confirmedCostMicros: number; release?: { replayId: string | null; conversations: number } },
-) {
+type TestRunRequest = { companyId: string; userId: string; agentId: string; version: number | null; confirmedCostMicros: number; release?: { replayId: string | null; conversations: number } };
+
+/**
+ * Starts a test run, once per idempotency key (idempotentStart.ts): sent again, the key answers with the first
+ * run (`repeated`). A release check names its run with its own key (`runId`), having started its replay.
+ */
+export async function startTestRun(deps: CommandDeps & { pricing: Pricing }, input: TestRunRequest & { idempotencyKey?: IdempotencyKey; runId?: string }) {
+  const key = input.idempotencyKey;
+  if (!key) return { ...(await startRun(deps, input, randomUUID())), repeated: false };
+  const runId = input.runId ?? idForKey(input.companyId, 'test-run', key.key);
+  const repeated = await startOnce(key, () => firstEventOf(deps, agentTestRunStream(runId)), () => startRun(deps, input, runId, key.requestHash));
+  return { runId, repeated };
+}
+
+async function startRun(deps: CommandDeps & { pricing: Pricing }, input: TestRunRequest, runId: string, requestHash?: string) {
   const { version, config } = await versionConfig(deps, input);
   const cases = await loadTestCases(deps, input.agentId);
   const llm = await runAnswerer(deps, input.companyId, config);
   const estimate = estimateCases(config, cases, llm, deps.pricing);
   confirmCost(estimate, input.confirmedCostMicros);
-  const runId = randomUUID();
   const result = await handleCommand(
     deps.eventStore,
     agentTestRunStream(runId),
@@ -89,6 +100,7 @@ export async function startTestRun(
       ...(input.release ? { release: input.release } : {}),
       llm,
       estimatedCostMicros: estimate.costMicros,
+      ...(requestHash ? { requestHash } : {}),
       by: `user:${input.userId}`,
       now: deps.clock.now().toISOString(),
     },

@@ -9,6 +9,7 @@ import { loadLlmConfig } from '../llm/queries.js';
 import { handleCommand } from '../handleCommand.js';
 import { deterministicId } from '../hashing.js';
 import type { CommandDeps } from '../deps.js';
+import { firstEventOf, idForKey, startOnce, type IdempotencyKey } from '../idempotentStart.js';
 import { estimateTurn, readReplayTurns, type AnsweringLlm } from './replayPlan.js';
 
 /** Estimate, request, record into and cancel a replay evaluation (`replay-<uuid>`); another company's is NOT_FOUND. */
@@ -81,17 +82,27 @@ export async function expectOwnConversation(deps: CommandDeps, companyId: string
   }
 }
 
+type ReplayRequest = { companyId: string; userId: string | null; draft: ReplayDraft; conversationIds: string[]; confirmedCostMicros: number };
+
 /**
  * Starts a replay once the user confirmed its cost: the estimate is made again, and a confirmation below it
- * (the conversations grew, the price or the model changed) is refused with the new estimate.
+ * (the conversations grew, the price or the model changed) is refused with the new estimate. Under an
+ * idempotency key (idempotentStart.ts) the key names the replay: sent again, it answers with the first one.
  */
-export async function requestReplay(
-  deps: CommandDeps & { pricing: Pricing },
-  input: { companyId: string; userId: string | null; draft: ReplayDraft; conversationIds: string[]; confirmedCostMicros: number },
-) {
+export async function requestReplay(deps: CommandDeps & { pricing: Pricing }, input: ReplayRequest & { idempotencyKey?: IdempotencyKey; keyPart?: string }) {
+  const key = input.idempotencyKey;
+  if (!key) return { ...(await startReplay(deps, input, randomUUID())), repeated: false };
+  const replayId = idForKey(input.companyId, input.keyPart ? 'release-check' : 'replay', key.key, input.keyPart);
+  let started: Awaited<ReturnType<typeof startReplay>> | null = null;
+  const first = () => firstEventOf<{ requestHash?: string }>(deps, replayStream(replayId));
+  const repeated = await startOnce(key, first, async () => void (started = await startReplay(deps, input, replayId, key.requestHash)));
+  if (started) return { ...(started as Awaited<ReturnType<typeof startReplay>>), repeated };
+  return { replayId, estimate: null, position: (await first())?.position ?? null, repeated };
+}
+
+async function startReplay(deps: CommandDeps & { pricing: Pricing }, input: ReplayRequest, replayId: string, requestHash?: string) {
   const estimate = await estimateReplay(deps, input);
   confirmCost(estimate, input.confirmedCostMicros);
-  const replayId = randomUUID();
   const result = await handleCommand(
     deps.eventStore,
     replayStream(replayId),
@@ -106,6 +117,7 @@ export async function requestReplay(
       conversations: estimate.conversations.filter((c) => c.turns > 0),
       total: estimate.messages,
       estimatedCostMicros: estimate.costMicros,
+      ...(requestHash ? { requestHash } : {}),
       now: deps.clock.now().toISOString(),
     },
     { metadata: { companyId: input.companyId, actor: input.userId ? `user:${input.userId}` : 'api' } },

@@ -88,6 +88,8 @@ export const replayEvents = {
     conversations: z.array(replayConversationSchema).min(1).max(REPLAY_LIMITS.conversations),
     total: z.number().int().min(1).max(REPLAY_LIMITS.conversations * REPLAY_LIMITS.turnsPerConversation),
     estimatedCostMicros: z.number().int().min(0),
+    /** Started under an Idempotency-Key: the request's hash, so the key sent again with another request is refused. */
+    requestHash: z.string().regex(/^[0-9a-f]{64}$/).optional(),
     at,
   }),
   ReplayAnswerRecorded: z.object({

@@ -7,6 +7,7 @@ import { findCompanyReplay, listReplayAnswers } from '../../projections/replays/
 import type { ReplayAnswerDoc } from '../../projections/replays/replaysProjection.js';
 import { authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
+import { idempotencyKeyOf, markRepeated } from '../idempotencyKey.js';
 import type { HttpServices } from '../services.js';
 import { estimateReleaseCheckSchema, getReleaseCheckSchema, startReleaseCheckSchema, type ReleaseCheckView } from './agentReleases.schemas.js';
 import { testRunView } from './agentTests.js';
@@ -68,12 +69,13 @@ export function registerAgentReleases(app: ZodApp, services: HttpServices): void
     const auth = authOf(request);
     const agentId = await companyAgentId(services, auth.companyId, request.params.id);
     const conversationIds = await recentAgentConversationIds(services.readStore, auth.companyId, agentId, request.body?.conversations ?? RELEASE_CHECK_LIMITS.defaultConversations);
+    const idempotencyKey = idempotencyKeyOf(request);
     const input = { companyId: auth.companyId, userId: auth.userId, agentId, version: request.body?.version ?? null, conversationIds, confirmedCostMicros: request.body?.confirmedCostMicros ?? 0 };
-    const started = await startReleaseCheck(deps, input);
+    const started = await startReleaseCheck(deps, idempotencyKey ? { ...input, idempotencyKey } : input);
     const check = await loadReleaseCheck(services.commands, auth.companyId, agentId, started.runId, { replayStatus: false });
     if (!check) throw notFound('Release check');
     const replayStatus = check.run.started.release?.replayId ? 'running' : null;
-    return reply.status(202).send({ check: releaseCheckView({ ...check, replayStatus }) });
+    return markRepeated(reply, started.repeated).status(202).send({ check: releaseCheckView({ ...check, replayStatus }) });
   });
 
   app.get('/api/agents/:id/release-checks/:checkId', { schema: getReleaseCheckSchema }, async (request) => {

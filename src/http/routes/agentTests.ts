@@ -5,6 +5,7 @@ import { AGENT_TEST_CASES, type AgentTestCaseDoc } from '../../projections/agent
 import { listAgentTestCases } from '../../projections/agentTestCases/queries.js';
 import { authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
+import { idempotencyKeyOf, markRepeated } from '../idempotencyKey.js';
 import type { HttpServices } from '../services.js';
 import {
   caseFromConversationSchema,
@@ -129,11 +130,12 @@ function registerTestRuns(app: ZodApp, services: HttpServices): void {
   app.post('/api/agents/:id/test-runs', { schema: startTestRunSchema }, async (request, reply) => {
     const auth = authOf(request);
     const agentId = await companyAgentId(services, auth.companyId, request.params.id);
+    const idempotencyKey = idempotencyKeyOf(request);
     const input = { companyId: auth.companyId, userId: auth.userId, agentId, version: request.body?.version ?? null, confirmedCostMicros: request.body?.confirmedCostMicros ?? 0 };
-    const started = await startTestRun(deps, input);
+    const started = await startTestRun(deps, idempotencyKey ? { ...input, idempotencyKey } : input);
     const run = await loadTestRun(services.commands, auth.companyId, started.runId);
     if (!run) throw notFound('Test run');
-    return reply.status(202).send({ run: testRunView(run) });
+    return markRepeated(reply, started.repeated).status(202).send({ run: testRunView(run) });
   });
 
   app.get('/api/agents/:id/test-runs/:runId', { schema: getTestRunSchema }, async (request) => {

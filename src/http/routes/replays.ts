@@ -8,6 +8,7 @@ import { findCompanyReplay, listReplayAnswers, listReplays } from '../../project
 import { countReplayEvents } from '../../workers/countReplayEvents.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
+import { idempotencyKeyOf, markRepeated } from '../idempotencyKey.js';
 import type { HttpServices } from '../services.js';
 import {
   answerView,
@@ -74,15 +75,17 @@ function registerReplayStart(app: ZodApp, services: HttpServices): void {
   app.post('/api/replays', { schema: startReplaySchema }, async (request, reply) => {
     const auth = authOf(request);
     const draft = await draftOf(services, auth.companyId, request.body.draft);
-    const { replayId, position } = await requestReplay(deps, {
+    const idempotencyKey = idempotencyKeyOf(request);
+    const { replayId, position, repeated } = await requestReplay(deps, {
       companyId: auth.companyId,
       userId: auth.userId,
       draft,
       conversationIds: request.body.conversationIds,
       confirmedCostMicros: request.body.confirmedCostMicros,
+      ...(idempotencyKey ? { idempotencyKey } : {}),
     });
     await services.waitForProjections(position);
-    return reply.status(201).send({ replay: replayView(await ownedReplay(services, auth.companyId, replayId)) });
+    return markRepeated(reply, repeated).status(201).send({ replay: replayView(await ownedReplay(services, auth.companyId, replayId)) });
   });
 }
 

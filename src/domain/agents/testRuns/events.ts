@@ -39,6 +39,8 @@ export const agentTestRunEvents = {
      */
     llm: z.object({ kind: z.enum(['builtin', 'openai']), model: z.string().max(200) }).optional(),
     estimatedCostMicros: z.number().int().min(0).optional(),
+    /** Started under an Idempotency-Key: the request's hash, so the key sent again with another request is refused. */
+    requestHash: z.string().regex(/^[0-9a-f]{64}$/).optional(),
     by: z.string().max(100).nullable(),
     at,
   }),
