@@ -240,13 +240,65 @@ describe('a page that later claims another user without signing them', () => {
     const from = other.chat.frames.length;
     other.chat.send({ type: 'message', text: 'Where is my order 4411?', clientMessageId: 'cm-other' });
 
-    // Refused like a visitor token that is not valid here: the widget starts over as a new visitor.
-    expect(await other.chat.waitFor((f) => f.type === 'error', 10_000, from)).toMatchObject({ code: 'INVALID_VISITOR_TOKEN' });
+    // Refused like a visitor token that is not valid here (once her message verified the conversation, or at the
+    // latest at this write): the widget starts over as a new visitor.
+    expect(await other.chat.waitFor((f) => f.type === 'error', 10_000)).toMatchObject({ code: 'INVALID_VISITOR_TOKEN' });
     expect((await other.chat.closed).code).toBe(1008);
     expect(other.chat.frames.slice(from).some((f) => f.type === 'ack')).toBe(false);
     const messages = (await co.call('GET', `/api/conversations/${ann.ready.conversationId}`)).json().messages as { text: string }[];
     expect(messages.map((m) => m.text)).not.toContain('Where is my order 4411?');
     expect(await callEvents(co, ann.ready.conversationId)).toHaveLength(before);
     expect(api.requests).toEqual([]);
+  });
+});
+
+describe('the pushes of a conversation verified for u-ann reach only sockets signed as u-ann', () => {
+  /** A visitor's conversation before they sign in: none yet, or one they already wrote in anonymously. */
+  const BEFORE_SIGN_IN: [string, boolean][] = [
+    ['before anything was written in it', false],
+    ['after the visitor wrote in it anonymously', true],
+  ];
+
+  it.each(BEFORE_SIGN_IN)(
+    'given a tab that joined the visitor token\'s conversation %s, when u-ann signs in on another tab and asks, then the unsigned tab is told INVALID_VISITOR_TOKEN and cut, sees none of her answers, and comes back on a new conversation',
+    async (_, wroteAnonymously) => {
+      const { integrationId, secret } = await shopWithIdentityAction();
+      llm.reply = modelCalls({ order_id: '4411' });
+      const anonymous = await visitor(integrationId, {});
+      if (wroteAnonymously) await asks(anonymous.chat, 'Hello?');
+
+      const ann = await visitor(integrationId, { visitorToken: anonymous.ready.visitorToken, userId: 'u-ann', userHash: sign(secret, 'u-ann') });
+      expect(ann.ready.conversationId).toBe(anonymous.ready.conversationId);
+      const answer = await asks(ann.chat, 'Where is my order 4411?');
+      expect(answer.text).toBe('From our systems: {"status":"shipped","eta":"Friday"}');
+
+      // Refused like a write of that tab is: the widget drops the token and starts over as a new visitor.
+      expect(await anonymous.chat.waitFor((f) => f.type === 'error', 10_000)).toMatchObject({ code: 'INVALID_VISITOR_TOKEN' });
+      expect((await anonymous.chat.closed).code).toBe(1008);
+      expect(JSON.stringify(anonymous.chat.frames)).not.toContain('shipped');
+      expect(JSON.stringify(anonymous.chat.frames)).not.toContain('4411');
+      expect(ann.chat.ws.readyState).toBe(ann.chat.ws.OPEN);
+
+      // The same tab reconnecting with its token, still unsigned: a new conversation, none of her history.
+      const back = await visitor(integrationId, { visitorToken: anonymous.ready.visitorToken });
+      expect(back.ready.conversationId).not.toBe(ann.ready.conversationId);
+      expect(back.ready.history).toEqual([]);
+      expect(JSON.stringify(back.ready)).not.toContain('shipped');
+    },
+  );
+
+  it("given an unsigned socket and one signed as u-ann on her conversation before it is verified, when a push made for u-ann arrives (its notice lost), then only her socket receives it and the unsigned one is told and cut", async () => {
+    const { integrationId, secret } = await shopWithIdentityAction();
+    const anonymous = await visitor(integrationId, {});
+    const ann = await visitor(integrationId, { visitorToken: anonymous.ready.visitorToken, userId: 'u-ann', userHash: sign(secret, 'u-ann') });
+    const conversationId = anonymous.ready.conversationId as string;
+
+    const push = { type: 'message', id: 'm-for-ann', author: 'agent', text: 'Your order 4411 has shipped', createdAt: new Date().toISOString() };
+    await server.adapters.bus.broadcast(`webchat.${conversationId}`, { ...push, verifiedUserId: 'u-ann' });
+
+    expect(await ann.chat.waitFor((f) => f.type === 'message')).toEqual(push);
+    expect(await anonymous.chat.waitFor((f) => f.type === 'error')).toMatchObject({ code: 'INVALID_VISITOR_TOKEN' });
+    expect((await anonymous.chat.closed).code).toBe(1008);
+    expect(JSON.stringify(anonymous.chat.frames)).not.toContain('shipped');
   });
 });
