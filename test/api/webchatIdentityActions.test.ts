@@ -1,5 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadWebchatIntegration } from '../../src/commands/integrations/queries.js';
+import { receiveWebchatMessage } from '../../src/commands/webchat/receiveWebchatMessage.js';
 import type { ActionFieldsInput } from '../../src/domain/actions/definition.js';
 import { createWebchatIntegration, signUp, useOpenAiLlm, type Company } from '../support/api.js';
 import { lastMessage, offered, type ConversationEventRow, type ModelBody } from '../support/actionFixtures.js';
@@ -313,6 +315,39 @@ describe('the pushes of a conversation verified for u-ann reach only sockets sig
       expect(JSON.stringify(back.ready)).not.toContain('shipped');
     },
   );
+
+  it("given an unsigned tab's hello that passed its token check, when u-ann's first message verifies the conversation (and its notice goes out) before the tab listens, then the tab gets INVALID_VISITOR_TOKEN, not her message as history", async () => {
+    const { integrationId } = await shopWithIdentityAction();
+    llm.reply = () => 'A colleague will look into it.';
+    const anonymous = await visitor(integrationId, {});
+    await anonymous.chat.close();
+    const conversationId = anonymous.ready.conversationId as string;
+    const subject = `webchat.${conversationId}`;
+    const { bus } = server.adapters;
+    const notices: unknown[] = [];
+    const watching = await bus.listen(subject, (data) => notices.push(data));
+    const listen = bus.listen.bind(bus);
+    // The moment between the tab's token check and its listening on the conversation, made to last.
+    bus.listen = (async (s: string, handler: (data: unknown) => void) => {
+      if (s !== subject) return listen(s, handler);
+      bus.listen = listen;
+      const integration = (await loadWebchatIntegration(server.adapters.eventStore, integrationId))!;
+      await receiveWebchatMessage(server.services.commands, integration, { visitorId: anonymous.ready.visitorId, clientMessageId: 'cm-ann', text: 'Where is my order 4411?', verifiedVisitor: { userId: 'u-ann', email: null } });
+      await eventually(() => expect(notices).toContainEqual({ type: 'visitorVerified', verifiedUserId: 'u-ann' }), 10_000);
+      return listen(s, handler);
+    }) as typeof bus.listen;
+
+    try {
+      const tab = await connectWebchat(base, integrationId, { origin: ORIGIN });
+      clients.push(tab);
+      expect(await tab.hello({ visitorToken: anonymous.ready.visitorToken })).toMatchObject({ type: 'error', code: 'INVALID_VISITOR_TOKEN' });
+      expect((await tab.closed).code).toBe(1008);
+      expect(JSON.stringify(tab.frames)).not.toContain('4411');
+    } finally {
+      bus.listen = listen;
+      await watching.stop();
+    }
+  });
 
   it("given an unsigned socket and one signed as u-ann on her conversation before it is verified, when a push made for u-ann arrives (its notice lost), then only her socket receives it and the unsigned one is told and cut", async () => {
     const { integrationId, secret } = await shopWithIdentityAction();
