@@ -34,15 +34,19 @@ function toText(data: RawData | string): string {
   return Buffer.from(data).toString('utf8');
 }
 
-const CONTROL = /[\u0000-\u001f\u007f]/;
+/**
+ * What a signed user id or email may not hold: control characters (C0, DEL and C1: a line feed separates the user
+ * id from the email in the signed text) and unpaired surrogates, which are not text: their UTF-8, the replacement
+ * character, would verify a user id the site never signed.
+ */
+const NOT_IDENTITY_TEXT = /[\p{Cc}\p{Cs}]/u;
 
 /** hello's signed identity (userId, email, userHash), well-formed or a reason why not; undefined when absent. */
 function parseIdentityClaim(own: (key: string) => unknown): IdentityClaim | string | undefined {
   const [userId, email, userHash] = [own('userId') ?? undefined, own('email') ?? undefined, own('userHash') ?? undefined];
   if (userId === undefined && email === undefined && userHash === undefined) return undefined;
-  // No control characters: a line break separates the user id from the email in the signed text.
-  if (typeof userId !== 'string' || userId === '' || userId.length > 256 || CONTROL.test(userId)) return 'userId must be a string of 1-256 characters without control characters';
-  if (email !== undefined && (typeof email !== 'string' || email === '' || email.length > 320 || CONTROL.test(email))) return 'email must be a string of at most 320 characters without control characters';
+  if (typeof userId !== 'string' || userId === '' || userId.length > 256 || NOT_IDENTITY_TEXT.test(userId)) return 'userId must be a string of 1-256 characters without control characters or unpaired surrogates';
+  if (email !== undefined && (typeof email !== 'string' || email === '' || email.length > 320 || NOT_IDENTITY_TEXT.test(email))) return 'email must be a string of at most 320 characters without control characters or unpaired surrogates';
   if (userHash !== undefined && (typeof userHash !== 'string' || !/^[0-9a-fA-F]{64}$/.test(userHash))) return 'userHash must be the hex HMAC-SHA256 of the identity (64 characters)';
   return { userId, ...(email !== undefined ? { email } : {}), ...(userHash !== undefined ? { userHash: userHash.toLowerCase() } : {}) };
 }

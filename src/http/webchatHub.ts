@@ -1,16 +1,16 @@
 import type { BusSubscription } from '../ports/bus.js';
 import type { Logger } from '../ports/logger.js';
-import { webchatPushSchema, type WebchatPush } from '../ports/webchatPush.js';
+import { parseConversationNews, type ConversationNews, type WebchatPush } from '../ports/webchatPush.js';
 
-export type ConversationListener = (push: WebchatPush) => void;
+/** Gets each push of the conversation with whom the conversation was verified for, and its verification notices. */
+export type ConversationListener = (news: ConversationNews) => void;
 
 /** Fan-out notifications of one conversation (the bus subject per conversation), from any server instance. */
 export type ListenToConversation = (conversationId: string, handler: (data: unknown) => void) => Promise<BusSubscription>;
 
-/** Accepts only the two documented push shapes; anything else on the subject is dropped. */
+/** Accepts only the documented push shapes; anything else on the subject is dropped. */
 export function parsePush(data: unknown): WebchatPush | null {
-  const parsed = webchatPushSchema.safeParse(data);
-  return parsed.success ? parsed.data : null;
+  return parseConversationNews(data)?.push ?? null;
 }
 
 interface Entry {
@@ -51,14 +51,14 @@ export function createWebchatHub(listen: ListenToConversation, logger: Logger): 
       if (!entry) {
         const listeners = new Set<ConversationListener>();
         const subscription = listen(conversationId, (data) => {
-          const push = parsePush(data);
-          if (!push) {
+          const news = parseConversationNews(data);
+          if (!news) {
             logger.warn({ conversationId }, 'web chat notification with an unknown shape dropped');
             return;
           }
           for (const l of listeners) {
             try {
-              l(push);
+              l(news);
             } catch (err) {
               logger.error({ err, conversationId }, 'web chat listener threw; the push is lost for that socket');
             }

@@ -16,7 +16,7 @@ import { LATER_MESSAGE, now, replyIdOf, type AgentProfile, type CompanyLlm, type
 import { chooseArm, holdOut } from './replyExperiment.js';
 import type { Bus } from '../ports/bus.js';
 import type { Logger } from '../ports/logger.js';
-import { WEBCHAT_DELTA_MAX_CHARS, type WebchatPush } from '../ports/webchatPush.js';
+import { pushFor, WEBCHAT_DELTA_MAX_CHARS, type WebchatPush } from '../ports/webchatPush.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -145,7 +145,7 @@ async function writeAnswer(deps: ReplyWorkerDeps, a: Answering): Promise<Generat
   // rounds, and only its last one is the answer: it is sent whole.
   const withActions = answersWithActions(state, a.actions);
   const stream =
-    state.connectorType === 'webchat' && llm.kind !== 'builtin' && !withActions ? createReplyStream({ bus: deps.bus, subject: webchatSubject(job.conversationId), replyId: a.replyId, logger: deps.logger }) : null;
+    state.connectorType === 'webchat' && llm.kind !== 'builtin' && !withActions ? createReplyStream({ bus: deps.bus, subject: webchatSubject(job.conversationId), verifiedUserId: state.verifiedVisitor?.userId ?? null, replyId: a.replyId, logger: deps.logger }) : null;
   const takeover = stream ? watchForTakeover(deps, job, a.session.id) : null;
   try {
     const request: AnswerRequest = {
@@ -276,8 +276,9 @@ export interface TypingIndicator {
 /** A web chat visitor sees "typing" while an active session's reply is on its way (best effort: never fails the job). */
 export function typingIndicator(deps: ReplyWorkerDeps, job: GenerateReplyJob): TypingIndicator {
   let started = false;
+  let verifiedUserId: string | null = null;
   const typing = (on: boolean) =>
-    deps.bus.broadcast(webchatSubject(job.conversationId), { type: 'typing', on }).catch((err) => deps.logger.warn({ ...job, err }, 'typing notification lost'));
+    deps.bus.broadcast(webchatSubject(job.conversationId), pushFor({ type: 'typing', on }, verifiedUserId)).catch((err) => deps.logger.warn({ ...job, err }, 'typing notification lost'));
   return {
     get started() {
       return started;
@@ -285,6 +286,7 @@ export function typingIndicator(deps: ReplyWorkerDeps, job: GenerateReplyJob): T
     async start(state) {
       if (started || state.connectorType !== 'webchat' || state.session?.state !== 'active') return;
       started = true;
+      verifiedUserId = state.verifiedVisitor?.userId ?? null;
       await typing(true);
     },
     stop: () => typing(false),
@@ -309,6 +311,8 @@ export interface ReplyStream {
 export interface ReplyStreamOptions {
   bus: Bus;
   subject: string;
+  /** The user the conversation is verified for (null: nobody): only their sockets may receive the pieces. */
+  verifiedUserId?: string | null;
   /** The id the final reply will have, so the widget replaces the partial with it. */
   replyId: string;
   logger: Logger;
@@ -335,7 +339,7 @@ export function createReplyStream(options: ReplyStreamOptions): ReplyStream {
 
   const publish = (push: WebchatPush) => {
     chain = chain.then(() =>
-      options.bus.broadcast(options.subject, push).catch((err) => options.logger.warn({ err, replyId: options.replyId }, 'streamed reply piece lost')),
+      options.bus.broadcast(options.subject, pushFor(push, options.verifiedUserId ?? null)).catch((err) => options.logger.warn({ err, replyId: options.replyId }, 'streamed reply piece lost')),
     );
   };
 

@@ -12,7 +12,7 @@ import type { Bus, BusSubscription } from '../ports/bus.js';
 import { noopJobMetrics, type JobMetrics } from '../ports/metrics.js';
 import type { EventStore } from '../ports/eventStore.js';
 import { PlatformError, type PlatformClient } from '../ports/platform.js';
-import type { WebchatPush } from '../ports/webchatPush.js';
+import { pushFor, type WebchatPush } from '../ports/webchatPush.js';
 import { createFairScheduler, type FairScheduler } from './fairScheduler.js';
 import { SEND_MESSAGE, sendMessageJob, webchatSubject, type SendMessageJob } from './jobs.js';
 
@@ -123,7 +123,7 @@ export async function sendMessage(deps: SendWorkerDeps, job: SendMessageJob, del
   if (integration.connectorType === 'webchat') {
     // A push is safe to repeat (the widget drops a message id it already shows): no attempt record and no send
     // guard, the delivery is the one write.
-    await pushToWebchat(deps, job, outgoing);
+    await pushToWebchat(deps, job, outgoing, state.verifiedVisitor?.userId ?? null);
     await outcome.delivered(null, 'webchat');
     return;
   }
@@ -181,12 +181,12 @@ function outcomeRecorder(deps: SendWorkerDeps, job: SendMessageJob, companyId: s
  * Whichever instance holds the visitor's socket pushes it; a visitor offline gets it on resume. The widget
  * drops a message id it already shows, so a repeated push is harmless.
  */
-async function pushToWebchat(deps: SendWorkerDeps, job: SendMessageJob, outgoing: Outgoing): Promise<void> {
+async function pushToWebchat(deps: SendWorkerDeps, job: SendMessageJob, outgoing: Outgoing, verifiedUserId: string | null): Promise<void> {
   const push: WebchatPush =
     outgoing.type === 'CsatRequested'
       ? { type: 'csat', surveyId: outgoing.data.surveyId, question: CSAT_WEBCHAT_QUESTION, createdAt: outgoing.data.at }
       : { type: 'message', id: job.messageId, author: outgoing.type === 'AgentReplied' ? 'agent' : 'operator', text: outgoing.data.text, createdAt: outgoing.data.at };
-  await deps.bus.broadcast(webchatSubject(job.conversationId), push);
+  await deps.bus.broadcast(webchatSubject(job.conversationId), pushFor(push, verifiedUserId));
 }
 
 type Integration = NonNullable<Awaited<ReturnType<typeof loadIntegration>>>;

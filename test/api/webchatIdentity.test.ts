@@ -188,3 +188,63 @@ describe('a visitor signed by the company site', () => {
     expect(customerIdentityOf(await conversationState(ready.conversationId))).toEqual({});
   });
 });
+
+describe('attacks on the sign-in itself', () => {
+  /** What a `hello` with `claim` gets, the close code when it was refused, and the company's conversations after a message attempt. */
+  async function signIn(co: Company & { integrationId: number }, claim: Record<string, unknown>) {
+    const c = await connect(co.integrationId);
+    const answer = await c.hello(claim as never);
+    return { c, answer };
+  }
+  const conversations = async (co: Company) => (await co.call('GET', '/api/conversations')).json().conversations as unknown[];
+
+  it('the longest user id (256) and email (320) a site may sign: ready, recorded as signed, and the visitor token brings the user back', async () => {
+    const co = await verifyingChat('required');
+    const userId = 'u'.repeat(256);
+    const email = `${'a'.repeat(320 - '@shop.example'.length)}@shop.example`;
+    const { c, answer } = await signIn(co, { userId, email, userHash: sign(co.secret, userId, email) });
+    expect(answer).toMatchObject({ type: 'ready' });
+    expect(await c.message('Hello', 'cm-1')).toMatchObject({ type: 'ack' });
+    expect(customerIdentityOf(await conversationState(answer.conversationId))).toEqual({ 'webchat.userId': userId, 'webchat.email': email });
+    const back = await signIn(co, { visitorToken: answer.visitorToken, userId, email, userHash: sign(co.secret, userId, email) });
+    expect(back.answer.conversationId).toBe(answer.conversationId);
+  });
+
+  it.each([
+    ['a user id one character over 256', { userId: 'u'.repeat(257) }],
+    ['an email one character over 320', { email: `${'a'.repeat(321 - '@shop.example'.length)}@shop.example` }],
+    ['a line feed in the user id', { userId: 'u-42\nboss' }],
+    ['a carriage return in the user id', { userId: 'u-42\r' }],
+    ['CR LF in the email', { email: 'ann@shop.example\r\nBcc: boss@shop.example' }],
+    ['a NUL in the user id', { userId: 'u-42\u0000' }],
+    ['a C1 next-line control in the user id', { userId: 'u-42\u0085boss' }],
+    ['a lone surrogate in the user id (its UTF-8 is the replacement character)', { userId: 'u-\ud800' }],
+  ])('%s, even correctly signed: a VALIDATION_ERROR frame, no ready, and nothing stored', async (_, part) => {
+    const co = await verifyingChat('required');
+    const claim = { userId: 'u-42', email: 'ann@shop.example', ...part };
+    const { c, answer } = await signIn(co, { ...claim, userHash: sign(co.secret, claim.userId, claim.email) });
+    expect(answer).toMatchObject({ type: 'error', code: 'VALIDATION_ERROR' });
+    expect(c.frames.some((f) => f.type === 'ready')).toBe(false);
+    const from = c.frames.length;
+    c.send({ type: 'message', text: 'Hello', clientMessageId: 'cm-1' });
+    expect(await c.waitFor((f) => f.type === 'error', 10_000, from)).toMatchObject({ code: 'HELLO_REQUIRED' });
+    expect(await conversations(co)).toEqual([]);
+  });
+
+  it("a signature for one user id and email replayed with another email is refused and stores nothing", async () => {
+    const co = await verifyingChat('required');
+    const { c, answer } = await signIn(co, { userId: 'u-42', email: 'boss@shop.example', userHash: sign(co.secret, 'u-42', 'ann@shop.example') });
+    expect(answer).toMatchObject({ type: 'error', code: 'INVALID_IDENTITY' });
+    expect((await c.closed).code).toBe(1008);
+    expect(await conversations(co)).toEqual([]);
+  });
+
+  it('a user id in any script, signed over its UTF-8: ready and recorded as it was signed', async () => {
+    const co = await verifyingChat('required');
+    const userId = 'ünïcødé-用户-😀';
+    const { c, answer } = await signIn(co, { userId, userHash: sign(co.secret, userId) });
+    expect(answer).toMatchObject({ type: 'ready' });
+    expect(await c.message('Hello', 'cm-1')).toMatchObject({ type: 'ack' });
+    expect(customerIdentityOf(await conversationState(answer.conversationId))).toEqual({ 'webchat.userId': userId });
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parsePush } from '../../src/http/webchatHub.js';
 import type { Bus } from '../../src/ports/bus.js';
-import { WEBCHAT_DELTA_MAX_CHARS } from '../../src/ports/webchatPush.js';
+import { parseConversationNews, WEBCHAT_DELTA_MAX_CHARS } from '../../src/ports/webchatPush.js';
 import { createReplyStream } from '../../src/workers/replyGeneration.js';
 
 const silent = { info() {}, warn() {}, error() {}, debug() {}, child() { return silent; } } as never;
@@ -40,6 +40,15 @@ describe('reply stream (web chat deltas)', () => {
     s.push('late', 0);
     await sleep(80);
     expect(sent.length).toBe(2);
+  });
+
+  it("names the user a verified conversation belongs to on each piece, so that only that user's sockets receive it", async () => {
+    const { bus, sent } = recordingBus();
+    const s = createReplyStream({ bus, subject: 'webchat.c1', verifiedUserId: 'u-ann', replyId: 'r1', logger: silent });
+    s.push('Your order shipped', 0);
+    await s.finish();
+    expect(sent.map((p) => p.data)).toEqual([{ type: 'delta', id: 'r1', offset: 0, text: 'Your order shipped', verifiedUserId: 'u-ann' }]);
+    expect(parseConversationNews(sent[0]!.data)).toEqual({ push: { type: 'delta', id: 'r1', offset: 0, text: 'Your order shipped' }, verifiedUserId: 'u-ann' });
   });
 
   it('bounds each push and the whole stream', async () => {

@@ -10,7 +10,7 @@ import { checkVisitorIdentity, conversationVisitor, recordVisitorIdentity, type 
 import { belongsToVisitor, NOT_THE_VISITORS_CONVERSATION, type VerifiedVisitor } from '../../domain/conversations/decider.js';
 import { DomainError } from '../../domain/errors.js';
 import type { VisitorClaims, VisitorTokens } from '../../ports/visitorTokens.js';
-import type { WebchatPush } from '../../ports/webchatPush.js';
+import type { ConversationNews, WebchatPush } from '../../ports/webchatPush.js';
 import type { HttpServices } from '../services.js';
 import { parseClientFrame } from '../webchatFrames.js';
 import type { webchatFloodLimits } from '../webchatFloodLimits.js';
@@ -274,13 +274,17 @@ async function greetVisitor(conn: Connection, visitorId: string | undefined, vis
   if (!identity) return;
   conn.log = conn.log.child({ conversationId: identity.conversationId });
   // Listen first, then read the history: a reply produced in between is in one or the other (or both, deduped).
-  const stop = await conn.env.hub.join(identity.conversationId, (push) => pushToVisitor(conn, push));
+  const stop = await conn.env.hub.join(identity.conversationId, (news) => pushToVisitor(conn, news));
   if (conn.closed) {
     stop();
     return;
   }
   conn.leave = stop;
   const history = await webchatHistory(conn.env.services.commands.eventStore, identity.conversationId);
+  // Verified for another user between the check of its token and joining (whose notice this socket missed): the
+  // history just read may hold their answers. Checked after reading it, so a later verification is a notice.
+  const current = await conversationVisitor(conn.env.services.commands, identity.conversationId);
+  if (!belongsToVisitor({ verifiedVisitor: current.visitor }, conn.verified)) return refuseOthersConversation(conn);
   const survey = await webchatPendingSurvey(conn.env.services.commands.eventStore, identity.conversationId);
   const renewedToken = await conn.env.visitorTokens.issue({ integrationId: identity.integrationId, visitorId: identity.visitorId, conversationId: identity.conversationId, ...(conn.verified ? { userId: conn.verified.userId } : {}) });
   if (conn.closed) return;
@@ -378,18 +382,23 @@ async function storeMessage(conn: Connection, clientMessageId: string, text: str
     if (err instanceof DomainError && err.message === NOT_THE_VISITORS_CONVERSATION) return null;
     throw err;
   });
-  // Another signed user's conversation (verified after this socket joined it): like a token not valid here, the
-  // widget drops it and starts over as a new visitor, whose conversation a hello then checks.
-  if (!outcome) return refuse(conn, 'INVALID_VISITOR_TOKEN', `${NOT_THE_VISITORS_CONVERSATION}; reconnect without the visitor token to start a new one`, CLOSE.policy);
+  if (!outcome) return refuseOthersConversation(conn);
   if (!outcome.duplicate) conn.log.info({ messageId: outcome.messageId }, 'web chat message stored');
   send(conn, { type: 'ack', clientMessageId, messageId: outcome.messageId });
 }
 
 // ---- push ----------------------------------------------------------------------------------------------
 
-/** Agent and operator messages, typing and reply deltas from the conversation's bus subject; held back until `ready`. */
-function pushToVisitor(conn: Connection, push: WebchatPush): void {
+/**
+ * Agent and operator messages, typing and reply deltas from the conversation's bus subject; held back until
+ * `ready`. Once the conversation is verified for a user (its notice, or a push made for them), a socket not
+ * signed as that user gets nothing more of it.
+ */
+function pushToVisitor(conn: Connection, news: ConversationNews): void {
   if (conn.closed) return;
+  if (news.verifiedUserId !== null && news.verifiedUserId !== conn.verified?.userId) return refuseOthersConversation(conn);
+  const { push } = news;
+  if (!push) return;
   if (!conn.ready) {
     // A partial reply seen from its middle is useless: the final message (or the history) brings it whole.
     if (push.type === 'delta') return;
@@ -421,6 +430,14 @@ function sendError(conn: Connection, code: string, message: string, clientMessag
 }
 
 // ---- close ---------------------------------------------------------------------------------------------
+
+/**
+ * Another signed user's conversation (verified after this socket joined it): like a token not valid here, the
+ * widget drops it and starts over as a new visitor, whose conversation a hello then checks.
+ */
+function refuseOthersConversation(conn: Connection): void {
+  refuse(conn, 'INVALID_VISITOR_TOKEN', `${NOT_THE_VISITORS_CONVERSATION}; reconnect without the visitor token to start a new one`, CLOSE.policy);
+}
 
 /** An error frame the visitor can read, then a clean close. */
 function refuse(conn: Connection, code: string, message: string, closeCode: number): void {

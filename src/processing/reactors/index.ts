@@ -9,6 +9,7 @@ import { outboundJobsReactor, replyJobsReactor } from './jobs.js';
 import { replayCancelsReactor, replayJobsReactor } from './replays.js';
 import { agentTestRunsReactor } from './agentTestRuns.js';
 import { actionResumeJobsReactor } from './actionResumes.js';
+import { visitorVerifiedNoticesReactor } from './webchatIdentity.js';
 
 /**
  * Every reactor: stored events turned into effects, each at least once from its own checkpoint.
@@ -24,6 +25,7 @@ import { actionResumeJobsReactor } from './actionResumes.js';
  *     ──handoff-summary-jobs──▶ SUMMARIZE_HANDOFF (summary worker ──▶ HandoffSummarized)
  *   ConversationAssigned ──assignment-notifications──▶ NOTIFY_ASSIGNED (notification worker ──▶ an email)
  *   ActionCallApproved / ActionCallRefused ──action-resume-jobs──▶ RESUME_ACTION (action-resume worker ──▶ the call, AgentReplied)
+ *   CustomerIdentityVerified ──visitor-verified-notices──▶ webchat.<conversationId> (sockets of anyone else cut)
  */
 export const allReactors: readonly Reactor[] = [
   replyJobsReactor,
@@ -39,4 +41,5 @@ export const allReactors: readonly Reactor[] = [
   handoffSummaryJobsReactor,
   assignmentNotificationsReactor,
   actionResumeJobsReactor,
+  visitorVerifiedNoticesReactor,
 ];
