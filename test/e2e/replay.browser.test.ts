@@ -140,4 +140,40 @@ if (browserPrerequisites()) {
     expect(pageErrors).toEqual([]);
     await context.close();
   }, 90_000);
+
+  it('a start whose answer was lost, confirmed again, finds the replay the first one started: one replay, not two', async () => {
+    const owner = await signUpByApi(base, { tag: 'replay-lost', companyName: 'Lost Answers' });
+    const companyId = (await owner.api('GET', '/api/auth/me')).json.company.companyId as string;
+    await seedConversation(server.adapters.eventStore, companyId, [{ customer: ['Do you rent canoes?'] }], 'Per Lund');
+    const context = await dashboardContext(browser, { timeoutMs: UI_TIMEOUT, session: owner.session });
+    const page = await context.newPage();
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    const keys: string[] = [];
+    // The first start reaches the server, and its answer is lost on the way back.
+    await page.route('**/api/replays', async (route) => {
+      if (route.request().method() !== 'POST') return route.continue();
+      keys.push(route.request().headers()['idempotency-key'] ?? '');
+      if (keys.length > 1) return route.continue();
+      await route.fetch();
+      await route.abort('connectionreset');
+    });
+    await withFailureScreenshot(page, 'replay-lost-answer', async () => {
+      await page.goto(`${base}/#/replays`);
+      await page.getByRole('heading', { name: 'New replay' }).waitFor();
+      await page.getByRole('checkbox', { name: /Per Lund/ }).check();
+      await page.getByLabel('System prompt').fill('You are the draft.');
+      await page.getByRole('button', { name: 'Estimate' }).click();
+      await page.getByRole('button', { name: /Confirm \$0\.00 and start/ }).click();
+      await page.getByText('Could not reach the server').waitFor();
+      await page.getByRole('button', { name: /Confirm \$0\.00 and start/ }).click();
+      await expect.poll(() => page.url(), { timeout: UI_TIMEOUT }).toMatch(/#\/replays\/[0-9a-f-]{36}$/);
+    });
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(keys[1]).toBe(keys[0]);
+    const replays = (await owner.api('GET', '/api/replays')).json.replays as { id: string }[];
+    expect(replays.map((r) => r.id)).toEqual([page.url().split('/').at(-1)]);
+    expect(pageErrors).toEqual([]);
+    await context.close();
+  }, 90_000);
 }

@@ -1,6 +1,6 @@
 // Agent versions: every saved change is a numbered version; one is published (answers customers), one is the draft.
 import type { Agent, AnswerThreshold } from './types.js';
-import { query, request, type RequestOptions } from './client.js';
+import { idempotencyKeyFor, query, request, type RequestOptions } from './client.js';
 
 export interface AgentConfig {
   systemPrompt: string;
@@ -129,8 +129,9 @@ export interface TestRunEstimate {
 }
 export const estimateTestRun = async (agentId: string, version: number) =>
   (await request<{ estimate: TestRunEstimate }>('POST', `${base(agentId)}/test-runs/estimate`, { version })).estimate;
-export const startTestRun = async (agentId: string, version: number, confirmedCostMicros: number) =>
-  (await request<{ run: TestRun }>('POST', `${base(agentId)}/test-runs`, { version, confirmedCostMicros })).run;
+/** Starts the run `confirmed` priced (its cost; sent again with the same estimate, the key finds the first run). */
+export const startTestRun = async (agentId: string, version: number, confirmed: { costMicros: number }) =>
+  (await request<{ run: TestRun }>('POST', `${base(agentId)}/test-runs`, { version, confirmedCostMicros: confirmed.costMicros }, { idempotencyKey: idempotencyKeyFor(confirmed) })).run;
 export const getTestRun = async (agentId: string, runId: string) => (await request<{ run: TestRun }>('GET', `${base(agentId)}/test-runs/${encodeURIComponent(runId)}`)).run;
 
 // Release checks: a version's test cases and a replay over the agent's recent conversations, before it is published.
@@ -167,8 +168,8 @@ export interface ReleaseEstimate extends Omit<TestRunEstimate, 'cases'> {
 
 export const estimateReleaseCheck = async (agentId: string, version: number) =>
   (await request<{ estimate: ReleaseEstimate }>('POST', `${base(agentId)}/release-checks/estimate`, { version })).estimate;
-export const startReleaseCheck = async (agentId: string, version: number, confirmedCostMicros: number) =>
-  (await request<{ check: ReleaseCheck }>('POST', `${base(agentId)}/release-checks`, { version, confirmedCostMicros })).check;
+export const startReleaseCheck = async (agentId: string, version: number, confirmed: { costMicros: number }) =>
+  (await request<{ check: ReleaseCheck }>('POST', `${base(agentId)}/release-checks`, { version, confirmedCostMicros: confirmed.costMicros }, { idempotencyKey: idempotencyKeyFor(confirmed) })).check;
 export const getReleaseCheck = (agentId: string, checkId: string) =>
   request<{ check: ReleaseCheck; turns: ReleaseTurn[]; nextCursor: string | null }>('GET', `${base(agentId)}/release-checks/${encodeURIComponent(checkId)}?limit=200`);
 export const publishChecked = (agentId: string, version: number, releaseCheckId: string, override?: { reason: string }) =>

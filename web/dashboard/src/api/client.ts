@@ -174,6 +174,20 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RequestOptions {
   signal?: AbortSignal;
+  /** Sent as `Idempotency-Key` (paid starts): see idempotencyKeyFor. */
+  idempotencyKey?: string;
+}
+
+const confirmationKeys = new WeakMap<object, string>();
+/**
+ * One key per confirmed estimate: a start sent again with the same confirmation (after a lost answer or a double
+ * click) finds the run the first one started instead of paying for a second. A new estimate is a new key.
+ * getRandomValues, not randomUUID: the dashboard may be served over plain HTTP, where randomUUID is missing.
+ */
+export function idempotencyKeyFor(confirmation: object): string {
+  let key = confirmationKeys.get(confirmation);
+  if (!key) confirmationKeys.set(confirmation, (key = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('')));
+  return key;
 }
 
 async function send<T>(method: Method, path: string, body: unknown, token: string | null, options?: RequestOptions): Promise<T> {
@@ -181,6 +195,7 @@ async function send<T>(method: Method, path: string, body: unknown, token: strin
   // Only declare a JSON body when there is one: an empty body with that content type is a 400.
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (token) headers['Authorization'] = `Bearer ${token}`;
+  if (options?.idempotencyKey) headers['Idempotency-Key'] = options.idempotencyKey;
   let response: Response;
   try {
     response = await fetch(`${API_BASE}${path}`, {

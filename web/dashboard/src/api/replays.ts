@@ -1,6 +1,6 @@
 // Replay evaluations: a draft agent answers past customer turns again, next to what was recorded.
 import type { AnswerProvenanceView } from '../components/AnswerSources.js';
-import { query, request, type RequestOptions } from './client.js';
+import { idempotencyKeyFor, query, request, type RequestOptions } from './client.js';
 import type { AnswerThreshold, Page } from './types.js';
 
 export interface ReplayDraft {
@@ -69,7 +69,9 @@ type Opts = RequestOptions;
 type Selection = { draft: ReplayDraft; conversationIds: string[] };
 
 export const estimateReplay = async (selection: Selection) => (await request<{ estimate: ReplayEstimate }>('POST', '/api/replays/estimate', selection)).estimate;
-export const startReplay = async (selection: Selection & { confirmedCostMicros: number }) => (await request<{ replay: Replay }>('POST', '/api/replays', selection)).replay;
+/** Starts the replay `confirmed` priced (sent again with the same estimate, the key finds the first replay). */
+export const startReplay = async (selection: Selection, confirmed: { costMicros: number }) =>
+  (await request<{ replay: Replay }>('POST', '/api/replays', { ...selection, confirmedCostMicros: confirmed.costMicros }, { idempotencyKey: idempotencyKeyFor(confirmed) })).replay;
 export const cancelReplay = async (id: string) => (await request<{ replay: Replay }>('POST', `/api/replays/${encodeURIComponent(id)}/cancel`)).replay;
 
 export async function listReplays(cursor: string | null, o?: Opts): Promise<Page<Replay>> {

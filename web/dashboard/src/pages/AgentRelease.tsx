@@ -49,7 +49,7 @@ export function AgentReleaseTab({ agentId }: { agentId: string }) {
       // A paid model's answers cost credits: the estimate is shown and confirmed before anything starts.
       const e = estimate?.version === chosen ? estimate : await estimateReleaseCheck(agentId, chosen);
       if (e.costMicros > 0 && estimate !== e) return setEstimate(e);
-      const started = await startReleaseCheck(agentId, chosen, e.costMicros);
+      const started = await startReleaseCheck(agentId, chosen, e);
       setEstimate(null);
       setReport({ check: started, turns: [] });
     });

@@ -181,7 +181,7 @@ function RunPanel({ agentId }: { agentId: string }) {
       // A paid model's answers cost credits: the estimate is shown and confirmed before anything starts.
       const e = estimate?.version === Number(chosen) ? estimate : await estimateTestRun(agentId, Number(chosen));
       if (e.costMicros > 0 && estimate !== e) return setEstimate(e);
-      setRun(await startTestRun(agentId, Number(chosen), e.costMicros));
+      setRun(await startTestRun(agentId, Number(chosen), e));
       setEstimate(null);
     });
   return (

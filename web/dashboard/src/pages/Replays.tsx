@@ -156,7 +156,7 @@ function NewReplay() {
     setBusy('start');
     setError(null);
     try {
-      const replay = await startReplay({ draft, conversationIds: selected, confirmedCostMicros: estimate.costMicros });
+      const replay = await startReplay({ draft, conversationIds: selected }, estimate);
       toast.success('Replay started');
       navigate(`/replays/${replay.id}`);
     } catch (err) {
