@@ -155,3 +155,42 @@ describe('Idempotency-Key on paid starts', () => {
     expect(run.json().run.id).not.toBe(checkId);
   });
 });
+
+describe('Idempotency-Key on operator messages', () => {
+  const send = (co: Company, conversationId: string, text: string, key?: string) => post(co, `/api/conversations/${conversationId}/messages`, { text }, key);
+  const operatorTexts = async (co: Company, conversationId: string) =>
+    ((await co.call('GET', `/api/conversations/${conversationId}`)).json().messages as { author: string; text: string }[]).filter((m) => m.author === 'operator').map((m) => m.text);
+
+  it('given an operator message sent under a key, when it is sent again (and three times at once), then the customer gets it once and every answer names that message', async () => {
+    const co = await paidCompany('KeyOperator');
+    const conversationId = co.conversations[0]!;
+    const first = await send(co, conversationId, 'I have refunded your order.', 'msg-1');
+    expect(first.statusCode).toBe(202);
+    const id = first.json().message.id as string;
+    const again = await send(co, conversationId, 'I have refunded your order.', 'msg-1');
+    expect(again.statusCode).toBe(202);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().message.id).toBe(id);
+    const racing = await Promise.all([1, 2, 3].map(() => send(co, conversationId, 'Anything else?', 'msg-2')));
+    expect(racing.map((r) => r.statusCode)).toEqual([202, 202, 202]);
+    expect(new Set(racing.map((r) => r.json().message.id)).size).toBe(1);
+    expect(await operatorTexts(co, conversationId)).toEqual(['I have refunded your order.', 'Anything else?']);
+    const sends = (await server.adapters.eventStore.readStream(`conversation-${conversationId}`)).filter((e) => e.type === 'OperatorMessageSent');
+    expect(sends).toHaveLength(2);
+  });
+
+  it('given a key used for one message, when it comes with another text, then 422 IDEMPOTENCY_KEY_REUSED and nothing is sent; the same key in another conversation is another message', async () => {
+    const co = await paidCompany('KeyOperatorReused');
+    const [one, two] = co.conversations as [string, string];
+    expect((await send(co, one, 'First answer.', 'k')).statusCode).toBe(202);
+    const other = await send(co, one, 'Second answer.', 'k');
+    expect(other.statusCode).toBe(422);
+    expect(other.json().error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(await operatorTexts(co, one)).toEqual(['First answer.']);
+    const elsewhere = await send(co, two, 'Second answer.', 'k');
+    expect(elsewhere.statusCode).toBe(202);
+    expect(elsewhere.headers['idempotent-replayed']).toBeUndefined();
+    expect(await operatorTexts(co, two)).toEqual(['Second answer.']);
+    expect((await send(co, two, 'Bad key.', 'two words')).statusCode).toBe(400);
+  });
+});

@@ -19,13 +19,14 @@ let base: string;
 let stage: ServerAndBrowser;
 let page: Page;
 let integrationId: number;
+let owner: Awaited<ReturnType<typeof signUpByApi>>;
 const pageErrors: string[] = [];
 
 if (browserPrerequisites()) {
   beforeAll(async () => {
     stage = await startServerAndBrowser({ REPLY_BURST_WINDOW_MS: '0' });
     ({ server, base } = stage);
-    const owner = await signUpByApi(base, { tag: 'inbox', companyName: 'Inbox Outfitters' });
+    owner = await signUpByApi(base, { tag: 'inbox', companyName: 'Inbox Outfitters' });
     const agent = (await owner.api('POST', '/api/agents', { name: 'Ava', systemPrompt: 'You are Ava.', handoffMessage: 'A colleague will answer shortly.' })).json;
     const integration = (await owner.api('POST', '/api/integrations', { name: 'Telegram line', connectorType: 'msgplatform', agentId: agent.agent.id, webhookSecret: SECRET })).json;
     integrationId = integration.integration.id;
@@ -81,4 +82,36 @@ if (browserPrerequisites()) {
       expect(pageErrors).toEqual([]);
     });
   }, 90_000);
+
+  it('a reply whose answer was lost, sent again, reaches the customer once: the same key on both attempts', async () => {
+    await postPlatformWebhook(base, integrationId, SECRET, { text: 'Is the shop open on Sunday?', client_id: 'inbox-customer-lost', channel_id: 1, transport: 'telegram' });
+    const conversations = async () => (await owner.api('GET', '/api/conversations')).json.conversations as { id: string; lastMessage?: { text: string } | null }[];
+    await expect.poll(async () => (await conversations()).length, { timeout: UI_TIMEOUT }).toBe(2);
+    const all = await conversations();
+    const texts = await Promise.all(all.map(async (c) => ({ id: c.id, messages: (await owner.api('GET', `/api/conversations/${c.id}`)).json.messages as { author: string; text: string }[] })));
+    const id = texts.find((c) => c.messages.some((m) => m.text === 'Is the shop open on Sunday?'))!.id;
+    const keys: string[] = [];
+    await page.route(`**/api/conversations/${id}/messages`, async (route) => {
+      keys.push(route.request().headers()['idempotency-key'] ?? '');
+      if (keys.length > 1) return route.continue();
+      await route.fetch();
+      await route.abort('connectionreset');
+    });
+    await withFailureScreenshot(page, 'inbox-lost-answer', async () => {
+      await page.goto(`${base}/#/conversations/${id}`);
+      await page.getByLabel('Reply as operator').fill('Yes, from 10 to 16.');
+      await page.getByRole('button', { name: 'Send' }).click();
+      await page.getByText('Could not reach the server').first().waitFor();
+      expect(await page.getByLabel('Reply as operator').inputValue()).toBe('Yes, from 10 to 16.');
+      await page.getByRole('button', { name: 'Send' }).click();
+      await expect.poll(() => page.getByLabel('Reply as operator').inputValue(), { timeout: UI_TIMEOUT }).toBe('');
+    });
+    await page.unroute(`**/api/conversations/${id}/messages`);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(keys[1]).toBe(keys[0]);
+    const messages = (await owner.api('GET', `/api/conversations/${id}`)).json.messages as { author: string; text: string }[];
+    expect(messages.filter((m) => m.author === 'operator').map((m) => m.text)).toEqual(['Yes, from 10 to 16.']);
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
 }

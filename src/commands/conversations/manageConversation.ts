@@ -33,8 +33,12 @@ export const closeConversation = (deps: CommandDeps, actor: Actor, conversationI
 export const reopenConversation = (deps: CommandDeps, actor: Actor, conversationId: string) =>
   onConversation(deps, actor, conversationId, { type: 'ReopenConversation', sessionId: randomUUID(), by: `user:${actor.userId}`, now: now(deps) });
 
-export async function sendOperatorMessage(deps: CommandDeps, actor: Actor, conversationId: string, text: string) {
-  const messageId = randomUUID();
+/**
+ * `messageId`: from the request's Idempotency-Key (idempotentStart.ts idForKey), so a request sent again after a
+ * lost answer names the message already sent, which the decider records once (it keeps the conversation's recent
+ * messages: a guard of the decision and its expected revision, which every event store enforces).
+ */
+export async function sendOperatorMessage(deps: CommandDeps, actor: Actor, conversationId: string, text: string, messageId: string = randomUUID()) {
   const result = await onConversation(deps, actor, conversationId, { type: 'SendOperatorMessage', messageId, text, by: `user:${actor.userId}`, now: now(deps) });
   return { ...result, messageId };
 }

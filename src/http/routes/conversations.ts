@@ -22,7 +22,10 @@ import {
   recentMessages,
 } from '../../projections/conversations/queries.js';
 import { authenticator, authOf, type AuthContext } from '../authenticate.js';
+import { idForKey } from '../../commands/idempotentStart.js';
+import { DomainError } from '../../domain/errors.js';
 import { notFound } from '../errors.js';
+import { idempotencyKeyOf, markRepeated } from '../idempotencyKey.js';
 import type { HttpServices } from '../services.js';
 import {
   approveActionCallSchema,
@@ -138,12 +141,16 @@ function registerConversationWrites(app: ZodApp, services: HttpServices): void {
 
   app.post('/api/conversations/:id/messages', { schema: operatorMessageSchema }, async (request, reply) => {
     const auth = authOf(request);
-    await ownedConversation(services, auth.companyId, request.params.id);
-    const result = await sendOperatorMessage(services.commands, auth, request.params.id, request.body.text);
+    const conversation = await ownedConversation(services, auth.companyId, request.params.id);
+    const key = idempotencyKeyOf(request);
+    const keyed = key ? idForKey(auth.companyId, 'operator-message', key.key, conversation.id) : undefined;
+    const result = await sendOperatorMessage(services.commands, auth, conversation.id, request.body.text, keyed);
+    const repeated = keyed !== undefined && result.events.length === 0;
     await services.waitForProjections(result.position);
     const message = await findMessage(services.readStore, result.messageId);
     if (!message) throw notFound('Message');
-    return reply.status(202).send({ message: messageView(message) });
+    if (repeated && message.text !== request.body.text) throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different message: send a new key with a new message');
+    return markRepeated(reply, repeated).status(202).send({ message: messageView(message) });
   });
 
   app.put('/api/conversations/:id/stage', { schema: changeStageSchema }, async (request) => {

@@ -178,15 +178,17 @@ export interface RequestOptions {
   idempotencyKey?: string;
 }
 
+/** 128 random bits. getRandomValues, not randomUUID: the dashboard may be served over plain HTTP, where randomUUID is missing. */
+export const newIdempotencyKey = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+
 const confirmationKeys = new WeakMap<object, string>();
 /**
  * One key per confirmed estimate: a start sent again with the same confirmation (after a lost answer or a double
  * click) finds the run the first one started instead of paying for a second. A new estimate is a new key.
- * getRandomValues, not randomUUID: the dashboard may be served over plain HTTP, where randomUUID is missing.
  */
 export function idempotencyKeyFor(confirmation: object): string {
   let key = confirmationKeys.get(confirmation);
-  if (!key) confirmationKeys.set(confirmation, (key = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('')));
+  if (!key) confirmationKeys.set(confirmation, (key = newIdempotencyKey()));
   return key;
 }
 

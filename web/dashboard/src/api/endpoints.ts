@@ -169,8 +169,9 @@ export const markConversationRead = async (id: string) =>
   (await request<{ conversation: Conversation }>('POST', `/api/conversations/${encodeURIComponent(id)}/read`)).conversation;
 export const getConversationViews = async (o?: Opts) => (await request<{ views: ViewCounts }>('GET', '/api/conversations/views', undefined, o)).views;
 export const getAiBacklog = async (o?: Opts) => (await request<{ aiBacklog: AiBacklog }>('GET', '/api/ai-backlog', undefined, o)).aiBacklog;
-export const sendOperatorMessage = (id: string, text: string) =>
-  request<{ message: unknown }>('POST', `/api/conversations/${encodeURIComponent(id)}/messages`, { text });
+/** `idempotencyKey`: the same for every attempt of one message, so an attempt whose answer was lost is not sent twice. */
+export const sendOperatorMessage = (id: string, text: string, idempotencyKey: string) =>
+  request<{ message: unknown }>('POST', `/api/conversations/${encodeURIComponent(id)}/messages`, { text }, { idempotencyKey });
 export const setConversationStage = async (id: string, stageId: string) =>
   (await request<{ conversation: Conversation }>('PUT', `/api/conversations/${encodeURIComponent(id)}/stage`, { stageId })).conversation;
 

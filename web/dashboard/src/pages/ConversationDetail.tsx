@@ -1,5 +1,5 @@
 import { useEffect, useId, useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import { describeError } from '../api/client.js';
+import { describeError, newIdempotencyKey } from '../api/client.js';
 import {
   assignConversation,
   getConversation,
@@ -493,6 +493,8 @@ function ReplyBox({ conversationId, onSent, closed }: { conversationId: string; 
   const [sending, setSending] = useState(false);
   const id = useId();
   const textareaRef = useRef<HTMLTextAreaElement>(null);
+  // The text last tried and its key: trying the same text again after a failure reuses the key (sent once at most).
+  const attempt = useRef<{ text: string; key: string } | null>(null);
   const canned = useCannedReplyPicker({ text, setText, textarea: textareaRef });
   useShortcuts({ r: () => textareaRef.current?.focus() });
 
@@ -502,7 +504,9 @@ function ReplyBox({ conversationId, onSent, closed }: { conversationId: string; 
     if (!value || sending) return;
     setSending(true);
     try {
-      await sendOperatorMessage(conversationId, value);
+      if (attempt.current?.text !== value) attempt.current = { text: value, key: newIdempotencyKey() };
+      await sendOperatorMessage(conversationId, value, attempt.current.key);
+      attempt.current = null;
       setText('');
       toast.success('Message queued for delivery');
       onSent();
