@@ -107,38 +107,29 @@ it("given a tab signed as ann and an unsigned tab of the same browser, when ann'
   await expect.poll(() => shown(ann), { timeout: 10_000 }).toContain('Where is my order 4411?');
 });
 
-it('given ann signed in and chatting, when she signs out, then the page starts anonymous without her history; when she signs in again, her conversation comes back', async () => {
-  reportWidgetFailure('widget-identity-tokens', () => page, stage.consoleLines);
-  await newBrowser();
-  const p = await tab('u-ann');
-  await say(p, 'Please cancel order 5522');
-  const annConversation = await conversationOf(p);
+/** After ann: the page signed out, or signed for another user on the same browser. */
+const AFTER_ANN: [string, string | null, string][] = [
+  ['she signs out', null, 'A question while signed out'],
+  ['bob signs in on the same browser', 'u-bob', 'Bob here'],
+];
 
-  await load(p, null);
-  expect(await conversationOf(p)).not.toBe(annConversation);
-  expect(await shown(p)).not.toContain('5522');
-  await say(p, 'A question while signed out');
+it.each(AFTER_ANN)(
+  'given ann signed in and chatting, when %s, then the page never shows her history; when she signs in again, her conversation comes back without theirs',
+  async (_, other, otherText) => {
+    reportWidgetFailure('widget-identity-tokens', () => page, stage.consoleLines);
+    await newBrowser();
+    const p = await tab('u-ann');
+    await say(p, 'Please cancel order 5522');
+    const annConversation = await conversationOf(p);
 
-  await load(p, 'u-ann');
-  expect(await conversationOf(p)).toBe(annConversation);
-  await expect.poll(() => shown(p), { timeout: 10_000 }).toContain('Please cancel order 5522');
-  expect(await shown(p)).not.toContain('A question while signed out');
-});
+    await load(p, other);
+    expect(await conversationOf(p)).not.toBe(annConversation);
+    expect(await shown(p)).not.toContain('5522');
+    await say(p, otherText);
 
-it('given ann signed in and chatting, when bob signs in on the same browser, then he never sees her history, and she still has it', async () => {
-  reportWidgetFailure('widget-identity-tokens', () => page, stage.consoleLines);
-  await newBrowser();
-  const p = await tab('u-ann');
-  await say(p, 'My address is 12 Elm Street');
-  const annConversation = await conversationOf(p);
-
-  await load(p, 'u-bob');
-  expect(await conversationOf(p)).not.toBe(annConversation);
-  expect(await shown(p)).not.toContain('Elm Street');
-  await say(p, 'Bob here');
-
-  await load(p, 'u-ann');
-  expect(await conversationOf(p)).toBe(annConversation);
-  await expect.poll(() => shown(p), { timeout: 10_000 }).toContain('My address is 12 Elm Street');
-  expect(await shown(p)).not.toContain('Bob here');
-});
+    await load(p, 'u-ann');
+    expect(await conversationOf(p)).toBe(annConversation);
+    await expect.poll(() => shown(p), { timeout: 10_000 }).toContain('Please cancel order 5522');
+    expect(await shown(p)).not.toContain(otherText);
+  },
+);
