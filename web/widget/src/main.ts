@@ -1,6 +1,6 @@
 import { ChatClient } from './client.js';
 import type { VisitorIdentity } from './protocol.js';
-import { Store } from './store.js';
+import { Store, storageIdentity } from './store.js';
 import { ChatUi } from './ui.js';
 
 /**
@@ -82,7 +82,10 @@ function init(): void {
     ui.open(false);
   };
   const mount = () => {
-    const store = new Store(`mas-webchat:${src.origin}:${integrationId}`);
+    const identity = visitorIdentity(d);
+    const slot = `mas-webchat:${src.origin}:${integrationId}`;
+    // A token per identity the page vouches for: see store.ts. Only an anonymous page takes over the old shared slot.
+    const store = new Store(`${slot}:${storageIdentity(identity?.userId)}`, identity ? undefined : slot);
     const view = new ChatUi({
       title: d.title?.trim() || 'Chat with us',
       accent: d.accent?.trim(),
@@ -109,7 +112,7 @@ function init(): void {
         if (failed) view.markFailed(failed, message);
         view.showError(message || `Something went wrong (${code})`);
       },
-    }, d.visitorName?.trim().slice(0, 80) || undefined, visitorIdentity(d));
+    }, d.visitorName?.trim().slice(0, 80) || undefined, identity);
     // Own messages typed before a reload and not yet acknowledged show up as pending at once.
     for (const item of store.outbox()) view.addPending(item);
     ui = view;
