@@ -28,3 +28,4 @@ export type ActionCall = Reply<typeof actionCalls.getActionCallSchema>['call'];
 export type ActionCallPage = Reply<typeof actionCalls.listActionCallsSchema>;
 export type ActionCallQuery = Query<typeof actionCalls.listActionCallsSchema>;
 export type ActionAnalytics = Reply<typeof actionCalls.actionAnalyticsSchema>;
+export type ActionAnalyticsRange = Query<typeof actionCalls.actionAnalyticsSchema>;
