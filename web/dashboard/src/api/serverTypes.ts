@@ -4,6 +4,7 @@
 // (.dependency-cruiser.cjs, rules dashboard-*).
 import type { z } from 'zod';
 import type * as actionCalls from '../../../../src/http/routes/actionCalls.schemas.js';
+import type * as agentExperiments from '../../../../src/http/routes/agentExperiments.schemas.js';
 
 type RouteSchema = { response: Record<number, z.ZodType> };
 
@@ -29,3 +30,11 @@ export type ActionCallPage = Reply<typeof actionCalls.listActionCallsSchema>;
 export type ActionCallQuery = Query<typeof actionCalls.listActionCallsSchema>;
 export type ActionAnalytics = Reply<typeof actionCalls.actionAnalyticsSchema>;
 export type ActionAnalyticsRange = Query<typeof actionCalls.actionAnalyticsSchema>;
+
+// Agent experiments.
+export type Experiment = Reply<typeof agentExperiments.getExperimentSchema>['experiment'];
+export type ExperimentPage = Reply<typeof agentExperiments.listExperimentsSchema>;
+export type ExperimentInput = Body<typeof agentExperiments.startExperimentSchema>;
+export type ExperimentStarted = Reply<typeof agentExperiments.startExperimentSchema, 201>;
+export type ExperimentEnded = Reply<typeof agentExperiments.endExperimentSchema>;
+export type ExperimentEnd = Body<typeof agentExperiments.endExperimentSchema>;
