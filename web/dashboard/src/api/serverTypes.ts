@@ -5,6 +5,9 @@
 import type { z } from 'zod';
 import type * as actionCalls from '../../../../src/http/routes/actionCalls.schemas.js';
 import type * as agentExperiments from '../../../../src/http/routes/agentExperiments.schemas.js';
+import type * as agentReleases from '../../../../src/http/routes/agentReleases.schemas.js';
+import type * as agentTests from '../../../../src/http/routes/agentTests.schemas.js';
+import type * as agentVersions from '../../../../src/http/routes/agentVersions.schemas.js';
 
 type RouteSchema = { response: Record<number, z.ZodType> };
 
@@ -38,3 +41,32 @@ export type ExperimentInput = Body<typeof agentExperiments.startExperimentSchema
 export type ExperimentStarted = Reply<typeof agentExperiments.startExperimentSchema, 201>;
 export type ExperimentEnded = Reply<typeof agentExperiments.endExperimentSchema>;
 export type ExperimentEnd = Body<typeof agentExperiments.endExperimentSchema>;
+
+// Agent versions: history, diff, publish and rollback.
+export type VersionPage = Reply<typeof agentVersions.listVersionsSchema>;
+export type AgentVersion = VersionPage['versions'][number];
+export type DraftChanges = Body<typeof agentVersions.saveDraftSchema>;
+export type DraftSaved = Reply<typeof agentVersions.saveDraftSchema, 201>;
+export type VersionDiff = Reply<typeof agentVersions.diffSchema>['diff'];
+export type Released = Reply<typeof agentVersions.publishSchema>;
+export type PublishBody = Body<typeof agentVersions.publishSchema>;
+export type RollbackBody = Body<typeof agentVersions.rollbackSchema>;
+export type PublicationPage = Reply<typeof agentVersions.listPublicationsSchema>;
+
+// Agent test cases and runs.
+export type TestCase = Reply<typeof agentTests.createTestCaseSchema, 201>['testCase'];
+export type TestCasePage = Reply<typeof agentTests.listTestCasesSchema>;
+export type TestCaseInput = Body<typeof agentTests.createTestCaseSchema>;
+export type CaseFromConversation = Body<typeof agentTests.caseFromConversationSchema>;
+export type TestRun = Reply<typeof agentTests.getTestRunSchema>['run'];
+export type TestRunStarted = Reply<typeof agentTests.startTestRunSchema, 202>;
+export type TestRunStart = Body<typeof agentTests.startTestRunSchema>;
+export type TestRunEstimate = Reply<typeof agentTests.estimateTestRunSchema>['estimate'];
+export type TestRunEstimateBody = Body<typeof agentTests.estimateTestRunSchema>;
+
+// Release checks: the version's test cases and a replay of recent conversations, before it is published.
+export type ReleaseEstimate = Reply<typeof agentReleases.estimateReleaseCheckSchema>['estimate'];
+export type ReleaseEstimateBody = Body<typeof agentReleases.estimateReleaseCheckSchema>;
+export type ReleaseCheckStarted = Reply<typeof agentReleases.startReleaseCheckSchema, 202>;
+export type ReleaseCheckStart = Body<typeof agentReleases.startReleaseCheckSchema>;
+export type ReleaseReport = Reply<typeof agentReleases.getReleaseCheckSchema>;
