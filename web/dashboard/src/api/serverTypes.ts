@@ -8,6 +8,8 @@ import type * as agentExperiments from '../../../../src/http/routes/agentExperim
 import type * as agentReleases from '../../../../src/http/routes/agentReleases.schemas.js';
 import type * as agentTests from '../../../../src/http/routes/agentTests.schemas.js';
 import type * as agentVersions from '../../../../src/http/routes/agentVersions.schemas.js';
+import type * as webhookDeliveries from '../../../../src/http/routes/webhookDeliveries.schemas.js';
+import type * as webhookEndpoints from '../../../../src/http/routes/webhookEndpoints.schemas.js';
 
 type RouteSchema = { response: Record<number, z.ZodType> };
 
@@ -70,3 +72,17 @@ export type ReleaseEstimateBody = Body<typeof agentReleases.estimateReleaseCheck
 export type ReleaseCheckStarted = Reply<typeof agentReleases.startReleaseCheckSchema, 202>;
 export type ReleaseCheckStart = Body<typeof agentReleases.startReleaseCheckSchema>;
 export type ReleaseReport = Reply<typeof agentReleases.getReleaseCheckSchema>;
+
+// Outbound webhooks: endpoints, their delivery log, test events, resends, replays and the credits-low setting.
+export type WebhookEndpointPage = Reply<typeof webhookEndpoints.listWebhookEndpointsSchema>;
+export type WebhookEndpointOne = Reply<typeof webhookEndpoints.getWebhookEndpointSchema>;
+export type WebhookEndpointWithSecret = Reply<typeof webhookEndpoints.createWebhookEndpointSchema, 201>;
+export type WebhookEndpointInput = Body<typeof webhookEndpoints.createWebhookEndpointSchema>;
+export type WebhookEndpointChanges = Body<typeof webhookEndpoints.updateWebhookEndpointSchema>;
+export type WebhookReplayBody = Body<typeof webhookEndpoints.replayWebhookEndpointSchema>;
+export type WebhookReplayStarted = Reply<typeof webhookEndpoints.replayWebhookEndpointSchema, 202>;
+export type WebhookSettings = Reply<typeof webhookEndpoints.getWebhookSettingsSchema>;
+export type WebhookSettingsBody = Body<typeof webhookEndpoints.putWebhookSettingsSchema>;
+export type WebhookDeliveryPage = Reply<typeof webhookDeliveries.listWebhookDeliveriesSchema>;
+/** What one send did (a test event or a resend), as the delivery log will show it. */
+export type SentAttempt = Reply<typeof webhookDeliveries.sendTestEventSchema>['attempt'];
