@@ -4,10 +4,24 @@
 // (.dependency-cruiser.cjs, rules dashboard-*).
 import type { z } from 'zod';
 import type * as actionCalls from '../../../../src/http/routes/actionCalls.schemas.js';
+import type * as agents from '../../../../src/http/routes/agents.schemas.js';
 import type * as agentExperiments from '../../../../src/http/routes/agentExperiments.schemas.js';
 import type * as agentReleases from '../../../../src/http/routes/agentReleases.schemas.js';
 import type * as agentTests from '../../../../src/http/routes/agentTests.schemas.js';
 import type * as agentVersions from '../../../../src/http/routes/agentVersions.schemas.js';
+import type * as aiBacklog from '../../../../src/http/routes/aiBacklog.schemas.js';
+import type * as analytics from '../../../../src/http/routes/analytics.schemas.js';
+import type * as apiTokens from '../../../../src/http/routes/apiTokens.schemas.js';
+import type * as assignment from '../../../../src/http/routes/assignment.schemas.js';
+import type * as auth from '../../../../src/http/routes/auth.schemas.js';
+import type * as billing from '../../../../src/http/routes/billing.schemas.js';
+import type * as conversations from '../../../../src/http/routes/conversations.schemas.js';
+import type * as integrations from '../../../../src/http/routes/integrations.schemas.js';
+import type * as knowledgeBase from '../../../../src/http/routes/knowledgeBase.schemas.js';
+import type * as llmConfig from '../../../../src/http/routes/llmConfig.schemas.js';
+import type * as notifications from '../../../../src/http/routes/notifications.schemas.js';
+import type * as team from '../../../../src/http/routes/team.schemas.js';
+import type * as webhookLogs from '../../../../src/http/routes/webhookLogs.schemas.js';
 import type * as webhookDeliveries from '../../../../src/http/routes/webhookDeliveries.schemas.js';
 import type * as webhookEndpoints from '../../../../src/http/routes/webhookEndpoints.schemas.js';
 
@@ -86,3 +100,40 @@ export type WebhookSettingsBody = Body<typeof webhookEndpoints.putWebhookSetting
 export type WebhookDeliveryPage = Reply<typeof webhookDeliveries.listWebhookDeliveriesSchema>;
 /** What one send did (a test event or a resend), as the delivery log will show it. */
 export type SentAttempt = Reply<typeof webhookDeliveries.sendTestEventSchema>['attempt'];
+
+// Accounts and team.
+export type LoginReply = Reply<typeof auth.loginSchema>;
+export type RegisterReply = Reply<typeof auth.registerSchema, 201>;
+export type Me = Reply<typeof auth.meSchema>;
+export type TeammatePage = Reply<typeof team.listTeamSchema>;
+export type InvitationPage = Reply<typeof team.listInvitationsSchema>;
+export type InvitationPreview = Reply<typeof team.previewInvitationSchema>['invitation'];
+export type ApiTokenPage = Reply<typeof apiTokens.listApiTokensSchema>;
+export type AutoAssignmentSettings = Reply<typeof assignment.getAutoAssignmentSchema>;
+
+// Integrations, their webhook log, agents, the LLM configuration.
+export type Integration = Reply<typeof integrations.getIntegrationSchema>['integration'];
+export type IntegrationInput = Body<typeof integrations.createIntegrationSchema>;
+export type IntegrationChanges = Body<typeof integrations.updateIntegrationSchema>;
+export type WebhookLogDetail = Reply<typeof webhookLogs.getWebhookLogSchema>['log'];
+export type WebhookLogPage = Reply<typeof webhookLogs.listWebhookLogsSchema>;
+export type Agent = Reply<typeof agents.getAgentSchema>['agent'];
+export type AgentInput = Body<typeof agents.createAgentSchema>;
+export type LlmConfig = Reply<typeof llmConfig.getLlmConfigSchema>['llmConfig'];
+export type LlmConfigInput = Body<typeof llmConfig.putLlmConfigSchema>;
+
+// The knowledge base.
+export type KbDocumentPage = Reply<typeof knowledgeBase.listDocumentsSchema>;
+export type KbDocumentWithContent = Reply<typeof knowledgeBase.getDocumentSchema>['document'];
+export type KbSearchResult = Reply<typeof knowledgeBase.searchKnowledgeSchema>['results'][number];
+
+// Conversations, the inbox, the pipeline, credits, analytics.
+export type ConversationDetail = Reply<typeof conversations.getConversationSchema>;
+export type ConversationPage = Reply<typeof conversations.listConversationsSchema>;
+export type ConversationEvent = Reply<typeof conversations.conversationEventsSchema>['events'][number];
+export type InboxViews = Reply<typeof conversations.inboxViewsSchema>['views'];
+export type NotificationChoices = Reply<typeof notifications.getNotificationsSchema>['notifications'];
+export type AiBacklog = Reply<typeof aiBacklog.aiBacklogRouteSchema>['aiBacklog'];
+export type Pipeline = Reply<typeof billing.pipelineSchema>['pipeline'];
+export type Credits = Reply<typeof billing.creditsRouteSchema>['credits'];
+export type AnalyticsReport = Reply<typeof analytics.analyticsSchema>;
