@@ -3,6 +3,7 @@
 // build, no server code or zod reaches the browser bundle. This is the only dashboard module that imports from src/
 // (.dependency-cruiser.cjs, rules dashboard-*).
 import type { z } from 'zod';
+import type * as provenance from '../../../../src/domain/answers/provenance.js';
 import type * as actionCalls from '../../../../src/http/routes/actionCalls.schemas.js';
 import type * as agents from '../../../../src/http/routes/agents.schemas.js';
 import type * as agentExperiments from '../../../../src/http/routes/agentExperiments.schemas.js';
@@ -20,6 +21,7 @@ import type * as integrations from '../../../../src/http/routes/integrations.sch
 import type * as knowledgeBase from '../../../../src/http/routes/knowledgeBase.schemas.js';
 import type * as llmConfig from '../../../../src/http/routes/llmConfig.schemas.js';
 import type * as notifications from '../../../../src/http/routes/notifications.schemas.js';
+import type * as replays from '../../../../src/http/routes/replays.schemas.js';
 import type * as team from '../../../../src/http/routes/team.schemas.js';
 import type * as webhookLogs from '../../../../src/http/routes/webhookLogs.schemas.js';
 import type * as webhookDeliveries from '../../../../src/http/routes/webhookDeliveries.schemas.js';
@@ -137,3 +139,15 @@ export type AiBacklog = Reply<typeof aiBacklog.aiBacklogRouteSchema>['aiBacklog'
 export type Pipeline = Reply<typeof billing.pipelineSchema>['pipeline'];
 export type Credits = Reply<typeof billing.creditsRouteSchema>['credits'];
 export type AnalyticsReport = Reply<typeof analytics.analyticsSchema>;
+
+// What produced an AI answer (messages, playground and replay answers).
+export type AnswerProvenance = z.output<typeof provenance.answerProvenanceSchema>;
+
+// Replay evaluations.
+export type ReplaySelection = Body<typeof replays.estimateReplaySchema>;
+export type ReplayEstimate = Reply<typeof replays.estimateReplaySchema>['estimate'];
+export type ReplayStart = Body<typeof replays.startReplaySchema>;
+export type ReplayStarted = Reply<typeof replays.startReplaySchema, 201>;
+export type ReplayPage = Reply<typeof replays.listReplaysSchema>;
+export type ReplayReport = Reply<typeof replays.getReplaySchema>;
+export type ReplayCancelled = Reply<typeof replays.cancelReplaySchema>;
