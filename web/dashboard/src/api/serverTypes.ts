@@ -21,6 +21,7 @@ import type * as integrations from '../../../../src/http/routes/integrations.sch
 import type * as knowledgeBase from '../../../../src/http/routes/knowledgeBase.schemas.js';
 import type * as llmConfig from '../../../../src/http/routes/llmConfig.schemas.js';
 import type * as notifications from '../../../../src/http/routes/notifications.schemas.js';
+import type * as playground from '../../../../src/http/routes/playground.schemas.js';
 import type * as replays from '../../../../src/http/routes/replays.schemas.js';
 import type * as team from '../../../../src/http/routes/team.schemas.js';
 import type * as webhookLogs from '../../../../src/http/routes/webhookLogs.schemas.js';
@@ -151,3 +152,10 @@ export type ReplayStarted = Reply<typeof replays.startReplaySchema, 201>;
 export type ReplayPage = Reply<typeof replays.listReplaysSchema>;
 export type ReplayReport = Reply<typeof replays.getReplaySchema>;
 export type ReplayCancelled = Reply<typeof replays.cancelReplaySchema>;
+
+// The agent playground.
+export type PlaygroundSession = Reply<typeof playground.startSessionSchema, 201>;
+export type PlaygroundStart = Body<typeof playground.startSessionSchema>;
+export type PlaygroundAsked = Reply<ReturnType<typeof playground.askQuestionSchema>>;
+export type PlaygroundQuestion = Body<ReturnType<typeof playground.askQuestionSchema>>;
+export type PlaygroundSessionPage = Reply<typeof playground.listSessionsSchema>;
