@@ -4,6 +4,8 @@
 // (.dependency-cruiser.cjs, rules dashboard-*).
 import type { z } from 'zod';
 import type * as provenance from '../../../../src/domain/answers/provenance.js';
+import type * as actionDefinition from '../../../../src/domain/actions/definition.js';
+import type * as actions from '../../../../src/http/routes/actions.schemas.js';
 import type * as actionCalls from '../../../../src/http/routes/actionCalls.schemas.js';
 import type * as agents from '../../../../src/http/routes/agents.schemas.js';
 import type * as agentExperiments from '../../../../src/http/routes/agentExperiments.schemas.js';
@@ -159,3 +161,14 @@ export type PlaygroundStart = Body<typeof playground.startSessionSchema>;
 export type PlaygroundAsked = Reply<ReturnType<typeof playground.askQuestionSchema>>;
 export type PlaygroundQuestion = Body<ReturnType<typeof playground.askQuestionSchema>>;
 export type PlaygroundSessionPage = Reply<typeof playground.listSessionsSchema>;
+
+// The company's actions.
+export type ActionView = Reply<typeof actions.getActionSchema>['action'];
+export type ActionPage = Reply<typeof actions.listActionsSchema>;
+export type ActionCreate = Body<typeof actions.createActionSchema>;
+export type ActionChanges = Body<typeof actions.updateActionSchema>;
+export type ActionTestBody = Body<typeof actions.testActionSchema>;
+export type ActionTest = Reply<typeof actions.testActionSchema>['test'];
+export type ActionMethod = z.output<typeof actionDefinition.actionMethod>;
+export type ActionParameter = z.output<typeof actionDefinition.actionParameter>;
+export type IdentitySource = z.output<typeof actionDefinition.identitySource>;
