@@ -16,6 +16,10 @@ import type * as aiBacklog from '../../../../src/http/routes/aiBacklog.schemas.j
 import type * as analytics from '../../../../src/http/routes/analytics.schemas.js';
 import type * as apiTokens from '../../../../src/http/routes/apiTokens.schemas.js';
 import type * as assignment from '../../../../src/http/routes/assignment.schemas.js';
+import type * as businessHours from '../../../../src/http/routes/businessHours.schemas.js';
+import type * as cannedReplies from '../../../../src/http/routes/cannedReplies.schemas.js';
+import type * as csat from '../../../../src/http/routes/csat.schemas.js';
+import type * as customers from '../../../../src/http/routes/customers.schemas.js';
 import type * as auth from '../../../../src/http/routes/auth.schemas.js';
 import type * as billing from '../../../../src/http/routes/billing.schemas.js';
 import type * as conversations from '../../../../src/http/routes/conversations.schemas.js';
@@ -25,6 +29,7 @@ import type * as llmConfig from '../../../../src/http/routes/llmConfig.schemas.j
 import type * as notifications from '../../../../src/http/routes/notifications.schemas.js';
 import type * as playground from '../../../../src/http/routes/playground.schemas.js';
 import type * as replays from '../../../../src/http/routes/replays.schemas.js';
+import type * as search from '../../../../src/http/routes/search.schemas.js';
 import type * as team from '../../../../src/http/routes/team.schemas.js';
 import type * as webhookLogs from '../../../../src/http/routes/webhookLogs.schemas.js';
 import type * as webhookDeliveries from '../../../../src/http/routes/webhookDeliveries.schemas.js';
@@ -172,3 +177,24 @@ export type ActionTest = Reply<typeof actions.testActionSchema>['test'];
 export type ActionMethod = z.output<typeof actionDefinition.actionMethod>;
 export type ActionParameter = z.output<typeof actionDefinition.actionParameter>;
 export type IdentitySource = z.output<typeof actionDefinition.identitySource>;
+
+// Business hours.
+export type BusinessHours = Reply<typeof businessHours.getBusinessHoursSchema>;
+export type BusinessHoursInput = Body<typeof businessHours.setBusinessHoursSchema>;
+
+// Satisfaction survey results.
+export type CsatReport = Reply<typeof csat.csatReportSchema>;
+export type CsatRange = Query<typeof csat.csatReportSchema>;
+export type CsatResponsePage = Reply<typeof csat.csatResponsesSchema>;
+
+// Search over messages and customer names.
+export type SearchPage = Reply<typeof search.searchSchema>;
+
+// Customer profiles and canned replies.
+export type CustomerOne = Reply<typeof customers.getCustomerSchema>;
+export type CustomerNote = Body<typeof customers.setNoteSchema>;
+export type CustomerTags = Body<typeof customers.setTagsSchema>;
+export type CustomerConversationPage = Reply<typeof customers.customerConversationsSchema>;
+export type CannedReplyPage = Reply<typeof cannedReplies.listCannedRepliesSchema>;
+export type CannedReplyInput = Body<typeof cannedReplies.createCannedReplySchema>;
+export type CannedReplyChanges = Body<typeof cannedReplies.updateCannedReplySchema>;
