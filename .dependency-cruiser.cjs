@@ -1,6 +1,7 @@
 /**
- * The import rules of src/ (CONTRIBUTING.md, "Dependency direction"), checked by dependency-cruiser:
- *   npx depcruise src            (or: npx vitest run test/unit/importRules.test.ts, which `npm test` runs)
+ * The import rules of src/ (CONTRIBUTING.md, "Dependency direction") and of the dashboard's imports from it, checked by
+ * dependency-cruiser:
+ *   npx depcruise src web        (or: npx vitest run test/unit/importRules.test.ts, which `npm test` runs)
  *
  * The flow is  http, workers, processing, infrastructure → commands, projections → domain,  with the ports
  * (src/ports: interfaces, contract constants and error classes) usable by every layer above the domain. The
@@ -120,10 +121,47 @@ module.exports = {
       to: { path: root },
     },
     {
+      name: 'dashboard-takes-only-server-types',
+      severity: 'error',
+      comment:
+        'The dashboard (web/) imports nothing from src/ but types: `import type`, erased at build, so no server code ' +
+        'reaches the browser bundle. The types come from the server\'s zod schemas, so a changed shape fails the type-check.',
+      from: { path: '^web/' },
+      to: { path: '^src/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'dashboard-server-types-from-schemas',
+      severity: 'error',
+      comment: 'The dashboard takes server types from the routes\' schemas (src/http/routes/*.schemas.ts) and the domain\'s (src/domain) only: the public shapes, not the server\'s internals.',
+      from: { path: '^web/' },
+      to: { path: '^src/', pathNot: ['^src/http/routes/[^/]+\\.schemas\\.ts$', '^src/domain/'] },
+    },
+    {
+      name: 'dashboard-server-types-in-one-module',
+      severity: 'error',
+      comment: 'web/dashboard/src/api/serverTypes.ts is the one dashboard module that imports from src/, so the dependency is seen in one place.',
+      from: { path: '^web/dashboard/src/', pathNot: '^web/dashboard/src/api/serverTypes\\.ts$' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'dashboard-zod-types-only',
+      severity: 'error',
+      comment: 'The dashboard uses zod for its types (z.infer of the server\'s schemas) only: zod is not in the browser bundle.',
+      from: { path: '^web/dashboard/src/' },
+      to: { path: '(^|/)node_modules/zod/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'dashboard-is-browser-code',
+      severity: 'error',
+      comment: 'web/dashboard/src runs in the browser: no node builtins (its tsconfig loads node\'s types for the server modules it takes types from).',
+      from: { path: '^web/dashboard/src/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
       name: 'not-to-unresolvable',
       severity: 'error',
       comment: 'Every import resolves (an import the tool cannot resolve would slip past every rule above).',
-      from: { path: '^src/' },
+      from: { path: '^(src|web/dashboard/src)/' },
       to: { couldNotResolve: true },
     },
   ],
@@ -138,7 +176,7 @@ module.exports = {
     enhancedResolveOptions: {
       exportsFields: ['exports'],
       conditionNames: ['import', 'require', 'node', 'default', 'types'],
-      extensions: ['.ts', '.js', '.mjs', '.cjs', '.d.ts'],
+      extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.d.ts'],
       mainFields: ['module', 'main', 'types', 'typings'],
     },
   },

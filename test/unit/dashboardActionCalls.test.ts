@@ -4,7 +4,8 @@ import { argumentsLine, callIdOf, foldActionCalls, interleaveCalls } from '../..
 const conv = '6f1c7d2e-8a1b-4c3d-9e4f-5a6b7c8d0001';
 const ann = 'a0a0a0a0-a0a0-40a0-80a0-a0a0a0a0a0a0';
 let position = 0;
-const event = (type: string, data: Record<string, unknown>) => ({ position: ++position, revision: position, type, data, createdAt: String(data.at) });
+// As GET /api/conversations/:id/events answers: position and revision as strings.
+const event = (type: string, data: Record<string, unknown>) => ({ position: String(++position), revision: String(position), type, data, createdAt: String(data.at) });
 const at = (m: number) => `2026-03-10T10:0${m}:00.000Z`;
 
 describe('the conversation timeline groups a call\'s events into one card', () => {
@@ -23,7 +24,7 @@ describe('the conversation timeline groups a call\'s events into one card', () =
     ];
     const calls = foldActionCalls(events, conv);
     expect([...calls.keys()]).toEqual(['c1', 'c2']);
-    expect(calls.get('c1')).toMatchObject({ status: 'succeeded', decidedBy: ann, decidedAt: at(2), httpStatus: 200, durationMs: 320, response: '{"cancelled":true}', finishedAt: at(3), conversationId: conv });
+    expect(calls.get('c1')).toMatchObject({ status: 'succeeded', decidedBy: ann, decidedAt: at(2), httpStatus: 200, durationMs: 320, response: '{"cancelled":true}', finishedAt: at(3), conversationId: conv, replyId: 'r1' });
     expect(calls.get('c2')).toMatchObject({ status: 'refused', reason: 'Shipped already', decidedBy: ann });
     expect(events.map(callIdOf)).toEqual([null, 'c1', 'c1', 'c1', 'c1', 'c1', 'c2', 'c2', 'c0']);
     expect(argumentsLine(calls.get('c1')!.arguments)).toBe('order_id=4411, customer=[platform.clientId]');

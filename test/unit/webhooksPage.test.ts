@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { publicEventTypes } from '../../src/domain/publicEvents/catalog.js';
-import type { WebhookDelivery } from '../../web/dashboard/src/api/webhookEndpoints.js';
+import type { WebhookAttempt, WebhookDelivery } from '../../web/dashboard/src/api/webhookEndpoints.js';
 import {
   describeEventTypes,
   disabledSentence,
@@ -14,7 +14,7 @@ import {
 
 /** The dashboard's Developers → Webhooks page: what it offers and how it reads an endpoint and its log. */
 
-const attempt = (over: Partial<WebhookDelivery['recentAttempts'][number]> = {}) => ({
+const attempt = (over: Partial<WebhookAttempt> = {}): WebhookAttempt => ({
   attempt: 1,
   trigger: 'delivery',
   ok: false,

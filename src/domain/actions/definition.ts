@@ -95,8 +95,6 @@ export const actionParameters = z
   .refine((p) => p.required.every((r) => r in p.properties), 'every required parameter must be one of the properties');
 export type ActionParameters = z.infer<typeof actionParameters>;
 
-const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'a valid HTTP header name');
-
 /** The fields a company edits; header values come in plain text here and are sealed before they enter an event. */
 export const actionFields = z.object({
   name: actionName,

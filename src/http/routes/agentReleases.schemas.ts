@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { AGENT_LIMITS } from '../../domain/agents/events.js';
 import { RELEASE_CHECK_LIMITS } from '../../domain/agents/releaseGate.js';
 import { testRunSchema } from './agentTests.schemas.js';
 import { bearerSecurity as security, errorBody, errorResponses, listQuery } from './schemas.js';

@@ -1,11 +1,11 @@
 // A company's actions: HTTP calls to its own systems an agent may make while it answers.
 import { query, request, type RequestOptions } from './client.js';
+import type { ActionChanges, ActionCreate, ActionMethod, ActionPage, ActionParameter, ActionTest, ActionTestBody, ActionView, IdentitySource } from './serverTypes.js';
 
-export type ActionMode = 'auto' | 'confirm' | 'approve';
-export type ActionMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-export type ParameterType = 'string' | 'number' | 'integer' | 'boolean';
-export type IdentitySource = 'platform.clientId' | 'webchat.userId' | 'webchat.email';
-export type TeamRole = 'owner' | 'admin' | 'agent';
+export type { ActionMethod, ActionParameter, ActionTest, IdentitySource };
+export type ActionMode = ActionView['mode'];
+export type ParameterType = ActionParameter['type'];
+export type TeamRole = NonNullable<ActionView['approverRoles']>[number];
 
 export const IDENTITY_SOURCES: { value: IdentitySource; label: string }[] = [
   { value: 'platform.clientId', label: "Platform customer's client id" },
@@ -13,68 +13,11 @@ export const IDENTITY_SOURCES: { value: IdentitySource; label: string }[] = [
   { value: 'webchat.email', label: "Web-chat visitor's verified email" },
 ];
 
-export interface ActionParameter {
-  type: ParameterType;
-  description?: string;
-  enum?: (string | number)[];
-  minimum?: number;
-  maximum?: number;
-  maxLength?: number;
-  pattern?: string;
-}
+/** An action as the server answers it; its method is one the definition accepts (the answer's schema says only string). */
+export type Action = Omit<ActionView, 'method'> & { method: ActionMethod };
 
-export interface Action {
-  id: string;
-  name: string;
-  description: string;
-  parameters: { type: 'object'; properties: Record<string, ActionParameter>; required: string[] };
-  identity: Record<string, IdentitySource>;
-  method: ActionMethod;
-  urlTemplate: string;
-  /** Names only: values are write-only. */
-  headers: { name: string; valueSet: true }[];
-  timeoutMs: number;
-  responseFields: string[];
-  maxResponseChars: number;
-  mode: ActionMode;
-  sampleResponse: unknown;
-  approverRoles: TeamRole[] | null;
-  holdingReply: string;
-  approvalTimeoutMinutes: number;
-  active: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface ActionInput {
-  name: string;
-  description: string;
-  parameters: Action['parameters'];
-  identity: Action['identity'];
-  method: ActionMethod;
-  urlTemplate: string;
-  /** A header without `value` keeps the value it has (on edit). */
-  headers: { name: string; value?: string }[];
-  timeoutMs: number;
-  responseFields: string[];
-  maxResponseChars?: number;
-  mode: ActionMode;
-  sampleResponse: unknown;
-  approverRoles?: TeamRole[] | null;
-  holdingReply?: string;
-  approvalTimeoutMinutes?: number;
-  active: boolean;
-}
-
-export interface ActionTest {
-  ok: boolean;
-  status: number | null;
-  durationMs: number;
-  request: { method: string; url: string; parameters: Record<string, string | number | boolean> };
-  raw: string | null;
-  mapped: string | null;
-  error: string | null;
-}
+/** The form's fields: a create body, with headers as an edit sends them (one without `value` keeps the value it has). */
+export type ActionInput = Omit<ActionCreate, 'headers'> & Pick<ActionChanges, 'headers'>;
 
 const base = (id: string) => `/api/actions/${encodeURIComponent(id)}`;
 
@@ -82,7 +25,7 @@ export async function listAllActions(o?: RequestOptions): Promise<Action[]> {
   const all: Action[] = [];
   let cursor: string | null = null;
   do {
-    const page: { actions: Action[]; nextCursor: string | null } = await request('GET', `/api/actions${query({ limit: 200, cursor })}`, undefined, o);
+    const page: Omit<ActionPage, 'actions'> & { actions: Action[] } = await request('GET', `/api/actions${query({ limit: 200, cursor })}`, undefined, o);
     all.push(...page.actions);
     cursor = page.nextCursor;
   } while (cursor);
@@ -91,7 +34,7 @@ export async function listAllActions(o?: RequestOptions): Promise<Action[]> {
 
 export const getAction = async (id: string, o?: RequestOptions) => (await request<{ action: Action }>('GET', base(id), undefined, o)).action;
 export const createAction = async (input: ActionInput) => (await request<{ action: Action }>('POST', '/api/actions', input)).action;
-export const updateAction = async (id: string, input: Partial<ActionInput>) => (await request<{ action: Action }>('PATCH', base(id), input)).action;
+export const updateAction = async (id: string, input: ActionChanges) => (await request<{ action: Action }>('PATCH', base(id), input)).action;
 export const deleteAction = (id: string) => request<void>('DELETE', base(id));
-export const testAction = async (id: string, input: { parameters?: Record<string, string | number | boolean>; identity?: Partial<Record<IdentitySource, string>> }) =>
+export const testAction = async (id: string, input: ActionTestBody) =>
   (await request<{ test: ActionTest }>('POST', `${base(id)}/test`, input)).test;

@@ -1,22 +1,12 @@
 // The business-hours calls (GET/PUT /api/settings/business-hours).
 import { request, type RequestOptions } from './client.js';
+import { allOf, type BusinessHours, type BusinessHoursInput } from './serverTypes.js';
 
-export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
-export type Weekday = (typeof WEEKDAYS)[number];
-export interface Opening {
-  from: string;
-  to: string;
-}
-export interface BusinessHoursInput {
-  enabled: boolean;
-  weekly: Record<Weekday, Opening[]>;
-  holidays: { date: string; name?: string }[];
-}
-export interface BusinessHours extends BusinessHoursInput {
-  timezone: string;
-  openNow: boolean;
-  nextOpening: string | null;
-}
+export type { BusinessHours, BusinessHoursInput };
+export type Weekday = keyof BusinessHours['weekly'];
+export type Opening = BusinessHours['weekly'][Weekday][number];
+/** The week in the order the form shows it. */
+export const WEEKDAYS = allOf<Weekday>()(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday']);
 
 export const getBusinessHours = (o?: RequestOptions) => request<BusinessHours>('GET', '/api/settings/business-hours', undefined, o);
 export const setBusinessHours = (hours: BusinessHoursInput) => request<BusinessHours>('PUT', '/api/settings/business-hours', hours);

@@ -13,6 +13,7 @@ import type {
   Credits,
   InboxView,
   Integration,
+  IntegrationChanges,
   IntegrationInput,
   Invitation,
   InvitationPreview,
@@ -63,7 +64,7 @@ export const getIntegration = async (id: number, o?: Opts) =>
   (await request<{ integration: Integration }>('GET', `/api/integrations/${id}`, undefined, o)).integration;
 export const createIntegration = async (input: IntegrationInput) =>
   (await request<{ integration: Integration }>('POST', '/api/integrations', input)).integration;
-export const updateIntegration = async (id: number, input: IntegrationInput) =>
+export const updateIntegration = async (id: number, input: IntegrationChanges) =>
   (await request<{ integration: Integration }>('PATCH', `/api/integrations/${id}`, input)).integration;
 export const rotateIdentitySecret = async (id: number) =>
   request<{ integration: Integration; identitySecret: string }>('POST', `/api/integrations/${id}/identity-secret`);

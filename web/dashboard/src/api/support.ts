@@ -1,43 +1,11 @@
 // Customer profiles, canned replies and knowledge-base file uploads (the "work as a support team" API).
 import { API_BASE, ApiError, getFreshToken, query, request, type RequestOptions } from './client.js';
+import type { CannedReplyChanges, CannedReplyInput, CannedReplyPage, CustomerConversationPage, CustomerNote, CustomerOne, CustomerTags } from './serverTypes.js';
 import type { KbDocument, Page } from './types.js';
 
-export interface Customer {
-  id: string;
-  integrationId: number;
-  clientId: string | number;
-  channelId: string | number | null;
-  transport: string | null;
-  name: string | null;
-  phone: string | null;
-  email: string | null;
-  note: string;
-  noteUpdatedBy: string | null;
-  noteUpdatedAt: string | null;
-  tags: string[];
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface CustomerConversation {
-  id: string;
-  integrationId: number;
-  connectorType: 'msgplatform' | 'webchat';
-  transport: string;
-  sessionState: 'active' | 'paused' | 'closed' | 'none';
-  messageCount: number;
-  lastMessageAt: string;
-  createdAt: string;
-}
-
-export interface CannedReply {
-  id: string;
-  shortcut: string;
-  title: string;
-  text: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export type Customer = CustomerOne['customer'];
+export type CustomerConversation = CustomerConversationPage['conversations'][number];
+export type CannedReply = CannedReplyPage['cannedReplies'][number];
 
 /** Limits the server enforces (shown in the forms so nobody types past them). */
 export const CUSTOMER_NOTE_MAX = 4000;
@@ -48,11 +16,11 @@ export const CANNED_TEXT_MAX = 4000;
 export const getCustomer = async (id: string, o?: RequestOptions) =>
   (await request<{ customer: Customer }>('GET', `/api/customers/${encodeURIComponent(id)}`, undefined, o)).customer;
 export const setCustomerNote = async (id: string, note: string) =>
-  (await request<{ customer: Customer }>('PUT', `/api/customers/${encodeURIComponent(id)}/note`, { note })).customer;
+  (await request<CustomerOne>('PUT', `/api/customers/${encodeURIComponent(id)}/note`, { note } satisfies CustomerNote)).customer;
 export const setCustomerTags = async (id: string, tags: string[]) =>
-  (await request<{ customer: Customer }>('PUT', `/api/customers/${encodeURIComponent(id)}/tags`, { tags })).customer;
+  (await request<CustomerOne>('PUT', `/api/customers/${encodeURIComponent(id)}/tags`, { tags } satisfies CustomerTags)).customer;
 export async function listCustomerConversations(id: string, cursor: string | null, o?: RequestOptions): Promise<Page<CustomerConversation>> {
-  const result = await request<{ conversations: CustomerConversation[]; nextCursor: string | null }>(
+  const result = await request<CustomerConversationPage>(
     'GET',
     `/api/customers/${encodeURIComponent(id)}/conversations${query({ limit: 10, cursor })}`,
     undefined,
@@ -67,15 +35,15 @@ export async function listAllCannedReplies(o?: RequestOptions): Promise<CannedRe
   const all: CannedReply[] = [];
   let cursor: string | null = null;
   do {
-    const page: { cannedReplies: CannedReply[]; nextCursor: string | null } = await request('GET', `/api/canned-replies${query({ limit: 200, cursor })}`, undefined, o);
+    const page: CannedReplyPage = await request('GET', `/api/canned-replies${query({ limit: 200, cursor })}`, undefined, o);
     all.push(...page.cannedReplies);
     cursor = page.nextCursor;
   } while (cursor);
   return all;
 }
-export const createCannedReply = async (input: { shortcut: string; title: string; text: string }) =>
+export const createCannedReply = async (input: CannedReplyInput) =>
   (await request<{ cannedReply: CannedReply }>('POST', '/api/canned-replies', input)).cannedReply;
-export const updateCannedReply = async (id: string, input: Partial<{ shortcut: string; title: string; text: string }>) =>
+export const updateCannedReply = async (id: string, input: CannedReplyChanges) =>
   (await request<{ cannedReply: CannedReply }>('PATCH', `/api/canned-replies/${encodeURIComponent(id)}`, input)).cannedReply;
 export const deleteCannedReply = (id: string) => request<void>('DELETE', `/api/canned-replies/${encodeURIComponent(id)}`);
 

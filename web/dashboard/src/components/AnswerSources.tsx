@@ -1,19 +1,8 @@
+import type { AnswerProvenance } from '../api/serverTypes.js';
 import { formatMicros, formatNumber } from '../lib/format.js';
 
 /** What produced an AI answer (the API's `provenance`, next to `model`, `inputTokens` and `outputTokens`). */
-export interface AnswerProvenanceView {
-  sources: Array<{ documentId: string; title: string; chunkIndex: number; score: number }>;
-  latencyMs: number;
-  costMicros: number;
-  usageEstimated: boolean;
-  /** The evidence score the built-in agent decided on (0..1) and the agent's setting; absent for other providers. */
-  evidence?: number;
-  answerThreshold?: 'strict' | 'balanced' | 'lenient';
-  /** The evidence that setting needed when the answer was decided. */
-  evidenceNeeded?: number;
-  /** The model was asked to cite passages: `sources` are the ones it cited. */
-  grounded?: boolean;
-}
+export type AnswerProvenanceView = AnswerProvenance;
 
 export interface AnswerFacts {
   model: string;

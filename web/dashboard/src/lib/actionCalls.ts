@@ -103,7 +103,7 @@ export function foldActionCalls(events: ConversationEvent[], conversationId: str
     if (event.type === 'ActionCallRequested') {
       const at = str(d.at) ?? event.createdAt;
       calls.set(callId, {
-        callId, conversationId, actionId: str(d.actionId) ?? '', actionName: str(d.actionName) ?? 'action', mode: (str(d.mode) as ActionCall['mode']) ?? 'auto',
+        callId, conversationId, playgroundSessionId: null, replyId: str(d.replyId) ?? '', agentVersion: num(d.agentVersion), actionId: str(d.actionId) ?? '', actionName: str(d.actionName) ?? 'action', mode: (str(d.mode) as ActionCall['mode']) ?? 'auto',
         arguments: (d.arguments as ActionCall['arguments']) ?? {}, status: 'requested', confirmationPrompt: null, expiresAt: null, declinedWhy: null,
         decidedBy: null, decidedAt: null, reason: null, mocked: null, httpStatus: null, durationMs: null, response: null, responseTruncated: false,
         error: null, outcomeUnknown: false, requestedAt: at, updatedAt: at, finishedAt: null,

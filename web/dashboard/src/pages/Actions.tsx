@@ -228,9 +228,9 @@ function ActionForm({ action, readOnly, onSaved }: { action: Action | null; read
   });
 
   let sampleError: string | null = null;
-  let sampleValue: unknown = null;
+  let sampleValue: ActionInput['sampleResponse'] = null;
   try {
-    sampleValue = JSON.parse(sample);
+    sampleValue = JSON.parse(sample) as ActionInput['sampleResponse'];
   } catch {
     sampleError = 'Not valid JSON';
   }

@@ -9,7 +9,7 @@ import {
   registerWebhook,
   updateIntegration,
 } from '../api/endpoints.js';
-import type { Agent, ConnectorType, Integration, IntegrationInput } from '../api/types.js';
+import type { Agent, ConnectorType, Integration, IntegrationChanges } from '../api/types.js';
 import { useToast } from '../components/Toasts.js';
 import { UnsavedChangesGuard } from '../components/UnsavedChangesGuard.js';
 import { useConfirmedDelete } from '../components/useConfirmedDelete.js';
@@ -436,8 +436,7 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
 
   function onSubmit(event: FormEvent) {
     event.preventDefault();
-    const input: IntegrationInput = { name: name.trim(), active, csat };
-    if (isNew) input.connectorType = connectorType;
+    const input: IntegrationChanges = { name: name.trim(), active, csat };
     if (agentId) input.agentId = agentId;
     else if (integration?.agentId) input.agentId = null;
     if (isPlatform) {
@@ -457,7 +456,7 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
     void save.run(
       async () => {
         if (isNew) {
-          const created = await createIntegration(input);
+          const created = await createIntegration({ ...input, name: name.trim(), connectorType });
           toast.success(`Integration “${created.name}” created`);
         } else {
           await updateIntegration(integration.id, input);
