@@ -1,4 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { idForKey, requestHashOf } from '../../src/commands/idempotentStart.js';
+import { requestReplay } from '../../src/commands/replays/replays.js';
+import { loadPricing } from '../../src/domain/credits/decider.js';
+import { startReleaseCheckSchema } from '../../src/http/routes/agentReleases.schemas.js';
+import { silentLogger } from '../../src/ports/logger.js';
 import { signUp, type Company } from '../support/api.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { seedConversation } from '../support/replayFixtures.js';
@@ -153,6 +158,29 @@ describe('Idempotency-Key on paid starts', () => {
     const run = await post(co, `/api/agents/${co.agentId}/test-runs`, { version, confirmedCostMicros: estimate.suite.costMicros }, 'check-1');
     expect(run.statusCode).toBe(202);
     expect(run.json().run.id).not.toBe(checkId);
+  });
+});
+
+describe('a release check cut between its replay and its suite', () => {
+  it('given the replay a key named was started and the process died before the suite, when the check is sent again with the key, then it goes on with that replay: one replay, and the check names it', async () => {
+    const co = await paidCompany('KeyCrash');
+    const version = (await co.call('POST', `/api/agents/${co.agentId}/versions`, { systemPrompt: 'Be brief.' })).json().version.version as number;
+    const estimate = (await co.call('POST', `/api/agents/${co.agentId}/release-checks/estimate`, { version })).json().estimate;
+    const body = { version, confirmedCostMicros: estimate.costMicros };
+    // What the first request did before it died: the check's replay, under the id the key gives it.
+    const parsed = startReleaseCheckSchema.body.parse(body);
+    const key = { key: 'crash-1', requestHash: requestHashOf({ route: '/api/agents/:id/release-checks', params: { id: co.agentId }, body: parsed }) };
+    const { replayId } = await requestReplay(
+      { eventStore: server.adapters.eventStore, clock: { now: () => new Date() }, logger: silentLogger, pricing: loadPricing(JSON.stringify(PRICES)) },
+      { companyId: co.company.companyId, userId: co.user.id, draft: { basedOnAgentId: co.agentId, systemPrompt: 'Be brief.', model: 'gpt-4o-mini', temperature: 0.3, useKnowledgeBase: false, handoffMessage: 'x', answerThreshold: 'balanced', generalAnswers: false }, conversationIds: co.conversations, confirmedCostMicros: estimate.costMicros - estimate.suite.costMicros, idempotencyKey: key, keyPart: 'replay' },
+    );
+    expect(replayId).toBe(idForKey(co.company.companyId, 'release-check', 'crash-1', 'replay'));
+
+    const check = await post(co, `/api/agents/${co.agentId}/release-checks`, body, 'crash-1');
+    expect(check.statusCode).toBe(202);
+    expect(check.headers['idempotent-replayed']).toBeUndefined();
+    expect(check.json().check.replay).toMatchObject({ id: replayId });
+    expect(await replayIds(co)).toEqual([replayId]);
   });
 });
 
