@@ -21,7 +21,9 @@ import { z } from 'zod';
  *   evidence of a passage that cannot hold one.
  *
  * The weights were tuned on the tuning part of test/fixtures/answers (four companies' knowledge bases and
- * labelled questions) and measured on its held-out part (bench/answers.ts, bench/README.md).
+ * labelled questions) and measured on its held-out part (bench/answers.ts, bench/README.md). The score is one
+ * input of the decision to answer, not the decision: confidence.ts combines it with other signals into the
+ * probability of a right answer, which the search reports as a passage's evidence and the settings compare.
  */
 
 export const ANSWER_THRESHOLDS = ['strict', 'balanced', 'lenient'] as const;
