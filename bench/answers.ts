@@ -4,6 +4,8 @@
  *
  *   npm run bench:answers              figures per setting and the precision/coverage curve (a few seconds)
  *   npm run bench:answers -- --tune    the tuning part only: its misses, and a search over the evidence weights and the retrieval prior
+ *   npm run bench:answers -- --features  the tuning part only: its feature table (CSV), the cross-validated choice of the
+ *                                        learned decision's features and L2 penalty, and its refit (ANSWER_MODEL, confidence.ts)
  *
  * Data: test/fixtures/answers (four companies: shop, SaaS, bank, telecom; questions labelled with the passage
  * that answers them, or as unanswerable). Each knowledge base goes into a real knowledge index; each question
@@ -16,7 +18,11 @@
  * the same on one-document knowledge bases (each company's documents alone, as in the quick start), and the
  * curve of precision and coverage as the evidence threshold moves (held-out part).
  */
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ANSWER_THRESHOLDS, choosePassage, DEFAULT_ANSWER_THRESHOLD, EVIDENCE_THRESHOLDS, evidenceScore, type EvidenceWeights } from '../src/domain/answers/evidence.js';
+import { featuresReport } from './support/answerModel.js';
 import { baselineFigures, evaluate, oneDocumentDomains, settingFigures, thresholdFigures, type EvaluatedQuestion, type Figures } from './support/answerEval.js';
 
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
@@ -27,9 +33,14 @@ const rows = await evaluate();
 const heldOut = rows.filter((r) => r.heldOut);
 const tuning = rows.filter((r) => !r.heldOut);
 
-const small = process.argv.includes('--tune') ? [] : await evaluate(oneDocumentDomains());
+const tuningOnly = process.argv.includes('--tune') || process.argv.includes('--features');
+const small = tuningOnly ? [] : await evaluate(oneDocumentDomains());
 
-if (process.argv.includes('--tune')) {
+if (process.argv.includes('--features')) {
+  const csvPath = join(tmpdir(), 'answers-features.csv');
+  featuresReport(tuning, (csv) => writeFileSync(csvPath, csv));
+  console.log(`\nfeature table: ${csvPath}`);
+} else if (process.argv.includes('--tune')) {
   tune(tuning);
 } else {
   report();
@@ -64,7 +75,7 @@ function report() {
     console.log(`  ${'before (coverage ½)'.padEnd(28)}  ${fmt(baselineFigures(part))}`);
   }
 
-  console.log('\nprecision/coverage curve (held-out), answering when the best evidence ≥ threshold:');
+  console.log("\nprecision/coverage curve (held-out), answering when the chosen passage's probability of a right answer ≥ threshold:");
   console.log('  threshold  precision  coverage  false answers');
   for (let t = 0; t <= 1.0001; t += 0.05) {
     const f = thresholdFigures(heldOut, t);

@@ -26,8 +26,8 @@ export interface LlmPassage {
    */
   coverage?: number;
   /**
-   * How strongly the passage answers the query, 0..1, when the knowledge index scored it
-   * (domain/answers/evidence.ts). The builtin provider answers only above the agent's threshold.
+   * How strongly the passage answers the query, 0..1, when the knowledge index scored it: the probability that
+   * it answers rightly (domain/answers/confidence.ts). The builtin provider answers only above the agent's threshold.
    */
   evidence?: number;
   /** Where the passage comes from, when it is a knowledge-base chunk (recorded as the answer's sources). */

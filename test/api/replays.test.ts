@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVIDENCE_THRESHOLDS } from '../../src/domain/answers/evidence.js';
 import { recordReplayAnswer } from '../../src/commands/replays/replays.js';
 import { silentLogger } from '../../src/ports/logger.js';
 import { RUN_REPLAY } from '../../src/workers/replayJobs.js';
@@ -282,7 +283,7 @@ describe('replaying with another answer setting', () => {
     const lenient = await run({ ...kb, basedOnAgentId: agent.id });
     expect(strict.replay.draft).toMatchObject({ answerThreshold: 'strict', generalAnswers: false });
     expect(lenient.replay.draft).toMatchObject({ answerThreshold: 'lenient' });
-    for (const [result, setting, needed] of [[strict, 'strict', 0.65], [lenient, 'lenient', 0.5]] as const) {
+    for (const [result, setting, needed] of [[strict, 'strict', EVIDENCE_THRESHOLDS.strict], [lenient, 'lenient', EVIDENCE_THRESHOLDS.lenient]] as const) {
       expect(result.answers).toHaveLength(3);
       for (const a of result.answers) {
         expect(a.draft).toMatchObject({ status: 'answered', provenance: { answerThreshold: setting, evidenceNeeded: needed, evidence: expect.any(Number) } });

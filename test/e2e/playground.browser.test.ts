@@ -48,8 +48,8 @@ if (browserPrerequisites()) {
       const link = sources.getByRole('link', { name: 'Shipping' });
       expect(await link.getAttribute('href')).toBe(`#/knowledge-base?document=${doc.id}`);
       await expect.poll(() => sources.textContent()).toMatch(/0 in \/ 0 out tokens/);
-      // Why it answered: the evidence score against what the agent's setting needs.
-      expect(await sources.getByTestId('answer-evidence').textContent()).toMatch(/^Evidence [01](\.\d+)? · setting balanced \(answers from 0\.575\) · answered$/);
+      // Why it answered: the evidence (the probability of a right answer) against what the agent's setting needs.
+      expect(await sources.getByTestId('answer-evidence').textContent()).toMatch(/^Evidence [01](\.\d+)? \(probability of a right answer\) · setting balanced \(answers from 0\.72\) · answered$/);
       // The customer's own message has none.
       expect(await page.locator('[data-testid="message"][data-author="customer"]').getByTestId('answer-sources').count()).toBe(0);
 
@@ -82,7 +82,7 @@ if (browserPrerequisites()) {
       expect(await answerSources.getAttribute('open')).not.toBeNull();
       await answerSources.getByRole('link', { name: 'Shipping' }).waitFor();
       await expect.poll(() => answerSources.textContent()).toMatch(/tokens · \d+ ms · \$?0\.00/);
-      expect(await answerSources.getByTestId('answer-evidence').textContent()).toMatch(/^Evidence [01](\.\d+)? · setting balanced \(answers from 0\.575\) · answered$/);
+      expect(await answerSources.getByTestId('answer-evidence').textContent()).toMatch(/^Evidence [01](\.\d+)? \(probability of a right answer\) · setting balanced \(answers from 0\.72\) · answered$/);
       expect(await page.getByTestId('playground-actions-mode').textContent()).toBe('Actions: mocked');
       // Usable at 390 px: nothing wider than the screen.
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
@@ -128,7 +128,7 @@ if (browserPrerequisites()) {
       const answer = page.getByTestId('playground-answer');
       await expect.poll(() => answer.locator('.message-text').textContent(), { timeout: 15_000 }).toBe('A colleague will reply soon.');
       const why = answer.getByTestId('answer-sources').getByTestId('answer-evidence');
-      await expect.poll(() => why.textContent()).toMatch(/^Evidence 0(\.\d+)? · setting strict \(answers from 0\.65\) · handed off: no confident answer$/);
+      await expect.poll(() => why.textContent()).toMatch(/^Evidence 0(\.\d+)? \(probability of a right answer\) · setting strict \(answers from 0\.78\) · handed off: no confident answer$/);
       await page.screenshot({ path: 'test-results/playground-handoff-why.png' }).catch(() => {});
     });
   });

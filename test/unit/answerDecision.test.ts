@@ -5,6 +5,8 @@ import { createBuiltinLlm } from '../../src/infrastructure/llm/builtinLlm.js';
 import { createKnowledgeIndex } from '../../src/infrastructure/search/knowledgeIndex.js';
 import { stemTerm } from '../../src/infrastructure/search/synonyms.js';
 import { baselineFigures, evaluate, loadDomains, settingFigures } from '../../bench/support/answerEval.js';
+import { CHOSEN_FEATURES, CHOSEN_L2, fitLogistic, questionVectors, trainingSamples } from '../../bench/support/answerModel.js';
+import { ANSWER_MODEL, answerProbability, CONFIDENCE_FEATURE_NAMES } from '../../src/domain/answers/confidence.js';
 
 /**
  * The builtin agent answers right or hands off (issue 26). Measured on the labelled evaluation set of
@@ -36,10 +38,11 @@ describe('answer or hand off (labelled evaluation set)', () => {
     const figures = settingFigures(rows, DEFAULT_ANSWER_THRESHOLD);
     const before = baselineFigures(rows);
     console.log(`[answers] held-out default: precision ${figures.precision.toFixed(3)}, coverage ${figures.coverage.toFixed(3)}, false answers ${figures.falseAnswerRate.toFixed(3)} (before: ${before.precision.toFixed(3)}, ${before.coverage.toFixed(3)}, ${before.falseAnswerRate.toFixed(3)})`);
-    // Measured: precision 0.877 (57 right of 65 answers), false answers 8.0 %, coverage 0.704. Issue 26's targets for
-    // false answers (≤ 10 %) and coverage (≥ 0.7) are met and asserted as they are; precision (target 0.9) is not met
-    // yet: its floor sits just under the measured figure, so one more wrong answer fails here.
-    expect(figures.precision).toBeGreaterThanOrEqual(0.87);
+    // Measured with the learned decision (confidence.ts): precision 0.892 (58 right of 65 answers), false answers
+    // 8.0 %, coverage 0.716 (the hand-set score before it: 0.877, 8.0 %, 0.704). Issue 26's targets for false answers
+    // (≤ 10 %) and coverage (≥ 0.7) are met and asserted as they are; precision (target 0.9) is not met yet: its
+    // floor sits just under the measured figure, so one more wrong answer (58 of 66: 0.879) fails here.
+    expect(figures.precision).toBeGreaterThanOrEqual(0.885);
     expect(figures.falseAnswerRate).toBeLessThanOrEqual(0.1);
     expect(figures.coverage).toBeGreaterThanOrEqual(0.7);
     expect(figures.precision).toBeGreaterThan(before.precision + 0.1);
@@ -49,6 +52,30 @@ describe('answer or hand off (labelled evaluation set)', () => {
     expect(strict!.answered).toBeLessThanOrEqual(balanced!.answered);
     expect(balanced!.answered).toBeLessThanOrEqual(lenient!.answered);
     expect(strict!.falseAnswerRate).toBeLessThanOrEqual(lenient!.falseAnswerRate);
+  });
+});
+
+describe('learned decision to answer', () => {
+  it('its committed coefficients are the ones a refit on the tuning part gives (bench:answers -- --features)', async () => {
+    const tuning = (await evaluate()).filter((r) => !r.heldOut);
+    const refit = fitLogistic(trainingSamples(questionVectors(tuning)), CHOSEN_FEATURES, CHOSEN_L2);
+    expect(Object.keys(ANSWER_MODEL.weights).sort()).toEqual([...CHOSEN_FEATURES].sort());
+    expect(refit.bias).toBeCloseTo(ANSWER_MODEL.bias, 2);
+    for (const name of CHOSEN_FEATURES) expect(refit.weights[name], name).toBeCloseTo(ANSWER_MODEL.weights[name]!, 2);
+  });
+
+  it('is a probability that rises with the evidence, the IDF mass matched and a title match, and falls as the passage grows', () => {
+    const at = (values: Partial<Record<(typeof CONFIDENCE_FEATURE_NAMES)[number], number>>) => {
+      const base: Record<string, number> = { evidence: 0.6, matchedMass: 1.5, title: 0.3, passageLength: 0.6 };
+      return answerProbability(CONFIDENCE_FEATURE_NAMES.map((n) => ({ ...base, ...values })[n] ?? 0));
+    };
+    const p = at({});
+    expect(p).toBeGreaterThan(0);
+    expect(p).toBeLessThan(1);
+    expect(at({ evidence: 0.9 })).toBeGreaterThan(p);
+    expect(at({ matchedMass: 2.5 })).toBeGreaterThan(p);
+    expect(at({ title: 1 })).toBeGreaterThan(p);
+    expect(at({ passageLength: 1 })).toBeLessThan(p);
   });
 });
 
@@ -70,7 +97,8 @@ describe('evidence score', () => {
     const norway = await answer('Do you ship to Norway?');
     expect(norway).toMatchObject({ text: expect.stringContaining('We ship to Norway') });
     expect(norway.handoff).toBeUndefined();
-    expect(norway.evidence).toBeGreaterThan(0.9);
+    // The evidence reported is the learned probability of a right answer: clear of the strictest setting's bar.
+    expect(norway.evidence).toBeGreaterThan(EVIDENCE_THRESHOLDS.strict);
   });
 
   it('hands off an order number and a product the knowledge base never names', async () => {

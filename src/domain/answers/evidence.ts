@@ -21,7 +21,9 @@ import { z } from 'zod';
  *   evidence of a passage that cannot hold one.
  *
  * The weights were tuned on the tuning part of test/fixtures/answers (four companies' knowledge bases and
- * labelled questions) and measured on its held-out part (bench/answers.ts, bench/README.md).
+ * labelled questions) and measured on its held-out part (bench/answers.ts, bench/README.md). The score is one
+ * input of the decision to answer, not the decision: confidence.ts combines it with other signals into the
+ * probability of a right answer, which the search reports as a passage's evidence and the settings compare.
  */
 
 export const ANSWER_THRESHOLDS = ['strict', 'balanced', 'lenient'] as const;
@@ -31,13 +33,16 @@ export const answerThresholdSchema = z.enum(ANSWER_THRESHOLDS);
 export const DEFAULT_ANSWER_THRESHOLD: AnswerThreshold = 'balanced';
 
 /**
- * The evidence score an agent needs to answer, per setting. `strict` hands off more (fewer wrong answers,
- * more work for people); `lenient` answers more (more questions answered, more of them wrongly).
+ * The probability of a right answer (confidence.ts, `answerProbability`: the learned combination of the
+ * evidence signals, which the search reports as a passage's `evidence`) an agent needs to answer, per setting.
+ * `strict` hands off more (fewer wrong answers, more work for people); `lenient` answers more (more questions
+ * answered, more of them wrongly). Chosen on the tuning part of bench:answers: balanced is the most precise
+ * point with coverage ≥ 0.72, strict and lenient the points around it where precision or coverage change.
  */
 export const EVIDENCE_THRESHOLDS: Readonly<Record<AnswerThreshold, number>> = {
-  strict: 0.65,
-  balanced: 0.575,
-  lenient: 0.5,
+  strict: 0.78,
+  balanced: 0.72,
+  lenient: 0.67,
 };
 
 export const evidenceThreshold = (setting: AnswerThreshold | undefined): number => EVIDENCE_THRESHOLDS[setting ?? DEFAULT_ANSWER_THRESHOLD];
@@ -158,12 +163,22 @@ export interface EvidenceFeatures {
   margin: number;
   /** 1 when the passage cannot hold the type of answer the question asks for (answerType.ts), else 0. */
   typeMismatch: number;
+  /** The summed weight (IDF) of the question's terms the passage matches (synonyms and typos at their credit). */
+  matchedMass: number;
+  /** The summed weight of the question's terms it does not. */
+  missedMass: number;
+  /** The question's distinct terms. */
+  terms: number;
+  /** The question's distinct terms the passage matches at all. */
+  matchedTerms: number;
 }
 
 /** The signals of each passage (same order). `absentWeight`: the weight of a term no passage contains. */
 export function evidenceFeatures(weights: number[], passages: PassageMatch[], absentWeight: number): EvidenceFeatures[] {
   const total = weights.reduce((s, w) => s + w, 0);
-  if (total <= 0) return passages.map((p) => ({ coverage: 0, missedRare: 1, title: 0, margin: 0, typeMismatch: p.typeMismatch === true ? 1 : 0 }));
+  const typeMismatchOf = (p: PassageMatch) => (p.typeMismatch === true ? 1 : 0);
+  const matchedTermsOf = (p: PassageMatch) => p.match.filter((m) => m > 0).length;
+  if (total <= 0) return passages.map((p) => ({ coverage: 0, missedRare: 1, title: 0, margin: 0, typeMismatch: typeMismatchOf(p), matchedMass: 0, missedMass: 0, terms: weights.length, matchedTerms: matchedTermsOf(p) }));
   const coverages = passages.map((p) => p.match.reduce((s, m, i) => s + m * (weights[i] ?? 0), 0) / total);
   return passages.map((p, k) => {
     let missed = 0;
@@ -175,7 +190,8 @@ export function evidenceFeatures(weights: number[], passages: PassageMatch[], ab
     const others = coverages.filter((_, j) => passages[j]!.documentKey !== p.documentKey);
     const margin = coverages[k]! - (others.length === 0 ? 0 : Math.max(...others));
     const missedRare = absentWeight > 0 ? Math.min(1, missed / absentWeight) : 0;
-    return { coverage: coverages[k]!, missedRare, title: title / total, margin, typeMismatch: p.typeMismatch === true ? 1 : 0 };
+    const matchedMass = coverages[k]! * total;
+    return { coverage: coverages[k]!, missedRare, title: title / total, margin, typeMismatch: typeMismatchOf(p), matchedMass, missedMass: total - matchedMass, terms: weights.length, matchedTerms: matchedTermsOf(p) };
   });
 }
 
@@ -189,7 +205,7 @@ export interface EvidenceWeights {
 }
 export const EVIDENCE_WEIGHTS: Readonly<EvidenceWeights> = { coverage: 1, missedRare: 0.2, title: 0.1, margin: 0.3, answerType: 0.5 };
 
-/** The evidence score, 0..1, from a passage's signals. */
+/** The hand-set evidence score, 0..1, from a passage's signals: one input of the learned decision (confidence.ts). */
 export function evidenceScore(f: EvidenceFeatures, w: Readonly<EvidenceWeights> = EVIDENCE_WEIGHTS): number {
   const raw = w.coverage * f.coverage - w.missedRare * f.missedRare + w.title * f.title + w.margin * Math.max(0, f.margin);
   // A passage that cannot hold the kind of answer asked for loses a share of its evidence however well it covers the words.

@@ -41,8 +41,9 @@ export const answerProvenanceSchema = z.object({
    */
   usageEstimated: z.boolean(),
   /**
-   * Why it answered (or handed off): the evidence score the provider decided on (0..1, builtin provider) and
-   * the agent's answerThreshold setting. Absent on answers recorded before they existed.
+   * Why it answered (or handed off): the evidence the provider decided on (0..1, builtin provider: the learned
+   * probability that the passage answers rightly, confidence.ts; on answers recorded before the learned decision,
+   * the hand-set evidence score) and the agent's answerThreshold setting. Absent on answers recorded before they existed.
    */
   evidence: z.number().min(0).max(1).optional(),
   answerThreshold: answerThresholdSchema.optional(),

@@ -18,11 +18,13 @@ import {
  * "we ship to Norway, Sweden and Denmark" when they asked about Finland has been misled, one passed to a
  * colleague has not.
  *
- * Evidence. The knowledge index scores every passage it returns (`LlmPassage.evidence`, 0..1, see
- * domain/answers/evidence.ts): the question's terms weighted by their rarity in the company's knowledge base,
- * so an unmatched rare term ("Finland", an order number, a product the knowledge base never names) weighs
- * heavily; title/heading match; margin over other documents' passages. The agent's `answerThreshold`
- * (`strict` | `balanced` | `lenient`, default `balanced`) sets the score it needs (EVIDENCE_THRESHOLDS).
+ * Evidence. The knowledge index scores every passage it returns (`LlmPassage.evidence`, 0..1): the probability
+ * that the passage answers rightly (domain/answers/confidence.ts), learned from a hand-set score
+ * (domain/answers/evidence.ts: the question's terms weighted by their rarity in the company's knowledge base, so
+ * an unmatched rare term — "Finland", an order number, a product the knowledge base never names — weighs heavily;
+ * title/heading match; margin over other documents' passages), the IDF mass matched, the title match and the
+ * passage's length. The agent's `answerThreshold` (`strict` | `balanced` | `lenient`, default `balanced`) sets
+ * the probability it needs (EVIDENCE_THRESHOLDS).
  *
  * Passages without a score (not from the knowledge index: tests, other sources) fall back to plain coverage:
  * the fraction of the question's distinct terms (stop and filler words excluded) the passage matches, by stem

@@ -1,6 +1,7 @@
 import MiniSearch, { type Query, type SearchResult } from 'minisearch';
 import { normalizeTerm, queryTerms, searchTerms, stripHeadingContext, tokenize } from '../../domain/knowledge/chunking.js';
 import { evidenceFeatures, evidenceScore, FUZZY_CREDIT, generalStems, nameStems, SYNONYM_CREDIT, termWeight, type EvidenceFeatures, type PassageMatch } from '../../domain/answers/evidence.js';
+import { answerProbability, confidenceFeatures } from '../../domain/answers/confidence.js';
 import { ANSWER_TYPE_CUES, expectedAnswerType, holdsAnswerType, type AnswerType } from '../../domain/answers/answerType.js';
 import { searchBounded } from './boundedTerms.js';
 import { stemTerm, SYNONYM_WEIGHT, synonymsOf } from './synonyms.js';
@@ -42,12 +43,16 @@ export interface KnowledgeSearchResult {
   /** Fraction (0..1) of the query's distinct terms that matched this chunk (prefix/fuzzy included). */
   coverage: number;
   /**
-   * How strongly this passage answers the query, 0..1 (domain/answers/evidence.ts): the query's terms weighted
-   * by their rarity in the company's knowledge base, title match and margin over other documents' passages.
+   * The probability, 0..1, that this passage answers the query rightly (domain/answers/confidence.ts): a
+   * learned combination of the hand-set evidence score (evidence.ts: the query's terms weighted by their
+   * rarity in the company's knowledge base, title match, margin over other documents' passages), the IDF
+   * mass matched, the title or heading match and the passage's length.
    */
   evidence: number;
-  /** The signals behind `evidence`, when the search was asked to explain (`explain: true`). */
+  /** The signals behind the hand-set evidence score, when the search was asked to explain (`explain: true`). */
   evidenceFeatures?: EvidenceFeatures;
+  /** The learned decision's feature vector (CONFIDENCE_FEATURE_NAMES' order), when asked to explain. */
+  confidenceFeatures?: number[];
 }
 
 export interface KnowledgeSearchOptions {
@@ -195,9 +200,18 @@ export function createKnowledgeIndex(): KnowledgeIndex {
       const ranked = rescore(hits, groups);
       const top = ranked.slice(0, limit);
       const features = evidenceOfHits(groups, { names: nameStems(query, stemTerm), answerType: expectedAnswerType(query) }, ranked, top.map((r) => r.hit), company.mini.documentCount);
+      const vectors = confidenceFeatures(
+        top.map(({ hit, score }, i) => ({
+          features: features[i]!,
+          evidence: evidenceScore(features[i]!),
+          score,
+          documentKey: String(hit['documentId']),
+          passageTerms: new Set(searchTerms(stripHeadingContext(String(hit['text'])))).size,
+        })),
+      );
       return top.map(({ hit, score, matchedGroups }, i) => {
-        const result = toResult(hit, score, matchedGroups / groups.length, evidenceScore(features[i]!));
-        return options.explain ? { ...result, evidenceFeatures: features[i]! } : result;
+        const result = toResult(hit, score, matchedGroups / groups.length, answerProbability(vectors[i]!));
+        return options.explain ? { ...result, evidenceFeatures: features[i]!, confidenceFeatures: vectors[i]! } : result;
       });
     },
 

@@ -63,16 +63,19 @@ export function AnswerSources({ facts, open = false }: { facts: AnswerFacts; ope
   );
 }
 
-/** Why the built-in agent answered or handed off: its evidence against what the setting needed. */
+/**
+ * Why the built-in agent answered or handed off: its evidence — the probability, learned from labelled
+ * questions, that the passage answers rightly — against what the setting needed.
+ */
 function evidenceLine(evidence: number, p: AnswerProvenanceView, handoff: boolean | undefined): string {
   const needed = p.evidenceNeeded;
   const setting = p.answerThreshold ? ` · setting ${p.answerThreshold}${needed !== undefined ? ` (answers from ${score(needed)})` : ''}` : '';
   const handedOff = handoff ?? (needed !== undefined ? evidence < needed : undefined);
   const outcome = handedOff === undefined ? '' : handedOff ? ' · handed off: no confident answer' : ' · answered';
-  return `Evidence ${score(evidence)}${setting}${outcome}`;
+  return `Evidence ${score(evidence)} (probability of a right answer)${setting}${outcome}`;
 }
 
-/** A 0..1 score to three decimals at most (0.575, not 0.57), so it compares truly with the bar. */
+/** A 0..1 score to three decimals at most (0.725, not 0.72), so it compares truly with the bar. */
 const score = (value: number) => String(Number(value.toFixed(3)));
 
 /** Why a model asked to cite the knowledge base answered: the passages it cited, or none. */
