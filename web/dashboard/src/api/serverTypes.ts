@@ -24,6 +24,7 @@ import type * as auth from '../../../../src/http/routes/auth.schemas.js';
 import type * as billing from '../../../../src/http/routes/billing.schemas.js';
 import type * as conversations from '../../../../src/http/routes/conversations.schemas.js';
 import type * as integrations from '../../../../src/http/routes/integrations.schemas.js';
+import type * as knowledgeFiles from '../../../../src/http/routes/knowledgeFiles.schemas.js';
 import type * as knowledgeBase from '../../../../src/http/routes/knowledgeBase.schemas.js';
 import type * as llmConfig from '../../../../src/http/routes/llmConfig.schemas.js';
 import type * as notifications from '../../../../src/http/routes/notifications.schemas.js';
@@ -31,6 +32,7 @@ import type * as playground from '../../../../src/http/routes/playground.schemas
 import type * as replays from '../../../../src/http/routes/replays.schemas.js';
 import type * as search from '../../../../src/http/routes/search.schemas.js';
 import type * as team from '../../../../src/http/routes/team.schemas.js';
+import type * as testMessage from '../../../../src/http/routes/testMessage.schemas.js';
 import type * as webhookLogs from '../../../../src/http/routes/webhookLogs.schemas.js';
 import type * as webhookDeliveries from '../../../../src/http/routes/webhookDeliveries.schemas.js';
 import type * as webhookEndpoints from '../../../../src/http/routes/webhookEndpoints.schemas.js';
@@ -43,6 +45,36 @@ export type Reply<S extends RouteSchema, Status extends keyof S['response'] = 20
 export type Body<S extends { body: z.ZodType }> = z.input<S['body']>;
 /** What a route accepts in its query string. */
 export type Query<S extends { querystring: z.ZodType }> = z.input<S['querystring']>;
+
+/**
+ * The routes' schema modules, so an api function names the route it calls: `request<Reply<typeof integrations.getIntegrationSchema>>`
+ * takes the answer's wrapper key and its status from the server, next to the URL.
+ */
+export type {
+  actions,
+  agents,
+  aiBacklog,
+  agentTests,
+  agentVersions,
+  apiTokens,
+  assignment,
+  auth,
+  analytics,
+  billing,
+  cannedReplies,
+  conversations,
+  customers,
+  integrations,
+  knowledgeBase,
+  knowledgeFiles,
+  llmConfig,
+  notifications,
+  replays,
+  team,
+  testMessage,
+  webhookDeliveries,
+  webhookLogs,
+};
 
 /**
  * A dashboard list of a server enum's values (for a select): fails the type-check when the server adds a value the
