@@ -1,6 +1,6 @@
 // A company's actions: HTTP calls to its own systems an agent may make while it answers.
 import { query, request, type RequestOptions } from './client.js';
-import type { ActionChanges, ActionCreate, ActionMethod, ActionPage, ActionParameter, ActionTest, ActionTestBody, ActionView, IdentitySource } from './serverTypes.js';
+import type { ActionChanges, ActionCreate, ActionMethod, ActionPage, ActionParameter, ActionTest, ActionTestBody, ActionView, IdentitySource, Reply, actions } from './serverTypes.js';
 
 export type { ActionMethod, ActionParameter, ActionTest, IdentitySource };
 export type ActionMode = ActionView['mode'];
@@ -15,6 +15,8 @@ export const IDENTITY_SOURCES: { value: IdentitySource; label: string }[] = [
 
 /** An action as the server answers it; its method is one the definition accepts (the answer's schema says only string). */
 export type Action = Omit<ActionView, 'method'> & { method: ActionMethod };
+/** A route's answer with its action narrowed to Action (the wrapper key stays the route's). */
+type WithAction<R extends { action: ActionView }> = Omit<R, 'action'> & { action: Action };
 
 /** The form's fields: a create body, with headers as an edit sends them (one without `value` keeps the value it has). */
 export type ActionInput = Omit<ActionCreate, 'headers'> & Pick<ActionChanges, 'headers'>;
@@ -32,9 +34,9 @@ export async function listAllActions(o?: RequestOptions): Promise<Action[]> {
   return all;
 }
 
-export const getAction = async (id: string, o?: RequestOptions) => (await request<{ action: Action }>('GET', base(id), undefined, o)).action;
-export const createAction = async (input: ActionInput) => (await request<{ action: Action }>('POST', '/api/actions', input)).action;
-export const updateAction = async (id: string, input: ActionChanges) => (await request<{ action: Action }>('PATCH', base(id), input)).action;
+export const getAction = async (id: string, o?: RequestOptions) => (await request<WithAction<Reply<typeof actions.getActionSchema>>>('GET', base(id), undefined, o)).action;
+export const createAction = async (input: ActionInput) => (await request<WithAction<Reply<typeof actions.createActionSchema, 201>>>('POST', '/api/actions', input)).action;
+export const updateAction = async (id: string, input: ActionChanges) => (await request<WithAction<Reply<typeof actions.updateActionSchema>>>('PATCH', base(id), input)).action;
 export const deleteAction = (id: string) => request<void>('DELETE', base(id));
 export const testAction = async (id: string, input: ActionTestBody) =>
-  (await request<{ test: ActionTest }>('POST', `${base(id)}/test`, input)).test;
+  (await request<Reply<typeof actions.testActionSchema>>('POST', `${base(id)}/test`, input)).test;
