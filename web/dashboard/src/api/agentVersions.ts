@@ -24,6 +24,10 @@ import type {
   TestRunStarted,
   VersionDiff,
   VersionPage,
+  Reply,
+  agentReleases,
+  agentTests,
+  agentVersions,
 } from './serverTypes.js';
 
 export type { AgentVersion, Released, ReleaseEstimate, TestCase, TestCaseInput, TestRun, TestRunEstimate, VersionDiff, VersionPage };
@@ -36,7 +40,7 @@ export const listVersions = (agentId: string, page: { cursor?: string | null; li
   request<VersionPage>('GET', `${base(agentId)}/versions${query({ limit: page.limit ?? 50, cursor: page.cursor })}`, undefined, o);
 export const saveDraft = async (agentId: string, changes: DraftChanges) => (await request<DraftSaved>('POST', `${base(agentId)}/versions`, changes)).version;
 export const diffVersions = async (agentId: string, from: number, to: number, o?: RequestOptions) =>
-  (await request<{ diff: VersionDiff }>('GET', `${base(agentId)}/diff${query({ from, to })}`, undefined, o)).diff;
+  (await request<Reply<typeof agentVersions.diffSchema>>('GET', `${base(agentId)}/diff${query({ from, to })}`, undefined, o)).diff;
 export const publishVersion = (agentId: string, version: number) => request<Released>('POST', `${base(agentId)}/versions/${version}/publish`, {} satisfies PublishBody);
 export const rollbackTo = (agentId: string, version: number, reason: string) =>
   request<Released>('POST', `${base(agentId)}/rollback`, { version, reason } satisfies RollbackBody);
@@ -50,16 +54,16 @@ export type TextMatcher = NonNullable<TestExpectations['contains']>[number];
 export const listTestCases = async (agentId: string, o?: RequestOptions) =>
   (await request<TestCasePage>('GET', `${base(agentId)}/test-cases?limit=200`, undefined, o)).testCases;
 export const createTestCase = async (agentId: string, input: TestCaseInput) =>
-  (await request<{ testCase: TestCase }>('POST', `${base(agentId)}/test-cases`, input)).testCase;
+  (await request<Reply<typeof agentTests.createTestCaseSchema, 201>>('POST', `${base(agentId)}/test-cases`, input)).testCase;
 export const caseFromConversation = async (agentId: string, conversationId: string) =>
-  (await request<{ testCase: TestCase }>('POST', `${base(agentId)}/test-cases/from-conversation`, { conversationId } satisfies CaseFromConversation)).testCase;
+  (await request<Reply<typeof agentTests.caseFromConversationSchema, 201>>('POST', `${base(agentId)}/test-cases/from-conversation`, { conversationId } satisfies CaseFromConversation)).testCase;
 export const deleteTestCase = (agentId: string, caseId: string) => request<void>('DELETE', `${base(agentId)}/test-cases/${encodeURIComponent(caseId)}`);
 export const estimateTestRun = async (agentId: string, version: number) =>
-  (await request<{ estimate: TestRunEstimate }>('POST', `${base(agentId)}/test-runs/estimate`, { version } satisfies TestRunEstimateBody)).estimate;
+  (await request<Reply<typeof agentTests.estimateTestRunSchema>>('POST', `${base(agentId)}/test-runs/estimate`, { version } satisfies TestRunEstimateBody)).estimate;
 /** Starts the run `confirmed` priced (its cost; sent again with the same estimate, the key finds the first run). */
 export const startTestRun = async (agentId: string, version: number, confirmed: { costMicros: number }) =>
   (await request<TestRunStarted>('POST', `${base(agentId)}/test-runs`, { version, confirmedCostMicros: confirmed.costMicros } satisfies TestRunStart, { idempotencyKey: idempotencyKeyFor(confirmed) })).run;
-export const getTestRun = async (agentId: string, runId: string) => (await request<{ run: TestRun }>('GET', `${base(agentId)}/test-runs/${encodeURIComponent(runId)}`)).run;
+export const getTestRun = async (agentId: string, runId: string) => (await request<Reply<typeof agentTests.getTestRunSchema>>('GET', `${base(agentId)}/test-runs/${encodeURIComponent(runId)}`)).run;
 
 // Release checks: a version's test cases and a replay over the agent's recent conversations, before it is published.
 export type ReleaseCheck = ReleaseReport['check'];
@@ -67,7 +71,7 @@ export type ReleaseTurn = ReleaseReport['turns'][number];
 export type SideAnswer = ReleaseTurn['current'];
 
 export const estimateReleaseCheck = async (agentId: string, version: number) =>
-  (await request<{ estimate: ReleaseEstimate }>('POST', `${base(agentId)}/release-checks/estimate`, { version } satisfies ReleaseEstimateBody)).estimate;
+  (await request<Reply<typeof agentReleases.estimateReleaseCheckSchema>>('POST', `${base(agentId)}/release-checks/estimate`, { version } satisfies ReleaseEstimateBody)).estimate;
 export const startReleaseCheck = async (agentId: string, version: number, confirmed: { costMicros: number }) =>
   (await request<ReleaseCheckStarted>('POST', `${base(agentId)}/release-checks`, { version, confirmedCostMicros: confirmed.costMicros } satisfies ReleaseCheckStart, { idempotencyKey: idempotencyKeyFor(confirmed) })).check;
 export const getReleaseCheck = (agentId: string, checkId: string) =>

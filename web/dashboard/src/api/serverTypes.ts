@@ -52,6 +52,7 @@ export type Query<S extends { querystring: z.ZodType }> = z.input<S['querystring
  */
 export type {
   actions,
+  agentReleases,
   agents,
   aiBacklog,
   agentTests,
