@@ -1,6 +1,6 @@
 // Replay evaluations: a draft agent answers past customer turns again, next to what was recorded.
 import { idempotencyKeyFor, query, request, type RequestOptions } from './client.js';
-import type { ReplayCancelled, ReplayEstimate, ReplayPage, ReplayReport, ReplaySelection, ReplayStart, ReplayStarted } from './serverTypes.js';
+import type { ReplayCancelled, ReplayEstimate, ReplayPage, ReplayReport, ReplaySelection, ReplayStart, ReplayStarted, Reply, replays } from './serverTypes.js';
 import type { Page } from './types.js';
 
 export type { ReplayEstimate };
@@ -14,7 +14,7 @@ export type DraftAnswer = ReplayAnswer['draft'];
 
 type Opts = RequestOptions;
 
-export const estimateReplay = async (selection: ReplaySelection) => (await request<{ estimate: ReplayEstimate }>('POST', '/api/replays/estimate', selection)).estimate;
+export const estimateReplay = async (selection: ReplaySelection) => (await request<Reply<typeof replays.estimateReplaySchema>>('POST', '/api/replays/estimate', selection)).estimate;
 /** Starts the replay `confirmed` priced (sent again with the same estimate, the key finds the first replay). */
 export const startReplay = async (selection: ReplaySelection, confirmed: { costMicros: number }) =>
   (await request<ReplayStarted>('POST', '/api/replays', { ...selection, confirmedCostMicros: confirmed.costMicros } satisfies ReplayStart, { idempotencyKey: idempotencyKeyFor(confirmed) })).replay;
