@@ -1,6 +1,6 @@
 // Customer profiles, canned replies and knowledge-base file uploads (the "work as a support team" API).
 import { API_BASE, ApiError, getFreshToken, query, request, type RequestOptions } from './client.js';
-import type { CannedReplyChanges, CannedReplyInput, CannedReplyPage, CustomerConversationPage, CustomerNote, CustomerOne, CustomerTags } from './serverTypes.js';
+import type { CannedReplyChanges, CannedReplyInput, CannedReplyPage, CustomerConversationPage, CustomerNote, CustomerOne, CustomerTags, Reply, cannedReplies, customers, knowledgeFiles } from './serverTypes.js';
 import type { KbDocument, Page } from './types.js';
 
 export type Customer = CustomerOne['customer'];
@@ -14,11 +14,11 @@ export const CANNED_TEXT_MAX = 4000;
 
 // --- customers ----------------------------------------------------------------------------
 export const getCustomer = async (id: string, o?: RequestOptions) =>
-  (await request<{ customer: Customer }>('GET', `/api/customers/${encodeURIComponent(id)}`, undefined, o)).customer;
+  (await request<Reply<typeof customers.getCustomerSchema>>('GET', `/api/customers/${encodeURIComponent(id)}`, undefined, o)).customer;
 export const setCustomerNote = async (id: string, note: string) =>
-  (await request<CustomerOne>('PUT', `/api/customers/${encodeURIComponent(id)}/note`, { note } satisfies CustomerNote)).customer;
+  (await request<Reply<typeof customers.setNoteSchema>>('PUT', `/api/customers/${encodeURIComponent(id)}/note`, { note } satisfies CustomerNote)).customer;
 export const setCustomerTags = async (id: string, tags: string[]) =>
-  (await request<CustomerOne>('PUT', `/api/customers/${encodeURIComponent(id)}/tags`, { tags } satisfies CustomerTags)).customer;
+  (await request<Reply<typeof customers.setTagsSchema>>('PUT', `/api/customers/${encodeURIComponent(id)}/tags`, { tags } satisfies CustomerTags)).customer;
 export async function listCustomerConversations(id: string, cursor: string | null, o?: RequestOptions): Promise<Page<CustomerConversation>> {
   const result = await request<CustomerConversationPage>(
     'GET',
@@ -42,9 +42,9 @@ export async function listAllCannedReplies(o?: RequestOptions): Promise<CannedRe
   return all;
 }
 export const createCannedReply = async (input: CannedReplyInput) =>
-  (await request<{ cannedReply: CannedReply }>('POST', '/api/canned-replies', input)).cannedReply;
+  (await request<Reply<typeof cannedReplies.createCannedReplySchema, 201>>('POST', '/api/canned-replies', input)).cannedReply;
 export const updateCannedReply = async (id: string, input: CannedReplyChanges) =>
-  (await request<{ cannedReply: CannedReply }>('PATCH', `/api/canned-replies/${encodeURIComponent(id)}`, input)).cannedReply;
+  (await request<Reply<typeof cannedReplies.updateCannedReplySchema>>('PATCH', `/api/canned-replies/${encodeURIComponent(id)}`, input)).cannedReply;
 export const deleteCannedReply = (id: string) => request<void>('DELETE', `/api/canned-replies/${encodeURIComponent(id)}`);
 
 // --- knowledge-base files -----------------------------------------------------------------
@@ -61,7 +61,7 @@ export async function uploadKnowledgeFile(file: File): Promise<KbDocument> {
   } catch {
     throw new ApiError(0, 'NETWORK_ERROR', 'Could not reach the server');
   }
-  const body = (await response.json().catch(() => null)) as { document?: KbDocument; error?: { code: string; message: string } } | null;
+  const body = (await response.json().catch(() => null)) as Partial<Reply<typeof knowledgeFiles.uploadFileSchema, 201> & Reply<typeof knowledgeFiles.uploadFileSchema, 415>> | null;
   if (!response.ok || !body?.document) {
     throw new ApiError(response.status, body?.error?.code ?? 'INTERNAL_ERROR', body?.error?.message ?? `Upload failed (HTTP ${response.status})`);
   }
