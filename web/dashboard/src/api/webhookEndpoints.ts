@@ -12,6 +12,8 @@ import type {
   WebhookReplayStarted,
   WebhookSettings,
   WebhookSettingsBody,
+  Reply,
+  webhookDeliveries,
 } from './serverTypes.js';
 import type { Page } from './types.js';
 
@@ -47,10 +49,10 @@ export async function listWebhookDeliveries(id: string, cursor: string | null, o
 }
 
 /** Signs and sends a `webhook.test` event now; it shows in the delivery log. */
-export const sendWebhookTestEvent = async (id: string) => (await request<{ attempt: SentAttempt }>('POST', `${base(id)}/test`)).attempt;
+export const sendWebhookTestEvent = async (id: string) => (await request<Reply<typeof webhookDeliveries.sendTestEventSchema>>('POST', `${base(id)}/test`)).attempt;
 /** Sends one delivery again now, with the same `webhook-id`. */
 export const resendWebhookDelivery = async (id: string, deliveryId: string) =>
-  (await request<{ attempt: SentAttempt }>('POST', `${base(id)}/deliveries/${encodeURIComponent(deliveryId)}/resend`)).attempt;
+  (await request<Reply<typeof webhookDeliveries.resendWebhookDeliverySchema>>('POST', `${base(id)}/deliveries/${encodeURIComponent(deliveryId)}/resend`)).attempt;
 
 /** Below this balance (micro-dollars) the company's endpoints get `credits.low`. */
 export const getCreditsLowThreshold = async (o?: Opts) => (await request<WebhookSettings>('GET', '/api/webhook-settings', undefined, o)).settings.creditsLowThresholdMicros;
