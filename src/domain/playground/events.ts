@@ -14,8 +14,8 @@ import { generatedAnswerSchema } from '../answers/provenance.js';
 export const PLAYGROUND_LIMITS = {
   /** Questions per session. */
   questions: 100,
-  /** Like a web chat visitor's message (WEBCHAT_MAX_TEXT_LENGTH). */
-  text: 16 * 1024,
+  /** Like a web chat visitor's message (WEBCHAT_MAX_TEXT_LENGTH, 16 KiB). A literal: the dashboard checks its copy against the type. */
+  text: 16_384,
   /** Questions tracked as waiting for their answer (the HTTP side allows fewer LLM calls at once per company). */
   pending: 8,
   reason: 500,

@@ -1,12 +1,12 @@
 // The agent playground API (README "Answer provenance and the agent playground").
 import { query, request, type RequestOptions } from './client.js';
-import type { PlaygroundAsked, PlaygroundQuestion, PlaygroundSession, PlaygroundSessionPage, PlaygroundStart } from './serverTypes.js';
+import type { PlaygroundAsked, PlaygroundQuestion, PlaygroundSession, PlaygroundSessionPage, PlaygroundStart, ServerLimits } from './serverTypes.js';
 
 export type { PlaygroundSession };
 export type PlaygroundTurn = PlaygroundSession['turns'][number];
 
 /** Like a web chat visitor's message. */
-export const PLAYGROUND_MAX_TEXT = 16 * 1024;
+export const PLAYGROUND_MAX_TEXT = 16_384 satisfies ServerLimits['playgroundText'];
 
 /** Whether the agent's action calls get sample responses (`mocked`) or reach the company's endpoints (`live`). */
 export type PlaygroundActions = PlaygroundSession['session']['actions'];

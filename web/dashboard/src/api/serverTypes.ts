@@ -5,6 +5,9 @@
 import type { z } from 'zod';
 import type * as provenance from '../../../../src/domain/answers/provenance.js';
 import type * as actionDefinition from '../../../../src/domain/actions/definition.js';
+import type * as cannedReplyEvents from '../../../../src/domain/cannedReplies/events.js';
+import type * as customerEvents from '../../../../src/domain/customers/events.js';
+import type * as playgroundEvents from '../../../../src/domain/playground/events.js';
 import type * as actions from '../../../../src/http/routes/actions.schemas.js';
 import type * as actionCalls from '../../../../src/http/routes/actionCalls.schemas.js';
 import type * as agents from '../../../../src/http/routes/agents.schemas.js';
@@ -85,6 +88,29 @@ export const allOf =
   <T extends string>() =>
   <const L extends readonly T[]>(list: L & ([T] extends [L[number]] ? unknown : { missing: Exclude<T, L[number]> })): L =>
     list;
+
+/**
+ * A server limit as its literal type. The browser cannot import the server's constant, so the dashboard keeps its own
+ * value and checks it with `satisfies ServerLimits[…]`; a limit the server computes (type `number`) would check
+ * nothing, so it is `never` here and every copy of it fails until the server writes it as a literal.
+ */
+type Limit<T extends number> = number extends T ? never : T;
+export type ServerLimits = {
+  /** Characters of a playground question. */
+  playgroundText: Limit<(typeof playgroundEvents.PLAYGROUND_LIMITS)['text']>;
+  /** Characters of a search query. */
+  searchQuery: Limit<typeof search.MAX_SEARCH_QUERY_LENGTH>;
+  /** Characters of a customer's note. */
+  customerNote: Limit<(typeof customerEvents.CUSTOMER_LIMITS)['note']>;
+  /** Tags on one customer. */
+  customerTags: Limit<(typeof customerEvents.CUSTOMER_LIMITS)['tags']>;
+  /** Characters of a canned reply's text. */
+  cannedText: Limit<(typeof cannedReplyEvents.CANNED_REPLY_LIMITS)['text']>;
+  /** Characters of an integration's test message. */
+  testMessage: Limit<typeof testMessage.TEST_MESSAGE_MAX_LENGTH>;
+  /** Days in one analytics range. */
+  analyticsDays: Limit<typeof analytics.MAX_ANALYTICS_DAYS>;
+};
 
 // The action log and per-action analytics.
 export type ActionCall = Reply<typeof actionCalls.getActionCallSchema>['call'];
