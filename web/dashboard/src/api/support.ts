@@ -1,6 +1,6 @@
 // Customer profiles, canned replies and knowledge-base file uploads (the "work as a support team" API).
 import { API_BASE, ApiError, getFreshToken, query, request, type RequestOptions } from './client.js';
-import type { CannedReplyChanges, CannedReplyInput, CannedReplyPage, CustomerConversationPage, CustomerNote, CustomerOne, CustomerTags, Reply, cannedReplies, customers, knowledgeFiles } from './serverTypes.js';
+import type { CannedReplyChanges, CannedReplyInput, CannedReplyPage, CustomerConversationPage, CustomerNote, CustomerOne, CustomerTags, Reply, ServerLimits, cannedReplies, customers, knowledgeFiles } from './serverTypes.js';
 import type { KbDocument, Page } from './types.js';
 
 export type Customer = CustomerOne['customer'];
@@ -8,9 +8,9 @@ export type CustomerConversation = CustomerConversationPage['conversations'][num
 export type CannedReply = CannedReplyPage['cannedReplies'][number];
 
 /** Limits the server enforces (shown in the forms so nobody types past them). */
-export const CUSTOMER_NOTE_MAX = 4000;
-export const CUSTOMER_TAGS_MAX = 20;
-export const CANNED_TEXT_MAX = 4000;
+export const CUSTOMER_NOTE_MAX = 4000 satisfies ServerLimits['customerNote'];
+export const CUSTOMER_TAGS_MAX = 20 satisfies ServerLimits['customerTags'];
+export const CANNED_TEXT_MAX = 4000 satisfies ServerLimits['cannedText'];
 
 // --- customers ----------------------------------------------------------------------------
 export const getCustomer = async (id: string, o?: RequestOptions) =>
