@@ -22,6 +22,7 @@ import type {
 import type {
   Body,
   Reply,
+  ServerLimits,
   agents,
   aiBacklog,
   analytics,
@@ -71,6 +72,8 @@ export const deleteIntegration = (id: number) => request<void>('DELETE', `/api/i
 export const registerWebhook = (id: number) =>
   request<Reply<typeof integrations.registerWebhookSchema>>('POST', `/api/integrations/${id}/register-webhook`);
 
+/** Longest test message the server takes. */
+export const TEST_MESSAGE_MAX_LENGTH = 4000 satisfies ServerLimits['testMessage'];
 /** Sends a signed test customer message through the integration's webhook; answers with the conversation to open. */
 export const sendTestMessage = (id: number, text: string) =>
   request<Reply<typeof testMessage.testMessageSchema, 202>>('POST', `/api/integrations/${id}/test-message`, { text } satisfies Body<typeof testMessage.testMessageSchema>);
@@ -222,6 +225,8 @@ export async function acceptInvitation(token: string, name: string, password: st
 }
 
 // --- analytics ----------------------------------------------------------------------------
+/** Longest range the server reports on. */
+export const MAX_ANALYTICS_DAYS = 366 satisfies ServerLimits['analyticsDays'];
 export const getAnalytics = (params: { from?: string; to?: string; integrationId?: number; agentId?: string }, o?: Opts) =>
   request<Reply<typeof analytics.analyticsSchema>>('GET', `/api/analytics${query(params)}`, undefined, o);
 export const getMyNotifications = async (o?: Opts) => (await request<Reply<typeof notifications.getNotificationsSchema>>('GET', '/api/me/notifications', undefined, o)).notifications;

@@ -1,6 +1,6 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { ApiError, describeError } from '../api/client.js';
-import { latestDocumentTitle, sendTestMessage } from '../api/endpoints.js';
+import { TEST_MESSAGE_MAX_LENGTH, latestDocumentTitle, sendTestMessage } from '../api/endpoints.js';
 import type { Integration } from '../api/types.js';
 import { exampleQuestion } from '../lib/exampleQuestion.js';
 import { navigate } from '../lib/router.js';
@@ -82,7 +82,7 @@ export function TestMessageForm({ integration }: { integration: Integration }) {
           id={inputId}
           className="input"
           value={text}
-          maxLength={4000}
+          maxLength={TEST_MESSAGE_MAX_LENGTH}
           placeholder={example ?? 'A question your knowledge base answers'}
           onChange={(event) => setText(event.target.value)}
           data-testid="test-message-input"

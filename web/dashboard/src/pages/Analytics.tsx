@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import { getAnalytics, listAgents, listIntegrations } from '../api/endpoints.js';
+import { MAX_ANALYTICS_DAYS, getAnalytics, listAgents, listIntegrations } from '../api/endpoints.js';
 import type { AnalyticsReport, HandoffReason } from '../api/types.js';
 import { CardSection } from '../components/CardSection.js';
 import { TimeSeriesChart, type ChartSeries } from '../components/TimeSeriesChart.js';
@@ -12,7 +12,6 @@ import { CsatSection } from './AnalyticsCsat.js';
 import { ActionsSection } from './AnalyticsActions.js';
 
 type Preset = '7' | '30' | '90' | 'custom';
-const MAX_DAYS = 366;
 
 const HANDOFF_REASON_LABELS: Record<HandoffReason, string> = {
   agent_handoff: 'The AI handed off (its handoff message)',
@@ -49,7 +48,7 @@ export function AnalyticsPage() {
   const range = preset === 'custom' ? { from: customFrom, to: customTo } : { from: shiftDays(today, -(Number(preset) - 1)), to: today };
   const rangeDays = daysBetween(range.from, range.to);
   const rangeError =
-    !range.from || !range.to ? 'Pick both dates.' : rangeDays < 1 ? 'The start date is after the end date.' : rangeDays > MAX_DAYS ? `Pick at most ${MAX_DAYS} days.` : null;
+    !range.from || !range.to ? 'Pick both dates.' : rangeDays < 1 ? 'The start date is after the end date.' : rangeDays > MAX_ANALYTICS_DAYS ? `Pick at most ${MAX_ANALYTICS_DAYS} days.` : null;
 
   const scope = filter.startsWith('i:') ? { integrationId: Number(filter.slice(2)) } : filter.startsWith('a:') ? { agentId: filter.slice(2) } : {};
   const report = useAsync(
