@@ -7,11 +7,13 @@ export type ActionMode = ActionView['mode'];
 export type ParameterType = ActionParameter['type'];
 export type TeamRole = NonNullable<ActionView['approverRoles']>[number];
 
-export const IDENTITY_SOURCES: { value: IdentitySource; label: string }[] = [
-  { value: 'platform.clientId', label: "Platform customer's client id" },
-  { value: 'webchat.userId', label: "Web-chat visitor's verified user id" },
-  { value: 'webchat.email', label: "Web-chat visitor's verified email" },
-];
+/** One label per source the definition accepts: a Record, so a source added or dropped on the server fails the type-check. */
+const IDENTITY_SOURCE_LABELS: Record<IdentitySource, string> = {
+  'platform.clientId': "Platform customer's client id",
+  'webchat.userId': "Web-chat visitor's verified user id",
+  'webchat.email': "Web-chat visitor's verified email",
+};
+export const IDENTITY_SOURCES = (Object.keys(IDENTITY_SOURCE_LABELS) as IdentitySource[]).map((value) => ({ value, label: IDENTITY_SOURCE_LABELS[value] }));
 
 /** An action as the server answers it; its method is one the definition accepts (the answer's schema says only string). */
 export type Action = Omit<ActionView, 'method'> & { method: ActionMethod };
