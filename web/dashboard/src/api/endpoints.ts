@@ -97,6 +97,8 @@ export const getWebhookLog = async (id: string, o?: Opts) =>
   (await request<Reply<typeof webhookLogs.getWebhookLogSchema>>('GET', `/api/webhook-logs/${encodeURIComponent(id)}`, undefined, o)).log;
 
 // --- agents -------------------------------------------------------------------------------
+/** Longest wait (30 days) before a handed-off conversation goes back to the AI. */
+export const HAND_BACK_MAX_MINUTES = 43_200 satisfies ServerLimits['handBackMinutes'];
 export const listAgents = async (o?: Opts) => (await request<Reply<typeof agents.listAgentsSchema>>('GET', '/api/agents', undefined, o)).agents;
 export const getAgent = async (id: string, o?: Opts) =>
   (await request<Reply<typeof agents.getAgentSchema>>('GET', `/api/agents/${encodeURIComponent(id)}`, undefined, o)).agent;
@@ -116,6 +118,8 @@ export const saveLlmConfig = async (input: LlmConfigInput) =>
 export const testLlmConfig = (input?: LlmConfigInput) => request<Reply<typeof llmConfig.testLlmConfigSchema>>('POST', '/api/llm-config/test', input);
 
 // --- knowledge base -----------------------------------------------------------------------
+/** A document's content limit (1 MiB of UTF-8). */
+export const KB_DOCUMENT_MAX_BYTES = 1_048_576 satisfies ServerLimits['documentBytes'];
 export const listDocuments = async (o?: Opts) =>
   (await request<Reply<typeof knowledgeBase.listDocumentsSchema>>('GET', '/api/knowledge-base/documents', undefined, o)).documents;
 /** The newest document's title (the example a test message suggests); null without documents. */

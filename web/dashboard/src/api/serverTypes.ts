@@ -7,6 +7,9 @@ import type * as provenance from '../../../../src/domain/answers/provenance.js';
 import type * as actionDefinition from '../../../../src/domain/actions/definition.js';
 import type * as cannedReplyEvents from '../../../../src/domain/cannedReplies/events.js';
 import type * as customerEvents from '../../../../src/domain/customers/events.js';
+import type * as agentEvents from '../../../../src/domain/agents/events.js';
+import type * as integrationEvents from '../../../../src/domain/integrations/events.js';
+import type * as documentContent from '../../../../src/domain/knowledge/documents/content.js';
 import type * as playgroundEvents from '../../../../src/domain/playground/events.js';
 import type * as actions from '../../../../src/http/routes/actions.schemas.js';
 import type * as actionCalls from '../../../../src/http/routes/actionCalls.schemas.js';
@@ -110,6 +113,12 @@ export type ServerLimits = {
   testMessage: Limit<typeof testMessage.TEST_MESSAGE_MAX_LENGTH>;
   /** Days in one analytics range. */
   analyticsDays: Limit<typeof analytics.MAX_ANALYTICS_DAYS>;
+  /** Characters of a web chat greeting. */
+  webchatGreeting: Limit<typeof integrationEvents.WEBCHAT_GREETING_MAX_LENGTH>;
+  /** Minutes before a handed-off conversation goes back to the AI. */
+  handBackMinutes: Limit<typeof agentEvents.MAX_HAND_BACK_MINUTES>;
+  /** Bytes of UTF-8 in one knowledge-base document. */
+  documentBytes: Limit<typeof documentContent.MAX_DOCUMENT_BYTES>;
 };
 
 // The action log and per-action analytics.

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from '../api/endpoints.js';
+import { HAND_BACK_MAX_MINUTES, createAgent, deleteAgent, getAgent, listAgents, updateAgent } from '../api/endpoints.js';
 import type { Agent, AgentInput, AnswerThreshold } from '../api/types.js';
 import { saveDraft, type AgentConfig } from '../api/agentVersions.js';
 import { ApiError } from '../api/client.js';
@@ -169,7 +169,7 @@ function AgentForm({ agent }: { agent: Agent | null }) {
   });
 
   const handBackValue = handBack.trim() === '' ? null : Number(handBack);
-  const handBackError = handBackValue !== null && (!Number.isInteger(handBackValue) || handBackValue < 1 || handBackValue > 43_200) ? 'Use whole minutes from 1 to 43200 (30 days), or leave blank' : null;
+  const handBackError = handBackValue !== null && (!Number.isInteger(handBackValue) || handBackValue < 1 || handBackValue > HAND_BACK_MAX_MINUTES) ? `Use whole minutes from 1 to ${HAND_BACK_MAX_MINUTES} (30 days), or leave blank` : null;
   const temperatureValue = temperature.trim() === '' ? undefined : Number(temperature);
   const temperatureError =
     temperatureValue !== undefined && (!Number.isFinite(temperatureValue) || temperatureValue < 0 || temperatureValue > 2) ? 'Use a number from 0 to 2' : null;
@@ -261,7 +261,7 @@ function AgentForm({ agent }: { agent: Agent | null }) {
         type="number"
         inputMode="numeric"
         min={1}
-        max={43_200}
+        max={HAND_BACK_MAX_MINUTES}
         value={handBack}
         onValueChange={setHandBack}
         error={handBackError}

@@ -1,6 +1,6 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { ApiError, describeError } from '../api/client.js';
-import { createDocument, deleteDocument, getDocument, listDocuments, searchKnowledgeBase, updateDocument } from '../api/endpoints.js';
+import { KB_DOCUMENT_MAX_BYTES, createDocument, deleteDocument, getDocument, listDocuments, searchKnowledgeBase, updateDocument } from '../api/endpoints.js';
 import type { KbDocument, KbDocumentWithContent, KbSearchResult } from '../api/types.js';
 import { CardSection } from '../components/CardSection.js';
 import { useToast } from '../components/Toasts.js';
@@ -11,8 +11,6 @@ import { useSubmit } from '../components/useSubmit.js';
 import { useAsync } from '../lib/useAsync.js';
 import { KnowledgeFileUpload } from '../components/KnowledgeFileUpload.js';
 import { navigate, useRoute } from '../lib/router.js';
-
-const MAX_BYTES = 1024 * 1024;
 
 function describeDocumentError(error: unknown): string {
   if (error instanceof ApiError && (error.status === 413 || error.code === 'PAYLOAD_TOO_LARGE')) return 'Document too large (max 1 MiB)';
@@ -99,7 +97,7 @@ function EditDocumentDialog({ document, onClose, onSaved }: { document: KbDocume
   const save = useSubmit();
   const [reloads, setReloads] = useState(0);
   const bytes = new TextEncoder().encode(content).length;
-  const tooLarge = bytes > MAX_BYTES;
+  const tooLarge = bytes > KB_DOCUMENT_MAX_BYTES;
 
   useEffect(() => {
     setLoaded(null);
@@ -181,7 +179,7 @@ function AddDocument({ onAdded }: { onAdded: (doc: KbDocument) => void }) {
   const [content, setContent] = useState('');
   const add = useSubmit();
   const bytes = new TextEncoder().encode(content).length;
-  const tooLarge = bytes > MAX_BYTES;
+  const tooLarge = bytes > KB_DOCUMENT_MAX_BYTES;
 
   function onSubmit(event: FormEvent) {
     event.preventDefault();
