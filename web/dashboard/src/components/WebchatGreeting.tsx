@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'react';
 import { API_BASE } from '../api/client.js';
+import type { ServerLimits } from '../api/serverTypes.js';
 import { TextAreaField } from './ui.js';
 
 /** The server's limit (integration setting `greeting`). */
-export const GREETING_MAX_LENGTH = 500;
+export const GREETING_MAX_LENGTH = 500 satisfies ServerLimits['webchatGreeting'];
 
 /** Where the widget script is served: the API's origin. */
 function widgetScriptUrl(): string {
