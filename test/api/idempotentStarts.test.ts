@@ -186,11 +186,17 @@ describe('a release check cut between its replay and its suite', () => {
 
 describe('Idempotency-Key on operator messages', () => {
   const send = (co: Company, conversationId: string, text: string, key?: string) => post(co, `/api/conversations/${conversationId}/messages`, { text }, key);
+  /** The seeded conversations, once the read models show them (the route finds a conversation there). */
+  async function seeded(name: string) {
+    const co = await paidCompany(name);
+    for (const id of co.conversations) await expect.poll(async () => (await co.call('GET', `/api/conversations/${id}`)).statusCode, { timeout: 15_000, interval: 50 }).toBe(200);
+    return co;
+  }
   const operatorTexts = async (co: Company, conversationId: string) =>
     ((await co.call('GET', `/api/conversations/${conversationId}`)).json().messages as { author: string; text: string }[]).filter((m) => m.author === 'operator').map((m) => m.text);
 
   it('given an operator message sent under a key, when it is sent again (and three times at once), then the customer gets it once and every answer names that message', async () => {
-    const co = await paidCompany('KeyOperator');
+    const co = await seeded('KeyOperator');
     const conversationId = co.conversations[0]!;
     const first = await send(co, conversationId, 'I have refunded your order.', 'msg-1');
     expect(first.statusCode).toBe(202);
@@ -208,7 +214,7 @@ describe('Idempotency-Key on operator messages', () => {
   });
 
   it('given a key used for one message, when it comes with another text, then 422 IDEMPOTENCY_KEY_REUSED and nothing is sent; the same key in another conversation is another message', async () => {
-    const co = await paidCompany('KeyOperatorReused');
+    const co = await seeded('KeyOperatorReused');
     const [one, two] = co.conversations as [string, string];
     expect((await send(co, one, 'First answer.', 'k')).statusCode).toBe(202);
     const other = await send(co, one, 'Second answer.', 'k');

@@ -146,7 +146,8 @@ function registerConversationWrites(app: ZodApp, services: HttpServices): void {
     const keyed = key ? idForKey(auth.companyId, 'operator-message', key.key, conversation.id) : undefined;
     const result = await sendOperatorMessage(services.commands, auth, conversation.id, request.body.text, keyed);
     const repeated = keyed !== undefined && result.events.length === 0;
-    await services.waitForProjections(result.position);
+    // A repeat appended nothing: the read models must hold what is stored now, the first request's message with it.
+    await services.waitForProjections(repeated ? await services.commands.eventStore.headPosition() : result.position);
     const message = await findMessage(services.readStore, result.messageId);
     if (!message) throw notFound('Message');
     if (repeated && message.text !== request.body.text) throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different message: send a new key with a new message');
