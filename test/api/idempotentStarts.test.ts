@@ -161,6 +161,25 @@ describe('Idempotency-Key on paid starts', () => {
   });
 });
 
+describe('the OpenAPI document', () => {
+  it('names the Idempotency-Key header on each start that takes it, and the other headers still reach the routes', async () => {
+    const doc = (await server.app.inject('/docs/json')).json();
+    const routes = [
+      ['/api/replays', 'post'],
+      ['/api/agents/{id}/test-runs', 'post'],
+      ['/api/agents/{id}/release-checks', 'post'],
+      ['/api/conversations/{id}/messages', 'post'],
+    ] as const;
+    for (const [path, method] of routes) {
+      const parameters = doc.paths[path][method].parameters as { in: string; name: string; required?: boolean }[];
+      expect(parameters, path).toContainEqual(expect.objectContaining({ in: 'header', name: 'idempotency-key', required: false }));
+    }
+    // The bearer token is a header too: declaring one header keeps the others.
+    const co = await paidCompany('KeyHeaders');
+    expect((await post(co, '/api/replays', await confirmedReplay(co))).statusCode).toBe(201);
+  });
+});
+
 describe('a release check cut between its replay and its suite', () => {
   it('given the replay a key named was started and the process died before the suite, when the check is sent again with the key, then it goes on with that replay: one replay, and the check names it', async () => {
     const co = await paidCompany('KeyCrash');

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RELEASE_CHECK_LIMITS } from '../../domain/agents/releaseGate.js';
 import { testRunSchema } from './agentTests.schemas.js';
-import { bearerSecurity as security, errorBody, errorResponses, listQuery } from './schemas.js';
+import { bearerSecurity as security, errorBody, errorResponses, idempotencyKeyHeaders, listQuery } from './schemas.js';
 
 const tags = ['agents'];
 const idParams = z.object({ id: z.string().max(64) });
@@ -80,6 +80,7 @@ export const releaseTurnSchema = z.object({
 export const startReleaseCheckSchema = {
   tags,
   security,
+  headers: idempotencyKeyHeaders,
   description:
     'Checks `version` (the draft when omitted) before it is published: its test cases on the builtin provider, and a replay over the agent’s most recent conversations on the company’s provider, both in the replay worker’s slots. ' +
     '`confirmedCostMicros`: the estimate the user confirmed (a paid replay above it is 409 CONFLICT and nothing starts). 202 with the check; poll it. Owners and admins.',

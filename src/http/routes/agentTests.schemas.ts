@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TEST_CASE_LIMITS, testExpectations } from '../../domain/agents/testCases/events.js';
 import type { AgentTestCaseDoc } from '../../projections/agentTestCases/agentTestCasesProjection.js';
-import { bearerSecurity as security, errorBody, errorResponses, listQuery } from './schemas.js';
+import { bearerSecurity as security, errorBody, errorResponses, idempotencyKeyHeaders, listQuery } from './schemas.js';
 
 export const testCaseSchema = z.object({
   id: z.uuid(),
@@ -146,6 +146,7 @@ export const estimateTestRunSchema = {
 export const startTestRunSchema = {
   tags,
   security,
+  headers: idempotencyKeyHeaders,
   description:
     'Answers every test case with `version` (the draft when omitted) and its model, in the replay worker’s slots, never a conversation nor a send: free and deterministic on the builtin provider; ' +
     'on a paid model only within `confirmedCostMicros` (the estimate; 409 CONFLICT naming a higher one), charged per answer, stopped when the credits run out. 202 with the run; poll it. Owners and admins.',

@@ -6,7 +6,7 @@ import { platformIdSchema } from '../../domain/platformId.js';
 import { unreadFor, type ConversationReadDoc } from '../../projections/conversations/conversationReadsProjection.js';
 import type { ConversationDoc, MessageDoc } from '../../projections/conversations/conversationsProjection.js';
 import { INBOX_VIEWS } from '../../projections/conversations/queries.js';
-import { bearerSecurity as security, errorResponses, listQuery } from './schemas.js';
+import { bearerSecurity as security, errorResponses, idempotencyKeyHeaders, listQuery } from './schemas.js';
 
 const sessionState = z.enum(['active', 'paused', 'closed']);
 
@@ -228,6 +228,7 @@ export const operatorMessageSchema = {
   tags: ['conversations'],
   description: 'An operator message, sent to the customer through the channel. The AI session is paused.',
   security,
+  headers: idempotencyKeyHeaders,
   params,
   body: z.strictObject({ text: z.string().trim().min(1).max(4096) }),
   response: { 202: z.object({ message: messageSchema }), ...errorResponses },

@@ -4,7 +4,7 @@ import { AGENT_LIMITS } from '../../domain/agents/events.js';
 import { answerThresholdSchema } from '../../domain/answers/evidence.js';
 import { REPLAY_LIMITS, draftAnswerSchema, recordedAnswerSchema, replayDraftSchema } from '../../domain/replays/events.js';
 import type { ReplayAnswerDoc, ReplayDoc } from '../../projections/replays/replaysProjection.js';
-import { bearerSecurity as security, errorBody, errorResponses, listQuery } from './schemas.js';
+import { bearerSecurity as security, errorBody, errorResponses, idempotencyKeyHeaders, listQuery } from './schemas.js';
 
 const draftInput = z.strictObject({
   basedOnAgentId: z.uuid().nullable().optional(),
@@ -129,6 +129,7 @@ export const estimateReplaySchema = {
 export const startReplaySchema = {
   tags,
   security,
+  headers: idempotencyKeyHeaders,
   description:
     'Starts a replay. `confirmedCostMicros`: the estimate the user confirmed; when the fresh estimate is higher, 409 CONFLICT names it and nothing starts. ' +
     'The answers are charged as they are spent; nothing is sent to customers and no conversation is written.',

@@ -17,6 +17,15 @@ export const errorResponses = {
   500: errorBody,
 } as const;
 
+/**
+ * The `Idempotency-Key` header of paid starts and operator messages (docs/api/README.md#idempotency-keys), declared
+ * so the OpenAPI document shows it. Loose: every other header passes through untouched. Its format is checked by
+ * idempotencyKeyOf (http/idempotencyKey.ts), which answers the documented error.
+ */
+export const idempotencyKeyHeaders = z.looseObject({
+  'idempotency-key': z.string().optional().describe('1–255 visible ASCII characters: sent again with the same request, answers with what the first started (`Idempotent-Replayed: true`)'),
+});
+
 export const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().max(1024).optional(),
