@@ -4,7 +4,7 @@ import { approveActionCall, endExpiredWait } from '../../src/commands/conversati
 import { ACTION_LIMITS } from '../../src/domain/actions/definition.js';
 import { silentLogger } from '../../src/ports/logger.js';
 import type { Company } from '../support/api.js';
-import { actionFixtures, callsThenAnswers, lastMessage, offered, type ModelBody } from '../support/actionFixtures.js';
+import { actionFixtures, callsThenAnswers, lastMessage, offered, resetActionFakes, type ModelBody } from '../support/actionFixtures.js';
 import { startFakeCompanyApi, type FakeCompanyApi } from '../support/fakeCompanyApi.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
@@ -30,11 +30,7 @@ afterAll(async () => {
   await llm?.close();
   await api?.close();
 });
-beforeEach(() => {
-  llm.reset();
-  api.requests.length = 0;
-  api.respond = () => ({ body: { status: 'shipped', eta: 'Friday' } });
-});
+beforeEach(() => resetActionFakes(llm, api));
 
 const refund = () => ({ name: 'refund_order', method: 'POST' as const, urlTemplate: `${api.url}/orders/{order_id}/refund`, mode: 'approve' as const, responseFields: ['status'] });
 const cancel = () => ({ name: 'cancel_order', method: 'POST' as const, urlTemplate: `${api.url}/orders/{order_id}/cancel`, mode: 'confirm' as const, responseFields: ['status'] });

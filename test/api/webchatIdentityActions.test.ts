@@ -4,7 +4,7 @@ import { loadWebchatIntegration } from '../../src/commands/integrations/queries.
 import { receiveWebchatMessage } from '../../src/commands/webchat/receiveWebchatMessage.js';
 import type { ActionFieldsInput } from '../../src/domain/actions/definition.js';
 import { createWebchatIntegration, signUp, useOpenAiLlm, type Company } from '../support/api.js';
-import { lastMessage, offered, type ConversationEventRow, type ModelBody } from '../support/actionFixtures.js';
+import { lastMessage, offered, type ConversationEventRow, resetActionFakes, type ModelBody } from '../support/actionFixtures.js';
 import { eventually } from '../support/eventually.js';
 import { startFakeCompanyApi, type FakeCompanyApi } from '../support/fakeCompanyApi.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
@@ -37,11 +37,7 @@ afterAll(async () => {
   await llm?.close();
   await api?.close();
 });
-beforeEach(() => {
-  llm.reset();
-  api.requests.length = 0;
-  api.respond = () => ({ body: { status: 'shipped', eta: 'Friday' } });
-});
+beforeEach(() => resetActionFakes(llm, api));
 
 /** What the company's own server computes for a signed-in shopper (docs/api/webchat.md). */
 const sign = (secret: string, userId: string, email?: string) => createHmac('sha256', secret).update(email ? `${userId}\n${email}` : userId).digest('hex');

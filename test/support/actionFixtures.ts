@@ -85,6 +85,13 @@ export function actionFixtures(ctx: { server: () => TestServer; llm: () => FakeL
   return { defineAction, setAgentActions, companyWithActions, customerWrites, eventsOf, replies, waitForReplies };
 }
 
+/** Before each test: the fake model forgets its script and requests, the company API its requests, and answers an order lookup. */
+export function resetActionFakes(llm: FakeLlm, api: FakeCompanyApi) {
+  llm.reset();
+  api.requests.length = 0;
+  api.respond = () => ({ body: { status: 'shipped', eta: 'Friday' } });
+}
+
 export const lastMessage = (body: ModelBody) => (body.messages ?? []).at(-1) as { role: string; content: unknown } | undefined;
 export const offered = (body: ModelBody, name: string) => (body.tools ?? []).some((t) => t.function.name === name);
 /** The model: calls `name` with `args` while it may; once a tool result is in, answers with it. */
