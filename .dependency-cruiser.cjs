@@ -28,9 +28,21 @@ module.exports = {
       severity: 'error',
       comment:
         'src/domain imports only zod and other domain files: no I/O, no framework, no ports. ' +
-        'Exception: node:crypto, for hashing deterministic ids (pure: same input, same output, no I/O).',
+        'Exceptions: node:crypto, for hashing deterministic ids (pure: same input, same output, no I/O); ' +
+        're2js, the RE2 regular expression engine, in src/domain/linearPattern.ts only (next rule).',
       from: { path: '^src/domain/' },
-      to: { pathNot: ['^src/domain/', '(^|/)node_modules/zod/', '^(node:)?crypto$'] },
+      to: { pathNot: ['^src/domain/', '(^|/)node_modules/zod/', '^(node:)?crypto$', '(^|/)node_modules/re2js/'] },
+    },
+    {
+      name: 'domain-regex-engine-in-one-module',
+      severity: 'error',
+      comment:
+        'The patterns companies write (action parameters, test-case matchers) are rules of the domain, decided on ' +
+        'text a model or a customer chose, so they must run in linear time: re2js (a pure-JavaScript port of RE2: ' +
+        'no I/O, no clock, same input same answer, like zod) is the engine. src/domain/linearPattern.ts is the one ' +
+        'module that imports it; every other domain file compiles patterns through it.',
+      from: { path: '^src/domain/', pathNot: '^src/domain/linearPattern\\.ts$' },
+      to: { path: '(^|/)node_modules/re2js/' },
     },
     {
       name: 'ports-are-contracts',

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { approveActionCall, endExpiredWait } from '../../src/commands/conversations/actionApprovals.js';
 import { ACTION_LIMITS } from '../../src/domain/actions/definition.js';
 import { silentLogger } from '../../src/ports/logger.js';
-import type { Company } from '../support/api.js';
+import { signUp, type Company } from '../support/api.js';
 import { actionFixtures, callsThenAnswers, lastMessage, offered, resetActionFakes, type ModelBody } from '../support/actionFixtures.js';
 import { startFakeCompanyApi, type FakeCompanyApi } from '../support/fakeCompanyApi.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
@@ -205,6 +205,67 @@ describe("the model's malformed arguments", () => {
     expect(api.requests).toEqual([]);
     expect(reply!.data.text).toBe(`Sorry: Not done: ${error}.`);
     expect((await eventsOf(co, id)).find((e) => e.type === 'ActionCallRejected')?.data.error).toBe(error);
+  });
+});
+
+describe('attack: a parameter pattern that backtracks catastrophically ("(a+)+b")', () => {
+  const pinned = (name: string) => ({
+    ...definition(),
+    name,
+    parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '(a+)+b' } }, required: ['order_id'] },
+  });
+
+  it('given a company\'s action with it, when a test call sends 40 a\'s and a "c", then it is refused at once, and another company is answered meanwhile', async () => {
+    const { co } = await companyWithActions([]);
+    const other = await signUp(server, 'Globex');
+    const created = await co.call('POST', '/api/actions', pinned('pinned_lookup'));
+    expect(created.statusCode).toBe(201);
+
+    const started = performance.now();
+    const [tested, me] = await Promise.all([
+      co.call('POST', `/api/actions/${created.json().action.id}/test`, { parameters: { order_id: `${'a'.repeat(40)}c` } }),
+      other.call('GET', '/api/auth/me'),
+    ]);
+    // A backtracking engine took 21 s at 30 a's and never answered at 40, holding every other request meanwhile.
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(me.statusCode).toBe(200);
+    expect(tested.statusCode).toBe(400);
+    expect(tested.json().error).toEqual({ code: 'VALIDATION_ERROR', message: expect.stringContaining('order_id: does not match the expected format') });
+    expect(api.requests).toEqual([]);
+    // The pattern still does its job: a matching value is called.
+    const matching = await co.call('POST', `/api/actions/${created.json().action.id}/test`, { parameters: { order_id: `${'a'.repeat(40)}b` } });
+    expect(matching.statusCode).toBe(200);
+    expect(api.requests).toHaveLength(1);
+  });
+
+  it('given an agent with that action, when the model passes 1,999 a\'s and a "c" (the longest argument a call takes), then the call is refused at once and every company is still answered', async () => {
+    const { co, integrationId } = await companyWithActions([{ name: 'lookup_order', parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '(a+)+b' } }, required: ['order_id'] }, identity: {} }]);
+    const others = await companyWithActions([{ name: 'lookup_order' }]);
+    llm.reply = (body: ModelBody) =>
+      lastMessage(body)?.role === 'tool'
+        ? `Sorry: ${String(lastMessage(body)!.content)}`
+        : offered(body, 'lookup_order') && JSON.stringify(body).includes('(a+)+b')
+          ? { content: null, toolCalls: [{ name: 'lookup_order', arguments: JSON.stringify({ order_id: `${'a'.repeat(1_999)}c` }) }] }
+          : 'Hello from the other company.';
+
+    const id = await customerWrites(integrationId, 'client-redos', 'Where is my order?');
+    const otherId = await customerWrites(others.integrationId, 'client-bystander', 'Hello?');
+    const [reply] = await waitForReplies(co, id, 1);
+    const [otherReply] = await waitForReplies(others.co, otherId, 1);
+
+    expect(reply!.data.text).toBe('Sorry: Not done: order_id: does not match the expected format.');
+    expect(otherReply!.data.text).toBe('Hello from the other company.');
+    expect(api.requests).toEqual([]);
+  });
+
+  it('given a pattern with a backreference or a lookahead, when the action is saved, then it is 400 VALIDATION_ERROR naming the parameter, and nothing is saved', async () => {
+    const { co } = await companyWithActions([]);
+    for (const pattern of ['(a)\\1', '(?=[0-9])\\w+']) {
+      const res = await co.call('POST', '/api/actions', { ...pinned('refused_one'), parameters: { type: 'object', properties: { order_id: { type: 'string', pattern } }, required: ['order_id'] } });
+      expect(res.statusCode, pattern).toBe(400);
+      expect(res.json().error).toEqual({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/^parameters\.order_id\.pattern: .*not supported/) });
+    }
+    expect((await co.call('GET', '/api/actions')).json().actions).toEqual([]);
   });
 });
 

@@ -84,3 +84,21 @@ describe('a call', () => {
     expect(redactArguments(orderLookup, { order_id: '4411', customer: 'client-77' })).toEqual({ order_id: '4411', customer: '[platform.clientId]' });
   });
 });
+
+describe('attack: a catastrophic parameter pattern (nested repetition), checked against what the model sends', () => {
+  const pinned = actionFields.parse({ ...orderLookup, parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '(a+)+b' } }, required: ['order_id'] }, identity: {} });
+
+  it('given "(a+)+b" and the longest argument a call takes (2,000 characters: 1,999 a\'s and a "c"), then it is refused at once, the same way every time', () => {
+    // A backtracking engine tries 2^1999 ways to split the a's before it gives up; a linear one reads them once.
+    const started = performance.now();
+    const verdicts = Array.from({ length: 3 }, () => checkArguments(pinned, { order_id: `${'a'.repeat(1_999)}c` }, {}));
+    expect(verdicts).toEqual(Array(3).fill({ ok: false, error: 'order_id: does not match the expected format' }));
+    expect(checkArguments(pinned, { order_id: `${'a'.repeat(1_999)}b` }, {})).toEqual({ ok: true, args: { order_id: `${'a'.repeat(1_999)}b` } });
+    // Generous for a loaded 2-core machine: the backtracking engine took 21 s at 31 characters, and never ends at 2,000.
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it('given a longer argument than any parameter takes, then it is refused for its length before any pattern runs', () => {
+    expect(checkArguments(pinned, { order_id: `${'a'.repeat(5_000)}c` }, {})).toEqual({ ok: false, error: 'order_id: at most 2000 characters' });
+  });
+});

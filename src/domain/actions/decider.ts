@@ -1,5 +1,6 @@
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
+import { patternProblems } from '../linearPattern.js';
 import { ACTION_LIMITS, actionFields, definitionProblems, templateNames, type ActionFields, type ActionFieldsInput } from './definition.js';
 import { actionsStream, type ActionEvent } from './events.js';
 import { evolveActions, initialActionsState, type ActionsState, type StoredAction } from './state.js';
@@ -58,10 +59,11 @@ function extraProblems(fields: ActionFields): string[] {
   else if (!URL.canParse(fields.urlTemplate.replace(/\{([^{}]*)\}/g, 'x'))) problems.push('urlTemplate: not a valid address');
   // An empty host ("https:///{id}") lets the parser take the first path argument as the host.
   else if (!sameOrigin(fields.urlTemplate)) problems.push('urlTemplate: the scheme and host cannot hold a parameter');
+  const patterns: { field: string; source: string }[] = [];
   for (const [name, param] of Object.entries(fields.parameters.properties)) {
     if (param.pattern !== undefined) {
       if (param.type !== 'string') problems.push(`parameters.${name}.pattern: only for a string`);
-      else if (!compiles(param.pattern)) problems.push(`parameters.${name}.pattern: not a valid regular expression`);
+      else patterns.push({ field: `parameters.${name}.pattern`, source: param.pattern });
     }
     if (param.maxLength !== undefined && param.type !== 'string') problems.push(`parameters.${name}.maxLength: only for a string`);
     if ((param.minimum !== undefined || param.maximum !== undefined) && param.type !== 'number' && param.type !== 'integer') {
@@ -71,16 +73,9 @@ function extraProblems(fields: ActionFields): string[] {
     if (param.type === 'boolean' && param.enum !== undefined) problems.push(`parameters.${name}.enum: not for a boolean`);
     else if (param.enum?.some((v) => typeof v !== expected)) problems.push(`parameters.${name}.enum: every value must be a ${expected}`);
   }
+  // Matched against what the model sends, whole (anchored), case-sensitive: see linearPattern.ts.
+  problems.push(...patternProblems(patterns, { caseInsensitive: false }));
   return problems;
-}
-
-function compiles(pattern: string): boolean {
-  try {
-    new RegExp(pattern, 'u');
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function checkDefinition(fields: ActionFields): void {

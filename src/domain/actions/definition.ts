@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { compilePattern } from '../linearPattern.js';
 
 /**
  * A company-defined action: an HTTP call to the company's own systems that an agent may make while it answers
@@ -230,7 +231,11 @@ function checkValue(param: ActionParameter, value: unknown): string | null {
     case 'string':
       if (typeof value !== 'string') return 'must be a string';
       if (value.length > (param.maxLength ?? ACTION_LIMITS.stringArgument)) return `at most ${param.maxLength ?? ACTION_LIMITS.stringArgument} characters`;
-      if (param.pattern !== undefined && !safePattern(param.pattern).test(value)) return 'does not match the expected format';
+      if (param.pattern !== undefined) {
+        const compiled = compilePattern(param.pattern, { caseInsensitive: false });
+        if (!compiled.ok) return `its pattern cannot run (${compiled.problem}): the action must be edited`;
+        if (!compiled.pattern.testWhole(value)) return 'does not match the expected format';
+      }
       break;
     case 'boolean':
       if (typeof value !== 'boolean') return 'must be true or false';
@@ -245,15 +250,6 @@ function checkValue(param: ActionParameter, value: unknown): string | null {
   }
   if (param.enum !== undefined && !param.enum.includes(value as string | number)) return `one of ${param.enum.join(', ')}`;
   return null;
-}
-
-/** A company's pattern, anchored; one that does not compile matches nothing (refused at definition time too). */
-function safePattern(pattern: string): RegExp {
-  try {
-    return new RegExp(`^(?:${pattern})$`, 'u');
-  } catch {
-    return /(?!)/;
-  }
 }
 
 export interface RenderedRequest {

@@ -87,6 +87,36 @@ describe('actions decider: create', () => {
     for (const fields of refused) spec.given([]).when(create(1, fields)).thenThrows('VALIDATION_ERROR');
   });
 
+  it('when a parameter pattern needs a backtracking engine (a backreference, a lookaround), then VALIDATION_ERROR naming the parameter and what is not supported', () => {
+    for (const [pattern, why] of [
+      ['(a)\\1', 'backreference'],
+      ['(?=[0-9])[0-9a-z]+', 'lookahead and lookbehind'],
+      ['(?!x)[a-z]+', 'lookahead and lookbehind'],
+      ['(?<=#)[0-9]+', 'lookahead and lookbehind'],
+    ] as const) {
+      const fields = { parameters: { type: 'object' as const, properties: { q: { type: 'string' as const, pattern } }, required: [] }, identity: {}, urlTemplate: 'https://shop.example/q' };
+      expect(() => actionsDecider.decide(create(1, fields), actionsDecider.initialState), pattern).toThrowError(
+        expect.objectContaining({ code: 'VALIDATION_ERROR', message: expect.stringMatching(new RegExp(`^parameters\\.q\\.pattern: .*${why}`)) }),
+      );
+    }
+  });
+
+  it('when a parameter pattern is too large for the pattern engine (a repeat count past 1000, or a program past the limit), then VALIDATION_ERROR naming it', () => {
+    for (const pattern of ['[0-9]{1001}', '[a-z]{250}[0-9]{250}']) {
+      const fields = { parameters: { type: 'object' as const, properties: { q: { type: 'string' as const, pattern } }, required: [] }, identity: {}, urlTemplate: 'https://shop.example/q' };
+      expect(() => actionsDecider.decide(create(1, fields), actionsDecider.initialState), pattern).toThrowError(
+        expect.objectContaining({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/^parameters\.q\.pattern: /) }),
+      );
+    }
+  });
+
+  it('when a parameter pattern uses the syntax both engines share, then it is saved: classes, counts, groups, named groups, alternatives, \\u escapes', () => {
+    for (const pattern of ['[0-9]{1,10}', '\\d{4}-\\d{2}-\\d{2}', '(?<year>\\d{4})', '[A-Z]{2}[0-9]{2}[A-Z0-9]{1,30}', 'yes|no', '[\\w.+-]+@[\\w-]+\\.[a-z]{2,}', '\\u00e9t\\u00e9', '\\p{L}+', '(a+)+b']) {
+      const fields = { parameters: { type: 'object' as const, properties: { q: { type: 'string' as const, pattern } }, required: [] }, identity: {}, urlTemplate: 'https://shop.example/q' };
+      expect(actionsDecider.decide(create(1, fields), actionsDecider.initialState).map((e) => e.type), pattern).toEqual(['ActionCreated']);
+    }
+  });
+
   it('when the URL template names an undeclared parameter, puts one in the host, or is not an http(s) address, then VALIDATION_ERROR', () => {
     for (const urlTemplate of ['https://shop.example/orders/{nope}', 'https://{order_id}.shop.example/x', 'ftp://shop.example/{order_id}', '/orders/{order_id}']) {
       expect(() => actionsDecider.decide(create(1, { urlTemplate }), actionsDecider.initialState), urlTemplate).toThrowError(
