@@ -10,7 +10,6 @@ import type { FairSlots } from './fairSlots.js';
 import type { RunAgentTestsJob } from './replayJobs.js';
 import type { CommandDeps } from '../commands/deps.js';
 import { judgeAnswer, type JudgeDeps } from './testJudge.js';
-import { boundedRegexTest } from './boundedRegex.js';
 
 export interface TestRunnerDeps extends CommandDeps, Omit<AnswerDeps, 'logger' | 'pricing'>, JudgeDeps {
   /** What a run started on the builtin provider answers with (and a paid run whose company left its model since). */
@@ -56,7 +55,7 @@ export async function runAgentTests(deps: TestRunnerDeps, job: RunAgentTestsJob,
     try {
       const answer = await answerScript(deps, run, answerer, testCase);
       if (answer === 'stopped') return 'stopped';
-      const results = checkAnswer(testCase.expect, answer, boundedRegexTest);
+      const results = checkAnswer(testCase.expect, answer);
       const { judge } = testCase.expect;
       if (judge) results.push(await judgeAnswer(deps, { companyId: job.companyId, runId: job.runId, caseId: testCase.caseId, criterion: judge, turns: testCase.turns, answer }));
       await recordTestCase(deps, { companyId: job.companyId, runId: job.runId, caseId: testCase.caseId, answer, results, passed: casePassed(results) });

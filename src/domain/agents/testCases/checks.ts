@@ -1,3 +1,4 @@
+import { compilePattern, type PatternOptions } from '../../linearPattern.js';
 import type { TestExpectations, TextMatcher } from './events.js';
 
 /** What a test checks: the agent's final answer to the case's script. */
@@ -16,30 +17,33 @@ export type CheckResult = {
  */
 export const casePassed = (results: CheckResult[]) => results.every((r) => r.passed || r.verdict === 'not_judged');
 
-/**
- * Runs a team's regular expression (case-insensitive, unicode) on an answer: true or false, or 'too_slow' when it
- * was stopped for running past its budget. An expression can backtrack catastrophically (`(a+)+$` on a long
- * answer runs for years), so the caller bounds it (workers/boundedRegex.ts), outside the pure domain.
- */
-export type RegexTest = (source: string, text: string) => boolean | 'too_slow';
+/** How a case's regular expressions match an answer: case-insensitively, anywhere in it (RE2, linear time). */
+export const REGEX_MATCHING: PatternOptions = { caseInsensitive: true };
 
-export const REGEX_TOO_SLOW = 'the regular expression took too long on this answer and was stopped: simplify it (no nested repetition such as (a+)+)';
-
-const matches = (m: TextMatcher, text: string, regex: RegexTest) => (m.kind === 'text' ? text.toLowerCase().includes(m.value.toLowerCase()) : regex(m.value, text));
 const shownMatcher = (m: TextMatcher) => (m.kind === 'regex' ? `/${m.value}/` : JSON.stringify(m.value));
 
-/** A matcher's check: an expression stopped for taking too long neither matches nor fails to: the check fails. */
-function matcherResult(check: 'contains' | 'notContains', m: TextMatcher, text: string, regex: RegexTest): CheckResult {
-  const found = matches(m, text, regex);
-  if (found === 'too_slow') return { check, expected: shownMatcher(m), passed: false, reason: REGEX_TOO_SLOW };
-  return { check, expected: shownMatcher(m), passed: check === 'contains' ? found : !found };
+/**
+ * A matcher's check. A regular expression runs on RE2 (linear in the answer, no clock), so the result depends on
+ * the answer alone. One that RE2 cannot run (saved before the engine changed, with a lookahead or a backreference)
+ * neither matches nor fails to: the check fails, saying why, the same way on every run.
+ */
+function matcherResult(check: 'contains' | 'notContains', m: TextMatcher, text: string): CheckResult {
+  const expected = shownMatcher(m);
+  let found: boolean;
+  if (m.kind === 'text') found = text.toLowerCase().includes(m.value.toLowerCase());
+  else {
+    const compiled = compilePattern(m.value, REGEX_MATCHING);
+    if (!compiled.ok) return { check, expected, passed: false, reason: `the regular expression cannot run: ${compiled.problem}; edit the case` };
+    found = compiled.pattern.test(text);
+  }
+  return { check, expected, passed: check === 'contains' ? found : !found };
 }
 
 /** Every expectation of a case against an answer, each passed or failed, in a fixed order. */
-export function checkAnswer(expect: TestExpectations, answer: CheckedAnswer, regex: RegexTest): CheckResult[] {
+export function checkAnswer(expect: TestExpectations, answer: CheckedAnswer): CheckResult[] {
   const results: CheckResult[] = [];
-  for (const m of expect.contains ?? []) results.push(matcherResult('contains', m, answer.text, regex));
-  for (const m of expect.notContains ?? []) results.push(matcherResult('notContains', m, answer.text, regex));
+  for (const m of expect.contains ?? []) results.push(matcherResult('contains', m, answer.text));
+  for (const m of expect.notContains ?? []) results.push(matcherResult('notContains', m, answer.text));
   if (expect.handoff === true) results.push({ check: 'handoff', expected: 'hands off', passed: answer.handoff });
   if (expect.handoff === false) results.push({ check: 'noHandoff', expected: 'answers without handing off', passed: !answer.handoff });
   if (expect.citesDocumentId) results.push({ check: 'cites', expected: expect.citesDocumentId, passed: answer.documentIds.includes(expect.citesDocumentId) });

@@ -1,5 +1,7 @@
 import type { Decider } from '../../decider.js';
 import { DomainError } from '../../errors.js';
+import { patternProblems } from '../../linearPattern.js';
+import { REGEX_MATCHING } from './checks.js';
 import { TEST_CASE_LIMITS, testCaseBody, type AgentTestCaseEvent, type TestCaseBody } from './events.js';
 import { evolveTestCases, initialTestCasesState, type TestCasesState } from './state.js';
 
@@ -16,14 +18,12 @@ function checkBody(body: TestCaseBody): void {
     const issue = parsed.error.issues[0];
     throw new DomainError('VALIDATION_ERROR', `${issue?.path.map(String).join('.') || 'testCase'}: ${issue?.message ?? 'invalid'}`);
   }
-  for (const matcher of [...(body.expect.contains ?? []), ...(body.expect.notContains ?? [])]) {
-    if (matcher.kind !== 'regex') continue;
-    try {
-      new RegExp(matcher.value, 'iu');
-    } catch {
-      throw new DomainError('VALIDATION_ERROR', `expect: ${JSON.stringify(matcher.value)} is not a valid regular expression`);
-    }
-  }
+  const patterns = (['contains', 'notContains'] as const).flatMap((list) =>
+    (body.expect[list] ?? []).flatMap((m, i) => (m.kind === 'regex' ? [{ field: `expect.${list}.${i}.value`, source: m.value }] : [])),
+  );
+  // Run on the agent's answers case-insensitively, anywhere in the text: see linearPattern.ts.
+  const problems = patternProblems(patterns, REGEX_MATCHING);
+  if (problems.length > 0) throw new DomainError('VALIDATION_ERROR', problems.join('; '));
 }
 
 export const testCasesDecider: Decider<TestCaseCommand, AgentTestCaseEvent, TestCasesState> = {

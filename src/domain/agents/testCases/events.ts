@@ -12,7 +12,7 @@ export const textMatcher = z.object({ kind: z.enum(['text', 'regex']), value: z.
 export type TextMatcher = z.infer<typeof textMatcher>;
 
 export const testExpectations = z.object({
-  /** Every one must match the answer (text: case-insensitive substring; regex: JavaScript, case-insensitive). */
+  /** Every one must match the answer (text: case-insensitive substring; regex: case-insensitive, anywhere in it, on RE2's linear-time engine: linearPattern.ts). */
   contains: z.array(textMatcher).max(TEST_CASE_LIMITS.matchers).optional(),
   /** None may match. */
   notContains: z.array(textMatcher).max(TEST_CASE_LIMITS.matchers).optional(),

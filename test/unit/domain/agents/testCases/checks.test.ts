@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkAnswer as check, type CheckedAnswer } from '../../../../../src/domain/agents/testCases/checks.js';
-import type { TestExpectations } from '../../../../../src/domain/agents/testCases/events.js';
-import { boundedRegexTest } from '../../../../../src/workers/boundedRegex.js';
-
-/** The checks as the test runner makes them: each regular expression bounded in time. */
-const checkAnswer = (expect: TestExpectations, answer: CheckedAnswer) => check(expect, answer, boundedRegexTest);
+import { checkAnswer } from '../../../../../src/domain/agents/testCases/checks.js';
 
 const DOC = '44444444-4444-4444-8444-444444444444';
 
@@ -42,21 +37,34 @@ describe('test case checks', () => {
 });
 
 describe('attack: a catastrophic regular expression in an expectation', () => {
-  it('given `(a+)+$` and the longest answer, when the case is checked, then the check fails in plain words within a bounded time', () => {
-    const answer = { text: `${'a'.repeat(65_000)}!`, handoff: false, documentIds: [] };
+  it('given `(a+)+$` and the longest answer (65,536 characters), when the case is checked, then it is decided on what the answer holds, the same way every time', () => {
+    const answer = { text: `${'a'.repeat(65_535)}!`, handoff: false, documentIds: [] };
+    const expectations = { contains: [{ kind: 'regex' as const, value: '(a+)+$' }, { kind: 'regex' as const, value: '(a|aa)+!' }], notContains: [{ kind: 'regex' as const, value: '(a|aa)+$' }, { kind: 'regex' as const, value: '^(a+)+!$' }] };
     const started = performance.now();
-    const results = checkAnswer({ contains: [{ kind: 'regex', value: '(a+)+$' }], notContains: [{ kind: 'regex', value: '(a|aa)+$' }] }, answer);
-    expect(performance.now() - started).toBeLessThan(2_000);
-    expect(results).toEqual([
-      { check: 'contains', expected: '/(a+)+$/', passed: false, reason: expect.stringContaining("took too long") },
-      { check: 'notContains', expected: '/(a|aa)+$/', passed: false, reason: expect.stringContaining("took too long") },
+    const runs = Array.from({ length: 3 }, () => checkAnswer(expectations, answer));
+    // Generous for a loaded 2-core machine: a backtracking engine does not finish these in a lifetime.
+    expect(performance.now() - started).toBeLessThan(5_000);
+    for (const results of runs) {
+      expect(results).toEqual([
+        { check: 'contains', expected: '/(a+)+$/', passed: false },
+        { check: 'contains', expected: '/(a|aa)+!/', passed: true },
+        { check: 'notContains', expected: '/(a|aa)+$/', passed: true },
+        { check: 'notContains', expected: '/^(a+)+!$/', passed: false },
+      ]);
+    }
+  });
+
+  it('given an ordinary expression on the longest answer, then it is checked as before, case-insensitively', () => {
+    const answer = { text: `${'x'.repeat(65_000)} Refund within 14 days`, handoff: false, documentIds: [] };
+    expect(checkAnswer({ contains: [{ kind: 'regex', value: 'refund within \\d+ days' }], notContains: [{ kind: 'regex', value: 'dogecoin|HANDOFF' }] }, answer)).toEqual([
+      { check: 'contains', expected: '/refund within \\d+ days/', passed: true },
+      { check: 'notContains', expected: '/dogecoin|HANDOFF/', passed: true },
     ]);
   });
 
-  it('given an ordinary expression on the longest answer, then it is checked as before', () => {
-    const answer = { text: `${'x'.repeat(65_000)} Refund within 14 days`, handoff: false, documentIds: [] };
-    expect(checkAnswer({ contains: [{ kind: 'regex', value: 'refund within \\d+ days' }] }, answer)).toEqual([
-      { check: 'contains', expected: '/refund within \\d+ days/', passed: true },
-    ]);
+  it('given an expression saved before the engine changed that it cannot run (a lookahead), then its check fails saying why, the same way every time', () => {
+    const answer = { text: 'Refund now', handoff: false, documentIds: [] };
+    const results = checkAnswer({ contains: [{ kind: 'regex', value: 'refund(?= now)' }] }, answer);
+    expect(results).toEqual([{ check: 'contains', expected: '/refund(?= now)/', passed: false, reason: expect.stringContaining('lookahead and lookbehind') }]);
   });
 });

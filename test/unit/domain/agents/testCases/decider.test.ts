@@ -42,4 +42,24 @@ describe('agent test cases', () => {
     spec.given([]).when(save(K1, { ...body, turns: [] }, true)).thenThrows('VALIDATION_ERROR');
     spec.given([]).when(save(K1, { ...body, expect: { contains: [{ kind: 'regex', value: '(unclosed' }] } }, true)).thenThrows('VALIDATION_ERROR');
   });
+
+  it('refuses a regular expression that needs a backtracking engine (a backreference, a lookahead), naming the matcher', () => {
+    for (const [value, field, why] of [
+      ['(a)\\1', 'expect.contains.0.value', 'backreference'],
+      ['refund(?= now)', 'expect.contains.0.value', 'lookahead and lookbehind'],
+    ] as const) {
+      spec.given([]).when(save(K1, { ...body, expect: { contains: [{ kind: 'regex', value }] } }, true)).thenThrows('VALIDATION_ERROR');
+      expect(() => testCasesDecider.decide(save(K1, { ...body, expect: { contains: [{ kind: 'regex', value }] } }, true), testCasesDecider.initialState)).toThrowError(
+        expect.objectContaining({ message: expect.stringMatching(new RegExp(`^${field.replace(/\./g, '\\.')}: .*${why}`)) }),
+      );
+    }
+    const second = { ...body, expect: { notContains: [{ kind: 'regex' as const, value: 'fine' }, { kind: 'regex' as const, value: '(?<!not )sure' }] } };
+    expect(() => testCasesDecider.decide(save(K1, second, true), testCasesDecider.initialState)).toThrowError(expect.objectContaining({ message: expect.stringMatching(/^expect\.notContains\.1\.value: /) }));
+  });
+
+  it('saves the expressions cases use: anchors, classes, alternatives, counts, word boundaries', () => {
+    for (const value of ['^yes', '\\d+ working days', 'dogecoin|HANDOFF', '\\brefund(s|ed)?\\b', '(a+)+$']) {
+      spec.given([]).when(save(K1, { ...body, expect: { contains: [{ kind: 'regex', value }] } }, true)).then([saved(K1, { ...body, expect: { contains: [{ kind: 'regex', value }] } }, T1)]);
+    }
+  });
 });
