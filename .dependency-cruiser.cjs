@@ -38,9 +38,10 @@ module.exports = {
       severity: 'error',
       comment:
         'The patterns companies write (action parameters, test-case matchers) are rules of the domain, decided on ' +
-        'text a model or a customer chose, so they must run in linear time: re2js (a pure-JavaScript port of RE2: ' +
-        'no I/O, no clock, same input same answer, like zod) is the engine. src/domain/linearPattern.ts is the one ' +
-        'module that imports it; every other domain file compiles patterns through it.',
+        'text a model or a customer chose, so they must run in linear time (as must a domain pattern that could ' +
+        'backtrack on a model\'s text): re2js (a pure-JavaScript port of RE2: no I/O, no clock, same input same ' +
+        'answer, like zod) is the engine. src/domain/linearPattern.ts is the one module that imports it; every ' +
+        'other domain file compiles such patterns through it.',
       from: { path: '^src/domain/', pathNot: '^src/domain/linearPattern\\.ts$' },
       to: { path: '(^|/)node_modules/re2js/' },
     },

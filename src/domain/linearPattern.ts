@@ -1,8 +1,8 @@
 import { RE2JS } from 're2js';
 
 /**
- * The regular expressions companies write (action parameter patterns, test-case matchers) and then run on text
- * a model or a customer chose. A backtracking engine (JavaScript's RegExp) can take exponential time on them
+ * The regular expressions companies write (action parameter patterns, test-case matchers), and the domain's own
+ * that read a model's text (handoffSummary.ts), run on text a model or a customer chose. A backtracking engine (JavaScript's RegExp) can take exponential time on them
  * (`(a+)+b` on 40 a's and a "c" never ends) and stalls every company served by the same thread, so they run on
  * RE2's engine (re2js, a pure-JavaScript port): time linear in the text, no clock involved, the same answer on
  * every machine. What RE2 cannot do in linear time (backreferences, lookahead and lookbehind) is refused when the
@@ -21,13 +21,18 @@ import { RE2JS } from 're2js';
 
 export const PATTERN_LIMITS = { programSize: 300, programSizePerDefinition: 600 } as const;
 
-export type PatternOptions = { caseInsensitive: boolean };
+/** `multiline`: `^` and `$` match at each line's start and end too (JavaScript's `m` flag). */
+export type PatternOptions = { caseInsensitive: boolean; multiline?: boolean };
 
-/** A pattern RE2 runs: `test` finds it anywhere in a text, `testWhole` asks that it match all of the text. */
+/**
+ * A pattern RE2 runs: `test` finds it anywhere in a text, `testWhole` asks that it match all of the text,
+ * `firstGroup` gives what the first group captured in the leftmost match (null: no match).
+ */
 export interface LinearPattern {
   size: number;
   test(text: string): boolean;
   testWhole(text: string): boolean;
+  firstGroup(text: string): string | null;
 }
 
 export type CompiledPattern = { ok: true; pattern: LinearPattern } | { ok: false; problem: string };
@@ -81,12 +86,12 @@ export function compilePattern(source: string, options: PatternOptions): Compile
   const translated = toRe2Syntax(source);
   let re2: RE2JS;
   try {
-    re2 = RE2JS.compile(translated, options.caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0);
+    re2 = RE2JS.compile(translated, (options.caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0) | (options.multiline ? RE2JS.MULTILINE : 0));
   } catch (err) {
     return { ok: false, problem: re2Problem(err instanceof Error ? err.message : String(err)) };
   }
   try {
-    new RegExp(source, options.caseInsensitive ? 'iu' : 'u'); // syntax check only: never run
+    new RegExp(source, 'u'); // syntax check only: never run
   } catch {
     return { ok: false, problem: 'not a valid regular expression (JavaScript syntax, unicode mode)' };
   }
@@ -94,7 +99,11 @@ export function compilePattern(source: string, options: PatternOptions): Compile
   if (size > PATTERN_LIMITS.programSize) {
     return { ok: false, problem: `too large for the pattern engine: ${size} steps, at most ${PATTERN_LIMITS.programSize} (each repetition of a {count} is a step)` };
   }
-  return { ok: true, pattern: { size, test: (text) => re2.test(text), testWhole: (text) => re2.testExact(text) } };
+  const firstGroup = (text: string) => {
+    const matcher = re2.matcher(text);
+    return matcher.find() ? matcher.group(1) : null;
+  };
+  return { ok: true, pattern: { size, test: (text) => re2.test(text), testWhole: (text) => re2.testExact(text), firstGroup } };
 }
 
 /**

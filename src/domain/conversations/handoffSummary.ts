@@ -1,3 +1,4 @@
+import { compilePattern } from '../linearPattern.js';
 import { HANDOFF_SUMMARY_LIMITS, type ConversationEvent, type HandoffSummary } from './events.js';
 import type { Handoff } from './state.js';
 
@@ -96,7 +97,12 @@ export function summaryPrompt(events: readonly ConversationEvent[]): { role: 'sy
  * ignores the format still gives a useful note (its whole text as `wants`).
  */
 export function readModelSummary(text: string, extracted: HandoffSummary): Pick<HandoffSummary, 'wants' | 'tried'> {
-  const line = (label: string) => text.match(new RegExp(`^\\s*\\**${label}\\**\\s*:\\s*(.+)$`, 'im'))?.[1]?.trim();
+  // On RE2: the model's text is the company's endpoint's to choose, and a backtracking engine takes quadratic time
+  // on a run of blank lines here (`\s*` spans them from every line start).
+  const line = (label: string) => {
+    const labelled = compilePattern(`^\\s*\\**${label}\\**\\s*:\\s*(.+)$`, { caseInsensitive: true, multiline: true });
+    return labelled.ok ? labelled.pattern.firstGroup(text)?.trim() : undefined;
+  };
   const wants = line('WANTS');
   const tried = line('TRIED');
   if (!wants && !tried) return { wants: text.trim() ? clip(text, HANDOFF_SUMMARY_LIMITS.text) : extracted.wants, tried: extracted.tried };

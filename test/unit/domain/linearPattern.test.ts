@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { compilePattern, PATTERN_LIMITS, patternProblems } from '../../../src/domain/linearPattern.js';
+import { compilePattern, PATTERN_LIMITS, patternProblems, type PatternOptions } from '../../../src/domain/linearPattern.js';
 
 const exact = { caseInsensitive: false };
 const loose = { caseInsensitive: true };
 
-function compiled(source: string, options = exact) {
+function compiled(source: string, options: PatternOptions = exact) {
   const result = compilePattern(source, options);
   if (!result.ok) throw new Error(`${source}: ${result.problem}`);
   return result.pattern;
@@ -42,6 +42,13 @@ describe('a company pattern, on a linear-time engine', () => {
     expect(compiled('\\\\u0041').testWhole('\\u0041')).toBe(true);
     expect(compiled('[\\u0041-\\u005A]+').testWhole('ABC')).toBe(true);
     expect(compiled('(?<year>\\d{4})-\\d{2}').testWhole('2026-01')).toBe(true);
+  });
+
+  it('multiline: ^ and $ at every line; firstGroup gives the leftmost match\'s first group, or null', () => {
+    const labelled = compiled('^\\s*wants:\\s*(.+)$', { caseInsensitive: true, multiline: true });
+    expect(labelled.firstGroup('Hello\nWANTS: a refund\nwants: later')).toBe('a refund');
+    expect(labelled.firstGroup('no label here')).toBeNull();
+    expect(compiled('^wants: (.+)$', loose).firstGroup('Hello\nwants: x')).toBeNull();
   });
 
   it.each([

@@ -57,6 +57,16 @@ describe('the model-written summary', () => {
     expect(readModelSummary('The customer wants a refund.', extracted)).toEqual({ wants: 'The customer wants a refund.', tried: 'extracted tried' });
     expect(readModelSummary('**WANTS**: a refund', extracted)).toEqual({ wants: 'a refund', tried: 'extracted tried' });
   });
+  it('a label whose text starts on the next line, or a line ending in CR LF, is read as before', () => {
+    expect(readModelSummary('WANTS:\n  A refund.\r\nTRIED: Nothing yet.\r\n', extracted)).toEqual({ wants: 'A refund.', tried: 'Nothing yet.' });
+  });
+  it('attack: an answer of 30,000 line breaks (the model is the company\'s own endpoint) is read at once, on a linear-time engine', () => {
+    // A backtracking engine tries every run of blank lines from every line start: 30,000² steps per label, about 20 s here.
+    const started = performance.now();
+    const read = readModelSummary(`${'\n'.repeat(30_000)}TRIED`, extracted);
+    expect(read.tried).toBe('extracted tried');
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
   it('the prompt holds the transcript with who said what', () => {
     const [system, user] = summaryPrompt([customer('Do you ship to Norway?'), ai('Yes.')]);
     expect(system!.content).toContain('WANTS:');
