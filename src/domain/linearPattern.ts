@@ -1,12 +1,12 @@
 import { RE2JS } from 're2js';
 
 /**
- * The regular expressions companies write (action parameter patterns, test-case matchers), and the domain's own
- * that read a model's text (handoffSummary.ts), run on text a model or a customer chose. A backtracking engine (JavaScript's RegExp) can take exponential time on them
- * (`(a+)+b` on 40 a's and a "c" never ends) and stalls every company served by the same thread, so they run on
- * RE2's engine (re2js, a pure-JavaScript port): time linear in the text, no clock involved, the same answer on
- * every machine. What RE2 cannot do in linear time (backreferences, lookahead and lookbehind) is refused when the
- * pattern is saved.
+ * The regular expressions companies write (action parameter patterns, test-case matchers) run on text a model or a
+ * customer chose, as do the domain's own that read a model's text (handoffSummary.ts). A backtracking engine
+ * (JavaScript's RegExp) can take exponential time on them (`(a+)+b` on 40 a's and a "c" never ends) and stalls
+ * every company served by the same thread, so they run on RE2's engine (re2js, a pure-JavaScript port): time
+ * linear in the text, no clock involved, the same answer on every machine. What RE2 cannot do in linear time
+ * (backreferences, lookahead and lookbehind) is refused when a company's pattern is saved.
  *
  * Linear in the text, but also in the compiled program: `[a-z]{1000}` is a thousand instructions, each stepped on
  * every character in the worst case (measured: about 100 ns per instruction per character). So the program is
