@@ -164,6 +164,36 @@ describe.skipIf(target.mode === 'skip')('PostgreSQL read store', () => {
       await closeAll();
     }, 120_000);
 
+    it('searches one company through the words index: another company\'s many documents with the same words are not read', async () => {
+      await reset();
+      const store = await open();
+      const entries: CollectionSpec = { name: 'entries', indexes: ['companyId'], fullText: { fields: ['text'], scope: 'companyId', order: 'seq' } };
+      await store.ensureCollections([entries]);
+      const entry = (seq: number, companyId: string, text: string) => ({ kind: 'put' as const, collection: 'entries', doc: { id: `e${seq}`, companyId, seq, text } });
+      // A large company whose every entry holds the words searched, and a small one with a few.
+      for (let batch = 0; batch < 4; batch++) {
+        await store.commit('p', Array.from({ length: 5000 }, (_, i) => entry(batch * 5000 + i + 1, 'big', `refund for order ${i} shipping to norway`)), BigInt(batch + 1));
+      }
+      await store.commit('p', [entry(30_001, 'small', 'refund please'), entry(30_002, 'small', 'where is my order'), entry(30_003, 'small', 'Refunded order, thanks')], 5n);
+      const admin = new pg.Client({ connectionString: db.url });
+      await admin.connect();
+      await admin.query('ANALYZE');
+      await admin.end();
+      const ids = async (scope: string, text: string, limit?: number) => (await store.search('entries', { scope, text, limit })).items.map((h) => h.doc.id);
+      expect(await ids('small', 'refund order')).toEqual(['e30003']);
+      expect(await ids('small', 'order')).toEqual(['e30003', 'e30002']);
+      expect(await ids('big', 'refund norway', 3)).toEqual(['e20000', 'e19999', 'e19998']);
+      for (const [scope, text] of [['small', 'refund order'], ['small', 'order'], ['small', 'refund ord'], ['big', 'refund norway'], ['big', 'order']] as const) {
+        const plan = await store.explainSearch('entries', { scope, text });
+        expect(plan, text).not.toMatch(/Seq Scan/);
+        // Every read of the words names the scope in its index condition.
+        const wordScans = plan.split('\n').filter((line) => /Scan.* on \S+__words/.test(line));
+        expect(wordScans.length, text).toBeGreaterThan(0);
+        expect(plan.match(/Index Cond: \(\(scope = /g)?.length, text).toBe(wordScans.length);
+      }
+      await closeAll();
+    }, 120_000);
+
     it('orders numbers, booleans, null and strings as the port does, and finds them by equality', async () => {
       await reset();
       const store = await open();
