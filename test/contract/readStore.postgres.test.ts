@@ -127,6 +127,32 @@ describe.skipIf(target.mode === 'skip')('PostgreSQL read store', () => {
       await closeAll();
     }, 60_000);
 
+    it('given several instances starting at once on an empty database, then each migrates or finds it migrated, and declares the same collections', async () => {
+      const fresh = await createTestDatabase('readstore_start');
+      const stores: PgReadStore[] = [];
+      try {
+        const specs: CollectionSpec[] = [
+          { name: 'conversations', indexes: [['companyId', 'updatedAt'], 'status'] },
+          { name: 'search_entries', indexes: ['companyId'], fullText: { fields: ['text'], scope: 'companyId', order: 'seq' } },
+        ];
+        const started = await Promise.all(
+          Array.from({ length: 4 }, async () => {
+            const store = await PgReadStore.connect({ connectionString: fresh.url, poolSize: 2 });
+            stores.push(store);
+            await store.ensureCollections(specs);
+            return store;
+          }),
+        );
+        await started[0]!.commit('p', [{ kind: 'put', collection: 'search_entries', doc: { id: 'e1', companyId: 'c', seq: 1, text: 'hello world' } }], 1n);
+        for (const store of started) {
+          expect((await store.search('search_entries', { scope: 'c', text: 'hello' })).items.map((h) => h.doc.id)).toEqual(['e1']);
+        }
+      } finally {
+        for (const s of stores) await s.close();
+        await fresh.drop();
+      }
+    }, 60_000);
+
     it('reads a company-scoped, sorted page of a large collection through its index (no scan and sort of the table)', async () => {
       await reset();
       const store = await open();
