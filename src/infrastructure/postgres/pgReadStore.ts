@@ -256,10 +256,12 @@ export class PgReadStore implements ReadStore {
       this.transaction(async (c) => {
         created.length = 0;
         const generation = await this.writableGeneration(c);
-        // The checkpoint row exists before it is locked, so the first commits of a projector serialize too.
-        await c.query('INSERT INTO rm_checkpoints (projector, generation, position) VALUES ($1, $2, NULL) ON CONFLICT DO NOTHING', [projector, generation]);
+        // The checkpoint row, locked until the transaction ends (created first if need be, so a projector's very
+        // first commits serialize too): a second instance's commit waits here and then reads this one's checkpoint.
+        // One statement does both; it is SELECT … FOR UPDATE for a row that may not exist yet.
         const row = await c.query<{ position: string | null }>(
-          'SELECT position FROM rm_checkpoints WHERE projector = $1 AND generation = $2 FOR UPDATE',
+          `INSERT INTO rm_checkpoints (projector, generation, position) VALUES ($1, $2, NULL)
+           ON CONFLICT (projector, generation) DO UPDATE SET position = rm_checkpoints.position RETURNING position`,
           [projector, generation],
         );
         const current = row.rows[0]?.position ?? null;
