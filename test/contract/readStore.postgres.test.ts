@@ -156,6 +156,15 @@ describe.skipIf(target.mode === 'skip')('PostgreSQL read store', () => {
       expect(docs.sort((x, y) => x - y)).toEqual(Array.from({ length: docs.length }, (_, i) => last - docs.length + 1 + i));
     }, 60_000);
 
+    it('given rebuilds started at once by several instances, then each gets a generation of its own', async () => {
+      await reset();
+      const stores = await Promise.all(Array.from({ length: 4 }, () => open(2)));
+      const rebuilds = await Promise.all([...stores, ...stores].map((s) => s.startRebuild()));
+      const generations = rebuilds.map((r) => r.generation);
+      expect(new Set(generations).size).toBe(8);
+      expect(Math.min(...generations)).toBeGreaterThan(await stores[0]!.activeGeneration());
+    });
+
     it('given several instances starting at once on an empty database, then each migrates or finds it migrated, and declares the same collections', async () => {
       const fresh = await createTestDatabase('readstore_start');
       const stores: PgReadStore[] = [];

@@ -247,9 +247,9 @@ export class PgReadStore implements ReadStore {
       group.push(prepared);
       groups.set(op.collection, group);
     }
-    // Rows are locked in one order (collection, then id) by every commit, so two commits never deadlock on them.
+    // Every commit locks rows in one order (collection, then id: see writeGroup), so two commits touching the same
+    // documents wait for each other rather than deadlock; a deadlock that still happens is retried (retryDeadlock).
     const ordered = [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    for (const [, group] of ordered) group.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
     const created: string[] = [];
     await this.retryDeadlock(() =>
@@ -311,7 +311,9 @@ export class PgReadStore implements ReadStore {
 
   async startRebuild(): Promise<ReadStoreRebuild> {
     const { rows } = await this.s.pool.query<{ value: number }>(
-      `UPDATE rm_meta SET value = (SELECT max(value) FROM rm_meta WHERE key IN ('${ACTIVE}', '${LAST}')) + 1 WHERE key = '${LAST}' RETURNING value`,
+      // `value` is the row's latest version even after waiting for another rebuild's update of it (a subquery over
+      // the row would still see the older one, and two rebuilds would share a generation).
+      `UPDATE rm_meta SET value = GREATEST(value, (SELECT value FROM rm_meta WHERE key = '${ACTIVE}')) + 1 WHERE key = '${LAST}' RETURNING value`,
     );
     const generation = rows[0]!.value;
     const store = new PgReadStore(this.s, generation);
