@@ -7,6 +7,7 @@ import { startFakeCompanyApi, type FakeCompanyApi } from '../support/fakeCompany
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { actionFixtures, callsThenAnswers, lastMessage, offered, type ModelBody } from '../support/actionFixtures.js';
 import { seedConversation } from '../support/replayFixtures.js';
+import { teammateBearer } from '../support/agentFixtures.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /**
@@ -403,5 +404,35 @@ describe('the playground: live or mocked, per session', () => {
     expect(live.statusCode).toBe(403);
     expect(live.json().error.code).toBe('FORBIDDEN');
     expect((await co.call('POST', `/api/agents/${agentId}/playground`, { actions: 'mocked' }, bearer)).statusCode).toBe(201);
+  });
+
+  it("given an owner's live session, when an agent-role teammate asks in it, then it is refused and nothing is called or recorded; the owner's own question still runs", async () => {
+    const { co, agentId } = await companyWithActions([{ name: 'lookup_order', identity: {}, parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } }]);
+    llm.reply = callsThenAnswers('lookup_order', { order_id: '4411' });
+    const bearer = await teammateBearer(server, co, 'agent', 'Agent Role');
+    const sessionId = (await co.call('POST', `/api/agents/${agentId}/playground`, { actions: 'live' })).json().session.id as string;
+
+    const asked = await co.call('POST', `/api/playground/${sessionId}/messages`, { text: 'Where is order 4411?' }, bearer);
+
+    expect(asked.statusCode).toBe(403);
+    expect(asked.json().error.code).toBe('FORBIDDEN');
+    expect(api.requests).toEqual([]);
+    expect(llm.completionRequests).toEqual([]);
+    expect((await co.call('GET', `/api/playground/${sessionId}`)).json()).toMatchObject({ session: { questionCount: 0 }, turns: [] });
+    expect((await co.call('POST', `/api/playground/${sessionId}/messages`, { text: 'Where is order 4411?' })).statusCode).toBe(200);
+    expect(api.requests.map((r) => r.url)).toEqual(['/orders/4411']);
+  });
+
+  it("given an owner's mocked session, when an agent-role teammate asks in it, then the sample answers", async () => {
+    const { co, agentId } = await companyWithActions([{ name: 'lookup_order' }]);
+    llm.reply = callsThenAnswers('lookup_order', { order_id: '4411' });
+    const bearer = await teammateBearer(server, co, 'agent', 'Agent Role');
+    const sessionId = (await co.call('POST', `/api/agents/${agentId}/playground`)).json().session.id as string;
+
+    const asked = await co.call('POST', `/api/playground/${sessionId}/messages`, { text: 'Where is order 4411?' }, bearer);
+
+    expect(asked.statusCode).toBe(200);
+    expect(asked.json().turn.answer.text).toBe('From our systems: {"status":"sample"}');
+    expect(api.requests).toEqual([]);
   });
 });
