@@ -34,8 +34,9 @@ export type AgentCommand =
       now: string;
     }
   /**
-   * `arms[i].config`: each version's configuration from the agent's history, as for a publish. An arm never
-   * published before (older or newer) passes the release gate (`gate`, as a publish), so ending never publishes it unchecked.
+   * `arms[i].config`: each version's configuration from the agent's history, as for a publish. An arm newer
+   * than the published version, or older but never published, passes the release gate (`gate`, as a publish),
+   * so ending never publishes it unchecked.
    */
   | {
       type: 'StartAgentExperiment';
@@ -128,9 +129,10 @@ function decideStartExperiment(command: Extract<AgentCommand, { type: 'StartAgen
   }
   if (a.version === b.version) throw new DomainError('VALIDATION_ERROR', 'versions: an experiment compares two different versions');
   if (a.share + b.share !== 100) throw new DomainError('VALIDATION_ERROR', 'split: the two shares add up to 100');
-  // An arm customers were never answered with passes the gate as its publish would, older or newer.
+  // An arm passes the gate as its publish would: a newer version, or an older one customers were never answered with.
+  const gated = (version: number) => version > state.publishedVersion || !state.releasedVersions.includes(version);
   const checksOf = (arm: ExperimentArmInput) => {
-    const checks = !state.releasedVersions.includes(arm.version) && command.gate ? decideReleaseGate(arm.version, command.gate) : null;
+    const checks = gated(arm.version) && command.gate ? decideReleaseGate(arm.version, command.gate) : null;
     return checks ? { checks } : {};
   };
   const data = {
