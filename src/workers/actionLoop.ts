@@ -14,6 +14,7 @@ import type { ActionCaller, ActionHttpResult } from '../ports/actionCaller.js';
 import type { LlmTool, LlmToolCall, LlmToolStep } from '../ports/llm.js';
 import type { SecretBox } from '../ports/secretBox.js';
 import type { GeneratedAnswer } from './answerGeneration.js';
+import { maskSecrets } from '../domain/actions/secretMask.js';
 
 /**
  * One answer that may call the company's actions (OpenAI-style tool calling): ask the model; for each call it
@@ -161,9 +162,13 @@ export type ActionExecutor = (action: StoredAction, args: Arguments, idempotency
 export function liveExecutor(caller: ActionCaller, secretBox: SecretBox): ActionExecutor {
   return async (action, args, idempotencyKey) => {
     const request = renderRequest(action, args);
-    // Header values are opened here, for this one request, and go nowhere else.
+    // Header values are opened here, for this one request, and go nowhere else: one the endpoint echoes back is
+    // masked before the result is recorded (events, action log) or passed on (the model's prompt, the reply).
     const headers = action.headers.map((h) => ({ name: h.name, value: secretBox.open(h.sealedValue) }));
-    return { ...(await caller.call({ ...request, headers, idempotencyKey, timeoutMs: action.timeoutMs })), mocked: false };
+    const result = await caller.call({ ...request, headers, idempotencyKey, timeoutMs: action.timeoutMs });
+    const secrets = headers.map((h) => h.value);
+    const masked = result.ok ? { ...result, body: maskSecrets(result.body, secrets) } : { ...result, error: maskSecrets(result.error, secrets) };
+    return { ...masked, mocked: false };
   };
 }
 

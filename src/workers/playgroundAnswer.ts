@@ -57,7 +57,7 @@ export async function answerPlaygroundQuestion(
   const questionId = randomUUID();
   const now = () => deps.clock.now().toISOString();
   try {
-    await playgroundCommand(deps, teammate, sessionId, { type: 'AskPlaygroundQuestion', questionId, text, by: `user:${teammate.userId}`, now: now() });
+    await playgroundCommand(deps, teammate, sessionId, { type: 'AskPlaygroundQuestion', role: teammate.role, questionId, text, by: `user:${teammate.userId}`, now: now() });
     // The newest events are enough for the history: each answered turn is 2 events, plus the questions in flight.
     const recent = await readPlaygroundEvents(deps.eventStore, sessionId, { newest: 2 * PLAYGROUND_HISTORY_TURNS + 2 * PLAYGROUND_LIMITS.pending + 1 });
     const question = text.trim();

@@ -7,6 +7,7 @@ import { startFakeCompanyApi, type FakeCompanyApi } from '../support/fakeCompany
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { actionFixtures, callsThenAnswers, lastMessage, offered, type ModelBody } from '../support/actionFixtures.js';
 import { seedConversation } from '../support/replayFixtures.js';
+import { teammateBearer } from '../support/agentFixtures.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 /**
@@ -73,6 +74,51 @@ describe('auto: a lookup the model calls', () => {
     const usage = llm.completionRequests.length;
     expect(usage).toBe(2);
     expect(reply!.data.inputTokens).toBeGreaterThan(0);
+  });
+});
+
+describe('a header value the endpoint echoes back', () => {
+  const SHOP_KEY = 'shop-key-echo-7c1f0e9a2b4d';
+  const storedEvents = (events: unknown) => JSON.stringify(events, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
+  /** An order lookup sending X-Shop-Key, against an API that repeats the key it got (as a careless API might). */
+  async function echoingLookup() {
+    api.respond = (request) => ({ body: { status: `shipped (key ${String(request.headers['x-shop-key'])})`, eta: 'Friday' } });
+    llm.reply = callsThenAnswers('lookup_order', { order_id: '4411' });
+    return companyWithActions([{ name: 'lookup_order', headers: [{ name: 'X-Shop-Key', sealedValue: server.services.secretBox.seal(SHOP_KEY) }] } as never]);
+  }
+
+  it('given a customer reply that calls it, then the key is [hidden] in the event, the action log (read by the agent role), the prompt and the reply', async () => {
+    const { co, integrationId } = await echoingLookup();
+
+    const id = await customerWrites(integrationId, 'client-4411', 'Where is order 4411?');
+    const [reply] = await waitForReplies(co, id, 1);
+
+    expect(api.requests[0]!.headers['x-shop-key']).toBe(SHOP_KEY);
+    expect(reply!.data.text).toBe('From our systems: {"status":"shipped (key [hidden])","eta":"Friday"}');
+    const events = await eventsOf(co, id);
+    expect(events.find((e) => e.type === 'ActionCallSucceeded')).toBeDefined();
+    expect(JSON.stringify(events)).not.toContain(SHOP_KEY);
+    expect(JSON.stringify(llm.completionRequests.map((r) => r.body))).not.toContain(SHOP_KEY);
+    const agentRole = await teammateBearer(server, co, 'agent', 'Agent Role');
+    await expect.poll(async () => (await co.call('GET', '/api/action-calls', undefined, agentRole)).json().calls.length).toBe(1);
+    const log = await co.call('GET', '/api/action-calls', undefined, agentRole);
+    expect(log.body).toContain('[hidden]');
+    expect(log.body).not.toContain(SHOP_KEY);
+    expect(storedEvents(await server.adapters.eventStore.readAll())).not.toContain(SHOP_KEY);
+  });
+
+  it('given an owner’s live playground session that calls it, then the answer and the action log show it [hidden]', async () => {
+    const { co, agentId } = await echoingLookup();
+    const sessionId = (await co.call('POST', `/api/agents/${agentId}/playground`, { actions: 'live' })).json().session.id as string;
+
+    const asked = await co.call('POST', `/api/playground/${sessionId}/messages`, { text: 'Where is order 4411?' });
+
+    expect(asked.statusCode).toBe(200);
+    expect(api.requests[0]!.headers['x-shop-key']).toBe(SHOP_KEY);
+    expect(asked.json().turn.answer.text).toBe('From our systems: {"status":"shipped (key [hidden])","eta":"Friday"}');
+    await expect.poll(async () => (await co.call('GET', '/api/action-calls')).json().calls.length).toBe(1);
+    expect((await co.call('GET', '/api/action-calls')).body).not.toContain(SHOP_KEY);
+    expect(storedEvents(await server.adapters.eventStore.readAll())).not.toContain(SHOP_KEY);
   });
 });
 
@@ -221,8 +267,8 @@ describe('approve: a teammate decides', () => {
   });
 
   /** A company whose customer asked for a refund, held for approval: the call's id. */
-  async function heldRefund(clientId: string): Promise<{ co: Company; id: string; callId: string }> {
-    const { co, integrationId } = await companyWithActions([{ name: 'refund_order', method: 'POST', urlTemplate: `${api.url}/orders/{order_id}/refund`, mode: 'approve', responseFields: ['status'] }]);
+  async function heldRefund(clientId: string, headers: { name: string; sealedValue: string }[] = []): Promise<{ co: Company; id: string; callId: string }> {
+    const { co, integrationId } = await companyWithActions([{ name: 'refund_order', method: 'POST', urlTemplate: `${api.url}/orders/{order_id}/refund`, mode: 'approve', responseFields: ['status'], headers } as never]);
     llm.reply = callsThenAnswers('refund_order', { order_id: '4411' });
     const id = await customerWrites(integrationId, clientId, 'Refund order 4411');
     await waitForReplies(co, id, 1);
@@ -250,6 +296,19 @@ describe('approve: a teammate decides', () => {
     expect(followUp!.data.inReplyTo).toEqual(held!.data.inReplyTo);
     const types = (await eventsOf(co, id)).map((e) => e.type).filter((t) => t.startsWith('ActionCall'));
     expect(types).toEqual(['ActionCallRequested', 'ActionCallApproved', 'ActionCallStarted', 'ActionCallSucceeded']);
+  });
+
+  it('given a held refund whose endpoint echoes its key, when a teammate approves, then the key is [hidden] in the events and the follow-up', async () => {
+    const key = 'refund-key-3e8d1a5c9f7b';
+    const { co, id, callId } = await heldRefund('client-k', [{ name: 'X-Refund-Key', sealedValue: server.services.secretBox.seal(key) }]);
+    api.respond = (request) => ({ body: { status: `refunded with ${String(request.headers['x-refund-key'])}` } });
+
+    await decide(co, id, 'ActionCallApproved', callId);
+    const [, followUp] = await waitForReplies(co, id, 2);
+
+    expect(api.requests[0]!.headers['x-refund-key']).toBe(key);
+    expect(followUp!.data.text).toBe('From our systems: {"status":"refunded with [hidden]"}');
+    expect(JSON.stringify(await eventsOf(co, id))).not.toContain(key);
   });
 
   it('given a held refund, when a teammate refuses, then nothing is called and the customer is told it could not be done', async () => {
@@ -403,5 +462,35 @@ describe('the playground: live or mocked, per session', () => {
     expect(live.statusCode).toBe(403);
     expect(live.json().error.code).toBe('FORBIDDEN');
     expect((await co.call('POST', `/api/agents/${agentId}/playground`, { actions: 'mocked' }, bearer)).statusCode).toBe(201);
+  });
+
+  it("given an owner's live session, when an agent-role teammate asks in it, then it is refused and nothing is called or recorded; the owner's own question still runs", async () => {
+    const { co, agentId } = await companyWithActions([{ name: 'lookup_order', identity: {}, parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] } }]);
+    llm.reply = callsThenAnswers('lookup_order', { order_id: '4411' });
+    const bearer = await teammateBearer(server, co, 'agent', 'Agent Role');
+    const sessionId = (await co.call('POST', `/api/agents/${agentId}/playground`, { actions: 'live' })).json().session.id as string;
+
+    const asked = await co.call('POST', `/api/playground/${sessionId}/messages`, { text: 'Where is order 4411?' }, bearer);
+
+    expect(asked.statusCode).toBe(403);
+    expect(asked.json().error.code).toBe('FORBIDDEN');
+    expect(api.requests).toEqual([]);
+    expect(llm.completionRequests).toEqual([]);
+    expect((await co.call('GET', `/api/playground/${sessionId}`)).json()).toMatchObject({ session: { questionCount: 0 }, turns: [] });
+    expect((await co.call('POST', `/api/playground/${sessionId}/messages`, { text: 'Where is order 4411?' })).statusCode).toBe(200);
+    expect(api.requests.map((r) => r.url)).toEqual(['/orders/4411']);
+  });
+
+  it("given an owner's mocked session, when an agent-role teammate asks in it, then the sample answers", async () => {
+    const { co, agentId } = await companyWithActions([{ name: 'lookup_order' }]);
+    llm.reply = callsThenAnswers('lookup_order', { order_id: '4411' });
+    const bearer = await teammateBearer(server, co, 'agent', 'Agent Role');
+    const sessionId = (await co.call('POST', `/api/agents/${agentId}/playground`)).json().session.id as string;
+
+    const asked = await co.call('POST', `/api/playground/${sessionId}/messages`, { text: 'Where is order 4411?' }, bearer);
+
+    expect(asked.statusCode).toBe(200);
+    expect(asked.json().turn.answer.text).toBe('From our systems: {"status":"sample"}');
+    expect(api.requests).toEqual([]);
   });
 });

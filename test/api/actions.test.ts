@@ -120,6 +120,25 @@ describe('defining actions', () => {
     expect((await acme.call('GET', '/api/actions')).json().actions.map((a: { name: string }) => a.name)).toEqual(['lookup_order']);
   });
 
+  it('when only the address moves to another host, then 400 VALIDATION_ERROR asks for the header values again and the stored key is never sent there; given again, both change', async () => {
+    const elsewhere = shop.url.replace('127.0.0.1', 'localhost');
+    const { action } = (await acme.call('POST', '/api/actions', lookup({ name: 'moving_lookup' }))).json();
+    const moved = await acme.call('PATCH', `/api/actions/${action.id}`, { urlTemplate: `${elsewhere}/orders/{order_id}` });
+    expect(moved.statusCode).toBe(400);
+    expect(moved.json().error).toEqual({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/^headers: .*another host.*X-Shop-Key.*again/) });
+    // Naming the header without its value is no answer either.
+    expect((await acme.call('PATCH', `/api/actions/${action.id}`, { urlTemplate: `${elsewhere}/orders/{order_id}`, headers: [{ name: 'X-Shop-Key' }] })).statusCode).toBe(400);
+    expect((await acme.call('GET', `/api/actions/${action.id}`)).json().action.urlTemplate).toBe(`${shop.url}/orders/{order_id}`);
+
+    const before = shop.requests.length;
+    const again = await acme.call('PATCH', `/api/actions/${action.id}`, { urlTemplate: `${elsewhere}/orders/{order_id}`, headers: [{ name: 'X-Shop-Key', value: OTHER_KEY }] });
+    expect(again.statusCode).toBe(200);
+    const tested = await acme.call('POST', `/api/actions/${action.id}/test`, { parameters: { order_id: '4411' }, identity: { 'platform.clientId': 'client-77' } });
+    expect(tested.json().test.request.url).toBe(`${elsewhere}/orders/4411?customer=client-77`);
+    expect(shop.requests.slice(before).map((r) => [r.headers.host, r.headers['x-shop-key']])).toEqual([[new URL(elsewhere).host, OTHER_KEY]]);
+    expect((await acme.call('DELETE', `/api/actions/${action.id}`)).statusCode).toBe(204);
+  });
+
   it('when the definition breaks the rules, then 400 VALIDATION_ERROR naming the field', async () => {
     const str = { type: 'string' };
     for (const [body, field] of [

@@ -112,6 +112,56 @@ describe('release gate', () => {
     expect(last).toMatchObject({ version: unchecked, checks: { releaseCheckId: null, failedCases: [], overridden: true, overrideReason: 'Measure it on real customers' } });
   });
 
+  it('given v2 failed its check and v3 passed and went live, when an admin rolls back to v2, then 409 CONFLICT (never published); publishing it is gated, and only an owner overrides', async () => {
+    const s = await shop('GateRollback');
+    const v2 = await s.draft({ handoffMessage: 'Wait for our team.' });
+    const failed = await s.check(v2);
+    expect((await s.publish(v2, { releaseCheckId: failed.check.id })).json().error.code).toBe('RELEASE_CHECKS_FAILED');
+    const v3 = await s.draft({ handoffMessage: 'A person from our team will answer soon.' });
+    expect((await s.publish(v3, { releaseCheckId: (await s.check(v3)).check.id })).statusCode).toBe(200);
+    const admin = await teammate(s, 'admin');
+
+    const rolledBack = await s.call('POST', `/api/agents/${s.agentId}/rollback`, { version: v2, reason: 'Back' }, admin);
+
+    expect(rolledBack.statusCode).toBe(409);
+    expect(rolledBack.json().error).toEqual({ code: 'CONFLICT', message: expect.stringMatching(/never published/) });
+    expect((await s.call('GET', `/api/agents/${s.agentId}/versions`)).json()).toMatchObject({ publishedVersion: v3 });
+    // Published through the gate instead, the older version meets its failed check; an admin may not go over it.
+    expect((await s.publish(v2, { releaseCheckId: failed.check.id }, admin)).json().error.code).toBe('RELEASE_CHECKS_FAILED');
+    expect((await s.publish(v2, {}, admin)).json().error.code).toBe('RELEASE_CHECKS_REQUIRED');
+    expect((await s.publish(v2, { releaseCheckId: failed.check.id, override: true, reason: 'Ship it' }, admin)).statusCode).toBe(403);
+    // A version customers were answered with stays one call away.
+    expect((await s.call('POST', `/api/agents/${s.agentId}/rollback`, { version: 1, reason: 'Back to the first' }, admin)).statusCode).toBe(200);
+    const overridden = await s.publish(v2, { releaseCheckId: failed.check.id, override: true, reason: 'The wording case is being rewritten' });
+    expect(overridden.statusCode).toBe(200);
+    const [latest] = (await s.call('GET', `/api/agents/${s.agentId}/publications`)).json().publications;
+    expect(latest).toMatchObject({ version: v2, rollback: false, checks: { releaseCheckId: failed.check.id, overridden: true } });
+  });
+
+  it('given v2 failed its check and v3 is live, when an experiment pits v3 against v2, then v2 passes the gate like a publish: refused without an owner’s override, which then ends into a recorded publication', async () => {
+    const s = await shop('GateOlderArm');
+    const v2 = await s.draft({ handoffMessage: 'Wait for our team.' });
+    const failed = await s.check(v2);
+    const v3 = await s.draft({ handoffMessage: 'A person from our team will answer soon.' });
+    expect((await s.publish(v3, { releaseCheckId: (await s.check(v3)).check.id })).statusCode).toBe(200);
+    const admin = await teammate(s, 'admin');
+    const start = (body: object = {}, bearer?: string) => s.call('POST', `/api/agents/${s.agentId}/experiments`, { versions: [v3, v2], split: [50, 50], ...body }, bearer);
+
+    expect((await start({}, admin)).json().error.code).toBe('RELEASE_CHECKS_REQUIRED');
+    const refused = await start({ releaseCheckId: failed.check.id }, admin);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().error).toMatchObject({ code: 'RELEASE_CHECKS_FAILED', details: { failedCases: [{ caseId: s.caseId, name: 'Cheque' }] } });
+    expect((await start({ releaseCheckId: failed.check.id, override: true, reason: 'Try it' }, admin)).statusCode).toBe(403);
+    expect((await s.call('GET', `/api/agents/${s.agentId}/experiments`)).json().experiments).toEqual([]);
+
+    const overridden = await start({ releaseCheckId: failed.check.id, override: true, reason: 'Measure it on real customers' });
+    expect(overridden.statusCode).toBe(201);
+    const ended = await s.call('POST', `/api/agents/${s.agentId}/experiments/${overridden.json().experiment.id}/end`, { winner: v2, reason: 'It won' }, admin);
+    expect(ended.statusCode).toBe(200);
+    const [latest] = (await s.call('GET', `/api/agents/${s.agentId}/publications`)).json().publications;
+    expect(latest).toMatchObject({ version: v2, rollback: false, checks: { releaseCheckId: failed.check.id, overridden: true, overrideReason: 'Measure it on real customers' } });
+  });
+
   it('a failing required case blocks publish with 409 RELEASE_CHECKS_FAILED naming it; a fixed draft passes its check and publishes', async () => {
     const s = await shop('GateShop');
     const v2 = await s.draft({ handoffMessage: 'Wait for our team.' });

@@ -101,6 +101,29 @@ describe('integrations', () => {
     expect(listed.webhookRegistered).toBe(true);
   });
 
+  it('when only apiUrl moves to another host, then 400 VALIDATION_ERROR asks for the token again, and register-webhook never sends the stored token there', async () => {
+    const elsewhere = await startFakePlatform({ token: 'platform-token-1' });
+    try {
+      const created = (
+        await acme.call('POST', '/api/integrations', { name: 'Moving', connectorType: 'msgplatform', apiUrl: platform.url, apiToken: 'platform-token-1', webhookSecret: SECRET })
+      ).json().integration;
+      const moved = await acme.call('PATCH', `/api/integrations/${created.id}`, { apiUrl: elsewhere.url });
+      expect(moved.statusCode).toBe(400);
+      expect(moved.json().error).toEqual({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/^apiToken: .*another host.*again/) });
+      expect((await acme.call('GET', `/api/integrations/${created.id}`)).json().integration.apiUrl).toBe(platform.url);
+      expect((await acme.call('POST', `/api/integrations/${created.id}/register-webhook`)).statusCode).toBe(200);
+      expect(elsewhere.received).toEqual([]);
+
+      // Given again with the address, the token goes to the new host.
+      const again = await acme.call('PATCH', `/api/integrations/${created.id}`, { apiUrl: elsewhere.url, apiToken: 'platform-token-1' });
+      expect(again.statusCode).toBe(200);
+      expect((await acme.call('POST', `/api/integrations/${created.id}/register-webhook`)).statusCode).toBe(200);
+      expect(elsewhere.received.length).toBeGreaterThan(0);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it('register-webhook: a platform refusal → 502 PLATFORM_ERROR, nothing recorded, no body echoed', async () => {
     const created = (
       await acme.call('POST', '/api/integrations', { name: 'Refused', connectorType: 'msgplatform', apiUrl: platform.url, apiToken: 'wrong-token', webhookSecret: SECRET })

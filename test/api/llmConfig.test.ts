@@ -71,6 +71,18 @@ describe('PUT /api/llm-config', () => {
     expect(builtin.json()).toEqual({ llmConfig: { provider: 'builtin', baseUrl: null, model: null, hasApiKey: false } });
   });
 
+  it('a baseUrl on another host without the key is 400 VALIDATION_ERROR: the stored key is never sent to a new address; with the key (or null) it is saved', async () => {
+    const company = await signUp(server, 'KeyMover');
+    await company.call('PUT', '/api/llm-config', openaiConfig());
+    const elsewhere = fake.url.replace('127.0.0.1', 'localhost');
+    const moved = await company.call('PUT', '/api/llm-config', { provider: 'openai', baseUrl: elsewhere, model: 'gpt-4o-mini' });
+    expect(moved.statusCode).toBe(400);
+    expect(moved.json().error).toEqual({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/^apiKey: .*another host.*again/) });
+    expect((await company.call('GET', '/api/llm-config')).json().llmConfig).toMatchObject({ baseUrl: fake.url, hasApiKey: true });
+    const again = await company.call('PUT', '/api/llm-config', { provider: 'openai', baseUrl: elsewhere, model: 'gpt-4o-mini', apiKey: API_KEY });
+    expect(again.json().llmConfig).toEqual({ provider: 'openai', baseUrl: elsewhere, model: 'gpt-4o-mini', hasApiKey: true });
+  });
+
   const bad: [string, unknown][] = [
     ['openai without baseUrl', { provider: 'openai', model: 'gpt-4o-mini' }],
     ['openai without model', { provider: 'openai', baseUrl: 'https://api.openai.com/v1' }],

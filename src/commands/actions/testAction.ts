@@ -8,6 +8,7 @@ import {
   type CustomerIdentity,
 } from '../../domain/actions/definition.js';
 import { DomainError } from '../../domain/errors.js';
+import { maskSecrets } from '../../domain/actions/secretMask.js';
 import type { StoredAction } from '../../domain/actions/state.js';
 import type { ActionCaller } from '../../ports/actionCaller.js';
 import type { EventStore } from '../../ports/eventStore.js';
@@ -55,11 +56,6 @@ export function sampleArguments(action: Pick<StoredAction, 'parameters' | 'ident
   );
 }
 
-/** Any header value the endpoint echoed back is blanked: a test never shows a secret, even one the API repeats. */
-function withoutSecrets(text: string, secrets: string[]): string {
-  return secrets.reduce((out, secret) => (secret.length >= 4 ? out.split(secret).join('[hidden]') : out), text);
-}
-
 const cap = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
 /**
@@ -79,17 +75,18 @@ export async function testAction(
   if (!checked.ok) throw new DomainError('VALIDATION_ERROR', `parameters: ${checked.error}`);
   const rendered = renderRequest(action, checked.args);
   const headers = action.headers.map((h) => ({ name: h.name, value: deps.secretBox.open(h.sealedValue) }));
+  // Any header value the endpoint echoed back is blanked: a test never shows a secret, even one the API repeats.
   const secrets = headers.map((h) => h.value);
   const result = await deps.actionCaller.call({ ...rendered, headers, idempotencyKey: `test-${randomUUID()}`, timeoutMs: action.timeoutMs });
   const request = { method: rendered.method, url: rendered.url, parameters: checked.args };
-  if (!result.ok) return { ok: false, status: result.status, durationMs: result.durationMs, request, raw: null, mapped: null, error: withoutSecrets(result.error, secrets) };
+  if (!result.ok) return { ok: false, status: result.status, durationMs: result.durationMs, request, raw: null, mapped: null, error: maskSecrets(result.error, secrets) };
   return {
     ok: true,
     status: result.status,
     durationMs: result.durationMs,
     request,
-    raw: cap(withoutSecrets(result.body, secrets), TEST_RAW_CHARS),
-    mapped: withoutSecrets(mapResponse(action, result.body), secrets),
+    raw: cap(maskSecrets(result.body, secrets), TEST_RAW_CHARS),
+    mapped: maskSecrets(mapResponse(action, result.body), secrets),
     error: null,
   };
 }

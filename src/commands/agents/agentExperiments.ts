@@ -20,7 +20,7 @@ export interface ExperimentInput {
   split: [number, number];
   holdout: number;
   confidenceLevel: number;
-  /** The release check of the arm newer than the published version, or an owner's override reason (agentVersions.ts's gate). */
+  /** The release check of the arm the gate weighs (newer than the published version, or older but never published), or an owner's override reason (agentVersions.ts's gate). */
   gate: { releaseCheckId: string | null; overrideReason: string | null };
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { playgroundDecider, playgroundStream, type PlaygroundCommand } from '../../domain/playground/decider.js';
 import { type PlaygroundActions, type PlaygroundEvent } from '../../domain/playground/events.js';
 import { type PlaygroundState } from '../../domain/playground/state.js';
+import type { Role } from '../../domain/accounts/team/events.js';
 import { DomainError } from '../../domain/errors.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { handleCommand, loadState, toDomainEvent } from '../handleCommand.js';
@@ -12,17 +13,19 @@ import type { CommandDeps } from '../deps.js';
 export interface Teammate {
   companyId: string;
   userId: string;
+  /** Decides whether they may start, or ask in, a live session (the decider's LIVE_ACTION_ROLES). */
+  role: Role;
 }
 const metadataOf = (t: Teammate) => ({ companyId: t.companyId, actor: `user:${t.userId}` });
 
-/** `actions`: `live` lets the agent's action calls reach the company's endpoints (owners and admins: the route checks). */
+/** `actions`: `live` lets the agent's action calls reach the company's endpoints (owners and admins: the decider checks). */
 export async function startPlayground(deps: CommandDeps, teammate: Teammate, agentId: string, actions: PlaygroundActions = 'mocked') {
   const sessionId = randomUUID();
   const result = await handleCommand(
     deps.eventStore,
     playgroundStream(sessionId),
     playgroundDecider,
-    { type: 'StartPlayground', sessionId, companyId: teammate.companyId, agentId, startedBy: `user:${teammate.userId}`, actions, now: deps.clock.now().toISOString() },
+    { type: 'StartPlayground', role: teammate.role, sessionId, companyId: teammate.companyId, agentId, startedBy: `user:${teammate.userId}`, actions, now: deps.clock.now().toISOString() },
     { metadata: metadataOf(teammate) },
   );
   return { ...result, sessionId };

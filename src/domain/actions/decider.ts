@@ -1,6 +1,7 @@
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
 import { patternProblems } from '../linearPattern.js';
+import { refuseSecretToNewDestination } from '../secretDestinations.js';
 import { ACTION_LIMITS, actionFields, definitionProblems, templateNames, type ActionFields, type ActionFieldsInput } from './definition.js';
 import { actionsStream, type ActionEvent } from './events.js';
 import { evolveActions, initialActionsState, type ActionsState, type StoredAction } from './state.js';
@@ -149,6 +150,9 @@ function decideUpdate(command: Extract<ActionCommand, { type: 'UpdateAction' }>,
   checkDefinition(merged);
   if (changes.name !== undefined && nameTaken(state, changes.name, known.actionId)) throw duplicateName(changes.name);
   const headers = command.headers === undefined ? undefined : resolveHeaders(known, command.headers);
+  // Header values kept without being given again (all of them when the list is not given) stay with their address.
+  const kept = command.headers === undefined ? knownHeaders.map((h) => h.name) : command.headers.filter((h) => h.sealedValue === undefined).map((h) => h.name);
+  refuseSecretToNewDestination('headers', `value of ${kept.join(', ')}`, current.urlTemplate, changes.urlTemplate, kept.length > 0);
   const headerChange = headers !== undefined && !same(headers, knownHeaders) ? { headers } : {};
   if (Object.keys(changes).length === 0 && !('headers' in headerChange)) return [];
   return [{ type: 'ActionUpdated', data: { actionId: known.actionId, changes: { ...changes, ...headerChange }, by: command.by, at: command.now } }];

@@ -17,7 +17,8 @@ export type AgentCommand =
   | { type: 'SaveAgentDraft'; companyId: string; changes: Partial<AgentConfig>; by: string | null; now: string }
   /**
    * `config` is the version's configuration as recorded in the agent's history (agentVersionConfigs). A
-   * version older than the published one is a rollback, and says why.
+   * version older than the published one that was published before is a rollback, and says why; any other
+   * version is a release, through the gate when one is given.
    */
   | {
       type: 'PublishAgentVersion';
@@ -25,7 +26,7 @@ export type AgentCommand =
       version: number;
       config: AgentConfig;
       reason: string | null;
-      /** Asked for as a rollback: the version must be older than the published one. */
+      /** Asked for as a rollback: the version must be older than the published one, and published before. */
       rollback?: boolean;
       /** The release gate's facts (releaseGate.ts): a newer version is published only through it when given. */
       gate?: ReleaseGateInput;
@@ -33,8 +34,9 @@ export type AgentCommand =
       now: string;
     }
   /**
-   * `arms[i].config`: each version's configuration from the agent's history, as for a publish. An arm newer than
-   * the published version passes the release gate (`gate`, as a publish), so ending never publishes it unchecked.
+   * `arms[i].config`: each version's configuration from the agent's history, as for a publish. An arm newer
+   * than the published version, or older but never published, passes the release gate (`gate`, as a publish),
+   * so ending never publishes it unchecked.
    */
   | {
       type: 'StartAgentExperiment';
@@ -127,8 +129,10 @@ function decideStartExperiment(command: Extract<AgentCommand, { type: 'StartAgen
   }
   if (a.version === b.version) throw new DomainError('VALIDATION_ERROR', 'versions: an experiment compares two different versions');
   if (a.share + b.share !== 100) throw new DomainError('VALIDATION_ERROR', 'split: the two shares add up to 100');
+  // An arm passes the gate as its publish would: a newer version, or an older one customers were never answered with.
+  const gated = (version: number) => version > state.publishedVersion || !state.releasedVersions.includes(version);
   const checksOf = (arm: ExperimentArmInput) => {
-    const checks = arm.version > state.publishedVersion && command.gate ? decideReleaseGate(arm.version, command.gate) : null;
+    const checks = gated(arm.version) && command.gate ? decideReleaseGate(arm.version, command.gate) : null;
     return checks ? { checks } : {};
   };
   const data = {
@@ -170,8 +174,15 @@ function decidePublish(command: Extract<AgentCommand, { type: 'PublishAgentVersi
   refuseDuringExperiment(state);
   const { version, config, by, now } = command;
   if (!Number.isInteger(version) || version < 1 || version > state.latestVersion) throw new DomainError('NOT_FOUND', 'Version not found');
-  const rollback = version < state.publishedVersion;
-  if (command.rollback && !rollback) throw new DomainError('CONFLICT', `Version ${version} is not older than the published version ${state.publishedVersion}`);
+  // A rollback goes back to a version customers were answered with; an older version that never went live (its
+  // check failed, or none was run) is a release like a newer one, through the gate.
+  const rollback = version < state.publishedVersion && state.releasedVersions.includes(version);
+  if (command.rollback && !rollback) {
+    if (version < state.publishedVersion) {
+      throw new DomainError('CONFLICT', `Version ${version} was never published, so there is nothing to roll back to: publish it through the release gate (POST /api/agents/:id/versions/${version}/publish)`);
+    }
+    throw new DomainError('CONFLICT', `Version ${version} is not older than the published version ${state.publishedVersion}`);
+  }
   if (version === state.publishedVersion) return [];
   const reason = command.reason?.trim() || null;
   if (rollback && !reason) throw new DomainError('VALIDATION_ERROR', 'reason: a rollback says why');

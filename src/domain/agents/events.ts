@@ -132,7 +132,7 @@ export const agentEvents = {
   /**
    * From now on the agent's conversations are split between two versions (each arm carries its configuration,
    * so the state knows what answers without the history), with `holdout` percent handed straight to people.
-   * An arm newer than the published version passed the release gate: its `checks` are what its publication
+   * An arm newer than the published version, or older but never published, passed the release gate: its `checks` are what its publication
    * records if it wins.
    */
   AgentExperimentStarted: z.object({

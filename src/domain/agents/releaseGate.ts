@@ -3,10 +3,11 @@ import { AGENT_LIMITS, RELEASE_FAILED_CASES_SHOWN, type ReleaseChecksRecord } fr
 import type { TestCaseBody } from './testCases/events.js';
 
 /**
- * The release gate: a newer version goes live only when a release check of that very version (its test run,
- * with a replay over the agent's recent conversations) found no required case failing, against the cases the
- * agent has now; an owner may override it with a reason. A rollback is not gated: it goes back to a version
- * customers were already answered with, and must stay one call away when a release went wrong.
+ * The release gate: a newer version, or an older one that never went live, goes live only when a release check
+ * of that very version (its test run, with a replay over the agent's recent conversations) found no required
+ * case failing, against the cases the agent has now; an owner may override it with a reason. A rollback is not
+ * gated: it goes back to a version customers were already answered with, and must stay one call away when a
+ * release went wrong.
  */
 export const RELEASE_CHECK_LIMITS = {
   /** The agent's most recent conversations a check replays, when the caller names no number. */

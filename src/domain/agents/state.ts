@@ -6,7 +6,17 @@ import { AGENT_CONFIG_FIELDS, type AgentConfig, type AgentEvent, type AgentSetti
  * agent's name and switch. The draft is the version the next saved edit builds on; publishing a version
  * makes it the draft too, so editing after a rollback starts from what is live.
  */
-export type AgentVersions = { latestVersion: number; publishedVersion: number; draftVersion: number; draft: AgentConfig };
+export type AgentVersions = {
+  latestVersion: number;
+  publishedVersion: number;
+  draftVersion: number;
+  draft: AgentConfig;
+  /**
+   * Every version customers were answered with (published at some time), ascending: only these are rolled back
+   * to without the release gate. One number per version published, a rare and deliberate act.
+   */
+  releasedVersions: number[];
+};
 /** The experiment that answers the agent's conversations instead of the published version while it runs. */
 export type RunningExperiment = Omit<AgentExperimentStartedData, 'by' | 'at'> & { startedAt: string };
 type AgentExperimentStartedData = Extract<AgentEvent, { type: 'AgentExperimentStarted' }>['data'];
@@ -27,7 +37,7 @@ export function configOf(settings: Partial<AgentSettings>): Partial<AgentConfig>
 export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
   if (event.type === 'AgentCreated') {
     const { at, ...rest } = event.data;
-    return { status: 'active', ...rest, createdAt: at, updatedAt: at, latestVersion: 1, publishedVersion: 1, draftVersion: 1, draft: configOf(rest) as AgentConfig };
+    return { status: 'active', ...rest, createdAt: at, updatedAt: at, latestVersion: 1, publishedVersion: 1, draftVersion: 1, draft: configOf(rest) as AgentConfig, releasedVersions: [1] };
   }
   if (state.status === 'none') return state;
   switch (event.type) {
@@ -42,7 +52,8 @@ export function evolveAgent(state: AgentState, event: AgentEvent): AgentState {
       return { ...state, latestVersion: event.data.version, draftVersion: event.data.version, draft: event.data.config, updatedAt: event.data.at };
     case 'AgentVersionPublished': {
       const { version, config, at } = event.data;
-      return { ...withoutConfig(state), ...config, publishedVersion: version, draftVersion: version, draft: config, updatedAt: at };
+      const releasedVersions = state.releasedVersions.includes(version) ? state.releasedVersions : [...state.releasedVersions, version].sort((a, b) => a - b);
+      return { ...withoutConfig(state), ...config, publishedVersion: version, draftVersion: version, draft: config, releasedVersions, updatedAt: at };
     }
     case 'AgentExperimentStarted': {
       const { by: _by, at, ...experiment } = event.data;

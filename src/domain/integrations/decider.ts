@@ -1,5 +1,6 @@
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
+import { refuseSecretToNewDestination } from '../secretDestinations.js';
 import type { ConnectorType, IntegrationEvent, IntegrationSettings } from './events.js';
 import { evolveIntegration, initialIntegrationState, type IntegrationState } from './state.js';
 
@@ -24,6 +25,8 @@ export const integrationDecider: Decider<IntegrationCommand, IntegrationEvent, I
     if (state.status !== 'active' || state.companyId !== command.companyId) throw notFound();
     switch (command.type) {
       case 'UpdateIntegration': {
+        // The platform token is sent to apiUrl (replies, webhook registration): it does not follow an edited address.
+        refuseSecretToNewDestination('apiToken', 'platform API token', state.apiUrl, command.changes.apiUrl, state.apiToken !== null && command.changes.apiToken === undefined);
         const changes = Object.fromEntries(
           Object.entries(command.changes).filter(([k, v]) => v !== undefined && JSON.stringify(v) !== JSON.stringify(state[k as keyof typeof state])),
         );

@@ -1,5 +1,6 @@
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
+import { refuseSecretToNewDestination } from '../secretDestinations.js';
 import { LLM_CONFIG_LIMITS, type LlmConfigEvent, type LlmProviderName } from './events.js';
 import { evolveLlmConfig, initialLlmConfigState, type CompanyLlmConfig, type LlmConfigState } from './state.js';
 
@@ -43,6 +44,7 @@ export const llmConfigDecider: Decider<LlmConfigCommand, LlmConfigEvent, LlmConf
   evolve: evolveLlmConfig,
   decide(command, state) {
     checkLlmConfig(command);
+    refuseSecretToNewDestination('apiKey', 'API key', state.baseUrl, command.baseUrl, state.sealedApiKey !== null && command.apiKey === undefined);
     const apiKey = command.apiKey === undefined ? state.sealedApiKey : command.apiKey;
     const unchanged =
       state.configuredAt !== null &&

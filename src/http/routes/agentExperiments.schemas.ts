@@ -88,7 +88,7 @@ export const startExperimentSchema = {
   security,
   description:
     'Splits the agent’s conversations between two versions (`split`: percent of the AI-answered ones for each, adding up to 100) and hands `holdout` percent straight to people. One experiment per agent at a time (409). ' +
-    'A version newer than the published one passes the release gate as a publish does (`releaseCheckId` of its check, or an owner’s `override` with a `reason`). Owners and admins.',
+    'A version newer than the published one, or an older one never published, passes the release gate as a publish does (`releaseCheckId` of its check, or an owner’s `override` with a `reason`). Owners and admins.',
   params: idParams,
   body: z.strictObject({
     versions: z.tuple([version, version]),

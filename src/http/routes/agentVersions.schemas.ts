@@ -131,8 +131,8 @@ export const publishSchema = {
   tags,
   security,
   description:
-    'Customers are answered by this version from the next message on. An older version than the published one is a rollback and needs a reason. ' +
-    'A newer one passes the release gate: with required test cases it names a finished release check of it (`releaseCheckId`) in which none fails, ' +
+    'Customers are answered by this version from the next message on. An older version than the published one that was published before is a rollback and needs a reason. ' +
+    'Any other (newer, or older but never published) passes the release gate: with required test cases it names a finished release check of it (`releaseCheckId`) in which none fails, ' +
     'else 409 RELEASE_CHECKS_REQUIRED, RELEASE_CHECKS_PENDING or RELEASE_CHECKS_FAILED (`error.details.failedCases`); an owner may `override` with a `reason`. Owners and admins.',
   params: versionParams,
   body: z.strictObject({ reason: z.string().trim().min(1).max(AGENT_LIMITS.reason).optional(), ...publishGateFields }).nullish(),
@@ -142,7 +142,7 @@ export const publishSchema = {
 export const rollbackSchema = {
   tags,
   security,
-  description: 'Republishes a version older than the published one, recording who, when and why. 409 when it is not older. Owners and admins.',
+  description: 'Republishes a version older than the published one that customers were answered with before, recording who, when and why. 409 when it is not older or was never published (publish it through the release gate). Owners and admins.',
   params: idParams,
   body: z.strictObject({ version: z.number().int().min(1), reason: z.string().trim().min(1).max(AGENT_LIMITS.reason) }),
   response: { 200: released, ...errors },

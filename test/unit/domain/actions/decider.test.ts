@@ -192,3 +192,26 @@ describe('actions decider: update and delete', () => {
     spec.given([created(1)]).when({ type: 'DeleteAction', companyId: company, actionId: id(1), by, now: later }).then([{ type: 'ActionDeleted', data: { actionId: id(1), by, at: later } }]);
   });
 });
+
+describe('header secrets stay with their address', () => {
+  const moved = 'https://elsewhere.example/orders/{order_id}';
+
+  it('given an action with a header, when only its address moves to another host, then VALIDATION_ERROR: the header value must come again', () => {
+    spec.given([created(1)]).when(update(1, { urlTemplate: moved })).thenThrows('VALIDATION_ERROR');
+    spec.given([created(1)]).when(update(1, { urlTemplate: moved }, [{ name: 'Authorization' }])).thenThrows('VALIDATION_ERROR');
+    spec.given([created(1)]).when(update(1, { urlTemplate: 'http://shop.example/orders/{order_id}' })).thenThrows('VALIDATION_ERROR');
+    spec.given([created(1)]).when(update(1, { urlTemplate: 'https://shop.example:8443/orders/{order_id}' })).thenThrows('VALIDATION_ERROR');
+  });
+
+  it('given an action with a header, when its address moves with the value given again (or the header removed), then both change', () => {
+    const fresh = { name: 'Authorization', sealedValue: 'v1:sealed-new' };
+    spec.given([created(1)]).when(update(1, { urlTemplate: moved }, [fresh])).then([updated(1, { urlTemplate: moved, headers: [fresh] })]);
+    spec.given([created(1)]).when(update(1, { urlTemplate: moved }, [])).then([updated(1, { urlTemplate: moved, headers: [] })]);
+    spec.given([created(1, {}, [])]).when(update(1, { urlTemplate: moved })).then([updated(1, { urlTemplate: moved })]);
+  });
+
+  it('given an action with a header, when the path changes on the same host, then the stored value stays', () => {
+    spec.given([created(1)]).when(update(1, { urlTemplate: 'https://shop.example/v2/orders/{order_id}' })).then([updated(1, { urlTemplate: 'https://shop.example/v2/orders/{order_id}' })]);
+    spec.given([created(1)]).when(update(1, { urlTemplate: 'https://SHOP.example:443/v2/orders/{order_id}' })).then([updated(1, { urlTemplate: 'https://SHOP.example:443/v2/orders/{order_id}' })]);
+  });
+});

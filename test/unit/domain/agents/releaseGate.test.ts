@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentDecider } from '../../../../src/domain/agents/decider.js';
+import { agentDecider, type AgentCommand } from '../../../../src/domain/agents/decider.js';
 import { agentDefaults, type AgentConfig, type AgentEvent } from '../../../../src/domain/agents/events.js';
 import type { ReleaseCheckOutcome, ReleaseGateInput } from '../../../../src/domain/agents/releaseGate.js';
 import type { TestCaseBody } from '../../../../src/domain/agents/testCases/events.js';
@@ -101,5 +101,77 @@ describe('release gate', () => {
       .given(live)
       .when({ type: 'PublishAgentVersion', companyId: C1, version: 1, config: v1, reason: 'Back', rollback: true, gate: { cases: [refund], check: null, overrideReason: null }, by: OWNER, now: T2 })
       .then([{ type: 'AgentVersionPublished', data: { version: 1, previousVersion: 2, config: v1, rollback: true, reason: 'Back', by: OWNER, at: T2 } }]);
+  });
+
+  describe('an older version that never went live is no rollback', () => {
+    const v3: AgentConfig = { ...v1, handoffMessage: 'V3 hands off.' };
+    // v2 failed its check and was never published; v3 passed and is live.
+    const v3Live: AgentEvent[] = [
+      ...history,
+      { type: 'AgentVersionSaved', data: { version: 3, basedOn: 2, config: v3, changed: ['handoffMessage'], by: OWNER, at: T1 } },
+      { type: 'AgentVersionPublished', data: { version: 3, previousVersion: 1, config: v3, rollback: false, reason: null, by: OWNER, at: T1 } },
+    ];
+    const failing = { cases: [refund, tone], check: check({ [K1]: false, [K2]: true }), overrideReason: null };
+    const failedCases = [{ caseId: K1, name: 'Refunds' }];
+
+    it('given v3 live and v2 never published, when v2 is asked for as a rollback, then CONFLICT; v1 (published before) rolls back', () => {
+      agent.given(v3Live).when({ type: 'PublishAgentVersion', companyId: C1, version: 2, config: v2, reason: 'Back', rollback: true, by: OWNER, now: T2 }).thenThrows('CONFLICT');
+      agent
+        .given(v3Live)
+        .when({ type: 'PublishAgentVersion', companyId: C1, version: 1, config: v1, reason: 'Back', rollback: true, by: OWNER, now: T2 })
+        .then([{ type: 'AgentVersionPublished', data: { version: 1, previousVersion: 3, config: v1, rollback: true, reason: 'Back', by: OWNER, at: T2 } }]);
+    });
+
+    it('given v3 live and v2 never published, when v2 is published, then it passes the gate like a newer version: refused on failing cases, published with an override', () => {
+      agent.given(v3Live).when({ ...publish(failing), reason: 'Back' }).thenThrows('RELEASE_CHECKS_FAILED');
+      agent.given(v3Live).when({ ...publish({ cases: [refund], check: null, overrideReason: null }), reason: 'Back' }).thenThrows('RELEASE_CHECKS_REQUIRED');
+      agent
+        .given(v3Live)
+        .when(publish({ ...failing, overrideReason: 'Rewriting the case' }))
+        .then([
+          {
+            type: 'AgentVersionPublished',
+            data: { version: 2, previousVersion: 3, config: v2, rollback: false, reason: null, checks: { releaseCheckId: CHECK, failedCases, overridden: true, overrideReason: 'Rewriting the case' }, by: OWNER, at: T2 },
+          },
+        ]);
+    });
+
+    it('given v3 live and v2 never published, when an experiment pits v3 against v2, then v2 passes the gate: refused on failing cases, started with an override and recorded on its arm', () => {
+      const E1 = 'ffffffff-ffff-4fff-8fff-ffffffffffff';
+      const start = (gate: ReleaseGateInput): Extract<AgentCommand, { type: 'StartAgentExperiment' }> => ({
+          type: 'StartAgentExperiment',
+          companyId: C1,
+          experimentId: E1,
+          arms: [
+            { version: 3, share: 50, config: v3 },
+            { version: 2, share: 50, config: v2 },
+          ],
+          gate,
+          holdout: 0,
+          confidenceLevel: 0.95,
+          by: OWNER,
+          now: T2,
+        });
+      agent.given(v3Live).when(start(failing)).thenThrows('RELEASE_CHECKS_FAILED');
+      agent.given(v3Live).when(start({ cases: [refund], check: null, overrideReason: null })).thenThrows('RELEASE_CHECKS_REQUIRED');
+      const [started] = agentDecider.decide(start({ ...failing, overrideReason: 'Measure it' }), agent.given(v3Live).state);
+      expect(started?.type === 'AgentExperimentStarted' && started.data.arms).toEqual([
+        { arm: 'a', version: 3, share: 50, config: v3 },
+        { arm: 'b', version: 2, share: 50, config: v2, checks: { releaseCheckId: CHECK, failedCases, overridden: true, overrideReason: 'Measure it' } },
+      ]);
+    });
+
+    it('given v2 was published once and v3 is live, when v2 is rolled back to, then it is not gated', () => {
+      const rolledOver: AgentEvent[] = [
+        ...history,
+        { type: 'AgentVersionPublished', data: { version: 2, previousVersion: 1, config: v2, rollback: false, reason: null, by: OWNER, at: T1 } },
+        { type: 'AgentVersionSaved', data: { version: 3, basedOn: 2, config: v3, changed: ['handoffMessage'], by: OWNER, at: T1 } },
+        { type: 'AgentVersionPublished', data: { version: 3, previousVersion: 2, config: v3, rollback: false, reason: null, by: OWNER, at: T1 } },
+      ];
+      agent
+        .given(rolledOver)
+        .when({ type: 'PublishAgentVersion', companyId: C1, version: 2, config: v2, reason: 'Back', rollback: true, by: OWNER, now: T2 })
+        .then([{ type: 'AgentVersionPublished', data: { version: 2, previousVersion: 3, config: v2, rollback: true, reason: 'Back', by: OWNER, at: T2 } }]);
+    });
   });
 });

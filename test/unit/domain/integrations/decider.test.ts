@@ -70,3 +70,29 @@ describe('integration decider', () => {
     integration.given([]).when({ type: 'DeleteIntegration', companyId: C1, now: T1 }).thenThrows('NOT_FOUND');
   });
 });
+
+describe('the platform token stays with its address', () => {
+  const withToken: IntegrationEvent = { type: 'IntegrationCreated', data: { ...settings, apiToken: 'v1:dG9rZW4', integrationId: 7, companyId: C1, connectorType: 'msgplatform', at: T0 } };
+
+  it('given a stored token, when only apiUrl moves to another host, then VALIDATION_ERROR: the token must come again', () => {
+    integration.given([withToken]).when(update({ apiUrl: 'https://attacker.example/api' })).thenThrows('VALIDATION_ERROR');
+    integration.given([withToken]).when(update({ apiUrl: 'http://platform.example/api' })).thenThrows('VALIDATION_ERROR');
+  });
+
+  it('given a stored token, when apiUrl moves with the token given again, or is cleared, or keeps its host, then it is recorded', () => {
+    integration
+      .given([withToken])
+      .when(update({ apiUrl: 'https://eu.platform.example/api', apiToken: 'v1:bmV3' }))
+      .then([{ type: 'IntegrationUpdated', data: { changes: { apiUrl: 'https://eu.platform.example/api', apiToken: 'v1:bmV3' }, at: T2 } }]);
+    integration.given([withToken]).when(update({ apiUrl: 'https://other.example/api', apiToken: null })).then([
+      { type: 'IntegrationUpdated', data: { changes: { apiUrl: 'https://other.example/api', apiToken: null }, at: T2 } },
+    ]);
+    integration.given([withToken]).when(update({ apiUrl: 'https://platform.example/v2' })).then([{ type: 'IntegrationUpdated', data: { changes: { apiUrl: 'https://platform.example/v2' }, at: T2 } }]);
+  });
+
+  it('given a stored token and no address, when an address is set without the token, then VALIDATION_ERROR', () => {
+    const cleared: IntegrationEvent = { type: 'IntegrationUpdated', data: { changes: { apiUrl: null }, at: T1 } };
+    integration.given([withToken]).when(update({ apiUrl: null })).then([{ type: 'IntegrationUpdated', data: { changes: { apiUrl: null }, at: T2 } }]);
+    integration.given([withToken, cleared]).when(update({ apiUrl: 'https://attacker.example/api' })).thenThrows('VALIDATION_ERROR');
+  });
+});

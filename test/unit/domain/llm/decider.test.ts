@@ -89,3 +89,28 @@ describe('LLM configuration decider (company stream)', () => {
     expect(llmConfigEvents.LlmConfigured.safeParse({ ...openai.data, apiKey: 'sk-plain-text-key' }).success).toBe(false);
   });
 });
+
+describe('the API key stays with its address', () => {
+  it('given a stored key, when baseUrl moves to another host without the key, then VALIDATION_ERROR: the key must come again', () => {
+    llm.given([openai]).when(configure({ baseUrl: 'https://attacker.example/v1' })).thenThrows('VALIDATION_ERROR');
+    llm.given([openai]).when(configure({ baseUrl: 'http://api.openai.com/v1' })).thenThrows('VALIDATION_ERROR');
+  });
+
+  it('given a stored key, when baseUrl moves with a key, or with the key removed, or within the same host, then it is configured', () => {
+    llm.given([openai]).when(configure({ baseUrl: 'https://gateway.example/v1', apiKey: KEY2 })).then([
+      { type: 'LlmConfigured', data: { provider: 'openai', baseUrl: 'https://gateway.example/v1', model: 'gpt-4o-mini', apiKey: KEY2, at: T1 } },
+    ]);
+    llm.given([openai]).when(configure({ baseUrl: 'https://gateway.example/v1', apiKey: null })).then([
+      { type: 'LlmConfigured', data: { provider: 'openai', baseUrl: 'https://gateway.example/v1', model: 'gpt-4o-mini', apiKey: null, at: T1 } },
+    ]);
+    llm.given([openai]).when(configure({ baseUrl: 'https://api.openai.com/v2' })).then([
+      { type: 'LlmConfigured', data: { provider: 'openai', baseUrl: 'https://api.openai.com/v2', model: 'gpt-4o-mini', apiKey: KEY, at: T1 } },
+    ]);
+  });
+
+  it('given a stored key, when the builtin provider is chosen and then another address without the key, then that address is refused', () => {
+    const builtin: LlmConfigEvent = { type: 'LlmConfigured', data: { provider: 'builtin', baseUrl: null, model: null, apiKey: KEY, at: T1 } };
+    llm.given([openai]).when(configure({ provider: 'builtin', baseUrl: null, model: null })).then([builtin]);
+    llm.given([openai, builtin]).when(configure({ baseUrl: 'https://attacker.example/v1' })).thenThrows('VALIDATION_ERROR');
+  });
+});

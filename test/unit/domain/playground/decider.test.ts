@@ -23,33 +23,45 @@ const answered: PlaygroundEvent = { type: 'PlaygroundAnswered', data: { ...answe
 
 describe('playground decider', () => {
   it('given nothing, when a teammate starts a session with an agent, then it is started for their company', () => {
-    const state = playground.given([]).when({ type: 'StartPlayground', sessionId: S1, companyId: C1, agentId: A1, startedBy: 'user:u1', now: T0 }).then([started]);
+    const state = playground.given([]).when({ type: 'StartPlayground', role: 'agent', sessionId: S1, companyId: C1, agentId: A1, startedBy: 'user:u1', now: T0 }).then([started]);
     expect(state).toMatchObject({ sessionId: S1, companyId: C1, agentId: A1, questions: 0, pending: [] });
     expect(playgroundEvents.PlaygroundStarted.safeParse(started.data).success).toBe(true);
   });
 
   it('given a started session, when it is started again, then CONFLICT', () => {
-    playground.given([started]).when({ type: 'StartPlayground', sessionId: S1, companyId: C1, agentId: A1, startedBy: 'user:u1', now: T1 }).thenThrows('CONFLICT');
+    playground.given([started]).when({ type: 'StartPlayground', role: 'agent', sessionId: S1, companyId: C1, agentId: A1, startedBy: 'user:u1', now: T1 }).thenThrows('CONFLICT');
   });
 
   it('given a started session, when a question is asked, then it is recorded (trimmed) and waits for its answer', () => {
-    const state = playground.given([started]).when({ type: 'AskPlaygroundQuestion', questionId: Q1, text: '  Do you ship to Norway?  ', by: 'user:u1', now: T1 }).then([asked(Q1)]);
+    const state = playground.given([started]).when({ type: 'AskPlaygroundQuestion', role: 'owner', questionId: Q1, text: '  Do you ship to Norway?  ', by: 'user:u1', now: T1 }).then([asked(Q1)]);
     expect(state).toMatchObject({ questions: 1, pending: [Q1] });
   });
 
+  it('given a live session, when an agent-role teammate asks, then FORBIDDEN (live calls are for owners and admins); an owner or admin asks', () => {
+    const live: PlaygroundEvent = { type: 'PlaygroundStarted', data: { ...started.data, actions: 'live' } as Extract<PlaygroundEvent, { type: 'PlaygroundStarted' }>['data'] };
+    playground.given([live]).when({ type: 'AskPlaygroundQuestion', role: 'agent', questionId: Q1, text: 'Hi', by: 'user:u2', now: T1 }).thenThrows('FORBIDDEN');
+    playground.given([live]).when({ type: 'AskPlaygroundQuestion', role: 'admin', questionId: Q1, text: 'Do you ship to Norway?', by: 'user:u1', now: T1 }).then([asked(Q1)]);
+    playground.given([live]).when({ type: 'AskPlaygroundQuestion', role: 'owner', questionId: Q1, text: 'Do you ship to Norway?', by: 'user:u1', now: T1 }).then([asked(Q1)]);
+  });
+
+  it('given nothing, when an agent-role teammate starts a live session, then FORBIDDEN; an admin starts one', () => {
+    playground.given([]).when({ type: 'StartPlayground', role: 'agent', sessionId: S1, companyId: C1, agentId: A1, startedBy: 'user:u1', actions: 'live', now: T0 }).thenThrows('FORBIDDEN');
+    playground.given([]).when({ type: 'StartPlayground', role: 'admin', sessionId: S1, companyId: C1, agentId: A1, startedBy: 'user:u1', actions: 'live', now: T0 }).then([{ type: 'PlaygroundStarted', data: { ...started.data, actions: 'live' } as Extract<PlaygroundEvent, { type: 'PlaygroundStarted' }>['data'] }]);
+  });
+
   it('given no session, when a question is asked, then NOT_FOUND', () => {
-    playground.given([]).when({ type: 'AskPlaygroundQuestion', questionId: Q1, text: 'Hi', by: 'user:u1', now: T1 }).thenThrows('NOT_FOUND');
+    playground.given([]).when({ type: 'AskPlaygroundQuestion', role: 'agent', questionId: Q1, text: 'Hi', by: 'user:u1', now: T1 }).thenThrows('NOT_FOUND');
   });
 
   it('refuses an empty question and one longer than a customer message may be', () => {
-    playground.given([started]).when({ type: 'AskPlaygroundQuestion', questionId: Q1, text: '   ', by: 'user:u1', now: T1 }).thenThrows('VALIDATION_ERROR');
-    playground.given([started]).when({ type: 'AskPlaygroundQuestion', questionId: Q1, text: 'x'.repeat(PLAYGROUND_LIMITS.text + 1), by: 'user:u1', now: T1 }).thenThrows('VALIDATION_ERROR');
-    playground.given([started]).when({ type: 'AskPlaygroundQuestion', questionId: Q1, text: 'x'.repeat(PLAYGROUND_LIMITS.text), by: 'user:u1', now: T1 }).then([asked(Q1, 'x'.repeat(PLAYGROUND_LIMITS.text))]);
+    playground.given([started]).when({ type: 'AskPlaygroundQuestion', role: 'agent', questionId: Q1, text: '   ', by: 'user:u1', now: T1 }).thenThrows('VALIDATION_ERROR');
+    playground.given([started]).when({ type: 'AskPlaygroundQuestion', role: 'agent', questionId: Q1, text: 'x'.repeat(PLAYGROUND_LIMITS.text + 1), by: 'user:u1', now: T1 }).thenThrows('VALIDATION_ERROR');
+    playground.given([started]).when({ type: 'AskPlaygroundQuestion', role: 'agent', questionId: Q1, text: 'x'.repeat(PLAYGROUND_LIMITS.text), by: 'user:u1', now: T1 }).then([asked(Q1, 'x'.repeat(PLAYGROUND_LIMITS.text))]);
   });
 
   it(`given a session with ${PLAYGROUND_LIMITS.questions} questions, when another is asked, then CONFLICT (start a new session)`, () => {
     const full = Array.from({ length: PLAYGROUND_LIMITS.questions }, (_, i) => asked(`0000000c-0000-4000-8000-${String(i).padStart(12, '0')}`));
-    playground.given([started, ...full]).when({ type: 'AskPlaygroundQuestion', questionId: Q2, text: 'One more', by: 'user:u1', now: T1 }).thenThrows('CONFLICT');
+    playground.given([started, ...full]).when({ type: 'AskPlaygroundQuestion', role: 'agent', questionId: Q2, text: 'One more', by: 'user:u1', now: T1 }).thenThrows('CONFLICT');
   });
 
   it('given a waiting question, when its answer is recorded, then PlaygroundAnswered with model, tokens and provenance', () => {
