@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
+  ACTION_LIMITS,
+  answerTooDeep,
   checkArguments,
   mapResponse,
   renderRequest,
@@ -83,12 +85,16 @@ export async function testAction(
   const result = await deps.actionCaller.call({ ...rendered, headers, idempotencyKey: `test-${randomUUID()}`, timeoutMs: action.timeoutMs });
   const request = { method: rendered.method, url: rendered.url, parameters: checked.args };
   if (!result.ok) return { ok: false, status: result.status, durationMs: result.durationMs, request, raw: null, mapped: null, error: withoutSecrets(result.error, secrets) };
+  const raw = cap(withoutSecrets(result.body, secrets), TEST_RAW_CHARS);
+  if (answerTooDeep(result.body)) {
+    return { ok: false, status: result.status, durationMs: result.durationMs, request, raw, mapped: null, error: `the answer is nested deeper than ${ACTION_LIMITS.jsonDepth} levels, which the model cannot read` };
+  }
   return {
     ok: true,
     status: result.status,
     durationMs: result.durationMs,
     request,
-    raw: cap(withoutSecrets(result.body, secrets), TEST_RAW_CHARS),
+    raw,
     mapped: withoutSecrets(mapResponse(action, result.body), secrets),
     error: null,
   };

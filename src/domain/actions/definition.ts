@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonProblem, textNestedDeeperThan, type JsonLimits } from '../jsonBounds.js';
 
 /**
  * A company-defined action: an HTTP call to the company's own systems that an agent may make while it answers
@@ -30,6 +31,11 @@ export const ACTION_LIMITS = {
   /** The most of a response the model ever reads, in characters. */
   maxResponseChars: 8000,
   sampleResponseChars: 20_000,
+  /**
+   * How deeply a sample response, a test case's mock or an endpoint's answer may nest: more than any real API
+   * answer, and far below the depth at which walking it (zod, JSON.stringify) overflows the call stack.
+   */
+  jsonDepth: 32,
   holdingReply: 1000,
   /** Calls one answer may make before it must answer in words. */
   callsPerAnswer: 5,
@@ -37,6 +43,9 @@ export const ACTION_LIMITS = {
   maxTimeoutMs: 30_000,
   maxApprovalMinutes: 7 * 24 * 60,
 } as const;
+
+/** A sample response, or what a test case says an action answers: the same bounds for both. */
+export const ACTION_JSON_LIMITS: JsonLimits = { chars: ACTION_LIMITS.sampleResponseChars, depth: ACTION_LIMITS.jsonDepth };
 
 export const DEFAULT_ACTION_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_RESPONSE_CHARS = 2000;
@@ -140,8 +149,11 @@ export function definitionProblems(fields: Pick<ActionFields, 'parameters' | 'id
     if (!declared.has(name)) problems.push(`identity: ${name} is not a parameter`);
     else if (fields.parameters.properties[name]?.type !== 'string') problems.push(`identity: ${name} must be a string parameter`);
   }
-  if (JSON.stringify(fields.sampleResponse).length > ACTION_LIMITS.sampleResponseChars) {
-    problems.push(`sampleResponse: at most ${ACTION_LIMITS.sampleResponseChars} characters of JSON`);
+  const sample = jsonProblem(fields.sampleResponse, ACTION_JSON_LIMITS);
+  if (sample !== null) problems.push(`sampleResponse: ${sample}`);
+  for (const [name, param] of Object.entries(fields.parameters.properties)) {
+    // Nothing would pass both: the action could never be called.
+    if (param.minimum !== undefined && param.maximum !== undefined && param.minimum > param.maximum) problems.push(`parameters.${name}: minimum is greater than maximum`);
   }
   return problems;
 }
@@ -279,6 +291,7 @@ export function renderRequest(def: Pick<ActionFields, 'method' | 'urlTemplate'>,
  * A response that is not JSON is passed as text, capped the same way.
  */
 export function mapResponse(def: Pick<ActionFields, 'responseFields' | 'maxResponseChars'>, raw: string): string {
+  if (answerTooDeep(raw)) return TOO_DEEP;
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -296,6 +309,15 @@ export function mapResponse(def: Pick<ActionFields, 'responseFields' | 'maxRespo
 }
 
 export const NOT_JSON = 'The answer was not JSON, so none of the chosen fields could be read.';
+export const TOO_DEEP = `The answer was nested deeper than ${ACTION_LIMITS.jsonDepth} levels, so none of it could be read.`;
+
+/**
+ * An answer nested past the depth is not read at all: mapping it (JSON.stringify, like every recursive walk)
+ * would overflow the call stack on a hostile one (100,000 levels fit in 195 KB).
+ */
+export function answerTooDeep(raw: string): boolean {
+  return textNestedDeeperThan(raw, ACTION_LIMITS.jsonDepth);
+}
 
 function pick(value: unknown, path: string): unknown {
   let at: unknown = value;
