@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { approveActionCall, endExpiredWait } from '../../src/commands/conversations/actionApprovals.js';
-import { ACTION_LIMITS } from '../../src/domain/actions/definition.js';
+import { ACTION_LIMITS, CUT_OFF } from '../../src/domain/actions/definition.js';
+import { MAX_ACTION_RESPONSE_BYTES } from '../../src/infrastructure/actions/httpActionCaller.js';
 import { silentLogger } from '../../src/ports/logger.js';
 import type { Company } from '../support/api.js';
 import { actionFixtures, callsThenAnswers, lastMessage, offered, resetActionFakes, type ModelBody } from '../support/actionFixtures.js';
@@ -272,6 +273,15 @@ describe('endpoint answers the limits do not allow', () => {
     const res = await co.call('POST', `/api/actions/${id}/test`, { parameters: { order_id: '4411' } });
     expect(res.statusCode, res.body.slice(0, 200)).toBe(200);
     expect(res.json().test).toMatchObject({ ok: false, status: 200, mapped: null, error: `the answer is nested deeper than ${ACTION_LIMITS.jsonDepth} levels, which the model cannot read` });
+    expect(api.requests).toHaveLength(1);
+  });
+
+  it('given an endpoint answering 200 with more than the size cap, when the action is tested, then it succeeded (its status decides): the chosen fields could not be read', async () => {
+    const { co } = await companyWithActions([]);
+    const id = (await co.call('POST', '/api/actions', { ...definition(), method: 'POST', responseFields: ['status'] })).json().action.id as string;
+    api.respond = () => ({ raw: `{"status":"refunded","log":"${'x'.repeat(MAX_ACTION_RESPONSE_BYTES)}"}` });
+    const res = await co.call('POST', `/api/actions/${id}/test`, { parameters: { order_id: '4411' } });
+    expect(res.json().test).toMatchObject({ ok: true, status: 200, mapped: CUT_OFF, error: null });
     expect(api.requests).toHaveLength(1);
   });
 

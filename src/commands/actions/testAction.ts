@@ -95,7 +95,7 @@ export async function testAction(
     durationMs: result.durationMs,
     request,
     raw,
-    mapped: withoutSecrets(mapResponse(action, result.body), secrets),
+    mapped: withoutSecrets(mapResponse(action, result.body, result.cut), secrets),
     error: null,
   };
 }

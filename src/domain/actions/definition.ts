@@ -288,10 +288,13 @@ export function renderRequest(def: Pick<ActionFields, 'method' | 'urlTemplate'>,
 
 /**
  * What the model reads of a response: the chosen fields (or all of it), as JSON text capped at `maxResponseChars`.
- * A response that is not JSON is passed as text, capped the same way.
+ * A response that is not JSON is passed as text, capped the same way; so is the beginning of one `cut` at the
+ * caller's size cap.
  */
-export function mapResponse(def: Pick<ActionFields, 'responseFields' | 'maxResponseChars'>, raw: string): string {
+export function mapResponse(def: Pick<ActionFields, 'responseFields' | 'maxResponseChars'>, raw: string, cut = false): string {
   if (answerTooDeep(raw)) return TOO_DEEP;
+  // Its beginning is no JSON: the chosen fields cannot be read from it (without fields, the beginning is shown).
+  if (cut && def.responseFields.length > 0) return CUT_OFF;
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -309,6 +312,7 @@ export function mapResponse(def: Pick<ActionFields, 'responseFields' | 'maxRespo
 }
 
 export const NOT_JSON = 'The answer was not JSON, so none of the chosen fields could be read.';
+export const CUT_OFF = 'The answer was too large to read whole, so none of the chosen fields could be read.';
 export const TOO_DEEP = `The answer was nested deeper than ${ACTION_LIMITS.jsonDepth} levels, so none of it could be read.`;
 
 /**
