@@ -10,6 +10,7 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
+import { ACTION_LIMITS } from '../domain/actions/definition.js';
 import { answerClientError, answerError, installErrorHandler } from './errorHandler.js';
 import { registerHealthRoutes, type HealthDeps } from './routes/health.js';
 import type { ZodApp } from './routes/zodApp.js';
@@ -46,9 +47,9 @@ function createFastify(deps: AppDeps) {
     bodyLimit: BODY_LIMIT,
     // A hop count is valid at run time though fastify's types omit it.
     trustProxy: deps.config.trustProxy as boolean | string[],
-    // A slow client cannot hold a connection open indefinitely.
+    // A slow client cannot hold a connection open indefinitely: the whole request within 30 s.
     requestTimeout: 30_000,
-    connectionTimeout: 30_000,
+    connectionTimeout: silentConnectionMs(deps.config),
     return503OnClosing: true,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
@@ -60,6 +61,15 @@ function createFastify(deps: AppDeps) {
     frameworkErrors: answerError,
     clientErrorHandler: answerClientError,
   }).withTypeProvider<ZodTypeProvider>();
+}
+
+/**
+ * How long a connection may stay silent (the socket's idle timeout). While a route waits on an outbound call the
+ * connection is silent, so this outlasts the longest such wait: at 30 s, an action test with `timeoutMs: 30000`
+ * against a hanging endpoint had its connection reset just before its documented "no answer within 30000 ms".
+ */
+export function silentConnectionMs(config: Pick<Config, 'llmTimeoutMs' | 'webhooks'>): number {
+  return Math.max(ACTION_LIMITS.maxTimeoutMs, config.llmTimeoutMs, config.webhooks.timeoutMs) + 30_000;
 }
 
 function installJsonOnlyParsers(app: ZodApp): void {

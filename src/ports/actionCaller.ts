@@ -14,7 +14,15 @@ export interface ActionHttpRequest extends RenderedRequest {
 }
 
 export type ActionHttpResult =
-  | { ok: true; status: number; durationMs: number; /** The response body as text, capped. */ body: string }
+  | {
+      ok: true;
+      status: number;
+      durationMs: number;
+      /** The response body as text, capped. */
+      body: string;
+      /** The body went on past the cap: `body` is its beginning (a 2xx is a success whatever its size). */
+      cut?: boolean;
+    }
   | { ok: false; status: number | null; durationMs: number; /** In plain words: no address, header value or stack. */ error: string };
 
 export interface ActionCaller {

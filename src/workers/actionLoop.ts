@@ -182,7 +182,7 @@ export function mockedExecutor(mocks: Record<string, unknown> = {}): ActionExecu
 
 /** What the model reads of a call's outcome: the mapped response, or why it failed in plain words. */
 export function resultText(action: StoredAction, result: ActionHttpResult): string {
-  return result.ok ? mapResponse(action, result.body) : `The call failed: ${result.error}.`;
+  return result.ok ? mapResponse(action, result.body, result.cut) : `The call failed: ${result.error}.`;
 }
 
 /** A sink that records nothing (replays, test runs): every call is made by `executor`, confirm and approve alike. */

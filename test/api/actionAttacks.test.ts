@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { approveActionCall, endExpiredWait } from '../../src/commands/conversations/actionApprovals.js';
-import { ACTION_LIMITS } from '../../src/domain/actions/definition.js';
+import { ACTION_LIMITS, CUT_OFF } from '../../src/domain/actions/definition.js';
+import { MAX_ACTION_RESPONSE_BYTES } from '../../src/infrastructure/actions/httpActionCaller.js';
 import { silentLogger } from '../../src/ports/logger.js';
 import { signUp, type Company } from '../support/api.js';
 import { actionFixtures, callsThenAnswers, lastMessage, offered, resetActionFakes, type ModelBody } from '../support/actionFixtures.js';
@@ -325,6 +326,37 @@ describe('an endpoint that fails', () => {
   });
 });
 
+describe('endpoint answers the limits do not allow', () => {
+  it('given an endpoint answering JSON nested 100,000 levels deep (195 KB), when the action is tested, then the test says so in plain words, never a 500', async () => {
+    const { co } = await companyWithActions([]);
+    const id = (await co.call('POST', '/api/actions', { ...definition(), responseFields: [] })).json().action.id as string;
+    api.respond = () => ({ raw: `${'['.repeat(100_000)}${']'.repeat(100_000)}` });
+    const res = await co.call('POST', `/api/actions/${id}/test`, { parameters: { order_id: '4411' } });
+    expect(res.statusCode, res.body.slice(0, 200)).toBe(200);
+    expect(res.json().test).toMatchObject({ ok: false, status: 200, mapped: null, error: `the answer is nested deeper than ${ACTION_LIMITS.jsonDepth} levels, which the model cannot read` });
+    expect(api.requests).toHaveLength(1);
+  });
+
+  it('given an endpoint answering 200 with more than the size cap, when the action is tested, then it succeeded (its status decides): the chosen fields could not be read', async () => {
+    const { co } = await companyWithActions([]);
+    const id = (await co.call('POST', '/api/actions', { ...definition(), method: 'POST', responseFields: ['status'] })).json().action.id as string;
+    api.respond = () => ({ raw: `{"status":"refunded","log":"${'x'.repeat(MAX_ACTION_RESPONSE_BYTES)}"}` });
+    const res = await co.call('POST', `/api/actions/${id}/test`, { parameters: { order_id: '4411' } });
+    expect(res.json().test).toMatchObject({ ok: true, status: 200, mapped: CUT_OFF, error: null });
+    expect(api.requests).toHaveLength(1);
+  });
+
+  it('given an action with the longest timeout and an endpoint that hangs, when it is tested over HTTP, then the documented answer arrives at the timeout (the connection is not reset first)', async () => {
+    const { co } = await companyWithActions([]);
+    const id = (await co.call('POST', '/api/actions', { ...definition(), timeoutMs: ACTION_LIMITS.maxTimeoutMs })).json().action.id as string;
+    api.hangNext(1);
+    const base = await server.listen(0, '127.0.0.1');
+    const res = await fetch(`${base}/api/actions/${id}/test`, { method: 'POST', headers: { authorization: `Bearer ${co.bearer}`, 'content-type': 'application/json' }, body: JSON.stringify({ parameters: { order_id: '4411' } }) });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { test: unknown }).test).toMatchObject({ ok: false, status: null, error: `no answer within ${ACTION_LIMITS.maxTimeoutMs} ms` });
+  }, ACTION_LIMITS.maxTimeoutMs + 30_000);
+});
+
 describe('malformed definitions at save', () => {
   it.each([
     ['a CR LF in a header value (a second header smuggled in)', { headers: [{ name: 'X-Shop-Key', value: 'k\r\nX-Admin: yes' }] }],
@@ -335,12 +367,27 @@ describe('malformed definitions at save', () => {
     ['21 parameters', { parameters: { type: 'object', properties: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`p${i}`, { type: 'string' }])) } }],
     ['a parameter filling an empty host', { urlTemplate: 'https:///{order_id}' }],
     ['credentials in the address (userinfo)', { urlTemplate: 'http://admin:hunter2@127.0.0.1:9/orders/{order_id}' }],
+    ['a minimum above its maximum', { parameters: { type: 'object', properties: { order_id: { type: 'integer', minimum: 10, maximum: 1 } }, required: ['order_id'] } }],
+    ['a sample response nested deeper than the limit', { sampleResponse: nested(ACTION_LIMITS.jsonDepth + 1) }],
   ])('given %s, then it is 400 and nothing is saved', async (_what, overrides) => {
     const { co } = await companyWithActions([]);
     const res = await co.call('POST', '/api/actions', { ...definition(), ...overrides });
     expect(res.statusCode).toBe(400);
     expect(res.json().error.code).toBe('VALIDATION_ERROR');
     expect((await co.call('GET', '/api/actions')).json().actions).toEqual([]);
+  });
+
+  it('given a sample response nested 100,000 levels deep (195 KB), when it is created or patched, then it is 400 naming the field, never a 500', async () => {
+    const { co } = await companyWithActions([]);
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const created = await rawCall(co, 'POST', '/api/actions', JSON.stringify({ ...definition(), sampleResponse: 0 }).replace('"sampleResponse":0', `"sampleResponse":${deep}`));
+    expect(created.statusCode, created.body.slice(0, 200)).toBe(400);
+    expect(created.json().error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('sampleResponse') });
+    const id = (await co.call('POST', '/api/actions', { ...definition(), sampleResponse: nested(ACTION_LIMITS.jsonDepth) })).json().action.id as string;
+    const patched = await rawCall(co, 'PATCH', `/api/actions/${id}`, `{"sampleResponse":${deep}}`);
+    expect(patched.statusCode, patched.body.slice(0, 200)).toBe(400);
+    expect(patched.json().error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('sampleResponse') });
+    expect((await co.call('GET', `/api/actions/${id}`)).json().action.sampleResponse).toEqual(nested(ACTION_LIMITS.jsonDepth));
   });
 
   it('given every field at its largest allowed size, then it is saved, and a test call with a path of ".." is refused before any call', async () => {
@@ -364,6 +411,17 @@ describe('malformed definitions at save', () => {
     expect(api.requests).toEqual([]);
   });
 });
+
+/** An array holding an array … `depth` levels deep, around one number. */
+function nested(depth: number): unknown {
+  let value: unknown = 1;
+  for (let i = 0; i < depth; i++) value = [value];
+  return value;
+}
+
+/** A request with a body given as text: JSON.stringify cannot write what a hostile client can (100,000 levels). */
+const rawCall = (co: Company, method: 'POST' | 'PATCH', url: string, text: string) =>
+  server.app.inject({ method, url, headers: { authorization: `Bearer ${co.bearer}`, 'content-type': 'application/json' }, payload: text });
 
 function definition() {
   return {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACTION_LIMITS } from '../../src/domain/actions/definition.js';
 import { teammateBearer } from '../support/agentFixtures.js';
 import { acmeAndGlobex, signUp, type Company } from '../support/api.js';
 import { ISO_MS, UUID } from '../support/formats.js';
@@ -32,6 +33,31 @@ describe('test cases', () => {
     expect(created.json().testCase.actionMocks).toEqual({ lookup_order: { status: 'lost' } });
     const badName = await acme.call('POST', `/api/agents/${agentId}/test-cases`, { ...cheques, actionMocks: { 'not a name': 1 } });
     expect(badName.statusCode).toBe(400);
+  });
+
+  it('mocks are bounded like a sample response: as big as one in all, or nested as deep, is taken; more, or 100,000 levels, is 400 on create and replace (never 500), as the agent role too', async () => {
+    const agentId = await newAgent(acme);
+    const bearer = await agentRole(acme);
+    const raw = (method: 'POST' | 'PUT', url: string, text: string) => server.app.inject({ method, url, headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, payload: text });
+    const nested = (depth: number) => `${'['.repeat(depth)}1${']'.repeat(depth)}`;
+    const withMocks = (mocks: string) => JSON.stringify({ ...cheques, actionMocks: { lookup_order: 0 } }).replace('{"lookup_order":0}', mocks);
+    const atLimit = `{"lookup_order":"${'x'.repeat(ACTION_LIMITS.sampleResponseChars - '{"lookup_order":""}'.length)}"}`;
+    const created = await raw('POST', `/api/agents/${agentId}/test-cases`, withMocks(atLimit));
+    expect(created.statusCode, created.body.slice(0, 200)).toBe(201);
+    const caseId = created.json().testCase.id as string;
+    expect((await raw('PUT', `/api/agents/${agentId}/test-cases/${caseId}`, withMocks(`{"a":${nested(ACTION_LIMITS.jsonDepth)}}`))).statusCode).toBe(200);
+    for (const mocks of [
+      `{"lookup_order":"${'x'.repeat(ACTION_LIMITS.sampleResponseChars)}"}`,
+      `{"a":"${'x'.repeat(ACTION_LIMITS.sampleResponseChars / 2)}","b":"${'x'.repeat(ACTION_LIMITS.sampleResponseChars / 2)}"}`,
+      `{"a":${nested(ACTION_LIMITS.jsonDepth + 1)}}`,
+      `{"a":${nested(100_000)}}`,
+    ]) {
+      for (const res of [await raw('POST', `/api/agents/${agentId}/test-cases`, withMocks(mocks)), await raw('PUT', `/api/agents/${agentId}/test-cases/${caseId}`, withMocks(mocks))]) {
+        expect(res.statusCode, `${mocks.slice(0, 40)}: ${res.body.slice(0, 200)}`).toBe(400);
+        expect(res.json().error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('actionMocks') });
+      }
+    }
+    expect((await acme.call('GET', `/api/agents/${agentId}/test-cases`)).json().testCases).toHaveLength(1);
   });
 
   it('creates, lists (paged), replaces and deletes a case', async () => {

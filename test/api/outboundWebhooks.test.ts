@@ -222,6 +222,24 @@ describe('outbound webhooks', () => {
     expect(new Set(dead.received.map((r) => r.id)).size).toBe(1);
   });
 
+  it('a receiver answering 200 with a body over the 64 KiB read cap has the event delivered once: the first bytes kept, no retry', async () => {
+    const acme = await company('acme-big-answer');
+    const r = await receiver({ okBody: 'x'.repeat(200 * 1024) });
+    const { endpoint: ep } = await endpoint(acme, r, ['message.received']);
+    await acme.write('A long answer, please');
+    const [delivery] = await eventually(async () => {
+      const log = (await acme.call('GET', `/api/webhook-endpoints/${ep.id}/deliveries`)).json().deliveries as { status: string; attempts: number; recentAttempts: { httpStatus: number | null; response: string }[] }[];
+      expect(log).toHaveLength(1);
+      expect(log[0]!.status).toBe('delivered');
+      return log;
+    }, 15_000);
+    expect(delivery).toMatchObject({ attempts: 1, recentAttempts: [{ httpStatus: 200, response: expect.stringMatching(/^x+$/) }] });
+    expect(r.received).toHaveLength(1);
+    const test = await acme.call('POST', `/api/webhook-endpoints/${ep.id}/test`);
+    expect(test.json().attempt).toMatchObject({ ok: true, httpStatus: 200 });
+    expect((await acme.call('GET', `/api/webhook-endpoints/${ep.id}`)).json().endpoint.active).toBe(true);
+  });
+
   it('an endpoint failing for the whole schedule is disabled; the company\'s other endpoints get endpoint.disabled', async () => {
     const acme = await company('acme-disable');
     const failing = await receiver({ respond: () => 503 });

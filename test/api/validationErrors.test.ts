@@ -93,6 +93,30 @@ describe("framework errors answer the spec's {error:{code,message}}", () => {
     expect(res.json()).toEqual(specShaped('VALIDATION_ERROR'));
   });
 
+  it('a body nested 100,000 levels deep (under 1 MiB) is 400 VALIDATION_ERROR wherever it is put, stored JSON fields included, never a 500', async () => {
+    const co = await signUp(server, 'Deep Co');
+    const agentId = (await co.call('POST', '/api/agents', { name: 'Ava' })).json().agent.id as string;
+    const arrays = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const objects = `${'{"a":'.repeat(60_000)}1${'}'.repeat(60_000)}`;
+    const action = (sample: string) =>
+      `{"name":"lookup","description":"d","parameters":{"type":"object","properties":{},"required":[]},"method":"GET","urlTemplate":"https://shop.example.com/o","mode":"auto","sampleResponse":${sample}}`;
+    const testCase = (mocks: string) => `{"name":"a","turns":["x"],"expect":{},"actionMocks":${mocks}}`;
+    for (const [method, url, body] of [
+      ['POST', '/api/actions', action(arrays)],
+      ['POST', '/api/actions', action(objects)],
+      ['POST', `/api/agents/${agentId}/test-cases`, testCase(`{"lookup":${arrays}}`)],
+      ['POST', `/api/agents/${agentId}/test-cases`, testCase(objects)],
+      ['POST', '/api/agents', `{"name":${arrays}}`],
+      ['PATCH', `/api/agents/${agentId}`, `{"systemPrompt":${objects}}`],
+      ['POST', '/api/webhook-endpoints', `{"url":"https://crm.example.com/hooks","eventTypes":${arrays}}`],
+      ['POST', '/api/auth/register', `{"email":${arrays}}`],
+    ] as const) {
+      const res = await server.app.inject({ method, url, headers: { authorization: `Bearer ${co.bearer}`, 'content-type': 'application/json' }, payload: body });
+      expect(res.statusCode, `${method} ${url}: ${res.body.slice(0, 200)}`).toBe(400);
+      expect(res.json(), url).toEqual(specShaped('VALIDATION_ERROR'));
+    }
+  });
+
   it('a body over 1 MiB is 413 PAYLOAD_TOO_LARGE, whether its length is declared or it is sent chunked', async () => {
     const big = JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(1024 * 1024), companyName: 'Big' });
     const declared = await fetch(`http://127.0.0.1:${port}/api/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });

@@ -13,6 +13,11 @@ import type { TestServer } from '../support/testServer.js';
 
 const SECRET = 'whsec_inbox_browser_0123456789abcdef';
 const UI_TIMEOUT = 15_000;
+/**
+ * Every wait on the page: each one waits on the server (a list fetched, a live event, a read model), which takes
+ * seconds on a loaded machine, past expect.poll's default second (a CI run at load 7–14 read 0 rows for 1).
+ */
+const UI = { timeout: UI_TIMEOUT };
 
 let server: TestServer;
 let base: string;
@@ -41,44 +46,50 @@ if (browserPrerequisites()) {
   it('a handed-off conversation waits in "Needs human" with its reason and wait time; taken and answered, it leaves the queue', async () => {
     await withFailureScreenshot(page, 'inbox-needs-human', async () => {
       await page.goto(`${base}/#/conversations`);
+      const queueLoaded = page.waitForResponse((res) => res.url().includes('/api/conversations?') && res.url().includes('view=needs_human'), UI);
       await page.getByTestId('view-tab-needs_human').click();
-      await expect.poll(() => page.getByTestId('view-count-needs_human').textContent()).toBe('0');
+      // Before the customer writes, the page must be listening and its queue loaded: live events are not replayed
+      // to a stream that opens after them, and a queue still loading lands over a row that arrived meanwhile (on a
+      // loaded machine either took longer than the handoff, and the row never came: 0 rows, not 1).
+      await (await queueLoaded).finished();
+      await expect.poll(() => page.getByTestId('live-indicator').getAttribute('data-status'), UI).toBe('live');
+      await expect.poll(() => page.getByTestId('view-count-needs_human').textContent(), UI).toBe('0');
 
       // The customer asks something the (empty) knowledge base cannot answer: the builtin LLM hands off.
       await postPlatformWebhook(base, integrationId, SECRET, { text: 'Do you sell gift cards for the winter collection?', client_id: 'inbox-customer-1', channel_id: 1, transport: 'telegram' });
 
       // Live, without a reload: the row appears in the queue with its wait time, the tab and the title count it.
       const row = page.locator('.conversation-list [data-testid^="conversation-row-"]');
-      await expect.poll(() => row.count(), { timeout: UI_TIMEOUT }).toBe(1);
-      await expect.poll(() => row.getByTestId('needs-human').textContent()).toBe('Waiting under a minute');
+      await expect.poll(() => row.count(), UI).toBe(1);
+      await expect.poll(() => row.getByTestId('needs-human').textContent(), UI).toBe('Waiting under a minute');
       // The builtin agent had no confident answer: its own reason, not a handoff the model chose.
-      expect(await row.getByTestId('needs-human').getAttribute('title')).toBe('The AI handed off (no confident answer)');
-      await expect.poll(() => page.getByTestId('view-count-needs_human').textContent()).toBe('1');
-      await expect.poll(() => page.title()).toMatch(/^\(1\) /);
+      await expect.poll(() => row.getByTestId('needs-human').getAttribute('title'), UI).toBe('The AI handed off (no confident answer)');
+      await expect.poll(() => page.getByTestId('view-count-needs_human').textContent(), UI).toBe('1');
+      await expect.poll(() => page.title(), UI).toMatch(/^\(1\) /);
 
       // A teammate opens it: the reason and the wait, then takes it.
       await row.click();
-      await expect.poll(() => page.getByTestId('handoff').textContent()).toContain('The AI handed off');
-      expect(await page.getByTestId('handoff-waiting').textContent()).toBe('under a minute');
+      await expect.poll(() => page.getByTestId('handoff').textContent(), UI).toContain('The AI handed off');
+      await expect.poll(() => page.getByTestId('handoff-waiting').textContent(), UI).toBe('under a minute');
       await page.getByTestId('assign-to-me').click();
-      await expect.poll(() => page.getByTestId('assignee-label').textContent()).toBe('Assigned to you');
+      await expect.poll(() => page.getByTestId('assignee-label').textContent(), UI).toBe('Assigned to you');
 
       // They reply: the customer no longer waits, the conversation leaves the queue, the title count goes.
       await page.getByLabel('Reply as operator').fill('Hi! Yes, gift cards are available in every store.');
       await page.getByRole('button', { name: 'Send' }).click();
-      await expect.poll(() => page.getByTestId('handoff').count()).toBe(0);
-      await expect.poll(() => row.count()).toBe(0);
-      await expect.poll(() => page.getByTestId('view-count-needs_human').textContent()).toBe('0');
-      await expect.poll(() => page.title()).not.toMatch(/^\(\d+\) /);
+      await expect.poll(() => page.getByTestId('handoff').count(), UI).toBe(0);
+      await expect.poll(() => row.count(), UI).toBe(0);
+      await expect.poll(() => page.getByTestId('view-count-needs_human').textContent(), UI).toBe('0');
+      await expect.poll(() => page.title(), UI).not.toMatch(/^\(\d+\) /);
 
       // It is theirs now: in "Mine".
       await page.getByTestId('view-tab-mine').click();
-      await expect.poll(() => row.count()).toBe(1);
-      await expect.poll(() => page.getByTestId('view-count-mine').textContent()).toBe('1');
+      await expect.poll(() => row.count(), UI).toBe(1);
+      await expect.poll(() => page.getByTestId('view-count-mine').textContent(), UI).toBe('1');
 
       // The audit timeline tells the story in words.
       await page.getByRole('tab', { name: 'Event history' }).click();
-      await expect.poll(() => page.getByText('Assigned to you by an operator.').count()).toBe(1);
+      await expect.poll(() => page.getByText('Assigned to you by an operator.').count(), UI).toBe(1);
       expect(pageErrors).toEqual([]);
     });
   }, 90_000);

@@ -30,6 +30,7 @@ beforeAll(async () => {
         const more = () => res.write('x'.repeat(64 * 1024), () => setImmediate(more));
         return more();
       }
+      if (path === '/claims-cut') return res.writeHead(200, { 'content-type': 'application/json', 'x-guarded-fetch-cut': '1' }).end('{"status":"ok"}');
       if (path === '/bomb') return res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(bomb);
       if (path === '/stall') return res.writeHead(200, { 'content-type': 'application/json' }).write('{"status":');
       if (path.startsWith('/reset')) return req.socket.destroy();
@@ -57,9 +58,17 @@ describe('an action endpoint that misbehaves', () => {
     expect(result.ok && result.body.length).toBe(MAX_ACTION_RESPONSE_BYTES);
   });
 
-  it.each(['/past-cap', '/endless'])('given an answer past the size cap (%s), then the call fails in plain words without reading on', async (path) => {
-    const result = await call(caller, `${base}${path}`);
-    expect(result).toMatchObject({ ok: false, status: null, error: `the response is larger than ${MAX_ACTION_RESPONSE_BYTES} bytes` });
+  it.each(['/past-cap', '/endless'])('given a 200 past the size cap (%s), then the call succeeds (its status decides) with the first bytes, marked cut, without reading on', async (path) => {
+    for (const method of ['GET', 'POST'] as const) {
+      const result = await call(caller, `${base}${path}`, method);
+      expect(result).toMatchObject({ ok: true, status: 200, cut: true });
+      expect(result.ok && result.body).toBe('x'.repeat(MAX_ACTION_RESPONSE_BYTES));
+    }
+  });
+
+  it('given an answer of exactly the size cap, then it is not marked cut; nor is one that only claims to be', async () => {
+    expect(await call(caller, `${base}/at-cap`)).not.toHaveProperty('cut');
+    expect(await call(caller, `${base}/claims-cut`)).not.toHaveProperty('cut');
   });
 
   it('given a gzip bomb, then nothing is inflated: the compressed bytes are all that is read', async () => {

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 /**
  * A company's own API, as its actions call it: records every request (method, path with query, headers, body) and
  * answers `respond(request)` as JSON (default `{ status: 'shipped', eta: 'Friday' }`). `hangNext(n)`: the next n
- * requests never get an answer (a crash or a timeout in the middle of a call).
+ * requests never get an answer (a crash or a timeout in the middle of a call). An answer with `raw` is sent as that
+ * text, as it is (a body JSON.stringify could not make, such as one nested 100,000 levels deep).
  */
 export interface CompanyApiRequest {
   method: string;
@@ -16,7 +17,7 @@ export interface CompanyApiRequest {
 export interface FakeCompanyApi {
   readonly url: string;
   readonly requests: CompanyApiRequest[];
-  respond: (request: CompanyApiRequest) => { status?: number; body: unknown };
+  respond: (request: CompanyApiRequest) => { status?: number; body?: unknown; raw?: string };
   hangNext(count: number): void;
   close(): Promise<void>;
 }
@@ -26,7 +27,7 @@ export async function startFakeCompanyApi(): Promise<FakeCompanyApi> {
   const hanging = new Set<ServerResponse>();
   let hang = 0;
   const api = {
-    respond: (_request: CompanyApiRequest) => ({ body: { status: 'shipped', eta: 'Friday' } as unknown }) as { status?: number; body: unknown },
+    respond: (_request: CompanyApiRequest) => ({ body: { status: 'shipped', eta: 'Friday' } as unknown }) as { status?: number; body?: unknown; raw?: string },
   };
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -40,7 +41,7 @@ export async function startFakeCompanyApi(): Promise<FakeCompanyApi> {
       return;
     }
     const answer = api.respond(request);
-    const body = JSON.stringify(answer.body);
+    const body = answer.raw ?? JSON.stringify(answer.body);
     res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   });

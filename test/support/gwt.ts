@@ -22,8 +22,9 @@ export function specFor<C, E extends DomainEvent, S>(decider: Decider<C, E, S>) 
               expect(events.map(shape)).toEqual(expected.map(shape));
               return events.reduce(decider.evolve, state);
             },
-            thenThrows(code: string) {
-              expect(run).toThrowError(expect.objectContaining({ code }));
+            /** `message`: what the error must also say (which field, which rule). */
+            thenThrows(code: string, message?: RegExp) {
+              expect(run).toThrowError(expect.objectContaining(message ? { code, message: expect.stringMatching(message) } : { code }));
             },
           };
         },

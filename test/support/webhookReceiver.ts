@@ -17,9 +17,9 @@ export interface Received {
 /**
  * A company's receiving system for outbound webhook tests: verifies each delivery with the `standardwebhooks`
  * package and answers as `respond` says (a status, or 'hang' to never answer), `delayMs` after the request. It counts
- * the most requests it held at once (`maxInFlight`).
+ * the most requests it held at once (`maxInFlight`). `okBody` is the body of its 2xx answers (default `ok`).
  */
-export async function startWebhookReceiver(options: { secrets?: string[]; respond?: (r: Received, nth: number) => number | 'hang'; delayMs?: number } = {}) {
+export async function startWebhookReceiver(options: { secrets?: string[]; respond?: (r: Received, nth: number) => number | 'hang'; delayMs?: number; okBody?: string } = {}) {
   const received: Received[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
@@ -50,7 +50,7 @@ export async function startWebhookReceiver(options: { secrets?: string[]; respon
       maxInFlight = Math.max(maxInFlight, ++inFlight);
       setTimeout(() => {
         inFlight--;
-        res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer >= 300 ? `nope ${answer}` : 'ok');
+        res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer >= 300 ? `nope ${answer}` : (options.okBody ?? 'ok'));
       }, options.delayMs ?? 0);
     });
   });

@@ -303,6 +303,9 @@ describe('SSRF: private targets are blocked unless allowPrivate', () => {
       client.sendMessage({ apiUrl: `http://platform.example.com:${port}`, apiToken: TOKEN, clientId: 1, channelId: 2, transport: 't', text: 'x' }),
     );
     expect(err.kind).toBe('blocked');
+    // Shown to an admin (register-webhook): the address the name resolves to is not.
+    expect(err.message).toMatch(/platform\.example\.com resolves to an address that is not allowed/);
+    expect(err.message).not.toContain('127.0.0.1');
     expect(platform.received).toEqual([]);
   });
 

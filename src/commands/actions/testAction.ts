@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
+  ACTION_LIMITS,
+  answerTooDeep,
   checkArguments,
   mapResponse,
   renderRequest,
@@ -80,13 +82,17 @@ export async function testAction(
   const result = await deps.actionCaller.call({ ...rendered, headers, idempotencyKey: `test-${randomUUID()}`, timeoutMs: action.timeoutMs });
   const request = { method: rendered.method, url: rendered.url, parameters: checked.args };
   if (!result.ok) return { ok: false, status: result.status, durationMs: result.durationMs, request, raw: null, mapped: null, error: maskSecrets(result.error, secrets) };
+  const raw = cap(maskSecrets(result.body, secrets), TEST_RAW_CHARS);
+  if (answerTooDeep(result.body)) {
+    return { ok: false, status: result.status, durationMs: result.durationMs, request, raw, mapped: null, error: `the answer is nested deeper than ${ACTION_LIMITS.jsonDepth} levels, which the model cannot read` };
+  }
   return {
     ok: true,
     status: result.status,
     durationMs: result.durationMs,
     request,
-    raw: cap(maskSecrets(result.body, secrets), TEST_RAW_CHARS),
-    mapped: maskSecrets(mapResponse(action, result.body), secrets),
+    raw,
+    mapped: maskSecrets(mapResponse(action, result.body, result.cut), secrets),
     error: null,
   };
 }

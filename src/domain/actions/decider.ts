@@ -2,7 +2,8 @@ import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
 import { patternProblems } from '../linearPattern.js';
 import { refuseSecretToNewDestination } from '../secretDestinations.js';
-import { ACTION_LIMITS, actionFields, definitionProblems, templateNames, type ActionFields, type ActionFieldsInput } from './definition.js';
+import { nestedDeeperThan } from '../jsonBounds.js';
+import { ACTION_JSON_LIMITS, ACTION_LIMITS, actionFields, definitionProblems, templateNames, type ActionFields, type ActionFieldsInput } from './definition.js';
 import { actionsStream, type ActionEvent } from './events.js';
 import { evolveActions, initialActionsState, type ActionsState, type StoredAction } from './state.js';
 
@@ -36,6 +37,9 @@ const notFound = () => new DomainError('NOT_FOUND', 'Action not found');
 const invalid = (message: string) => new DomainError('VALIDATION_ERROR', message);
 
 function parseFields(input: unknown): ActionFields {
+  // Before the schema: z.json() walks the sample recursively, and a deep enough one overflows the stack.
+  const sample = (input as { sampleResponse?: unknown } | null)?.sampleResponse;
+  if (nestedDeeperThan(sample, ACTION_JSON_LIMITS.depth)) throw invalid(`sampleResponse: nested deeper than ${ACTION_JSON_LIMITS.depth} levels`);
   const parsed = actionFields.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

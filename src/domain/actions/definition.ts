@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { compilePattern } from '../linearPattern.js';
+import { jsonProblem, textNestedDeeperThan, type JsonLimits } from '../jsonBounds.js';
 
 /**
  * A company-defined action: an HTTP call to the company's own systems that an agent may make while it answers
@@ -31,6 +32,11 @@ export const ACTION_LIMITS = {
   /** The most of a response the model ever reads, in characters. */
   maxResponseChars: 8000,
   sampleResponseChars: 20_000,
+  /**
+   * How deeply a sample response, a test case's mock or an endpoint's answer may nest: more than any real API
+   * answer, and far below the depth at which walking it (zod, JSON.stringify) overflows the call stack.
+   */
+  jsonDepth: 32,
   holdingReply: 1000,
   /** Calls one answer may make before it must answer in words. */
   callsPerAnswer: 5,
@@ -38,6 +44,9 @@ export const ACTION_LIMITS = {
   maxTimeoutMs: 30_000,
   maxApprovalMinutes: 7 * 24 * 60,
 } as const;
+
+/** A sample response, or what a test case says an action answers: the same bounds for both. */
+export const ACTION_JSON_LIMITS: JsonLimits = { chars: ACTION_LIMITS.sampleResponseChars, depth: ACTION_LIMITS.jsonDepth };
 
 export const DEFAULT_ACTION_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_RESPONSE_CHARS = 2000;
@@ -141,8 +150,11 @@ export function definitionProblems(fields: Pick<ActionFields, 'parameters' | 'id
     if (!declared.has(name)) problems.push(`identity: ${name} is not a parameter`);
     else if (fields.parameters.properties[name]?.type !== 'string') problems.push(`identity: ${name} must be a string parameter`);
   }
-  if (JSON.stringify(fields.sampleResponse).length > ACTION_LIMITS.sampleResponseChars) {
-    problems.push(`sampleResponse: at most ${ACTION_LIMITS.sampleResponseChars} characters of JSON`);
+  const sample = jsonProblem(fields.sampleResponse, ACTION_JSON_LIMITS);
+  if (sample !== null) problems.push(`sampleResponse: ${sample}`);
+  for (const [name, param] of Object.entries(fields.parameters.properties)) {
+    // Nothing would pass both: the action could never be called.
+    if (param.minimum !== undefined && param.maximum !== undefined && param.minimum > param.maximum) problems.push(`parameters.${name}: minimum is greater than maximum`);
   }
   return problems;
 }
@@ -272,9 +284,13 @@ export function renderRequest(def: Pick<ActionFields, 'method' | 'urlTemplate'>,
 
 /**
  * What the model reads of a response: the chosen fields (or all of it), as JSON text capped at `maxResponseChars`.
- * A response that is not JSON is passed as text, capped the same way.
+ * A response that is not JSON is passed as text, capped the same way; so is the beginning of one `cut` at the
+ * caller's size cap.
  */
-export function mapResponse(def: Pick<ActionFields, 'responseFields' | 'maxResponseChars'>, raw: string): string {
+export function mapResponse(def: Pick<ActionFields, 'responseFields' | 'maxResponseChars'>, raw: string, cut = false): string {
+  if (answerTooDeep(raw)) return TOO_DEEP;
+  // Its beginning is no JSON: the chosen fields cannot be read from it (without fields, the beginning is shown).
+  if (cut && def.responseFields.length > 0) return CUT_OFF;
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -292,6 +308,16 @@ export function mapResponse(def: Pick<ActionFields, 'responseFields' | 'maxRespo
 }
 
 export const NOT_JSON = 'The answer was not JSON, so none of the chosen fields could be read.';
+export const CUT_OFF = 'The answer was too large to read whole, so none of the chosen fields could be read.';
+export const TOO_DEEP = `The answer was nested deeper than ${ACTION_LIMITS.jsonDepth} levels, so none of it could be read.`;
+
+/**
+ * An answer nested past the depth is not read at all: mapping it (JSON.stringify, like every recursive walk)
+ * would overflow the call stack on a hostile one (100,000 levels fit in 195 KB).
+ */
+export function answerTooDeep(raw: string): boolean {
+  return textNestedDeeperThan(raw, ACTION_LIMITS.jsonDepth);
+}
 
 function pick(value: unknown, path: string): unknown {
   let at: unknown = value;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { ACTION_LIMITS, actionFields, actionParameter, identitySource, type ActionFieldsInput } from '../../domain/actions/definition.js';
+import { ACTION_JSON_LIMITS, ACTION_LIMITS, actionFields, actionParameter, identitySource, type ActionFieldsInput } from '../../domain/actions/definition.js';
 import type { StoredAction } from '../../domain/actions/state.js';
+import { boundedJson } from '../../domain/jsonBounds.js';
 import type { ActionDoc } from '../../projections/actions/actionsProjection.js';
 import { bearerSecurity as security, errorBody, errorResponses, listQuery } from './schemas.js';
 
@@ -12,6 +13,9 @@ const shape = actionFields.shape;
 const given = Object.fromEntries(
   Object.entries(shape).map(([key, field]) => [key, (field instanceof z.ZodDefault ? (field.unwrap() as z.ZodType) : (field as z.ZodType)).optional()]),
 ) as { [K in keyof typeof shape]: z.ZodOptional<z.ZodType<z.input<(typeof shape)[K]>>> };
+
+/** Bounded before anything walks it (a 100,000-level sample was a 500): 400 naming the field. */
+const sampleResponse = boundedJson(ACTION_JSON_LIMITS);
 
 const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'a valid HTTP header name');
 // What HTTP allows in a value: a line break would end the header (and smuggle another in), so it is refused at save.
@@ -29,13 +33,14 @@ const createBody = z.strictObject({
   method: shape.method,
   urlTemplate: shape.urlTemplate,
   mode: shape.mode,
-  sampleResponse: shape.sampleResponse,
+  sampleResponse,
   /** Sent with every call; values are sealed at once and never shown again. */
   headers: z.array(z.strictObject({ name: headerName, value: headerValue })).max(ACTION_LIMITS.headers).default([]),
 });
 
 const updateBody = z.strictObject({
   ...given,
+  sampleResponse: sampleResponse.optional(),
   /** Replaces the whole list; a header given without `value` keeps the value it has. */
   headers: z.array(z.strictObject({ name: headerName, value: headerValue.optional() })).max(ACTION_LIMITS.headers).optional(),
 });

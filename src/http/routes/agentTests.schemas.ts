@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TEST_CASE_LIMITS, testExpectations } from '../../domain/agents/testCases/events.js';
+import { actionMocksProblem, TEST_CASE_LIMITS, testExpectations } from '../../domain/agents/testCases/events.js';
 import type { AgentTestCaseDoc } from '../../projections/agentTestCases/agentTestCasesProjection.js';
 import { bearerSecurity as security, errorBody, errorResponses, idempotencyKeyHeaders, listQuery } from './schemas.js';
 
@@ -30,6 +30,15 @@ export const testCaseView = (d: AgentTestCaseDoc): z.infer<typeof testCaseSchema
   updatedBy: d.updatedBy,
 });
 
+/** Bounded (as a sample response is) before z.json() walks it: a 100,000-level mock was a 500, a 900 KB one was stored. */
+const actionMocks = z
+  .record(z.string().max(64), z.unknown())
+  .superRefine((mocks, ctx) => {
+    const problem = actionMocksProblem(mocks);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem, abort: true });
+  })
+  .pipe(z.record(z.string().max(64), z.json()));
+
 const matcher = z.strictObject({ kind: z.enum(['text', 'regex']), value: z.string().trim().min(1).max(TEST_CASE_LIMITS.matcherChars) });
 const expectBody = z.strictObject({
     contains: z.array(matcher).max(TEST_CASE_LIMITS.matchers).optional(),
@@ -47,7 +56,7 @@ const body = z.strictObject({
   /** Kept when a case made from a conversation is edited (the dashboard sends it back). */
   reference: z.strictObject({ kind: z.enum(['operator', 'agent']), text: z.string().min(1).max(TEST_CASE_LIMITS.referenceChars), conversationId: z.uuid() }).optional(),
   /** By action name: what the action answers in this case instead of its sample response (never the endpoint). */
-  actionMocks: z.record(z.string().max(64), z.json()).optional(),
+  actionMocks: actionMocks.optional(),
 });
 
 const tags = ['agents'];

@@ -590,7 +590,7 @@ function mapError(error: unknown, where: string, scrub: (s: string) => string, s
   if (error instanceof APIConnectionError) {
     const cause = (error as { cause?: unknown }).cause;
     if (isSsrfRefusal(cause)) {
-      // Our own guard's words (host, address class, address): safe, and the operator needs them.
+      // Our own guard's words: the host as given, never what it resolved to (ssrfGuard.ts BlockedAddressError).
       return new LlmError('invalid_request', `the LLM base URL is not allowed: ${scrub(cause.message).slice(0, 200)}`, false);
     }
     if (cause instanceof ResponseTooLargeError) {

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { checkPlatformUrl, guardedLookup, RefusedUrlError, type Resolver, type UrlPolicy } from './ssrfGuard.js';
-import { readCappedBody } from './cappedBody.js';
+import { readBodyPrefix, readCappedBody } from './cappedBody.js';
 import { createConnectionPool } from './connectionPool.js';
 import { openGuardedRequest } from './guardedRequest.js';
 
@@ -27,14 +27,23 @@ import { openGuardedRequest } from './guardedRequest.js';
 export interface GuardedFetchOptions extends UrlPolicy {
   /** DNS resolver for the guarded lookup; tests inject one to simulate names offline. */
   resolver?: Resolver;
-  /** Responses larger than this are abandoned with an error. Default 10 MiB. */
+  /** Responses larger than this are abandoned with an error (or cut, with `overCap: 'cut'`). Default 10 MiB. */
   maxResponseBytes?: number;
+  /**
+   * Past `maxResponseBytes`: `fail` (the default) for callers that need the whole body; `cut` for callers whose
+   * outcome the status decides (an action that did its work answers 200 whatever it says after): the response
+   * comes back with the first `maxResponseBytes` and the `CUT_HEADER`, the rest is not read.
+   */
+  overCap?: 'fail' | 'cut';
   /** Methods sent on a connection of their own, never resent after a reset (guardedRequest.ts `reuse`). Default: none. */
   freshConnectionFor?: readonly string[];
 }
 
 const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 const NULL_BODY_STATUSES = new Set([204, 205, 304]);
+
+/** Set on a response whose body was cut at the cap (`overCap: 'cut'`); never taken from the server. */
+export const CUT_HEADER = 'x-guarded-fetch-cut';
 
 export class ResponseTooLargeError extends Error {
   override readonly name = 'ResponseTooLargeError';
@@ -108,9 +117,17 @@ export function createGuardedFetch(options: GuardedFetchOptions): typeof fetch {
               finish(null, new Response(streamBody(r, res, signal, maxBytes), init));
               return;
             }
+            const answer = (buffer: Buffer) => new Response(NULL_BODY_STATUSES.has(status) ? null : new Uint8Array(buffer), init);
+            if (options.overCap === 'cut') {
+              readBodyPrefix(r, res, maxBytes, (buffer, cut) => {
+                if (cut) init.headers.set(CUT_HEADER, '1');
+                finish(null, answer(buffer));
+              });
+              return;
+            }
             readCappedBody(r, res, maxBytes, {
               tooLarge: () => finish(new ResponseTooLargeError(maxBytes)),
-              done: (buffer) => finish(null, new Response(NULL_BODY_STATUSES.has(status) ? null : new Uint8Array(buffer), init)),
+              done: (buffer) => finish(null, answer(buffer)),
             });
           },
         },
@@ -122,6 +139,7 @@ export function createGuardedFetch(options: GuardedFetchOptions): typeof fetch {
 function responseHeaders(res: http.IncomingMessage): Headers {
   const headers = new Headers();
   for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
+    if (res.rawHeaders[i]!.toLowerCase() === CUT_HEADER) continue;
     try {
       headers.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
     } catch {

@@ -1,6 +1,5 @@
-import { readCappedBody } from './cappedBody.js';
+import { readBodyPrefix } from './cappedBody.js';
 import { createConnectionPool } from './connectionPool.js';
-import { ResponseTooLargeError } from './guardedFetch.js';
 import { openGuardedRequest } from './guardedRequest.js';
 import { checkPlatformUrl, guardedLookup, RefusedUrlError, type Resolver, type UrlPolicy } from './ssrfGuard.js';
 
@@ -12,8 +11,9 @@ import { checkPlatformUrl, guardedLookup, RefusedUrlError, type Resolver, type U
  * - every socket resolves its name through `guardedLookup` and is kept alive only to the address checked
  *   (guardedRequest.ts, connectionPool.ts);
  * - redirects are never followed: a 3xx answers with its status and whether it named a location, its body dropped;
- * - the answer's body is capped (`maxResponseBytes`; over it the exchange fails), and one timer covers the whole
- *   exchange, body included.
+ * - the answer's status decides, and of its body only the first `maxResponseBytes` are read: past them the exchange
+ *   ends there, with what was read (a 200 with a large page is still a 200); one timer covers the whole exchange,
+ *   body included.
  * Refusals reject with an error whose `code` is `ERR_SSRF_BLOCKED`; a timeout rejects with a `TimeoutError`.
  */
 
@@ -30,8 +30,10 @@ export interface GuardedPostRequest {
 
 export interface GuardedPostAnswer {
   status: number;
-  /** Empty for a 3xx (never kept) and for answers without a body. */
+  /** Empty for a 3xx (never kept) and for answers without a body; at most `maxResponseBytes`. */
   body: Buffer;
+  /** The body went on past `maxResponseBytes` (and was not read further). */
+  cut: boolean;
   /** Whether a 3xx named where to go (it is not followed). */
   redirected: boolean;
 }
@@ -97,13 +99,10 @@ export function createGuardedPost(options: GuardedPostOptions): GuardedPost {
               finish(new Error(`the server answered with an unusable HTTP status ${status}`));
               req.destroy();
             } else if (status >= 300 && status < 400) {
-              finish(null, { status, body: Buffer.alloc(0), redirected: typeof res.headers.location === 'string' && res.headers.location !== '' });
+              finish(null, { status, body: Buffer.alloc(0), cut: false, redirected: typeof res.headers.location === 'string' && res.headers.location !== '' });
               req.destroy();
             } else {
-              readCappedBody(req, res, options.maxResponseBytes, {
-                tooLarge: () => finish(new ResponseTooLargeError(options.maxResponseBytes)),
-                done: (body) => finish(null, { status, body, redirected: false }),
-              });
+              readBodyPrefix(req, res, options.maxResponseBytes, (body, cut) => finish(null, { status, body, cut, redirected: false }));
             }
           },
         },

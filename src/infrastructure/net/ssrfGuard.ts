@@ -237,16 +237,24 @@ export class RefusedUrlError extends Error {
   }
 }
 
-/** Raised through the lookup callback, so http.request fails with it before any connect. */
+/**
+ * Raised through the lookup callback, so http.request fails with it before any connect. Its message reaches
+ * admins (the webhook test, the LLM test, register-webhook), so it never says which address a name resolved to
+ * or which kind of address it is: with that, anyone who may save a URL could map the internal network's names
+ * ("vm resolves to a loopback address (127.0.0.1)"). The address and reason stay on the error for the logs.
+ */
 export class BlockedAddressError extends Error {
   override readonly name = 'BlockedAddressError';
   readonly code = SSRF_BLOCKED;
   constructor(
     readonly hostname: string,
     readonly address: string,
-    reason: string,
+    readonly reason: string,
+    allowPrivate: boolean,
   ) {
-    super(`${hostname} resolves to a ${reason} (${address}), which is not allowed${checkAddress(address, true).allowed || reason === 'local name' ? `; ${ALLOW_PRIVATE_HINT}` : ''}`);
+    const hint = allowPrivate ? '' : `; ${ALLOW_PRIVATE_HINT}`;
+    // A local name is refused for its spelling, before any resolution: saying so tells nothing new.
+    super(reason === 'local name' ? `${hostname} is a local name, which is not allowed${hint}` : `${hostname} resolves to an address that is not allowed (private, loopback, link-local or reserved)${hint}`);
   }
 }
 
@@ -276,7 +284,7 @@ export function guardedLookup(allowPrivate: boolean, resolver: Resolver = system
   return (hostname, options, callback) => {
     const opts: LookupOptions = typeof options === 'object' && options !== null ? options : {};
     if (!allowPrivate && isLocalName(hostname)) {
-      callback(new BlockedAddressError(hostname, hostname, 'local name'), opts.all ? [] : '');
+      callback(new BlockedAddressError(hostname, hostname, 'local name', allowPrivate), opts.all ? [] : '');
       return;
     }
     resolver(hostname)
@@ -290,7 +298,7 @@ export function guardedLookup(allowPrivate: boolean, resolver: Resolver = system
         for (const a of addresses) {
           const verdict = checkAddress(a.address, allowPrivate);
           if (!verdict.allowed) {
-            callback(new BlockedAddressError(hostname, a.address, verdict.reason), opts.all ? [] : '');
+            callback(new BlockedAddressError(hostname, a.address, verdict.reason, allowPrivate), opts.all ? [] : '');
             return;
           }
         }

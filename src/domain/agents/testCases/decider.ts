@@ -2,7 +2,7 @@ import type { Decider } from '../../decider.js';
 import { DomainError } from '../../errors.js';
 import { patternProblems } from '../../linearPattern.js';
 import { REGEX_MATCHING } from './checks.js';
-import { TEST_CASE_LIMITS, testCaseBody, type AgentTestCaseEvent, type TestCaseBody } from './events.js';
+import { actionMocksProblem, TEST_CASE_LIMITS, testCaseBody, type AgentTestCaseEvent, type TestCaseBody } from './events.js';
 import { evolveTestCases, initialTestCasesState, type TestCasesState } from './state.js';
 
 /** The caller has checked that the agent exists and is the company's. */
@@ -13,6 +13,9 @@ export type TestCaseCommand =
 const notFound = () => new DomainError('NOT_FOUND', 'Test case not found');
 
 function checkBody(body: TestCaseBody): void {
+  // Before the schema, whose z.json() walks each mock recursively (a deep one overflows the stack).
+  const mocks = body.actionMocks === undefined ? null : actionMocksProblem(body.actionMocks);
+  if (mocks !== null) throw new DomainError('VALIDATION_ERROR', `actionMocks: ${mocks}`);
   const parsed = testCaseBody.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ACTION_LIMITS, actionName } from '../../actions/definition.js';
+import { nestedDeeperThan } from '../../jsonBounds.js';
 
 /**
  * An agent's test cases (stream `agenttests-<agentId>`): a customer message, or a short script of customer
@@ -7,6 +8,22 @@ import { ACTION_LIMITS, actionName } from '../../actions/definition.js';
  * (created or replaced) and removed; teammates of every role may edit them.
  */
 export const TEST_CASE_LIMITS = { perAgent: 200, name: 200, turns: 5, turnChars: 2_000, matchers: 10, matcherChars: 200, maxChars: 65_536, judgeChars: 500, referenceChars: 4_000 } as const;
+
+/**
+ * A case's mocks are what its actions answer, so they are bounded as a sample response is: each nested at most as
+ * deep, and all of them together at most as long as one (a run copies every case: 900 KB mocks on 20 cases made
+ * each run 17 MB and the server 1.2 GB).
+ */
+export const ACTION_MOCKS_LIMITS = { chars: ACTION_LIMITS.sampleResponseChars, depth: ACTION_LIMITS.jsonDepth } as const;
+
+/** What is wrong with a case's mocks (null: nothing); checked before anything walks them. */
+export function actionMocksProblem(mocks: unknown): string | null {
+  // The map itself is one level above the answers it holds.
+  if (nestedDeeperThan(mocks, ACTION_MOCKS_LIMITS.depth + 1)) return `a mock is nested deeper than ${ACTION_MOCKS_LIMITS.depth} levels`;
+  const text = JSON.stringify(mocks);
+  if (text !== undefined && text.length > ACTION_MOCKS_LIMITS.chars) return `at most ${ACTION_MOCKS_LIMITS.chars} characters of JSON in all`;
+  return null;
+}
 
 export const textMatcher = z.object({ kind: z.enum(['text', 'regex']), value: z.string().min(1).max(TEST_CASE_LIMITS.matcherChars) });
 export type TextMatcher = z.infer<typeof textMatcher>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { actionsDecider, type ActionCommand } from '../../../../src/domain/actions/decider.js';
-import { actionFields, type ActionFieldsInput } from '../../../../src/domain/actions/definition.js';
+import { ACTION_LIMITS, actionFields, type ActionFieldsInput } from '../../../../src/domain/actions/definition.js';
 import { actionEvents, type ActionEvent } from '../../../../src/domain/actions/events.js';
 import { specFor } from '../../../support/gwt.js';
 
@@ -117,6 +117,22 @@ describe('actions decider: create', () => {
     }
   });
 
+  it('when a number parameter has a minimum above its maximum (nothing could pass), then VALIDATION_ERROR naming it', () => {
+    const fields = { parameters: { type: 'object' as const, properties: { n: { type: 'integer' as const, minimum: 10, maximum: 1 } }, required: [] }, identity: {}, urlTemplate: 'https://shop.example/q' };
+    spec.given([]).when(create(1, fields)).thenThrows('VALIDATION_ERROR', /parameters\.n: minimum is greater than maximum/);
+    spec.given([]).when(create(1, { ...fields, parameters: { ...fields.parameters, properties: { n: { type: 'integer', minimum: 1, maximum: 1 } } } })).then([created(1, { ...fields, parameters: { ...fields.parameters, properties: { n: { type: 'integer', minimum: 1, maximum: 1 } } } })]);
+  });
+
+  it('when the sample response is nested past the depth (even 100,000 levels) or is too long, then VALIDATION_ERROR naming it, on create and on update', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    for (const sampleResponse of [deep, nestedArrays(ACTION_LIMITS.jsonDepth + 1), 'x'.repeat(ACTION_LIMITS.sampleResponseChars)]) {
+      spec.given([]).when(create(1, { sampleResponse: sampleResponse as never })).thenThrows('VALIDATION_ERROR', /^sampleResponse: /);
+      spec.given([created(1)]).when(update(1, { sampleResponse: sampleResponse as never })).thenThrows('VALIDATION_ERROR', /^sampleResponse: /);
+    }
+    spec.given([]).when(create(1, { sampleResponse: nestedArrays(ACTION_LIMITS.jsonDepth) as never })).then([created(1, { sampleResponse: nestedArrays(ACTION_LIMITS.jsonDepth) as never })]);
+  });
+
   it('when the URL template names an undeclared parameter, puts one in the host, or is not an http(s) address, then VALIDATION_ERROR', () => {
     for (const urlTemplate of ['https://shop.example/orders/{nope}', 'https://{order_id}.shop.example/x', 'ftp://shop.example/{order_id}', '/orders/{order_id}']) {
       expect(() => actionsDecider.decide(create(1, { urlTemplate }), actionsDecider.initialState), urlTemplate).toThrowError(
@@ -215,3 +231,9 @@ describe('header secrets stay with their address', () => {
     spec.given([created(1)]).when(update(1, { urlTemplate: 'https://SHOP.example:443/v2/orders/{order_id}' })).then([updated(1, { urlTemplate: 'https://SHOP.example:443/v2/orders/{order_id}' })]);
   });
 });
+
+function nestedArrays(depth: number): unknown {
+  let value: unknown = 1;
+  for (let i = 0; i < depth; i++) value = [value];
+  return value;
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testCasesDecider } from '../../../../../src/domain/agents/testCases/decider.js';
-import type { AgentTestCaseEvent, TestCaseBody } from '../../../../../src/domain/agents/testCases/events.js';
+import { ACTION_MOCKS_LIMITS, type AgentTestCaseEvent, type TestCaseBody } from '../../../../../src/domain/agents/testCases/events.js';
 import { specFor } from '../../../../support/gwt.js';
 
 const A1 = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
@@ -60,6 +60,21 @@ describe('agent test cases', () => {
   it('saves the expressions cases use: anchors, classes, alternatives, counts, word boundaries', () => {
     for (const value of ['^yes', '\\d+ working days', 'dogecoin|HANDOFF', '\\brefund(s|ed)?\\b', '(a+)+$']) {
       spec.given([]).when(save(K1, { ...body, expect: { contains: [{ kind: 'regex', value }] } }, true)).then([saved(K1, { ...body, expect: { contains: [{ kind: 'regex', value }] } }, T1)]);
+    }
+  });
+
+  it('bounds the mocks as a sample response: together as long as one, each as deep; past either (100,000 levels included) is VALIDATION_ERROR naming them', () => {
+    const nested = (depth: number) => {
+      let value: unknown = 1;
+      for (let i = 0; i < depth; i++) value = [value];
+      return value as never;
+    };
+    const fits = { lookup: nested(ACTION_MOCKS_LIMITS.depth), cancel: 'x'.repeat(ACTION_MOCKS_LIMITS.chars - 200) };
+    spec.given([]).when(save(K1, { ...body, actionMocks: fits }, true)).then([saved(K1, { ...body, actionMocks: fits }, T1)]);
+    const refused: NonNullable<TestCaseBody['actionMocks']>[] = [{ lookup: nested(ACTION_MOCKS_LIMITS.depth + 1) }, { lookup: nested(100_000) }, { a: 'x'.repeat(ACTION_MOCKS_LIMITS.chars / 2), b: 'x'.repeat(ACTION_MOCKS_LIMITS.chars / 2) }];
+    for (const actionMocks of refused) {
+      spec.given([]).when(save(K1, { ...body, actionMocks }, true)).thenThrows('VALIDATION_ERROR', /^actionMocks: /);
+      spec.given([saved(K1)]).when(save(K1, { ...body, actionMocks }, false)).thenThrows('VALIDATION_ERROR', /^actionMocks: /);
     }
   });
 });
