@@ -57,6 +57,30 @@ const connectionString = (problem: (value: string) => string | null) =>
     )
     .optional();
 
+/** One URL or a comma-separated list of them (the servers of a cluster, as the NATS client takes them). */
+const optionalUrlList = (protocols: string[]) =>
+  z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(
+      z
+        .string()
+        .refine(
+          (v) =>
+            v.split(',').every((member) => {
+              try {
+                return protocols.includes(new URL(member.trim()).protocol);
+              } catch {
+                return false;
+              }
+            }),
+          `must be a URL starting with ${protocols.join(' or ')}, or a comma-separated list of them`,
+        )
+        .optional(),
+    )
+    .optional();
+
 /** `host`, `host:port`, `[ipv6]:port` or a percent-encoded Unix socket path, as the MongoDB driver takes them. */
 const MONGO_HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[^\s:[\]/]+)(?::(\d{1,5}))?$/;
 
@@ -129,6 +153,15 @@ export function esdbUrlProblem(url: string): string | null {
         (kind === 'integer' && /^\d+$/.test(value)) ||
         (kind === 'nodePreference' && /^(leader|follower|random|read[_-]?only[_-]?replica)$/i.test(value)));
     if (!ok) return `${expected} (option ${withoutSecret(key, url)} needs ${kind === 'nodePreference' ? 'leader, follower, random or read_only_replica' : `a ${kind} value`})`;
+    // Valid for the client, wrong for this service: the adapter checks its own writes by reading them back
+    // (a command reads its stream right after appending, the API waits for its position), which holds only
+    // on the leader, and it needs a failed append thrown, not reported in a result it never looks at.
+    if (kind === 'nodePreference' && !/^leader$/i.test(value)) {
+      return `EVENTSTORE_URL option ${key}=${value} is not supported: this service reads its own writes back at once, which only the leader guarantees (a follower or read-only replica may not have them yet); use nodePreference=leader or leave it out`;
+    }
+    if (kind === 'boolean' && key.trim().toLowerCase().replace(/[_-]/g, '') === 'throwonappendfailure' && value === 'false') {
+      return `EVENTSTORE_URL option ${key}=false is not supported: a failed append (a conflict on the expected revision) must be thrown, as the service's once-only guards and retries rely on it; leave the option out`;
+    }
   }
   return null;
 }
@@ -163,7 +196,7 @@ export const configSchema = z.object({
   EVENTSTORE_URL: connectionString(esdbUrlProblem),
   MONGODB_URI: connectionString(mongoUriProblem),
   MONGODB_DB: z.string().min(1).default('messaging_agent'),
-  NATS_URL: optionalUrl(['nats:', 'tls:', 'ws:', 'wss:']),
+  NATS_URL: optionalUrlList(['nats:', 'tls:', 'ws:', 'wss:']),
   /** Trust X-Forwarded-* from these proxies (fastify trustProxy: true, a hop count, or comma-separated IPs/CIDRs). */
   TRUST_PROXY: z.string().default(''),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),

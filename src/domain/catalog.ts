@@ -11,6 +11,7 @@ import { teamEvents } from './accounts/team/events.js';
 import { invitationEvents } from './accounts/invitation/events.js';
 import { notificationPreferenceEvents } from './accounts/notifications/events.js';
 import { notificationSentEvents } from './accounts/notifications/sent/events.js';
+import { operatorMessageKeyEvents } from './conversations/operatorMessageKey/events.js';
 import { apiTokenEvents } from './apiTokens/events.js';
 import { companyEvents } from './company/events.js';
 import { companyTimezoneEvents } from './company/timezone/events.js';
@@ -72,6 +73,7 @@ export const eventCatalog = mergeCatalogs(
   conversationEvents,
   platformRefEvents,
   readMarkerEvents,
+  operatorMessageKeyEvents,
   sendEvents,
   agentEvents,
   agentTestCaseEvents,

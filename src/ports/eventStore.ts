@@ -12,7 +12,10 @@ export interface EventMetadata {
 }
 
 export interface NewEvent<T extends string = string, D = unknown> {
-  /** UUID; deterministic when derived from a dedupe key, so a redelivery appends nothing. */
+  /**
+   * UUID; deterministic when derived from a dedupe key, so a retry at the same expected revision appends
+   * nothing (see EventStore.append for what a repeated id does elsewhere).
+   */
   id: string;
   type: T;
   data: D;
@@ -76,8 +79,16 @@ export interface SubscribeOptions {
 
 export interface EventStore {
   /**
-   * Appends atomically. Throws WrongExpectedRevisionError on a mismatch. Appending events whose ids
-   * are already stored in this stream (a retry) stores nothing and returns the original result.
+   * Appends atomically. Throws WrongExpectedRevisionError on a mismatch.
+   *
+   * What every engine keeps of event ids, and no more: an append retried at the same exact expected revision
+   * (or 'no_stream') with the same ids, which the first attempt stored, stores nothing and returns the
+   * original result (`duplicate: true`). Anything else may store the same ids again: EventStoreDB does so
+   * when the repeat comes at the stream's current revision, or with 'any' / 'stream_exists' once its
+   * recent-ids cache has moved on, and nothing is unique across streams. So an effect that must happen once
+   * (a charge, a send, a release of quota) is decided on its stream's state, or guarded by a stream of its
+   * own appended with 'no_stream'; never left to a repeated id. A strict engine (SQLite) refuses a repeated id
+   * anywhere (EventIdConflictError): callers treat that as the repeat it is.
    */
   append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /** Events of one stream in revision order (newest first when backwards); [] when the stream does not exist. */

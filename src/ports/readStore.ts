@@ -189,7 +189,7 @@ export const MAX_SEARCH_LIMIT = 50;
 export const DEFAULT_FIND_LIMIT = 50;
 export const MAX_FIND_LIMIT = 1000;
 /** Field names an adapter may use for its own bookkeeping; documents and indexes may not use them. */
-export const RESERVED_FIELDS: readonly string[] = ['_id', '_pos', '_del', '_lang', '_words'];
+export const RESERVED_FIELDS: readonly string[] = ['_id', '_pos', '_tpos', '_del', '_delAt', '_lang', '_words'];
 
 export function checkDoc(collection: string, doc: Doc): void {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {

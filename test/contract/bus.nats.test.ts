@@ -155,8 +155,36 @@ describe('NATS bus specifics', () => {
       const jsm = await jetstreamManager(bus.nc);
       await jsm.consumers.delete(bus.settings.streamName, consumerNameFor(subject, 'w'));
       await bus.publish(subject, { i: 2 }, { dedupeId: 'del-2' });
-      // the recreated consumer reads the retained stream from the start, so 1 comes again (handlers are idempotent)
+      // the recreated consumer reads the stream from its look-back (15 min), so 1 comes again (handlers are idempotent)
       await waitFor(() => received.includes(2), 'the message after the deletion', 15_000);
+    } finally {
+      await bus.close();
+    }
+  });
+
+  it('bounds the job stream by bytes as well as age, and a new durable does not replay jobs older than its look-back', async () => {
+    const bus = await connect({ newDurableLookbackMs: 1_000 });
+    try {
+      const jsm = await jetstreamManager(bus.nc);
+      const stream = await jsm.streams.info(bus.settings.streamName);
+      expect(stream.config.max_bytes).toBe(1024 ** 3);
+      expect(stream.config.max_age).toBe(7 * 24 * 3_600_000 * 1_000_000);
+
+      const subject = uniqueName('job.lookback');
+      const first: number[] = [];
+      await bus.subscribe<{ i: number }>(subject, { durable: 'first' }, async (m) => void first.push(m.data.i));
+      for (const i of [1, 2, 3]) await bus.publish(subject, { i }, { dedupeId: `lb-${i}` });
+      await waitFor(() => first.length === 3, 'the jobs handled by the first durable');
+      await sleep(1_500);
+
+      // A durable created now (a new worker, a renamed durable, a consumer deleted from under it) starts at the
+      // look-back, not at the beginning of the stream: the jobs handled 1.5 s ago are not handled again.
+      const second: number[] = [];
+      await bus.subscribe<{ i: number }>(subject, { durable: 'second' }, async (m) => void second.push(m.data.i));
+      await bus.publish(subject, { i: 4 }, { dedupeId: 'lb-4' });
+      await waitFor(() => second.includes(4), 'the new job on the new durable');
+      await sleep(300);
+      expect(second).toEqual([4]);
     } finally {
       await bus.close();
     }

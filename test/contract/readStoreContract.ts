@@ -22,7 +22,7 @@ export interface ReadStoreFixture {
 
 export type ReadStoreFactory = () => Promise<ReadStoreFixture>;
 
-const items: CollectionSpec = { name: 'items', indexes: ['group', 'rank', ['group', 'rank'], 'active', 'name'] };
+const items: CollectionSpec = { name: 'items', indexes: ['group', 'rank', ['group', 'rank'], ['group', 'active'], 'active', ['name', 'rank'], ['rank', 'name']] };
 const other: CollectionSpec = { name: 'other', indexes: [] };
 const notes: CollectionSpec = {
   name: 'notes',
@@ -239,11 +239,11 @@ export function readStoreContract(name: string, factory: ReadStoreFactory, optio
         [{ field: 'rank', direction: 'desc' }],
         [
           { field: 'name', direction: 'asc' },
-          { field: 'rank', direction: 'desc' },
+          { field: 'rank', direction: 'asc' },
         ],
         [
           { field: 'rank', direction: 'desc' },
-          { field: 'name', direction: 'asc' },
+          { field: 'name', direction: 'desc' },
         ],
         [{ field: 'id', direction: 'desc' }],
       ];
@@ -292,6 +292,18 @@ export function readStoreContract(name: string, factory: ReadStoreFactory, optio
         await expect(store.find('items', { where: { color: 'red' } })).rejects.toThrow(/not declared/);
         await expect(store.find('items', { orderBy: [{ field: 'color', direction: 'asc' }] })).rejects.toThrow(/not declared/);
         await expect(store.count('items', { color: 'red' })).rejects.toThrow(/not declared/);
+      });
+
+      it('refuses a query no one declared index serves (equality fields first, then sort fields), so no engine sorts in memory', async () => {
+        // Each field is in some index, but no compound index starts with these fields in this order.
+        await expect(store.find('items', { where: { active: true }, orderBy: [{ field: 'rank', direction: 'asc' }] })).rejects.toThrow(/no index/);
+        await expect(store.find('items', { orderBy: [{ field: 'group', direction: 'asc' }, { field: 'name', direction: 'asc' }] })).rejects.toThrow(/no index/);
+        await expect(store.count('items', { rank: 3, active: true })).rejects.toThrow(/no index/);
+        await expect(store.find('items', { orderBy: [{ field: 'rank', direction: 'asc' }, { field: 'name', direction: 'desc' }] })).rejects.toThrow(/mixes sort directions/);
+        // Equality fields in any order, then the sort fields: served.
+        await expect(store.find('items', { where: { active: true, group: 'a' } })).resolves.toBeDefined();
+        await expect(store.find('items', { where: { group: 'a' }, orderBy: [{ field: 'rank', direction: 'desc' }] })).resolves.toBeDefined();
+        await expect(store.find('items', { where: { id: 'item-005', active: true } })).resolves.toBeDefined();
       });
     });
 

@@ -81,7 +81,8 @@ describe('configuration from the environment', () => {
       ['EVENTSTORE_URL', 'esdb://localhost'],
       ['EVENTSTORE_URL', 'esdb://n1:2113,n2:2113,n3:2113'],
       ['EVENTSTORE_URL', 'esdb://admin:changeit@n1:2113,n2:2113,n3:2113/?tls=true&nodePreference=leader&keepAliveTimeout=10000'],
-      ['EVENTSTORE_URL', 'esdb+discover://cluster.example.com:2113?tls=true&gossipTimeout=5000&node_preference=follower'],
+      ['EVENTSTORE_URL', 'esdb+discover://cluster.example.com:2113?tls=true&gossipTimeout=5000&node_preference=leader'],
+      ['EVENTSTORE_URL', 'esdb://n1:2113?throwOnAppendFailure=true'],
       ['MONGODB_URI', 'mongodb://localhost:27017'],
       ['MONGODB_URI', 'mongodb://h1:27017,h2:27017/?replicaSet=rs0'],
       ['MONGODB_URI', 'mongodb://app:p%40ss@h1,h2:27018,h3/agents?replicaSet=rs0&authSource=admin&w=majority'],
@@ -91,6 +92,24 @@ describe('configuration from the environment', () => {
     ])('given %s=%s, when the service starts, then it takes the string as written', (name, value) => {
       const c = loadConfig({ [name]: value });
       expect(name === 'EVENTSTORE_URL' ? c.eventStoreUrl : c.mongodbUri).toBe(value);
+    });
+
+    it.each([
+      ['nodePreference=follower', 'follower'],
+      ['node_preference=random', 'random'],
+      ['NodePreference=read_only_replica', 'read_only_replica'],
+      ['throwOnAppendFailure=false', 'throwOnAppendFailure=false'],
+    ])('given EVENTSTORE_URL with %s, when the service starts, then it stops and says why: the read-your-writes checks need the leader and failed appends thrown', (option, named) => {
+      const message = startupError('EVENTSTORE_URL', `esdb://admin:Pa55-w0rd!@n1:2113,n2:2113?tls=false&${option}`);
+      expect(message).not.toContain('Pa55');
+      expect(message).toContain(named);
+      expect(message).toMatch(/leader|thrown/);
+    });
+
+    it('given NATS_URL as a comma-separated list of servers (as the bus takes it), when the service starts, then it takes the list; a bad member is refused', () => {
+      expect(loadConfig({ NATS_URL: 'nats://n1:4222,nats://n2:4222, tls://n3:4222' }).natsUrl).toBe('nats://n1:4222,nats://n2:4222, tls://n3:4222');
+      expect(startupError('NATS_URL', 'nats://n1:4222,n2:4222')).toContain('NATS_URL');
+      expect(startupError('NATS_URL', 'nats://n1:4222,')).toContain('NATS_URL');
     });
 
     it.each([

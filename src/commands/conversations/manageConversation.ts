@@ -3,6 +3,8 @@ import { companyDecider, companyStream } from '../../domain/company/decider.js';
 import { conversationDecider, conversationStream, type ConversationCommand } from '../../domain/conversations/decider.js';
 import { readMarkerDecider, readMarkerStream } from '../../domain/conversations/readMarker/decider.js';
 import { DomainError } from '../../domain/errors.js';
+import { operatorMessageKeyStream } from '../../domain/conversations/operatorMessageKey/events.js';
+import { WrongExpectedRevisionError } from '../../ports/errors.js';
 import { handleCommand, loadState } from '../handleCommand.js';
 import type { CommandDeps } from '../deps.js';
 import { findTeammate } from './teammates.js';
@@ -34,13 +36,43 @@ export const reopenConversation = (deps: CommandDeps, actor: Actor, conversation
   onConversation(deps, actor, conversationId, { type: 'ReopenConversation', sessionId: randomUUID(), by: `user:${actor.userId}`, now: now(deps) });
 
 /**
- * `messageId`: from the request's Idempotency-Key (idempotentStart.ts idForKey), so a request sent again after a
- * lost answer names the message already sent, which the decider records once (it keeps the conversation's recent
- * messages: a guard of the decision and its expected revision, which every event store enforces).
+ * `keyedId`: from the request's Idempotency-Key (idempotentStart.ts idForKey), so a request sent again after a
+ * lost answer names the message already sent. Two guards, both kept by every engine: the key's own stream
+ * (`opmsgkey-<id>`, appended with 'no_stream' once the message is stored), which answers a repeat however
+ * late; and the conversation's decision on its recent sends under its expected revision, which covers
+ * repeats racing the first request (before the key is recorded). A crash between storing the message and
+ * recording the key leaves only the second guard, until the repeat records it.
  */
-export async function sendOperatorMessage(deps: CommandDeps, actor: Actor, conversationId: string, text: string, messageId: string = randomUUID()) {
+export async function sendOperatorMessage(deps: CommandDeps, actor: Actor, conversationId: string, text: string, keyedId?: string) {
+  if (keyedId && (await keyRecorded(deps, keyedId))) {
+    const { state, revision } = await loadConversationOf(deps, actor, conversationId);
+    return { events: [], state, revision, position: null, duplicate: true, messageId: keyedId };
+  }
+  const messageId = keyedId ?? randomUUID();
   const result = await onConversation(deps, actor, conversationId, { type: 'SendOperatorMessage', messageId, text, by: `user:${actor.userId}`, now: now(deps) });
+  if (keyedId) await recordKey(deps, actor, conversationId, keyedId);
   return { ...result, messageId };
+}
+
+async function keyRecorded(deps: CommandDeps, keyedId: string): Promise<boolean> {
+  return (await deps.eventStore.readStream(operatorMessageKeyStream(keyedId), { maxCount: 1 })).length > 0;
+}
+
+async function recordKey(deps: CommandDeps, actor: Actor, conversationId: string, messageId: string): Promise<void> {
+  const data = { messageId, conversationId, companyId: actor.companyId, at: now(deps) };
+  try {
+    // A fresh event id: a second request must meet the existing stream, never be taken for a retry of the first.
+    await deps.eventStore.append(operatorMessageKeyStream(messageId), [{ id: randomUUID(), type: 'OperatorMessageKeyUsed', data, metadata: { companyId: actor.companyId, actor: `user:${actor.userId}` } }], 'no_stream');
+  } catch (err) {
+    if (err instanceof WrongExpectedRevisionError) return; // recorded by a request racing this one
+    throw err;
+  }
+}
+
+async function loadConversationOf(deps: CommandDeps, actor: Actor, conversationId: string) {
+  const loaded = await loadState(deps.eventStore, conversationStream(conversationId), conversationDecider);
+  if (!loaded.state.exists || loaded.state.companyId !== actor.companyId) throw new DomainError('NOT_FOUND', 'Conversation not found');
+  return loaded;
 }
 
 export async function changeStage(deps: CommandDeps, actor: Actor, conversationId: string, stageId: string) {

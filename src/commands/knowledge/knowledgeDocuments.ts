@@ -46,7 +46,7 @@ export async function addKnowledgeDocument(
 
 /**
  * Deletes the document, then releases its quota. Should the process die in between, the document is deleted
- * but still counted: a repeated DELETE (404) releases it then (the release is stored once, whatever repeats it).
+ * but still counted: a repeated DELETE (404) releases it then (the quota releases a document it counts once, whatever repeats it).
  */
 export async function deleteKnowledgeDocument(deps: CommandDeps, input: { companyId: string; userId: string; documentId: string }) {
   const actor = { companyId: input.companyId, userId: input.userId };

@@ -6,10 +6,11 @@ import { handleCommand, loadState } from '../handleCommand.js';
 import type { CommandDeps } from '../deps.js';
 
 /**
- * The company's knowledge-base quota stream (`kbquota-<companyId>`, domain/knowledge/quota.ts). Every quota
- * event's id derives from the document it concerns and what happened to it, so a repeated reservation,
- * confirmation or release (a retry, two processes reclaiming the same stale reservation, a repeated DELETE)
- * is stored once.
+ * The company's knowledge-base quota stream (`kbquota-<companyId>`, domain/knowledge/quota/). A repeated
+ * reservation, confirmation or release (a retry, two processes reclaiming the same stale reservation, a
+ * repeated DELETE) is decided on the quota's state, which knows the documents it counts, so it changes
+ * nothing on every engine. Every event's id still derives from the document it concerns and what happened
+ * to it, so an append retried at the same expected revision is recognised too.
  */
 const quotaDecider = {
   ...knowledgeQuotaDecider,

@@ -30,6 +30,17 @@ import { encodeCursor, normalizeFind, type NormalizedFind, type SortKey } from '
 import { checkFullTextSpec, encodeSearchCursor, hitOf, normalizeSearch, orderValue } from '../readStore/fullText.js';
 import { checkCollectionName, collapseOps, indexKeys, positionKey } from '../readStore/specs.js';
 import { WORDS_FIELD, searchIndexKeys, searchWords } from './searchWords.js';
+import {
+  CONVERT_LEGACY_TOMBSTONE,
+  LEGACY_TOMBSTONES,
+  LIVE,
+  TOMBSTONE_TTL_INDEX,
+  TOMBSTONE_TTL_SECONDS,
+  queryIndex,
+  tombstone,
+  writtenBefore,
+  writtenSince,
+} from './tombstones.js';
 
 export interface MongoReadStoreOptions {
   /** Connection string; the client is created, connected and closed by the store. */
@@ -68,9 +79,11 @@ interface RegistryDoc {
   fullText?: FullTextSpec | null;
   /** The collection's documents all carry their search words (WORDS_FIELD): set once any older ones are filled in. */
   words?: boolean;
+  /** The collection's tombstones are all in the current form (tombstones.ts): set once older ones are converted. */
+  tombstones?: boolean;
 }
 
-/** A read model document as stored: `{_id, ...doc, _pos}`, or a tombstone `{_id, _pos, _del: true}`. */
+/** A read model document as stored: `{_id, ...doc, _pos}`, or a tombstone `{_id, _tpos, _del: true, _delAt}` (tombstones.ts). */
 type StoredDoc = Document & { _id: string };
 
 interface Shared {
@@ -100,9 +113,10 @@ const LEGACY_TEXT_INDEX = 'fulltext';
 /**
  * The production read store. Each collection of each generation is a MongoDB collection `<name>_g<generation>`
  * holding `{_id: id, ...doc, _pos}` where `_pos` is the position that wrote it as a fixed-width decimal string
- * (compared as a string, never a lossy number). A delete leaves a tombstone `{_id, _pos, _del: true}` so that a
- * replayed older put cannot resurrect the document (tombstones stay until the next rebuild). Every write applies
- * only over an older version.
+ * (compared as a string, never a lossy number). A delete leaves a tombstone `{_id, _tpos, _del: true, _delAt}` so
+ * that a replayed older put cannot resurrect the document; tombstones are kept out of the query indexes (partial
+ * on live documents) and expire after TOMBSTONE_TTL_SECONDS (tombstones.ts argues the bound). Every write
+ * applies only over an older version.
  *
  * On a replica set (or sharded cluster) a commit is one transaction: documents and checkpoint together, as in
  * SQLite. On a standalone server the checkpoint follows the documents; a crash between them replays the batch,
@@ -286,14 +300,14 @@ export class MongoReadStore implements ReadStore {
             const coll = this.collection(name, generation);
             const ids = group.map(opId);
             const newer = new Set(
-              (await coll.find({ _id: { $in: ids }, _pos: { $gte: pos } }, { projection: { _id: 1 }, session }).toArray()).map((d) => d._id),
+              (await coll.find({ _id: { $in: ids }, ...writtenSince(pos) }, { projection: { _id: 1 }, session }).toArray()).map((d) => d._id),
             );
             const writes: AnyBulkWriteOperation<StoredDoc>[] = group
               .filter((op) => !newer.has(opId(op)))
               .map((op) => ({
                 replaceOne: {
                   filter: { _id: opId(op) },
-                  replacement: op.kind === 'put' ? replacements.get(op)! : { _pos: pos, _del: true },
+                  replacement: op.kind === 'put' ? replacements.get(op)! : tombstone(pos, new Date()),
                   upsert: true,
                 },
               }));
@@ -319,8 +333,8 @@ export class MongoReadStore implements ReadStore {
       // with it (duplicate key), which is the expected outcome of a replay.
       const writes: AnyBulkWriteOperation<StoredDoc>[] = group.map((op) => ({
         replaceOne: {
-          filter: { _id: opId(op), _pos: { $lt: pos } },
-          replacement: op.kind === 'put' ? replacements.get(op)! : { _pos: pos, _del: true },
+          filter: { _id: opId(op), ...writtenBefore(pos) },
+          replacement: op.kind === 'put' ? replacements.get(op)! : tombstone(pos, new Date()),
           upsert: true,
         },
       }));
@@ -446,11 +460,12 @@ export class MongoReadStore implements ReadStore {
     if (this.s.ensured.has(key)) return;
     const coll = this.s.db.collection(name);
     for (const fields of indexKeys(spec)) {
-      const keys: Record<string, 1> = {};
-      for (const f of fields) keys[f] = 1;
-      keys._id = 1;
-      await coll.createIndex(keys);
+      const index = queryIndex(fields);
+      await dropIndexIfPresent(coll, index.replaces);
+      await coll.createIndex(index.key, { name: index.name, partialFilterExpression: index.partialFilterExpression });
     }
+    await coll.createIndex({ _delAt: 1 }, { name: TOMBSTONE_TTL_INDEX, expireAfterSeconds: TOMBSTONE_TTL_SECONDS });
+    await this.convertLegacyTombstones(name);
     const ft = spec.fullText;
     if (ft) await coll.createIndex(searchIndexKeys(ft), { name: SEARCH_INDEX });
     await this.s.registry.updateOne(
@@ -481,12 +496,15 @@ export class MongoReadStore implements ReadStore {
       // A batch that changed nothing was rewritten meanwhile by a writer without words (an older version): stop.
       if (batch.length < 500 || filled.matchedCount === 0) break;
     }
-    try {
-      await coll.dropIndex(LEGACY_TEXT_INDEX);
-    } catch (err) {
-      if (!(err instanceof MongoServerError && (err.code === INDEX_NOT_FOUND || err.code === NAMESPACE_NOT_FOUND))) throw err;
-    }
+    await dropIndexIfPresent(coll, LEGACY_TEXT_INDEX);
     await this.s.registry.updateOne({ _id: name }, { $set: { words: true } });
+  }
+
+  /** Tombstones of earlier versions (`{_pos, _del: true}`, in the query indexes, never expiring) converted once per collection. */
+  private async convertLegacyTombstones(name: string): Promise<void> {
+    if ((await this.s.registry.findOne({ _id: name }))?.tombstones) return;
+    await this.s.db.collection(name).updateMany(LEGACY_TOMBSTONES, CONVERT_LEGACY_TOMBSTONE);
+    await this.s.registry.updateOne({ _id: name }, { $set: { tombstones: true } });
   }
 
   /**
@@ -517,6 +535,14 @@ export class MongoReadStore implements ReadStore {
   }
 }
 
+async function dropIndexIfPresent(coll: Pick<Collection, 'dropIndex'>, name: string): Promise<void> {
+  try {
+    await coll.dropIndex(name);
+  } catch (err) {
+    if (!(err instanceof MongoServerError && (err.code === INDEX_NOT_FOUND || err.code === NAMESPACE_NOT_FOUND))) throw err;
+  }
+}
+
 function isDuplicateKey(err: unknown): boolean {
   return err instanceof MongoServerError && err.code === DUPLICATE_KEY;
 }
@@ -540,8 +566,9 @@ function fromStored(stored: Document): Doc {
   return { id: _id as string, ...rest };
 }
 
+/** Live documents only, in the terms of the partial indexes (tombstones.ts), so MongoDB can use them. */
 function whereFilter(where: NormalizedFind['where']): Document {
-  const filter: Document = { _del: { $ne: true } };
+  const filter: Document = { ...LIVE, _del: { $ne: true } };
   for (const [field, value] of where) filter[mongoField(field)] = value;
   return filter;
 }

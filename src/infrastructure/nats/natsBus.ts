@@ -7,16 +7,18 @@
  * - work-queue subject S → JetStream subject `<prefix>.jobs.S` (hence `dead.S` → `<prefix>.jobs.dead.S`);
  * - broadcast/listen subject S → core NATS subject `<prefix>.bcast.S` (plain pub/sub, nothing stored);
  * - one stream (`streamName`, default `MAS`) holds `<prefix>.jobs.>`: file storage, limits retention with
- *   `max_age` (default 7 days), `duplicate_window` = `duplicateWindowMs` (default 2 min). Created, or updated
- *   when these settings differ, by every connectNatsBus().
+ *   `max_age` (default 7 days) and `max_bytes` (default 1 GiB; the oldest go first), `duplicate_window` =
+ *   `duplicateWindowMs` (default 2 min). Created, or updated when these settings differ, by every
+ *   connectNatsBus(). Limits, not work-queue retention: every durable of a subject gets every job (the port's
+ *   contract), so a job cannot leave the stream when one durable acks it.
  * - publish sets `Nats-Msg-Id` = `S:<encodeURIComponent(dedupeId)>`: dedupe is per subject, as in the
  *   in-process bus (JetStream dedupes msg ids across the whole stream).
  *
  * Consumers: subscribe(S, {durable: D}) uses the durable pull consumer `D__<S, dots as _>_<hash of S>`
  * (consumer names are unique per stream; the port's durables are per subject), filter `<prefix>.jobs.S`,
- * explicit ack, deliver policy all: a brand-new durable reads everything still retained for S (so messages
- * published before the first subscribe() are not lost; a durable name used for the first time on a busy subject
- * replays up to max_age of it). ack_wait = `ackWaitMs` (default 30 s); handlers running longer are kept alive
+ * explicit ack, deliver policy by start sequence: a brand-new durable reads what was published for S in the
+ * `newDurableLookbackMs` before it was created (default 15 min: messages published just before the first
+ * subscribe() are not lost), never the days of handled jobs the stream still retains. ack_wait = `ackWaitMs` (default 30 s); handlers running longer are kept alive
  * with `working()` every ackWait/3. The consumer's `backoff` (each entry at least ackWait) spaces deliveries
  * that time out (an instance died); handler failures are nak'ed with `redeliveryDelayMs(backoffMs, count)`.
  * A failure of delivery `maxDeliver` publishes a DeadLetter to `dead.S` (dedupeId `D:<dedupeId>`, so repeating
@@ -83,6 +85,13 @@ export interface NatsBusOptions {
   duplicateWindowMs?: number;
   /** Messages older than this are removed from the stream, handled or not. Default 7 days. */
   maxAgeMs?: number;
+  /** The stream's size limit: past it the oldest messages are removed, handled or not. Default 1 GiB. */
+  maxBytes?: number;
+  /**
+   * Where a durable created now starts: this far back (default 15 min), not at the start of the stream, so a
+   * new worker or a recreated consumer does not replay days of jobs other durables have handled.
+   */
+  newDurableLookbackMs?: number;
   /** Consumer ack_wait: how long a delivery may go without ack/nak/working before redelivery. Default 30 000 ms. */
   ackWaitMs?: number;
   /** Stream replicas (set 3 on a NATS cluster). Default 1. */
@@ -143,6 +152,8 @@ export async function connectNatsBus(options: NatsBusOptions): Promise<NatsBus> 
       prefix,
       duplicateWindowMs: options.duplicateWindowMs ?? 120_000,
       maxAgeMs: options.maxAgeMs ?? 7 * 24 * 3_600_000,
+      maxBytes: options.maxBytes ?? 1024 ** 3,
+      newDurableLookbackMs: options.newDurableLookbackMs ?? 15 * 60_000,
       ackWaitMs: options.ackWaitMs ?? 30_000,
       replicas: options.replicas ?? 1,
       fetchExpiresMs: Math.max(1_000, options.fetchExpiresMs ?? 10_000),
@@ -160,6 +171,8 @@ interface Settings {
   prefix: string;
   duplicateWindowMs: number;
   maxAgeMs: number;
+  maxBytes: number;
+  newDurableLookbackMs: number;
   ackWaitMs: number;
   replicas: number;
   fetchExpiresMs: number;
@@ -196,6 +209,7 @@ export class NatsBus implements Bus {
       subjects: [`${prefix}.jobs.>`],
       duplicate_window: nanos(this.settings.duplicateWindowMs),
       max_age: nanos(this.settings.maxAgeMs),
+      max_bytes: this.settings.maxBytes,
     };
     const create: Partial<StreamConfig> & { name: string } = {
       name: streamName,
@@ -214,7 +228,8 @@ export class NatsBus implements Bus {
           c.subjects.length === 1 &&
           c.subjects[0] === wanted.subjects[0] &&
           c.duplicate_window === wanted.duplicate_window &&
-          c.max_age === wanted.max_age;
+          c.max_age === wanted.max_age &&
+          c.max_bytes === wanted.max_bytes;
         if (!same) {
           await this.jsm.streams.update(streamName, { ...c, ...wanted });
           this.log.info({ stream: streamName, ...wanted }, 'JetStream stream updated');
@@ -273,7 +288,14 @@ export class NatsBus implements Bus {
         durable_name: name,
         filter_subject: filter,
         ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
+        // Not the whole stream: it keeps handled jobs for max_age (limits retention: every durable of a subject
+        // gets every job, so a job cannot leave the stream when one durable acks it). A durable created now
+        // starts a look-back before now: enough for jobs published just before their worker first subscribed
+        // (a fresh start, a deploy), never days of jobs handled already. By sequence, not by start time:
+        // nats-server 2.9 refuses a consumer update that sends its stored start time back ("start time can not
+        // be updated"), which the client's update does.
+        deliver_policy: DeliverPolicy.StartSequence,
+        opt_start_seq: await this.firstSequenceSince(new Date(Date.now() - this.settings.newDurableLookbackMs)),
         replay_policy: ReplayPolicy.Instant,
       };
       try {
@@ -284,6 +306,24 @@ export class NatsBus implements Bus {
         if (attempt > 3) throw err;
       }
     }
+  }
+
+  /**
+   * The first stream sequence stored at or after `since`: a binary search over the retained messages (about
+   * log2(n) lookups), made only when a durable is created. A sequence no longer stored counts as older.
+   */
+  async firstSequenceSince(since: Date): Promise<number> {
+    const { streamName } = this.settings;
+    const { state } = await this.jsm.streams.info(streamName);
+    let lo = Math.max(1, state.first_seq);
+    let hi = state.last_seq + 1;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const msg = await this.jsm.streams.getMessage(streamName, { seq: mid }).catch(() => null);
+      if (!msg || msg.time < since) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   async getConsumer(name: string): Promise<Consumer> {

@@ -11,7 +11,7 @@ import {
   type FindQuery,
   type Scalar,
 } from '../../ports/readStore.js';
-import { checkFieldPath, fnv1a, queryableFields } from './specs.js';
+import { checkFieldPath, fnv1a, indexKeys, queryableFields } from './specs.js';
 
 export interface SortKey {
   field: string;
@@ -57,12 +57,43 @@ export function normalizeFind(collection: string, query: FindQuery = {}, spec?: 
     if (key.field === 'id') break; // unique: later keys could never apply
   }
   if (sort.at(-1)?.field !== 'id') sort.push({ field: 'id', direction: sort.at(-1)?.direction ?? 'asc' });
+  if (spec) checkIndexServes(spec, where.map(([field]) => field), sort);
   const requested = query.limit ?? DEFAULT_FIND_LIMIT;
   const limit = Number.isFinite(requested) ? Math.min(Math.max(1, Math.floor(requested)), MAX_FIND_LIMIT) : DEFAULT_FIND_LIMIT;
   // The collection is part of it: two lists with the same filter and order must not accept each other's cursors.
   const signature = fnv1a(JSON.stringify([collection, where, sort.map((k) => `${k.field}:${k.direction}`)]));
   const after = query.cursor ? decodeCursor(query.cursor, signature, sort.length) : null;
   return { where, sort, limit, after, signature };
+}
+
+/**
+ * Every query runs on one declared index, so no engine sorts or filters in memory however large the
+ * collection: its equality fields (in any order) are the first keys of a compound index and its sort fields
+ * (in order) the next ones, in one direction (the indexes are ascending, read forwards or backwards); `id`,
+ * the last key of every index, breaks ties. A field that only says "each field is in some index" is not
+ * enough: MongoDB then sorts a company's page by `at` in memory, on every company's documents. Checked on
+ * every query by every adapter, so every test of a list proves its index.
+ */
+export function checkIndexServes(spec: CollectionSpec, whereFields: string[], sort: SortKey[]): void {
+  if (whereFields.includes('id')) return; // one document at most
+  const sortFields = sort.map((k) => k.field).filter((f) => f !== 'id' && !whereFields.includes(f));
+  const describe = () => `where ${whereFields.join(', ') || '(none)'}; order by ${sort.map((k) => `${k.field} ${k.direction}`).join(', ')}`;
+  if (new Set(sort.map((k) => k.direction)).size > 1) {
+    throw new Error(`query on read model collection ${spec.name} (${describe()}) mixes sort directions: no ascending index serves it`);
+  }
+  if (whereFields.length === 0 && sortFields.length === 0) return;
+  const equality = new Set(whereFields);
+  const served = indexKeys(spec).some(
+    (keys) =>
+      keys.length >= equality.size + sortFields.length &&
+      keys.slice(0, equality.size).every((f) => equality.has(f)) &&
+      sortFields.every((f, i) => keys[equality.size + i] === f),
+  );
+  if (!served) {
+    throw new Error(
+      `query on read model collection ${spec.name} (${describe()}) has no index: declare the compound index ${JSON.stringify([...whereFields, ...sortFields])} in its spec`,
+    );
+  }
 }
 
 /** The cursor pointing after `doc` in a result ordered by `query.sort`. */

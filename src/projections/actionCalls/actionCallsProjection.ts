@@ -9,6 +9,7 @@ import { conversationEvents } from '../../domain/conversations/events.js';
 import { playgroundActionCallEvents } from '../../domain/playground/actionCalls/events.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection, type ProjectionContext, type RecordedEventOf } from '../projection.js';
+import { listIndexes } from '../listIndexes.js';
 
 /** One document per action call (id: the callId), the company's action log. */
 export const ACTION_CALLS = 'action_calls';
@@ -253,12 +254,8 @@ export const actionCallsProjection = defineProjection(schemas, {
   collections: [
     {
       name: ACTION_CALLS,
-      indexes: [
-        ['companyId', 'requestedAt'],
-        ['companyId', 'actionId', 'requestedAt'],
-        ['companyId', 'status', 'requestedAt'],
-        ['companyId', 'conversationId', 'requestedAt'],
-      ],
+      // The action log: newest first, narrowed by action, status and conversation, alone or together.
+      indexes: listIndexes(['companyId'], ['actionId', 'status', 'conversationId'], ['requestedAt']),
     },
     { name: ACTION_CALL_DAYS, indexes: [['companyId', 'month']] },
     { name: ACTION_CALL_CONVERSATIONS, indexes: [] },

@@ -18,7 +18,7 @@ export const API_TOKENS = 'apiTokens';
 
 export const apiTokensProjection = defineProjection(apiTokenEvents, {
   name: 'apiTokens',
-  collections: [{ name: API_TOKENS, indexes: ['companyId', 'createdAt', 'revoked', ['companyId', 'createdBy', 'revoked']] }],
+  collections: [{ name: API_TOKENS, indexes: [['companyId', 'revoked', 'createdAt'], ['companyId', 'createdBy', 'revoked']] }],
   eventTypes: ['ApiTokenIssued', 'ApiTokenUsed', 'ApiTokenRevoked'],
   async apply(event, ctx) {
     const tokenId = event.stream.slice('apitoken-'.length);

@@ -4,6 +4,7 @@ import { conversationEvents, type Customer, type DeliveredTo, type HandoffSummar
 import { customerDisplayName, givenName, evolveHandoff, noHandoff, type Handoff, type HandoffTrack } from '../../domain/conversations/state.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection, type ProjectionContext, type RecordedEventOf } from '../projection.js';
+import { listIndexes } from '../listIndexes.js';
 
 export interface ConversationDoc extends Doc {
   companyId: string;
@@ -382,6 +383,22 @@ const started = (id: string, event: EventOf<'ConversationStarted'>): Conversatio
 const allHandlers = { ...handlers, ...actionCallHandlers };
 const EVENT_TYPES: ConversationEventType[] = ['ConversationStarted', ...(Object.keys(allHandlers) as ConversationEventType[])];
 
+/**
+ * The conversation list's indexes (projections/conversations/queries.ts listConversations): the company, the
+ * inbox view's field (none; Mine / Unassigned: `openAssignee`; Needs human: `needsHuman`), any of the filters
+ * state, integration and stage (the API combines them), then the view's order (newest activity first; Needs
+ * human: longest waiting first). One compound index per combination, so every page is read off an index in
+ * order, never sorted in memory: 3 views × 8 filter sets.
+ */
+function conversationListIndexes(): string[][] {
+  const filters = ['sessionState', 'integrationId', 'stageId'];
+  return [
+    ...listIndexes(['companyId'], filters, ['lastMessageAt']),
+    ...listIndexes(['companyId', 'openAssignee'], filters, ['lastMessageAt']),
+    ...listIndexes(['companyId', 'needsHuman'], filters, ['handoffSince']),
+  ];
+}
+
 /** Conversation list and detail, with their messages (customer, agent, operator, and system notes). */
 export const conversationsProjection = defineProjection(conversationEvents, {
   name: 'conversations',
@@ -389,18 +406,11 @@ export const conversationsProjection = defineProjection(conversationEvents, {
     {
       name: CONVERSATIONS,
       indexes: [
-        ['companyId', 'lastMessageAt'],
+        ...conversationListIndexes(),
+        // The start-up sweep of the embedded bus: active sessions awaiting a reply (residual filter in memory).
         'sessionState',
-        'integrationId',
-        'stageId',
-        'lastMessageAt',
-        'companyId',
-        'awaitingReplyTo',
-        // The inbox views: Mine / Unassigned (newest activity first), Needs human (longest waiting first).
-        ['companyId', 'openAssignee', 'lastMessageAt'],
         // A removed teammate's conversations, open or closed, to give back (a page at a time).
         ['companyId', 'assigneeId'],
-        ['companyId', 'needsHuman', 'handoffSince'],
         // Handoffs waiting longest, across companies: the notification sweep's query.
         ['needsHuman', 'handoffSince'],
         // The AI backlog: how many wait for an AI answer, and the oldest of them.

@@ -20,7 +20,7 @@ export const creditsProjection = defineProjection(creditEvents, {
   name: 'credits',
   collections: [
     { name: CREDIT_BALANCES, indexes: [] },
-    { name: CREDIT_LEDGER, indexes: ['companyId', 'at'] },
+    { name: CREDIT_LEDGER, indexes: [['companyId', 'at']] },
   ],
   eventTypes: ['CreditsGranted', 'CreditsConsumed'],
   async apply(event, ctx) {

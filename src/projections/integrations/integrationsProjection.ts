@@ -30,7 +30,7 @@ export const INTEGRATIONS = 'integrations';
 
 export const integrationsProjection = defineProjection(integrationEvents, {
   name: 'integrations',
-  collections: [{ name: INTEGRATIONS, indexes: ['companyId', 'integrationId', 'agentId'] }],
+  collections: [{ name: INTEGRATIONS, indexes: [['companyId', 'integrationId'], ['companyId', 'agentId']] }],
   eventTypes: ['IntegrationCreated', 'IntegrationUpdated', 'IntegrationDeleted', 'WebhookRegistered'],
   async apply(event, ctx) {
     const id = event.stream.slice('integration-'.length);

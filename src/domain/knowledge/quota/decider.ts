@@ -1,7 +1,7 @@
 import type { Decider } from '../../decider.js';
 import { DomainError } from '../../errors.js';
 import type { KnowledgeQuotaEvent } from './events.js';
-import { evolveKnowledgeQuota, initialKnowledgeQuotaState, type KnowledgeQuotaState } from './state.js';
+import { evolveKnowledgeQuota, holdsKnowledgeDocument, initialKnowledgeQuotaState, type KnowledgeQuotaState } from './state.js';
 
 export interface KnowledgeQuotaLimits {
   maxDocuments: number;
@@ -24,7 +24,7 @@ export const knowledgeQuotaDecider: Decider<KnowledgeQuotaCommand, KnowledgeQuot
   decide(command, state) {
     switch (command.type) {
       case 'ReserveKnowledgeQuota': {
-        if (state.pending[command.documentId]) return []; // already reserved (a retry)
+        if (holdsKnowledgeDocument(state, command.documentId)) return []; // already reserved (a retry)
         const { maxDocuments, maxBytes } = command.limits;
         if (state.documents + 1 > maxDocuments) {
           throw new DomainError(
@@ -57,8 +57,10 @@ export const knowledgeQuotaDecider: Decider<KnowledgeQuotaCommand, KnowledgeQuot
       case 'ReleaseKnowledgeQuota': {
         const pending = state.pending[command.documentId];
         // A pending reservation is released with the bytes it reserved; a stored document with its own count.
-        // A document released before (or never counted) is not refused here: the event's id, derived from the
-        // document id, makes the store refuse a second release.
+        // A document the quota no longer counts (released before: a repeated DELETE) or never counted releases
+        // nothing, decided here on the quota's state and not left to the store (EventStoreDB would store a
+        // repeated release again).
+        if (!holdsKnowledgeDocument(state, command.documentId)) return [];
         if (!pending && command.reason !== 'deleted') return [];
         return [
           {

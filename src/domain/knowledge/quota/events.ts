@@ -14,13 +14,14 @@ import { z } from 'zod';
  * failed) is Released too: by the failing request itself, or, once stale, by the next reservation (see
  * commands/knowledge/knowledgeQuota.ts, which first closes that document's stream so a late append fails).
  *
- * The state is a few numbers plus the PENDING reservations only, not a map of every document: deciders must
- * not mutate state (handleCommand caches it and re-decides on it after a conflict), and copying a 500-entry
- * map on every event would make folding a long stream O(events × documents) (~60 µs per copy here: seconds
- * for a company with years of uploads). Pending entries are the in-flight uploads (normally none; at most
- * the document limit, since a pending one counts as a document). Releasing a stored document takes its byte
- * count from the document itself (its header event), and a release is applied once because its event id
- * derives from the document id (the store refuses the same id twice).
+ * The state is a few numbers, the PENDING reservations and the set of documents counted (heldDocuments.ts, a
+ * set cheap to copy on write: deciders must not mutate state, since handleCommand caches it and re-decides on
+ * it after a conflict). Pending entries are the in-flight uploads (normally none; at most the document limit,
+ * since a pending one counts as a document). Releasing a stored document takes its byte count from the
+ * document itself (its header event). A release is decided on the set of documents counted, so it happens
+ * once on every engine: a repeated DELETE finds the document no longer counted and releases nothing. (Its
+ * event id, derived from the document id, is not what guards it: EventStoreDB stores a repeated id again
+ * unless it is retried at the same expected revision.)
  */
 
 export const knowledgeQuotaEvents = {

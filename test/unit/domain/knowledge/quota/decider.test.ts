@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { knowledgeQuotaDecider } from '../../../../../src/domain/knowledge/quota/decider.js';
-import { staleReservations } from '../../../../../src/domain/knowledge/quota/state.js';
+import { holdsKnowledgeDocument, staleReservations, type KnowledgeQuotaState } from '../../../../../src/domain/knowledge/quota/state.js';
 import { type KnowledgeQuotaEvent } from '../../../../../src/domain/knowledge/quota/events.js';
 import { specFor } from '../../../../support/gwt.js';
 
@@ -12,6 +12,8 @@ const T1 = '2026-01-01T00:01:00.000Z';
 const limits = { maxDocuments: 2, maxBytes: 1000 };
 
 const quota = specFor(knowledgeQuotaDecider);
+/** What the quota counts, without the set of documents it holds (checked on its own below). */
+const usage = ({ documents, bytes, pending }: KnowledgeQuotaState) => ({ documents, bytes, pending });
 const reserve = (documentId: string, bytes: number) => ({ type: 'ReserveKnowledgeQuota', documentId, bytes, limits, now: T1 }) as const;
 const confirm = (documentId: string) => ({ type: 'ConfirmKnowledgeQuota', documentId, now: T1 }) as const;
 const release = (documentId: string, bytes: number, reason: 'deleted' | 'failed' | 'abandoned') => ({ type: 'ReleaseKnowledgeQuota', documentId, bytes, reason, now: T1 }) as const;
@@ -25,7 +27,7 @@ const released = (documentId: string, bytes: number, reason: 'deleted' | 'failed
 describe('knowledge quota decider', () => {
   it('reserves a slot and the bytes of a document while both fit', () => {
     const state = quota.given([]).when(reserve(D1, 400)).then([reserved(D1, 400, T1)]);
-    expect(state).toEqual({ documents: 1, bytes: 400, pending: { [D1]: { bytes: 400, at: T1 } } });
+    expect(usage(state)).toEqual({ documents: 1, bytes: 400, pending: { [D1]: { bytes: 400, at: T1 } } });
   });
 
   it('refuses a document beyond the document limit: QUOTA_EXCEEDED', () => {
@@ -47,27 +49,44 @@ describe('knowledge quota decider', () => {
 
   it('confirms a pending reservation once: it stays counted', () => {
     const state = quota.given([reserved(D1, 400)]).when(confirm(D1)).then([{ type: 'KnowledgeQuotaConfirmed', data: { documentId: D1, at: T1 } }]);
-    expect(state).toEqual({ documents: 1, bytes: 400, pending: {} });
+    expect(usage(state)).toEqual({ documents: 1, bytes: 400, pending: {} });
     quota.given([reserved(D1, 400), confirmed(D1)]).when(confirm(D1)).then([]);
     quota.given([]).when(confirm(D1)).then([]);
   });
 
   it('deleting a stored document releases its slot and its own bytes; space is free again', () => {
     const state = quota.given([reserved(D1, 600), confirmed(D1), reserved(D2, 300), confirmed(D2)]).when(release(D1, 600, 'deleted')).then([released(D1, 600, 'deleted')]);
-    expect(state).toEqual({ documents: 1, bytes: 300, pending: {} });
+    expect(usage(state)).toEqual({ documents: 1, bytes: 300, pending: {} });
     quota.given([reserved(D1, 600), confirmed(D1), reserved(D2, 300), confirmed(D2), released(D1, 600, 'deleted')]).when(reserve(D3, 700)).then([reserved(D3, 700, T1)]);
   });
 
   it('a failed or abandoned upload releases the bytes it reserved; one never reserved releases nothing', () => {
     const state = quota.given([reserved(D1, 600)]).when(release(D1, 0, 'failed')).then([released(D1, 600, 'failed')]);
-    expect(state).toEqual({ documents: 0, bytes: 0, pending: {} });
+    expect(usage(state)).toEqual({ documents: 0, bytes: 0, pending: {} });
     quota.given([reserved(D1, 600)]).when(release(D1, 0, 'abandoned')).then([released(D1, 600, 'abandoned')]);
     quota.given([]).when(release(D1, 600, 'failed')).then([]);
     quota.given([reserved(D1, 600), released(D1, 600, 'failed')]).when(release(D1, 600, 'abandoned')).then([]);
   });
 
+  it('a document released before (a repeated DELETE) releases nothing more, decided on the state, not left to the store', () => {
+    const stored = [reserved(D1, 400), confirmed(D1), reserved(D2, 400), confirmed(D2)];
+    quota.given([...stored, released(D1, 400, 'deleted')]).when(release(D1, 400, 'deleted')).then([]);
+    quota.given([...stored, released(D1, 400, 'failed')]).when(release(D1, 400, 'deleted')).then([]);
+    quota.given(stored).when(release(D3, 400, 'deleted')).then([]); // never counted
+    const state = quota.given([...stored, released(D1, 400, 'deleted')]).state;
+    expect(holdsKnowledgeDocument(state, D1)).toBe(false);
+    expect(holdsKnowledgeDocument(state, D2)).toBe(true);
+  });
+
+  it('a release stored twice (by an engine that keeps a repeated event id) frees the document once: the fold heals the count', () => {
+    const stored = [reserved(D1, 400), confirmed(D1), reserved(D2, 400), confirmed(D2)];
+    const twice = [...stored, released(D1, 400, 'deleted'), released(D1, 400, 'deleted'), released(D1, 400, 'deleted')];
+    expect(usage(quota.given(twice).state)).toEqual({ documents: 1, bytes: 400, pending: {} });
+    expect(usage(quota.given([reserved(D1, 400), reserved(D1, 400)]).state)).toEqual({ documents: 1, bytes: 400, pending: { [D1]: { bytes: 400, at: T0 } } });
+  });
+
   it('never counts below zero', () => {
-    expect(quota.given([released(D1, 600, 'deleted')]).state).toEqual({ documents: 0, bytes: 0, pending: {} });
+    expect(usage(quota.given([released(D1, 600, 'deleted')]).state)).toEqual({ documents: 0, bytes: 0, pending: {} });
   });
 
   it('finds the pending reservations older than 5 minutes, oldest first', () => {
@@ -89,7 +108,7 @@ describe('knowledge quota decider: edits resize a stored document', () => {
 
   it('given a stored document of 400 bytes, when an edit grows it by 600 (exactly the limit), then resized; the document count is unchanged', () => {
     const state = quota.given(stored).when(resize(600)).then([resized(600)]);
-    expect(state).toEqual({ documents: 1, bytes: 1000, pending: {} });
+    expect(usage(state)).toEqual({ documents: 1, bytes: 1000, pending: {} });
   });
 
   it('an edit growing the content past the byte limit: QUOTA_EXCEEDED', () => {
