@@ -22,26 +22,25 @@ import { openPgPool, redactConnectionString } from './pool.js';
  * The PostgreSQL event store.
  *
  * Streams: `es_streams` holds each stream's current revision, so an append checks and moves it with one indexed
- * row update (never a count or max over events): `UPDATE … WHERE revision = expected` for an exact revision, an
- * insert that must not conflict for 'no_stream', an upsert for 'any'. The row stays locked until the append
- * commits, so of concurrent appends to one stream exactly one passes each revision (the others re-check the
- * committed row and fail), and UNIQUE (stream, revision) on `es_events` backs it.
+ * row write (never a count or max over events): `UPDATE … WHERE revision = expected` for an exact revision, an
+ * insert that must not conflict for 'no_stream', an upsert for 'any'; UNIQUE (stream, revision) on `es_events`
+ * backs it, and UNIQUE (id) makes event ids unique in the whole store.
  *
  * Global positions without skipping a late commit: positions come from an identity sequence, and concurrent
  * transactions may commit in another order than they took their numbers. A reader that has delivered position
- * 7 must never later find a 6 that was still uncommitted when it read. So every append takes one transaction-
- * level advisory lock (POSITION_LOCK_KEY) right before inserting its events and holds it to its commit:
+ * 7 must never later find a 6 that was still uncommitted when it read. So every append transaction first takes
+ * one transaction-level advisory lock (POSITION_LOCK_KEY) and holds it to its commit:
  * - numbers are only taken under the lock, so they are handed out in the order the lock is granted;
  * - PostgreSQL marks a transaction committed (visible to new snapshots) before it releases the transaction's
  *   locks, so the next holder can only take a number after every smaller number is visible, or rolled back
  *   (then it is a gap forever: sequences never hand a number out twice).
  * Hence, whenever a statement sees position p, it sees every committed position below p: each read is a
- * prefix of the final order, and a reader resuming after the last position it saw misses nothing. The lock
- * is held only from the insert to the commit (the stream check and any wait for a stream's row come before),
- * and the NOTIFY every append sends already serialises commits of notifying transactions in PostgreSQL,
- * so the lock adds little (bench/README.md measures it). Reading only below the oldest running transaction
- * (pg_snapshot_xmin) would keep writers parallel but is not enough with position order on its own (a
- * transaction with a larger xid may hold a smaller position) and stalls every reader behind any long
+ * prefix of the final order, and a reader resuming after the last position it saw misses nothing. Readers take
+ * no lock. The price is one append transaction at a time per database; the NOTIFY each one sends serialises the
+ * commits of notifying transactions in PostgreSQL anyway. Appends of one store therefore share transactions
+ * (group commit, see startCommitter), which bench/README.md measures. Reading only below the oldest running
+ * transaction (pg_snapshot_xmin) keeps writers parallel but is not enough with position order on its own (a
+ * transaction with a larger xid may hold a smaller position), and it stalls every reader behind any long
  * transaction of the whole server; see docs/architecture.md.
  *
  * Subscriptions: an append NOTIFYs `es_appended` inside its transaction (delivered on commit); one dedicated
@@ -57,7 +56,7 @@ export interface PgEventStoreOptions {
   /** Pool connections for appends and reads. Default 10. */
   poolSize?: number;
   /**
-   * For tests only: awaited inside each append's transaction after its events are inserted and before it
+   * For tests only: awaited inside each append transaction after its events are inserted and before it
    * commits, to widen the window in which concurrent transactions could commit out of position order.
    */
   beforeCommit?: () => Promise<void>;
@@ -70,6 +69,8 @@ const POSITION_LOCK_KEY = 0x6573_706f; // 'espo'
 /** A subscription's reads failing on a lost connection are retried this long before onError. */
 const READ_RETRY_FOR_MS = 60_000;
 const LISTEN_RETRY_MS = { first: 100, max: 5000 };
+/** Most appends one transaction carries (group commit). */
+const MAX_APPENDS_PER_COMMIT = 256;
 
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -134,6 +135,8 @@ export class PgEventStore implements EventStore {
   private readonly logger: Logger | undefined;
   private readonly beforeCommit: (() => Promise<void>) | undefined;
   private listener: Listener | null = null;
+  private readonly queue: PendingAppend[] = [];
+  private committer: Promise<void> | null = null;
   private closed = false;
 
   private constructor(
@@ -172,23 +175,15 @@ export class PgEventStore implements EventStore {
     }
     if (rows.length === 0) return this.emptyAppend(stream, expected);
 
-    const client = await this.connect();
-    let result: AppendResult | 'revision-mismatch' | 'id-conflict';
-    try {
-      result = await this.appendInTransaction(client, stream, rows, expected);
-    } catch (err) {
-      client.release(isTransientPgError(err) ? (err as Error) : undefined);
-      throw this.surface(err);
-    }
-    client.release();
-    if (typeof result === 'object') {
-      this.appended.emit('appended');
-      return result;
-    }
+    const outcome = await new Promise<Outcome>((resolve, reject) => {
+      this.queue.push({ stream, rows, expected, resolve, reject });
+      this.startCommitter();
+    });
+    if (typeof outcome === 'object') return outcome;
     // A refused append may be a retry of one already stored: that answers like the original did.
     const retry = await this.findRetry(stream, rows);
     if (retry) return retry;
-    if (result === 'id-conflict') {
+    if (outcome === 'id-conflict') {
       const taken = await this.query<{ id: string; stream: string }>('SELECT id, stream FROM es_events WHERE id = ANY($1::text[]) LIMIT 1', [[...ids]]);
       const hit = taken.rows[0];
       throw new EventIdConflictError(stream, String(expected), hit?.id ?? rows[0]!.id, hit?.stream ?? null);
@@ -282,55 +277,91 @@ export class PgEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    // Appends already accepted are committed, not dropped.
+    while (this.committer) await this.committer;
     await this.listener?.stop();
     await this.pool.end();
   }
 
-  /** The stream check, then the events under the position lock, then NOTIFY, in one transaction. */
-  private async appendInTransaction(
-    client: pg.PoolClient,
-    stream: string,
-    rows: EncodedEvent[],
-    expected: ExpectedRevision,
-  ): Promise<AppendResult | 'revision-mismatch' | 'id-conflict'> {
-    const n = rows.length;
-    await client.query('BEGIN');
+  /**
+   * One committer per store: while a transaction commits, new appends queue, and the next transaction carries all
+   * of them (group commit). Transactions of all instances take the position lock one after the other anyway, and
+   * each commit waits for its WAL flush, so batching is what lets appends/s exceed commits/s.
+   */
+  private startCommitter(): void {
+    if (this.committer) return;
+    this.committer = (async () => {
+      // setImmediate first: every append issued in this turn of the event loop joins the first transaction.
+      await new Promise((r) => setImmediate(r));
+      while (this.queue.length > 0) await this.commit(this.queue.splice(0, MAX_APPENDS_PER_COMMIT));
+    })().finally(() => {
+      this.committer = null;
+      if (this.queue.length > 0) this.startCommitter();
+    });
+  }
+
+  /**
+   * Commits a batch of appends in one transaction: the position lock first (see the class comment; taken
+   * before any stream row, so two transactions never wait for each other in opposite orders), then one
+   * statement per append, then NOTIFY. An append refused by its checks writes nothing and fails alone. An
+   * unexpected error fails the transaction: a batch is then tried again one append per transaction, so only
+   * the append that caused it fails.
+   */
+  private async commit(batch: PendingAppend[]): Promise<void> {
+    let client: pg.PoolClient;
     try {
-      const moved = await client.query<{ revision: string }>(moveRevisionSql(expected), moveRevisionParams(stream, n, expected));
-      if (moved.rows.length === 0) {
-        await client.query('ROLLBACK');
-        return 'revision-mismatch';
+      client = await this.pool.connect();
+    } catch (err) {
+      for (const p of batch) p.reject(this.surface(err));
+      return;
+    }
+    let outcomes: Outcome[];
+    try {
+      // Statements without parameters go together in one round trip (the simple query protocol).
+      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${POSITION_LOCK_KEY})`);
+      outcomes = [];
+      for (const p of batch) outcomes.push(await this.appendInTransaction(client, p));
+      const notify = outcomes.some((o) => typeof o === 'object') ? `SELECT pg_notify('${CHANNEL}', ''); ` : '';
+      if (this.beforeCommit) {
+        if (notify) await client.query(notify);
+        await this.beforeCommit();
+        await client.query('COMMIT');
+      } else {
+        await client.query(`${notify}COMMIT`);
       }
-      const last = BigInt(moved.rows[0]!.revision);
-      await client.query('SELECT pg_advisory_xact_lock($1)', [POSITION_LOCK_KEY]);
-      let inserted: pg.QueryResult<{ position: string }>;
-      try {
-        inserted = await client.query<{ position: string }>(
-          `INSERT INTO es_events (id, stream, revision, type, data, metadata, created_at)
-           SELECT e.id, $1, $2::bigint + e.n - 1, e.type, e.data::json, e.metadata::json,
-                  (SELECT date_trunc('milliseconds', clock_timestamp()))
-           FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS e(id, type, data, metadata, n)
-           ORDER BY e.n
-           RETURNING position`,
-          [stream, String(last - BigInt(n) + 1n), rows.map((r) => r.id), rows.map((r) => r.type), rows.map((r) => r.data), rows.map((r) => r.metadata)],
-        );
-      } catch (err) {
-        if ((err as { code?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'es_events_id_unique') {
-          await client.query('ROLLBACK');
-          return 'id-conflict';
-        }
-        throw err;
-      }
-      await client.query("SELECT pg_notify($1, '')", [CHANNEL]);
-      if (this.beforeCommit) await this.beforeCommit();
-      await client.query('COMMIT');
-      let position = -1n;
-      for (const r of inserted.rows) if (BigInt(r.position) > position) position = BigInt(r.position);
-      return { nextRevision: last, position };
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
+      const lost = isTransientPgError(err);
+      client.release(lost ? (err as Error) : undefined);
+      if (batch.length > 1 && !lost) {
+        for (const p of batch) await this.commit([p]);
+        return;
+      }
+      // A lost connection may have lost the COMMIT's answer too: a retry of the append is recognised as one.
+      for (const p of batch) p.reject(this.surface(err));
+      return;
     }
+    client.release();
+    batch.forEach((p, i) => p.resolve(outcomes[i]!));
+    if (outcomes.some((o) => typeof o === 'object')) this.appended.emit('appended');
+  }
+
+  /** One append inside the batch's transaction: its checks, its revision move and its events in one statement. */
+  private async appendInTransaction(client: pg.PoolClient, p: PendingAppend): Promise<Outcome> {
+    const { stream, rows, expected } = p;
+    const params: unknown[] = [stream, rows.length, rows.map((r) => r.id), rows.map((r) => r.type), rows.map((r) => r.data), rows.map((r) => r.metadata)];
+    if (typeof expected === 'bigint') params.push(String(expected));
+    // Named: prepared once per connection, so each append skips parsing and planning the statement.
+    const kind = typeof expected === 'bigint' ? 'exact' : expected;
+    const result = await client.query<{ conflict: boolean; revision: string | null; position: string | null }>({
+      name: `es_append_${kind}`,
+      text: appendSql(expected),
+      values: params,
+    });
+    const row = result.rows[0]!;
+    if (row.conflict) return 'id-conflict';
+    if (row.revision === null || row.position === null) return 'revision-mismatch';
+    return { nextRevision: BigInt(row.revision), position: BigInt(row.position) };
   }
 
   private async emptyAppend(stream: string, expected: ExpectedRevision): Promise<AppendResult> {
@@ -367,14 +398,6 @@ export class PgEventStore implements EventStore {
     return current === null ? 'no_stream' : String(current);
   }
 
-  private async connect(): Promise<pg.PoolClient> {
-    try {
-      return await this.pool.connect();
-    } catch (err) {
-      throw this.surface(err);
-    }
-  }
-
   private async query<R extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
     try {
       return await this.pool.query<R>(sql, params);
@@ -400,23 +423,43 @@ export async function openPgEventStore(
 }
 
 /**
- * The statement that checks `expected` and moves the stream's revision by n in one step, returning the new
- * revision, or no row when the stream is not where `expected` says. Concurrent appends to one stream queue on
- * its row; each re-checks the row as committed by the one before (READ COMMITTED re-evaluates the WHERE), and
- * two first appends meet on the primary key, the second waiting for the first's commit.
+ * One append as one statement ($1 stream, $2 event count, $3–$6 ids, types, data, metadata, $7 an exact expected
+ * revision): `conflict` looks the ids up by the unique index; `moved` checks the expected revision and moves the
+ * stream's revision by the count in one row write (nothing when an id is taken); the events are inserted only
+ * when it moved, numbered from the new revision back. The answer: conflict, the new revision (null: refused),
+ * and the last position. The stream's row is only touched under the position lock, so it is never waited for.
  */
-function moveRevisionSql(expected: ExpectedRevision): string {
-  if (expected === 'no_stream') return 'INSERT INTO es_streams (stream, revision) VALUES ($1, $2 - 1) ON CONFLICT (stream) DO NOTHING RETURNING revision';
-  if (expected === 'any') {
-    return `INSERT INTO es_streams (stream, revision) VALUES ($1, $2 - 1)
-            ON CONFLICT (stream) DO UPDATE SET revision = es_streams.revision + $2 RETURNING revision`;
-  }
-  if (expected === 'stream_exists') return 'UPDATE es_streams SET revision = revision + $2 WHERE stream = $1 RETURNING revision';
-  return 'UPDATE es_streams SET revision = revision + $2 WHERE stream = $1 AND revision = $3 RETURNING revision';
+function appendSql(expected: ExpectedRevision): string {
+  const free = 'NOT (SELECT hit FROM conflict)';
+  const move =
+    expected === 'no_stream'
+      ? `INSERT INTO es_streams (stream, revision) SELECT $1, $2::bigint - 1 WHERE ${free} ON CONFLICT (stream) DO NOTHING`
+      : expected === 'any'
+        ? `INSERT INTO es_streams (stream, revision) SELECT $1, $2::bigint - 1 WHERE ${free}
+           ON CONFLICT (stream) DO UPDATE SET revision = es_streams.revision + $2::bigint`
+        : expected === 'stream_exists'
+          ? `UPDATE es_streams SET revision = revision + $2::bigint WHERE stream = $1 AND ${free}`
+          : `UPDATE es_streams SET revision = revision + $2::bigint WHERE stream = $1 AND revision = $7::bigint AND ${free}`;
+  return `WITH conflict AS (SELECT EXISTS (SELECT 1 FROM es_events WHERE id = ANY($3::text[])) AS hit),
+    moved AS (${move} RETURNING revision),
+    inserted AS (
+      INSERT INTO es_events (id, stream, revision, type, data, metadata, created_at)
+      SELECT e.id, $1, m.revision - $2::bigint + e.n, e.type, e.data::json, e.metadata::json,
+             (SELECT date_trunc('milliseconds', clock_timestamp()))
+      FROM moved m CROSS JOIN unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS e(id, type, data, metadata, n)
+      ORDER BY e.n
+      RETURNING position)
+    SELECT (SELECT hit FROM conflict) AS conflict, (SELECT revision FROM moved) AS revision, (SELECT max(position) FROM inserted) AS position`;
 }
 
-function moveRevisionParams(stream: string, n: number, expected: ExpectedRevision): unknown[] {
-  return typeof expected === 'bigint' ? [stream, n, String(expected)] : [stream, n];
+type Outcome = AppendResult | 'revision-mismatch' | 'id-conflict';
+
+interface PendingAppend {
+  stream: string;
+  rows: EncodedEvent[];
+  expected: ExpectedRevision;
+  resolve(outcome: Outcome): void;
+  reject(err: unknown): void;
 }
 
 interface EncodedEvent {
