@@ -309,7 +309,9 @@ async function postgres(): Promise<void> {
 
     // (p2) 8 writers, group commit
     const rates: number[] = [];
+    const perCommit: number[] = [];
     for (let round = 0; round < 3; round++) {
+      const before = { ...store.commitStats };
       t = performance.now();
       const perWriter = Math.round(APPENDS_PER_WRITER / 3);
       await Promise.all(
@@ -319,7 +321,8 @@ async function postgres(): Promise<void> {
         }),
       );
       rates.push((WRITERS * perWriter) / ((performance.now() - t) / 1000));
-      console.log(`(p2) round ${round + 1}/3: ${fmt(rates.at(-1)!)} events/s`);
+      perCommit.push((store.commitStats.appends - before.appends) / (store.commitStats.commits - before.commits));
+      console.log(`(p2) round ${round + 1}/3: ${fmt(rates.at(-1)!)} events/s (${fmt(perCommit.at(-1)!, 1)} appends/commit)`);
     }
 
     // (p3) 100 events per append, up to REPLAY_TARGET events in the store
@@ -356,7 +359,7 @@ async function postgres(): Promise<void> {
     const p = (q: number) => fmt(percentile(latencies, q), 3);
     console.table([
       { metric: '(p1) 1 writer, 1 event per append: appends/s', postgres: fmt(singleRate), detail: `latency p50 / p99 ${p(50)} / ${p(99)} ms` },
-      { metric: '(p2) 8 writers, 1 event per append: events/s', postgres: fmt(median(rates)), detail: 'median of 3 rounds (group commit)' },
+      { metric: '(p2) 8 writers, 1 event per append: events/s', postgres: fmt(median(rates)), detail: `median of 3 rounds, ${fmt(median(perCommit), 1)} appends/commit` },
       { metric: '(p3) 1 writer, 100 events per append: events/s', postgres: fmt(batchedRate), detail: `${fmt(count - fillStart)} events` },
       {
         metric: `(p4) replay ${fmt(replayed)} events: events/s`,

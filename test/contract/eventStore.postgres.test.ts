@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewEvent, RecordedEvent } from '../../src/ports/eventStore.js';
-import { WrongExpectedRevisionError } from '../../src/ports/errors.js';
+import { StoreBusyError, WrongExpectedRevisionError } from '../../src/ports/errors.js';
 import { PgEventStore, openPgEventStore } from '../../src/infrastructure/postgres/pgEventStore.js';
 import { createTestDatabase, postgresTarget, type TestDatabase } from '../support/postgres.js';
 import { eventually } from '../support/eventually.js';
@@ -267,6 +267,26 @@ describe.skipIf(target.mode === 'skip')('PostgreSQL event store', () => {
       expect(stored!.data).toEqual(data);
       expect(JSON.stringify(stored!.data)).toBe(JSON.stringify(data));
     } finally {
+      await store.close();
+    }
+  });
+
+  it('an append that cannot get the position lock in time fails with StoreBusyError, writing nothing', async () => {
+    const store = await openPgEventStore(db.url, { busyTimeoutMs: 300 });
+    const holder = new pg.Client({ connectionString: db.url });
+    await holder.connect();
+    const stream = `busy-${randomUUID()}`;
+    try {
+      await holder.query('BEGIN');
+      // The lock every append transaction takes first (another instance frozen in the middle of an append).
+      await holder.query("SELECT pg_advisory_xact_lock(x'6573706f'::int)");
+      const err = await store.append(stream, [ev()], 'no_stream').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StoreBusyError);
+      await holder.query('ROLLBACK');
+      expect(await store.readStream(stream)).toEqual([]);
+      expect((await store.append(stream, [ev()], 'no_stream')).nextRevision).toBe(0n);
+    } finally {
+      await holder.end();
       await store.close();
     }
   });

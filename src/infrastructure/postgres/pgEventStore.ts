@@ -12,7 +12,7 @@ import type {
   SubscribeOptions,
   Subscription,
 } from '../../ports/eventStore.js';
-import { EventIdConflictError, WrongExpectedRevisionError } from '../../ports/errors.js';
+import { EventIdConflictError, StoreBusyError, WrongExpectedRevisionError } from '../../ports/errors.js';
 import type { Logger } from '../../ports/logger.js';
 import { checkExpectedRevision, pollingSubscription } from '../eventStoreSupport.js';
 import { migrate, type Migration } from './migrations.js';
@@ -38,7 +38,8 @@ import { openPgPool, redactConnectionString } from './pool.js';
  * prefix of the final order, and a reader resuming after the last position it saw misses nothing. Readers take
  * no lock. The price is one append transaction at a time per database; the NOTIFY each one sends serialises the
  * commits of notifying transactions in PostgreSQL anyway. Appends of one store therefore share transactions
- * (group commit, see startCommitter), which bench/README.md measures. Reading only below the oldest running
+ * (group commit, see startCommitter), each batch one call of the function es_append: one round trip, one
+ * transaction, whatever the batch holds (bench/README.md measures it). Reading only below the oldest running
  * transaction (pg_snapshot_xmin) keeps writers parallel but is not enough with position order on its own (a
  * transaction with a larger xid may hold a smaller position), and it stalls every reader behind any long
  * transaction of the whole server; see docs/architecture.md.
@@ -56,6 +57,11 @@ export interface PgEventStoreOptions {
   /** Pool connections for appends and reads. Default 10. */
   poolSize?: number;
   /**
+   * How long an append transaction waits for the position lock before its appends fail with StoreBusyError
+   * (nothing written, safe to retry). Default 10,000 ms.
+   */
+  busyTimeoutMs?: number;
+  /**
    * For tests only: awaited inside each append transaction after its events are inserted and before it
    * commits, to widen the window in which concurrent transactions could commit out of position order.
    */
@@ -69,6 +75,8 @@ const POSITION_LOCK_KEY = 0x6573_706f; // 'espo'
 /** A subscription's reads failing on a lost connection are retried this long before onError. */
 const READ_RETRY_FOR_MS = 60_000;
 const LISTEN_RETRY_MS = { first: 100, max: 5000 };
+/** SQLSTATE of a lock_timeout expiring. */
+const LOCK_NOT_AVAILABLE = '55P03';
 /** Most appends one transaction carries (group commit). */
 const MAX_APPENDS_PER_COMMIT = 256;
 
@@ -99,6 +107,71 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX es_events_type_position ON es_events (type, position);
       -- Scratch space of probeWrite(): one row, rewritten by each probe.
       CREATE TABLE es_write_probe (id integer PRIMARY KEY, probed_at timestamptz NOT NULL);
+
+      -- A batch of appends in one call (one round trip, one transaction). Append i is stream[i] at expected[i]
+      -- ('no_stream', 'any', 'stream_exists' or a revision) with counts[i] events, taken in order from the flat
+      -- arrays of ids, types, data and metadata. First the position lock (see pgEventStore.ts: it is what keeps
+      -- readers from passing a late commit), waiting at most lock_timeout_ms. Then per append: an id already
+      -- stored refuses it ('id-conflict'), a revision not as expected refuses it ('revision-mismatch', with the
+      -- current revision), else the stream's revision moves by the count and the events are inserted in order
+      -- ('ok', new revision, last position). A refused append writes nothing. Every statement here is an index
+      -- lookup or write: nothing counts or scans events.
+      CREATE FUNCTION es_append(
+        streams text[], expected text[], counts integer[],
+        ids text[], types text[], datas text[], metadatas text[],
+        lock_key bigint, lock_timeout_ms integer)
+      RETURNS TABLE (o_outcome text, o_revision bigint, o_position bigint)
+      LANGUAGE plpgsql AS $fn$
+      DECLARE
+        i integer;
+        start_at integer := 1;
+        n integer;
+        current_revision bigint;
+        stamped_at timestamptz;
+        wrote boolean := false;
+        position_sequence regclass := pg_get_serial_sequence('es_events', 'position')::regclass;
+      BEGIN
+        PERFORM set_config('lock_timeout', lock_timeout_ms::text, true);
+        PERFORM pg_advisory_xact_lock(lock_key);
+        stamped_at := date_trunc('milliseconds', clock_timestamp());
+        FOR i IN 1 .. coalesce(array_length(streams, 1), 0) LOOP
+          n := counts[i];
+          o_revision := NULL;
+          o_position := NULL;
+          SELECT s.revision INTO current_revision FROM es_streams s WHERE s.stream = streams[i];
+          IF EXISTS (SELECT 1 FROM es_events e WHERE e.id = ANY (ids[start_at : start_at + n - 1])) THEN
+            o_outcome := 'id-conflict';
+          ELSIF expected[i] = 'any'
+             OR (expected[i] = 'no_stream' AND current_revision IS NULL)
+             OR (expected[i] = 'stream_exists' AND current_revision IS NOT NULL)
+             OR (current_revision IS NOT NULL AND expected[i] = current_revision::text) THEN
+            IF current_revision IS NULL THEN
+              INSERT INTO es_streams (stream, revision) VALUES (streams[i], n - 1);
+            ELSE
+              UPDATE es_streams s SET revision = current_revision + n WHERE s.stream = streams[i];
+            END IF;
+            INSERT INTO es_events (id, stream, revision, type, data, metadata, created_at)
+              SELECT ids[start_at + k - 1], streams[i], coalesce(current_revision, -1) + k,
+                     types[start_at + k - 1], datas[start_at + k - 1]::json, metadatas[start_at + k - 1]::json, stamped_at
+              FROM generate_series(1, n) AS k
+              ORDER BY k;
+            o_outcome := 'ok';
+            o_revision := coalesce(current_revision, -1) + n;
+            -- The last number this session took: the append's last event, inserted last.
+            o_position := currval(position_sequence);
+            wrote := true;
+          ELSE
+            o_outcome := 'revision-mismatch';
+            o_revision := current_revision;
+          END IF;
+          start_at := start_at + n;
+          RETURN NEXT;
+        END LOOP;
+        IF wrote THEN
+          PERFORM pg_notify('es_appended', '');
+        END IF;
+      END
+      $fn$;
     `,
   },
 ];
@@ -134,10 +207,13 @@ export class PgEventStore implements EventStore {
   private readonly pollMs: number;
   private readonly logger: Logger | undefined;
   private readonly beforeCommit: (() => Promise<void>) | undefined;
+  private readonly busyTimeoutMs: number;
   private listener: Listener | null = null;
   private readonly queue: PendingAppend[] = [];
   private committer: Promise<void> | null = null;
   private closed = false;
+  /** Group-commit counters (benchmarks, metrics): transactions committed, appends they carried. */
+  readonly commitStats = { commits: 0, appends: 0 };
 
   private constructor(
     private readonly connectionString: string,
@@ -146,6 +222,7 @@ export class PgEventStore implements EventStore {
     this.pollMs = options.pollMs ?? 1000;
     this.logger = options.logger;
     this.beforeCommit = options.beforeCommit;
+    this.busyTimeoutMs = Math.max(1, Math.round(options.busyTimeoutMs ?? 10_000));
     this.pool = openPgPool({
       connectionString,
       max: options.poolSize ?? 10,
@@ -317,23 +394,25 @@ export class PgEventStore implements EventStore {
     }
     let outcomes: Outcome[];
     try {
-      // Statements without parameters go together in one round trip (the simple query protocol).
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${POSITION_LOCK_KEY})`);
-      outcomes = [];
-      for (const p of batch) outcomes.push(await this.appendInTransaction(client, p));
-      const notify = outcomes.some((o) => typeof o === 'object') ? `SELECT pg_notify('${CHANNEL}', ''); ` : '';
       if (this.beforeCommit) {
-        if (notify) await client.query(notify);
+        await client.query('BEGIN');
+        outcomes = await this.appendBatch(client, batch);
         await this.beforeCommit();
         await client.query('COMMIT');
       } else {
-        await client.query(`${notify}COMMIT`);
+        // One statement, so one implicit transaction and one round trip for the whole batch.
+        outcomes = await this.appendBatch(client, batch);
       }
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
-      const lost = isTransientPgError(err);
-      client.release(lost ? (err as Error) : undefined);
-      if (batch.length > 1 && !lost) {
+      // Unexpected here (refusals are outcomes, not errors): the connection is not reused.
+      client.release(err instanceof Error ? err : new Error(String(err)));
+      if ((err as { code?: unknown }).code === LOCK_NOT_AVAILABLE) {
+        const busy = new StoreBusyError(this.busyTimeoutMs);
+        for (const p of batch) p.reject(busy);
+        return;
+      }
+      if (batch.length > 1 && !isTransientPgError(err)) {
         for (const p of batch) await this.commit([p]);
         return;
       }
@@ -342,26 +421,36 @@ export class PgEventStore implements EventStore {
       return;
     }
     client.release();
+    this.commitStats.commits += 1;
+    this.commitStats.appends += batch.length;
     batch.forEach((p, i) => p.resolve(outcomes[i]!));
     if (outcomes.some((o) => typeof o === 'object')) this.appended.emit('appended');
   }
 
-  /** One append inside the batch's transaction: its checks, its revision move and its events in one statement. */
-  private async appendInTransaction(client: pg.PoolClient, p: PendingAppend): Promise<Outcome> {
-    const { stream, rows, expected } = p;
-    const params: unknown[] = [stream, rows.length, rows.map((r) => r.id), rows.map((r) => r.type), rows.map((r) => r.data), rows.map((r) => r.metadata)];
-    if (typeof expected === 'bigint') params.push(String(expected));
-    // Named: prepared once per connection, so each append skips parsing and planning the statement.
-    const kind = typeof expected === 'bigint' ? 'exact' : expected;
-    const result = await client.query<{ conflict: boolean; revision: string | null; position: string | null }>({
-      name: `es_append_${kind}`,
-      text: appendSql(expected),
-      values: params,
+  /** The batch as one call of es_append (see the migration): its outcomes, in the order of the batch. */
+  private async appendBatch(client: pg.PoolClient, batch: PendingAppend[]): Promise<Outcome[]> {
+    const rows = batch.flatMap((p) => p.rows);
+    const result = await client.query<{ o_outcome: string; o_revision: string | null; o_position: string | null }>({
+      // Named: prepared once per connection, so a batch skips parsing and planning.
+      name: 'es_append',
+      text: 'SELECT o_outcome, o_revision, o_position FROM es_append($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+      values: [
+        batch.map((p) => p.stream),
+        batch.map((p) => String(p.expected)),
+        batch.map((p) => p.rows.length),
+        rows.map((r) => r.id),
+        rows.map((r) => r.type),
+        rows.map((r) => r.data),
+        rows.map((r) => r.metadata),
+        POSITION_LOCK_KEY,
+        this.busyTimeoutMs,
+      ],
     });
-    const row = result.rows[0]!;
-    if (row.conflict) return 'id-conflict';
-    if (row.revision === null || row.position === null) return 'revision-mismatch';
-    return { nextRevision: BigInt(row.revision), position: BigInt(row.position) };
+    if (result.rows.length !== batch.length) throw new Error(`es_append answered ${result.rows.length} outcomes for ${batch.length} appends`);
+    return result.rows.map((row): Outcome => {
+      if (row.o_outcome === 'ok') return { nextRevision: BigInt(row.o_revision!), position: BigInt(row.o_position!) };
+      return row.o_outcome === 'id-conflict' ? 'id-conflict' : 'revision-mismatch';
+    });
   }
 
   private async emptyAppend(stream: string, expected: ExpectedRevision): Promise<AppendResult> {
@@ -417,39 +506,9 @@ export class PgEventStore implements EventStore {
 
 export async function openPgEventStore(
   connectionString: string,
-  options?: { logger?: Logger; pollMs?: number; applicationName?: string; poolSize?: number },
+  options?: { logger?: Logger; pollMs?: number; applicationName?: string; poolSize?: number; busyTimeoutMs?: number },
 ): Promise<PgEventStore> {
   return PgEventStore.open(connectionString, options);
-}
-
-/**
- * One append as one statement ($1 stream, $2 event count, $3–$6 ids, types, data, metadata, $7 an exact expected
- * revision): `conflict` looks the ids up by the unique index; `moved` checks the expected revision and moves the
- * stream's revision by the count in one row write (nothing when an id is taken); the events are inserted only
- * when it moved, numbered from the new revision back. The answer: conflict, the new revision (null: refused),
- * and the last position. The stream's row is only touched under the position lock, so it is never waited for.
- */
-function appendSql(expected: ExpectedRevision): string {
-  const free = 'NOT (SELECT hit FROM conflict)';
-  const move =
-    expected === 'no_stream'
-      ? `INSERT INTO es_streams (stream, revision) SELECT $1, $2::bigint - 1 WHERE ${free} ON CONFLICT (stream) DO NOTHING`
-      : expected === 'any'
-        ? `INSERT INTO es_streams (stream, revision) SELECT $1, $2::bigint - 1 WHERE ${free}
-           ON CONFLICT (stream) DO UPDATE SET revision = es_streams.revision + $2::bigint`
-        : expected === 'stream_exists'
-          ? `UPDATE es_streams SET revision = revision + $2::bigint WHERE stream = $1 AND ${free}`
-          : `UPDATE es_streams SET revision = revision + $2::bigint WHERE stream = $1 AND revision = $7::bigint AND ${free}`;
-  return `WITH conflict AS (SELECT EXISTS (SELECT 1 FROM es_events WHERE id = ANY($3::text[])) AS hit),
-    moved AS (${move} RETURNING revision),
-    inserted AS (
-      INSERT INTO es_events (id, stream, revision, type, data, metadata, created_at)
-      SELECT e.id, $1, m.revision - $2::bigint + e.n, e.type, e.data::json, e.metadata::json,
-             (SELECT date_trunc('milliseconds', clock_timestamp()))
-      FROM moved m CROSS JOIN unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS e(id, type, data, metadata, n)
-      ORDER BY e.n
-      RETURNING position)
-    SELECT (SELECT hit FROM conflict) AS conflict, (SELECT revision FROM moved) AS revision, (SELECT max(position) FROM inserted) AS position`;
 }
 
 type Outcome = AppendResult | 'revision-mismatch' | 'id-conflict';
