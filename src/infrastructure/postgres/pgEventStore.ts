@@ -391,7 +391,13 @@ export class PgEventStore implements EventStore {
     this.committer = (async () => {
       // setImmediate first: every append issued in this turn of the event loop joins the first transaction.
       await new Promise((r) => setImmediate(r));
-      while (this.queue.length > 0) await this.commit(this.queue.splice(0, MAX_APPENDS_PER_COMMIT));
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, MAX_APPENDS_PER_COMMIT);
+        // commit() settles every append itself; anything it throws still answers them, never leaves them waiting.
+        await this.commit(batch).catch((err: unknown) => {
+          for (const p of batch) p.reject(err);
+        });
+      }
     })().finally(() => {
       this.committer = null;
       if (this.queue.length > 0) this.startCommitter();
@@ -399,9 +405,9 @@ export class PgEventStore implements EventStore {
   }
 
   /**
-   * Commits a batch of appends in one transaction: the position lock first (see the class comment; taken
-   * before any stream row, so two transactions never wait for each other in opposite orders), then one
-   * statement per append, then NOTIFY. An append refused by its checks writes nothing and fails alone. An
+   * Commits a batch of appends in one transaction, one call of es_append: the position lock first (see the class
+   * comment; taken before any stream row, so two transactions never wait for each other in opposite orders), then
+   * each append, then NOTIFY. An append refused by its checks writes nothing and fails alone. An
    * unexpected error fails the transaction: a batch is then tried again one append per transaction, so only
    * the append that caused it fails.
    */
