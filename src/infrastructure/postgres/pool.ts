@@ -12,6 +12,8 @@ export interface PgPoolOptions {
   /** Shown in pg_stat_activity, so an operator can tell the instances and their roles apart. */
   applicationName?: string;
   logger?: Logger;
+  /** Server settings of every connection of the pool (sent at connect, like `-c name=value` on the command line). */
+  settings?: Record<string, string | number>;
 }
 
 export function openPgPool(options: PgPoolOptions): pg.Pool {
@@ -23,6 +25,7 @@ export function openPgPool(options: PgPoolOptions): pg.Pool {
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
     keepAlive: true,
+    ...(options.settings ? { options: Object.entries(options.settings).map(([name, value]) => `-c ${name}=${value}`).join(' ') } : {}),
   });
   // An idle client's error (the server restarted) is emitted on the pool; unhandled it would end the process.
   pool.on('error', (err) => options.logger?.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'an idle PostgreSQL connection failed; the pool replaces it'));
