@@ -163,6 +163,8 @@ export const configSchema = z.object({
   EVENTSTORE_URL: connectionString(esdbUrlProblem),
   MONGODB_URI: connectionString(mongoUriProblem),
   MONGODB_DB: z.string().min(1).default('messaging_agent'),
+  LEASE_RETRY_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
+  LEASE_CHECK_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
   NATS_URL: optionalUrl(['nats:', 'tls:', 'ws:', 'wss:']),
   /** Trust X-Forwarded-* from these proxies (fastify trustProxy: true, a hop count, or comma-separated IPs/CIDRs). */
   TRUST_PROXY: z.string().default(''),
@@ -235,6 +237,8 @@ export interface Config {
   eventStoreUrl: string | undefined;
   mongodbUri: string | undefined;
   mongodbDb: string;
+  /** Leases of the stateful duties (PostgreSQL only): how often a standby asks, how often a holder confirms its connection. */
+  leases: { retryMs: number; checkMs: number };
   natsUrl: string | undefined;
   trustProxy: boolean | number | string[];
   jwtSecret: string | undefined;
@@ -332,6 +336,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     eventStoreUrl: c.EVENTSTORE_URL,
     mongodbUri: c.MONGODB_URI,
     mongodbDb: c.MONGODB_DB,
+    leases: { retryMs: c.LEASE_RETRY_MS, checkMs: c.LEASE_CHECK_MS },
     natsUrl: c.NATS_URL,
     trustProxy: parseTrustProxy(c.TRUST_PROXY),
     jwtSecret: c.JWT_SECRET,

@@ -10,6 +10,7 @@ import type { RateLimiter } from '../ports/rateLimiter.js';
 import type { ReadStore } from '../ports/readStore.js';
 import { createInProcessBus } from './memory/inProcessBus.js';
 import { createMemoryRateLimiter } from './memory/memoryRateLimiter.js';
+import { soleLeases } from './memory/soleLeases.js';
 import { openSqliteEventStore } from './sqlite/sqliteEventStore.js';
 import { SqliteReadStore } from './sqlite/sqliteReadStore.js';
 import { eventStoreReady, trackWriteHealth } from './storeHealth.js';
@@ -73,6 +74,7 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
     readStore,
     bus,
     rateLimiter,
+    leases: soleLeases,
     engines: {
       eventStore: config.eventStoreUrl ? 'eventstoredb' : 'sqlite',
       readStore: config.mongodbUri ? 'mongodb' : 'sqlite',

@@ -110,6 +110,11 @@ describe('configuration from the environment', () => {
     });
   });
 
+  it('leases: a standby asks every 2 s and a holder confirms its connection every 2 s by default', () => {
+    expect(loadConfig({}).leases).toEqual({ retryMs: 2000, checkMs: 2000 });
+    expect(loadConfig({ LEASE_RETRY_MS: '500', LEASE_CHECK_MS: '250' }).leases).toEqual({ retryMs: 500, checkMs: 250 });
+  });
+
   it('invitations: 7 days by default; SMTP only with both SMTP_URL and SMTP_FROM', () => {
     expect(loadConfig({})).toMatchObject({ invitationTtlMs: 7 * 86_400_000, smtp: undefined });
     expect(loadConfig({ INVITATION_TTL_HOURS: '24', SMTP_URL: 'smtps://u:p@smtp.example.com', SMTP_FROM: 'Support <no@example.com>' })).toMatchObject({
