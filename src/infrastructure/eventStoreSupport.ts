@@ -52,6 +52,18 @@ export function streamWindow<T>(events: readonly T[], options: ReadStreamOptions
 }
 
 /**
+ * How a subscription over a server rides out the server's restarts: a read failing with an error the adapter
+ * calls transient (a lost connection) is tried again, after a growing pause, until reads have failed for
+ * `forMs` without one success; only then does the subscription fail for good (onError).
+ */
+export interface ReadRetry {
+  isTransient(err: unknown): boolean;
+  forMs: number;
+}
+
+const READ_RETRY_MS = { first: 50, max: 2000 };
+
+/**
  * Catch-up subscription over readAll: drains in batches, then waits for an in-process "appended" signal
  * or a poll tick (another process may append to the same SQLite file).
  */
@@ -61,6 +73,7 @@ export function pollingSubscription(
   options: SubscribeOptions,
   handler: (events: RecordedEvent[]) => Promise<void>,
   pollMs = 250,
+  retry?: ReadRetry,
 ): Subscription {
   let stopped = false;
   let wake: (() => void) | null = null;
@@ -80,6 +93,19 @@ export function pollingSubscription(
     else console.error('event store subscription stopped after an error; events after position', String(after), 'were not delivered:', err);
   };
 
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    }).then(() => {
+      wake = null;
+    });
+  /** When the current run of failed reads began, and the pause before the next attempt. */
+  let failing = null as { since: number; delayMs: number } | null;
+
   const loop = (async () => {
     while (!stopped) {
       signaled = false;
@@ -90,8 +116,18 @@ export function pollingSubscription(
       try {
         if (options.filter) head = await store.headPosition();
         batch = await store.readAll({ after, maxCount: batchSize, filter: options.filter });
+        failing = null;
       } catch (err) {
-        if (!stopped) fail(err);
+        if (stopped) return;
+        const now = performance.now();
+        const since = failing?.since ?? now;
+        if (retry?.isTransient(err) && now - since < retry.forMs) {
+          const delayMs = Math.min(READ_RETRY_MS.max, (failing?.delayMs ?? READ_RETRY_MS.first / 2) * 2);
+          failing = { since, delayMs };
+          await pause(delayMs);
+          continue;
+        }
+        fail(err);
         return;
       }
       if (stopped) return;
@@ -109,14 +145,7 @@ export function pollingSubscription(
       }
       if (scannedTo !== null && (after === null || scannedTo > after)) after = scannedTo;
       if (signaled) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, pollMs);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = null;
+      await pause(pollMs);
     }
   })();
 

@@ -1,0 +1,565 @@
+import { EventEmitter } from 'node:events';
+import pg from 'pg';
+import type {
+  AppendResult,
+  EventMetadata,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  SubscribeOptions,
+  Subscription,
+} from '../../ports/eventStore.js';
+import { EventIdConflictError, WrongExpectedRevisionError } from '../../ports/errors.js';
+import type { Logger } from '../../ports/logger.js';
+import { checkExpectedRevision, pollingSubscription } from '../eventStoreSupport.js';
+import { migrate, type Migration } from './migrations.js';
+import { openPgPool, redactConnectionString } from './pool.js';
+
+/**
+ * The PostgreSQL event store.
+ *
+ * Streams: `es_streams` holds each stream's current revision, so an append checks and moves it with one indexed
+ * row update (never a count or max over events): `UPDATE … WHERE revision = expected` for an exact revision, an
+ * insert that must not conflict for 'no_stream', an upsert for 'any'. The row stays locked until the append
+ * commits, so of concurrent appends to one stream exactly one passes each revision (the others re-check the
+ * committed row and fail), and UNIQUE (stream, revision) on `es_events` backs it.
+ *
+ * Global positions without skipping a late commit: positions come from an identity sequence, and concurrent
+ * transactions may commit in another order than they took their numbers. A reader that has delivered position
+ * 7 must never later find a 6 that was still uncommitted when it read. So every append takes one transaction-
+ * level advisory lock (POSITION_LOCK_KEY) right before inserting its events and holds it to its commit:
+ * - numbers are only taken under the lock, so they are handed out in the order the lock is granted;
+ * - PostgreSQL marks a transaction committed (visible to new snapshots) before it releases the transaction's
+ *   locks, so the next holder can only take a number after every smaller number is visible, or rolled back
+ *   (then it is a gap forever: sequences never hand a number out twice).
+ * Hence, whenever a statement sees position p, it sees every committed position below p: each read is a
+ * prefix of the final order, and a reader resuming after the last position it saw misses nothing. The lock
+ * is held only from the insert to the commit (the stream check and any wait for a stream's row come before),
+ * and the NOTIFY every append sends already serialises commits of notifying transactions in PostgreSQL,
+ * so the lock adds little (bench/README.md measures it). Reading only below the oldest running transaction
+ * (pg_snapshot_xmin) would keep writers parallel but is not enough with position order on its own (a
+ * transaction with a larger xid may hold a smaller position) and stalls every reader behind any long
+ * transaction of the whole server; see docs/architecture.md.
+ *
+ * Subscriptions: an append NOTIFYs `es_appended` inside its transaction (delivered on commit); one dedicated
+ * connection per store LISTENs and wakes the subscriptions, and reconnects when it is lost. Polling every
+ * pollMs stays the safety net, and a read failing on a lost connection is retried (pollingSubscription).
+ */
+export interface PgEventStoreOptions {
+  logger?: Logger;
+  /** How often subscriptions look for events when no notification came. Default 1000 ms. */
+  pollMs?: number;
+  /** Shown in pg_stat_activity (the listening connection adds ":listen"). */
+  applicationName?: string;
+  /** Pool connections for appends and reads. Default 10. */
+  poolSize?: number;
+  /**
+   * For tests only: awaited inside each append's transaction after its events are inserted and before it
+   * commits, to widen the window in which concurrent transactions could commit out of position order.
+   */
+  beforeCommit?: () => Promise<void>;
+}
+
+const COMPONENT = 'eventstore';
+const CHANNEL = 'es_appended';
+/** Serialises position assignment with commit (see above); one value for the whole database. */
+const POSITION_LOCK_KEY = 0x6573_706f; // 'espo'
+/** A subscription's reads failing on a lost connection are retried this long before onError. */
+const READ_RETRY_FOR_MS = 60_000;
+const LISTEN_RETRY_MS = { first: 100, max: 5000 };
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'event store: streams, events, write probe',
+    sql: `
+      CREATE TABLE es_streams (
+        -- "C": byte order, so a stream-prefix LIKE can use the btree, and comparisons cost no locale rules.
+        stream   text COLLATE "C" PRIMARY KEY,
+        revision bigint NOT NULL
+      );
+      CREATE TABLE es_events (
+        position   bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id         text NOT NULL,
+        stream     text COLLATE "C" NOT NULL,
+        revision   bigint NOT NULL,
+        type       text COLLATE "C" NOT NULL,
+        -- json, not jsonb: kept as written (key order, and strings holding \\u0000, which jsonb refuses).
+        data       json NOT NULL,
+        metadata   json NOT NULL,
+        created_at timestamptz NOT NULL,
+        CONSTRAINT es_events_id_unique UNIQUE (id),
+        CONSTRAINT es_events_stream_revision_unique UNIQUE (stream, revision)
+      );
+      -- readAll filtered by event type walks (type, position) from the cursor.
+      CREATE INDEX es_events_type_position ON es_events (type, position);
+      -- Scratch space of probeWrite(): one row, rewritten by each probe.
+      CREATE TABLE es_write_probe (id integer PRIMARY KEY, probed_at timestamptz NOT NULL);
+    `,
+  },
+];
+
+const COLUMNS = `position, id, stream, revision, type, data, metadata,
+  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`;
+
+interface EventRow {
+  position: string;
+  id: string;
+  stream: string;
+  revision: string;
+  type: string;
+  data: unknown;
+  metadata: EventMetadata;
+  created_at: string;
+}
+
+/** SQLSTATE classes and driver messages of a lost or refused connection: worth another try. */
+export function isTransientPgError(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  if (code.startsWith('08') || code.startsWith('57P') || code === '53300') return true; // connection, shutdown, too many connections
+  if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)) return true;
+  const message = typeof e?.message === 'string' ? e.message : '';
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
+}
+
+export class PgEventStore implements EventStore {
+  private readonly pool: pg.Pool;
+  private readonly appended = new EventEmitter().setMaxListeners(0);
+  private readonly subscriptions = new Set<Subscription>();
+  private readonly pollMs: number;
+  private readonly logger: Logger | undefined;
+  private readonly beforeCommit: (() => Promise<void>) | undefined;
+  private listener: Listener | null = null;
+  private closed = false;
+
+  private constructor(
+    private readonly connectionString: string,
+    private readonly options: PgEventStoreOptions,
+  ) {
+    this.pollMs = options.pollMs ?? 1000;
+    this.logger = options.logger;
+    this.beforeCommit = options.beforeCommit;
+    this.pool = openPgPool({
+      connectionString,
+      max: options.poolSize ?? 10,
+      applicationName: options.applicationName ?? 'messaging-agent-service:eventstore',
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+  }
+
+  static async open(connectionString: string, options: PgEventStoreOptions = {}): Promise<PgEventStore> {
+    const store = new PgEventStore(connectionString, options);
+    try {
+      await migrate(store.pool, COMPONENT, MIGRATIONS);
+    } catch (err) {
+      await store.pool.end().catch(() => undefined);
+      throw withoutSecrets(err, connectionString, 'the event store could not migrate its schema');
+    }
+    return store;
+  }
+
+  async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    this.assertOpen();
+    const rows = events.map(encode);
+    const ids = new Set<string>();
+    for (const row of rows) {
+      if (ids.has(row.id)) throw new EventIdConflictError(stream, String(expected), row.id, null);
+      ids.add(row.id);
+    }
+    if (rows.length === 0) return this.emptyAppend(stream, expected);
+
+    const client = await this.connect();
+    let result: AppendResult | 'revision-mismatch' | 'id-conflict';
+    try {
+      result = await this.appendInTransaction(client, stream, rows, expected);
+    } catch (err) {
+      client.release(isTransientPgError(err) ? (err as Error) : undefined);
+      throw this.surface(err);
+    }
+    client.release();
+    if (typeof result === 'object') {
+      this.appended.emit('appended');
+      return result;
+    }
+    // A refused append may be a retry of one already stored: that answers like the original did.
+    const retry = await this.findRetry(stream, rows);
+    if (retry) return retry;
+    if (result === 'id-conflict') {
+      const taken = await this.query<{ id: string; stream: string }>('SELECT id, stream FROM es_events WHERE id = ANY($1::text[]) LIMIT 1', [[...ids]]);
+      const hit = taken.rows[0];
+      throw new EventIdConflictError(stream, String(expected), hit?.id ?? rows[0]!.id, hit?.stream ?? null);
+    }
+    throw new WrongExpectedRevisionError(stream, String(expected), await this.actualRevision(stream));
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    this.assertOpen();
+    if (options.maxCount !== undefined && options.maxCount <= 0) return [];
+    const limit = options.maxCount ?? null; // LIMIT NULL = no limit
+    const result =
+      options.direction === 'backwards'
+        ? await this.query<EventRow>(
+            `SELECT ${COLUMNS} FROM es_events WHERE stream = $1 AND revision <= $2 ORDER BY revision DESC LIMIT $3`,
+            [stream, String(options.fromRevision ?? 9223372036854775807n), limit],
+          )
+        : await this.query<EventRow>(`SELECT ${COLUMNS} FROM es_events WHERE stream = $1 AND revision >= $2 ORDER BY revision LIMIT $3`, [
+            stream,
+            String(options.fromRevision ?? 0n),
+            limit,
+          ]);
+    return result.rows.map(decode);
+  }
+
+  /**
+   * In position order. Every read is a prefix of the final order (see the class comment), so paging with
+   * `after` = the last position seen visits every event once. With a type filter the (type, position) index
+   * serves each type from the cursor; a stream prefix is a LIKE on the "C"-collated stream (the planner may
+   * use the (stream, revision) index's prefix range, or walk positions from the cursor).
+   */
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    this.assertOpen();
+    const prefixes = options.filter?.streamPrefixes;
+    const types = options.filter?.eventTypes;
+    if (prefixes?.length === 0 || types?.length === 0 || (options.maxCount !== undefined && options.maxCount <= 0)) return [];
+    const params: unknown[] = [String(options.after ?? -1n), options.maxCount ?? null];
+    const where = ['position > $1'];
+    if (prefixes) {
+      const terms = prefixes.map((p) => {
+        params.push(`${escapeLike(p)}%`);
+        return `stream LIKE $${params.length}`;
+      });
+      where.push(`(${terms.join(' OR ')})`);
+    }
+    if (types) {
+      params.push(types);
+      where.push(`type = ANY($${params.length}::text[])`);
+    }
+    const result = await this.query<EventRow>(`SELECT ${COLUMNS} FROM es_events WHERE ${where.join(' AND ')} ORDER BY position LIMIT $2`, params);
+    return result.rows.map(decode);
+  }
+
+  subscribe(options: SubscribeOptions, handler: (events: RecordedEvent[]) => Promise<void>): Subscription {
+    this.assertOpen();
+    this.listener ??= new Listener(this.connectionString, this.appended, this.options.applicationName, this.logger);
+    const inner = pollingSubscription(this, this.appended, options, handler, this.pollMs, {
+      isTransient: isTransientPgError,
+      forMs: READ_RETRY_FOR_MS,
+    });
+    const subscription: Subscription = {
+      stop: async () => {
+        this.subscriptions.delete(subscription);
+        await inner.stop();
+      },
+    };
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async headPosition(): Promise<bigint | null> {
+    this.assertOpen();
+    // The primary key's last entry: one index probe however big the table.
+    const result = await this.query<{ position: string }>('SELECT position FROM es_events ORDER BY position DESC LIMIT 1');
+    const row = result.rows[0];
+    return row ? BigInt(row.position) : null;
+  }
+
+  /**
+   * Throws when the database cannot commit a write now (read-only, disk full, unreachable): rewrites the one row
+   * of es_write_probe and commits, so no event is appended. Used by readiness after a failed append.
+   */
+  async probeWrite(): Promise<void> {
+    this.assertOpen();
+    await this.query(
+      `INSERT INTO es_write_probe (id, probed_at) VALUES (1, now()) ON CONFLICT (id) DO UPDATE SET probed_at = excluded.probed_at`,
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    await this.listener?.stop();
+    await this.pool.end();
+  }
+
+  /** The stream check, then the events under the position lock, then NOTIFY, in one transaction. */
+  private async appendInTransaction(
+    client: pg.PoolClient,
+    stream: string,
+    rows: EncodedEvent[],
+    expected: ExpectedRevision,
+  ): Promise<AppendResult | 'revision-mismatch' | 'id-conflict'> {
+    const n = rows.length;
+    await client.query('BEGIN');
+    try {
+      const moved = await client.query<{ revision: string }>(moveRevisionSql(expected), moveRevisionParams(stream, n, expected));
+      if (moved.rows.length === 0) {
+        await client.query('ROLLBACK');
+        return 'revision-mismatch';
+      }
+      const last = BigInt(moved.rows[0]!.revision);
+      await client.query('SELECT pg_advisory_xact_lock($1)', [POSITION_LOCK_KEY]);
+      let inserted: pg.QueryResult<{ position: string }>;
+      try {
+        inserted = await client.query<{ position: string }>(
+          `INSERT INTO es_events (id, stream, revision, type, data, metadata, created_at)
+           SELECT e.id, $1, $2::bigint + e.n - 1, e.type, e.data::json, e.metadata::json,
+                  (SELECT date_trunc('milliseconds', clock_timestamp()))
+           FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS e(id, type, data, metadata, n)
+           ORDER BY e.n
+           RETURNING position`,
+          [stream, String(last - BigInt(n) + 1n), rows.map((r) => r.id), rows.map((r) => r.type), rows.map((r) => r.data), rows.map((r) => r.metadata)],
+        );
+      } catch (err) {
+        if ((err as { code?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'es_events_id_unique') {
+          await client.query('ROLLBACK');
+          return 'id-conflict';
+        }
+        throw err;
+      }
+      await client.query("SELECT pg_notify($1, '')", [CHANNEL]);
+      if (this.beforeCommit) await this.beforeCommit();
+      await client.query('COMMIT');
+      let position = -1n;
+      for (const r of inserted.rows) if (BigInt(r.position) > position) position = BigInt(r.position);
+      return { nextRevision: last, position };
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async emptyAppend(stream: string, expected: ExpectedRevision): Promise<AppendResult> {
+    const current = await this.currentRevision(stream);
+    checkExpectedRevision(stream, expected, current);
+    return { nextRevision: current ?? -1n, position: (await this.headPosition()) ?? -1n };
+  }
+
+  /**
+   * A retried append (the same ids, in order, stored consecutively in this stream, wherever) answers like the
+   * original did: the first id's row, then the window of revisions it must start, both by index.
+   */
+  private async findRetry(stream: string, rows: EncodedEvent[]): Promise<AppendResult | null> {
+    const stored = await this.query<{ id: string; revision: string; position: string }>(
+      `SELECT e.id, e.revision, e.position
+       FROM es_events f JOIN es_events e ON e.stream = f.stream AND e.revision BETWEEN f.revision AND f.revision + $3 - 1
+       WHERE f.id = $1 AND f.stream = $2
+       ORDER BY e.revision`,
+      [rows[0]!.id, stream, rows.length],
+    );
+    if (stored.rows.length !== rows.length || stored.rows.some((s, i) => s.id !== rows[i]!.id)) return null;
+    const last = stored.rows.at(-1)!;
+    return { nextRevision: BigInt(last.revision), position: BigInt(last.position), duplicate: true };
+  }
+
+  private async currentRevision(stream: string): Promise<bigint | null> {
+    const result = await this.query<{ revision: string }>('SELECT revision FROM es_streams WHERE stream = $1', [stream]);
+    const row = result.rows[0];
+    return row ? BigInt(row.revision) : null;
+  }
+
+  private async actualRevision(stream: string): Promise<string> {
+    const current = await this.currentRevision(stream);
+    return current === null ? 'no_stream' : String(current);
+  }
+
+  private async connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (err) {
+      throw this.surface(err);
+    }
+  }
+
+  private async query<R extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(sql, params);
+    } catch (err) {
+      throw this.surface(err);
+    }
+  }
+
+  private surface(err: unknown): unknown {
+    return withoutSecrets(err, this.connectionString, 'event store');
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('event store (PostgreSQL) is closed');
+  }
+}
+
+export async function openPgEventStore(
+  connectionString: string,
+  options?: { logger?: Logger; pollMs?: number; applicationName?: string; poolSize?: number },
+): Promise<PgEventStore> {
+  return PgEventStore.open(connectionString, options);
+}
+
+/**
+ * The statement that checks `expected` and moves the stream's revision by n in one step, returning the new
+ * revision, or no row when the stream is not where `expected` says. Concurrent appends to one stream queue on
+ * its row; each re-checks the row as committed by the one before (READ COMMITTED re-evaluates the WHERE), and
+ * two first appends meet on the primary key, the second waiting for the first's commit.
+ */
+function moveRevisionSql(expected: ExpectedRevision): string {
+  if (expected === 'no_stream') return 'INSERT INTO es_streams (stream, revision) VALUES ($1, $2 - 1) ON CONFLICT (stream) DO NOTHING RETURNING revision';
+  if (expected === 'any') {
+    return `INSERT INTO es_streams (stream, revision) VALUES ($1, $2 - 1)
+            ON CONFLICT (stream) DO UPDATE SET revision = es_streams.revision + $2 RETURNING revision`;
+  }
+  if (expected === 'stream_exists') return 'UPDATE es_streams SET revision = revision + $2 WHERE stream = $1 RETURNING revision';
+  return 'UPDATE es_streams SET revision = revision + $2 WHERE stream = $1 AND revision = $3 RETURNING revision';
+}
+
+function moveRevisionParams(stream: string, n: number, expected: ExpectedRevision): unknown[] {
+  return typeof expected === 'bigint' ? [stream, n, String(expected)] : [stream, n];
+}
+
+interface EncodedEvent {
+  id: string;
+  type: string;
+  data: string;
+  metadata: string;
+}
+
+function encode(e: NewEvent): EncodedEvent {
+  if (typeof e.id !== 'string' || e.id === '') throw new TypeError('event id must be a non-empty string');
+  if (typeof e.type !== 'string' || e.type === '') throw new TypeError(`event ${e.id}: type must be a non-empty string`);
+  return { id: e.id, type: e.type, data: JSON.stringify(e.data ?? null), metadata: JSON.stringify(e.metadata ?? {}) };
+}
+
+function decode(row: EventRow): RecordedEvent {
+  return {
+    position: BigInt(row.position),
+    id: row.id,
+    stream: row.stream,
+    revision: BigInt(row.revision),
+    type: row.type,
+    data: row.data,
+    metadata: row.metadata,
+    createdAt: row.created_at,
+  };
+}
+
+/** A LIKE pattern matching `text` literally (the default escape character is the backslash). */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/**
+ * The driver's errors may quote the connection string (a malformed URL, a DNS failure): the password is
+ * replaced wherever it appears, and the error keeps its code so callers can classify it.
+ */
+function withoutSecrets(err: unknown, connectionString: string, context: string): unknown {
+  if (!(err instanceof Error)) return err;
+  const password = passwordOf(connectionString);
+  const redacted = redactConnectionString(connectionString);
+  let message = err.message.split(connectionString).join(redacted);
+  if (password) message = message.split(password).join('***');
+  if (message === err.message) return err;
+  const copy = new Error(`${context}: ${message}`);
+  Object.assign(copy, { code: (err as { code?: unknown }).code });
+  return copy;
+}
+
+function passwordOf(url: string): string | null {
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    return password.length >= 3 ? password : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * One LISTEN connection per store, outside the pool (a pooled connection would be handed to queries). It emits
+ * 'appended' on each notification, and after every (re)connection, since notifications sent while it was
+ * away are lost; a lost connection is re-made after a growing pause, for as long as the store is open.
+ */
+class Listener {
+  private client: pg.Client | null = null;
+  private stopped = false;
+  private delayMs = LISTEN_RETRY_MS.first;
+  private timer: NodeJS.Timeout | null = null;
+  private connecting: Promise<void> | null = null;
+
+  constructor(
+    private readonly connectionString: string,
+    private readonly appended: EventEmitter,
+    private readonly applicationName: string | undefined,
+    private readonly logger: Logger | undefined,
+  ) {
+    this.connecting = this.connect();
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({
+      connectionString: this.connectionString,
+      application_name: `${this.applicationName ?? 'messaging-agent-service:eventstore'}:listen`,
+      connectionTimeoutMillis: 10_000,
+      keepAlive: true,
+    });
+    let lost = false;
+    const onLost = (err?: Error) => {
+      if (lost) return;
+      lost = true;
+      if (this.client === client) this.client = null;
+      client.end().catch(() => undefined);
+      if (this.stopped) return;
+      this.logger?.warn(
+        { err: err ? { message: withoutSecretsMessage(err, this.connectionString), code: (err as { code?: string }).code } : undefined },
+        'the event store lost its LISTEN connection; subscriptions poll until it is back',
+      );
+      this.retryLater();
+    };
+    client.on('error', onLost);
+    client.on('end', () => onLost());
+    client.on('notification', () => this.appended.emit('appended'));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch (err) {
+      onLost(err as Error);
+      return;
+    } finally {
+      this.connecting = null;
+    }
+    if (this.stopped || lost) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.client = client;
+    this.delayMs = LISTEN_RETRY_MS.first;
+    // Whatever was appended while no connection listened is read now, not at the next poll.
+    this.appended.emit('appended');
+  }
+
+  private retryLater(): void {
+    if (this.timer || this.stopped) return;
+    const delay = this.delayMs;
+    this.delayMs = Math.min(LISTEN_RETRY_MS.max, this.delayMs * 2);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (!this.stopped) this.connecting = this.connect();
+    }, delay);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.connecting?.catch(() => undefined);
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => undefined);
+  }
+}
+
+function withoutSecretsMessage(err: Error, connectionString: string): string {
+  return (withoutSecrets(err, connectionString, 'listen') as Error).message;
+}
