@@ -11,6 +11,7 @@ import {
   type Scalar,
   type SearchHit,
 } from '../../src/ports/readStore.js';
+import { queryTerms, wordsOf } from '../../src/infrastructure/readStore/fullText.js';
 
 /** A fresh, empty database per test, and more instances on that same database (as another process would open). */
 export interface ReadStoreFixture {
@@ -484,6 +485,53 @@ export function readStoreContract(name: string, factory: ReadStoreFactory, optio
       it('refuses a document of a full-text collection without a usable order value', async () => {
         await expect(store.commit('p', [put('notes', { id: 'x', tenant: 'acme', text: 'hi' })], 1n)).rejects.toThrow(/seq/);
         await expect(store.commit('p', [put('notes', { id: 'x', tenant: 'acme', text: 'hi', seq: 1.5 })], 1n)).rejects.toThrow(/seq/);
+      });
+
+      // The same texts and queries find the same documents on every adapter: what the port's tokenizer
+      // (readStore/fullText.ts) says each text's words are, matched whole or, where the engine does, as prefixes.
+      it('finds, for the same texts and queries, exactly the documents the port\'s own words say (search parity)', async () => {
+        const texts = [
+          'Do you ship to Norway? Shipping costs 100€',
+          'Crème brûlée at the CAFÉ, naïve façade',
+          'order_id=A-7 e-mail ops@example.com #refund',
+          'İstanbul straße ÆSIR Øre ﬁne',
+          '東京 から 大阪 へ 新幹線',
+          'Привет мир, ПРИВЕТСТВИЕ',
+          'thanks👍👍 for the reply!!! 3.14 v2.0.1',
+          'Ship ship SHIP shipment shipped',
+          'مرحبا بالعالم',
+          'x'.repeat(80) + ' tail',
+          '',
+        ];
+        const queries = [
+          'ship', 'SHIPPING', 'norway ship', 'creme', 'brulee cafe', 'naive', 'facade', 'order id', 'order_id', 'a 7',
+          'example com', 'refund', 'istanbul', 'strasse', 'straße', 'æsir', 'ore', 'fine', '東京', '大阪 新幹線', 'привет',
+          'ПРИВЕТСТВИЕ мир', 'thanks', '👍', '3 14', 'v2', '0 1', 'shipment ship', 'مرحبا', 'x'.repeat(64), 'x'.repeat(70),
+          'tail', 'sh', 'c', 'e', 'nowhere', 'ship nowhere', '"', '',
+        ];
+        const docs = texts.map((text, i) => note(i + 1, 'acme', text, i % 2 ? `Title ${i}` : undefined));
+        await store.commit('p', [...docs, note(100, 'globex', texts.join(' '))].map((d) => put('notes', d)), 1n);
+        const expected = (query: string) => {
+          const terms = queryTerms(query);
+          if (terms.length === 0) return [];
+          return docs
+            .filter((d) => {
+              const words = [...wordsOf(d.text), ...wordsOf(d.title ?? '')].map((w) => w.word);
+              return terms.every((t) => words.some((w) => (options.prefixSearch ? w.startsWith(t) : w === t)));
+            })
+            .sort((a, b) => b.seq - a.seq)
+            .map((d) => d.id);
+        };
+        for (const query of queries) {
+          expect(await searchIds(store, 'acme', query, 50), query).toEqual(expected(query));
+        }
+        // The reference is not vacuous: a few of its answers spelled out.
+        expect(expected('creme')).toEqual(['note-2']);
+        expect(expected('strasse')).toEqual([]); // ß is its own letter: folding removes accents only
+        expect(expected('大阪 新幹線')).toEqual(['note-5']);
+        expect(expected('ПРИВЕТСТВИЕ мир')).toEqual(['note-6']);
+        expect(expected('ship')).toEqual(options.prefixSearch ? ['note-8', 'note-1'] : ['note-8', 'note-1']);
+        expect(expected('sh')).toEqual(options.prefixSearch ? ['note-8', 'note-1'] : []);
       });
 
       it('rebuilds the index with its generation: the new one starts empty, the old one is dropped', async () => {
