@@ -16,14 +16,23 @@
  * (b) single-append latency, one writer; each adapter append is followed by one bare INSERT+commit.
  * (c) replay: readAll in pages of 1000 over the whole file, decoded events; baseline: one plain SELECT of
  *     the same columns over the same table, rows not decoded.
+ *
+ * Then, in the same run, the PostgreSQL adapter on the local server (a fresh database, dropped after; PG_TEST_URL
+ * names another server; skipped with one line when none answers), its commits durable (synchronous_commit=on):
+ * (p1) one writer, one event per append: appends/s and latency p50/p99; (p2) 8 concurrent writers as in (a)
+ * (group commit); (p3) appends of 100 events: events/s; (p4) replay of the same number of events as (c), readAll
+ * in pages of 1000, decoded; baseline: one plain SELECT of the same rows (driver-parsed, not decoded).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import type { NewEvent } from '../src/ports/eventStore.js';
+import { PgEventStore } from '../src/infrastructure/postgres/pgEventStore.js';
 import { SqliteEventStore } from '../src/infrastructure/sqlite/sqliteEventStore.js';
+import { createTestDatabase, postgresTarget } from '../test/support/postgres.js';
 
 const scale = Number(process.env.BENCH_SCALE ?? 1);
 const WRITERS = 8;
@@ -267,7 +276,102 @@ async function main() {
       `(c) medians of ${REPLAY_ROUNDS} replays; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${cpus().length} cores`,
   );
   rmSync(dir, { recursive: true, force: true });
+  await postgres();
   if (table.some((r) => !r.ok)) process.exitCode = 1;
+}
+
+async function postgres(): Promise<void> {
+  const target = await postgresTarget();
+  if (target.mode === 'skip') return;
+  const db = await createTestDatabase('bench_store');
+  console.log(`\nPostgreSQL event store bench: database ${db.name}`);
+  const store = await PgEventStore.open(db.url, { poolSize: 4 });
+  try {
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    const settings = await admin.query<{ name: string; setting: string }>(
+      "SELECT name, setting FROM pg_settings WHERE name IN ('synchronous_commit', 'fsync', 'wal_sync_method', 'shared_buffers') ORDER BY name",
+    );
+    const server = (await admin.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version;
+    console.log(`PostgreSQL ${server}; ${settings.rows.map((r) => `${r.name}=${r.setting}`).join(', ')}`);
+
+    // (p1) one writer
+    const latencies: number[] = [];
+    const single = 'conversation-pg-single';
+    let t = performance.now();
+    for (let i = 0; i < Math.round(LATENCY_SAMPLES / 3); i++) {
+      const s = performance.now();
+      await store.append(single, [makeEvent(single, i)], i === 0 ? 'no_stream' : BigInt(i - 1));
+      latencies.push(performance.now() - s);
+    }
+    const singleRate = latencies.length / ((performance.now() - t) / 1000);
+    latencies.sort((x, y) => x - y);
+
+    // (p2) 8 writers, group commit
+    const rates: number[] = [];
+    const perCommit: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      const before = { ...store.commitStats };
+      t = performance.now();
+      const perWriter = Math.round(APPENDS_PER_WRITER / 3);
+      await Promise.all(
+        Array.from({ length: WRITERS }, async (_, w) => {
+          const stream = `conversation-pg-r${round}-${w}`;
+          for (let i = 0; i < perWriter; i++) await store.append(stream, [makeEvent(stream, i)], i === 0 ? 'no_stream' : BigInt(i - 1));
+        }),
+      );
+      rates.push((WRITERS * perWriter) / ((performance.now() - t) / 1000));
+      perCommit.push((store.commitStats.appends - before.appends) / (store.commitStats.commits - before.commits));
+      console.log(`(p2) round ${round + 1}/3: ${fmt(rates.at(-1)!)} events/s (${fmt(perCommit.at(-1)!, 1)} appends/commit)`);
+    }
+
+    // (p3) 100 events per append, up to REPLAY_TARGET events in the store
+    let count = Number(await admin.query('SELECT count(*) FROM es_events').then((r) => r.rows[0].count));
+    const fillStart = count;
+    t = performance.now();
+    for (let s = 0; count < REPLAY_TARGET; s++) {
+      const stream = `conversation-pg-fill-${s}`;
+      const n = Math.min(100, REPLAY_TARGET - count);
+      await store.append(stream, Array.from({ length: n }, (_, i) => makeEvent(stream, i)), 'no_stream');
+      count += n;
+    }
+    const batchedRate = (count - fillStart) / ((performance.now() - t) / 1000);
+
+    // (p4) replay, alternating with a plain SELECT of the same rows
+    const replays: { replay: number; scan: number }[] = [];
+    let replayed = 0;
+    for (let k = 0; k < REPLAY_ROUNDS; k++) {
+      t = performance.now();
+      replayed = 0;
+      let after: bigint | null = null;
+      for (;;) {
+        const page = await store.readAll({ after, maxCount: 1000 });
+        if (page.length === 0) break;
+        replayed += page.length;
+        after = page.at(-1)!.position;
+      }
+      const replay = replayed / ((performance.now() - t) / 1000);
+      t = performance.now();
+      const rows = await admin.query('SELECT position, id, stream, revision, type, data, metadata, created_at FROM es_events ORDER BY position');
+      replays.push({ replay, scan: rows.rowCount! / ((performance.now() - t) / 1000) });
+    }
+    await admin.end();
+    const p = (q: number) => fmt(percentile(latencies, q), 3);
+    console.table([
+      { metric: '(p1) 1 writer, 1 event per append: appends/s', postgres: fmt(singleRate), detail: `latency p50 / p99 ${p(50)} / ${p(99)} ms` },
+      { metric: '(p2) 8 writers, 1 event per append: events/s', postgres: fmt(median(rates)), detail: `median of 3 rounds, ${fmt(median(perCommit), 1)} appends/commit` },
+      { metric: '(p3) 1 writer, 100 events per append: events/s', postgres: fmt(batchedRate), detail: `${fmt(count - fillStart)} events` },
+      {
+        metric: `(p4) replay ${fmt(replayed)} events: events/s`,
+        postgres: fmt(median(replays.map((r) => r.replay))),
+        detail: `plain SELECT ${fmt(median(replays.map((r) => r.scan)))}/s (${fmt(median(replays.map((r) => r.replay / r.scan)), 2)}x)`,
+      },
+    ]);
+    console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${cpus().length} cores`);
+  } finally {
+    await store.close();
+    await db.drop();
+  }
 }
 
 main().catch((err) => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewEvent, RecordedEvent } from '../../src/ports/eventStore.js';
-import { WrongExpectedRevisionError } from '../../src/ports/errors.js';
+import { StoreBusyError, WrongExpectedRevisionError } from '../../src/ports/errors.js';
 import { PgEventStore, openPgEventStore } from '../../src/infrastructure/postgres/pgEventStore.js';
 import { createTestDatabase, postgresTarget, type TestDatabase } from '../support/postgres.js';
 import { eventually } from '../support/eventually.js';
@@ -19,6 +19,9 @@ describe.skipIf(target.mode === 'skip')('PostgreSQL event store', () => {
     db = await createTestDatabase('eventstore');
     admin = new pg.Client({ connectionString: db.url });
     await admin.connect();
+    // Commits need not wait for the disk here (no test crashes the server): thousands of serialised commits
+    // would otherwise take a minute on a shared disk. Visibility and its order are the same either way.
+    await admin.query(`ALTER DATABASE ${db.name} SET synchronous_commit = off`);
   });
   afterAll(async () => {
     await admin?.end();
@@ -61,12 +64,17 @@ describe.skipIf(target.mode === 'skip')('PostgreSQL event store', () => {
   it('never lets a subscriber skip an event committed late: 20 connections × 200 appends, held open at random', async () => {
     const WRITERS = 20;
     const APPENDS = 200;
-    const writer = await PgEventStore.open(db.url, {
-      poolSize: WRITERS,
-      // A pause between taking positions and committing, in some transactions: without the position lock,
-      // transactions would commit out of position order all the time.
-      beforeCommit: () => (Math.random() < 0.25 ? new Promise((r) => setTimeout(r, Math.floor(Math.random() * 3))) : Promise.resolve()),
-    });
+    // One store (and so one connection appending) per writer, as separate processes would be. A pause between
+    // taking positions and committing, in some transactions: without the position lock, transactions would
+    // commit out of position order all the time.
+    const writers = await Promise.all(
+      Array.from({ length: WRITERS }, () =>
+        PgEventStore.open(db.url, {
+          poolSize: 1,
+          beforeCommit: () => (Math.random() < 0.25 ? new Promise((r) => setTimeout(r, Math.floor(Math.random() * 3))) : Promise.resolve()),
+        }),
+      ),
+    );
     const reader = await openPgEventStore(db.url, { pollMs: 20, applicationName: 'noskip-reader' });
     const prefix = `noskip-${randomUUID()}-`;
     const start = await reader.headPosition();
@@ -103,7 +111,7 @@ describe.skipIf(target.mode === 'skip')('PostgreSQL event store', () => {
           for (let i = 0; i < APPENDS; i++) {
             // Two streams per writer, one or two events per append.
             const events = Array.from({ length: 1 + (i % 2) }, () => ev('NoSkip', { w, i }));
-            await writer.append(`${prefix}${w}-${i % 2}`, events, 'any');
+            await writers[w]!.append(`${prefix}${w}-${i % 2}`, events, 'any');
             appendedIds.push(...events.map((e) => e.id));
           }
         }),
@@ -123,7 +131,7 @@ describe.skipIf(target.mode === 'skip')('PostgreSQL event store', () => {
       await pager.catch(() => undefined);
       await sub.stop();
       await reader.close();
-      await writer.close();
+      await Promise.all(writers.map((w) => w.close()));
     }
   }, 180_000);
 
@@ -232,19 +240,20 @@ describe.skipIf(target.mode === 'skip')('PostgreSQL event store', () => {
   });
 
   it('an append retried while the original is still committing answers duplicate, and stores the events once', async () => {
-    const store = await openPgEventStore(db.url);
+    const stores = [await openPgEventStore(db.url), await openPgEventStore(db.url)];
     try {
       for (let round = 0; round < 5; round++) {
         const stream = `race-${randomUUID()}`;
         const events = [ev(), ev()];
-        const results = await Promise.all(Array.from({ length: 4 }, () => store.append(stream, events, 'any')));
+        // Two in one instance (one transaction) and two in another (racing it).
+        const results = await Promise.all(Array.from({ length: 4 }, (_, i) => stores[i % 2]!.append(stream, events, 'any')));
         expect(results.filter((r) => !r.duplicate)).toHaveLength(1);
         const original = results.find((r) => !r.duplicate)!;
         for (const r of results) expect({ ...r, duplicate: undefined }).toEqual({ ...original, duplicate: undefined });
-        expect((await store.readStream(stream)).map((e) => e.id)).toEqual(events.map((e) => e.id));
+        expect((await stores[0]!.readStream(stream)).map((e) => e.id)).toEqual(events.map((e) => e.id));
       }
     } finally {
-      await store.close();
+      await Promise.all(stores.map((s) => s.close()));
     }
   });
 
@@ -258,6 +267,26 @@ describe.skipIf(target.mode === 'skip')('PostgreSQL event store', () => {
       expect(stored!.data).toEqual(data);
       expect(JSON.stringify(stored!.data)).toBe(JSON.stringify(data));
     } finally {
+      await store.close();
+    }
+  });
+
+  it('an append that cannot get the position lock in time fails with StoreBusyError, writing nothing', async () => {
+    const store = await openPgEventStore(db.url, { busyTimeoutMs: 300 });
+    const holder = new pg.Client({ connectionString: db.url });
+    await holder.connect();
+    const stream = `busy-${randomUUID()}`;
+    try {
+      await holder.query('BEGIN');
+      // The lock every append transaction takes first (another instance frozen in the middle of an append).
+      await holder.query("SELECT pg_advisory_xact_lock(x'6573706f'::int)");
+      const err = await store.append(stream, [ev()], 'no_stream').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StoreBusyError);
+      await holder.query('ROLLBACK');
+      expect(await store.readStream(stream)).toEqual([]);
+      expect((await store.append(stream, [ev()], 'no_stream')).nextRevision).toBe(0n);
+    } finally {
+      await holder.end();
       await store.close();
     }
   });

@@ -12,7 +12,7 @@ import type {
   SubscribeOptions,
   Subscription,
 } from '../../ports/eventStore.js';
-import { EventIdConflictError, WrongExpectedRevisionError } from '../../ports/errors.js';
+import { EventIdConflictError, StoreBusyError, WrongExpectedRevisionError } from '../../ports/errors.js';
 import type { Logger } from '../../ports/logger.js';
 import { checkExpectedRevision, pollingSubscription } from '../eventStoreSupport.js';
 import { migrate, type Migration } from './migrations.js';
@@ -22,26 +22,26 @@ import { openPgPool, redactConnectionString } from './pool.js';
  * The PostgreSQL event store.
  *
  * Streams: `es_streams` holds each stream's current revision, so an append checks and moves it with one indexed
- * row update (never a count or max over events): `UPDATE … WHERE revision = expected` for an exact revision, an
- * insert that must not conflict for 'no_stream', an upsert for 'any'. The row stays locked until the append
- * commits, so of concurrent appends to one stream exactly one passes each revision (the others re-check the
- * committed row and fail), and UNIQUE (stream, revision) on `es_events` backs it.
+ * row write (never a count or max over events): `UPDATE … WHERE revision = expected` for an exact revision, an
+ * insert that must not conflict for 'no_stream', an upsert for 'any'; UNIQUE (stream, revision) on `es_events`
+ * backs it, and UNIQUE (id) makes event ids unique in the whole store.
  *
  * Global positions without skipping a late commit: positions come from an identity sequence, and concurrent
  * transactions may commit in another order than they took their numbers. A reader that has delivered position
- * 7 must never later find a 6 that was still uncommitted when it read. So every append takes one transaction-
- * level advisory lock (POSITION_LOCK_KEY) right before inserting its events and holds it to its commit:
+ * 7 must never later find a 6 that was still uncommitted when it read. So every append transaction first takes
+ * one transaction-level advisory lock (POSITION_LOCK_KEY) and holds it to its commit:
  * - numbers are only taken under the lock, so they are handed out in the order the lock is granted;
  * - PostgreSQL marks a transaction committed (visible to new snapshots) before it releases the transaction's
  *   locks, so the next holder can only take a number after every smaller number is visible, or rolled back
  *   (then it is a gap forever: sequences never hand a number out twice).
  * Hence, whenever a statement sees position p, it sees every committed position below p: each read is a
- * prefix of the final order, and a reader resuming after the last position it saw misses nothing. The lock
- * is held only from the insert to the commit (the stream check and any wait for a stream's row come before),
- * and the NOTIFY every append sends already serialises commits of notifying transactions in PostgreSQL,
- * so the lock adds little (bench/README.md measures it). Reading only below the oldest running transaction
- * (pg_snapshot_xmin) would keep writers parallel but is not enough with position order on its own (a
- * transaction with a larger xid may hold a smaller position) and stalls every reader behind any long
+ * prefix of the final order, and a reader resuming after the last position it saw misses nothing. Readers take
+ * no lock. The price is one append transaction at a time per database; the NOTIFY each one sends serialises the
+ * commits of notifying transactions in PostgreSQL anyway. Appends of one store therefore share transactions
+ * (group commit, see startCommitter), each batch one call of the function es_append: one round trip, one
+ * transaction, whatever the batch holds (bench/README.md measures it). Reading only below the oldest running
+ * transaction (pg_snapshot_xmin) keeps writers parallel but is not enough with position order on its own (a
+ * transaction with a larger xid may hold a smaller position), and it stalls every reader behind any long
  * transaction of the whole server; see docs/architecture.md.
  *
  * Subscriptions: an append NOTIFYs `es_appended` inside its transaction (delivered on commit); one dedicated
@@ -57,7 +57,12 @@ export interface PgEventStoreOptions {
   /** Pool connections for appends and reads. Default 10. */
   poolSize?: number;
   /**
-   * For tests only: awaited inside each append's transaction after its events are inserted and before it
+   * How long an append transaction waits for the position lock before its appends fail with StoreBusyError
+   * (nothing written, safe to retry). Default 10,000 ms.
+   */
+  busyTimeoutMs?: number;
+  /**
+   * For tests only: awaited inside each append transaction after its events are inserted and before it
    * commits, to widen the window in which concurrent transactions could commit out of position order.
    */
   beforeCommit?: () => Promise<void>;
@@ -70,6 +75,10 @@ const POSITION_LOCK_KEY = 0x6573_706f; // 'espo'
 /** A subscription's reads failing on a lost connection are retried this long before onError. */
 const READ_RETRY_FOR_MS = 60_000;
 const LISTEN_RETRY_MS = { first: 100, max: 5000 };
+/** SQLSTATE of a lock_timeout expiring. */
+const LOCK_NOT_AVAILABLE = '55P03';
+/** Most appends one transaction carries (group commit). */
+const MAX_APPENDS_PER_COMMIT = 256;
 
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -98,6 +107,71 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX es_events_type_position ON es_events (type, position);
       -- Scratch space of probeWrite(): one row, rewritten by each probe.
       CREATE TABLE es_write_probe (id integer PRIMARY KEY, probed_at timestamptz NOT NULL);
+
+      -- A batch of appends in one call (one round trip, one transaction). Append i is stream[i] at expected[i]
+      -- ('no_stream', 'any', 'stream_exists' or a revision) with counts[i] events, taken in order from the flat
+      -- arrays of ids, types, data and metadata. First the position lock (see pgEventStore.ts: it is what keeps
+      -- readers from passing a late commit), waiting at most lock_timeout_ms. Then per append: an id already
+      -- stored refuses it ('id-conflict'), a revision not as expected refuses it ('revision-mismatch', with the
+      -- current revision), else the stream's revision moves by the count and the events are inserted in order
+      -- ('ok', new revision, last position). A refused append writes nothing. Every statement here is an index
+      -- lookup or write: nothing counts or scans events.
+      CREATE FUNCTION es_append(
+        streams text[], expected text[], counts integer[],
+        ids text[], types text[], datas text[], metadatas text[],
+        lock_key bigint, lock_timeout_ms integer)
+      RETURNS TABLE (o_outcome text, o_revision bigint, o_position bigint)
+      LANGUAGE plpgsql AS $fn$
+      DECLARE
+        i integer;
+        start_at integer := 1;
+        n integer;
+        current_revision bigint;
+        stamped_at timestamptz;
+        wrote boolean := false;
+        position_sequence regclass := pg_get_serial_sequence('es_events', 'position')::regclass;
+      BEGIN
+        PERFORM set_config('lock_timeout', lock_timeout_ms::text, true);
+        PERFORM pg_advisory_xact_lock(lock_key);
+        stamped_at := date_trunc('milliseconds', clock_timestamp());
+        FOR i IN 1 .. coalesce(array_length(streams, 1), 0) LOOP
+          n := counts[i];
+          o_revision := NULL;
+          o_position := NULL;
+          SELECT s.revision INTO current_revision FROM es_streams s WHERE s.stream = streams[i];
+          IF EXISTS (SELECT 1 FROM es_events e WHERE e.id = ANY (ids[start_at : start_at + n - 1])) THEN
+            o_outcome := 'id-conflict';
+          ELSIF expected[i] = 'any'
+             OR (expected[i] = 'no_stream' AND current_revision IS NULL)
+             OR (expected[i] = 'stream_exists' AND current_revision IS NOT NULL)
+             OR (current_revision IS NOT NULL AND expected[i] = current_revision::text) THEN
+            IF current_revision IS NULL THEN
+              INSERT INTO es_streams (stream, revision) VALUES (streams[i], n - 1);
+            ELSE
+              UPDATE es_streams s SET revision = current_revision + n WHERE s.stream = streams[i];
+            END IF;
+            INSERT INTO es_events (id, stream, revision, type, data, metadata, created_at)
+              SELECT ids[start_at + k - 1], streams[i], coalesce(current_revision, -1) + k,
+                     types[start_at + k - 1], datas[start_at + k - 1]::json, metadatas[start_at + k - 1]::json, stamped_at
+              FROM generate_series(1, n) AS k
+              ORDER BY k;
+            o_outcome := 'ok';
+            o_revision := coalesce(current_revision, -1) + n;
+            -- The last number this session took: the append's last event, inserted last.
+            o_position := currval(position_sequence);
+            wrote := true;
+          ELSE
+            o_outcome := 'revision-mismatch';
+            o_revision := current_revision;
+          END IF;
+          start_at := start_at + n;
+          RETURN NEXT;
+        END LOOP;
+        IF wrote THEN
+          PERFORM pg_notify('es_appended', '');
+        END IF;
+      END
+      $fn$;
     `,
   },
 ];
@@ -133,8 +207,13 @@ export class PgEventStore implements EventStore {
   private readonly pollMs: number;
   private readonly logger: Logger | undefined;
   private readonly beforeCommit: (() => Promise<void>) | undefined;
+  private readonly busyTimeoutMs: number;
   private listener: Listener | null = null;
+  private readonly queue: PendingAppend[] = [];
+  private committer: Promise<void> | null = null;
   private closed = false;
+  /** Group-commit counters (benchmarks, metrics): transactions committed, appends they carried. */
+  readonly commitStats = { commits: 0, appends: 0 };
 
   private constructor(
     private readonly connectionString: string,
@@ -143,6 +222,7 @@ export class PgEventStore implements EventStore {
     this.pollMs = options.pollMs ?? 1000;
     this.logger = options.logger;
     this.beforeCommit = options.beforeCommit;
+    this.busyTimeoutMs = Math.max(1, Math.round(options.busyTimeoutMs ?? 10_000));
     this.pool = openPgPool({
       connectionString,
       max: options.poolSize ?? 10,
@@ -172,23 +252,15 @@ export class PgEventStore implements EventStore {
     }
     if (rows.length === 0) return this.emptyAppend(stream, expected);
 
-    const client = await this.connect();
-    let result: AppendResult | 'revision-mismatch' | 'id-conflict';
-    try {
-      result = await this.appendInTransaction(client, stream, rows, expected);
-    } catch (err) {
-      client.release(isTransientPgError(err) ? (err as Error) : undefined);
-      throw this.surface(err);
-    }
-    client.release();
-    if (typeof result === 'object') {
-      this.appended.emit('appended');
-      return result;
-    }
+    const outcome = await new Promise<Outcome>((resolve, reject) => {
+      this.queue.push({ stream, rows, expected, resolve, reject });
+      this.startCommitter();
+    });
+    if (typeof outcome === 'object') return outcome;
     // A refused append may be a retry of one already stored: that answers like the original did.
     const retry = await this.findRetry(stream, rows);
     if (retry) return retry;
-    if (result === 'id-conflict') {
+    if (outcome === 'id-conflict') {
       const taken = await this.query<{ id: string; stream: string }>('SELECT id, stream FROM es_events WHERE id = ANY($1::text[]) LIMIT 1', [[...ids]]);
       const hit = taken.rows[0];
       throw new EventIdConflictError(stream, String(expected), hit?.id ?? rows[0]!.id, hit?.stream ?? null);
@@ -282,55 +354,103 @@ export class PgEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    // Appends already accepted are committed, not dropped.
+    while (this.committer) await this.committer;
     await this.listener?.stop();
     await this.pool.end();
   }
 
-  /** The stream check, then the events under the position lock, then NOTIFY, in one transaction. */
-  private async appendInTransaction(
-    client: pg.PoolClient,
-    stream: string,
-    rows: EncodedEvent[],
-    expected: ExpectedRevision,
-  ): Promise<AppendResult | 'revision-mismatch' | 'id-conflict'> {
-    const n = rows.length;
-    await client.query('BEGIN');
+  /**
+   * One committer per store: while a transaction commits, new appends queue, and the next transaction carries all
+   * of them (group commit). Transactions of all instances take the position lock one after the other anyway, and
+   * each commit waits for its WAL flush, so batching is what lets appends/s exceed commits/s.
+   */
+  private startCommitter(): void {
+    if (this.committer) return;
+    this.committer = (async () => {
+      // setImmediate first: every append issued in this turn of the event loop joins the first transaction.
+      await new Promise((r) => setImmediate(r));
+      while (this.queue.length > 0) await this.commit(this.queue.splice(0, MAX_APPENDS_PER_COMMIT));
+    })().finally(() => {
+      this.committer = null;
+      if (this.queue.length > 0) this.startCommitter();
+    });
+  }
+
+  /**
+   * Commits a batch of appends in one transaction: the position lock first (see the class comment; taken
+   * before any stream row, so two transactions never wait for each other in opposite orders), then one
+   * statement per append, then NOTIFY. An append refused by its checks writes nothing and fails alone. An
+   * unexpected error fails the transaction: a batch is then tried again one append per transaction, so only
+   * the append that caused it fails.
+   */
+  private async commit(batch: PendingAppend[]): Promise<void> {
+    let client: pg.PoolClient;
     try {
-      const moved = await client.query<{ revision: string }>(moveRevisionSql(expected), moveRevisionParams(stream, n, expected));
-      if (moved.rows.length === 0) {
-        await client.query('ROLLBACK');
-        return 'revision-mismatch';
+      client = await this.pool.connect();
+    } catch (err) {
+      for (const p of batch) p.reject(this.surface(err));
+      return;
+    }
+    let outcomes: Outcome[];
+    try {
+      if (this.beforeCommit) {
+        await client.query('BEGIN');
+        outcomes = await this.appendBatch(client, batch);
+        await this.beforeCommit();
+        await client.query('COMMIT');
+      } else {
+        // One statement, so one implicit transaction and one round trip for the whole batch.
+        outcomes = await this.appendBatch(client, batch);
       }
-      const last = BigInt(moved.rows[0]!.revision);
-      await client.query('SELECT pg_advisory_xact_lock($1)', [POSITION_LOCK_KEY]);
-      let inserted: pg.QueryResult<{ position: string }>;
-      try {
-        inserted = await client.query<{ position: string }>(
-          `INSERT INTO es_events (id, stream, revision, type, data, metadata, created_at)
-           SELECT e.id, $1, $2::bigint + e.n - 1, e.type, e.data::json, e.metadata::json,
-                  (SELECT date_trunc('milliseconds', clock_timestamp()))
-           FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS e(id, type, data, metadata, n)
-           ORDER BY e.n
-           RETURNING position`,
-          [stream, String(last - BigInt(n) + 1n), rows.map((r) => r.id), rows.map((r) => r.type), rows.map((r) => r.data), rows.map((r) => r.metadata)],
-        );
-      } catch (err) {
-        if ((err as { code?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'es_events_id_unique') {
-          await client.query('ROLLBACK');
-          return 'id-conflict';
-        }
-        throw err;
-      }
-      await client.query("SELECT pg_notify($1, '')", [CHANNEL]);
-      if (this.beforeCommit) await this.beforeCommit();
-      await client.query('COMMIT');
-      let position = -1n;
-      for (const r of inserted.rows) if (BigInt(r.position) > position) position = BigInt(r.position);
-      return { nextRevision: last, position };
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
+      // Unexpected here (refusals are outcomes, not errors): the connection is not reused.
+      client.release(err instanceof Error ? err : new Error(String(err)));
+      if ((err as { code?: unknown }).code === LOCK_NOT_AVAILABLE) {
+        const busy = new StoreBusyError(this.busyTimeoutMs);
+        for (const p of batch) p.reject(busy);
+        return;
+      }
+      if (batch.length > 1 && !isTransientPgError(err)) {
+        for (const p of batch) await this.commit([p]);
+        return;
+      }
+      // A lost connection may have lost the COMMIT's answer too: a retry of the append is recognised as one.
+      for (const p of batch) p.reject(this.surface(err));
+      return;
     }
+    client.release();
+    this.commitStats.commits += 1;
+    this.commitStats.appends += batch.length;
+    batch.forEach((p, i) => p.resolve(outcomes[i]!));
+    if (outcomes.some((o) => typeof o === 'object')) this.appended.emit('appended');
+  }
+
+  /** The batch as one call of es_append (see the migration): its outcomes, in the order of the batch. */
+  private async appendBatch(client: pg.PoolClient, batch: PendingAppend[]): Promise<Outcome[]> {
+    const rows = batch.flatMap((p) => p.rows);
+    const result = await client.query<{ o_outcome: string; o_revision: string | null; o_position: string | null }>({
+      // Named: prepared once per connection, so a batch skips parsing and planning.
+      name: 'es_append',
+      text: 'SELECT o_outcome, o_revision, o_position FROM es_append($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+      values: [
+        batch.map((p) => p.stream),
+        batch.map((p) => String(p.expected)),
+        batch.map((p) => p.rows.length),
+        rows.map((r) => r.id),
+        rows.map((r) => r.type),
+        rows.map((r) => r.data),
+        rows.map((r) => r.metadata),
+        POSITION_LOCK_KEY,
+        this.busyTimeoutMs,
+      ],
+    });
+    if (result.rows.length !== batch.length) throw new Error(`es_append answered ${result.rows.length} outcomes for ${batch.length} appends`);
+    return result.rows.map((row): Outcome => {
+      if (row.o_outcome === 'ok') return { nextRevision: BigInt(row.o_revision!), position: BigInt(row.o_position!) };
+      return row.o_outcome === 'id-conflict' ? 'id-conflict' : 'revision-mismatch';
+    });
   }
 
   private async emptyAppend(stream: string, expected: ExpectedRevision): Promise<AppendResult> {
@@ -367,14 +487,6 @@ export class PgEventStore implements EventStore {
     return current === null ? 'no_stream' : String(current);
   }
 
-  private async connect(): Promise<pg.PoolClient> {
-    try {
-      return await this.pool.connect();
-    } catch (err) {
-      throw this.surface(err);
-    }
-  }
-
   private async query<R extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
     try {
       return await this.pool.query<R>(sql, params);
@@ -394,29 +506,19 @@ export class PgEventStore implements EventStore {
 
 export async function openPgEventStore(
   connectionString: string,
-  options?: { logger?: Logger; pollMs?: number; applicationName?: string; poolSize?: number },
+  options?: { logger?: Logger; pollMs?: number; applicationName?: string; poolSize?: number; busyTimeoutMs?: number },
 ): Promise<PgEventStore> {
   return PgEventStore.open(connectionString, options);
 }
 
-/**
- * The statement that checks `expected` and moves the stream's revision by n in one step, returning the new
- * revision, or no row when the stream is not where `expected` says. Concurrent appends to one stream queue on
- * its row; each re-checks the row as committed by the one before (READ COMMITTED re-evaluates the WHERE), and
- * two first appends meet on the primary key, the second waiting for the first's commit.
- */
-function moveRevisionSql(expected: ExpectedRevision): string {
-  if (expected === 'no_stream') return 'INSERT INTO es_streams (stream, revision) VALUES ($1, $2 - 1) ON CONFLICT (stream) DO NOTHING RETURNING revision';
-  if (expected === 'any') {
-    return `INSERT INTO es_streams (stream, revision) VALUES ($1, $2 - 1)
-            ON CONFLICT (stream) DO UPDATE SET revision = es_streams.revision + $2 RETURNING revision`;
-  }
-  if (expected === 'stream_exists') return 'UPDATE es_streams SET revision = revision + $2 WHERE stream = $1 RETURNING revision';
-  return 'UPDATE es_streams SET revision = revision + $2 WHERE stream = $1 AND revision = $3 RETURNING revision';
-}
+type Outcome = AppendResult | 'revision-mismatch' | 'id-conflict';
 
-function moveRevisionParams(stream: string, n: number, expected: ExpectedRevision): unknown[] {
-  return typeof expected === 'bigint' ? [stream, n, String(expected)] : [stream, n];
+interface PendingAppend {
+  stream: string;
+  rows: EncodedEvent[];
+  expected: ExpectedRevision;
+  resolve(outcome: Outcome): void;
+  reject(err: unknown): void;
 }
 
 interface EncodedEvent {
