@@ -18,7 +18,7 @@ import {
   type WriteOp,
 } from '../../ports/readStore.js';
 import { encodeCursor, normalizeFind, type NormalizedFind } from '../readStore/find.js';
-import { checkFullTextSpec, encodeSearchCursor, hitOf, normalizeSearch, orderValue, textField, wordsOf } from '../readStore/fullText.js';
+import { checkFullTextSpec, encodeSearchCursor, hitOf, normalizeSearch, orderValue, textField, wordsOf, type NormalizedSearch } from '../readStore/fullText.js';
 import { checkCollectionName, collapseOps, fnv1a, indexKeys, positionKey } from '../readStore/specs.js';
 import { migrate, type Migration } from './migrations.js';
 import { inTransaction, openPgPool, redactConnectionString } from './pool.js';
@@ -186,6 +186,18 @@ export class PgReadStore implements ReadStore {
     return rows.map((r) => (r as unknown as { 'QUERY PLAN': string })['QUERY PLAN']).join('\n');
   }
 
+  /** The plan PostgreSQL chooses for a search (for operators and the index tests): EXPLAIN's text. */
+  async explainSearch(collection: string, query: SearchQuery): Promise<string> {
+    checkCollectionName(collection);
+    const q = normalizeSearch(collection, query);
+    if (q.terms.length === 0) return '';
+    const rows = await this.read(collection, (t) => {
+      const sql = searchSql(t, q);
+      return { text: `EXPLAIN ${sql.text}`, values: sql.values };
+    });
+    return rows.map((r) => (r as unknown as { 'QUERY PLAN': string })['QUERY PLAN']).join('\n');
+  }
+
   async count(collection: string, where?: Record<string, Scalar>): Promise<number> {
     checkCollectionName(collection);
     const q = normalizeFind(collection, { where }, await this.spec(collection));
@@ -200,7 +212,7 @@ export class PgReadStore implements ReadStore {
   /**
    * The scope's documents holding a word that begins with each term, highest order first. The longest term drives
    * (likely the rarest): a range of the words index `(scope, word, ord)` gives its documents' order values, each
-   * checked for the other terms through the index `(ord, word)`; the page's order values then fetch the documents
+   * checked for the other terms through the index `(scope, ord, word)`; the page's order values then fetch the documents
    * through the unique index on `ord`. Other scopes' words are never read.
    */
   async search<T extends Doc = Doc>(collection: string, query: SearchQuery): Promise<Page<SearchHit<T>>> {
@@ -209,22 +221,7 @@ export class PgReadStore implements ReadStore {
     if (!ft) throw new Error(`read model collection ${collection} has no fullText index`);
     const q = normalizeSearch(collection, query);
     if (q.terms.length === 0) return { items: [], nextCursor: null };
-    const terms = [...q.terms].sort((a, b) => b.length - a.length);
-    const rows = await this.read(collection, (t) => {
-      const values: unknown[] = [pgText(q.scope), terms[0], terms[0] + PREFIX_END];
-      let inner = `SELECT DISTINCT w.ord FROM "${t.words}" w WHERE w.scope = $1 AND w.word >= $2 AND w.word < $3`;
-      if (q.before !== null) {
-        values.push(q.before);
-        inner += ` AND w.ord < $${values.length}`;
-      }
-      for (const term of terms.slice(1)) {
-        values.push(term, term + PREFIX_END);
-        inner += ` AND EXISTS (SELECT 1 FROM "${t.words}" x WHERE x.ord = w.ord AND x.word >= $${values.length - 1} AND x.word < $${values.length})`;
-      }
-      values.push(q.limit + 1);
-      inner += ` ORDER BY w.ord DESC LIMIT $${values.length}`;
-      return { text: `SELECT d.doc FROM "${t.docs}" d JOIN (${inner}) m ON d.ord = m.ord ORDER BY d.ord DESC`, values };
-    });
+    const rows = await this.read(collection, (t) => searchSql(t, q));
     const items = rows.slice(0, q.limit).map((r) => hitOf(r.doc as T, ft, q.terms, true));
     const last = items.at(-1);
     return { items, nextCursor: rows.length > q.limit && last ? encodeSearchCursor(q, orderValue(collection, ft, last.doc)) : null };
@@ -250,19 +247,21 @@ export class PgReadStore implements ReadStore {
       group.push(prepared);
       groups.set(op.collection, group);
     }
-    // Rows are locked in one order (collection, then id) by every commit, so two commits never deadlock on them.
+    // Every commit locks rows in one order (collection, then id: see writeGroup), so two commits touching the same
+    // documents wait for each other rather than deadlock; a deadlock that still happens is retried (retryDeadlock).
     const ordered = [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    for (const [, group] of ordered) group.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
     const created: string[] = [];
     await this.retryDeadlock(() =>
       this.transaction(async (c) => {
         created.length = 0;
         const generation = await this.writableGeneration(c);
-        // The checkpoint row exists before it is locked, so the first commits of a projector serialize too.
-        await c.query('INSERT INTO rm_checkpoints (projector, generation, position) VALUES ($1, $2, NULL) ON CONFLICT DO NOTHING', [projector, generation]);
+        // The checkpoint row, locked until the transaction ends (created first if need be, so a projector's very
+        // first commits serialize too): a second instance's commit waits here and then reads this one's checkpoint.
+        // One statement does both; it is SELECT … FOR UPDATE for a row that may not exist yet.
         const row = await c.query<{ position: string | null }>(
-          'SELECT position FROM rm_checkpoints WHERE projector = $1 AND generation = $2 FOR UPDATE',
+          `INSERT INTO rm_checkpoints (projector, generation, position) VALUES ($1, $2, NULL)
+           ON CONFLICT (projector, generation) DO UPDATE SET position = rm_checkpoints.position RETURNING position`,
           [projector, generation],
         );
         const current = row.rows[0]?.position ?? null;
@@ -312,7 +311,9 @@ export class PgReadStore implements ReadStore {
 
   async startRebuild(): Promise<ReadStoreRebuild> {
     const { rows } = await this.s.pool.query<{ value: number }>(
-      `UPDATE rm_meta SET value = (SELECT max(value) FROM rm_meta WHERE key IN ('${ACTIVE}', '${LAST}')) + 1 WHERE key = '${LAST}' RETURNING value`,
+      // `value` is the row's latest version even after waiting for another rebuild's update of it (a subquery over
+      // the row would still see the older one, and two rebuilds would share a generation).
+      `UPDATE rm_meta SET value = GREATEST(value, (SELECT value FROM rm_meta WHERE key = '${ACTIVE}')) + 1 WHERE key = '${LAST}' RETURNING value`,
     );
     const generation = rows[0]!.value;
     const store = new PgReadStore(this.s, generation);
@@ -460,7 +461,9 @@ export class PgReadStore implements ReadStore {
         `CREATE TABLE IF NOT EXISTS "${t.words}" (scope text COLLATE "C" NOT NULL, word text COLLATE "C" NOT NULL, ord bigint NOT NULL,
          PRIMARY KEY (scope, word, ord))`,
       );
-      await c.query(`CREATE INDEX IF NOT EXISTS "${identifier(`${t.words}__ord`)}" ON "${t.words}" (ord, word)`);
+      // The scope leads here too: whichever index the planner walks (a term's range of words, or the scope's
+      // newest documents first when a term is common), it never reads another scope's entries.
+      await c.query(`CREATE INDEX IF NOT EXISTS "${identifier(`${t.words}__scope_ord`)}" ON "${t.words}" (scope, ord, word)`);
     }
     await c.query(
       `INSERT INTO rm_collections (name, generation, indexes, full_text) VALUES ($1, $2, $3, $4)
@@ -476,8 +479,9 @@ export class PgReadStore implements ReadStore {
    */
   private async writeGroup(c: pg.PoolClient, t: Tables, spec: CollectionSpec, group: PreparedOp[], pos: string): Promise<void> {
     const ids = group.map((op) => op.id);
-    const existing = await c.query<{ id: string; pos: string; ord: string | null }>(
-      `SELECT id, pos, ord FROM "${t.docs}" WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
+    const scope = spec.fullText ? `doc #>> '{${spec.fullText.scope.split('.').join(',')}}'` : 'NULL';
+    const existing = await c.query<{ id: string; pos: string; ord: string | null; scope: string | null }>(
+      `SELECT id, pos, ord, ${scope} AS scope FROM "${t.docs}" WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
       [ids],
     );
     const current = new Map(existing.rows.map((r) => [r.id, r]));
@@ -488,8 +492,13 @@ export class PgReadStore implements ReadStore {
     const puts = live.filter((op) => op.json !== null);
     const deletes = live.filter((op) => op.json === null && current.has(op.id));
     if (spec.fullText) {
-      const stale = live.map((op) => current.get(op.id)?.ord).filter((o): o is string => o !== null && o !== undefined);
-      if (stale.length > 0) await c.query(`DELETE FROM "${t.words}" WHERE ord = ANY($1::bigint[])`, [stale]);
+      const stale = live.map((op) => current.get(op.id)).filter((r) => r !== undefined && r.ord !== null && r.scope !== null);
+      if (stale.length > 0) {
+        await c.query(`DELETE FROM "${t.words}" w USING unnest($1::text[], $2::bigint[]) AS o(scope, ord) WHERE w.scope = o.scope AND w.ord = o.ord`, [
+          stale.map((r) => r!.scope),
+          stale.map((r) => r!.ord),
+        ]);
+      }
     }
     if (deletes.length > 0) {
       await c.query(`DELETE FROM "${t.docs}" WHERE id = ANY($1::text[]) AND pos < $2`, [deletes.map((op) => op.id), pos]);
@@ -626,6 +635,24 @@ function findSql(table: string, q: NormalizedFind): { text: string; values: unkn
     text: `SELECT doc FROM "${table}"${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''} ORDER BY ${order} LIMIT $${values.length}`,
     values,
   };
+}
+
+/** See search: the longest term drives through (scope, word, ord), the others are checked through (scope, ord, word). */
+function searchSql(t: Tables, q: NormalizedSearch): { text: string; values: unknown[] } {
+  const terms = [...q.terms].sort((a, b) => b.length - a.length);
+  const values: unknown[] = [pgText(q.scope), terms[0], terms[0] + PREFIX_END];
+  let inner = `SELECT DISTINCT w.ord FROM "${t.words}" w WHERE w.scope = $1 AND w.word >= $2 AND w.word < $3`;
+  if (q.before !== null) {
+    values.push(q.before);
+    inner += ` AND w.ord < $${values.length}`;
+  }
+  for (const term of terms.slice(1)) {
+    values.push(term, term + PREFIX_END);
+    inner += ` AND EXISTS (SELECT 1 FROM "${t.words}" x WHERE x.scope = $1 AND x.ord = w.ord AND x.word >= $${values.length - 1} AND x.word < $${values.length})`;
+  }
+  values.push(q.limit + 1);
+  inner += ` ORDER BY w.ord DESC LIMIT $${values.length}`;
+  return { text: `SELECT d.doc FROM "${t.docs}" d JOIN (${inner}) m ON d.ord = m.ord ORDER BY d.ord DESC`, values };
 }
 
 /**
