@@ -12,6 +12,8 @@ export interface PgPoolOptions {
   /** Shown in pg_stat_activity, so an operator can tell the instances and their roles apart. */
   applicationName?: string;
   logger?: Logger;
+  /** Server settings of every connection of the pool (sent at connect, like `-c name=value` on the command line). */
+  settings?: Record<string, string | number>;
 }
 
 export function openPgPool(options: PgPoolOptions): pg.Pool {
@@ -23,6 +25,7 @@ export function openPgPool(options: PgPoolOptions): pg.Pool {
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
     keepAlive: true,
+    ...(options.settings ? { options: Object.entries(options.settings).map(([name, value]) => `-c ${name}=${value}`).join(' ') } : {}),
   });
   // A client checked out of the pool has no listener of the pool's: when the server ends its connection (a
   // restart, a failover, pg_terminate_backend) it emits 'error', which unheard is an uncaught exception that ends
