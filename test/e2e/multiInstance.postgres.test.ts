@@ -49,7 +49,8 @@ describe.skipIf(target.mode === 'skip')('two api and two processor instances on 
       SEND_RETRY_BACKOFF_MS: '200,500,1000,2000',
       LEASE_RETRY_MS: '500',
       LEASE_CHECK_MS: '500',
-      PG_POOL_SIZE: '3',
+      // Small pools: the whole suite's PostgreSQL files share one server's max_connections (100 by default).
+      PG_POOL_SIZE: '2',
     };
     // Processors first: they migrate the schema (at once, under the migrations' lock) and one takes each lease.
     instances.push(...(await Promise.all([startPgInstance('processor', env), startPgInstance('processor', env)])));

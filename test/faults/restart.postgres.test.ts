@@ -35,7 +35,8 @@ async function floodThrough(fault: Fault) {
   const platform: FakePlatform = await startFakePlatform({ token: 'tok-restart' });
   const llm: FakeLlm = await startFakeLlm({ delayMs: 30 });
   cleanups.push(() => platform.close(), () => llm.close());
-  const env = { DATABASE_URL: db.url, ALLOW_PRIVATE_PLATFORM_URLS: 'true', REPLY_BURST_WINDOW_MS: '0', SEND_RETRY_BACKOFF_MS: '200,500,1000,2000', LEASE_RETRY_MS: '500', LEASE_CHECK_MS: '500', PG_POOL_SIZE: '4' };
+  // Small pools: every PostgreSQL test file of the suite shares one server's max_connections (100 by default).
+  const env = { DATABASE_URL: db.url, ALLOW_PRIVATE_PLATFORM_URLS: 'true', REPLY_BURST_WINDOW_MS: '0', SEND_RETRY_BACKOFF_MS: '200,500,1000,2000', LEASE_RETRY_MS: '500', LEASE_CHECK_MS: '500', PG_POOL_SIZE: '2' };
   let service: PgInstance = await startPgInstance('all', env);
   cleanups.push(() => service.kill('SIGKILL'));
   try {

@@ -29,7 +29,8 @@ async function storeEnv(): Promise<TestStore> {
   const target = await postgresTarget();
   if (target.mode === 'skip') throw new Error(`MAS_TEST_STORE=postgres, but ${target.reason}`);
   const db: TestDatabase = await createTestDatabase('api');
-  return { env: { DATABASE_URL: db.url }, drop: () => db.drop() };
+  // Small pools: every PostgreSQL test file of the suite shares one server's max_connections.
+  return { env: { DATABASE_URL: db.url, PG_POOL_SIZE: '3' }, drop: () => db.drop() };
 }
 
 export interface TestServer extends Server {
