@@ -82,7 +82,7 @@ export async function startProcessor(config: Config, logger: PinoLogger, adapter
     const waiter = remoteProjectionWaiter(readStore);
     projections = { waitForPosition: (position, timeoutMs) => waiter.waitForPosition(position, timeoutMs), status: () => [], stop: async () => {} };
   } else {
-    projections = await leasedProjections(config, logger, adapters, { consumer, publishProgress: part === 'projections' || options.publishProgress === true });
+    projections = await leasedProjections(config, logger, adapters, { consumer, publishProgress: part === 'projections' || options.publishProgress === true, metrics: options.metrics });
     options.metrics?.watchProjections(projections, eventStore);
     stops.push(() => projections.stop());
   }
@@ -101,7 +101,7 @@ async function leasedProjections(
   config: Config,
   logger: PinoLogger,
   adapters: Adapters,
-  options: { consumer: EventConsumer; publishProgress: boolean },
+  options: { consumer: EventConsumer; publishProgress: boolean; metrics: ServiceMetrics | undefined },
 ): Promise<ProjectionRunner> {
   const { eventStore, readStore } = adapters;
   const remote = remoteProjectionWaiter(readStore);
@@ -126,6 +126,7 @@ async function leasedProjections(
       };
     },
   });
+  options.metrics?.watchLease('projections', duty);
   return {
     waitForPosition: (position, timeoutMs) => (local ? local.waitForPosition(position, timeoutMs) : remote.waitForPosition(position, timeoutMs)),
     status: () => local?.status() ?? [],
@@ -154,8 +155,11 @@ async function startReplies(
   const knowledge = options.knowledge ?? startKnowledgeIndexer({ eventStore, consumer, logger: logger.child({ component: 'knowledge-index' }) });
   const waitForProjections = (position: bigint) => options.projections.waitForPosition(position, 60_000);
   // Reactors and timed sweeps run on one instance at a time (their leases); the bus workers on every one.
-  const lease = (name: string, start: () => Promise<{ stop(): Promise<void> }>) =>
-    startLeasedDuty({ leases: adapters.leases, name, start, retryMs: config.leases.retryMs, logger: logger.child({ component: name }) });
+  const lease = async (name: string, start: () => Promise<{ stop(): Promise<void> }>) => {
+    const duty = await startLeasedDuty({ leases: adapters.leases, name, start, retryMs: config.leases.retryMs, logger: logger.child({ component: name }) });
+    options.metrics?.watchLease(name, duty);
+    return duty;
+  };
   const reactors = await lease('reactors', () => startReactors(allReactors, { eventStore, readStore, consumer, logger, ctx: { commands, bus, pricing: config.pricing, readStore, waitForProjections } }));
   const stops: (() => Promise<void>)[] = [() => reactors.stop()];
   if (options.metrics) {

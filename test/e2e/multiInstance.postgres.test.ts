@@ -85,6 +85,14 @@ describe.skipIf(target.mode === 'skip')('two api and two processor instances on 
     // The flood: both companies, alternating API instances; the reactors' holder is killed once enough are acknowledged.
     const victim = processors.find((p) => p.pid === before.reactors)!;
     const survivor = processors.find((p) => p !== victim)!;
+    // Each processor's /metrics says which duties it runs (mas_lease_held), as the database does.
+    const leaseMetrics = async (p: PgInstance) =>
+      Object.fromEntries([...(await (await fetch(`${p.base}/metrics`)).text()).matchAll(/^mas_lease_held\{lease="(\w+)"\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])]));
+    await eventually(async () => {
+      for (const p of processors) {
+        expect(await leaseMetrics(p)).toEqual(Object.fromEntries(LEASE_NAMES.map((n) => [n, before[n] === p.pid ? 1 : 0])));
+      }
+    }, 10_000, 200);
     const acked: { company: number; clientId: string; messageId: string }[] = [];
     let killedAt = 0;
     let killing: Promise<void> | null = null;
@@ -111,6 +119,7 @@ describe.skipIf(target.mode === 'skip')('two api and two processor instances on 
     await eventually(async () => {
       const holders = await leaseHolders(admin, db.name);
       expect(holders).toEqual(Object.fromEntries(LEASE_NAMES.map((n) => [n, survivor.pid])));
+      expect(await leaseMetrics(survivor)).toEqual(Object.fromEntries(LEASE_NAMES.map((n) => [n, 1])));
     }, 30_000, 200);
 
     // Every acknowledged message gets its answer (the killed processor's jobs are redelivered to the survivor).
