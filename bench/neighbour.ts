@@ -5,6 +5,7 @@
  *   npm run bench:neighbour                         in-process (ROLE=all), 60 s flood, ~4 minutes
  *   npm run bench:neighbour -- --seconds=20         shorter flood (or BENCH_SECONDS)
  *   BENCH_MODE=nats npm run bench:neighbour         ROLE=api + two ROLE=processor instances on NATS JetStream
+ *   BENCH_MODE=postgres npm run bench:neighbour     the same on PostgreSQL (DATABASE_URL) and NATS
  *
  * Two companies set up through the HTTP API, each with an agent on an instant OpenAI-compatible fake LLM and a
  * msgplatform integration sending to a fake platform (both in this process, test/support). Every message comes
@@ -24,7 +25,7 @@ import { cannon } from './support/cannon.js';
 import { numberOption } from './support/options.js';
 import { pacedLoad, type PacedResult } from './support/pacedLoad.js';
 import { warningSummary } from './support/processes.js';
-import { deploy, metricValue, progressLine } from './support/replyRig.js';
+import { benchMode, deploy, metricValue, progressLine } from './support/replyRig.js';
 import { trackLlm, trackPlatform } from './support/replyTracker.js';
 import { report } from './support/report.js';
 import { count5xx, fmt, machine, mib, rssBytes, summarize } from './support/stats.js';
@@ -33,7 +34,7 @@ import { setUpTenant, type Tenant } from './support/tenant.js';
 const SECONDS = numberOption('seconds', 'BENCH_SECONDS', 60);
 const BASELINE_SECONDS = numberOption('baseline', 'BENCH_BASELINE_SECONDS', 20);
 const REPLY_WAIT_MS = numberOption('wait', 'BENCH_REPLY_WAIT_MS', 120_000);
-const MODE = process.env.BENCH_MODE === 'nats' ? 'nats' : 'all';
+const MODE = benchMode();
 const QUIET_EVERY_MS = 500;
 const NOISY_CONNECTIONS = 16;
 const LLM_KEY = 'sk-bench-neighbour';

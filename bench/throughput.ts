@@ -5,6 +5,7 @@
  *   npm run bench:throughput                        ROLE=all, 45 s of saturation, ~2 minutes
  *   npm run bench:throughput -- --seconds=20        shorter (or BENCH_SECONDS)
  *   BENCH_MODE=nats npm run bench:throughput        ROLE=api + two ROLE=processor instances on NATS JetStream
+ *   BENCH_MODE=postgres npm run bench:throughput     the same on PostgreSQL (DATABASE_URL) and NATS
  *
  * One company with an agent on an instant OpenAI-compatible fake LLM and a msgplatform integration sending to a
  * fake platform (both in this process). 16 connections post signed webhooks as fast as the service answers, each
@@ -18,7 +19,7 @@ import { startFakePlatform } from '../test/support/fakePlatform.js';
 import { cannon } from './support/cannon.js';
 import { numberOption } from './support/options.js';
 import { warningSummary } from './support/processes.js';
-import { deploy, metricValue } from './support/replyRig.js';
+import { benchMode, deploy, metricValue } from './support/replyRig.js';
 import { trackPlatform } from './support/replyTracker.js';
 import { report } from './support/report.js';
 import { count5xx, fmt, machine, mib, rssBytes, sleep } from './support/stats.js';
@@ -26,7 +27,7 @@ import { setUpTenant } from './support/tenant.js';
 
 const SECONDS = numberOption('seconds', 'BENCH_SECONDS', 45);
 const WARMUP_SECONDS = numberOption('warmup', 'BENCH_WARMUP_SECONDS', 10);
-const MODE = process.env.BENCH_MODE === 'nats' ? 'nats' : 'all';
+const MODE = benchMode();
 const CONNECTIONS = 16;
 const LLM_KEY = 'sk-bench-throughput';
 const PLATFORM_TOKEN = 'bench-throughput-token';

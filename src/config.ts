@@ -166,6 +166,23 @@ export function esdbUrlProblem(url: string): string | null {
   return null;
 }
 
+/**
+ * What `pg` would not connect with: anything but `postgres://` or `postgresql://` with a parseable authority.
+ * A socket directory goes in `?host=/var/run/postgresql`. The message never repeats the string (it may hold a password).
+ */
+export function postgresUrlProblem(url: string): string | null {
+  const expected = 'must be a PostgreSQL connection string: postgres://[user[:password]@]host[:port]/database[?options] (or postgresql://)';
+  if (!/^postgres(?:ql)?:\/\//i.test(url)) return expected;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `${expected} (it does not parse as a URL: check the port and percent-encode special characters in the user name and password)`;
+  }
+  if (parsed.pathname.length > 1 && parsed.pathname.slice(1).includes('/')) return `${expected} (the database name cannot contain "/")`;
+  return null;
+}
+
 /** Text taken from a connection string (a driver's message, a host), with any password that string holds masked. */
 function withoutSecret(message: string, value: string): string {
   const password = /^[^:/]+:\/\/[^:@/]*:([^@]+)@/.exec(value)?.[1];
@@ -196,6 +213,10 @@ export const configSchema = z.object({
   EVENTSTORE_URL: connectionString(esdbUrlProblem),
   MONGODB_URI: connectionString(mongoUriProblem),
   MONGODB_DB: z.string().min(1).default('messaging_agent'),
+  DATABASE_URL: connectionString(postgresUrlProblem),
+  PG_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
+  LEASE_RETRY_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
+  LEASE_CHECK_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
   NATS_URL: optionalUrlList(['nats:', 'tls:', 'ws:', 'wss:']),
   /** Trust X-Forwarded-* from these proxies (fastify trustProxy: true, a hop count, or comma-separated IPs/CIDRs). */
   TRUST_PROXY: z.string().default(''),
@@ -268,6 +289,12 @@ export interface Config {
   eventStoreUrl: string | undefined;
   mongodbUri: string | undefined;
   mongodbDb: string;
+  /** PostgreSQL for events and read models (instead of EVENTSTORE_URL and MONGODB_URI), and the leases of several processors. */
+  databaseUrl: string | undefined;
+  /** Connections each thread's PostgreSQL pools keep at most (the event store's and the read store's each). */
+  pgPoolSize: number;
+  /** Leases of the stateful duties (PostgreSQL only): how often a standby asks, how often a holder confirms its connection. */
+  leases: { retryMs: number; checkMs: number };
   natsUrl: string | undefined;
   trustProxy: boolean | number | string[];
   jwtSecret: string | undefined;
@@ -348,6 +375,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid environment variable ${String(issue.path[0])}: ${issue.message}`);
   }
   const c = result.data;
+  // DATABASE_URL holds events and read models together: a second engine for either would split them silently.
+  for (const other of ['EVENTSTORE_URL', 'MONGODB_URI'] as const) {
+    if (c.DATABASE_URL && c[other]) {
+      throw new ConfigError(`invalid environment variable DATABASE_URL: it puts both the events and the read models on PostgreSQL, so ${other} must not be set too (unset one of them)`);
+    }
+  }
   let pricing: Pricing;
   try {
     pricing = loadPricing(c.LLM_PRICE_TABLE);
@@ -365,6 +398,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     eventStoreUrl: c.EVENTSTORE_URL,
     mongodbUri: c.MONGODB_URI,
     mongodbDb: c.MONGODB_DB,
+    databaseUrl: c.DATABASE_URL,
+    pgPoolSize: c.PG_POOL_SIZE,
+    leases: { retryMs: c.LEASE_RETRY_MS, checkMs: c.LEASE_CHECK_MS },
     natsUrl: c.NATS_URL,
     trustProxy: parseTrustProxy(c.TRUST_PROXY),
     jwtSecret: c.JWT_SECRET,

@@ -8,7 +8,6 @@ import { metricsRoutes } from './http/routes/metrics.js';
 import { startEventLoopMonitor } from './processing/eventLoopMonitor.js';
 import { startProcessor } from './processing/processor.js';
 import { startProcessorThread } from './processing/processorThread.js';
-import { publishProjectionProgress } from './processing/projectionProgress.js';
 
 /**
  * ROLE=processor: projections, reactors and workers without the API, for scaling the two apart. It serves
@@ -24,8 +23,7 @@ export async function createProcessorService(config: Config, logger: PinoLogger)
   const projectionsThread = config.processorThread ? await startProcessorThread(config, logger.child({ component: 'projections-thread' }), 'projections') : null;
   // Outbound deliveries on a thread of their own too, their share beside the replies bounded (WEBHOOK_THREAD_NICE).
   const webhooksThread = config.processorThread ? await startProcessorThread(config, logger.child({ component: 'webhooks-thread' }), 'webhooks') : null;
-  const processor = await startProcessor(config, logger, adapters, { metrics, part: projectionsThread ? 'replies' : 'all' });
-  const progress = projectionsThread ? null : publishProjectionProgress({ ...adapters, projections: processor.projections, logger: logger.child({ component: 'projection-progress' }) });
+  const processor = await startProcessor(config, logger, adapters, { metrics, part: projectionsThread ? 'replies' : 'all', publishProgress: !projectionsThread });
   const remoteMetrics = async (): Promise<MetricsJson[]> => {
     const json = await Promise.all([projectionsThread?.metrics(), webhooksThread?.metrics()]);
     return json.filter((j): j is MetricsJson => !!j);
@@ -49,7 +47,6 @@ export async function createProcessorService(config: Config, logger: PinoLogger)
     adapters,
     processingStarted: Promise.resolve(),
     ...serviceLifecycle(app, config, [
-      async () => progress?.stop(),
       async () => webhooksThread?.stop(),
       () => processor.stop(),
       async () => projectionsThread?.stop(),

@@ -1,4 +1,5 @@
 import { startNatsServer } from '../../test/support/natsServer.js';
+import { createTestDatabase } from '../../test/support/postgres.js';
 import { removeDataDir, startChild, tempDir, type Child } from './processes.js';
 
 /** What the reply benchmarks share: how the service is deployed and where its processing side's figures are. */
@@ -12,11 +13,18 @@ export interface Deployment {
   stop(): Promise<void>;
 }
 
+export type DeploymentMode = 'all' | 'nats' | 'postgres';
+
+/** BENCH_MODE: `nats`, `postgres`, else `all`. */
+export const benchMode = (): DeploymentMode => (process.env.BENCH_MODE === 'nats' || process.env.BENCH_MODE === 'postgres' ? process.env.BENCH_MODE : 'all');
+
 /**
  * The service on embedded defaults (`all`: one process, ROLE=all), or ROLE=api plus two ROLE=processor instances
- * on a real nats-server (`nats`), sharing one DATA_DIR; each in its own process on a free loopback port.
+ * on a real nats-server, sharing one DATA_DIR (`nats`: SQLite files; `postgres`: events and read models in a fresh
+ * database on the local PostgreSQL, the processors' duties under their leases); each in its own process on a
+ * free loopback port.
  */
-export async function deploy(mode: 'all' | 'nats', tag: string): Promise<Deployment> {
+export async function deploy(mode: DeploymentMode, tag: string): Promise<Deployment> {
   const dataDir = tempDir(tag);
   const env = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'development', ALLOW_PRIVATE_PLATFORM_URLS: 'true', AUTH_RATE_LIMIT_PER_MINUTE: '1000' };
   if (mode === 'all') {
@@ -24,7 +32,8 @@ export async function deploy(mode: 'all' | 'nats', tag: string): Promise<Deploym
     return { url: service.url, metricsUrls: [service.url], children: [service], stop: async () => void (await service.stop(), removeDataDir(dataDir)) };
   }
   const nats = await startNatsServer();
-  const shared = { ...env, NATS_URL: nats.url };
+  const db = mode === 'postgres' ? await createTestDatabase(`bench_${tag}`) : null;
+  const shared = { ...env, NATS_URL: nats.url, ...(db ? { DATABASE_URL: db.url } : {}) };
   const api = await startChild({ name: 'api', script: 'src/main.ts', env: { ...shared, ROLE: 'api' }, readyPath: '/readyz' });
   const processors = await Promise.all([1, 2].map((i) => startChild({ name: `processor-${i}`, script: 'src/main.ts', env: { ...shared, ROLE: 'processor' }, readyPath: '/readyz' })));
   const children = [api, ...processors];
@@ -35,6 +44,7 @@ export async function deploy(mode: 'all' | 'nats', tag: string): Promise<Deploym
     async stop() {
       for (const child of children) await child.stop();
       await nats.stop();
+      await db?.drop();
       removeDataDir(dataDir);
     },
   };

@@ -5,11 +5,13 @@ import { eventCatalog } from '../domain/catalog.js';
 import type { Adapters } from '../ports/adapters.js';
 import type { Bus } from '../ports/bus.js';
 import type { EventStore } from '../ports/eventStore.js';
+import type { Leases } from '../ports/leases.js';
 import type { Logger } from '../ports/logger.js';
 import type { RateLimiter } from '../ports/rateLimiter.js';
 import type { ReadStore } from '../ports/readStore.js';
 import { createInProcessBus } from './memory/inProcessBus.js';
 import { createMemoryRateLimiter } from './memory/memoryRateLimiter.js';
+import { soleLeases } from './memory/soleLeases.js';
 import { openSqliteEventStore } from './sqlite/sqliteEventStore.js';
 import { SqliteReadStore } from './sqlite/sqliteReadStore.js';
 import { eventStoreReady, trackWriteHealth } from './storeHealth.js';
@@ -17,12 +19,17 @@ import { validatingEventStore } from './validatingEventStore.js';
 
 /**
  * The event store alone (the replay CLI needs nothing else), validating every event against the catalog.
- * The production engines' drivers (EventStoreDB, MongoDB, NATS) are imported only when configured: loading
+ * The production engines' drivers (PostgreSQL, EventStoreDB, MongoDB, NATS) are imported only when configured: loading
  * them costs about a second of start-up CPU per thread that the embedded defaults do not need.
  */
 const SPLIT_ROLE_POLL_MS = 25;
 
 export async function openEventStore(config: Config, logger: Logger): Promise<EventStore> {
+  if (config.databaseUrl) {
+    const { openPgEventStore } = await import('./postgres/pgEventStore.js');
+    const pg = await openPgEventStore(config.databaseUrl, { logger: logger.child({ adapter: 'postgres-events' }), applicationName: pgApplicationName(config, 'events'), poolSize: config.pgPoolSize });
+    return wrapEventStore(pg, () => pg.probeWrite());
+  }
   if (!config.eventStoreUrl) mkdirSync(config.dataDir, { recursive: true });
   if (config.eventStoreUrl) {
     const { openEsdbEventStore } = await import('./eventstoredb/esdbEventStore.js');
@@ -50,14 +57,21 @@ export function wrapEventStore(raw: EventStore, probe?: () => void | Promise<voi
  * an in-process bus) unless the production engine's URL is set.
  */
 export async function openAdapters(config: Config, logger: Logger): Promise<Adapters> {
-  const needsDataDir = !config.eventStoreUrl || !config.mongodbUri;
+  const needsDataDir = !config.databaseUrl && (!config.eventStoreUrl || !config.mongodbUri);
   if (needsDataDir) mkdirSync(config.dataDir, { recursive: true });
 
   const eventStore = await openEventStore(config, logger);
 
-  const readStore: ReadStore = config.mongodbUri
-    ? await (await import('./mongodb/mongoReadStore.js')).MongoReadStore.connect({ uri: config.mongodbUri, dbName: config.mongodbDb, logger: logger.child({ adapter: 'mongodb' }) })
-    : SqliteReadStore.open({ path: join(config.dataDir, 'readmodels.sqlite'), logger: logger.child({ adapter: 'sqlite-read' }), checkpointOnWorker: true });
+  const readStore: ReadStore = config.databaseUrl
+    ? await (await import('./postgres/pgReadStore.js')).PgReadStore.connect({ connectionString: config.databaseUrl, logger: logger.child({ adapter: 'postgres-read' }), applicationName: pgApplicationName(config, 'read'), poolSize: config.pgPoolSize })
+    : config.mongodbUri
+      ? await (await import('./mongodb/mongoReadStore.js')).MongoReadStore.connect({ uri: config.mongodbUri, dbName: config.mongodbDb, logger: logger.child({ adapter: 'mongodb' }) })
+      : SqliteReadStore.open({ path: join(config.dataDir, 'readmodels.sqlite'), logger: logger.child({ adapter: 'sqlite-read' }), checkpointOnWorker: true });
+  // Several processors share one PostgreSQL: each stateful duty runs where its lease is held. Elsewhere one
+  // process owns its store (or every processor runs every duty, each guarded), so every lease is held at once.
+  const leases: Leases = config.databaseUrl
+    ? (await import('./postgres/pgLeases.js')).openPgLeases({ connectionString: config.databaseUrl, applicationName: pgApplicationName(config, 'leases'), logger: logger.child({ adapter: 'postgres-leases' }), checkMs: config.leases.checkMs })
+    : soleLeases;
 
   const nats = config.natsUrl ? { ...(await import('./nats/natsBus.js')), ...(await import('./nats/natsRateLimiter.js')) } : undefined;
   const natsBus = nats && config.natsUrl
@@ -73,19 +87,30 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
     readStore,
     bus,
     rateLimiter,
+    leases,
     engines: {
-      eventStore: config.eventStoreUrl ? 'eventstoredb' : 'sqlite',
-      readStore: config.mongodbUri ? 'mongodb' : 'sqlite',
+      eventStore: config.databaseUrl ? 'postgres' : config.eventStoreUrl ? 'eventstoredb' : 'sqlite',
+      readStore: config.databaseUrl ? 'postgres' : config.mongodbUri ? 'mongodb' : 'sqlite',
       bus: config.natsUrl ? 'nats' : 'in-process',
     },
     async close() {
       // Reverse order of dependency: nothing publishes once the bus is gone, nothing projects once stores close.
+      // The duties have stopped by now: their leases go first, so a standby takes them without waiting.
+      await leases.close().catch((err) => logger.error({ err }, 'closing the leases failed'));
       await rateLimiter.close().catch((err) => logger.error({ err }, 'closing the rate limiter failed'));
       await bus.close().catch((err) => logger.error({ err }, 'closing the bus failed'));
       await readStore.close().catch((err) => logger.error({ err }, 'closing the read store failed'));
       await eventStore.close().catch((err) => logger.error({ err }, 'closing the event store failed'));
     },
   };
+}
+
+/**
+ * The name each PostgreSQL connection shows in pg_stat_activity: role, process and purpose, so an operator (and
+ * the multi-instance tests) can tell which instance holds which lease. PostgreSQL keeps 63 bytes of it.
+ */
+export function pgApplicationName(config: Pick<Config, 'role'>, purpose: 'events' | 'read' | 'leases'): string {
+  return `mas ${config.role} ${process.pid} ${purpose}`;
 }
 
 /** What /readyz checks of the adapters: the event store can write, the read store answers, the bus is connected. */

@@ -9,7 +9,7 @@ import { startCustomerReplies } from '../workers/replyWorker.js';
 import { startReplayEvaluations } from '../workers/replayEvaluations.js';
 import { startWebhookDeliveries } from '../workers/webhookDelivery.js';
 import { startHandoffSummaries } from '../workers/handoffSummaries.js';
-import { startNotifications } from '../workers/notifications.js';
+import { startNotifications, startWaitingHandoffsSweep } from '../workers/notifications.js';
 import { startActionExpiry } from '../workers/actionExpiry.js';
 import type { WorkerDeps } from '../workers/workerDeps.js';
 import type { EventConsumer } from './eventConsumer.js';
@@ -21,6 +21,7 @@ import { startReactors } from './reactor.js';
 import { allReactors } from './reactors/index.js';
 import { watchActionCallMetrics } from './actionCallMetrics.js';
 import { processorConsumer } from './threadConsumer.js';
+import { startLeasedDuty } from './leasedDuty.js';
 
 /**
  * Which part of the processing side runs here. Projections only make read models; replies (reactors, the reply
@@ -41,6 +42,8 @@ export interface ProcessorOptions extends OutboundOptions {
   knowledge?: KnowledgeIndexer;
   /** The metrics registry of this thread: projection lag, LLM calls and the jobs the workers hold. */
   metrics?: ServiceMetrics;
+  /** Record how far the projections got for other processes (ROLE=processor without a projections thread). */
+  publishProgress?: boolean;
   /**
    * This thread's reader of the event log, when the host thread already has one (made by processorConsumer) for
    * its own processors: every processor of the thread then reads each event once. Stopped by its owner.
@@ -79,18 +82,56 @@ export async function startProcessor(config: Config, logger: PinoLogger, adapter
     const waiter = remoteProjectionWaiter(readStore);
     projections = { waitForPosition: (position, timeoutMs) => waiter.waitForPosition(position, timeoutMs), status: () => [], stop: async () => {} };
   } else {
-    projections = await startProjections({ eventStore, readStore, projections: allProjections, consumer, logger: logger.child({ component: 'projections' }) });
+    projections = await leasedProjections(config, logger, adapters, { consumer, publishProgress: part === 'projections' || options.publishProgress === true, metrics: options.metrics });
     options.metrics?.watchProjections(projections, eventStore);
     stops.push(() => projections.stop());
   }
-  if (part === 'projections') {
-    const progress = publishProjectionProgress({ eventStore, readStore, projections, logger: logger.child({ component: 'projection-progress' }) });
-    stops.unshift(() => progress.stop());
-    return { projections, knowledge: null, stop: () => stopAll(stops, ownConsumer) };
-  }
+  if (part === 'projections') return { projections, knowledge: null, stop: () => stopAll(stops, ownConsumer) };
   const replies = await startReplies(config, logger, adapters, { ...options, consumer, projections });
   stops.unshift(replies.stop);
   return { projections, knowledge: replies.knowledge, stop: () => stopAll(stops, ownConsumer) };
+}
+
+/**
+ * The projections, run only while this instance holds the 'projections' lease (several processors on one
+ * PostgreSQL: one runs them, the others stand by). The runner it returns waits on the local projections while it
+ * holds them, else on the progress the holder records in the read store.
+ */
+async function leasedProjections(
+  config: Config,
+  logger: PinoLogger,
+  adapters: Adapters,
+  options: { consumer: EventConsumer; publishProgress: boolean; metrics: ServiceMetrics | undefined },
+): Promise<ProjectionRunner> {
+  const { eventStore, readStore } = adapters;
+  const remote = remoteProjectionWaiter(readStore);
+  let local: ProjectionRunner | null = null;
+  const duty = await startLeasedDuty({
+    leases: adapters.leases,
+    name: 'projections',
+    retryMs: config.leases.retryMs,
+    logger: logger.child({ component: 'projections' }),
+    async start() {
+      const runner = await startProjections({ eventStore, readStore, projections: allProjections, consumer: options.consumer, logger: logger.child({ component: 'projections' }) });
+      const progress = options.publishProgress
+        ? publishProjectionProgress({ eventStore, readStore, projections: runner, logger: logger.child({ component: 'projection-progress' }) })
+        : null;
+      local = runner;
+      return {
+        async stop() {
+          local = null;
+          await progress?.stop();
+          await runner.stop();
+        },
+      };
+    },
+  });
+  options.metrics?.watchLease('projections', duty);
+  return {
+    waitForPosition: (position, timeoutMs) => (local ? local.waitForPosition(position, timeoutMs) : remote.waitForPosition(position, timeoutMs)),
+    status: () => local?.status() ?? [],
+    stop: () => duty.stop(),
+  };
 }
 
 async function stopAll(stops: (() => Promise<void>)[], consumer: EventConsumer | null) {
@@ -113,7 +154,13 @@ async function startReplies(
   // The knowledge-base search index lives in memory: rebuilt from the events on every start.
   const knowledge = options.knowledge ?? startKnowledgeIndexer({ eventStore, consumer, logger: logger.child({ component: 'knowledge-index' }) });
   const waitForProjections = (position: bigint) => options.projections.waitForPosition(position, 60_000);
-  const reactors = await startReactors(allReactors, { eventStore, readStore, consumer, logger, ctx: { commands, bus, pricing: config.pricing, readStore, waitForProjections } });
+  // Reactors and timed sweeps run on one instance at a time (their leases); the bus workers on every one.
+  const lease = async (name: string, start: () => Promise<{ stop(): Promise<void> }>) => {
+    const duty = await startLeasedDuty({ leases: adapters.leases, name, start, retryMs: config.leases.retryMs, logger: logger.child({ component: name }) });
+    options.metrics?.watchLease(name, duty);
+    return duty;
+  };
+  const reactors = await lease('reactors', () => startReactors(allReactors, { eventStore, readStore, consumer, logger, ctx: { commands, bus, pricing: config.pricing, readStore, waitForProjections } }));
   const stops: (() => Promise<void>)[] = [() => reactors.stop()];
   if (options.metrics) {
     const actionCalls = { consumer, eventStore, readStore, metrics: options.metrics.actionCalls, logger: logger.child({ component: 'action-call-metrics' }) };
@@ -133,14 +180,25 @@ async function startReplies(
     // Handoff summaries: their own subject and slots, off the customers' reply path.
     const summaries = await startHandoffSummaries(deps);
     stops.push(() => summaries.stop());
-    // Action calls that wait for a yes or an approval end on time (deadlines from the pending-calls read model).
-    const expiry = startActionExpiry({ ...commands, readStore, sweepIntervalMs: config.actionExpirySweepIntervalMs, logger: logger.child({ component: 'action-expiry' }) });
-    stops.push(() => expiry.stop());
     // Email notifications (assignment, waiting handoffs), when SMTP is configured.
-    if (deps.notifications) {
-      const notifications = await startNotifications({ ...commands, ...deps.notifications, bus, readStore, logger: logger.child({ component: 'notifications' }) });
+    const notificationDeps = deps.notifications ? { ...commands, ...deps.notifications, bus, readStore, logger: logger.child({ component: 'notifications' }) } : null;
+    if (notificationDeps) {
+      const notifications = await startNotifications(notificationDeps);
       stops.push(() => notifications.stop());
     }
+    // The timed sweeps: action calls that wait for a yes or an approval end on time (deadlines from the
+    // pending-calls read model), and handoffs waiting too long get their emails.
+    const sweeps = await lease('sweeps', async () => {
+      const expiry = startActionExpiry({ ...commands, readStore, sweepIntervalMs: config.actionExpirySweepIntervalMs, logger: logger.child({ component: 'action-expiry' }) });
+      const waiting = notificationDeps ? startWaitingHandoffsSweep(notificationDeps) : null;
+      return {
+        async stop() {
+          await waiting?.stop();
+          await expiry.stop();
+        },
+      };
+    });
+    stops.push(() => sweeps.stop());
   }
   return {
     knowledge,

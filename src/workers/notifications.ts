@@ -33,13 +33,15 @@ export async function startNotifications(deps: NotificationDeps): Promise<{ stop
   const subscription: BusSubscription = await deps.bus.subscribe<NotifyAssignedJob>(NOTIFY_ASSIGNED, { durable: 'notifications', concurrency: 4, maxDeliver: 3 }, async (message) => {
     await notifyAssigned(deps, notifyAssignedJob.parse(message.data));
   });
-  const sweep = startTimedSweep(waitingHandoffsSweep(deps));
-  return {
-    async stop() {
-      await sweep.stop();
-      await subscription.stop();
-    },
-  };
+  return { stop: () => subscription.stop() };
+}
+
+/**
+ * The waiting-handoffs sweep, apart from the assignment emails: the emails are competing consumers of the bus on
+ * every processor, the sweep a timed duty one processor holds at a time (its lease, src/processing/processor.ts).
+ */
+export function startWaitingHandoffsSweep(deps: NotificationDeps): { stop(): Promise<void> } {
+  return startTimedSweep(waitingHandoffsSweep(deps));
 }
 
 export async function notifyAssigned(deps: NotificationDeps, job: NotifyAssignedJob): Promise<void> {

@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { conversationIdFor } from '../../src/commands/conversations/deliveries.js';
 import { createVisitorTokens } from '../../src/infrastructure/auth/visitorTokens.js';
 import { createLogger } from '../../src/infrastructure/logger.js';
+import { soleLeases } from '../../src/infrastructure/memory/soleLeases.js';
 import { createMemoryRateLimiter } from '../../src/infrastructure/memory/memoryRateLimiter.js';
 import { connectNatsBus } from '../../src/infrastructure/nats/natsBus.js';
 import { SqliteReadStore } from '../../src/infrastructure/sqlite/sqliteReadStore.js';
@@ -376,6 +377,7 @@ describe('across instances', () => {
         readStore,
         bus,
         rateLimiter: createMemoryRateLimiter(),
+        leases: soleLeases,
         engines: { eventStore: 'sqlite', readStore: 'sqlite', bus: 'nats' },
         async close() {
           await bus.close();

@@ -129,6 +129,44 @@ describe('configuration from the environment', () => {
     });
   });
 
+  describe('DATABASE_URL: PostgreSQL for events and read models', () => {
+    it.each([
+      'postgres://localhost/agents',
+      'postgresql://app:p%40ss@db.example.com:5432/agents?sslmode=require',
+      'postgres://app@127.0.0.1:5432/agents?application_name=mas',
+      'postgres:///agents?host=/var/run/postgresql',
+    ])('given DATABASE_URL=%s, when the service starts, then it takes the string as written', (value) => {
+      expect(loadConfig({ DATABASE_URL: value }).databaseUrl).toBe(value);
+      expect(loadConfig({ DATABASE_URL: value, NATS_URL: 'nats://localhost:4222' })).toMatchObject({ databaseUrl: value, natsUrl: 'nats://localhost:4222' });
+    });
+
+    it.each([
+      'mysql://app:Pa55-w0rd!@db/agents',
+      'postgres://app:Pa55-w0rd!@db:99999/agents',
+      'postgres://app:Pa55-w0rd!@db/agents/more',
+      'Pa55-w0rd!',
+    ])('given DATABASE_URL=%s, when the service starts, then it stops with one line that names the variable and not the password', (value) => {
+      const message = startupError('DATABASE_URL', value);
+      expect(message).toMatch(/^invalid environment variable DATABASE_URL: must be a PostgreSQL connection string/);
+      expect(message).not.toContain('Pa55');
+    });
+
+    it.each([
+      ['EVENTSTORE_URL', 'esdb://es:2113?tls=false'],
+      ['MONGODB_URI', 'mongodb://mongo:27017'],
+    ])('given DATABASE_URL and %s, when the service starts, then it refuses to split the stores, naming both and no password', (name, value) => {
+      expect(() => loadConfig({ DATABASE_URL: 'postgres://app:Pa55-w0rd!@db/agents', [name]: value })).toThrow(
+        new RegExp(`^invalid environment variable DATABASE_URL: .*${name} must not be set too`),
+      );
+      expect(() => loadConfig({ DATABASE_URL: 'postgres://app:Pa55-w0rd!@db/agents', [name]: value })).not.toThrow(/Pa55/);
+    });
+
+    it('leases: a standby asks every 2 s and a holder confirms its connection every 2 s by default', () => {
+      expect(loadConfig({}).leases).toEqual({ retryMs: 2000, checkMs: 2000 });
+      expect(loadConfig({ LEASE_RETRY_MS: '500', LEASE_CHECK_MS: '250' }).leases).toEqual({ retryMs: 500, checkMs: 250 });
+    });
+  });
+
   it('invitations: 7 days by default; SMTP only with both SMTP_URL and SMTP_FROM', () => {
     expect(loadConfig({})).toMatchObject({ invitationTtlMs: 7 * 86_400_000, smtp: undefined });
     expect(loadConfig({ INVITATION_TTL_HOURS: '24', SMTP_URL: 'smtps://u:p@smtp.example.com', SMTP_FROM: 'Support <no@example.com>' })).toMatchObject({

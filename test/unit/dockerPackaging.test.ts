@@ -82,6 +82,26 @@ describe('docker compose (docker-compose.yml + Caddyfile)', () => {
     expect(composeService('nats')).toMatch(/"-m", "8222"/);
   });
 
+  it('has a postgres profile: PostgreSQL 15 with a healthcheck, and processor and API instances on it and NATS (issue 35)', () => {
+    const postgres = composeService('postgres');
+    expect(postgres).toMatch(/image: postgres:15$/m);
+    expect(postgres).toMatch(/profiles: \[postgres\]/);
+    expect(postgres).toMatch(/^    healthcheck:\n      test: \[.*pg_isready.*\]$/m);
+    for (const role of ['processor', 'api']) {
+      const block = composeService(role);
+      expect(block, role).toMatch(/profiles: \[postgres\]/);
+      expect(block, role).toMatch(/^      postgres: \{ condition: service_healthy \}$/m);
+      expect(block, role).toMatch(/^      nats: \{ condition: service_healthy \}$/m);
+      expect(block, role).toMatch(/^    volumes: \[postgres-service-data:\/app\/data\]$/m);
+    }
+    expect(composeService('processor')).toMatch(/DATABASE_URL: "postgres:\/\/mas:.*@postgres:5432\/mas"/);
+    expect(composeService('processor')).toMatch(/NATS_URL: "nats:\/\/nats:4222"/);
+    expect(composeService('processor')).toMatch(/ROLE: processor/);
+    expect(composeService('api')).toMatch(/<<: \*postgres-service-env\n      ROLE: api/);
+    // The default `docker compose up` is unchanged: the PostgreSQL services start only with the profile.
+    expect(composeService('service')).not.toMatch(/profiles:/);
+  });
+
   it('puts Caddy in front, terminating TLS with the Caddyfile and proxying to the service port', () => {
     const caddy = composeService('caddy');
     expect(caddy).toMatch(/image: caddy:2/);

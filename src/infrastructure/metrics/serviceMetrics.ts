@@ -63,6 +63,18 @@ export function createServiceMetrics(options: { processMetrics: boolean }) {
     },
   });
 
+  const leases = new Map<string, { held(): boolean }>();
+  new Gauge({
+    name: 'mas_lease_held',
+    help: 'Whether this instance holds the lease of a stateful duty (projections, reactors, sweeps) and runs it: 1, or 0 while it stands by (on PostgreSQL one processor holds each; elsewhere every one does)',
+    labelNames: ['lease'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [lease, duty] of leases) this.set({ lease }, duty.held() ? 1 : 0);
+    },
+  });
+
   return {
     registry,
     webhooks,
@@ -73,6 +85,10 @@ export function createServiceMetrics(options: { processMetrics: boolean }) {
     instrumentLlm: createLlmInstrumentation(registry),
     watchEventLoop(thread: 'api' | 'processor' | 'projections' | 'replies' | 'webhooks', loop: EventLoopSource) {
       loops.set(thread, loop);
+    },
+    /** A leased duty of this thread (src/processing/leasedDuty.ts), reported as mas_lease_held. */
+    watchLease(name: string, duty: { held(): boolean }) {
+      leases.set(name, duty);
     },
     /** Only the thread that runs the projections has these metrics (an API-only instance has none). */
     watchProjections(runner: ProjectionSource, store: HeadSource) {

@@ -27,6 +27,10 @@ export function openPgPool(options: PgPoolOptions): pg.Pool {
     keepAlive: true,
     ...(options.settings ? { options: Object.entries(options.settings).map(([name, value]) => `-c ${name}=${value}`).join(' ') } : {}),
   });
+  // A client checked out of the pool has no listener of the pool's: when the server ends its connection (a
+  // restart, a failover, pg_terminate_backend) it emits 'error', which unheard is an uncaught exception that ends
+  // the thread. Its work fails with the same error in the caller, and the pool drops it when it comes back.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   // An idle client's error (the server restarted) is emitted on the pool; unhandled it would end the process.
   pool.on('error', (err) => options.logger?.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'an idle PostgreSQL connection failed; the pool replaces it'));
   return pool;

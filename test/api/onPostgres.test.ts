@@ -1,0 +1,23 @@
+/**
+ * The spec's own flows on PostgreSQL: the API suites of sign-up and sign-in, integrations, webhooks through to
+ * the reply and its charge, the read models (conversations, the inbox), search and credits, run again here with
+ * every test server on a fresh PostgreSQL database of its own (MAS_TEST_STORE=postgres, test/support/testServer.ts)
+ * instead of SQLite files. Their own files run them on SQLite.
+ */
+import { describe, it } from 'vitest';
+import { postgresTarget } from '../support/postgres.js';
+
+const target = await postgresTarget();
+
+const suites = ['auth', 'integrations', 'webhooks', 'credits', 'search', 'inbox', 'customers', 'handoff'] as const;
+
+if (target.mode === 'run') {
+  process.env.MAS_TEST_STORE = 'postgres';
+  for (const suite of suites) {
+    describe(`on PostgreSQL: ${suite}`, async () => {
+      await import(`./${suite}.test.ts`);
+    });
+  }
+} else {
+  describe.skip('the API suites on PostgreSQL', () => it.skip(target.reason, () => undefined));
+}
