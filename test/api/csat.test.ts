@@ -176,13 +176,15 @@ describe('GET /api/analytics/csat and /api/analytics/csat/responses', () => {
     });
     expect(report.totals).toMatchObject({ requested: 2, responses: 2, average: 4.5, scores: [0, 0, 0, 1, 1] });
     expect(report.byAgent).toEqual([{ agentId, requested: 2, responses: 2, average: 4.5, scores: [0, 0, 0, 1, 1] }]);
+    // Per agent version: the version that wrote the answers that were rated (as the replies record it).
+    expect(report.byAgentVersion).toEqual([{ agentId, version: 1, requested: 2, responses: 2, average: 4.5, scores: [0, 0, 0, 1, 1] }]);
     expect(report.byIntegration.map((i: { integrationId: number }) => i.integrationId).sort()).toEqual([webchatId, platformId].sort());
     expect(report.byTeammate).toEqual([]); // nobody owned those conversations
 
     const list = await acme.call('GET', '/api/analytics/csat/responses?limit=1');
     expect(list.statusCode).toBe(200);
     expect(list.json().responses).toHaveLength(1);
-    expect(list.json().responses[0]).toMatchObject({ rating: 4, comment: 'thanks', via: 'platform', agentId });
+    expect(list.json().responses[0]).toMatchObject({ rating: 4, comment: 'thanks', via: 'platform', agentId, agentVersion: 1 });
     const next = await acme.call('GET', `/api/analytics/csat/responses?limit=1&cursor=${encodeURIComponent(list.json().nextCursor)}`);
     expect(next.json().responses[0]).toMatchObject({ rating: 5, comment: 'Quick and kind', via: 'webchat' });
     expect((await acme.call('GET', '/api/analytics/csat/responses?cursor=garbage')).statusCode).toBe(400);

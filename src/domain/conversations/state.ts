@@ -189,11 +189,13 @@ export interface ConversationState {
   handoff: HandoffTrack;
   /** The agent that answered last (who a CSAT rating is for). */
   lastAgentId: string | null;
+  /** The version of that agent that wrote its last answer (CSAT per version); null: unknown (replies before versions). */
+  lastAgentVersion: number | null;
   /** In the current session: someone answered, and the customer wrote after an answer (CSAT's "customer replied"). */
   sessionAnswered: boolean;
   sessionCustomerReplied: boolean;
   /** The newest CSAT survey: waiting for an answer while its session stays closed and it is not answered. */
-  survey: { surveyId: string; sessionId: string; via: CsatVia; agentId: string | null; teammateId: string | null; answered: boolean } | null;
+  survey: { surveyId: string; sessionId: string; via: CsatVia; agentId: string | null; agentVersion?: number; teammateId: string | null; answered: boolean } | null;
   /** When people last took or touched the conversation (a pause, a teammate's message): a hand-back timeout counts from it. */
   peopleSince: string | null;
   /** The handoff (its `since`) the newest HandoffSummarized summarises: one summary per handoff. */
@@ -249,6 +251,7 @@ export const initialConversationState: ConversationState = {
   assigneeId: null,
   handoff: noHandoff,
   lastAgentId: null,
+  lastAgentVersion: null,
   sessionAnswered: false,
   sessionCustomerReplied: false,
   survey: null,
@@ -341,6 +344,7 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
         recentSentTexts: keepLast(state.recentSentTexts, textFingerprint(event.data.text), RECENT_KEPT),
         messageCount: state.messageCount + 1,
         lastAgentId: event.data.agentId ?? state.lastAgentId,
+        lastAgentVersion: event.data.agentId ? (event.data.agentVersion ?? null) : state.lastAgentVersion,
         sessionAnswered: true,
       };
     case 'OperatorMessageSent':
@@ -379,7 +383,7 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
       return { ...state, assigneeId: null };
     case 'CsatRequested': {
       const d = event.data;
-      const survey = { surveyId: d.surveyId, sessionId: d.sessionId, via: d.via, agentId: d.agentId, teammateId: d.teammateId, answered: false };
+      const survey = { surveyId: d.surveyId, sessionId: d.sessionId, via: d.via, agentId: d.agentId, ...(d.agentVersion !== undefined ? { agentVersion: d.agentVersion } : {}), teammateId: d.teammateId, answered: false };
       // Delivered like a reply (pending until sent); the platform question's echo is recognised.
       return {
         ...state,
