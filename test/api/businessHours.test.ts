@@ -177,6 +177,19 @@ describe('outside business hours', () => {
     expect(totals.firstResponseByHours.outsideHours.human.count).toBe(0);
   });
 
+  it('given Saturday in Berlin, when a customer asks for a person, then the reply says when people are back and the request waits "after hours" until then', async () => {
+    await setNow('2026-01-17T10:00:00.000Z');
+    const { reply } = await customerAsks('Can I talk to a real person please?');
+    expect(reply).toContain('We are back Monday 19 January at 09:00 (Europe/Berlin).');
+    const handoff = await eventually(async () => {
+      const list = (await acme.call('GET', '/api/conversations?view=needs_human&limit=100')).json().conversations as { customer: { clientId: string }; handoff: { reason: string; backAt?: string } }[];
+      const found = list.find((c) => String(c.customer.clientId) === `bh-client-${clients}`);
+      expect(found?.handoff.backAt).toBeDefined();
+      return found!.handoff;
+    }, 15_000, 50);
+    expect(handoff).toMatchObject({ reason: 'customer_request', backAt: '2026-01-19T08:00:00.000Z' });
+  });
+
   it("the agent's after-hours sentence is a setting of the agent, with a default", async () => {
     const created = await acme.call('POST', '/api/agents', { name: 'Bo' });
     expect(created.json().agent.afterHoursMessage).toBe('Our team is away right now and will be back {{back}}.');

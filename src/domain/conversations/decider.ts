@@ -273,7 +273,8 @@ export const decideAppendAgentReply: Decision<'AppendAgentReply'> = (command, st
         ...(command.handoff && command.handoffCause ? { handoffCause: command.handoffCause } : {}),
         ...(command.provenance ? { provenance: command.provenance } : {}),
         ...(command.agentVersion !== undefined ? { agentVersion: command.agentVersion } : {}),
-        ...(command.handoff && command.backAt ? { backAt: command.backAt } : {}),
+        // A handoff, or an answer to a customer who waits for a person (they asked for one), after hours.
+        ...(command.backAt && (command.handoff || state.handoff.handoff) ? { backAt: command.backAt } : {}),
         ...(experiment ? { experiment: { experimentId: experiment.experimentId, arm: experiment.arm } } : {}),
         at: command.now,
       },

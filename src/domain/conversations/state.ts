@@ -105,8 +105,13 @@ export interface HandoffTrack {
 export const noHandoff: HandoffTrack = { handoff: null, waitingSince: null, lastUnansweredReason: null };
 
 const handedOff = (track: HandoffTrack, reason: HandoffReason, at: string, detail: string | null = null, backAt?: string): HandoffTrack =>
-  // The first reason stays: the customer has waited since then, whatever else happened meanwhile.
-  track.handoff ? track : { ...track, handoff: { reason, detail, since: track.waitingSince ?? at, ...(backAt ? { backAt } : {}) } };
+  // The first reason stays: the customer has waited since then, whatever else happened meanwhile. A later reply
+  // that told them when people are back (a request for a person, answered after hours) dates the wait.
+  track.handoff
+    ? backAt && !track.handoff.backAt
+      ? { ...track, handoff: { ...track.handoff, backAt } }
+      : track
+    : { ...track, handoff: { reason, detail, since: track.waitingSince ?? at, ...(backAt ? { backAt } : {}) } };
 
 export function evolveHandoff(track: HandoffTrack, event: Pick<ConversationEvent, 'type' | 'data'>): HandoffTrack {
   const e = event as ConversationEvent;
@@ -117,7 +122,8 @@ export function evolveHandoff(track: HandoffTrack, event: Pick<ConversationEvent
       // A handoff reply tells the customer someone will come: they still wait, now for a human. Sent because the
       // model failed, it is the AI that could not answer, for the reason recorded just before.
       if (e.data.aiFailed) return handedOff(track, 'ai_unanswered', e.data.at, track.lastUnansweredReason, e.data.backAt);
-      if (!e.data.handoff) return { ...track, waitingSince: null };
+      // An answer to a customer waiting for a person (they asked for one) keeps them in the queue.
+      if (!e.data.handoff) return track.handoff ? handedOff({ ...track, waitingSince: null }, track.handoff.reason, e.data.at, null, e.data.backAt) : { ...track, waitingSince: null };
       // "no confident answer" is the reason itself, not more about it: only a model's own words are a detail.
       return handedOff(track, e.data.handoffCause ?? 'agent_handoff', e.data.at, e.data.handoffReason === NO_CONFIDENT_ANSWER_REASON ? null : (e.data.handoffReason ?? null), e.data.backAt);
     case 'MessagesUnanswered':
