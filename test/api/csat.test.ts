@@ -101,7 +101,8 @@ describe('CSAT over web chat', () => {
     expect(await visitor.waitFor((f) => f.type === 'csat_recorded')).toEqual({ type: 'csat_recorded', surveyId: survey.surveyId, rating: 5 });
     const from = visitor.frames.length;
     visitor.send({ type: 'csat', surveyId: survey.surveyId, rating: 1 });
-    await visitor.waitFor((f) => f.type === 'csat_recorded', 10_000, from);
+    // Acknowledged with the rating that counts (the first), not the one ignored.
+    expect(await visitor.waitFor((f) => f.type === 'csat_recorded', 10_000, from)).toEqual({ type: 'csat_recorded', surveyId: survey.surveyId, rating: 5 });
     expect((await eventTypes(ready.conversationId)).filter((t) => t === 'CsatSubmitted')).toHaveLength(1);
 
     const fresh = await connectWebchat(base, webchatId, { origin: ORIGIN });
@@ -120,6 +121,12 @@ describe('CSAT over web chat', () => {
       visitor.send({ type: 'csat', surveyId: '66666666-6666-4666-8666-666666666666', ...bad });
       expect(await visitor.waitFor((f) => f.type === 'error', 10_000, from), JSON.stringify(bad)).toMatchObject({ code: 'VALIDATION_ERROR' });
     }
+    // A survey id given but not a UUID is told so (not that it is missing).
+    const from = visitor.frames.length;
+    visitor.send({ type: 'csat', surveyId: 'survey-1', rating: 4 });
+    const error = await visitor.waitFor((f) => f.type === 'error', 10_000, from);
+    expect(error).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(String((error as { message?: unknown }).message)).toMatch(/surveyId must be a UUID/);
   });
 });
 

@@ -201,7 +201,7 @@ export interface ConversationState {
   sessionAnswered: boolean;
   sessionCustomerReplied: boolean;
   /** The newest CSAT survey: waiting for an answer while its session stays closed and it is not answered. */
-  survey: { surveyId: string; sessionId: string; via: CsatVia; agentId: string | null; agentVersion?: number; teammateId: string | null; answered: boolean } | null;
+  survey: { surveyId: string; sessionId: string; via: CsatVia; agentId: string | null; agentVersion?: number; teammateId: string | null; answered: boolean; rating?: number } | null;
   /** When people last took or touched the conversation (a pause, a teammate's message): a hand-back timeout counts from it. */
   peopleSince: string | null;
   /** The handoff (its `since`) the newest HandoffSummarized summarises: one summary per handoff. */
@@ -399,7 +399,7 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
       };
     }
     case 'CsatSubmitted': {
-      const answered = state.survey?.surveyId === event.data.surveyId ? { ...state.survey, answered: true } : state.survey;
+      const answered = state.survey?.surveyId === event.data.surveyId ? { ...state.survey, answered: true, rating: event.data.rating } : state.survey;
       const dedupe = event.data.dedupeKey ? rememberKey(state.dedupe, event.data.dedupeKey, event.data.dedupeUntil ?? null) : state.dedupe;
       return { ...state, survey: answered, dedupe };
     }
