@@ -197,6 +197,12 @@ describe('GET /api/analytics/csat and /api/analytics/csat/responses', () => {
     expect((await acme.call('GET', '/api/analytics/csat/responses?cursor=garbage')).statusCode).toBe(400);
   });
 
+  it('the OpenAPI document describes byAgentVersion and the answers\' agentVersion', async () => {
+    const doc = (await server.app.inject('/docs/json')).json() as { paths: Record<string, { get: unknown }> };
+    expect(JSON.stringify(doc.paths['/api/analytics/csat']?.get)).toContain('byAgentVersion');
+    expect(JSON.stringify(doc.paths['/api/analytics/csat/responses']?.get)).toContain('agentVersion');
+  });
+
   it("another company sees none of Acme's ratings; without a token 401; a bad range 400", async () => {
     expect((await globex.call('GET', '/api/analytics/csat')).json().totals).toEqual({ requested: 0, responses: 0, average: null, scores: [0, 0, 0, 0, 0] });
     expect((await globex.call('GET', '/api/analytics/csat/responses')).json().responses).toEqual([]);
