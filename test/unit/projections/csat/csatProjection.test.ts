@@ -36,7 +36,7 @@ describe('csat projection: given events, then the documents', () => {
   });
 
   it('a survey of an answer written by a known agent version also counts for that version', async () => {
-    const v = <T extends { data: object }>(e: T): T => ({ ...e, data: { ...e.data, agentVersion: 2 } });
+    const v = (e: typeof requested): typeof requested => ({ ...e, data: { ...(e.data as object), agentVersion: 2 } });
     await spec.given([started, v(requested), v(submitted)]).then({
       csat_days: [...everySubject('2026-03-10', { requested: 1, responses: 1, total: 4, scores: [0, 0, 0, 1, 0] }), day(`agentVersion:${agent}:2`, '2026-03-10', { requested: 1, responses: 1, total: 4, scores: [0, 0, 0, 1, 0] })],
       csat_responses: [
