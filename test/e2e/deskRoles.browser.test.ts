@@ -6,7 +6,7 @@ import { uniqueEmail } from '../support/testServer.js';
 /**
  * Two desk defects as a support lead and a teammate saw them in headless Chromium, each in its own browser
  * context: a teammate who joined after the lead's page loaded is named in the conversation header once assigned
- * (not "Assigned to …" until a reload), and an agent-role teammate sees an agent read-only with the reason before
+ * (not "Assigned to …" until a reload) and by name in the history, whose quotes are not doubled, and an agent-role teammate sees an agent read-only with the reason before
  * typing, without Save or Delete. Needs `npm run build` and /usr/bin/chromium.
  */
 
@@ -79,6 +79,12 @@ if (browserPrerequisites()) {
       await expect.poll(() => lead.getByTestId(`conversation-row-${conversationId}`).getByTestId('assignee').textContent(), UI).toBe(NEWCOMER);
       await expect.poll(() => colleague.getByTestId('assignee-label').textContent(), UI).toBe('Assigned to you');
       await colleague.context().close();
+
+      // The history names who did it, and quotes the customer once.
+      await lead.getByRole('tab', { name: 'Event history' }).click();
+      const sentence = (type: string) => lead.locator(`[data-testid="event"][data-type="${type}"]`).first().getByTestId('event-sentence');
+      await expect.poll(() => sentence('ConversationAssigned').textContent(), UI).toBe(`Assigned to ${NEWCOMER} by you.`);
+      await expect.poll(() => sentence('HandoffSummarized').textContent(), UI).toBe('Handoff summary taken from the messages: the customer wants “Can I pay with bitcoin?”');
     });
 
     step('an agent-role teammate sees an agent read-only, with the reason, before typing: no Save, no Delete', async () => {
