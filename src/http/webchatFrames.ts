@@ -95,7 +95,8 @@ export function parseClientFrame(data: RawData | string, isBinary: boolean): Cli
     }
     case 'csat': {
       const surveyId = own('surveyId');
-      if (typeof surveyId !== 'string' || !/^[0-9a-f-]{36}$/i.test(surveyId)) return invalid('surveyId is required: the id of the survey the widget shows');
+      if (typeof surveyId !== 'string') return invalid('surveyId is required: the id of the survey the widget shows');
+      if (!/^[0-9a-f-]{36}$/i.test(surveyId)) return invalid('surveyId must be a UUID: the id of the survey the widget shows');
       const rating = own('rating');
       if (typeof rating !== 'number' || !Number.isInteger(rating) || rating < 1 || rating > 5) return invalid('rating must be a whole number from 1 to 5');
       const comment = own('comment') ?? null;

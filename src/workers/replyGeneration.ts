@@ -188,8 +188,10 @@ async function writeAnswer(deps: ReplyWorkerDeps, a: Answering): Promise<Generat
 /** Appends the reply against the conversation as it was: a takeover or a close meanwhile drops it (and charges the call). */
 async function storeReply(deps: ReplyWorkerDeps, a: Answering, answer: GeneratedAnswer): Promise<Outcome> {
   const { response, provenance, billed } = answer;
-  // Outside business hours a handoff also says when people are back, and waits in the queue until then.
-  const after = response.handoff ? await afterHours(deps, a.job.companyId, a.agent) : null;
+  // Outside business hours a handoff also says when people are back, and waits in the queue until then; so does
+  // the answer to a customer who asked for a person (once: then their wait has its return time).
+  const waitingForPeople = a.state.handoff.handoff?.reason === 'customer_request' && !a.state.handoff.handoff.backAt;
+  const after = response.handoff || waitingForPeople ? await afterHours(deps, a.job.companyId, a.agent) : null;
   try {
     await a.command({
       type: 'AppendAgentReply',

@@ -177,6 +177,37 @@ describe('outside business hours', () => {
     expect(totals.firstResponseByHours.outsideHours.human.count).toBe(0);
   });
 
+  it('given Saturday in Berlin, when a customer asks for a person, then the reply says when people are back and the request waits "after hours" until then', async () => {
+    await setNow('2026-01-17T10:00:00.000Z');
+    const { reply } = await customerAsks('Can I talk to a real person please?');
+    expect(reply).toContain('We are back Monday 19 January at 09:00 (Europe/Berlin).');
+    const handoff = await eventually(async () => {
+      const list = (await acme.call('GET', '/api/conversations?view=needs_human&limit=100')).json().conversations as { customer: { clientId: string }; handoff: { reason: string; backAt?: string } }[];
+      const found = list.find((c) => String(c.customer.clientId) === `bh-client-${clients}`);
+      expect(found?.handoff.backAt).toBeDefined();
+      return found!.handoff;
+    }, 15_000, 50);
+    expect(handoff).toMatchObject({ reason: 'customer_request', backAt: '2026-01-19T08:00:00.000Z' });
+  });
+
+  it('given Saturday in Berlin, when a customer who asks for a person is answered by the AI (no handoff), then that answer too says when people are back', async () => {
+    expect((await acme.call('POST', '/api/knowledge-base/documents', { title: 'Shipping', content: '# Shipping\n\nWe ship to Norway, Sweden and Denmark within 3 business days.' })).statusCode).toBe(201);
+    await setNow('2026-01-24T10:00:00.000Z');
+    // The document is searchable once an ordinary question gets it as an answer.
+    await eventually(async () => {
+      const body = JSON.stringify({ text: 'Do you ship to Norway?', client_id: `bh-probe-${Date.now()}`, channel_id: 1, transport: 'telegram' });
+      await fetch(`${base}/api/webhook/msgplatform/${integrationId}`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(body, SECRET) } });
+      await eventually(async () => {
+        const list = (await acme.call('GET', '/api/conversations?limit=100')).json().conversations as { lastMessage?: { text: string } | null }[];
+        expect(list.some((c) => c.lastMessage?.text.startsWith('We ship to Norway'))).toBe(true);
+      }, 3_000, 100);
+    }, 20_000, 0);
+    const { handoff, reply } = await customerAsks('Do you ship to Norway, real person?');
+    expect(reply).toContain('We ship to Norway');
+    expect(reply).toContain('We are back Monday 26 January at 09:00 (Europe/Berlin).');
+    expect(handoff).toMatchObject({ reason: 'customer_request', backAt: '2026-01-26T08:00:00.000Z' });
+  });
+
   it("the agent's after-hours sentence is a setting of the agent, with a default", async () => {
     const created = await acme.call('POST', '/api/agents', { name: 'Bo' });
     expect(created.json().agent.afterHoursMessage).toBe('Our team is away right now and will be back {{back}}.');

@@ -101,7 +101,8 @@ describe('CSAT over web chat', () => {
     expect(await visitor.waitFor((f) => f.type === 'csat_recorded')).toEqual({ type: 'csat_recorded', surveyId: survey.surveyId, rating: 5 });
     const from = visitor.frames.length;
     visitor.send({ type: 'csat', surveyId: survey.surveyId, rating: 1 });
-    await visitor.waitFor((f) => f.type === 'csat_recorded', 10_000, from);
+    // Acknowledged with the rating that counts (the first), not the one ignored.
+    expect(await visitor.waitFor((f) => f.type === 'csat_recorded', 10_000, from)).toEqual({ type: 'csat_recorded', surveyId: survey.surveyId, rating: 5 });
     expect((await eventTypes(ready.conversationId)).filter((t) => t === 'CsatSubmitted')).toHaveLength(1);
 
     const fresh = await connectWebchat(base, webchatId, { origin: ORIGIN });
@@ -120,6 +121,12 @@ describe('CSAT over web chat', () => {
       visitor.send({ type: 'csat', surveyId: '66666666-6666-4666-8666-666666666666', ...bad });
       expect(await visitor.waitFor((f) => f.type === 'error', 10_000, from), JSON.stringify(bad)).toMatchObject({ code: 'VALIDATION_ERROR' });
     }
+    // A survey id given but not a UUID is told so (not that it is missing).
+    const from = visitor.frames.length;
+    visitor.send({ type: 'csat', surveyId: 'survey-1', rating: 4 });
+    const error = await visitor.waitFor((f) => f.type === 'error', 10_000, from);
+    expect(error).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(String((error as { message?: unknown }).message)).toMatch(/surveyId must be a UUID/);
   });
 });
 
@@ -176,16 +183,24 @@ describe('GET /api/analytics/csat and /api/analytics/csat/responses', () => {
     });
     expect(report.totals).toMatchObject({ requested: 2, responses: 2, average: 4.5, scores: [0, 0, 0, 1, 1] });
     expect(report.byAgent).toEqual([{ agentId, requested: 2, responses: 2, average: 4.5, scores: [0, 0, 0, 1, 1] }]);
+    // Per agent version: the version that wrote the answers that were rated (as the replies record it).
+    expect(report.byAgentVersion).toEqual([{ agentId, version: 1, requested: 2, responses: 2, average: 4.5, scores: [0, 0, 0, 1, 1] }]);
     expect(report.byIntegration.map((i: { integrationId: number }) => i.integrationId).sort()).toEqual([webchatId, platformId].sort());
     expect(report.byTeammate).toEqual([]); // nobody owned those conversations
 
     const list = await acme.call('GET', '/api/analytics/csat/responses?limit=1');
     expect(list.statusCode).toBe(200);
     expect(list.json().responses).toHaveLength(1);
-    expect(list.json().responses[0]).toMatchObject({ rating: 4, comment: 'thanks', via: 'platform', agentId });
+    expect(list.json().responses[0]).toMatchObject({ rating: 4, comment: 'thanks', via: 'platform', agentId, agentVersion: 1 });
     const next = await acme.call('GET', `/api/analytics/csat/responses?limit=1&cursor=${encodeURIComponent(list.json().nextCursor)}`);
     expect(next.json().responses[0]).toMatchObject({ rating: 5, comment: 'Quick and kind', via: 'webchat' });
     expect((await acme.call('GET', '/api/analytics/csat/responses?cursor=garbage')).statusCode).toBe(400);
+  });
+
+  it('the OpenAPI document describes byAgentVersion and the answers\' agentVersion', async () => {
+    const doc = (await server.app.inject('/docs/json')).json() as { paths: Record<string, { get: unknown }> };
+    expect(JSON.stringify(doc.paths['/api/analytics/csat']?.get)).toContain('byAgentVersion');
+    expect(JSON.stringify(doc.paths['/api/analytics/csat/responses']?.get)).toContain('agentVersion');
   });
 
   it("another company sees none of Acme's ratings; without a token 401; a bad range 400", async () => {

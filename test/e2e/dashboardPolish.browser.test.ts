@@ -221,7 +221,7 @@ if (browserPrerequisites()) {
       await events.first().waitFor();
       const received = page.locator('[data-testid="event"][data-type="MessageReceived"]').first();
       await expect.poll(() => received.getByTestId('event-sentence').textContent()).toMatch(/^Customer message received: “Hello number \d, do you ship to Norway\?”$/);
-      await expect.poll(() => page.locator('[data-testid="event"][data-type="StageChanged"]').first().getByTestId('event-sentence').textContent()).toMatch(/^Moved to the stage “.+” by an operator\.$/);
+      await expect.poll(() => page.locator('[data-testid="event"][data-type="StageChanged"]').first().getByTestId('event-sentence').textContent()).toMatch(/^Moved to the stage “.+” by you\.$/);
       expect(await page.locator('pre.json').count(), 'no JSON until asked for').toBe(0);
       await received.getByRole('button', { name: 'Show JSON', exact: true }).click();
       await expect.poll(() => received.locator('pre.json').textContent()).toContain('"dedupeKey"');
@@ -268,7 +268,7 @@ if (browserPrerequisites()) {
       expect(reopened.id).not.toBe(closedSession);
       await page.getByRole('tab', { name: 'Event history' }).click();
       await expect.poll(() => page.locator('[data-testid="event"][data-type="ConversationReopened"]').getByTestId('event-sentence').textContent()).toBe(
-        'Conversation reopened by an operator: a new AI session started.',
+        'Conversation reopened by you: a new AI session started.',
       );
       // Reopening an open conversation records nothing; one without a session is refused.
       expect((await api('POST', `/api/conversations/${id}/reopen`)).status).toBe(200);

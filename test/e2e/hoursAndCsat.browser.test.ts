@@ -112,6 +112,7 @@ if (browserPrerequisites()) {
       await expect.poll(() => page.getByTestId('csat-average').textContent(), { timeout: 15_000 }).toBe('4.00 / 5');
       expect(await page.getByTestId('csat-responses').textContent()).toContain('1 of 1 surveys');
       expect(await page.getByTestId('csat-by-agent').textContent()).toContain('Ava');
+      expect(await page.getByTestId('csat-by-agent-version').textContent()).toContain('Ava · v1');
       expect(await page.getByTestId('csat-recent').textContent()).toContain('Quick, even on a Saturday');
     });
   });

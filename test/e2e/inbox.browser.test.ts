@@ -89,7 +89,7 @@ if (browserPrerequisites()) {
 
       // The audit timeline tells the story in words.
       await page.getByRole('tab', { name: 'Event history' }).click();
-      await expect.poll(() => page.getByText('Assigned to you by an operator.').count(), UI).toBe(1);
+      await expect.poll(() => page.getByText('Taken by you.').count(), UI).toBe(1);
       expect(pageErrors).toEqual([]);
     });
   }, 90_000);

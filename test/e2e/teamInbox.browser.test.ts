@@ -168,7 +168,7 @@ if (browserPrerequisites()) {
       expect(stored.assigneeId).toBe(teammateIds.get(CHIDI));
 
       await page.getByRole('tab', { name: 'Event history' }).click();
-      await expect.poll(() => page.getByText(`Assigned to ${CHIDI} by an operator.`).count()).toBe(1);
+      await expect.poll(() => page.getByText(`Assigned to ${CHIDI} by you.`).count()).toBe(1);
       await page.getByRole('tab', { name: 'Messages' }).click();
       expect(await page.getByText('Teammate', { exact: true }).count()).toBe(0);
       expect(await page.getByText('Assigned to a teammate').count()).toBe(0);

@@ -37,9 +37,19 @@ describe('describeConversationEvent', () => {
   });
 
   it('names the stage and who acted', () => {
-    expect(say('StageChanged', { stageId: 's-1', by: 'user:42' }, (id) => (id === 's-1' ? 'Won' : undefined))).toBe('Moved to the stage “Won” by an operator.');
+    const names = (id: string) => (id === 'u-nadia' ? 'Nadia' : undefined);
+    const told = (type: string, data: unknown) => describeConversationEvent({ type, data }, (id) => (id === 's-1' ? 'Won' : undefined), names);
+    expect(told('StageChanged', { stageId: 's-1', by: 'user:u-nadia' })).toBe('Moved to the stage “Won” by Nadia.');
     expect(say('AiSessionClosed', { reason: 'close_dialog' })).toBe('AI session closed: the dialog was closed on the platform.');
-    expect(say('ConversationReopened', { by: 'user:42' })).toBe('Conversation reopened by an operator: a new AI session started.');
+    // The teammate who acted, by name (never "an operator"); one no longer on the team by a short id.
+    expect(told('ConversationReopened', { by: 'user:u-nadia' })).toBe('Conversation reopened by Nadia: a new AI session started.');
+    expect(told('ConversationAssigned', { assigneeId: 'u-nadia', by: 'user:u-nadia' })).toBe('Taken by Nadia.');
+    expect(told('ConversationAssigned', { assigneeId: 'u-omar', by: 'user:u-nadia' })).toBe('Assigned to a teammate (u-omar) by Nadia.');
+    expect(told('AiSessionPaused', { reason: 'api', by: 'user:u-nadia' })).toBe('Paused by Nadia.');
+    expect(told('AiSessionResumed', { by: 'user:u-nadia' })).toBe('AI resumed by Nadia.');
+    expect(told('AiSessionClosed', { reason: 'api', by: 'user:u-nadia' })).toBe('AI session closed by Nadia.');
+    expect(told('AiSessionClosed', { reason: 'api', by: 'user:u-nadia', resolution: 'Refunded' })).toBe('Resolved by Nadia: “Refunded”');
+    expect(say('ConversationReopened', { by: 'user:42424242-aaaa' })).toBe('Conversation reopened by a teammate (42424242): a new AI session started.');
     expect(say('AiSessionPaused', { reason: 'credits_exhausted', by: null })).toBe('Paused: out of credits.');
   });
 
@@ -54,6 +64,11 @@ describe('describeConversationEvent', () => {
     );
     // Stored before provenance was recorded: the sentence as it always was.
     expect(say('AgentReplied', { text: 'Hi!' })).toBe('AI agent replied: “Hi!”');
+  });
+
+  it('quotes a handoff summary that quotes the customer once, not twice', () => {
+    expect(say('HandoffSummarized', { writtenBy: 'extracted', wants: '“Can I pay with bitcoin?”' })).toBe('Handoff summary taken from the messages: the customer wants “Can I pay with bitcoin?”');
+    expect(say('HandoffSummarized', { writtenBy: 'llm', wants: 'To pay with bitcoin' })).toBe('Handoff summary written by the AI model: the customer wants “To pay with bitcoin”');
   });
 
   it('an unknown event type still reads as words, and bad data does not throw', () => {

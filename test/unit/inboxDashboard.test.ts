@@ -12,13 +12,13 @@ const BOB = 'b0b0b0b0-b0b0-40b0-80b0-b0b0b0b0b0b0';
 describe('the audit timeline tells assignment, handoff requests and resolutions in words', () => {
   const say = (type: string, data: unknown) => describeConversationEvent({ type, data }, undefined, (id) => (id === ANN ? 'you' : undefined));
   it('dashboard event history', () => {
-    expect(say('ConversationAssigned', { assigneeId: ANN, previousAssigneeId: null, by: `user:${BOB}` })).toBe('Assigned to you by an operator.');
-    expect(say('ConversationAssigned', { assigneeId: BOB, previousAssigneeId: ANN, by: `user:${ANN}` })).toBe('Assigned to a teammate (b0b0b0b0) by an operator.');
-    expect(say('ConversationUnassigned', { previousAssigneeId: BOB, by: `user:${BOB}` })).toBe('Unassigned from a teammate (b0b0b0b0) by an operator.');
+    expect(say('ConversationAssigned', { assigneeId: ANN, previousAssigneeId: null, by: `user:${BOB}` })).toBe('Assigned to you by a teammate (b0b0b0b0).');
+    expect(say('ConversationAssigned', { assigneeId: BOB, previousAssigneeId: ANN, by: `user:${ANN}` })).toBe('Assigned to a teammate (b0b0b0b0) by you.');
+    expect(say('ConversationUnassigned', { previousAssigneeId: BOB, by: `user:${BOB}` })).toBe('Unassigned from a teammate (b0b0b0b0) by a teammate (b0b0b0b0).');
     expect(say('ConversationAssigned', { assigneeId: ANN, previousAssigneeId: null, by: 'auto-assignment', reason: 'auto' })).toBe('Assigned to you automatically (round-robin).');
     expect(say('HumanRequested', { messageId: ANN })).toBe('The customer asked for a human: waiting in “Needs human”.');
-    expect(say('AiSessionClosed', { reason: 'api', action: 'session_close', by: `user:${ANN}`, resolution: 'Refund issued' })).toBe('Resolved by an operator: “Refund issued”');
-    expect(say('AiSessionClosed', { reason: 'api', action: 'session_close', by: `user:${ANN}` })).toBe('AI session closed: closed by an operator.');
+    expect(say('AiSessionClosed', { reason: 'api', action: 'session_close', by: `user:${ANN}`, resolution: 'Refund issued' })).toBe('Resolved by you: “Refund issued”');
+    expect(say('AiSessionClosed', { reason: 'api', action: 'session_close', by: `user:${ANN}` })).toBe('AI session closed by you.');
   });
   it('replay CLI', () => {
     const e = (type: string, data: unknown) => describeEvent({ type, data } as RecordedEvent);

@@ -117,6 +117,9 @@ const startEvents = (state: ConversationState, start: Start, now: string): Conve
       ];
 
 /** The survey waiting for an answer: its session is still the closed one and nobody answered it yet. */
+/** The rated agent version, carried from the survey to its answer (absent when unknown). */
+const versionOf = (survey: { agentVersion?: number }) => (survey.agentVersion !== undefined ? { agentVersion: survey.agentVersion } : {});
+
 export const pendingSurvey = (state: ConversationState) =>
   state.survey && !state.survey.answered && state.session?.state === 'closed' && state.session.id === state.survey.sessionId ? state.survey : null;
 
@@ -133,7 +136,7 @@ export const decideReceiveCustomerMessage: Decision<'ReceiveCustomerMessage'> = 
     return [
       {
         type: 'CsatSubmitted',
-        data: { surveyId, rating: answer.rating, comment: answer.comment, via, agentId, teammateId, dedupeKey: command.dedupeKey, dedupeUntil: command.dedupeUntil, at: command.now },
+        data: { surveyId, rating: answer.rating, comment: answer.comment, via, agentId, ...versionOf(survey), teammateId, dedupeKey: command.dedupeKey, dedupeUntil: command.dedupeUntil, at: command.now },
       },
     ];
   }
@@ -270,7 +273,8 @@ export const decideAppendAgentReply: Decision<'AppendAgentReply'> = (command, st
         ...(command.handoff && command.handoffCause ? { handoffCause: command.handoffCause } : {}),
         ...(command.provenance ? { provenance: command.provenance } : {}),
         ...(command.agentVersion !== undefined ? { agentVersion: command.agentVersion } : {}),
-        ...(command.handoff && command.backAt ? { backAt: command.backAt } : {}),
+        // A handoff, or an answer to a customer who waits for a person (they asked for one), after hours.
+        ...(command.backAt && (command.handoff || state.handoff.handoff) ? { backAt: command.backAt } : {}),
         ...(experiment ? { experiment: { experimentId: experiment.experimentId, arm: experiment.arm } } : {}),
         at: command.now,
       },
@@ -385,7 +389,16 @@ export const decideRequestCsat: Decision<'RequestCsat'> = (command, state) => {
   return [
     {
       type: 'CsatRequested',
-      data: { surveyId: command.surveyId, sessionId: command.sessionId, via: command.via, ...message, agentId: state.lastAgentId, teammateId: state.assigneeId, at: command.now },
+      data: {
+        surveyId: command.surveyId,
+        sessionId: command.sessionId,
+        via: command.via,
+        ...message,
+        agentId: state.lastAgentId,
+        ...(state.lastAgentId && state.lastAgentVersion !== null ? { agentVersion: state.lastAgentVersion } : {}),
+        teammateId: state.assigneeId,
+        at: command.now,
+      },
     },
   ];
 };
@@ -398,7 +411,7 @@ export const decideSubmitCsat: Decision<'SubmitCsat'> = (command, state) => {
   if (!survey || survey.surveyId !== command.surveyId) throw new DomainError('NOT_FOUND', 'No survey waits for an answer here');
   if (!Number.isInteger(command.rating) || command.rating < 1 || command.rating > 5) throw new DomainError('VALIDATION_ERROR', 'rating: a whole number from 1 to 5');
   const { surveyId, via, agentId, teammateId } = survey;
-  return [{ type: 'CsatSubmitted', data: { surveyId, rating: command.rating, comment: command.comment?.trim().slice(0, 1000) || null, via, agentId, teammateId, at: command.now } }];
+  return [{ type: 'CsatSubmitted', data: { surveyId, rating: command.rating, comment: command.comment?.trim().slice(0, 1000) || null, via, agentId, ...versionOf(survey), teammateId, at: command.now } }];
 };
 
 /** Who resumes the AI when a hand-back timeout passed (AiSessionResumed.by). */

@@ -165,7 +165,8 @@ export const conversationEvents = {
   /**
    * The closed session's satisfaction survey went out (csat.ts), delivered like a reply under `messageId`: on the
    * platform as the message `text`, on web chat as the widget's inline form. `agentId` answered last in the
-   * session, `teammateId` owned the conversation: who the rating is for.
+   * session (`agentVersion`: the version of it that wrote that answer, absent when unknown), `teammateId` owned
+   * the conversation: who the rating is for.
    */
   CsatRequested: z.object({
     surveyId: z.uuid(),
@@ -174,6 +175,7 @@ export const conversationEvents = {
     messageId: z.uuid().optional(),
     text: z.string().max(1000).optional(),
     agentId: z.uuid().nullable(),
+    agentVersion: z.number().int().min(1).optional(),
     teammateId: z.uuid().nullable(),
     at,
   }),
@@ -184,6 +186,7 @@ export const conversationEvents = {
     comment: z.string().max(CSAT_COMMENT_MAX_LENGTH).nullable(),
     via: csatVia,
     agentId: z.uuid().nullable(),
+    agentVersion: z.number().int().min(1).optional(),
     teammateId: z.uuid().nullable(),
     dedupeKey: z.string().max(300).optional(),
     dedupeUntil: at.nullable().optional(),

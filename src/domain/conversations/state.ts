@@ -105,8 +105,13 @@ export interface HandoffTrack {
 export const noHandoff: HandoffTrack = { handoff: null, waitingSince: null, lastUnansweredReason: null };
 
 const handedOff = (track: HandoffTrack, reason: HandoffReason, at: string, detail: string | null = null, backAt?: string): HandoffTrack =>
-  // The first reason stays: the customer has waited since then, whatever else happened meanwhile.
-  track.handoff ? track : { ...track, handoff: { reason, detail, since: track.waitingSince ?? at, ...(backAt ? { backAt } : {}) } };
+  // The first reason stays: the customer has waited since then, whatever else happened meanwhile. A later reply
+  // that told them when people are back (a request for a person, answered after hours) dates the wait.
+  track.handoff
+    ? backAt && !track.handoff.backAt
+      ? { ...track, handoff: { ...track.handoff, backAt } }
+      : track
+    : { ...track, handoff: { reason, detail, since: track.waitingSince ?? at, ...(backAt ? { backAt } : {}) } };
 
 export function evolveHandoff(track: HandoffTrack, event: Pick<ConversationEvent, 'type' | 'data'>): HandoffTrack {
   const e = event as ConversationEvent;
@@ -117,7 +122,8 @@ export function evolveHandoff(track: HandoffTrack, event: Pick<ConversationEvent
       // A handoff reply tells the customer someone will come: they still wait, now for a human. Sent because the
       // model failed, it is the AI that could not answer, for the reason recorded just before.
       if (e.data.aiFailed) return handedOff(track, 'ai_unanswered', e.data.at, track.lastUnansweredReason, e.data.backAt);
-      if (!e.data.handoff) return { ...track, waitingSince: null };
+      // An answer to a customer waiting for a person (they asked for one) keeps them in the queue.
+      if (!e.data.handoff) return track.handoff ? handedOff({ ...track, waitingSince: null }, track.handoff.reason, e.data.at, null, e.data.backAt) : { ...track, waitingSince: null };
       // "no confident answer" is the reason itself, not more about it: only a model's own words are a detail.
       return handedOff(track, e.data.handoffCause ?? 'agent_handoff', e.data.at, e.data.handoffReason === NO_CONFIDENT_ANSWER_REASON ? null : (e.data.handoffReason ?? null), e.data.backAt);
     case 'MessagesUnanswered':
@@ -189,11 +195,13 @@ export interface ConversationState {
   handoff: HandoffTrack;
   /** The agent that answered last (who a CSAT rating is for). */
   lastAgentId: string | null;
+  /** The version of that agent that wrote its last answer (CSAT per version); null: unknown (replies before versions). */
+  lastAgentVersion: number | null;
   /** In the current session: someone answered, and the customer wrote after an answer (CSAT's "customer replied"). */
   sessionAnswered: boolean;
   sessionCustomerReplied: boolean;
   /** The newest CSAT survey: waiting for an answer while its session stays closed and it is not answered. */
-  survey: { surveyId: string; sessionId: string; via: CsatVia; agentId: string | null; teammateId: string | null; answered: boolean } | null;
+  survey: { surveyId: string; sessionId: string; via: CsatVia; agentId: string | null; agentVersion?: number; teammateId: string | null; answered: boolean; rating?: number } | null;
   /** When people last took or touched the conversation (a pause, a teammate's message): a hand-back timeout counts from it. */
   peopleSince: string | null;
   /** The handoff (its `since`) the newest HandoffSummarized summarises: one summary per handoff. */
@@ -249,6 +257,7 @@ export const initialConversationState: ConversationState = {
   assigneeId: null,
   handoff: noHandoff,
   lastAgentId: null,
+  lastAgentVersion: null,
   sessionAnswered: false,
   sessionCustomerReplied: false,
   survey: null,
@@ -341,6 +350,7 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
         recentSentTexts: keepLast(state.recentSentTexts, textFingerprint(event.data.text), RECENT_KEPT),
         messageCount: state.messageCount + 1,
         lastAgentId: event.data.agentId ?? state.lastAgentId,
+        lastAgentVersion: event.data.agentId ? (event.data.agentVersion ?? null) : state.lastAgentVersion,
         sessionAnswered: true,
       };
     case 'OperatorMessageSent':
@@ -379,7 +389,7 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
       return { ...state, assigneeId: null };
     case 'CsatRequested': {
       const d = event.data;
-      const survey = { surveyId: d.surveyId, sessionId: d.sessionId, via: d.via, agentId: d.agentId, teammateId: d.teammateId, answered: false };
+      const survey = { surveyId: d.surveyId, sessionId: d.sessionId, via: d.via, agentId: d.agentId, ...(d.agentVersion !== undefined ? { agentVersion: d.agentVersion } : {}), teammateId: d.teammateId, answered: false };
       // Delivered like a reply (pending until sent); the platform question's echo is recognised.
       return {
         ...state,
@@ -389,7 +399,7 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
       };
     }
     case 'CsatSubmitted': {
-      const answered = state.survey?.surveyId === event.data.surveyId ? { ...state.survey, answered: true } : state.survey;
+      const answered = state.survey?.surveyId === event.data.surveyId ? { ...state.survey, answered: true, rating: event.data.rating } : state.survey;
       const dedupe = event.data.dedupeKey ? rememberKey(state.dedupe, event.data.dedupeKey, event.data.dedupeUntil ?? null) : state.dedupe;
       return { ...state, survey: answered, dedupe };
     }

@@ -17,7 +17,8 @@ export const csatReportSchema = {
   security,
   description:
     'Satisfaction survey results (CSAT) from `from` to `to` (local dates in the company timezone, both included, at most 366 days; default the last 30 days): ' +
-    'overall, per agent (the agent that answered last in the conversation), per teammate (who owned it when it closed) and per integration. Every role.',
+    'overall, per agent (the agent that answered last in the conversation), per agent version (the version of that agent that wrote its last answer; ' +
+    'newest version first per agent; answers to replies stored before versions count for the agent only), per teammate (who owned it when it closed) and per integration. Every role.',
   querystring: csatQuery,
   response: {
     200: z.object({
@@ -26,6 +27,7 @@ export const csatReportSchema = {
       to: z.string(),
       totals: z.object(figures),
       byAgent: z.array(z.object({ agentId: z.string(), ...figures })),
+      byAgentVersion: z.array(z.object({ agentId: z.string(), version: z.number().int().describe('the agent version that wrote the last answer'), ...figures })),
       byTeammate: z.array(z.object({ userId: z.string(), ...figures })),
       byIntegration: z.array(z.object({ integrationId: z.number().int(), ...figures })),
     }),
@@ -41,6 +43,7 @@ export const csatResponseSchema = z.object({
   comment: z.string().nullable(),
   via: csatVia,
   agentId: z.string().nullable(),
+  agentVersion: z.number().int().nullable().describe('the version of the agent that wrote the last answer; null when unknown'),
   teammateId: z.string().nullable(),
   at: z.string(),
 });

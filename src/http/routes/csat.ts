@@ -19,7 +19,8 @@ export function csatRoutes(services: HttpServices): FastifyPluginAsyncZod {
     });
     app.get('/api/analytics/csat/responses', { schema: csatResponsesSchema }, async (request) => {
       const page = await listCsatResponses(services.readStore, authOf(request).companyId, request.query);
-      return { responses: page.items.map(({ companyId: _c, ...r }) => r), nextCursor: page.nextCursor };
+      // Answers projected before versions were recorded carry none.
+      return { responses: page.items.map(({ companyId: _c, ...r }) => ({ ...r, agentVersion: r.agentVersion ?? null })), nextCursor: page.nextCursor };
     });
   };
 }

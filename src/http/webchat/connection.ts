@@ -8,6 +8,7 @@ import { webchatHistory, webchatPendingSurvey } from '../../commands/webchat/web
 import { submitWebchatCsat } from '../../commands/conversations/csat.js';
 import { checkVisitorIdentity, conversationVisitor, recordVisitorIdentity, type IdentityClaim } from '../../commands/webchat/visitorIdentity.js';
 import { belongsToVisitor, NOT_THE_VISITORS_CONVERSATION, type VerifiedVisitor } from '../../domain/conversations/decider.js';
+import type { ConversationState } from '../../domain/conversations/state.js';
 import { DomainError } from '../../domain/errors.js';
 import type { VisitorClaims, VisitorTokens } from '../../ports/visitorTokens.js';
 import type { ConversationNews, WebchatPush } from '../../ports/webchatPush.js';
@@ -231,17 +232,20 @@ function dispatchFrame(conn: Connection, data: RawData, isBinary: boolean): void
   }
 }
 
-/** A visitor's answer to the survey of their own conversation: recorded once, then `csat_recorded`. */
+/** A visitor's answer to the survey of their own conversation: recorded once, then `csat_recorded` with the rating kept. */
 async function storeCsat(conn: Connection, answer: { surveyId: string; rating: number; comment: string | null }): Promise<void> {
   const { visitor, integration } = conn;
   if (!visitor || !integration) return sendError(conn, 'HELLO_REQUIRED', 'Send {"type":"hello"} first');
+  let survey: ConversationState['survey'];
   try {
-    await submitWebchatCsat(conn.env.services.commands, { conversationId: visitor.conversationId, companyId: integration.companyId, visitorId: visitor.visitorId, ...answer });
+    ({ survey } = (await submitWebchatCsat(conn.env.services.commands, { conversationId: visitor.conversationId, companyId: integration.companyId, visitorId: visitor.visitorId, ...answer })).state);
   } catch (err) {
     if (err instanceof DomainError && (err.code === 'NOT_FOUND' || err.code === 'VALIDATION_ERROR')) return sendError(conn, err.code, err.message);
     throw err;
   }
-  send(conn, { type: 'csat_recorded', surveyId: answer.surveyId, rating: answer.rating });
+  // Answered twice: the first rating is the one kept, so it is the one acknowledged.
+  const rating = survey?.surveyId === answer.surveyId && survey.rating !== undefined ? survey.rating : answer.rating;
+  send(conn, { type: 'csat_recorded', surveyId: answer.surveyId, rating });
 }
 
 /** Frames are handled one at a time, in arrival order. */

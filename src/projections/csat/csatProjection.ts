@@ -15,7 +15,10 @@ export const CSAT_COMPANIES = 'csat_companies';
 
 export interface CsatDayDoc extends Doc {
   companyId: string;
-  /** `company`, `integration:<id>`, `agent:<uuid>` (the agent that answered last) or `teammate:<uuid>` (who owned the conversation). */
+  /**
+   * `company`, `integration:<id>`, `agent:<uuid>` (the agent that answered last), `agentVersion:<uuid>:<version>`
+   * (the version of it that wrote that answer, when known) or `teammate:<uuid>` (who owned the conversation).
+   */
   subject: string;
   month: string;
   date: string;
@@ -35,6 +38,8 @@ export interface CsatResponseDoc extends Doc {
   comment: string | null;
   via: CsatVia;
   agentId: string | null;
+  /** The version of the agent that wrote the last answer; null when unknown, absent on answers projected before versions. */
+  agentVersion?: number | null;
   teammateId: string | null;
   at: string;
 }
@@ -46,8 +51,13 @@ interface CsatConversationDoc extends Doc {
 
 const CONVERSATION_PREFIX = 'conversation-';
 const dayId = (companyId: string, subject: string, date: string) => `${companyId}|${subject}|${date}`;
-const subjectsOf = (c: CsatConversationDoc, agentId: string | null, teammateId: string | null) =>
-  ['company', `integration:${c.integrationId}`, ...(agentId ? [`agent:${agentId}`] : []), ...(teammateId ? [`teammate:${teammateId}`] : [])];
+const subjectsOf = (c: CsatConversationDoc, agentId: string | null, agentVersion: number | undefined, teammateId: string | null) => [
+  'company',
+  `integration:${c.integrationId}`,
+  ...(agentId ? [`agent:${agentId}`] : []),
+  ...(agentId && agentVersion !== undefined ? [`agentVersion:${agentId}:${agentVersion}`] : []),
+  ...(teammateId ? [`teammate:${teammateId}`] : []),
+];
 
 async function bump(ctx: ProjectionContext, c: CsatConversationDoc, subjects: string[], at: string, change: (d: CsatDayDoc) => void) {
   const timezone = (await ctx.get<Doc & { timezone: string }>(CSAT_COMPANIES, c.companyId))?.timezone ?? DEFAULT_TIMEZONE;
@@ -62,7 +72,7 @@ async function bump(ctx: ProjectionContext, c: CsatConversationDoc, subjects: st
 }
 
 /**
- * CSAT results for analytics: per day and subject (company, integration, agent, teammate), and the answers
+ * CSAT results for analytics: per day and subject (company, integration, agent, agent version, teammate), and the answers
  * themselves. Each event costs a fixed number of keyed reads and writes; days are the company's local days in
  * the timezone in force when the event was projected (as in the analytics projection).
  */
@@ -92,7 +102,7 @@ export const csatProjection = defineProjection(
       const c = await ctx.get<CsatConversationDoc>(CSAT_CONVERSATIONS, conversationId);
       if (!c) return;
       const d = event.data;
-      const subjects = subjectsOf(c, d.agentId, d.teammateId);
+      const subjects = subjectsOf(c, d.agentId, d.agentVersion, d.teammateId);
       if (event.type === 'CsatRequested') {
         await bump(ctx, c, subjects, d.at, (doc) => (doc.requested += 1));
         return;
@@ -112,6 +122,7 @@ export const csatProjection = defineProjection(
         comment,
         via,
         agentId: d.agentId,
+        agentVersion: d.agentVersion ?? null,
         teammateId: d.teammateId,
         at,
       } satisfies CsatResponseDoc);

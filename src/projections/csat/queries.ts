@@ -16,6 +16,7 @@ export interface CsatReport {
   to: string;
   totals: CsatFigures;
   byAgent: (CsatFigures & { agentId: string })[];
+  byAgentVersion: (CsatFigures & { agentId: string; version: number })[];
   byTeammate: (CsatFigures & { userId: string })[];
   byIntegration: (CsatFigures & { integrationId: number })[];
 }
@@ -26,7 +27,7 @@ const figures = ({ total, ...f }: CsatFigures & { total: number }): CsatFigures 
 
 /**
  * The company's CSAT from `from` to `to` (local dates, both included; the caller bounds the range to 366 days),
- * overall and per agent, teammate and integration. Reads the day documents of the months the range touches,
+ * overall and per agent, agent version, teammate and integration. Reads the day documents of the months the range touches,
  * page by page: a bounded number of documents per day (the company's subjects), never the answers themselves.
  */
 export async function csatReport(readStore: ReadStore, input: { companyId: string; from: string; to: string }): Promise<CsatReport> {
@@ -54,6 +55,9 @@ export async function csatReport(readStore: ReadStore, input: { companyId: strin
     to: input.to,
     totals: figures(sums.get('company') ?? empty()),
     byAgent: of('agent:').map(({ id, ...f }) => ({ agentId: id, ...f })).sort(byResponses),
+    byAgentVersion: of('agentVersion:')
+      .map(({ id, ...f }) => ({ agentId: id.slice(0, id.lastIndexOf(':')), version: Number(id.slice(id.lastIndexOf(':') + 1)), ...f }))
+      .sort((a, b) => a.agentId.localeCompare(b.agentId) || b.version - a.version),
     byTeammate: of('teammate:').map(({ id, ...f }) => ({ userId: id, ...f })).sort(byResponses),
     byIntegration: of('integration:').map(({ id, ...f }) => ({ integrationId: Number(id), ...f })).sort(byResponses),
   };

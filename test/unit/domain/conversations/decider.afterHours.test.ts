@@ -44,4 +44,21 @@ describe('conversation decider: handoffs outside business hours', () => {
     ]);
     expect(state.handoff.handoff).toMatchObject({ reason: 'ai_unanswered', backAt: BACK });
   });
+
+  it('given a customer who asked for a person, when the AI answers them (no handoff) outside hours, then the answer carries when people are back and so does their wait', () => {
+    const asked: ConversationEvent[] = [...given, { type: 'HumanRequested', data: { messageId: M1, at: T } }];
+    const answer: ConversationCommand = { ...(reply(BACK) as Extract<ConversationCommand, { type: 'AppendAgentReply' }>), text: 'Someone will write to you.', handoff: false };
+    const state = spec.given(asked).when(answer).then([
+      { type: 'AgentReplied', data: { messageId: R1, sessionId: S1, agentId: null, text: 'Someone will write to you.', inReplyTo: [M1], model: 'builtin', inputTokens: 0, outputTokens: 0, handoff: false, backAt: BACK, at: T } },
+    ]);
+    expect(state.handoff.handoff).toEqual({ reason: 'customer_request', detail: null, since: T, backAt: BACK });
+  });
+
+  it('given nobody waits for a person, then an ordinary answer carries no backAt whatever the worker sends', () => {
+    const answer: ConversationCommand = { ...(reply(BACK) as Extract<ConversationCommand, { type: 'AppendAgentReply' }>), text: 'We ship.', handoff: false };
+    const state = spec.given(given).when(answer).then([
+      { type: 'AgentReplied', data: { messageId: R1, sessionId: S1, agentId: null, text: 'We ship.', inReplyTo: [M1], model: 'builtin', inputTokens: 0, outputTokens: 0, handoff: false, at: T } },
+    ]);
+    expect(state.handoff.handoff).toBeNull();
+  });
 });

@@ -70,6 +70,17 @@ const submitted = (rating: number, comment: string | null, via: 'platform' | 'we
 });
 
 describe('conversation decider: the satisfaction survey (CSAT)', () => {
+  it('given the answer was written by agent version 3, then the survey and its answer name that version (CSAT per agent version)', () => {
+    const v3: ConversationEvent = { ...replied, data: { ...(replied.data as object), agentVersion: 3 } } as ConversationEvent;
+    const history = [started, opened(), received(M1), v3, received(M2, 'thanks!'), assigned, closed];
+    const asked: ConversationEvent = { type: 'CsatRequested', data: { ...(requested('webchat').data as object), agentVersion: 3 } } as ConversationEvent;
+    spec.given(history).when(request('webchat')).then([asked]);
+    const answer: ConversationEvent = { type: 'CsatSubmitted', data: { ...(submitted(5, null, 'webchat').data as object), agentVersion: 3 } } as ConversationEvent;
+    spec.given([...history, asked]).when({ type: 'SubmitCsat', surveyId: SURVEY, rating: 5, comment: null, now: T3 }).then([answer]);
+    // Replies stored before versions name none: the survey names none either.
+    spec.given(resolved).when(request('webchat')).then([requested('webchat')]);
+  });
+
   it('given a closed session, when the survey is requested, then it names the agent that answered and the teammate who owned it; on the platform it is a message to send', () => {
     spec.given(resolved).when(request('platform')).then([requested('platform')]);
     spec.given(resolved).when(request('webchat')).then([requested('webchat')]);

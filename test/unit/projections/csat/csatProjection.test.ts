@@ -30,7 +30,17 @@ describe('csat projection: given events, then the documents', () => {
     await spec.given([started, requested, submitted]).then({
       csat_days: everySubject('2026-03-10', { requested: 1, responses: 1, total: 4, scores: [0, 0, 0, 1, 0] }),
       csat_responses: [
-        { id: survey, companyId: company, conversationId: conv, integrationId: 12, rating: 4, comment: 'thanks', via: 'platform', agentId: agent, teammateId: ann, at: '2026-03-10T23:30:00.000Z' },
+        { id: survey, companyId: company, conversationId: conv, integrationId: 12, rating: 4, comment: 'thanks', via: 'platform', agentId: agent, agentVersion: null, teammateId: ann, at: '2026-03-10T23:30:00.000Z' },
+      ],
+    });
+  });
+
+  it('a survey of an answer written by a known agent version also counts for that version', async () => {
+    const v = (e: typeof requested): typeof requested => ({ ...e, data: { ...(e.data as object), agentVersion: 2 } });
+    await spec.given([started, v(requested), v(submitted)]).then({
+      csat_days: [...everySubject('2026-03-10', { requested: 1, responses: 1, total: 4, scores: [0, 0, 0, 1, 0] }), day(`agentVersion:${agent}:2`, '2026-03-10', { requested: 1, responses: 1, total: 4, scores: [0, 0, 0, 1, 0] })],
+      csat_responses: [
+        { id: survey, companyId: company, conversationId: conv, integrationId: 12, rating: 4, comment: 'thanks', via: 'platform', agentId: agent, agentVersion: 2, teammateId: ann, at: '2026-03-10T23:30:00.000Z' },
       ],
     });
   });

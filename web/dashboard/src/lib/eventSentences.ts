@@ -4,13 +4,15 @@ import { describePausedReason, formatNumber, humanize } from './format.js';
 
 const QUOTE_MAX = 120;
 
-/** “text” in typographic quotes, cut at QUOTE_MAX characters. */
+/** “text” in typographic quotes, cut at QUOTE_MAX characters. Text quoted already (a summary quoting the customer) is not quoted twice. */
 export function quote(text: unknown): string {
-  const value = String(text ?? '').replace(/\s+/g, ' ').trim();
+  let value = String(text ?? '').replace(/\s+/g, ' ').trim();
+  if (value.length >= 2 && value.startsWith('“') && value.endsWith('”')) value = value.slice(1, -1);
   return `“${value.length > QUOTE_MAX ? `${value.slice(0, QUOTE_MAX - 1)}…` : value}”`;
 }
 
-const byWhom = (by: unknown) => (typeof by === 'string' && by.startsWith('user:') ? ' by an operator' : '');
+/** " by Nadia" for a teammate's act (`by` is `user:<id>`); nothing for the system's own. */
+const byWhom = (by: unknown, teammate: Names['teammate']) => (typeof by === 'string' && by.startsWith('user:') ? ` by ${teammate(by.slice('user:'.length))}` : '');
 
 /** " from “Shipping” and “Returns”" — the knowledge-base documents an answer drew from (none recorded: nothing). */
 function fromSources(provenance: unknown): string {
@@ -63,21 +65,25 @@ const SENTENCES: Record<string, (d: Data, names: Names) => string> = {
   MessageDeliveryFailed: (d) => `Reply not delivered: ${String(d.reason ?? 'unknown reason')} (after ${formatNumber(Number(d.attempts) || 1)} attempt${Number(d.attempts) === 1 ? '' : 's'}).`,
   MessagesUnanswered: (d) => `Customer message not answered: ${String(d.reason ?? 'unknown reason')}`,
   AiSessionOpened: () => 'AI session started: the AI agent answers this customer.',
-  AiSessionPaused: (d) => `${describePausedReason(typeof d.reason === 'string' ? d.reason : null)}${d.reason === 'api' ? '' : byWhom(d.by)}.`,
-  AiSessionResumed: (d) => (d.by === 'hand-back-timeout' ? 'AI resumed: the customer wrote after the hand-back timeout had passed.' : `AI resumed${byWhom(d.by)}.`),
-  AiSessionClosed: (d) => {
-    if (typeof d.resolution === 'string' && d.resolution) return `Resolved${byWhom(d.by)}: ${quote(d.resolution)}`;
+  AiSessionPaused: (d, { teammate }) =>
+    d.reason === 'api' && typeof d.by === 'string' && d.by.startsWith('user:')
+      ? `Paused${byWhom(d.by, teammate)}.`
+      : `${describePausedReason(typeof d.reason === 'string' ? d.reason : null)}${d.reason === 'api' ? '' : byWhom(d.by, teammate)}.`,
+  AiSessionResumed: (d, { teammate }) => (d.by === 'hand-back-timeout' ? 'AI resumed: the customer wrote after the hand-back timeout had passed.' : `AI resumed${byWhom(d.by, teammate)}.`),
+  AiSessionClosed: (d, { teammate }) => {
+    if (typeof d.resolution === 'string' && d.resolution) return `Resolved${byWhom(d.by, teammate)}: ${quote(d.resolution)}`;
+    if (d.reason === 'api' && byWhom(d.by, teammate)) return `AI session closed${byWhom(d.by, teammate)}.`;
     return `AI session closed: ${CLOSE_REASONS[String(d.reason)] ?? humanize(String(d.reason ?? '')).toLowerCase()}.`;
   },
-  ConversationReopened: (d) => `Conversation reopened${byWhom(d.by)}: a new AI session started.`,
+  ConversationReopened: (d, { teammate }) => `Conversation reopened${byWhom(d.by, teammate)}: a new AI session started.`,
   DialogTransferred: () => 'Dialog transferred to a human operator on the platform.',
-  StageChanged: (d, { stageName }) => {
+  StageChanged: (d, { stageName, teammate }) => {
     const name = typeof d.stageId === 'string' ? stageName(d.stageId) : undefined;
-    return `Moved to the stage ${name ? quote(name) : 'with id ' + String(d.stageId)}${byWhom(d.by)}.`;
+    return `Moved to the stage ${name ? quote(name) : 'with id ' + String(d.stageId)}${byWhom(d.by, teammate)}.`;
   },
   HumanRequested: () => 'The customer asked for a human: waiting in “Needs human”.',
-  ConversationAssigned: (d, { teammate }) => (d.reason === 'auto' ? `Assigned to ${teammate(d.assigneeId)} automatically (round-robin).` : `Assigned to ${teammate(d.assigneeId)}${byWhom(d.by)}.`),
-  ConversationUnassigned: (d, { teammate }) => `Unassigned from ${teammate(d.previousAssigneeId)}${byWhom(d.by)}.`,
+  ConversationAssigned: (d, { teammate }) => (d.reason === 'auto' ? `Assigned to ${teammate(d.assigneeId)} automatically (round-robin).` : d.by === `user:${String(d.assigneeId)}` ? `Taken by ${teammate(d.assigneeId)}.` : `Assigned to ${teammate(d.assigneeId)}${byWhom(d.by, teammate)}.`),
+  ConversationUnassigned: (d, { teammate }) => `Unassigned from ${teammate(d.previousAssigneeId)}${byWhom(d.by, teammate)}.`,
   CsatRequested: (d) => `Satisfaction survey sent ${d.via === 'webchat' ? 'in the web chat' : 'as a message'}.`,
   CsatSubmitted: (d) => `The customer rated the conversation ${formatNumber(Number(d.rating))}/5${typeof d.comment === 'string' && d.comment ? `: ${quote(d.comment)}` : '.'}`,
   ExperimentArmAssigned: (d) =>

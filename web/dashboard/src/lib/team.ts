@@ -13,6 +13,9 @@ const FRESH_MS = 60_000;
 let cache: { at: number; team: Promise<Teammate[]> } | null = null;
 // Ids the team was read again for, so an unknown one (a removed teammate) costs one read, not one per render.
 const readAgainFor = new Set<string>();
+// Every mounted directory (the header, the rows, the history, the picker): a read for one of them serves all, so
+// the one that did not ask for it (its id was already asked about) still learns a new colleague's name.
+const listeners = new Set<(teammates: Teammate[]) => void>();
 
 async function loadTeam(): Promise<Teammate[]> {
   const team: Teammate[] = [];
@@ -28,10 +31,17 @@ async function loadTeam(): Promise<Teammate[]> {
 
 function team(force = false): Promise<Teammate[]> {
   if (force || !cache || Date.now() - cache.at > FRESH_MS) {
-    const loading = loadTeam().catch((error: unknown) => {
-      cache = null;
-      throw error;
-    });
+    const loading: Promise<Teammate[]> = loadTeam().then(
+      (teammates) => {
+        // An older read finishing after a newer one must not bring back the older list.
+        if (cache?.team === loading) for (const listener of listeners) listener(teammates);
+        return teammates;
+      },
+      (error: unknown) => {
+        if (cache?.team === loading) cache = null;
+        throw error;
+      },
+    );
     cache = { at: Date.now(), team: loading };
   }
   return cache.team;
@@ -57,7 +67,8 @@ export interface TeamDirectory {
 
 /**
  * The team, loaded once and shared. An id it does not know (a teammate who joined since) reads the team again,
- * once per id, so a new colleague's name appears without a page reload.
+ * once per id, and every directory on the page gets the new list, so a new colleague's name appears everywhere
+ * without a page reload.
  */
 export function useTeam(): TeamDirectory {
   const [teammates, setTeammates] = useState<Teammate[] | null>(null);
@@ -65,7 +76,13 @@ export function useTeam(): TeamDirectory {
   const load = useCallback((force: boolean) => {
     team(force).then(setTeammates, setError);
   }, []);
-  useEffect(() => load(false), [load]);
+  useEffect(() => {
+    listeners.add(setTeammates);
+    load(false);
+    return () => {
+      listeners.delete(setTeammates);
+    };
+  }, [load]);
 
   const nameOf = useCallback(
     (userId: string | null | undefined) => {

@@ -73,7 +73,7 @@ export function AgentsPage() {
               {agent.systemPrompt && <p className="prompt-preview">{agent.systemPrompt}</p>}
               <div className="card-foot">
                 <Link to={`/agents/${encodeURIComponent(agent.id)}`} className="btn btn-secondary btn-sm">
-                  Edit
+                  {manager ? 'Edit' : 'View'}
                 </Link>
                 <Link to={`/agents/${encodeURIComponent(agent.id)}/playground`} className="btn btn-secondary btn-sm" data-testid="agent-try-it">
                   Try it
@@ -114,10 +114,19 @@ async function savedThroughGate(agent: Agent, input: AgentInput): Promise<number
 
 export function AgentFormPage({ id, tab = 'settings' }: { id: string | null; tab?: AgentTab }) {
   const existing = useAsync((signal) => (id === null ? Promise.resolve(null) : getAgent(id, { signal })), [id, tab]);
+  const role = useAuth().me?.user.role;
+  const readOnly = role !== undefined && role !== 'owner' && role !== 'admin';
+  if (readOnly && id === null) {
+    return (
+      <EmptyState title="Not available for your role">
+        Owners and admins create agents. <Link to="/agents">Back to agents</Link>.
+      </EmptyState>
+    );
+  }
   return (
     <>
       <PageHeader
-        title={id === null ? 'New agent' : 'Edit agent'}
+        title={id === null ? 'New agent' : readOnly ? 'Agent' : 'Edit agent'}
         description={
           <Link to="/agents" className="back-link">
             ← All agents
@@ -148,6 +157,9 @@ export function AgentFormPage({ id, tab = 'settings' }: { id: string | null; tab
 
 function AgentForm({ agent }: { agent: Agent | null }) {
   const toast = useToast();
+  // The agent role reads an agent (and tries it) but cannot change it: said before anyone types, as Settings does.
+  const role = useAuth().me?.user.role;
+  const readOnly = role !== undefined && role !== 'owner' && role !== 'admin';
   const [name, setName] = useState(agent?.name ?? '');
   const [systemPrompt, setSystemPrompt] = useState(agent?.systemPrompt ?? '');
   const [model, setModel] = useState(agent?.model ?? '');
@@ -208,98 +220,108 @@ function AgentForm({ agent }: { agent: Agent | null }) {
   }
 
   return (
-    <form className="card form form-card" onSubmit={onSubmit}>
-      <TextField label="Name" required maxLength={200} value={name} onValueChange={setName} placeholder="e.g. Sales assistant" />
-      <TextAreaField
-        label="System prompt"
-        rows={8}
-        value={systemPrompt}
-        onValueChange={setSystemPrompt}
-        placeholder="You are a friendly sales assistant for Acme. Answer briefly and suggest the right product…"
-        hint="Instructions the AI follows in every reply."
-      />
-      <div className="form-row">
-        <TextField
-          label="Model"
-          value={model}
-          onValueChange={setModel}
-          placeholder="e.g. gpt-4o-mini"
-          hint="Leave blank to use the model from LLM settings."
+    <form className="card form form-card" onSubmit={onSubmit} aria-readonly={readOnly || undefined}>
+      {readOnly && (
+        <p className="notice" data-testid="agent-read-only">
+          <strong>Read only for your role.</strong> Owners and admins change and delete agents; you can read this one and try it in the playground.
+        </p>
+      )}
+      {/* A disabled fieldset disables every field in it, however deep. */}
+      <fieldset className="plain-fieldset" disabled={readOnly}>
+        <TextField label="Name" required maxLength={200} value={name} onValueChange={setName} placeholder="e.g. Sales assistant" />
+        <TextAreaField
+          label="System prompt"
+          rows={8}
+          value={systemPrompt}
+          onValueChange={setSystemPrompt}
+          placeholder="You are a friendly sales assistant for Acme. Answer briefly and suggest the right product…"
+          hint="Instructions the AI follows in every reply."
+        />
+        <div className="form-row">
+          <TextField
+            label="Model"
+            value={model}
+            onValueChange={setModel}
+            placeholder="e.g. gpt-4o-mini"
+            hint="Leave blank to use the model from LLM settings."
+          />
+          <TextField
+            label="Temperature"
+            type="number"
+            inputMode="decimal"
+            min={0}
+            max={2}
+            step={0.1}
+            value={temperature}
+            onValueChange={setTemperature}
+            error={temperatureError}
+            hint="0 = focused, 2 = creative. Blank = default."
+          />
+        </div>
+        <TextAreaField
+          label="Handoff message"
+          rows={2}
+          value={handoffMessage}
+          onValueChange={setHandoffMessage}
+          placeholder="Let me connect you with a colleague who can help."
+          hint="Sent when the agent cannot answer and hands the conversation to a human."
+        />
+        <TextAreaField
+          label="After-hours message"
+          rows={2}
+          value={afterHoursMessage}
+          onValueChange={setAfterHoursMessage}
+          placeholder="Our team is away right now and will be back {{back}}."
+          hint="Added to a handoff outside business hours (Settings). {{back}} becomes when your team is back, e.g. “Monday 12 January at 09:00 (Europe/Berlin)”."
+          data-testid="agent-after-hours-message"
         />
         <TextField
-          label="Temperature"
+          label="Give back to the AI after (minutes)"
           type="number"
-          inputMode="decimal"
-          min={0}
-          max={2}
-          step={0.1}
-          value={temperature}
-          onValueChange={setTemperature}
-          error={temperatureError}
-          hint="0 = focused, 2 = creative. Blank = default."
+          inputMode="numeric"
+          min={1}
+          max={HAND_BACK_MAX_MINUTES}
+          value={handBack}
+          onValueChange={setHandBack}
+          error={handBackError}
+          placeholder="Never"
+          hint="After a handoff, the conversation stays with your team. Set minutes to let the AI answer again when the customer writes that long after the handoff or your team's last message. Blank: only when someone resumes the AI."
         />
-      </div>
-      <TextAreaField
-        label="Handoff message"
-        rows={2}
-        value={handoffMessage}
-        onValueChange={setHandoffMessage}
-        placeholder="Let me connect you with a colleague who can help."
-        hint="Sent when the agent cannot answer and hands the conversation to a human."
-      />
-      <TextAreaField
-        label="After-hours message"
-        rows={2}
-        value={afterHoursMessage}
-        onValueChange={setAfterHoursMessage}
-        placeholder="Our team is away right now and will be back {{back}}."
-        hint="Added to a handoff outside business hours (Settings). {{back}} becomes when your team is back, e.g. “Monday 12 January at 09:00 (Europe/Berlin)”."
-        data-testid="agent-after-hours-message"
-      />
-      <TextField
-        label="Give back to the AI after (minutes)"
-        type="number"
-        inputMode="numeric"
-        min={1}
-        max={HAND_BACK_MAX_MINUTES}
-        value={handBack}
-        onValueChange={setHandBack}
-        error={handBackError}
-        placeholder="Never"
-        hint="After a handoff, the conversation stays with your team. Set minutes to let the AI answer again when the customer writes that long after the handoff or your team's last message. Blank: only when someone resumes the AI."
-      />
-      <Switch label="Use the knowledge base" checked={useKnowledgeBase} onChange={setUseKnowledgeBase} hint="Ground replies in your documents." />
-      <SelectField
-        label="When to answer"
-        value={answerThreshold}
-        onValueChange={(value) => setAnswerThreshold(value as AnswerThreshold)}
-        hint="How sure the built-in agent must be that your knowledge base answers a question before it replies; otherwise it hands off with the handoff message."
-      >
-        <option value="strict">Strict: hands off more, fewest wrong answers</option>
-        <option value="balanced">Balanced (default)</option>
-        <option value="lenient">Lenient: answers more, more wrong answers</option>
-      </SelectField>
-      <Switch
-        label="Allow general answers"
-        checked={generalAnswers}
-        onChange={setGeneralAnswers}
-        hint="With your own model: answer without citing a knowledge-base passage (greetings, general questions). Off: such answers are handed off, so the model never answers about your company from its own knowledge."
-      />
-      <ActionPicker actions={actions} selected={actionIds} onChange={setActionIds} />
-      <Switch label="Active" checked={active} onChange={setActive} hint="Inactive agents do not answer." />
+        <Switch label="Use the knowledge base" checked={useKnowledgeBase} onChange={setUseKnowledgeBase} hint="Ground replies in your documents." />
+        <SelectField
+          label="When to answer"
+          value={answerThreshold}
+          onValueChange={(value) => setAnswerThreshold(value as AnswerThreshold)}
+          hint="How sure the built-in agent must be that your knowledge base answers a question before it replies; otherwise it hands off with the handoff message."
+        >
+          <option value="strict">Strict: hands off more, fewest wrong answers</option>
+          <option value="balanced">Balanced (default)</option>
+          <option value="lenient">Lenient: answers more, more wrong answers</option>
+        </SelectField>
+        <Switch
+          label="Allow general answers"
+          checked={generalAnswers}
+          onChange={setGeneralAnswers}
+          hint="With your own model: answer without citing a knowledge-base passage (greetings, general questions). Off: such answers are handed off, so the model never answers about your company from its own knowledge."
+        />
+        <ActionPicker actions={actions} selected={actionIds} onChange={setActionIds} />
+        <Switch label="Active" checked={active} onChange={setActive} hint="Inactive agents do not answer." />
+      </fieldset>
       <InlineError error={save.error} />
       <div className="form-actions">
-        {agent && (
+        {agent && !readOnly && (
           <Button variant="danger" className="push-left" onClick={() => deletion.ask(agent)}>
             Delete
           </Button>
         )}
         <Link to="/agents" className="btn btn-ghost">
-          Cancel
+          {readOnly ? 'Back to agents' : 'Cancel'}
         </Link>
-        <Button type="submit" variant="primary" busy={save.busy}>
-          Save
-        </Button>
+        {!readOnly && (
+          <Button type="submit" variant="primary" busy={save.busy}>
+            Save
+          </Button>
+        )}
       </div>
       <DeleteAgentDialog deletion={deletion} />
     </form>

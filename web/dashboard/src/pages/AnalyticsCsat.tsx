@@ -10,7 +10,7 @@ const average = (f: CsatFigures) => (f.average === null ? '—' : `${f.average.t
 
 /**
  * Analytics → Customer satisfaction: the survey answers of the range, overall, per agent (the one that answered
- * last) and per teammate (who owned the conversation), and the newest comments.
+ * last), per version of it (which release is rated better) and per teammate (who owned the conversation), and the newest comments.
  */
 export function CsatSection({ from, to }: { from: string; to: string }) {
   const report = useAsync((signal) => getCsatReport({ from, to }, { signal }), [from, to]);
@@ -50,6 +50,19 @@ export function CsatSection({ from, to }: { from: string; to: string }) {
               </tr>
             ))}
           </DataTable>
+          {data.byAgentVersion.length > 0 && (
+            <DataTable testId="csat-by-agent-version" columns={['Agent version', { label: 'Average', className: 'num' }, { label: 'Answers', className: 'num' }]}>
+              {data.byAgentVersion.map((v) => (
+                <tr key={`${v.agentId}:${v.version}`} data-agent-id={v.agentId} data-version={v.version}>
+                  <td className="wrap">
+                    {names.data?.agents.get(v.agentId) ?? 'Deleted agent'} · v{v.version}
+                  </td>
+                  <td className="num">{average(v)}</td>
+                  <td className="num">{formatNumber(v.responses)}</td>
+                </tr>
+              ))}
+            </DataTable>
+          )}
           {data.byTeammate.length > 0 && (
             <DataTable testId="csat-by-teammate" columns={['Teammate', { label: 'Average', className: 'num' }, { label: 'Answers', className: 'num' }]}>
               {data.byTeammate.map((m) => (
