@@ -90,7 +90,7 @@ module.exports = {
       severity: 'error',
       comment: 'The two http exceptions above are limited to the worker modules they use today.',
       from: { path: '^src/http/' },
-      to: { path: '^src/workers/', pathNot: '^src/workers/(playgroundAnswer|fairSlots|countReplayEvents)\\.ts$' },
+      to: { path: '^src/workers/', pathNot: '^src/workers/(playground/playgroundAnswer|replays/countReplayEvents)\\.ts$' },
     },
     {
       name: 'only-root-imports-infrastructure',

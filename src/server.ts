@@ -61,8 +61,8 @@ import { processorConsumer } from './processing/threadConsumer.js';
 import { startProcessorThread } from './processing/processorThread.js';
 import { remoteProjectionWaiter } from './processing/projectionProgress.js';
 import type { PlatformClient } from './ports/platform.js';
-import { webchatSubject } from './workers/jobs.js';
-import { searchPassages } from './workers/answerGeneration.js';
+import { webchatSubject } from './workers/replies/replyJobs.js';
+import { searchPassages } from './workers/answers/answerGeneration.js';
 import type { ProjectionRunner } from './processing/projectionRunner.js';
 import { createEventConsumer } from './processing/eventConsumer.js';
 

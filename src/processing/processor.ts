@@ -5,20 +5,20 @@ import type { CommandDeps } from '../commands/deps.js';
 import type { Adapters } from '../ports/adapters.js';
 import type { ServiceMetrics } from '../infrastructure/metrics/serviceMetrics.js';
 import { allProjections } from '../projections/index.js';
-import { startCustomerReplies } from '../workers/replyWorker.js';
-import { startReplayEvaluations } from '../workers/replayEvaluations.js';
-import { startWebhookDeliveries } from '../workers/webhookDelivery.js';
-import { startHandoffSummaries } from '../workers/handoffSummaries.js';
-import { startNotifications, startWaitingHandoffsSweep } from '../workers/notifications.js';
-import { startActionExpiry } from '../workers/actionExpiry.js';
-import type { WorkerDeps } from '../workers/workerDeps.js';
+import { startCustomerReplies } from '../workers/replies/replyWorker.js';
+import { startReplayEvaluations } from '../workers/replays/replayEvaluations.js';
+import { startWebhookDeliveries } from '../workers/outboundWebhooks/webhookDelivery.js';
+import { startHandoffSummaries } from '../workers/handoffSummaries/handoffSummaries.js';
+import { startNotifications, startWaitingHandoffsSweep } from '../workers/notifications/notifications.js';
+import { startActionExpiry } from '../workers/actionResumes/actionExpiry.js';
+import type { WorkerDeps } from './workerDeps.js';
 import type { EventConsumer } from './eventConsumer.js';
 import { startKnowledgeIndexer, type KnowledgeIndexer } from './knowledgeIndexer.js';
 import { outboundClients, type OutboundOptions } from './outboundClients.js';
 import { publishProjectionProgress, remoteProjectionWaiter } from './projectionProgress.js';
 import { startProjections, type ProjectionRunner } from './projectionRunner.js';
 import { startReactors } from './reactor.js';
-import { allReactors } from './reactors/index.js';
+import { allReactors } from './allReactors.js';
 import { watchActionCallMetrics } from './actionCallMetrics.js';
 import { processorConsumer } from './threadConsumer.js';
 import { startLeasedDuty } from './leasedDuty.js';
@@ -65,7 +65,7 @@ export interface Processor {
  *
  * The processors of the thread's one event consumer, by part:
  *   projections: every projection of `allProjections` (src/projections/index.ts), through the projection runner
- *   replies:     every reactor of `allReactors` (./reactors/index.ts) and the knowledge indexer; then the bus
+ *   replies:     every reactor of `allReactors` (./allReactors.ts) and the knowledge indexer; then the bus
  *                workers their jobs feed (customer replies, replay evaluations)
  * The HTTP thread adds its own (server.ts): the knowledge indexer its routes search, and the live events.
  */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/ports/logger.js';
 import { systemClock } from '../../src/ports/clock.js';
-import { judgeAnswer, NOT_JUDGED_BUILTIN } from '../../src/workers/testJudge.js';
+import { judgeAnswer, NOT_JUDGED_BUILTIN } from '../../src/workers/replays/testJudge.js';
 import { signUp, type Company } from '../support/api.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { startTestServer, uniqueEmail, type TestServer } from '../support/testServer.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/ports/clock.js';
 import { silentLogger } from '../../src/ports/logger.js';
-import { runAgentTests } from '../../src/workers/agentTestRunner.js';
-import { createFairSlots } from '../../src/workers/fairSlots.js';
+import { runAgentTests } from '../../src/workers/replays/agentTestRunner.js';
+import { createFairSlots } from '../../src/shared/fairness/fairSlots.js';
 import { signUp, type Company } from '../support/api.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { startTestServer, uniqueEmail, type TestServer } from '../support/testServer.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVIDENCE_THRESHOLDS } from '../../src/domain/answers/evidence.js';
 import { recordReplayAnswer } from '../../src/commands/replays/replays.js';
 import { silentLogger } from '../../src/ports/logger.js';
-import { RUN_REPLAY } from '../../src/workers/replayJobs.js';
+import { RUN_REPLAY } from '../../src/workers/replays/replayJobs.js';
 import { signUp } from '../support/api.js';
 import { startFakeLlm, type ChatCompletionBody, type FakeLlm } from '../support/fakeLlm.js';
 import { seedConversation, type SeedTurn } from '../support/replayFixtures.js';

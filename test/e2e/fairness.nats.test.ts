@@ -1,7 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consumerNameFor, type NatsBus } from '../../src/infrastructure/nats/natsBus.js';
-import { GENERATE_REPLY } from '../../src/workers/jobs.js';
+import { GENERATE_REPLY } from '../../src/workers/replies/replyJobs.js';
 import { createAgent, createPlatformIntegration, signUp, useOpenAiLlm, type Company } from '../support/api.js';
 import { eventually } from '../support/eventually.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';

@@ -8,8 +8,8 @@ import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventSto
 import { systemClock } from '../../src/ports/clock.js';
 import type { LlmProvider } from '../../src/ports/llm.js';
 import { silentLogger } from '../../src/ports/logger.js';
-import { RUN_AGENT_TESTS } from '../../src/workers/replayJobs.js';
-import { startReplayWorker } from '../../src/workers/replayWorker.js';
+import { RUN_AGENT_TESTS } from '../../src/workers/replays/replayJobs.js';
+import { startReplayWorker } from '../../src/workers/replays/replayWorker.js';
 import { eventually } from '../support/eventually.js';
 
 /**

@@ -6,8 +6,8 @@ import { createInProcessBus } from '../../src/infrastructure/memory/inProcessBus
 import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventStore.js';
 import { LlmError, type LlmProvider, type LlmRequest } from '../../src/ports/llm.js';
 import { silentLogger } from '../../src/ports/logger.js';
-import { handoffSummaryId, summarizeHandoff, type HandoffSummaryDeps } from '../../src/workers/handoffSummaries.js';
-import type { CompanyLlm } from '../../src/workers/replyDecisions.js';
+import { handoffSummaryId, summarizeHandoff, type HandoffSummaryDeps } from '../../src/workers/handoffSummaries/handoffSummaries.js';
+import type { CompanyLlm } from '../../src/workers/replies/replyDecisions.js';
 
 /** The handoff summary worker: the builtin provider's extracted note; the company's model's note, charged once. */
 

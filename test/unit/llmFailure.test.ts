@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LlmError } from '../../src/ports/llm.js';
-import { plainLlmFailure } from '../../src/workers/answerGeneration.js';
+import { plainLlmFailure } from '../../src/workers/answers/answerGeneration.js';
 
 describe('why the AI could not answer, in plain words', () => {
   it.each([

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { ConversationEvent } from '../../src/domain/conversations/events.js';
 import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventStore.js';
 import type { EventStore, ReadStreamOptions } from '../../src/ports/eventStore.js';
-import { readRecentHistory } from '../../src/workers/answerGeneration.js';
-import type { AgentProfile } from '../../src/workers/replyDecisions.js';
-import { buildPrompt } from '../../src/workers/answerGeneration.js';
+import { readRecentHistory } from '../../src/workers/answers/answerGeneration.js';
+import type { AgentProfile } from '../../src/workers/replies/replyDecisions.js';
+import { buildPrompt } from '../../src/workers/answers/answerGeneration.js';
 
 /** The prompt a reply is generated from: the agent's instructions, the last 20 turns, then the unanswered messages. */
 const agent: AgentProfile = {

@@ -6,9 +6,9 @@ import type { ConversationEvent } from '../../src/domain/conversations/events.js
 import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventStore.js';
 import type { EventStore, NewEvent } from '../../src/ports/eventStore.js';
 import { silentLogger } from '../../src/ports/logger.js';
-import type { ActionExecutor } from '../../src/workers/actionLoop.js';
-import { conversationSink } from '../../src/workers/replyActions.js';
-import type { ReplyWorkerDeps } from '../../src/workers/replyDecisions.js';
+import type { ActionExecutor } from '../../src/workers/answers/actionLoop.js';
+import { conversationSink } from '../../src/workers/replies/replyActions.js';
+import type { ReplyWorkerDeps } from '../../src/workers/replies/replyDecisions.js';
 
 /**
  * A full disk around an action call: the attempt cannot be recorded (the endpoint is never called), or the outcome

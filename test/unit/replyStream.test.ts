@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parsePush } from '../../src/http/webchatHub.js';
 import type { Bus } from '../../src/ports/bus.js';
 import { parseConversationNews, WEBCHAT_DELTA_MAX_CHARS } from '../../src/ports/webchatPush.js';
-import { createReplyStream } from '../../src/workers/replyGeneration.js';
+import { createReplyStream } from '../../src/workers/replies/replyGeneration.js';
 
 const silent = { info() {}, warn() {}, error() {}, debug() {}, child() { return silent; } } as never;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -6,10 +6,10 @@ import { createInProcessBus } from '../../src/infrastructure/memory/inProcessBus
 import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventStore.js';
 import { silentLogger } from '../../src/ports/logger.js';
 import type { LlmProvider } from '../../src/ports/llm.js';
-import { createFairSlots } from '../../src/workers/fairSlots.js';
-import { GENERATE_REPLY } from '../../src/workers/jobs.js';
-import type { ReplyWorkerDeps } from '../../src/workers/replyDecisions.js';
-import { startReplyWorker } from '../../src/workers/replyWorker.js';
+import { createFairSlots } from '../../src/shared/fairness/fairSlots.js';
+import { GENERATE_REPLY } from '../../src/workers/replies/replyJobs.js';
+import type { ReplyWorkerDeps } from '../../src/workers/replies/replyDecisions.js';
+import { startReplyWorker } from '../../src/workers/replies/replyWorker.js';
 
 const T = new Date().toISOString();
 const companyId = randomUUID();

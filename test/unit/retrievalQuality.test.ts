@@ -9,8 +9,8 @@ import { createInProcessBus } from '../../src/infrastructure/memory/inProcessBus
 import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventStore.js';
 import { createKnowledgeIndex, type KnowledgeSearchResult } from '../../src/infrastructure/search/knowledgeIndex.js';
 import { silentLogger } from '../../src/ports/logger.js';
-import { GENERATE_REPLY } from '../../src/workers/jobs.js';
-import { startReplyWorker } from '../../src/workers/replyWorker.js';
+import { GENERATE_REPLY } from '../../src/workers/replies/replyJobs.js';
+import { startReplyWorker } from '../../src/workers/replies/replyWorker.js';
 
 /**
  * Retrieval quality of the builtin retriever on a labelled shop knowledge base (test/fixtures/retrieval/shop.json):
@@ -113,7 +113,7 @@ describe('the builtin agent and the returns question (issue 15)', () => {
       bus,
       loadAgent: async () => ({ agentId, companyId, active: true, name: 'Shop', systemPrompt: 'Be brief.', model: null, temperature: 0, useKnowledgeBase: true, handoffMessage: HANDOFF }),
       loadLlm: async () => ({ kind: 'builtin', provider: createBuiltinLlm(), model: null }),
-      // What the customer replies do (src/workers/replyWorker.ts, startCustomerReplies): the company's index, the fields the LLM port takes.
+      // What the customer replies do (src/workers/replies/replyWorker.ts, startCustomerReplies): the company's index, the fields the LLM port takes.
       searchKnowledge: async (company, query, limit) =>
         index.search(company === companyId ? COMPANY : company, query, { limit }).map((r) => ({ title: r.title, text: r.text, score: r.score, coverage: r.coverage })),
       pricing: { table: {}, defaultPrice: { inputMicrosPer1K: 0, outputMicrosPer1K: 0 } } as never,

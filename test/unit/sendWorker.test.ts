@@ -6,8 +6,8 @@ import { createInProcessBus } from '../../src/infrastructure/memory/inProcessBus
 import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventStore.js';
 import { silentLogger } from '../../src/ports/logger.js';
 import { PlatformError, type PlatformClient, type SendMessageInput } from '../../src/ports/platform.js';
-import { sendMessage } from '../../src/workers/sendWorker.js';
-import { webchatSubject } from '../../src/workers/jobs.js';
+import { sendMessage } from '../../src/workers/replies/sendWorker.js';
+import { webchatSubject } from '../../src/workers/replies/replyJobs.js';
 import { sendStream } from '../../src/domain/conversations/send/decider.js';
 
 const T = '2026-11-22T10:00:00.000Z';

@@ -5,8 +5,8 @@ import { startPlayground } from '../../commands/playground/playgroundSessions.js
 import { loadPlaygroundSession } from '../../commands/playground/queries.js';
 import type { LlmPassage } from '../../ports/llm.js';
 import { listPlaygroundSessions } from '../../projections/playgroundSessions/queries.js';
-import { createFairSlots, type FairSlots } from '../../workers/fairSlots.js';
-import { answerPlaygroundQuestion } from '../../workers/playgroundAnswer.js';
+import { createFairSlots, type FairSlots } from '../../shared/fairness/fairSlots.js';
+import { answerPlaygroundQuestion } from '../../workers/playground/playgroundAnswer.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
 import type { ActionCaller } from '../../ports/actionCaller.js';

@@ -5,7 +5,7 @@ import { cancelReplay, estimateReplay, requestReplay } from '../../commands/repl
 import { DEFAULT_AGENT_HANDOFF_MESSAGE } from '../../domain/agents/events.js';
 import type { ReplayDraft } from '../../domain/replays/events.js';
 import { findCompanyReplay, listReplayAnswers, listReplays } from '../../projections/replays/queries.js';
-import { countReplayEvents } from '../../workers/countReplayEvents.js';
+import { countReplayEvents } from '../../workers/replays/countReplayEvents.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
 import { idempotencyKeyOf, markRepeated } from '../idempotencyKey.js';

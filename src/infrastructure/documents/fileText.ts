@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { MAX_DOCUMENT_BYTES } from '../../domain/knowledge/documents/content.js';
 import type { FileReadOptions, FileTextReader } from '../../ports/fileText.js';
-import { createCompanyTurns, TurnRefusedError } from '../companyTurns.js';
+import { createCompanyTurns, TurnRefusedError } from '../../shared/fairness/companyTurns.js';
 import { threadEntry } from '../runtimeLayout.js';
 import { readerDetail } from './fileReadFailure.js';
 import type { FileTextJob, FileTextReply } from './fileTextWorker.js';
@@ -54,7 +54,7 @@ export interface FileTextExtractorOptions {
 /**
  * Turns uploaded files into text on short-lived worker threads, one per file: a pathological PDF cannot poison
  * a shared worker, and a stuck one is simply terminated at its deadline, or as soon as its uploader goes away.
- * The threads are shared between companies in turns (companyTurns.ts): at most `concurrency` run at once and
+ * The threads are shared between companies in turns (src/shared/fairness/companyTurns.ts): at most `concurrency` run at once and
  * `queue` more wait, one company never holds every reader or every waiting place, and a company's first file goes
  * ahead of another company's backlog. Each thread has a heap cap, a cap on what its file may expand into, and a
  * cap on the text it may collect, all enforced while it reads: so memory is bounded per file and, by

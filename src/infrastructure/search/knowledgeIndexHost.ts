@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { chunkTexts } from '../../domain/knowledge/chunking.js';
-import { createCompanyTurns } from '../companyTurns.js';
+import { createCompanyTurns } from '../../shared/fairness/companyTurns.js';
 import { threadEntry } from '../runtimeLayout.js';
 import { createKnowledgeIndex, type KnowledgeIndex, type KnowledgeSearchOptions, type KnowledgeSearchResult } from './knowledgeIndex.js';
 
@@ -70,7 +70,7 @@ export class KnowledgeWorkerError extends Error {
 
 /**
  * One worker thread holding every company's index. Requests are served one at a time in turns between companies
- * (companyTurns.ts), so one company's burst of searches cannot delay another company's search by more than one of
+ * (src/shared/fairness/companyTurns.ts), so one company's burst of searches cannot delay another company's search by more than one of
  * them (each bounded: boundedTerms.ts). A search sent after an add resolved sees the document; the indexer awaits
  * each add before it reports the position reached. Under tsx or vitest the thread starts from a .mjs shim that
  * registers tsx (they do not share a loader); compiled, it loads knowledgeWorker.js (see threadEntry).

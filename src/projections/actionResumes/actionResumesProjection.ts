@@ -7,7 +7,7 @@ import { defineProjection } from '../projection.js';
 /**
  * The calls a teammate decided (approved or refused) whose follow-up to the customer is not written yet: the
  * resume jobs still owed. The embedded bus keeps jobs in memory, so a restart loses the ones in flight; the
- * start-up sweep publishes these again (src/workers/recoverJobs.ts). One document per conversation, holding its
+ * start-up sweep publishes these again (src/workers/replies/recoverJobs.ts). One document per conversation, holding its
  * decided calls until each follow-up reply (its id derived from the call) is recorded, or until the AI stops
  * answering the conversation (paused or closed: the resume would be skipped, the people there tell the customer).
  */

@@ -6,7 +6,7 @@ import { defineProjection } from '../projection.js';
 /**
  * The agent test runs (release checks' suites too) still answering their cases: one small document each, gone
  * once the run finishes or stops. With the embedded bus a run's job lives in memory only, so the start-up sweep
- * (workers/replayEvaluations.ts) publishes these again after a restart, and a check never stays running for ever.
+ * (workers/replays/replayEvaluations.ts) publishes these again after a restart, and a check never stays running for ever.
  */
 export interface RunningTestRunDoc extends Doc {
   companyId: string;

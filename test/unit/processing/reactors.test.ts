@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { eventCatalog } from '../../../src/domain/catalog.js';
 import { conversationEvents } from '../../../src/domain/conversations/events.js';
 import { defineReactor } from '../../../src/processing/reactor.js';
-import { allReactors } from '../../../src/processing/reactors/index.js';
+import { allReactors } from '../../../src/processing/allReactors.js';
 
 describe('reactors', () => {
   it('each has its own name (its checkpoint key) and reacts only to event types the catalog defines', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { customerDecider, normaliseTags, customerIdFor } from '../../../../src/domain/customers/decider.js';
 import { type CustomerEvent } from '../../../../src/domain/customers/events.js';
-import { profileOf } from '../../../../src/processing/reactors/customerProfiles.js';
+import { profileOf } from '../../../../src/workers/commandReactors/customerProfiles.js';
 import { classifyWebhookPayload } from '../../../../src/domain/webhooks/payload.js';
 import { specFor } from '../../../support/gwt.js';
 

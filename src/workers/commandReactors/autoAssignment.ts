@@ -1,0 +1,111 @@
+import { availabilityEvents } from '../../domain/accounts/availability/events.js';
+import { teamEvents } from '../../domain/accounts/team/events.js';
+import { companyIdOfAutoAssignmentStream } from '../../domain/company/autoAssignment/decider.js';
+import { autoAssignmentEvents } from '../../domain/company/autoAssignment/events.js';
+import { conversationIdOfStream } from '../../domain/conversations/decider.js';
+import { conversationEvents } from '../../domain/conversations/events.js';
+import { DomainError } from '../../domain/errors.js';
+import { autoAssignConversation } from '../../commands/conversations/manageConversation.js';
+import { DESK_CONVERSATIONS, type DeskConversationDoc } from '../../projections/assignmentDesk/assignmentDeskProjection.js';
+import { deskSettings, longestWaiting, onlineTeammates } from '../../projections/assignmentDesk/queries.js';
+import type { RecordedEventOf } from '../../projections/projection.js';
+import { defineReactor, type ReactorContext } from '../../processing/reactor.js';
+
+const schemas = { ...conversationEvents, ...availabilityEvents, ...autoAssignmentEvents, ...teamEvents };
+type Trigger = RecordedEventOf<typeof schemas, 'AgentReplied' | 'AiSessionPaused' | 'HumanRequested' | 'DialogTransferred' | 'ConversationUnassigned' | 'AiSessionClosed' | 'AvailabilitySet' | 'AutoAssignmentConfigured' | 'TeamMemberJoined'>;
+
+// Conversations read from the head of the queue per round; a longer queue takes more rounds, each bounded.
+const ROUND = 100;
+
+/** Whether the event can start a wait (a handoff) or free a place (unassign, close, online, capacity, a new teammate). */
+function mayMoveTheQueue(event: Trigger): boolean {
+  if (event.type === 'AgentReplied') return event.data.handoff;
+  if (event.type === 'AiSessionPaused') return event.data.reason === 'handoff';
+  return true;
+}
+
+async function companyOf(event: Trigger, ctx: ReactorContext): Promise<string | null> {
+  switch (event.type) {
+    case 'AvailabilitySet':
+      return event.data.companyId;
+    case 'AutoAssignmentConfigured':
+      return companyIdOfAutoAssignmentStream(event.stream);
+    case 'TeamMemberJoined':
+      return event.stream.slice('team-'.length);
+    default: {
+      if (event.metadata.companyId) return event.metadata.companyId;
+      const conversation = await ctx.readStore.get<DeskConversationDoc>(DESK_CONVERSATIONS, conversationIdOfStream(event.stream));
+      return conversation?.companyId ?? null;
+    }
+  }
+}
+
+/**
+ * Round-robin with a capacity, in memory over one read of the queue's head and the online teammates: each
+ * waiting conversation, oldest first, goes to the first teammate in the order with room, who then moves to the
+ * end. Returns the position of the last assignment recorded (null: none) and whether everyone is full.
+ */
+async function assignRound(ctx: ReactorContext, companyId: string, capacity: number): Promise<{ position: bigint | null; more: boolean }> {
+  const waiting = await longestWaiting(ctx.readStore, companyId, ROUND);
+  if (waiting.length === 0) return { position: null, more: false };
+  const order = (await onlineTeammates(ctx.readStore, companyId)).filter((t) => t.open < capacity).map((t) => ({ id: t.id, open: t.open }));
+  let position: bigint | null = null;
+  for (const conversation of waiting) {
+    const at = order.findIndex((t) => t.open < capacity);
+    if (at === -1) return { position, more: false };
+    const teammate = order[at]!;
+    try {
+      const result = await autoAssignConversation(ctx.commands, companyId, conversation.id, teammate.id);
+      // Nothing recorded: a person took it or it was resolved meanwhile; the place stays free.
+      if (result.position === null) continue;
+      position = result.position;
+    } catch (err) {
+      // A teammate removed a moment ago: the read model is catching up; the removal's own events rebalance.
+      if (!(err instanceof DomainError)) throw err;
+      ctx.commands.logger.warn({ err, companyId, conversationId: conversation.id }, 'automatic assignment skipped');
+      order.splice(at, 1);
+      continue;
+    }
+    teammate.open += 1;
+    order.push(...order.splice(at, 1));
+  }
+  return { position, more: waiting.length === ROUND };
+}
+
+/**
+ * Serves the company's queue while someone has room. The read models are waited for after a round (its own
+ * assignments included) before the next one and before the next event's decision, so counts are never stale.
+ */
+async function balance(ctx: ReactorContext, companyId: string): Promise<void> {
+  const settings = await deskSettings(ctx.readStore, companyId);
+  if (!settings.enabled) return;
+  for (;;) {
+    const { position, more } = await assignRound(ctx, companyId, settings.capacity);
+    if (position !== null) await ctx.waitForProjections(position);
+    if (!more || position === null) return;
+  }
+}
+
+/**
+ * Automatic assignment of handed-off conversations (off unless the company turns it on): round-robin among
+ * online teammates, each up to the company's capacity of open conversations; a conversation nobody has room
+ * for waits in "Needs human" and is assigned as soon as a place frees up. Per event it reads the company's
+ * settings, the head of its queue and its online teammates: never a conversation's or the store's history.
+ * One company's queue is served per event, at most as far as its team has room.
+ */
+export const autoAssignmentReactor = defineReactor(schemas, {
+  name: 'auto-assignment',
+  eventTypes: ['AgentReplied', 'AiSessionPaused', 'HumanRequested', 'DialogTransferred', 'ConversationUnassigned', 'AiSessionClosed', 'AvailabilitySet', 'AutoAssignmentConfigured', 'TeamMemberJoined'],
+  start: (ctx) => async (event) => {
+    if (!mayMoveTheQueue(event)) return;
+    const companyId = await companyOf(event, ctx);
+    if (!companyId) return;
+    // Most companies never turn it on: their handoffs and closes (a flood's "AI backlog" handoffs among them)
+    // cost one read here, never a wait for the read models that would hold up the thread's other reactors.
+    // Turning it on is itself an event, which serves the queue then.
+    if (event.type !== 'AutoAssignmentConfigured' && !(await deskSettings(ctx.readStore, companyId)).enabled) return;
+    // The decision reads the read models: they must include this event first.
+    await ctx.waitForProjections(event.position);
+    await balance(ctx, companyId);
+  },
+});
