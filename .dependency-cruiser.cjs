@@ -4,7 +4,8 @@
  *   npx depcruise src web        (or: npx vitest run test/unit/importRules.test.ts, which `npm test` runs)
  *
  * The flow is  http, workers, processing, infrastructure → commands, projections → domain,  with the ports
- * (src/ports: interfaces, contract constants and error classes) usable by every layer above the domain. The
+ * (src/ports: interfaces, contract constants and error classes) usable by every layer above the domain, and
+ * src/shared (pure code with no home in one layer, e.g. fairness between companies) usable by every layer. The
  * composition root (src/server.ts, src/main.ts, src/processorService.ts) wires adapters into the rest.
  *
  * Type-only imports count like any other (tsPreCompilationDeps): a type is a dependency too.
@@ -46,6 +47,16 @@ module.exports = {
       to: { path: '(^|/)node_modules/re2js/' },
     },
     {
+      name: 'shared-is-pure',
+      severity: 'error',
+      comment:
+        'src/shared holds pure code that more than one layer needs (fairness between companies: src/shared/fairness, ' +
+        'used by the workers, the http routes and the adapters\' thread pools). It imports only other shared files ' +
+        'and node builtins, so that every layer, adapters included, may import it without a rule exception.',
+      from: { path: '^src/shared/' },
+      to: { pathNot: ['^src/shared/'], dependencyTypesNot: ['core'] },
+    },
+    {
       name: 'ports-are-contracts',
       severity: 'error',
       comment: 'src/ports holds interfaces and their contract (constants, zod schemas, error classes): it imports only other ports, the domain and zod.',
@@ -80,8 +91,8 @@ module.exports = {
         'Nothing outside src/workers imports src/workers except the composition root, and: ' +
         'src/processing (the processing side starts the reactors and workers: it is their wiring); ' +
         'src/http/routes/playground.ts (the agent playground answers within the request, with the answer generation ' +
-        'and per-company slots the reply worker uses) and src/http/routes/replays.ts (a replay estimate counts the ' +
-        'events the replay worker would read).',
+        'the reply worker uses) and src/http/routes/replays.ts (a replay estimate counts the events the replay ' +
+        'worker would read).',
       from: { path: '^src/', pathNot: ['^src/workers/', '^src/processing/', root, '^src/http/routes/(playground|replays)\\.ts$'] },
       to: { path: '^src/workers/' },
     },

@@ -10,6 +10,12 @@ import { createEventConsumer, type EventConsumer } from './eventConsumer.js';
 
 type Schemas = Record<string, z.ZodType>;
 
+/**
+ * The default number of events of a batch reacted to at once, for reactors whose effects are independent and
+ * idempotent (jobs by dedupe id, charges by reply id), so a batch's events are reacted to together.
+ */
+export const REACTOR_CONCURRENCY = 64;
+
 /** What every reactor of a process may use for its effects. */
 export interface ReactorContext {
   commands: CommandDeps;

@@ -1,8 +1,8 @@
 /**
  * Shared capacity (the file-reader threads, the knowledge index thread) served in turns between companies, so that
  * one company's many slow jobs can neither take every slot nor every waiting place, nor make another company wait
- * behind all of them. (src/shared/fairness/fairScheduler.ts does the same for replies, with lanes and superseding; adapters
- * may not import workers, and these pools need neither.)
+ * behind all of them. (fairScheduler.ts, beside it, does the same for replies with lanes and superseding, and
+ * fairSlots.ts caps the slots of the other workers; these pools need neither.)
  *
  * - At most `slots` jobs run at once, at most `perCompany` of one company (below `slots`, a slot is always left for
  *   another company's job).

@@ -1,8 +1,7 @@
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import { conversationEvents } from '../../domain/conversations/events.js';
 import { RESUME_ACTION, type ResumeActionJob } from './actionResumeJobs.js';
-import { defineReactor } from '../../processing/reactor.js';
-import { REACTOR_CONCURRENCY } from '../replies/replyReactors.js';
+import { defineReactor, REACTOR_CONCURRENCY } from '../../processing/reactor.js';
 
 /**
  * ActionCallApproved / ActionCallRefused ──▶ RESUME_ACTION: the action-resume worker makes the approved call and

@@ -5,8 +5,7 @@ import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import { conversationEvents } from '../../domain/conversations/events.js';
 import { playgroundIdOfStream } from '../../domain/playground/decider.js';
 import { playgroundEvents } from '../../domain/playground/events.js';
-import { defineReactor } from '../../processing/reactor.js';
-import { REACTOR_CONCURRENCY } from '../replies/replyReactors.js';
+import { defineReactor, REACTOR_CONCURRENCY } from '../../processing/reactor.js';
 
 /**
  * AgentReplied ──▶ ConsumeCredits: the one place a stored reply is charged (so a crash after the reply cannot

@@ -1,8 +1,7 @@
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import { conversationEvents } from '../../domain/conversations/events.js';
 import { SUMMARIZE_HANDOFF, type SummarizeHandoffJob } from './handoffSummaryJobs.js';
-import { defineReactor } from '../../processing/reactor.js';
-import { REACTOR_CONCURRENCY } from '../replies/replyReactors.js';
+import { defineReactor, REACTOR_CONCURRENCY } from '../../processing/reactor.js';
 
 /**
  * The events that hand a conversation to people ──▶ SUMMARIZE_HANDOFF: the summary worker writes the note for

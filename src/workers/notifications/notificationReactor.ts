@@ -1,8 +1,7 @@
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import { conversationEvents } from '../../domain/conversations/events.js';
 import { NOTIFY_ASSIGNED, type NotifyAssignedJob } from './notificationJobs.js';
-import { defineReactor } from '../../processing/reactor.js';
-import { REACTOR_CONCURRENCY } from '../replies/replyReactors.js';
+import { defineReactor, REACTOR_CONCURRENCY } from '../../processing/reactor.js';
 
 /** ConversationAssigned ──▶ NOTIFY_ASSIGNED: the notification worker emails the assignee, if they want it. */
 export const assignmentNotificationsReactor = defineReactor(conversationEvents, {

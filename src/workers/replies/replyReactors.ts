@@ -1,13 +1,8 @@
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import { conversationEvents } from '../../domain/conversations/events.js';
 import { GENERATE_REPLY, SEND_MESSAGE, type GenerateReplyJob, type SendMessageJob } from './replyJobs.js';
-import { defineReactor } from '../../processing/reactor.js';
+import { defineReactor, REACTOR_CONCURRENCY } from '../../processing/reactor.js';
 
-/**
- * Each effect is independent and idempotent (jobs by dedupe id, charges by reply id), so a batch's events are
- * reacted to together.
- */
-export const REACTOR_CONCURRENCY = 64;
 
 /** MessageReceived ──▶ GENERATE_REPLY: the reply worker answers it (deduplicated by the event's id). */
 export const replyJobsReactor = defineReactor(conversationEvents, {
