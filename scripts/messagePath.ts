@@ -40,7 +40,7 @@ await session.post('Profiler.startPreciseCoverage', { callCount: true, detailed:
 
 const { startFakeLlm } = await import('../test/support/fakeLlm.js');
 const { startFakePlatform } = await import('../test/support/fakePlatform.js');
-const { signWebhookBody } = await import('../src/http/webhookSignature.js');
+const { signWebhookBody } = await import('../src/http/platformWebhooks/webhookSignature.js');
 const { loadConfig } = await import('../src/config.js');
 const { createLogger } = await import('../src/infrastructure/logger.js');
 const { createServer } = await import('../src/server.js');

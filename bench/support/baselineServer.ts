@@ -7,7 +7,7 @@
  */
 import Fastify from 'fastify';
 import { BODY_LIMIT } from '../../src/http/app.js';
-import { verifyWebhookSignature } from '../../src/http/webhookSignature.js';
+import { verifyWebhookSignature } from '../../src/http/platformWebhooks/webhookSignature.js';
 
 const secret = process.env.WEBHOOK_SECRET ?? '';
 const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT });

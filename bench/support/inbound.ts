@@ -1,4 +1,4 @@
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { signWebhookBody } from '../../src/http/platformWebhooks/webhookSignature.js';
 
 /** ~1 KB in all with the other fields: a long-ish customer message. */
 export const FILLER =

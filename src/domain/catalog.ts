@@ -23,7 +23,7 @@ import { platformRefEvents } from './conversations/platformRef/events.js';
 import { readMarkerEvents } from './conversations/readMarker/events.js';
 import { sendEvents } from './conversations/send/events.js';
 import { integrationEvents } from './integrations/events.js';
-import { webhookLogEvents } from './webhooks/events.js';
+import { webhookLogEvents } from './platformWebhooks/events.js';
 import { creditEvents } from './credits/events.js';
 import { chargeEvents } from './credits/charge/events.js';
 import { customerEvents } from './customers/events.js';

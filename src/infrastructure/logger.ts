@@ -32,7 +32,7 @@ export const redactPaths = [
   'req.query.access_token',
   '*["x-webhook-signature"]',
   '*["x-hub-signature-256"]',
-  // The in-process webhook token (src/http/inProcessWebhook.ts) lifts the HTTPS rule; it has no business in a log.
+  // The in-process webhook token (src/http/platformWebhooks/inProcessWebhook.ts) lifts the HTTPS rule; it has no business in a log.
   '*["x-mas-in-process"]',
   '*.cookie',
   ...secretKeys,

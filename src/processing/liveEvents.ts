@@ -1,7 +1,7 @@
 import type { EventStore, RecordedEvent } from '../ports/eventStore.js';
 import type { Logger } from '../ports/logger.js';
 import type { ReadStore } from '../ports/readStore.js';
-import { webhookLogEvents } from '../domain/webhooks/events.js';
+import { webhookLogEvents } from '../domain/platformWebhooks/events.js';
 import { CONVERSATIONS, type ConversationDoc } from '../projections/conversations/conversationsProjection.js';
 import { createEventConsumer, type EventConsumer } from './eventConsumer.js';
 import { isEventOf } from './eventOfType.js';

@@ -7,7 +7,7 @@ import { createLlmResolver } from '../infrastructure/llm/llmForCompany.js';
 import type { Resolver } from '../infrastructure/net/ssrfGuard.js';
 import { createPlatformClient } from '../infrastructure/platform/platformClient.js';
 import { createHttpActionCaller } from '../infrastructure/actions/httpActionCaller.js';
-import { createWebhookSender } from '../infrastructure/webhooks/webhookSender.js';
+import { createWebhookSender } from '../infrastructure/outboundWebhooks/webhookSender.js';
 import { createSmtpMailer } from '../infrastructure/mail/smtpMailer.js';
 import type { PlatformClient } from '../ports/platform.js';
 

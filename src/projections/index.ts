@@ -21,7 +21,7 @@ import { csatProjection } from './csat/csatProjection.js';
 import { searchProjection } from './search/searchProjection.js';
 import { customerConversationsProjection } from './customerConversations/customerConversationsProjection.js';
 import { cannedRepliesProjection } from './cannedReplies/cannedRepliesProjection.js';
-import { webhookLogsProjection } from './webhookLogs/webhookLogsProjection.js';
+import { webhookLogsProjection } from './platformWebhookLogs/webhookLogsProjection.js';
 import { replaysProjection } from './replays/replaysProjection.js';
 import { playgroundSessionsProjection } from './playgroundSessions/playgroundSessionsProjection.js';
 import { assignmentDeskProjection } from './assignmentDesk/assignmentDeskProjection.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { signWebhookBody } from '../../src/http/platformWebhooks/webhookSignature.js';
 import { AI_REPLIES_DELAYED_AFTER_MS } from '../../src/projections/conversations/aiBacklog.js';
 import { createAgent, createPlatformIntegration, signUp, useOpenAiLlm, type Company } from '../support/api.js';
 import { eventually } from '../support/eventually.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { signWebhookBody } from '../../src/http/platformWebhooks/webhookSignature.js';
 import { acmeAndGlobex, createAgent, type Company } from '../support/api.js';
 import { eventually } from '../support/eventually.js';
 import { startTestServer, uniqueEmail, type TestServer } from '../support/testServer.js';

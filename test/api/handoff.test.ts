@@ -1,8 +1,8 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conversationIdFor } from '../../src/commands/conversations/deliveries.js';
-import { testMessageBody } from '../../src/http/inProcessWebhook.js';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { testMessageBody } from '../../src/http/platformWebhooks/inProcessWebhook.js';
+import { signWebhookBody } from '../../src/http/platformWebhooks/webhookSignature.js';
 import { signUp, useOpenAiLlm, type Company } from '../support/api.js';
 import { startFakeLlm, type ChatCompletionBody, type FakeLlm } from '../support/fakeLlm.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';

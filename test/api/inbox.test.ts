@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { signWebhookBody } from '../../src/http/platformWebhooks/webhookSignature.js';
 import { signUp } from '../support/api.js';
 import { eventually } from '../support/eventually.js';
 import { startTestServer, uniqueEmail, type TestServer } from '../support/testServer.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { buildApp } from '../../src/http/app.js';
 import { liveEventRoutes } from '../../src/http/routes/liveEvents.js';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { signWebhookBody } from '../../src/http/platformWebhooks/webhookSignature.js';
 import { signUp } from '../support/api.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 

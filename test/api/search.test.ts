@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { signWebhookBody } from '../../src/http/platformWebhooks/webhookSignature.js';
 import { silentLogger } from '../../src/ports/logger.js';
 import { allProjections } from '../../src/projections/index.js';
 import { rebuildProjections } from '../../src/processing/projectionRunner.js';

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { signWebhookBody } from '../../src/http/platformWebhooks/webhookSignature.js';
 import { signUp, signUpWithIntegration } from '../support/api.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { signWebhookBody } from '../../src/http/platformWebhooks/webhookSignature.js';
 import type { Doc, ReadStore } from '../../src/ports/readStore.js';
 import { allProjections } from '../../src/projections/index.js';
 import { rebuildProjections } from '../../src/processing/projectionRunner.js';

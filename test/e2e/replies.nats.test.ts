@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { signWebhookBody } from '../../src/http/platformWebhooks/webhookSignature.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
 import { startNatsServer } from '../support/natsServer.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { signWebhookBody } from '../../src/http/platformWebhooks/webhookSignature.js';
 import { createLogger } from '../../src/infrastructure/logger.js';
 import { createServer, type Server } from '../../src/server.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';

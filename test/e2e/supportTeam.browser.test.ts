@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { signWebhookBody } from '../../src/http/platformWebhooks/webhookSignature.js';
 import { browserPrerequisites, dashboardBearer, dashboardPage, saveFailureScreenshot, signUpInDashboard, startServerAndBrowser, type ServerAndBrowser } from '../support/browser.js';
 import type { TestServer } from '../support/testServer.js';
 

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { signWebhookBody } from '../../src/http/platformWebhooks/webhookSignature.js';
 import type { Server } from '../../src/server.js';
 import { signUp } from '../support/api.js';
 import { startServerWithReachableStore, type ReachableStoreServer } from '../support/faultFixtures.js';

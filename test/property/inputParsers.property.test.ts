@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classifyWebhookJson, classifyWebhookPayload, MAX_TEXT_LENGTH, type WebhookPayload } from '../../src/domain/webhooks/payload.js';
+import { classifyWebhookJson, classifyWebhookPayload, MAX_TEXT_LENGTH, type WebhookPayload } from '../../src/domain/platformWebhooks/payload.js';
 import { conversationEvents } from '../../src/domain/conversations/events.js';
 import { parseClientFrame, WEBCHAT_MAX_TEXT_LENGTH } from '../../src/http/webchatFrames.js';
-import { signWebhookBody, verifyWebhookSignature } from '../../src/http/webhookSignature.js';
+import { signWebhookBody, verifyWebhookSignature } from '../../src/http/platformWebhooks/webhookSignature.js';
 import { platformBody, pollutedJson, nestedJson, hostileString } from '../support/arbitraries.js';
 
 /**

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { signWebhookBody } from '../../src/http/platformWebhooks/webhookSignature.js';
 import { signUp } from '../support/api.js';
 import { hostileString, nestedJson, plausibleMessage, platformBody, pollutedJson } from '../support/arbitraries.js';
 import { storedPlatformMessageIds, storeProblems } from '../support/storeCheck.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { signWebhookBody } from '../../src/http/platformWebhooks/webhookSignature.js';
 import { openAdapters, wrapEventStore } from '../../src/infrastructure/adapters.js';
 import { createLogger } from '../../src/infrastructure/logger.js';
 import { SqliteEventStore } from '../../src/infrastructure/sqlite/sqliteEventStore.js';

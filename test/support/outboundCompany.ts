@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { signWebhookBody } from '../../src/http/platformWebhooks/webhookSignature.js';
 import { uniqueEmail } from './testServer.js';
 
 /** A public event as the feed lists it. */

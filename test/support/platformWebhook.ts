@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { signWebhookBody } from '../../src/http/platformWebhooks/webhookSignature.js';
 
 /**
  * Posts to a msgplatform integration's webhook the way the platform does: the JSON body (`payload`, or its

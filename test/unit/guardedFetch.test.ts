@@ -7,7 +7,7 @@ import { createOpenAiLlm } from '../../src/infrastructure/llm/openaiLlm.js';
 import { createSecretBox } from '../../src/infrastructure/crypto/secretBox.js';
 import { createGuardedFetch } from '../../src/infrastructure/net/guardedFetch.js';
 import { createGuardedPost } from '../../src/infrastructure/net/guardedPost.js';
-import { createWebhookSender, SIGNATURE_REUSE_MS } from '../../src/infrastructure/webhooks/webhookSender.js';
+import { createWebhookSender, SIGNATURE_REUSE_MS } from '../../src/infrastructure/outboundWebhooks/webhookSender.js';
 import { Webhook } from 'standardwebhooks';
 import { ALLOW_PRIVATE_HINT, isSsrfRefusal, type Resolver } from '../../src/infrastructure/net/ssrfGuard.js';
 import { LlmError } from '../../src/ports/llm.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { receiveWebhook, type LiveIntegration } from '../../src/commands/webhooks/receiveWebhook.js';
+import { receiveWebhook, type LiveIntegration } from '../../src/commands/platformWebhooks/receiveWebhook.js';
 import { conversationStream } from '../../src/domain/conversations/decider.js';
-import { classifyWebhookJson } from '../../src/domain/webhooks/payload.js';
+import { classifyWebhookJson } from '../../src/domain/platformWebhooks/payload.js';
 import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventStore.js';
 import type { EventStore } from '../../src/ports/eventStore.js';
 import { silentLogger } from '../../src/ports/logger.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REJECTED_LOGGED_PER_MINUTE, rejectedWebhookLog, unloggedNote } from '../../src/http/rejectedWebhookLog.js';
+import { REJECTED_LOGGED_PER_MINUTE, rejectedWebhookLog, unloggedNote } from '../../src/http/platformWebhooks/rejectedWebhookLog.js';
 import { createMemoryRateLimiter } from '../../src/infrastructure/memory/memoryRateLimiter.js';
 import type { RateLimiter } from '../../src/ports/rateLimiter.js';
 

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { signWebhookBody, verifyWebhookSignature } from '../../src/http/webhookSignature.js';
+import { signWebhookBody, verifyWebhookSignature } from '../../src/http/platformWebhooks/webhookSignature.js';
 
 const secret = 'whsec_test_secret';
 const body = Buffer.from(JSON.stringify({ text: 'Hello', client_id: '42', channel_id: '7', transport: 'telegram' }));

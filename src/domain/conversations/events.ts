@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { WebhookLogEntry } from '../webhooks/events.js';
+import type { WebhookLogEntry } from '../platformWebhooks/events.js';
 import { platformIdSchema } from '../platformId.js';
 import { answerProvenanceSchema, handoffCause } from '../answers/provenance.js';
 import { CSAT_COMMENT_MAX_LENGTH, csatRating, csatVia } from './csat.js';

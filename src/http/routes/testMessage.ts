@@ -4,9 +4,9 @@ import { conversationIdFor } from '../../commands/conversations/deliveries.js';
 import { loadCompanyIntegration } from '../../commands/integrations/queries.js';
 import { authOf } from '../authenticate.js';
 import { HttpError, notFound } from '../errors.js';
-import { inProcessHeaders, newTestClientId, testMessageBody } from '../inProcessWebhook.js';
+import { inProcessHeaders, newTestClientId, testMessageBody } from '../platformWebhooks/inProcessWebhook.js';
 import type { HttpServices } from '../services.js';
-import { signWebhookBody } from '../webhookSignature.js';
+import { signWebhookBody } from '../platformWebhooks/webhookSignature.js';
 import { errorBody } from './schemas.js';
 import { testMessageSchema } from './testMessage.schemas.js';
 

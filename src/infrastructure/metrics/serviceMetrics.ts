@@ -1,4 +1,4 @@
-import { createWebhookDeliveryMetrics } from './webhookDeliveryMetrics.js';
+import { createWebhookDeliveryMetrics } from './outboundWebhookMetrics.js';
 import { createActionCallMetrics } from './actionCallMetrics.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { WebhookMetrics } from '../../ports/metrics.js';

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { handleCommand } from '../../../../src/commands/handleCommand.js';
 import { idForKey } from '../../../../src/commands/idempotentStart.js';
 import { sendOperatorMessage } from '../../../../src/commands/conversations/manageConversation.js';
-import { receiveWebhook, type LiveIntegration } from '../../../../src/commands/webhooks/receiveWebhook.js';
+import { receiveWebhook, type LiveIntegration } from '../../../../src/commands/platformWebhooks/receiveWebhook.js';
 import { conversationDecider, conversationStream } from '../../../../src/domain/conversations/decider.js';
-import { classifyWebhookJson } from '../../../../src/domain/webhooks/payload.js';
+import { classifyWebhookJson } from '../../../../src/domain/platformWebhooks/payload.js';
 import { MemoryEventStore } from '../../../../src/infrastructure/memory/memoryEventStore.js';
 import { silentLogger } from '../../../../src/ports/logger.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { customerDecider, normaliseTags, customerIdFor } from '../../../../src/domain/customers/decider.js';
 import { type CustomerEvent } from '../../../../src/domain/customers/events.js';
 import { profileOf } from '../../../../src/workers/commandReactors/customerProfiles.js';
-import { classifyWebhookPayload } from '../../../../src/domain/webhooks/payload.js';
+import { classifyWebhookPayload } from '../../../../src/domain/platformWebhooks/payload.js';
 import { specFor } from '../../../support/gwt.js';
 
 const spec = specFor(customerDecider);

@@ -39,7 +39,7 @@ import type * as replays from '../../../../src/http/routes/replays.schemas.js';
 import type * as search from '../../../../src/http/routes/search.schemas.js';
 import type * as team from '../../../../src/http/routes/team.schemas.js';
 import type * as testMessage from '../../../../src/http/routes/testMessage.schemas.js';
-import type * as webhookLogs from '../../../../src/http/routes/webhookLogs.schemas.js';
+import type * as webhookLogs from '../../../../src/http/routes/platformWebhookLogs.schemas.js';
 import type * as webhookDeliveries from '../../../../src/http/routes/webhookDeliveries.schemas.js';
 import type * as webhookEndpoints from '../../../../src/http/routes/webhookEndpoints.schemas.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { webhookKind, webhookOutcome } from '../../domain/webhooks/events.js';
-import type { WebhookLogDoc } from '../../projections/webhookLogs/webhookLogsProjection.js';
+import { webhookKind, webhookOutcome } from '../../domain/platformWebhooks/events.js';
+import type { WebhookLogDoc } from '../../projections/platformWebhookLogs/webhookLogsProjection.js';
 import { bearerSecurity as security, errorResponses, listQuery } from './schemas.js';
 
 const logSchema = z.object({

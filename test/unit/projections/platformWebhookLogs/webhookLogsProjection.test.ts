@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REJECTED_WEBHOOK_LOGS_KEPT, WEBHOOK_LOGS_KEPT, webhookLogsProjection } from '../../../../src/projections/webhookLogs/webhookLogsProjection.js';
+import { REJECTED_WEBHOOK_LOGS_KEPT, WEBHOOK_LOGS_KEPT, webhookLogsProjection } from '../../../../src/projections/platformWebhookLogs/webhookLogsProjection.js';
 import { projectionSpec, recorded } from '../../../support/projectionSpec.js';
 
 const company = '0b7e2a52-54a3-4a4f-9a53-3c1c3e0f0001';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { webhookLogStream, type WebhookLogEntry } from '../../domain/webhooks/events.js';
+import { webhookLogStream, type WebhookLogEntry } from '../../domain/platformWebhooks/events.js';
 import type { CommandDeps } from '../deps.js';
 
 /** Append-only delivery log: no decision to make, so any revision will do. */

@@ -1,4 +1,4 @@
-import { webhookLogEvents, type WebhookLogEntry } from '../../domain/webhooks/events.js';
+import { webhookLogEvents, type WebhookLogEntry } from '../../domain/platformWebhooks/events.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection } from '../projection.js';
 

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createWebhookDeliveryMetrics, TOP_ENDPOINTS } from '../../src/infrastructure/metrics/webhookDeliveryMetrics.js';
+import { createWebhookDeliveryMetrics, TOP_ENDPOINTS } from '../../src/infrastructure/metrics/outboundWebhookMetrics.js';
 import { samples, valueOf } from '../support/prometheus.js';
 
 describe('outbound webhook metrics', () => {

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findCompanyWebhookLog, listWebhookLogs } from '../../projections/webhookLogs/queries.js';
+import { findCompanyWebhookLog, listWebhookLogs } from '../../projections/platformWebhookLogs/queries.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { notFound } from '../errors.js';
 import type { PendingWrites } from '../pendingWrites.js';
 import type { HttpServices } from '../services.js';
-import { getWebhookLogSchema, listWebhookLogsSchema, logView } from './webhookLogs.schemas.js';
+import { getWebhookLogSchema, listWebhookLogsSchema, logView } from './platformWebhookLogs.schemas.js';
 
 /** GET /api/webhook-logs and GET /api/webhook-logs/:id: the company's webhook deliveries. */
 export function webhookLogRoutes(services: HttpServices, logWrites: PendingWrites): FastifyPluginAsyncZod {

@@ -4,7 +4,7 @@ import {
   classifyWebhookPayload,
   MAX_TEXT_LENGTH,
   type WebhookPayload,
-} from '../../../../src/domain/webhooks/payload.js';
+} from '../../../../src/domain/platformWebhooks/payload.js';
 
 function expectKind<K extends WebhookPayload['kind']>(p: WebhookPayload, kind: K): Extract<WebhookPayload, { kind: K }> {
   expect(p.kind, p.kind === 'invalid' ? p.issues : undefined).toBe(kind);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loggedPayload, PAYLOAD_BODY_MAX_CHARS, REDACTED } from '../../../../src/domain/webhooks/payload.js';
+import { loggedPayload, PAYLOAD_BODY_MAX_CHARS, REDACTED } from '../../../../src/domain/platformWebhooks/payload.js';
 
 describe('loggedPayload', () => {
   it('keeps harmless headers, marks credential headers and drops the rest', () => {

@@ -1,4 +1,4 @@
-import type { RateLimiter } from '../ports/rateLimiter.js';
+import type { RateLimiter } from '../../ports/rateLimiter.js';
 
 /**
  * Log entries written per integration per minute for deliveries whose signature did not verify. Anyone who

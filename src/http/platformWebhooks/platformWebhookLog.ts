@@ -1,13 +1,13 @@
 import type { FastifyRequest } from 'fastify';
-import { logWebhook } from '../commands/webhooks/logWebhook.js';
-import type { LiveIntegration } from '../commands/integrations/queries.js';
-import type { CommandDeps } from '../commands/deps.js';
-import { loggedPayload, rejectedPayload } from '../domain/webhooks/payload.js';
-import type { WebhookLogEntry } from '../domain/webhooks/events.js';
-import type { WebhookMetrics } from '../ports/metrics.js';
-import type { RateLimiter } from '../ports/rateLimiter.js';
-import { HttpError } from './errors.js';
-import type { PendingWrites } from './pendingWrites.js';
+import { logWebhook } from '../../commands/platformWebhooks/logWebhook.js';
+import type { LiveIntegration } from '../../commands/integrations/queries.js';
+import type { CommandDeps } from '../../commands/deps.js';
+import { loggedPayload, rejectedPayload } from '../../domain/platformWebhooks/payload.js';
+import type { WebhookLogEntry } from '../../domain/platformWebhooks/events.js';
+import type { WebhookMetrics } from '../../ports/metrics.js';
+import type { RateLimiter } from '../../ports/rateLimiter.js';
+import { HttpError } from '../errors.js';
+import type { PendingWrites } from '../pendingWrites.js';
 import { rejectedWebhookLog, unloggedNote } from './rejectedWebhookLog.js';
 
 type EntryFields = Pick<WebhookLogEntry, 'httpStatus' | 'outcome' | 'kind' | 'reason'> & { conversationId?: string | null };
