@@ -26,9 +26,9 @@ import { startLiveEvents } from './processing/liveEvents.js';
 import { llmConfigRoutes } from './http/routes/llmConfig.js';
 import { webchatRoutes } from './http/routes/webchat.js';
 import { pendingWrites } from './http/pendingWrites.js';
-import { webhookLogRoutes } from './http/routes/platformWebhookLogs.js';
+import { platformWebhookLogRoutes } from './http/routes/platformWebhookLogs.js';
 import { staticFileRoutes } from './http/routes/staticFiles.js';
-import { webhookRoutes } from './http/routes/platformWebhooks.js';
+import { platformWebhookRoutes } from './http/routes/platformWebhooks.js';
 import { conversationByPlatformRef } from './projections/conversationRefs/queries.js';
 import { customerRoutes } from './http/routes/customers.js';
 import { publicEventRoutes } from './http/routes/publicEvents.js';
@@ -164,13 +164,13 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       billingRoutes(services),
       adminRoutes(services),
       integrationRoutes(services),
-      webhookRoutes(services, webhookLogWrites, {
+      platformWebhookRoutes(services, webhookLogWrites, {
         rateLimiter: adapters.rateLimiter,
         findConversationByRef: conversationByPlatformRef(services.readStore, async () =>
           services.waitForProjectionsOrFail(await services.commands.eventStore.headPosition()),
         ),
       }),
-      webhookLogRoutes(services, webhookLogWrites),
+      platformWebhookLogRoutes(services, webhookLogWrites),
       agentRoutes(services),
       llmConfigRoutes(services),
       knowledgeBaseRoutes(services),

@@ -76,7 +76,7 @@ export const noopWebhookMetrics: WebhookMetrics = { webhookHandled: () => {}, re
 export const noopReplayMetrics: ReplayMetrics = { replayFinished: () => {}, answerRecorded: () => {}, jobStarted: () => () => {} };
 
 /** Outbound webhook deliveries per endpoint (the metrics keep their labels bounded: top endpoints, then "other"). */
-export interface WebhookDeliveryMetrics {
+export interface OutboundWebhookMetrics {
   attempted(endpointId: string, ok: boolean, latencyMs: number): void;
   /** How old the event just delivered was (its timestamp to its 2xx). */
   lag(endpointId: string, ms: number): void;

@@ -1,12 +1,12 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createWebhookDeliveryMetrics, TOP_ENDPOINTS } from '../../src/infrastructure/metrics/outboundWebhookMetrics.js';
+import { createOutboundWebhookMetrics, TOP_ENDPOINTS } from '../../src/infrastructure/metrics/outboundWebhookMetrics.js';
 import { samples, valueOf } from '../support/prometheus.js';
 
 describe('outbound webhook metrics', () => {
   it('given more endpoints than TOP_ENDPOINTS, then the busiest keep their label and the rest are summed as "other"', async () => {
     const registry = new Registry();
-    const metrics = createWebhookDeliveryMetrics(registry);
+    const metrics = createOutboundWebhookMetrics(registry);
     const endpoints = TOP_ENDPOINTS + 5;
     for (let i = 0; i < endpoints; i++) {
       // Endpoint i has endpoints - i attempts: e0 is the busiest.

@@ -25,7 +25,7 @@ export type WebhookOutcome = {
 };
 
 /** What the delivery's log entry holds besides the outcome, for the processed case logged with the events. */
-export type DeliveryLog = Pick<WebhookLogEntry, 'receivedAt' | 'payload'>;
+export type PlatformWebhookReceipt = Pick<WebhookLogEntry, 'receivedAt' | 'payload'>;
 
 export interface ReceiveWebhookDeps extends CommandDeps {
   /** Conversation of a platform request or dialog id learnt from earlier messages (read model). */
@@ -47,7 +47,7 @@ function dedupeOf(integrationId: number, rawBody: Buffer, message: PlatformMessa
  * The log entry of a delivery that stored events, appended with them (one commit per delivery); its id
  * derives from the delivery's so a redelivery racing the original appends the very same events.
  */
-function logAlongside(integration: LiveIntegration, delivery: DeliveryLog | undefined, seed: string, kind: WebhookOutcome['kind'], conversationId: string) {
+function logAlongside(integration: LiveIntegration, delivery: PlatformWebhookReceipt | undefined, seed: string, kind: WebhookOutcome['kind'], conversationId: string) {
   if (!delivery) return {};
   const logId = deterministicId(`${seed}:WebhookDeliveryLogged`);
   const entry: WebhookLogEntry = {
@@ -70,7 +70,7 @@ export async function receiveWebhook(
   integration: LiveIntegration,
   payload: Exclude<WebhookPayload, { kind: 'invalid' }>,
   rawBody: Buffer,
-  delivery?: DeliveryLog,
+  delivery?: PlatformWebhookReceipt,
 ): Promise<WebhookOutcome> {
   const now = deps.clock.now();
   const at = now.toISOString();

@@ -37,7 +37,7 @@ function knownSecrets(headers: FastifyRequest['headers'], secret: string | null)
   return out;
 }
 
-export interface DeliveryLogDeps {
+export interface PlatformWebhookLogDeps {
   commands: CommandDeps;
   writes: PendingWrites;
   rateLimiter: RateLimiter;
@@ -50,7 +50,7 @@ export interface DeliveryLogDeps {
  * and rejections, which before the signature verified are logged within the integration's per-minute budget
  * (beyond it counted: metric, one server log line per run, and a note in the next entry that is logged).
  */
-export function deliveryLogFor(deps: DeliveryLogDeps) {
+export function platformWebhookLogFor(deps: PlatformWebhookLogDeps) {
   const rejectedLog = rejectedWebhookLog(deps.rateLimiter);
   return (request: FastifyRequest, integration: LiveIntegration, body: Buffer, receivedAt: string) => {
     const integrationId = integration.integrationId;
@@ -89,4 +89,4 @@ export function deliveryLogFor(deps: DeliveryLogDeps) {
     return { payloadOf, log, reject, rejectUnsigned };
   };
 }
-export type DeliveryLog = ReturnType<ReturnType<typeof deliveryLogFor>>;
+export type PlatformWebhookLog = ReturnType<ReturnType<typeof platformWebhookLogFor>>;

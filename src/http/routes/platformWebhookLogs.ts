@@ -8,7 +8,7 @@ import type { HttpServices } from '../services.js';
 import { getWebhookLogSchema, listWebhookLogsSchema, logView } from './platformWebhookLogs.schemas.js';
 
 /** GET /api/webhook-logs and GET /api/webhook-logs/:id: the company's webhook deliveries. */
-export function webhookLogRoutes(services: HttpServices, logWrites: PendingWrites): FastifyPluginAsyncZod {
+export function platformWebhookLogRoutes(services: HttpServices, logWrites: PendingWrites): FastifyPluginAsyncZod {
   // Log entries are appended after the webhook is acknowledged: wait for this process's entries still being
   // written, then read everything stored so far.
   const catchUp = async () => {

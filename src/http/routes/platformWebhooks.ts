@@ -12,7 +12,7 @@ import { HttpError, notFound } from '../errors.js';
 import { isInProcessRequest } from '../platformWebhooks/inProcessWebhook.js';
 import type { PendingWrites } from '../pendingWrites.js';
 import type { HttpServices } from '../services.js';
-import { deliveryLogFor, secretOpener, type DeliveryLog } from '../platformWebhooks/platformWebhookLog.js';
+import { platformWebhookLogFor, secretOpener, type PlatformWebhookLog } from '../platformWebhooks/platformWebhookLog.js';
 import { verifyWebhookSignature } from '../platformWebhooks/webhookSignature.js';
 import { errorResponses } from './schemas.js';
 
@@ -20,7 +20,7 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const params = z.object({ connectorType: z.string().max(40), integrationId: z.string().max(40) });
 type Params = z.infer<typeof params>;
 
-export interface WebhookRouteOptions {
+export interface PlatformWebhookRouteOptions {
   rateLimiter: RateLimiter;
   /** Where a status event finds its conversation when no platform-ref stream names it (older conversations). */
   findConversationByRef: ConversationRefLookup;
@@ -30,11 +30,11 @@ export interface WebhookRouteOptions {
  * The platform's webhook endpoint. The signature is checked over the exact raw bytes before any
  * parsing, so this scope reads every body as a Buffer. Checks run in API.md's order.
  */
-export function webhookRoutes(services: HttpServices, logWrites: PendingWrites, options: WebhookRouteOptions): FastifyPluginAsyncZod {
+export function platformWebhookRoutes(services: HttpServices, logWrites: PendingWrites, options: PlatformWebhookRouteOptions): FastifyPluginAsyncZod {
   const deps: ReceiveWebhookDeps = { ...services.commands, findConversationByRef: options.findConversationByRef };
   const openSecret = secretOpener((sealed) => services.secretBox.open(sealed));
   const metrics = services.webhookMetrics ?? noopWebhookMetrics;
-  const deliveryLog = deliveryLogFor({ commands: services.commands, writes: logWrites, rateLimiter: options.rateLimiter, metrics, openSecret });
+  const deliveryLog = platformWebhookLogFor({ commands: services.commands, writes: logWrites, rateLimiter: options.rateLimiter, metrics, openSecret });
   // What an acknowledged POST did (processed, duplicate, ignored); any other answer is classed by its status.
   const outcomes = new WeakMap<object, WebhookOutcome>();
 
@@ -93,7 +93,7 @@ export function webhookRoutes(services: HttpServices, logWrites: PendingWrites, 
 }
 
 /** API.md's checks after the integration is known: secret, signature, active, content type, payload. */
-async function acceptedPayload(request: FastifyRequest, integration: LiveIntegration, body: Buffer, log: DeliveryLog, openSecret: (sealed: string) => string) {
+async function acceptedPayload(request: FastifyRequest, integration: LiveIntegration, body: Buffer, log: PlatformWebhookLog, openSecret: (sealed: string) => string) {
   if (!integration.webhookSecret) {
     return log.rejectUnsigned(401, 'WEBHOOK_SECRET_NOT_CONFIGURED', 'This integration has no webhook secret; set one in the dashboard');
   }

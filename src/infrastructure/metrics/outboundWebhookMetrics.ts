@@ -1,5 +1,5 @@
 import { Gauge, type Registry } from 'prom-client';
-import type { WebhookDeliveryMetrics } from '../../ports/metrics.js';
+import type { OutboundWebhookMetrics } from '../../ports/metrics.js';
 
 /** Endpoints with a label of their own; the others are summed under `endpoint="other"`. */
 export const TOP_ENDPOINTS = 20;
@@ -16,7 +16,7 @@ interface EndpointStats {
  * the TOP_ENDPOINTS endpoints with the most attempts keep their id, the rest are one `other` series (the lag
  * of `other` is the largest among them), so a company adding endpoints cannot grow the series without bound.
  */
-export function createWebhookDeliveryMetrics(registry: Registry): WebhookDeliveryMetrics {
+export function createOutboundWebhookMetrics(registry: Registry): OutboundWebhookMetrics {
   const stats = new Map<string, EndpointStats>();
   const statsOf = (id: string) => {
     let s = stats.get(id);

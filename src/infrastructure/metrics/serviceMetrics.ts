@@ -1,4 +1,4 @@
-import { createWebhookDeliveryMetrics } from './outboundWebhookMetrics.js';
+import { createOutboundWebhookMetrics } from './outboundWebhookMetrics.js';
 import { createActionCallMetrics } from './actionCallMetrics.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { WebhookMetrics } from '../../ports/metrics.js';
@@ -80,7 +80,7 @@ export function createServiceMetrics(options: { processMetrics: boolean }) {
     webhooks,
     jobs: createJobGauge(registry),
     replays: createReplayMetrics(registry),
-    webhookDeliveries: createWebhookDeliveryMetrics(registry),
+    webhookDeliveries: createOutboundWebhookMetrics(registry),
     actionCalls: createActionCallMetrics(registry),
     instrumentLlm: createLlmInstrumentation(registry),
     watchEventLoop(thread: 'api' | 'processor' | 'projections' | 'replies' | 'webhooks', loop: EventLoopSource) {

@@ -15,7 +15,7 @@ import type { PublicEventType } from '../../domain/publicEvents/catalog.js';
 import type { WebhookDeliveryEvent } from '../../domain/webhookDeliveries/events.js';
 import type { WebhookEndpoint } from '../../domain/webhookEndpoints/state.js';
 import type { Logger } from '../../ports/logger.js';
-import type { WebhookDeliveryMetrics } from '../../ports/metrics.js';
+import type { OutboundWebhookMetrics } from '../../ports/metrics.js';
 import type { ReadStore } from '../../ports/readStore.js';
 import type { SecretBox } from '../../ports/secretBox.js';
 import type { WebhookSender } from '../../ports/webhookSender.js';
@@ -66,7 +66,7 @@ export interface RunDeps {
   events: CompanyEvents;
   settings: { retryScheduleMs: number[] };
   logger: Logger;
-  metrics?: WebhookDeliveryMetrics;
+  metrics?: OutboundWebhookMetrics;
   random?: () => number;
 }
 
