@@ -1,6 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadWebchatIntegration } from '../../src/commands/integrations/queries.js';
+import { loadWebchatIntegration } from '../../src/commands/integrations/streamReads.js';
 import { receiveWebchatMessage } from '../../src/commands/webchat/receiveWebchatMessage.js';
 import type { ActionFieldsInput } from '../../src/domain/actions/definition.js';
 import { createWebchatIntegration, signUp, useOpenAiLlm, type Company } from '../support/api.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkVisitorIdentity, identityHash } from '../../src/commands/webchat/visitorIdentity.js';
-import type { WebchatIntegration } from '../../src/commands/integrations/queries.js';
+import type { WebchatIntegration } from '../../src/commands/integrations/streamReads.js';
 import { parseClientFrame } from '../../src/http/webchatFrames.js';
 
 const hello = (frame: Record<string, unknown>) => parseClientFrame(JSON.stringify({ type: 'hello', ...frame }), false);

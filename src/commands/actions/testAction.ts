@@ -15,7 +15,7 @@ import type { StoredAction } from '../../domain/actions/state.js';
 import type { ActionCaller } from '../../ports/actionCaller.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import type { SecretBox } from '../../ports/secretBox.js';
-import { loadCompanyAction } from './queries.js';
+import { loadCompanyAction } from './streamReads.js';
 
 /** The most of a raw test response shown: enough to see its shape, never a whole large answer. */
 export const TEST_RAW_CHARS = 20_000;

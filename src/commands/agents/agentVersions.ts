@@ -7,7 +7,7 @@ import { handleCommand, toDomainEvent } from '../handleCommand.js';
 import { loadReleaseCheck, releaseOutcome } from './releaseChecks.js';
 import { loadTestCases } from './testRuns.js';
 import type { CommandDeps } from '../deps.js';
-import { expectCompanyActions } from '../actions/queries.js';
+import { expectCompanyActions } from '../actions/streamReads.js';
 
 /** Save a draft, publish a version, roll back: the agent's versions (`agent-<uuid>`); another company's agent is NOT_FOUND. */
 

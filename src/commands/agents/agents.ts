@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { agentDecider, agentStream } from '../../domain/agents/decider.js';
 import { agentDefaults, type AgentSettings } from '../../domain/agents/events.js';
-import { expectCompanyActions } from '../actions/queries.js';
+import { expectCompanyActions } from '../actions/streamReads.js';
 import { handleCommand } from '../handleCommand.js';
 import type { CommandDeps } from '../deps.js';
 import { loadTestCases } from './testRuns.js';

@@ -7,7 +7,7 @@ import type { CommandDeps } from '../deps.js';
 import { firstEventOf, idForKey, startOnce, type IdempotencyKey } from '../idempotentStart.js';
 import { agentTestRunStream } from '../../domain/agents/testRuns/decider.js';
 import { confirmCost, estimateReplay, requestReplay, type ReplayEstimate } from '../replays/replays.js';
-import { loadReplayStatus } from '../replays/queries.js';
+import { loadReplayStatus } from '../replays/streamReads.js';
 import { estimateTestRun, loadTestRun, startTestRun, versionConfig, type TestRun, type TestRunEstimate } from './testRuns.js';
 
 /**

@@ -12,7 +12,7 @@ import type { CommandDeps } from '../deps.js';
 import { firstEventOf, idForKey, startOnce, type IdempotencyKey } from '../idempotentStart.js';
 import { DEFAULT_ANSWER_CHARS, estimateAnswer, type AnsweringLlm } from '../replays/replayPlan.js';
 import { answeringLlm, confirmCost } from '../replays/replays.js';
-import { loadAgent } from './queries.js';
+import { loadAgent } from './streamReads.js';
 
 /** The configuration of the company's agent's `version` (the draft when null), from its history. */
 export async function versionConfig(deps: Pick<CommandDeps, 'eventStore'>, input: { companyId: string; agentId: string; version: number | null }): Promise<{ version: number; config: AgentConfig }> {

@@ -4,7 +4,7 @@ import { DEFAULT_CSAT_SETTINGS } from '../../domain/integrations/events.js';
 import type { CommandDeps } from '../deps.js';
 import { handleCommand, loadState } from '../handleCommand.js';
 import { deterministicId } from '../hashing.js';
-import { loadIntegration } from '../integrations/queries.js';
+import { loadIntegration } from '../integrations/streamReads.js';
 
 /**
  * After a session closed: its survey, when the conversation's integration asks for one. The ids come from the

@@ -8,7 +8,7 @@ import { EventIdConflictError, WrongExpectedRevisionError } from '../../ports/er
 import type { EventMetadata, EventStore, ExpectedRevision } from '../../ports/eventStore.js';
 import { deterministicId } from '../hashing.js';
 import type { CommandDeps } from '../deps.js';
-import { chargedAt, loadChargeGuard, loadCredits } from './queries.js';
+import { chargedAt, loadChargeGuard, loadCredits } from './streamReads.js';
 
 /** What an LLM call answered: a customer's conversation, or a question in the agent playground. */
 export type UsageFor = { conversationId: string; playgroundSessionId?: undefined } | { playgroundSessionId: string; conversationId?: undefined };

@@ -1,6 +1,6 @@
 import { DomainError } from '../../domain/errors.js';
 import type { EventStore } from '../../ports/eventStore.js';
-import { loadAgent } from '../agents/queries.js';
+import { loadAgent } from '../agents/streamReads.js';
 
 /**
  * An integration may only point at an agent of its own company that exists and is not deleted. Read from

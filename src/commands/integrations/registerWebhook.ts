@@ -1,5 +1,5 @@
 import { integrationDecider, integrationStream } from '../../domain/integrations/decider.js';
-import { loadCompanyIntegration } from './queries.js';
+import { loadCompanyIntegration } from './streamReads.js';
 import { DomainError } from '../../domain/errors.js';
 import { PlatformError, type PlatformClient } from '../../ports/platform.js';
 import { handleCommand } from '../handleCommand.js';

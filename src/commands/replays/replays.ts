@@ -5,7 +5,7 @@ import { DomainError } from '../../domain/errors.js';
 import { answerKey } from '../../domain/replays/state.js';
 import { replayDecider, replayStream, type ReplayCommand } from '../../domain/replays/decider.js';
 import type { ReplayConversation, ReplayDraft } from '../../domain/replays/events.js';
-import { loadLlmConfig } from '../llm/queries.js';
+import { loadLlmConfig } from '../llm/streamReads.js';
 import { handleCommand } from '../handleCommand.js';
 import { deterministicId } from '../hashing.js';
 import type { CommandDeps } from '../deps.js';

@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { conversationDecider, conversationStream, type VerifiedVisitor } from '../../domain/conversations/decider.js';
 import type { SecretBox } from '../../ports/secretBox.js';
-import type { WebchatIntegration } from '../integrations/queries.js';
+import type { WebchatIntegration } from '../integrations/streamReads.js';
 import { constantTimeEqualHex } from '../hashing.js';
 import { handleCommand, loadState } from '../handleCommand.js';
 import type { CommandDeps } from '../deps.js';

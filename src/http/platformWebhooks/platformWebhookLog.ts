@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { logWebhook } from '../../commands/platformWebhooks/logWebhook.js';
-import type { LiveIntegration } from '../../commands/integrations/queries.js';
+import type { LiveIntegration } from '../../commands/integrations/streamReads.js';
 import type { CommandDeps } from '../../commands/deps.js';
 import { loggedPayload, rejectedPayload } from '../../domain/platformWebhooks/payload.js';
 import type { WebhookLogEntry } from '../../domain/platformWebhooks/events.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { createAction, deleteAction, updateAction } from '../../commands/actions/actions.js';
-import { loadCompanyAction } from '../../commands/actions/queries.js';
+import { loadCompanyAction } from '../../commands/actions/streamReads.js';
 import { testAction } from '../../commands/actions/testAction.js';
 import { listActions } from '../../projections/actions/queries.js';
 import { authenticator, authOf } from '../authenticate.js';

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { formatMicros } from '../../domain/credits/decider.js';
 import { grantCredits } from '../../commands/credits/grantCredits.js';
-import { loadUser } from '../../commands/accounts/queries.js';
+import { loadUser } from '../../commands/accounts/streamReads.js';
 import { findCompanyByKey, listCompaniesWithBalances } from '../../projections/companies/queries.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { forbidden, notFound } from '../errors.js';

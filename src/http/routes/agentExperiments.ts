@@ -1,5 +1,5 @@
 import { endAgentExperiment, startAgentExperiment } from '../../commands/agents/agentExperiments.js';
-import { loadAgent } from '../../commands/agents/queries.js';
+import { loadAgent } from '../../commands/agents/streamReads.js';
 import type { LiveAgent } from '../../domain/agents/state.js';
 import { expectActive } from '../../domain/lifecycle.js';
 import { findAgentExperiment, listAgentExperiments } from '../../projections/agentExperiments/queries.js';

@@ -1,5 +1,5 @@
 import { estimateReleaseCheck, loadReleaseCheck, releaseOutcome, startReleaseCheck, type ReleaseCheck } from '../../commands/agents/releaseChecks.js';
-import { loadAgent } from '../../commands/agents/queries.js';
+import { loadAgent } from '../../commands/agents/streamReads.js';
 import { failingRequiredCases, RELEASE_CHECK_LIMITS } from '../../domain/agents/releaseGate.js';
 import { compareTurn, currentSide, draftSide } from '../../domain/agents/releaseReport.js';
 import { recentAgentConversationIds } from '../../projections/conversations/queries.js';

@@ -1,4 +1,4 @@
-import { loadAgent } from '../../commands/agents/queries.js';
+import { loadAgent } from '../../commands/agents/streamReads.js';
 import { caseFromConversation, removeTestCase, saveTestCase } from '../../commands/agents/testCases.js';
 import { estimateTestRun, loadTestRun, startTestRun, type TestRun } from '../../commands/agents/testRuns.js';
 import { AGENT_TEST_CASES, type AgentTestCaseDoc } from '../../projections/agentTestCases/agentTestCasesProjection.js';

@@ -1,5 +1,5 @@
 import { publishAgentVersion, saveAgentDraft } from '../../commands/agents/agentVersions.js';
-import { loadAgent } from '../../commands/agents/queries.js';
+import { loadAgent } from '../../commands/agents/streamReads.js';
 import type { LiveAgent } from '../../domain/agents/state.js';
 import { diffConfigs } from '../../domain/agents/versions.js';
 import { expectActive } from '../../domain/lifecycle.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { createAgent, deleteAgent, updateAgent } from '../../commands/agents/agents.js';
-import { loadAgent } from '../../commands/agents/queries.js';
+import { loadAgent } from '../../commands/agents/streamReads.js';
 import { expectActive } from '../../domain/lifecycle.js';
 import { listAgents } from '../../projections/agents/queries.js';
 import { authenticator, authOf } from '../authenticate.js';

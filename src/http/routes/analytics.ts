@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { setCompanyTimezone } from '../../commands/settings/companyTimezone.js';
-import { loadCompanyTimezone } from '../../commands/settings/queries.js';
+import { loadCompanyTimezone } from '../../commands/settings/streamReads.js';
 import { addDays, daysBetween, isCalendarDate, localDate } from '../../domain/localDay.js';
 import { agentScope, companyScope, integrationScope } from '../../projections/analytics/analyticsDay.js';
 import { analyticsReport, analyticsTimezone } from '../../projections/analytics/queries.js';

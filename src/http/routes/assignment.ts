@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { setAvailability } from '../../commands/accounts/setAvailability.js';
 import { configureAutoAssignment } from '../../commands/settings/autoAssignment.js';
-import { loadAutoAssignment } from '../../commands/settings/queries.js';
+import { loadAutoAssignment } from '../../commands/settings/streamReads.js';
 import { authenticator, authOf } from '../authenticate.js';
 import type { HttpServices } from '../services.js';
 import { getAutoAssignmentSchema, setAutoAssignmentSchema, setAvailabilitySchema } from './assignment.schemas.js';

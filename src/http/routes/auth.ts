@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { normalizeEmail } from '../../domain/accounts/emailReservation/decider.js';
 import { registerCompany } from '../../commands/accounts/registerCompany.js';
 import { login, logout, refreshSession } from '../../commands/accounts/logins.js';
-import { loadCompany, loadUser } from '../../commands/accounts/queries.js';
+import { loadCompany, loadUser } from '../../commands/accounts/streamReads.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { HttpError, notFound } from '../errors.js';
 import { keyedLimiter } from '../rateLimit.js';

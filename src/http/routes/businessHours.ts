@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { setBusinessHours } from '../../commands/settings/businessHours.js';
-import { loadBusinessHours } from '../../commands/settings/queries.js';
+import { loadBusinessHours } from '../../commands/settings/streamReads.js';
 import type { BusinessHoursState } from '../../domain/company/businessHours/state.js';
 import { isOpenAt, nextOpening } from '../../domain/company/businessHours/schedule.js';
 import { authenticator, authOf } from '../authenticate.js';

@@ -11,7 +11,7 @@ import {
   sendOperatorMessage,
   unassignConversation,
 } from '../../commands/conversations/manageConversation.js';
-import { readConversationEvents } from '../../commands/conversations/queries.js';
+import { readConversationEvents } from '../../commands/conversations/streamReads.js';
 import { approveActionCall, refuseActionCall } from '../../commands/conversations/actionApprovals.js';
 import {
   conversationReadOf,

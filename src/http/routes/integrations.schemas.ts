@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { LiveIntegration } from '../../commands/integrations/queries.js';
+import type { LiveIntegration } from '../../commands/integrations/streamReads.js';
 import { connectorType, csatSettings, DEFAULT_CSAT_SETTINGS, identityVerification, WEBCHAT_GREETING_MAX_LENGTH } from '../../domain/integrations/events.js';
 import type { IntegrationDoc } from '../../projections/integrations/integrationsProjection.js';
 import { bearerSecurity as security, errorResponses, listQuery } from './schemas.js';

@@ -3,7 +3,7 @@ import { createIntegration } from '../../commands/integrations/createIntegration
 import { registerWebhook } from '../../commands/integrations/registerWebhook.js';
 import { deleteIntegration, updateIntegration } from '../../commands/integrations/updateIntegration.js';
 import { rotateIdentitySecret } from '../../commands/integrations/identitySecret.js';
-import { loadCompanyIntegration } from '../../commands/integrations/queries.js';
+import { loadCompanyIntegration } from '../../commands/integrations/streamReads.js';
 import { expectActive } from '../../domain/lifecycle.js';
 import { listIntegrations } from '../../projections/integrations/queries.js';
 import { authenticator, authOf } from '../authenticate.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { addKnowledgeDocument, deleteKnowledgeDocument, reviseKnowledgeDocument } from '../../commands/knowledge/knowledgeDocuments.js';
-import { readKnowledgeDocument } from '../../commands/knowledge/queries.js';
+import { readKnowledgeDocument } from '../../commands/knowledge/streamReads.js';
 import { contentBytes, MAX_DOCUMENT_BYTES } from '../../domain/knowledge/documents/content.js';
 import { findKnowledgeDocument, listKnowledgeDocuments } from '../../projections/knowledgeDocuments/queries.js';
 import { BODY_LIMIT } from '../app.js';

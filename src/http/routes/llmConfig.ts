@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { configureLlm, toLlmCommandFields, type LlmConfigInput } from '../../commands/llm/configureLlm.js';
-import { loadLlmConfig } from '../../commands/llm/queries.js';
+import { loadLlmConfig } from '../../commands/llm/streamReads.js';
 import { DomainError } from '../../domain/errors.js';
 import { checkLlmConfig } from '../../domain/llm/decider.js';
 import { type CompanyLlmConfig } from '../../domain/llm/state.js';

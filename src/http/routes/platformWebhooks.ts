@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { loadIntegration, type LiveIntegration } from '../../commands/integrations/queries.js';
+import { loadIntegration, type LiveIntegration } from '../../commands/integrations/streamReads.js';
 import { receiveWebhook, type ReceiveWebhookDeps } from '../../commands/platformWebhooks/receiveWebhook.js';
 import { classifyWebhookJson } from '../../domain/platformWebhooks/payload.js';
 import { noopWebhookMetrics, type WebhookOutcome } from '../../ports/metrics.js';

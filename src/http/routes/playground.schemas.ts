@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { answerProvenanceSchema } from '../../domain/answers/provenance.js';
 import { PLAYGROUND_LIMITS } from '../../domain/playground/events.js';
 import { playgroundTurns, type PlaygroundTurn } from '../../domain/playground/turns.js';
-import type { PlaygroundSession } from '../../commands/playground/queries.js';
+import type { PlaygroundSession } from '../../commands/playground/streamReads.js';
 import type { PlaygroundSessionEntry } from '../../projections/playgroundSessions/queries.js';
 import { bearerSecurity as security, errorBody, errorResponses, listQuery } from './schemas.js';
 

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { loadAgent } from '../../commands/agents/queries.js';
+import { loadAgent } from '../../commands/agents/streamReads.js';
 import { startPlayground } from '../../commands/playground/playgroundSessions.js';
-import { loadPlaygroundSession } from '../../commands/playground/queries.js';
+import { loadPlaygroundSession } from '../../commands/playground/streamReads.js';
 import type { LlmPassage } from '../../ports/llm.js';
 import { listPlaygroundSessions } from '../../projections/playgroundSessions/queries.js';
 import { createFairSlots, type FairSlots } from '../../shared/fairness/fairSlots.js';

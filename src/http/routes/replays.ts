@@ -1,6 +1,6 @@
 import { DEFAULT_ANSWER_THRESHOLD } from '../../domain/answers/evidence.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { loadAgent } from '../../commands/agents/queries.js';
+import { loadAgent } from '../../commands/agents/streamReads.js';
 import { cancelReplay, estimateReplay, requestReplay } from '../../commands/replays/replays.js';
 import { DEFAULT_AGENT_HANDOFF_MESSAGE } from '../../domain/agents/events.js';
 import type { ReplayDraft } from '../../domain/replays/events.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { conversationIdFor } from '../../commands/conversations/deliveries.js';
-import { loadCompanyIntegration } from '../../commands/integrations/queries.js';
+import { conversationIdFor } from '../../commands/conversations/platformRefs.js';
+import { loadCompanyIntegration } from '../../commands/integrations/streamReads.js';
 import { authOf } from '../authenticate.js';
 import { HttpError, notFound } from '../errors.js';
 import { inProcessHeaders, newTestClientId, testMessageBody } from '../platformWebhooks/inProcessWebhook.js';

@@ -1,7 +1,7 @@
 import fastifyWebsocket from '@fastify/websocket';
 import type { FastifyPluginAsync } from 'fastify';
 import type { WebSocket } from 'ws';
-import { loadWebchatIntegration } from '../../commands/integrations/queries.js';
+import { loadWebchatIntegration } from '../../commands/integrations/streamReads.js';
 import type { VisitorTokens } from '../../ports/visitorTokens.js';
 import type { WebchatIntegration } from '../../commands/webchat/receiveWebchatMessage.js';
 import type { RateLimiter } from '../../ports/rateLimiter.js';

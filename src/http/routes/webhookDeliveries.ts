@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { resendDelivery, sendTestEvent } from '../../commands/webhookDeliveries/deliveries.js';
-import { loadWebhookEndpoint } from '../../commands/webhookEndpoints/queries.js';
+import { loadWebhookEndpoint } from '../../commands/webhookEndpoints/streamReads.js';
 import { getPublicEvent } from '../../projections/publicEvents/queries.js';
 import { getWebhookDelivery, listWebhookDeliveries } from '../../projections/webhookDeliveries/queries.js';
 import { authenticator, authOf } from '../authenticate.js';

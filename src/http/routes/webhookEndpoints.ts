@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { loadWebhookEndpoint, loadWebhookEndpoints } from '../../commands/webhookEndpoints/queries.js';
+import { loadWebhookEndpoint, loadWebhookEndpoints } from '../../commands/webhookEndpoints/streamReads.js';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,

@@ -1,4 +1,4 @@
-import { loadIntegration } from '../../commands/integrations/queries.js';
+import { loadIntegration } from '../../commands/integrations/streamReads.js';
 import { loadState } from '../../commands/handleCommand.js';
 import { handleCommand } from '../../commands/handleCommand.js';
 import { conversationDecider, conversationStream } from '../../domain/conversations/decider.js';

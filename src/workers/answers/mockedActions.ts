@@ -1,4 +1,4 @@
-import { loadCompanyActions } from '../../commands/actions/queries.js';
+import { loadCompanyActions } from '../../commands/actions/streamReads.js';
 import type { CustomerIdentity } from '../../domain/actions/definition.js';
 import { actionsOfAgent, type StoredAction } from '../../domain/actions/state.js';
 import type { EventStore } from '../../ports/eventStore.js';

@@ -1,5 +1,5 @@
 import { chargeUsage } from '../../commands/credits/chargeUsage.js';
-import { loadCreditBalance } from '../../commands/credits/queries.js';
+import { loadCreditBalance } from '../../commands/credits/streamReads.js';
 import type { CommandDeps } from '../../commands/deps.js';
 import { handleCommand, loadState } from '../../commands/handleCommand.js';
 import { deterministicId } from '../../commands/hashing.js';

@@ -1,5 +1,5 @@
 import { claimNotification, companyManagers, loadNotificationPreferences } from '../../commands/accounts/notifications.js';
-import { loadUser } from '../../commands/accounts/queries.js';
+import { loadUser } from '../../commands/accounts/streamReads.js';
 import type { CommandDeps } from '../../commands/deps.js';
 import { loadState } from '../../commands/handleCommand.js';
 import { conversationDecider, conversationStream } from '../../domain/conversations/decider.js';

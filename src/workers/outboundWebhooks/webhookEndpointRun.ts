@@ -9,7 +9,7 @@ import {
   signingSecrets,
   type DeliveryProgress,
 } from '../../commands/webhookDeliveries/deliveries.js';
-import { loadWebhookEndpoints } from '../../commands/webhookEndpoints/queries.js';
+import { loadWebhookEndpoints } from '../../commands/webhookEndpoints/streamReads.js';
 import { disableWebhookEndpoint } from '../../commands/webhookEndpoints/webhookEndpoints.js';
 import type { PublicEventType } from '../../domain/publicEvents/catalog.js';
 import type { WebhookDeliveryEvent } from '../../domain/webhookDeliveries/events.js';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { loadAgent } from '../../commands/agents/queries.js';
+import { loadAgent } from '../../commands/agents/streamReads.js';
 import { chargeUsage } from '../../commands/credits/chargeUsage.js';
-import { loadCreditBalance } from '../../commands/credits/queries.js';
+import { loadCreditBalance } from '../../commands/credits/streamReads.js';
 import { deterministicId } from '../../commands/hashing.js';
-import { loadLlmConfig } from '../../commands/llm/queries.js';
+import { loadLlmConfig } from '../../commands/llm/streamReads.js';
 import { loadOwnPlayground, playgroundCommand, readPlaygroundEvents, type Teammate } from '../../commands/playground/playgroundSessions.js';
 import type { CommandDeps } from '../../commands/deps.js';
 import { DomainError } from '../../domain/errors.js';

@@ -1,6 +1,6 @@
 import { loadTestRun, recordTestCase, stopTestRun, type TestRun } from '../../commands/agents/testRuns.js';
 import { chargeUsage } from '../../commands/credits/chargeUsage.js';
-import { loadCreditBalance } from '../../commands/credits/queries.js';
+import { loadCreditBalance } from '../../commands/credits/streamReads.js';
 import { deterministicId } from '../../commands/hashing.js';
 import { casePassed, checkAnswer } from '../../domain/agents/testCases/checks.js';
 import { isLlmError, type LlmMessage, type LlmProvider } from '../../ports/llm.js';

@@ -1,5 +1,5 @@
 import { chargeUsage } from '../../commands/credits/chargeUsage.js';
-import { loadCreditBalance } from '../../commands/credits/queries.js';
+import { loadCreditBalance } from '../../commands/credits/streamReads.js';
 import type { CommandDeps } from '../../commands/deps.js';
 import { loadState } from '../../commands/handleCommand.js';
 import { readReplayTurns, type ReplayTurn } from '../../commands/replays/replayPlan.js';

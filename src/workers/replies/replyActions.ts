@@ -1,4 +1,4 @@
-import { loadCompanyActions } from '../../commands/actions/queries.js';
+import { loadCompanyActions } from '../../commands/actions/streamReads.js';
 import { chargeUsage } from '../../commands/credits/chargeUsage.js';
 import { handleCommand } from '../../commands/handleCommand.js';
 import { DomainError } from '../../domain/errors.js';

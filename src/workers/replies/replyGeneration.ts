@@ -1,6 +1,6 @@
 import { chargeUsage } from '../../commands/credits/chargeUsage.js';
-import { loadCreditBalance } from '../../commands/credits/queries.js';
-import { loadIntegration } from '../../commands/integrations/queries.js';
+import { loadCreditBalance } from '../../commands/credits/streamReads.js';
+import { loadIntegration } from '../../commands/integrations/streamReads.js';
 import { handleCommand, loadState } from '../../commands/handleCommand.js';
 import { conversationDecider, conversationStream, type ExperimentJoin, type HandoffNotice } from '../../domain/conversations/decider.js';
 import type { ConversationState } from '../../domain/conversations/state.js';

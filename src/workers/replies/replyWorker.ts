@@ -6,8 +6,8 @@ import { createFairScheduler, type FairScheduler } from '../../shared/fairness/f
 import { GENERATE_REPLY, generateReplyJob, type GenerateReplyJob } from './replyJobs.js';
 import { LATER_MESSAGE, replyIdOf, type Outcome, type ReplyWorkerDeps, handToPeople, markUnanswered, type AgentProfile, type Behaviour, type CompanyLlm } from './replyDecisions.js';
 import { generateReply, typingIndicator, type TypingIndicator } from './replyGeneration.js';
-import { loadAgent } from '../../commands/agents/queries.js';
-import { loadLlmConfig } from '../../commands/llm/queries.js';
+import { loadAgent } from '../../commands/agents/streamReads.js';
+import { loadLlmConfig } from '../../commands/llm/streamReads.js';
 import { DEFAULT_AGENT_AFTER_HOURS_MESSAGE, type AgentConfig } from '../../domain/agents/events.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { recoverUnfinishedJobs } from './recoverJobs.js';

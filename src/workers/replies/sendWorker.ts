@@ -4,7 +4,7 @@ import { sendDecider, sendStream } from '../../domain/conversations/send/decider
 import type { ConversationState } from '../../domain/conversations/state.js';
 import type { ConversationEvent, DeliveredTo } from '../../domain/conversations/events.js';
 import type { PlatformId } from '../../domain/platformId.js';
-import { loadIntegration } from '../../commands/integrations/queries.js';
+import { loadIntegration } from '../../commands/integrations/streamReads.js';
 import { handleCommand, loadState, toDomainEvent } from '../../commands/handleCommand.js';
 import type { CommandDeps } from '../../commands/deps.js';
 import type { SecretBox } from '../../ports/secretBox.js';

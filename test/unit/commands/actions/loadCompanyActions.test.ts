@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAction, updateAction } from '../../../../src/commands/actions/actions.js';
-import { loadCompanyActions } from '../../../../src/commands/actions/queries.js';
+import { loadCompanyActions } from '../../../../src/commands/actions/streamReads.js';
 import { MemoryEventStore } from '../../../../src/infrastructure/memory/memoryEventStore.js';
 import type { ReadStreamOptions } from '../../../../src/ports/eventStore.js';
 import { silentLogger } from '../../../../src/ports/logger.js';
