@@ -2,7 +2,7 @@ import { hkdfSync } from 'node:crypto';
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './ports/clock.js';
-import { conversationIdFor } from './commands/conversations/platformRefs.js';
+import { conversationIdFor } from './commands/conversations/conversationIds.js';
 import type { AuthDeps, CommandDeps } from './commands/deps.js';
 import { buildApp, serviceLifecycle } from './http/app.js';
 import type { HttpServices } from './http/services.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentWithVersions, teammateBearer } from '../support/agentFixtures.js';
-import { conversationIdFor } from '../../src/commands/conversations/platformRefs.js';
+import { conversationIdFor } from '../../src/commands/conversations/conversationIds.js';
 import { agentDefaults } from '../../src/domain/agents/events.js';
 import { assignArm, type ExperimentSplit } from '../../src/domain/agents/experiments.js';
 import { conversationDecider } from '../../src/domain/conversations/decider.js';

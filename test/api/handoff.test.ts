@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conversationIdFor } from '../../src/commands/conversations/platformRefs.js';
+import { conversationIdFor } from '../../src/commands/conversations/conversationIds.js';
 import { testMessageBody } from '../../src/http/platformWebhooks/inProcessWebhook.js';
 import { signWebhookBody } from '../../src/http/platformWebhooks/webhookSignature.js';
 import { signUp, useOpenAiLlm, type Company } from '../support/api.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { conversationIdFor } from '../../src/commands/conversations/platformRefs.js';
+import { conversationIdFor } from '../../src/commands/conversations/conversationIds.js';
 import { createVisitorTokens } from '../../src/infrastructure/auth/visitorTokens.js';
 import { createLogger } from '../../src/infrastructure/logger.js';
 import { soleLeases } from '../../src/infrastructure/memory/soleLeases.js';

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conversationIdFor } from '../../src/commands/conversations/platformRefs.js';
+import { conversationIdFor } from '../../src/commands/conversations/conversationIds.js';
 import { assignArm } from '../../src/domain/agents/experiments.js';
 import { agentDashboard } from '../support/agentFixtures.js';
 import { browserPrerequisites, saveFailureScreenshot, signUpInDashboard } from '../support/browser.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conversationIdFor } from '../../src/commands/conversations/platformRefs.js';
+import { conversationIdFor } from '../../src/commands/conversations/conversationIds.js';
 import { eventCatalog } from '../../src/domain/catalog.js';
 import { conversationStream } from '../../src/domain/conversations/decider.js';
 import { SqliteEventStore } from '../../src/infrastructure/sqlite/sqliteEventStore.js';

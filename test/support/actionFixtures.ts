@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { conversationIdFor } from '../../src/commands/conversations/platformRefs.js';
+import { conversationIdFor } from '../../src/commands/conversations/conversationIds.js';
 import type { ActionFieldsInput } from '../../src/domain/actions/definition.js';
 import { testMessageBody } from '../../src/http/platformWebhooks/inProcessWebhook.js';
 import { signWebhookBody } from '../../src/http/platformWebhooks/webhookSignature.js';

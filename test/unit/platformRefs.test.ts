@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withDeterministicIds } from '../../src/commands/conversations/platformRefs.js';
+import { withDeterministicIds } from '../../src/commands/conversations/conversationIds.js';
 import { deterministicId } from '../../src/commands/hashing.js';
 import type { ConversationCommand } from '../../src/domain/conversations/decider.js';
 import type { ConversationEvent } from '../../src/domain/conversations/events.js';

@@ -1,6 +1,6 @@
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { conversationIdFor } from '../../src/commands/conversations/platformRefs.js';
+import { conversationIdFor } from '../../src/commands/conversations/conversationIds.js';
 import { InvalidVisitorTokenError } from '../../src/ports/visitorTokens.js';
 import { originAllowed } from '../../src/http/webchat/originPolicy.js';
 import { createJwtAccessTokens, JWT_ISSUER } from '../../src/infrastructure/auth/jwtAccessTokens.js';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { conversationStream, type VerifiedVisitor } from '../../domain/conversations/decider.js';
 import type { WebchatIntegration } from '../integrations/streamReads.js';
-import { conversationIdFor, defaultStage, sessionIdFor, withDeterministicIds } from '../conversations/platformRefs.js';
+import { conversationIdFor, sessionIdFor, withDeterministicIds } from '../conversations/conversationIds.js';
+import { defaultStage } from '../conversations/defaultStage.js';
 import { handleCommand } from '../handleCommand.js';
 import { deterministicId } from '../hashing.js';
 import type { CommandDeps } from '../deps.js';

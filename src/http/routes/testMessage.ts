@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { conversationIdFor } from '../../commands/conversations/platformRefs.js';
+import { conversationIdFor } from '../../commands/conversations/conversationIds.js';
 import { loadCompanyIntegration } from '../../commands/integrations/streamReads.js';
 import { authOf } from '../authenticate.js';
 import { HttpError, notFound } from '../errors.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
 import { z } from 'zod';
-import { conversationIdFor } from '../../commands/conversations/platformRefs.js';
+import { conversationIdFor } from '../../commands/conversations/conversationIds.js';
 import { receiveWebchatMessage, type WebchatIntegration } from '../../commands/webchat/receiveWebchatMessage.js';
 import { webchatHistory, webchatPendingSurvey } from '../../commands/webchat/webchatHistory.js';
 import { submitWebchatCsat } from '../../commands/conversations/csat.js';
