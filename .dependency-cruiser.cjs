@@ -129,11 +129,11 @@ module.exports = {
         'processor thread\'s entry: adapters, logger, metrics registry) and outboundClients.ts (builds the outbound ' +
         'adapters: secret box, key file, LLM resolver, platform client). Elsewhere in src/processing only type-only ' +
         'imports (the types the root hands in) and: knowledgeIndexer.ts starts the index worker thread (knowledgeIndexHost.ts) ' +
-        'that it shares with the reply workers; processorThread.ts finds the thread entry file with runtimeLayout.ts.',
+        'that it shares with the reply workers.',
       from: { path: '^src/processing/', pathNot: '^src/processing/(processorThreadMain|outboundClients)\\.ts$' },
       to: {
         path: '^src/infrastructure/',
-        pathNot: '^src/infrastructure/(search/knowledgeIndexHost|runtimeLayout)\\.ts$',
+        pathNot: '^src/infrastructure/search/knowledgeIndexHost\\.ts$',
         dependencyTypesNot: ['type-only'],
       },
     },

@@ -48,7 +48,7 @@ import { adapterReadiness, openAdapters } from './infrastructure/adapters.js';
 import type { Adapters } from './ports/adapters.js';
 import { createArgonHasher } from './infrastructure/auth/argonHasher.js';
 import { createJwtAccessTokens } from './infrastructure/auth/jwtAccessTokens.js';
-import { webAssetsDir } from './infrastructure/runtimeLayout.js';
+import { webAssetsDir } from './shared/runtimeLayout.js';
 import { createVisitorTokens } from './infrastructure/auth/visitorTokens.js';
 import { exposeMetrics } from './infrastructure/metrics/exposition.js';
 import { createServiceMetrics, type MetricsJson } from './infrastructure/metrics/serviceMetrics.js';

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import type { MetricsJson } from '../infrastructure/metrics/serviceMetrics.js';
-import { threadEntry } from '../infrastructure/runtimeLayout.js';
+import { threadEntry } from '../shared/runtimeLayout.js';
 import type { Logger } from '../ports/logger.js';
 import type { EventLoopDelay } from './eventLoopMonitor.js';
 import type { ProcessorPart } from './processor.js';

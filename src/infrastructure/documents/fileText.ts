@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { MAX_DOCUMENT_BYTES } from '../../domain/knowledge/documents/content.js';
 import type { FileReadOptions, FileTextReader } from '../../ports/fileText.js';
 import { createCompanyTurns, TurnRefusedError } from '../../shared/fairness/companyTurns.js';
-import { threadEntry } from '../runtimeLayout.js';
+import { threadEntry } from '../../shared/runtimeLayout.js';
 import { readerDetail } from './fileReadFailure.js';
 import type { FileTextJob, FileTextReply } from './fileTextWorker.js';
 

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { chunkTexts } from '../../domain/knowledge/chunking.js';
 import { createCompanyTurns } from '../../shared/fairness/companyTurns.js';
-import { threadEntry } from '../runtimeLayout.js';
+import { threadEntry } from '../../shared/runtimeLayout.js';
 import { createKnowledgeIndex, type KnowledgeIndex, type KnowledgeSearchOptions, type KnowledgeSearchResult } from './knowledgeIndex.js';
 
 /**

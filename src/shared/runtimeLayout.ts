@@ -17,6 +17,6 @@ export function threadEntry(hostModuleUrl: string, files: { shim: string; compil
 
 /** dist/, holding the built dashboard and widget: next to dist/server/ when compiled, under the repo root otherwise. */
 export function webAssetsDir(): string {
-  // src/infrastructure/ -> ../../dist/ ; dist/server/infrastructure/ -> ../../ (that is dist/)
+  // src/shared/ -> ../../dist/ ; dist/server/shared/ -> ../../ (that is dist/)
   return fileURLToPath(new URL(compiled ? '../../' : '../../dist/', import.meta.url));
 }
