@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ACTION_LIMITS, actionFields } from '../../src/domain/actions/definition.js';
-import type { StoredAction } from '../../src/domain/actions/state.js';
-import type { LlmTool, LlmToolCall, LlmToolStep } from '../../src/ports/llm.js';
-import { ANSWER_TOKEN_BUDGET, callIdOf, confirmationPrompt, mockedExecutor, runActionLoop, unrecordedSink, type CallSink, type RequestedCall } from '../../src/workers/answers/actionLoop.js';
-import type { GeneratedAnswer } from '../../src/workers/answers/answerGeneration.js';
+import { ACTION_LIMITS, actionFields } from '../../../../src/domain/actions/definition.js';
+import type { StoredAction } from '../../../../src/domain/actions/state.js';
+import type { LlmTool, LlmToolCall, LlmToolStep } from '../../../../src/ports/llm.js';
+import { ANSWER_TOKEN_BUDGET, callIdOf, confirmationPrompt, mockedExecutor, runActionLoop, unrecordedSink, type CallSink, type RequestedCall } from '../../../../src/workers/answers/actionLoop.js';
+import type { GeneratedAnswer } from '../../../../src/workers/answers/answerGeneration.js';
 
 /** The action loop on its own: what the model is offered each round, what is called, and what one answer costs. */
 

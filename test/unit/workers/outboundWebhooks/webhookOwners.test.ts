@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createInProcessBus } from '../../src/infrastructure/memory/inProcessBus.js';
-import { silentLogger } from '../../src/ports/logger.js';
-import { ownerOf, startEndpointOwners, type EndpointOwners } from '../../src/workers/outboundWebhooks/webhookOwners.js';
+import { createInProcessBus } from '../../../../src/infrastructure/memory/inProcessBus.js';
+import { silentLogger } from '../../../../src/ports/logger.js';
+import { ownerOf, startEndpointOwners, type EndpointOwners } from '../../../../src/workers/outboundWebhooks/webhookOwners.js';
 
 /** Which processor serves which outbound webhook endpoint: processors meet on the bus and share the endpoints. */
 const HEARTBEAT_MS = 100;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { withDeterministicIds } from '../../src/commands/conversations/conversationIds.js';
-import { deterministicId } from '../../src/commands/hashing.js';
-import type { ConversationCommand } from '../../src/domain/conversations/decider.js';
-import type { ConversationEvent } from '../../src/domain/conversations/events.js';
-import { specFor } from '../support/gwt.js';
+import { withDeterministicIds } from '../../../../src/commands/conversations/conversationIds.js';
+import { deterministicId } from '../../../../src/commands/hashing.js';
+import type { ConversationCommand } from '../../../../src/domain/conversations/decider.js';
+import type { ConversationEvent } from '../../../../src/domain/conversations/events.js';
+import { specFor } from '../../../support/gwt.js';
 
 /** A delivery's events get ids derived from its dedupe key, so a redelivery appends the same ids and the store refuses them. */
 const CONV = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';

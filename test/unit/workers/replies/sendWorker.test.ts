@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { conversationStream } from '../../src/domain/conversations/decider.js';
-import { integrationStream } from '../../src/domain/integrations/decider.js';
-import { createInProcessBus } from '../../src/infrastructure/memory/inProcessBus.js';
-import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventStore.js';
-import { silentLogger } from '../../src/ports/logger.js';
-import { PlatformError, type PlatformClient, type SendMessageInput } from '../../src/ports/platform.js';
-import { sendMessage } from '../../src/workers/replies/sendWorker.js';
-import { webchatSubject } from '../../src/workers/replies/replyJobs.js';
-import { sendStream } from '../../src/domain/conversations/send/decider.js';
+import { conversationStream } from '../../../../src/domain/conversations/decider.js';
+import { integrationStream } from '../../../../src/domain/integrations/decider.js';
+import { createInProcessBus } from '../../../../src/infrastructure/memory/inProcessBus.js';
+import { MemoryEventStore } from '../../../../src/infrastructure/memory/memoryEventStore.js';
+import { silentLogger } from '../../../../src/ports/logger.js';
+import { PlatformError, type PlatformClient, type SendMessageInput } from '../../../../src/ports/platform.js';
+import { sendMessage } from '../../../../src/workers/replies/sendWorker.js';
+import { webchatSubject } from '../../../../src/workers/replies/replyJobs.js';
+import { sendStream } from '../../../../src/domain/conversations/send/decider.js';
 
 const T = '2026-11-22T10:00:00.000Z';
 const companyId = randomUUID();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ReadStore } from '../../src/ports/readStore.js';
-import { bucketOf, PUBLIC_EVENT_FEEDS, type PublicEventDoc } from '../../src/projections/publicEvents/publicEventsProjection.js';
-import { createCompanyEvents, KEPT_IN_ALL, KEPT_PER_COMPANY } from '../../src/workers/outboundWebhooks/webhookEvents.js';
+import type { ReadStore } from '../../../../src/ports/readStore.js';
+import { bucketOf, PUBLIC_EVENT_FEEDS, type PublicEventDoc } from '../../../../src/projections/publicEvents/publicEventsProjection.js';
+import { createCompanyEvents, KEPT_IN_ALL, KEPT_PER_COMPANY } from '../../../../src/workers/outboundWebhooks/webhookEvents.js';
 
 /**
  * The delivery worker's shared view of each company's newest public events: read and serialised once for all

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCompanyTurns, TurnRefusedError } from '../../src/shared/fairness/companyTurns.js';
+import { createCompanyTurns, TurnRefusedError } from '../../../../src/shared/fairness/companyTurns.js';
 
 /** A job that runs until released, recording when it started. */
 function gate() {

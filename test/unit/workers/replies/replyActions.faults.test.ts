@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { actionFields } from '../../src/domain/actions/definition.js';
-import type { StoredAction } from '../../src/domain/actions/state.js';
-import type { ConversationEvent } from '../../src/domain/conversations/events.js';
-import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventStore.js';
-import type { EventStore, NewEvent } from '../../src/ports/eventStore.js';
-import { silentLogger } from '../../src/ports/logger.js';
-import type { ActionExecutor } from '../../src/workers/answers/actionLoop.js';
-import { conversationSink } from '../../src/workers/replies/replyActions.js';
-import type { ReplyWorkerDeps } from '../../src/workers/replies/replyDecisions.js';
+import { actionFields } from '../../../../src/domain/actions/definition.js';
+import type { StoredAction } from '../../../../src/domain/actions/state.js';
+import type { ConversationEvent } from '../../../../src/domain/conversations/events.js';
+import { MemoryEventStore } from '../../../../src/infrastructure/memory/memoryEventStore.js';
+import type { EventStore, NewEvent } from '../../../../src/ports/eventStore.js';
+import { silentLogger } from '../../../../src/ports/logger.js';
+import type { ActionExecutor } from '../../../../src/workers/answers/actionLoop.js';
+import { conversationSink } from '../../../../src/workers/replies/replyActions.js';
+import type { ReplyWorkerDeps } from '../../../../src/workers/replies/replyDecisions.js';
 
 /**
  * A full disk around an action call: the attempt cannot be recorded (the endpoint is never called), or the outcome

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFairScheduler, type FairOutcome, type FairScheduler, Deque } from '../../src/shared/fairness/fairScheduler.js';
+import { createFairScheduler, type FairOutcome, type FairScheduler, Deque } from '../../../../src/shared/fairness/fairScheduler.js';
 
 /** A task that runs until released, recording the order tasks started in. */
 function harness(scheduler: FairScheduler) {

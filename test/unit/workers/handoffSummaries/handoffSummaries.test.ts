@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { conversationStream } from '../../src/domain/conversations/decider.js';
-import { creditsStream } from '../../src/domain/credits/decider.js';
-import { createInProcessBus } from '../../src/infrastructure/memory/inProcessBus.js';
-import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventStore.js';
-import { LlmError, type LlmProvider, type LlmRequest } from '../../src/ports/llm.js';
-import { silentLogger } from '../../src/ports/logger.js';
-import { handoffSummaryId, summarizeHandoff, type HandoffSummaryDeps } from '../../src/workers/handoffSummaries/handoffSummaries.js';
-import type { CompanyLlm } from '../../src/workers/replies/replyDecisions.js';
+import { conversationStream } from '../../../../src/domain/conversations/decider.js';
+import { creditsStream } from '../../../../src/domain/credits/decider.js';
+import { createInProcessBus } from '../../../../src/infrastructure/memory/inProcessBus.js';
+import { MemoryEventStore } from '../../../../src/infrastructure/memory/memoryEventStore.js';
+import { LlmError, type LlmProvider, type LlmRequest } from '../../../../src/ports/llm.js';
+import { silentLogger } from '../../../../src/ports/logger.js';
+import { handoffSummaryId, summarizeHandoff, type HandoffSummaryDeps } from '../../../../src/workers/handoffSummaries/handoffSummaries.js';
+import type { CompanyLlm } from '../../../../src/workers/replies/replyDecisions.js';
 
 /** The handoff summary worker: the builtin provider's extracted note; the company's model's note, charged once. */
 

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { conversationStream } from '../../src/domain/conversations/decider.js';
-import { integrationStream } from '../../src/domain/integrations/decider.js';
-import { createInProcessBus } from '../../src/infrastructure/memory/inProcessBus.js';
-import { MemoryEventStore } from '../../src/infrastructure/memory/memoryEventStore.js';
-import { silentLogger } from '../../src/ports/logger.js';
-import type { LlmProvider } from '../../src/ports/llm.js';
-import { createFairSlots } from '../../src/shared/fairness/fairSlots.js';
-import { GENERATE_REPLY } from '../../src/workers/replies/replyJobs.js';
-import type { ReplyWorkerDeps } from '../../src/workers/replies/replyDecisions.js';
-import { startReplyWorker } from '../../src/workers/replies/replyWorker.js';
+import { conversationStream } from '../../../../src/domain/conversations/decider.js';
+import { integrationStream } from '../../../../src/domain/integrations/decider.js';
+import { createInProcessBus } from '../../../../src/infrastructure/memory/inProcessBus.js';
+import { MemoryEventStore } from '../../../../src/infrastructure/memory/memoryEventStore.js';
+import { silentLogger } from '../../../../src/ports/logger.js';
+import type { LlmProvider } from '../../../../src/ports/llm.js';
+import { createFairSlots } from '../../../../src/shared/fairness/fairSlots.js';
+import { GENERATE_REPLY } from '../../../../src/workers/replies/replyJobs.js';
+import type { ReplyWorkerDeps } from '../../../../src/workers/replies/replyDecisions.js';
+import { startReplyWorker } from '../../../../src/workers/replies/replyWorker.js';
 
 const T = new Date().toISOString();
 const companyId = randomUUID();

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { loadPricing } from '../../src/domain/credits/decider.js';
-import { LlmError, type LlmProvider, type LlmRequest } from '../../src/ports/llm.js';
-import { AnswerStopped, generateAnswer, recordedFieldsOf, sourcesOf } from '../../src/workers/answers/answerGeneration.js';
-import { createBuiltinLlm } from '../../src/infrastructure/llm/builtinLlm.js';
+import { loadPricing } from '../../../../src/domain/credits/decider.js';
+import { LlmError, type LlmProvider, type LlmRequest } from '../../../../src/ports/llm.js';
+import { AnswerStopped, generateAnswer, recordedFieldsOf, sourcesOf } from '../../../../src/workers/answers/answerGeneration.js';
+import { createBuiltinLlm } from '../../../../src/infrastructure/llm/builtinLlm.js';
 
 const silent = { info() {}, warn() {}, error() {}, debug() {}, child: () => silent } as never;
 const agent = { systemPrompt: 'Be brief.', temperature: 0.2, useKnowledgeBase: true, handoffMessage: 'A colleague will reply.' };
