@@ -86,7 +86,10 @@ export interface KnowledgeIndex {
 }
 
 export interface KnowledgeIndexOptions {
-  /** Refit a company's calibration this long after its knowledge base last changed; null: only on `calibrate`. */
+  /**
+   * Refit a company's calibration this long after its knowledge base last changed (the index hosts pass
+   * CALIBRATION_DELAY_MS); null (the default): only on `calibrate`, so a unit test's figures do not change under it.
+   */
   calibrationDelayMs?: number | null;
 }
 
@@ -176,7 +179,7 @@ export function termsToIndex(document: { title: string; chunks: string[] }): Set
 
 export function createKnowledgeIndex(options: KnowledgeIndexOptions = {}): KnowledgeIndex {
   const companies = new Map<string, CompanyIndex>();
-  const delay = options.calibrationDelayMs === undefined ? CALIBRATION_DELAY_MS : options.calibrationDelayMs;
+  const delay = options.calibrationDelayMs ?? null;
 
   const scheduleRefit = (companyId: string, company: CompanyIndex) => {
     if (delay === null) return;

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { chunkTexts } from '../../domain/knowledge/chunking.js';
 import { createCompanyTurns } from '../companyTurns.js';
 import { threadEntry } from '../runtimeLayout.js';
-import { createKnowledgeIndex, type KnowledgeIndex, type KnowledgeSearchOptions, type KnowledgeSearchResult } from './knowledgeIndex.js';
+import { CALIBRATION_DELAY_MS, createKnowledgeIndex, type KnowledgeIndex, type KnowledgeSearchOptions, type KnowledgeSearchResult } from './knowledgeIndex.js';
 
 /**
  * Where the knowledge index and the chunking run. Chunking a 1 MiB document takes 0.1–0.3 s and indexing
@@ -44,7 +44,7 @@ export function handleIndexRequest(index: KnowledgeIndex, request: IndexRequest)
   }
 }
 
-export function inProcessIndexHost(index: KnowledgeIndex = createKnowledgeIndex()): KnowledgeIndexHost {
+export function inProcessIndexHost(index: KnowledgeIndex = createKnowledgeIndex({ calibrationDelayMs: CALIBRATION_DELAY_MS })): KnowledgeIndexHost {
   const run = async <T>(request: IndexRequest) => handleIndexRequest(index, request) as T;
   return {
     chunkCount: (document) => run({ op: 'chunkCount', ...document }),
