@@ -3,7 +3,7 @@ import { calibratedEvidence, fitCalibration, probeQuestions, THRESHOLD_FLOOR, ty
 import { ANSWER_THRESHOLDS, DEFAULT_ANSWER_THRESHOLD, EVIDENCE_THRESHOLDS } from '../../src/domain/answers/evidence.js';
 import { chunkTexts } from '../../src/domain/knowledge/chunking.js';
 import { createBuiltinLlm } from '../../src/infrastructure/llm/builtinLlm.js';
-import { createKnowledgeIndex } from '../../src/infrastructure/search/knowledgeIndex.js';
+import { CALIBRATION_CHUNK_BUDGET, createKnowledgeIndex } from '../../src/infrastructure/search/knowledgeIndex.js';
 import { evaluate, evaluatePublic, publicFigures, settingFigures, tinyDomains } from '../../bench/support/answerEval.js';
 import { eventually } from '../support/eventually.js';
 
@@ -71,6 +71,22 @@ describe('calibrated knowledge index', () => {
     expect(index.calibrate('c')).not.toBeNull();
     expect((await ask('Can I return a parcel?')).handoff).toBeUndefined();
     expect((await ask('Do you ship to Finland?')).handoff).toBe(true);
+  });
+
+  it('a refit puts every document back as it was, and leaves out no more passages than its budget', () => {
+    const index = createKnowledgeIndex();
+    const long = { title: 'Product manual', content: Array.from({ length: CALIBRATION_CHUNK_BUDGET + 50 }, (_, i) => `## Part ${i}\nThe widget model W${i} needs a ${i} mm bolt and a ${i % 7} volt battery.`).join('\n\n') };
+    index.addDocument('c', { id: 'manual', ...long, chunks: chunkTexts(long) });
+    index.addDocument('c', { id: 'returns', ...returnsPolicy, chunks: chunkTexts(returnsPolicy) });
+    const chunks = index.chunkCount('c');
+    expect(chunks).toBeGreaterThan(CALIBRATION_CHUNK_BUDGET);
+    const before = index.search('c', 'W12 bolt').map((r) => r.text);
+    const calibration = index.calibrate('c')!;
+    // The manual exceeds the budget: only the returns policy was probed.
+    expect(calibration.answerable).toBe(probeQuestions({ title: returnsPolicy.title, chunks: chunkTexts(returnsPolicy) }).length);
+    expect(index.chunkCount('c')).toBe(chunks);
+    expect(index.search('c', 'W12 bolt').map((r) => r.text)).toEqual(before);
+    expect(index.search('c', 'return a parcel')[0]?.documentId).toBe('returns');
   });
 
   it('refits by itself after the knowledge base changes, and keeps each company to its own calibration', async () => {

@@ -299,8 +299,13 @@ function calibrateCompany(company: CompanyIndex): Calibration | null {
   const sample = ids.map((id) => ({ id, key: fnv1a(id) })).sort((a, b) => a.key - b.key).slice(0, CALIBRATION_DOCUMENTS);
   const samples: ProbeSample[] = [];
   const best = (query: string) => choosePassage(searchCompany(company, query, { limit: CALIBRATION_PASSAGES }));
+  let budget = CALIBRATION_CHUNK_BUDGET;
   for (const { id } of sample) {
     const chunkIds = company.documents.get(id)!;
+    // Leaving a document out re-indexes it: a long one (a 1 MiB upload is ~1,500 passages, ~1 s) is skipped
+    // once the budget would not cover it, so a refit blocks the index thread for a bounded time.
+    if (chunkIds.length > budget) continue;
+    budget -= chunkIds.length;
     const stored = chunkIds.map((chunkId) => company.mini.getStoredFields(chunkId) as { title: string; chunkIndex: number; text: string } | undefined);
     if (stored.length === 0 || stored.some((s) => s === undefined)) continue;
     const entries: IndexedChunk[] = stored.map((s, i) => {
@@ -317,11 +322,20 @@ function calibrateCompany(company: CompanyIndex): Calibration | null {
     try {
       for (const probe of probes) samples.push({ probability: best(probe)?.evidence ?? 0, answerable: false, right: false });
     } finally {
-      company.mini.addAll(entries);
+      // Put back as addDocument indexed it: a document of many distinct terms keeps only its most frequent ones.
+      company.allowed = termsToIndex({ title: entries[0]!.title, chunks: entries.map((e) => e.text) });
+      try {
+        company.mini.addAll(entries);
+      } finally {
+        company.allowed = null;
+      }
     }
   }
   return samples.length === 0 ? null : fitCalibration(samples);
 }
+
+/** Passages a refit may leave out and put back (re-index), in all: bounds its time whatever the documents' sizes. */
+export const CALIBRATION_CHUNK_BUDGET = 400;
 
 /** Passages a probe retrieves: as many as the reply pipeline hands the agent. */
 const CALIBRATION_PASSAGES = 5;
