@@ -53,6 +53,13 @@ describe('GET /api/knowledge-base/answer-trade', () => {
     expect((await trade(globex)).json().calibrated).toBe(false);
   });
 
+  it('/docs/json documents it, with its settings', async () => {
+    const doc = (await server.app.inject('/docs/json')).json();
+    const get = doc.paths['/api/knowledge-base/answer-trade'].get;
+    expect(get.responses['200']).toBeDefined();
+    expect(JSON.stringify(get.responses['200'])).toContain('uncoveredAnswered');
+  });
+
   it('401 without a token', async () => {
     expect((await server.app.inject({ method: 'GET', url: '/api/knowledge-base/answer-trade' })).statusCode).toBe(401);
   });
