@@ -138,7 +138,7 @@ export function calibratedEvidence(probability: number, calibration: Calibration
   return round3(Math.min(1, probability));
 }
 
-/** A sentence ending in a question mark, of 3 to 25 words: written as a customer would ask. */
+/** A sentence ending in a question mark (8 to 200 characters): written as a customer would ask. */
 const QUESTION_SENTENCE = /[^.!?\n]{8,200}\?/g;
 
 /**
