@@ -2,7 +2,9 @@
  * Answer-or-handoff benchmark of the builtin provider: does the default agent answer the questions its
  * knowledge base answers, from the right passage, and hand off the others?
  *
- *   npm run bench:answers              figures per setting and the precision/coverage curve (a few seconds)
+ *   npm run bench:answers              figures per setting and the precision/coverage curve, then every data set side by
+ *                                      side (public sets, tiny knowledge bases, the fixtures), before and after the
+ *                                      per-company calibration (domain/answers/calibration.ts); about 30 s
  *   npm run bench:answers -- --tune    the tuning part only: its misses, and a search over the evidence weights and the retrieval prior
  *   npm run bench:answers -- --features  the tuning part only: its feature table (CSV), the cross-validated choice of the
  *                                        learned decision's features and L2 penalty, and its refit (ANSWER_MODEL, confidence.ts)
@@ -23,13 +25,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ANSWER_THRESHOLDS, choosePassage, DEFAULT_ANSWER_THRESHOLD, EVIDENCE_THRESHOLDS, evidenceScore, type EvidenceWeights } from '../src/domain/answers/evidence.js';
 import { featuresReport } from './support/answerModel.js';
-import { baselineFigures, evaluate, oneDocumentDomains, settingFigures, thresholdFigures, type EvaluatedQuestion, type Figures } from './support/answerEval.js';
+import { baselineFigures, evaluate, evaluatePublic, oneDocumentDomains, publicFigures, publicThresholdFigures, settingFigures, thresholdFigures, tinyDomains, type EvaluatedQuestion, type Figures, type PublicRow } from './support/answerEval.js';
 
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 const fmt = (f: Figures) =>
   `precision ${f.precision.toFixed(3)}  coverage ${f.coverage.toFixed(3)}  false answers ${pct(f.falseAnswerRate)}  wrong passage ${pct(f.wrongPassageRate)}  (${f.right}/${f.answered} answers right; ${f.answerable} answerable, ${f.unanswerable} unanswerable)`;
 
 const rows = await evaluate();
+// The project's fixtures as they were before per-company calibration (the fixed thresholds), for the side-by-side table.
+const rowsFixed = process.argv.includes('--tune') || process.argv.includes('--features') ? [] : await evaluate(undefined, { calibrate: false });
 const heldOut = rows.filter((r) => r.heldOut);
 const tuning = rows.filter((r) => !r.heldOut);
 
@@ -43,10 +47,10 @@ if (process.argv.includes('--features')) {
 } else if (process.argv.includes('--tune')) {
   tune(tuning);
 } else {
-  report();
+  await report();
 }
 
-function report() {
+async function report() {
   console.log(`answer-or-handoff: ${rows.length} questions (${heldOut.length} held out, ${tuning.length} for tuning), domains ${[...new Set(rows.map((r) => r.domain))].join(', ')}\n`);
   for (const [name, part] of [['held-out', heldOut], ['tuning', tuning], ['all', rows]] as const) {
     console.log(`${name}:`);
@@ -81,6 +85,57 @@ function report() {
     const f = thresholdFigures(heldOut, t);
     const marks = ANSWER_THRESHOLDS.filter((s) => Math.abs(EVIDENCE_THRESHOLDS[s] - t) < 1e-9);
     console.log(`  ${t.toFixed(2).padStart(9)}  ${f.precision.toFixed(3).padStart(9)}  ${f.coverage.toFixed(3).padStart(8)}  ${pct(f.falseAnswerRate).padStart(13)}${marks.length ? `   ← ${marks.join(', ')}` : ''}`);
+  }
+  await publicReport();
+}
+
+/**
+ * Every data set side by side at each setting: the public sets (test/fixtures/answers/public: held-out part by
+ * entry; SQuAD 2.0 wholly held out, never tuned on), the tiny knowledge bases and the project's fixtures, each
+ * before (one fixed threshold for every company) and after (each knowledge base's own calibration).
+ */
+async function publicReport() {
+  const { rows: pub, calibrations } = await evaluatePublic();
+  const tinyFixed = await evaluate(tinyDomains(), { calibrate: false });
+  const tinyCalibrated = await evaluate(tinyDomains());
+  const line = (label: string, before: Figures, after: Figures) =>
+    console.log(`  ${label.padEnd(34)} before: ${short(before)}   after: ${short(after)}`);
+  const short = (f: Figures) => `precision ${f.precision.toFixed(3)}  covered answered right ${f.coverage.toFixed(3)}  false answers ${pct(f.falseAnswerRate).padStart(6)}`;
+  console.log('\nall data sets, held-out parts (before: the fixed thresholds; after: calibrated on each knowledge base):');
+  for (const setting of ANSWER_THRESHOLDS) {
+    console.log(`${setting}${setting === DEFAULT_ANSWER_THRESHOLD ? ' (default)' : ''}:`);
+    for (const set of [...new Set(pub.map((r) => r.set))]) {
+      const held = pub.filter((r) => r.set === set && r.part === 'held-out' && r.kind !== 'adversarial');
+      line(`${set} (${held.filter((r) => r.answerable).length}/${held.filter((r) => !r.answerable).length})`, publicFigures(held, setting, 'fixed'), publicFigures(held, setting, 'calibrated'));
+    }
+    line(`tiny knowledge bases (${tinyFixed.filter((r) => r.title !== null).length}/${tinyFixed.filter((r) => r.title === null).length})`, settingFigures(tinyFixed, setting), settingFigures(tinyCalibrated, setting));
+    const fixturesHeld = rowsFixed.filter((r) => r.heldOut);
+    line(`project fixtures (${fixturesHeld.filter((r) => r.title !== null).length}/${fixturesHeld.filter((r) => r.title === null).length})`, settingFigures(fixturesHeld, setting), settingFigures(heldOut, setting));
+  }
+  const adversarial = pub.filter((r) => r.kind === 'adversarial');
+  if (adversarial.length > 0) {
+    const answered = (which: 'fixed' | 'calibrated') => adversarial.filter((r) => r[which][DEFAULT_ANSWER_THRESHOLD] !== 'handoff').length / adversarial.length;
+    console.log(`\nSQuAD 2.0's own unanswerable questions (written against the paragraph, ${adversarial.length}; not in the figures above): answered at the default ${pct(answered('fixed'))} before, ${pct(answered('calibrated'))} after`);
+  }
+  console.log('\ntuning parts at the default setting (what the calibration constants were chosen on):');
+  for (const set of [...new Set(pub.filter((r) => r.part === 'tuning').map((r) => r.set))]) {
+    const tuningRows = pub.filter((r) => r.set === set && r.part === 'tuning');
+    line(set, publicFigures(tuningRows, DEFAULT_ANSWER_THRESHOLD, 'fixed'), publicFigures(tuningRows, DEFAULT_ANSWER_THRESHOLD, 'calibrated'));
+  }
+  console.log('\neach knowledge base\'s calibration (its own probes: raw threshold, probes answered rightly, left-out probes answered):');
+  for (const [set, calibration] of calibrations) {
+    if (calibration === null) continue;
+    const parts = ANSWER_THRESHOLDS.map((s) => `${s} ≥ ${calibration.settings[s].threshold.toFixed(3)} (${pct(calibration.settings[s].coveredAnswered)} / ${pct(calibration.settings[s].uncoveredAnswered)})`);
+    console.log(`  ${set.padEnd(10)} ${calibration.answerable}+${calibration.unanswerable} probes: ${parts.join('  ')}`);
+  }
+  console.log('\ncurve per public set (held-out, one fixed threshold on the raw probability): what bounds the trade');
+  console.log('  threshold' + [...new Set(pub.map((r) => r.set))].map((s) => `  ${s.padEnd(30)}`).join(''));
+  for (let t = 0.5; t <= 0.9801; t += 0.04) {
+    const cells = [...new Set(pub.map((r) => r.set))].map((set) => {
+      const f = publicThresholdFigures(pub.filter((r: PublicRow) => r.set === set && r.part === 'held-out' && r.kind !== 'adversarial'), t);
+      return `  p ${f.precision.toFixed(2)} c ${f.coverage.toFixed(2)} f ${pct(f.falseAnswerRate).padStart(6)}`.padEnd(32);
+    });
+    console.log(`  ${t.toFixed(2).padStart(9)}${cells.join('')}`);
   }
 }
 

@@ -124,7 +124,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       logger.warn({ err, position: String(position), what }, 'read-your-writes: still behind after the wait; answering from the write itself');
     }
   };
-  const knowledgeSearch = { search: knowledge.search.bind(knowledge), chunkCount: knowledge.chunkCount.bind(knowledge) };
+  const knowledgeSearch = { search: knowledge.search.bind(knowledge), chunkCount: knowledge.chunkCount.bind(knowledge), calibration: knowledge.calibration.bind(knowledge) };
   const services: HttpServices = {
     config,
     commands,

@@ -123,12 +123,13 @@ export interface EvaluatedQuestion extends LabelledQuestion {
 const isRight = (hit: Pick<KnowledgeSearchResult, 'title' | 'text'>, q: LabelledQuestion) =>
   q.title !== null && hit.title === q.title && (q.section === undefined || hit.text.startsWith(`## ${q.section}`));
 
-export async function evaluate(domains: Domain[] = loadDomains()): Promise<EvaluatedQuestion[]> {
+export async function evaluate(domains: Domain[] = loadDomains(), options: { calibrate?: boolean } = {}): Promise<EvaluatedQuestion[]> {
   const llm = createBuiltinLlm();
   const out: EvaluatedQuestion[] = [];
   for (const domain of domains) {
-    const index = createKnowledgeIndex();
+    const index = createKnowledgeIndex({ calibrationDelayMs: null });
     domain.documents.forEach((d, i) => index.addDocument(domain.name, { id: `doc-${i}`, title: d.title, chunks: chunkTexts(d) }));
+    if (options.calibrate !== false) index.calibrate(domain.name);
     for (const question of domain.questions) {
       const hits = index.search(domain.name, question.q, { limit: PASSAGES, explain: true });
       const passages = hits.map((h) => ({ ...h, right: isRight(h, question) }));
@@ -215,3 +216,109 @@ export const thresholdFigures = (rows: EvaluatedQuestion[], threshold: number) =
       outcome: r.best === null || r.best.evidence < threshold ? 'handoff' : r.best.right ? 'right' : 'wrong',
     })),
   );
+
+/**
+ * The public sets (test/fixtures/answers/public, README there): knowledge bases built from public FAQ and QA data,
+ * with the questions of entries left out of the knowledge base as unanswerable near-misses. Split by entry into a
+ * tuning and a held-out part; a set marked `heldOutWhole` is never used for tuning at all.
+ */
+export interface PublicSet {
+  name: string;
+  domain: string;
+  source: string;
+  licence: string;
+  heldOutWhole: boolean;
+  documents: { id: string; title: string; content: string }[];
+  questions: { q: string; docs: string[]; part: 'tuning' | 'held-out'; kind: 'answerable' | 'entry-left-out' | 'adversarial' }[];
+}
+
+const PUBLIC = new URL('public/', FIXTURES);
+
+export function loadPublicSets(): PublicSet[] {
+  return readdirSync(PUBLIC)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => JSON.parse(readFileSync(new URL(f, PUBLIC), 'utf8')) as PublicSet);
+}
+
+type Outcome = 'right' | 'wrong' | 'handoff';
+
+/** One question of a public set: what the agent did at each setting with the company's calibration and without. */
+export interface PublicRow {
+  set: string;
+  q: string;
+  part: 'tuning' | 'held-out';
+  kind: PublicSet['questions'][number]['kind'];
+  answerable: boolean;
+  /** The chosen passage's raw probability (before calibration), and whether it is from a right document. */
+  best: { raw: number; calibrated: number; right: boolean } | null;
+  calibrated: Record<AnswerThreshold, Outcome>;
+  fixed: Record<AnswerThreshold, Outcome>;
+}
+
+export interface PublicEvaluation {
+  rows: PublicRow[];
+  /** Per set: the calibration fitted on its knowledge base (its probes' trade per setting). */
+  calibrations: Map<string, ReturnType<ReturnType<typeof createKnowledgeIndex>['calibration']>>;
+}
+
+export async function evaluatePublic(sets: PublicSet[] = loadPublicSets()): Promise<PublicEvaluation> {
+  const llm = createBuiltinLlm();
+  const rows: PublicRow[] = [];
+  const calibrations: PublicEvaluation['calibrations'] = new Map();
+  for (const set of sets) {
+    const index = createKnowledgeIndex({ calibrationDelayMs: null });
+    for (const d of set.documents) index.addDocument(set.name, { id: d.id, title: d.title, chunks: chunkTexts(d) });
+    calibrations.set(set.name, index.calibrate(set.name));
+    for (const question of set.questions) {
+      const hits = index.search(set.name, question.q, { limit: PASSAGES, explain: true });
+      const right = (h: KnowledgeSearchResult) => question.docs.includes(h.documentId);
+      const decide = async (evidenceOf: (h: KnowledgeSearchResult) => number) => {
+        const outcome = {} as Record<AnswerThreshold, Outcome>;
+        for (const setting of ANSWER_THRESHOLDS) {
+          const response = await llm.complete({
+            model: 'builtin',
+            messages: [{ role: 'user', content: question.q }],
+            passages: hits.map((h) => ({ title: h.title, text: h.text, score: h.score, coverage: h.coverage, evidence: evidenceOf(h), documentId: h.documentId, chunkIndex: h.chunkIndex })),
+            handoffMessage: 'handoff',
+            answerThreshold: setting,
+          });
+          outcome[setting] = response.handoff ? 'handoff' : right(hits[response.usedPassages![0]!]!) ? 'right' : 'wrong';
+        }
+        return outcome;
+      };
+      const chosen = choosePassage(hits);
+      rows.push({
+        set: set.name,
+        q: question.q,
+        part: set.heldOutWhole ? 'held-out' : question.part,
+        kind: question.kind,
+        answerable: question.docs.length > 0,
+        best: chosen === null ? null : { raw: chosen.rawEvidence ?? chosen.evidence, calibrated: chosen.evidence, right: right(chosen) },
+        calibrated: await decide((h) => h.evidence),
+        fixed: await decide((h) => h.rawEvidence ?? h.evidence),
+      });
+    }
+  }
+  return { rows, calibrations };
+}
+
+/** Figures of public rows at a setting, with the company's calibration or the fixed thresholds. */
+export const publicFigures = (rows: PublicRow[], setting: AnswerThreshold, which: 'calibrated' | 'fixed') =>
+  figuresOf(rows.map((r) => ({ answerable: r.answerable, outcome: r[which][setting] })));
+
+/** Figures had the raw probability been compared with `threshold` (one fixed threshold for every set). */
+export const publicThresholdFigures = (rows: PublicRow[], threshold: number) =>
+  figuresOf(rows.map((r) => ({ answerable: r.answerable, outcome: r.best === null || r.best.raw < threshold ? 'handoff' : r.best.right ? 'right' : 'wrong' })));
+
+/** The tiny knowledge bases (test/fixtures/answers/tiny/tiny.json: 1 to 5 documents, plain questions), all held out. */
+export function tinyDomains(): Domain[] {
+  const file = JSON.parse(readFileSync(new URL('tiny/tiny.json', FIXTURES), 'utf8')) as {
+    companies: { name: string; documents: { title: string; content: string }[]; questions: { q: string; title: string | null }[] }[];
+  };
+  return file.companies.map((c) => ({
+    name: `tiny:${c.name}`,
+    documents: c.documents,
+    questions: c.questions.map((q) => ({ domain: `tiny:${c.name}`, q: q.q, title: q.title, kind: q.title === null ? ('near-miss' as const) : ('answerable' as const), heldOut: true })),
+  }));
+}

@@ -1,3 +1,4 @@
+import type { Calibration } from '../domain/answers/calibration.js';
 import type { LlmPassage } from './llm.js';
 
 /**
@@ -20,6 +21,12 @@ export interface KnowledgeSearch {
   chunkCount(document: { title: string; content: string }): Promise<number>;
   /** Resolves once the index holds every knowledge-base event up to `position` (read-your-writes). */
   waitForPosition(position: bigint): Promise<void>;
+  /**
+   * The company's calibration of the decision to answer (domain/answers/calibration.ts): per setting, the share of
+   * its own probe questions answered rightly and of left-out ones answered wrongly. Null: not fitted yet (no
+   * documents, or refitted a moment after the last change).
+   */
+  calibration(companyId: string): Promise<Calibration | null>;
 }
 
 /** The knowledge index as answers read it (its results carry more fields; these are the ones an answer keeps). */

@@ -1,4 +1,5 @@
 import { KNOWLEDGE_DOCUMENT_STREAM_PREFIX } from '../domain/knowledge/documents/decider.js';
+import type { Calibration } from '../domain/answers/calibration.js';
 import { knowledgeDocumentEvents } from '../domain/knowledge/documents/events.js';
 import type { EventFilter, EventStore } from '../ports/eventStore.js';
 import type { Logger } from '../ports/logger.js';
@@ -33,6 +34,8 @@ export interface KnowledgeIndexer {
   search(companyId: string, query: string, options?: KnowledgeSearchOptions): Promise<KnowledgeSearchResult[]>;
   /** Number of passages the document will be indexed as (computed off this thread). */
   chunkCount(document: { title: string; content: string }): Promise<number>;
+  /** The company's calibration of the decision to answer, as the index last fitted it (null: none yet). */
+  calibration(companyId: string): Promise<Calibration | null>;
   /** Position through which the log is applied (every knowledge-base event up to it is in the index), null before the first. */
   position(): bigint | null;
   stop(): Promise<void>;
@@ -98,6 +101,7 @@ export function startKnowledgeIndexer(options: StartKnowledgeIndexerOptions): Kn
       return waiters.wait(position, timeoutMs);
     },
     search: (companyId, query, searchOptions) => host.search(companyId, query, searchOptions),
+    calibration: (companyId) => host.calibration(companyId),
     chunkCount: (document) => host.chunkCount(document),
     position: () => processed,
     async stop() {

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { FALSE_ANSWER_TARGETS, type Calibration } from '../../domain/answers/calibration.js';
+import { ANSWER_THRESHOLDS } from '../../domain/answers/evidence.js';
 import { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_TITLE } from '../../domain/knowledge/documents/content.js';
 import { type KnowledgeDocumentEvent } from '../../domain/knowledge/documents/events.js';
 import { type KnowledgeDocumentState } from '../../domain/knowledge/documents/state.js';
@@ -97,3 +99,43 @@ export const searchKnowledgeSchema = {
     ...errorResponses,
   },
 };
+
+const settingTrade = z.object({
+  /** The share of the questions the knowledge base does not cover this setting aims to answer (wrongly), at most. */
+  falseAnswerTarget: z.number(),
+  /** Measured on the company's own probe questions (null until the first calibration): share answered rightly of those it covers. */
+  coveredAnsweredRight: z.number().nullable(),
+  /** Share answered (wrongly) of probe questions whose document was left out. */
+  uncoveredAnswered: z.number().nullable(),
+});
+
+export const answerTradeSchema = {
+  tags,
+  security,
+  description:
+    'What each answer setting (strict, balanced, lenient) trades on this company\'s knowledge base, measured on questions derived from its own documents, ' +
+    'asked with the document present and left out (refitted a moment after the knowledge base changes). calibrated: false until the first fit.',
+  response: {
+    200: z.object({
+      calibrated: z.boolean(),
+      probes: z.object({ answerable: z.number().int(), unanswerable: z.number().int() }).nullable(),
+      settings: z.object({ strict: settingTrade, balanced: settingTrade, lenient: settingTrade }),
+    }),
+    ...errorResponses,
+  },
+};
+
+export const answerTradeView = (calibration: Calibration | null) => ({
+  calibrated: calibration !== null,
+  probes: calibration === null ? null : { answerable: calibration.answerable, unanswerable: calibration.unanswerable },
+  settings: Object.fromEntries(
+    ANSWER_THRESHOLDS.map((s) => [
+      s,
+      {
+        falseAnswerTarget: FALSE_ANSWER_TARGETS[s],
+        coveredAnsweredRight: calibration?.settings[s].coveredAnswered ?? null,
+        uncoveredAnswered: calibration?.settings[s].uncoveredAnswered ?? null,
+      },
+    ]),
+  ) as Record<(typeof ANSWER_THRESHOLDS)[number], z.infer<typeof settingTrade>>,
+});

@@ -9,6 +9,8 @@ import { HttpError, notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
 import {
   addDocumentSchema,
+  answerTradeSchema,
+  answerTradeView,
   deleteDocumentSchema,
   documentView,
   getDocumentSchema,
@@ -56,7 +58,7 @@ async function fullDocument(services: HttpServices, companyId: string, id: strin
 
 /**
  * GET/POST /api/knowledge-base/documents, GET/PUT/DELETE /api/knowledge-base/documents/:id,
- * GET /api/knowledge-base/search.
+ * GET /api/knowledge-base/search, GET /api/knowledge-base/answer-trade.
  */
 export function knowledgeBaseRoutes(services: HttpServices): FastifyPluginAsyncZod {
   return async (app) => {
@@ -127,4 +129,7 @@ function registerKnowledgeSearch(app: ZodApp, services: HttpServices): void {
     const hits = await services.knowledge.search(authOf(request).companyId, request.query.q, { limit: request.query.limit });
     return { results: hits.map((h) => ({ documentId: h.documentId, title: h.title, snippet: h.snippet, score: h.score })) };
   });
+
+  // The agent page's sentence: at this setting, about N % of covered questions are answered, about M % of uncovered ones wrongly.
+  app.get('/api/knowledge-base/answer-trade', { schema: answerTradeSchema }, async (request) => answerTradeView(await services.knowledge.calibration(authOf(request).companyId)));
 }

@@ -2,6 +2,8 @@ import MiniSearch, { type Query, type SearchResult } from 'minisearch';
 import { normalizeTerm, queryTerms, searchTerms, stripHeadingContext, tokenize } from '../../domain/knowledge/chunking.js';
 import { evidenceFeatures, evidenceScore, FUZZY_CREDIT, generalStems, nameStems, SYNONYM_CREDIT, termWeight, type EvidenceFeatures, type PassageMatch } from '../../domain/answers/evidence.js';
 import { answerProbability, confidenceFeatures } from '../../domain/answers/confidence.js';
+import { CALIBRATION_DOCUMENTS, calibratedEvidence, fitCalibration, probeQuestions, type Calibration, type ProbeSample } from '../../domain/answers/calibration.js';
+import { choosePassage } from '../../domain/answers/evidence.js';
 import { ANSWER_TYPE_CUES, expectedAnswerType, holdsAnswerType, type AnswerType } from '../../domain/answers/answerType.js';
 import { searchBounded } from './boundedTerms.js';
 import { stemTerm, SYNONYM_WEIGHT, synonymsOf } from './synonyms.js';
@@ -53,6 +55,8 @@ export interface KnowledgeSearchResult {
   evidenceFeatures?: EvidenceFeatures;
   /** The learned decision's feature vector (CONFIDENCE_FEATURE_NAMES' order), when asked to explain. */
   confidenceFeatures?: number[];
+  /** The probability before the company's calibration (calibration.ts), when asked to explain. */
+  rawEvidence?: number;
 }
 
 export interface KnowledgeSearchOptions {
@@ -71,7 +75,30 @@ export interface KnowledgeIndex {
   search(companyId: string, query: string, options?: KnowledgeSearchOptions): KnowledgeSearchResult[];
   /** Number of chunks indexed for the company (0 for an unknown company). */
   chunkCount(companyId: string): number;
+  /**
+   * Fits the company's calibration now (domain/answers/calibration.ts) from probes of its own documents, and
+   * uses it for the searches that follow; null for an unknown or empty company. The index also refits by itself,
+   * CALIBRATION_DELAY_MS after the knowledge base last changed.
+   */
+  calibrate(companyId: string): Calibration | null;
+  /** The calibration searches use (null: none fitted yet, the raw probability is reported). */
+  calibration(companyId: string): Calibration | null;
 }
+
+export interface KnowledgeIndexOptions {
+  /**
+   * Refit a company's calibration this long after its knowledge base last changed (the index hosts pass
+   * CALIBRATION_DELAY_MS); null (the default): only on `calibrate`, so a unit test's figures do not change under it.
+   */
+  calibrationDelayMs?: number | null;
+}
+
+/**
+ * How long after the last change of a company's knowledge base its calibration is refitted: an upload of many
+ * documents refits once, after the last one. A refit asks at most CALIBRATION_DOCUMENTS × PROBES_PER_DOCUMENT × 2
+ * searches, whatever the knowledge base's size.
+ */
+export const CALIBRATION_DELAY_MS = 2_000;
 
 interface IndexedChunk {
   id: string;
@@ -90,6 +117,10 @@ interface CompanyIndex {
   allowed: Set<string> | null;
   /** documentId → ids of its indexed chunks. */
   documents: Map<string, string[]>;
+  /** The calibration its searches use (null: none fitted yet). */
+  calibration: Calibration | null;
+  /** The pending background refit. */
+  refit: ReturnType<typeof setTimeout> | null;
 }
 
 export const SNIPPET_CHARS = 200;
@@ -113,7 +144,7 @@ const CUE_CREDIT = SYNONYM_CREDIT;
 const GENERAL_STEMS = generalStems(stemTerm);
 
 function createCompanyIndex(): CompanyIndex {
-  const company: CompanyIndex = { mini: undefined as unknown as MiniSearch<IndexedChunk>, allowed: null, documents: new Map() };
+  const company: CompanyIndex = { mini: undefined as unknown as MiniSearch<IndexedChunk>, allowed: null, documents: new Map(), calibration: null, refit: null };
   company.mini = new MiniSearch<IndexedChunk>({
     idField: 'id',
     fields: ['title', 'heading', 'body'],
@@ -146,8 +177,19 @@ export function termsToIndex(document: { title: string; chunks: string[] }): Set
   return new Set(ranked.slice(0, MAX_TERMS_PER_DOCUMENT).map(([term]) => term));
 }
 
-export function createKnowledgeIndex(): KnowledgeIndex {
+export function createKnowledgeIndex(options: KnowledgeIndexOptions = {}): KnowledgeIndex {
   const companies = new Map<string, CompanyIndex>();
+  const delay = options.calibrationDelayMs ?? null;
+
+  const scheduleRefit = (companyId: string, company: CompanyIndex) => {
+    if (delay === null) return;
+    if (company.refit !== null) clearTimeout(company.refit);
+    company.refit = setTimeout(() => {
+      company.refit = null;
+      if (companies.get(companyId) === company) company.calibration = calibrateCompany(company);
+    }, delay);
+    company.refit.unref?.();
+  };
 
   const remove = (company: CompanyIndex, documentId: string) => {
     const ids = company.documents.get(documentId);
@@ -178,41 +220,32 @@ export function createKnowledgeIndex(): KnowledgeIndex {
         document.id,
         entries.map((e) => e.id),
       );
+      scheduleRefit(companyId, company);
     },
 
     removeDocument(companyId, documentId) {
       const company = companies.get(companyId);
-      if (company !== undefined) remove(company, documentId);
+      if (company !== undefined) {
+        remove(company, documentId);
+        scheduleRefit(companyId, company);
+      }
+    },
+
+    calibrate(companyId) {
+      const company = companies.get(companyId);
+      if (company === undefined) return null;
+      company.calibration = calibrateCompany(company);
+      return company.calibration;
+    },
+
+    calibration(companyId) {
+      return companies.get(companyId)?.calibration ?? null;
     },
 
     search(companyId, query, options = {}) {
       const company = companies.get(companyId);
       if (company === undefined) return [];
-      // Bounded here, before minisearch: one 65,536-character word made its fuzzy matrix throw RangeError.
-      const terms = queryTerms(query);
-      if (terms.length === 0) return [];
-      const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(options.limit ?? 5)));
-      const groups = expandQuery(terms);
-      const stems = groups.map((g) => g.stem);
-      const synonyms = groups.flatMap((g) => g.synonyms);
-      // Bounded work however big the index: prefix and typo expansions are capped (boundedTerms.ts).
-      const hits = searchBounded(company.mini, stems, synonyms, () => company.mini.search(queryOf(groups), { tokenize: (term) => [term], processTerm: (term) => term }));
-      const ranked = rescore(hits, groups);
-      const top = ranked.slice(0, limit);
-      const features = evidenceOfHits(groups, { names: nameStems(query, stemTerm), answerType: expectedAnswerType(query) }, ranked, top.map((r) => r.hit), company.mini.documentCount);
-      const vectors = confidenceFeatures(
-        top.map(({ hit, score }, i) => ({
-          features: features[i]!,
-          evidence: evidenceScore(features[i]!),
-          score,
-          documentKey: String(hit['documentId']),
-          passageTerms: new Set(searchTerms(stripHeadingContext(String(hit['text'])))).size,
-        })),
-      );
-      return top.map(({ hit, score, matchedGroups }, i) => {
-        const result = toResult(hit, score, matchedGroups / groups.length, answerProbability(vectors[i]!));
-        return options.explain ? { ...result, evidenceFeatures: features[i]!, confidenceFeatures: vectors[i]! } : result;
-      });
+      return searchCompany(company, query, options).map((r) => ({ ...r, ...(options.explain ? { rawEvidence: r.evidence } : {}), evidence: calibratedEvidence(r.evidence, company.calibration) }));
     },
 
     chunkCount(companyId) {
@@ -223,6 +256,98 @@ export function createKnowledgeIndex(): KnowledgeIndex {
       return count;
     },
   };
+}
+
+/** The company's search with the raw (uncalibrated) probability as `evidence`. */
+function searchCompany(company: CompanyIndex, query: string, options: KnowledgeSearchOptions): KnowledgeSearchResult[] {
+    // Bounded here, before minisearch: one 65,536-character word made its fuzzy matrix throw RangeError.
+    const terms = queryTerms(query);
+    if (terms.length === 0) return [];
+    const limit = Math.max(1, Math.min(MAX_LIMIT, Math.floor(options.limit ?? 5)));
+    const groups = expandQuery(terms);
+    const stems = groups.map((g) => g.stem);
+    const synonyms = groups.flatMap((g) => g.synonyms);
+    // Bounded work however big the index: prefix and typo expansions are capped (boundedTerms.ts).
+    const hits = searchBounded(company.mini, stems, synonyms, () => company.mini.search(queryOf(groups), { tokenize: (term) => [term], processTerm: (term) => term }));
+    const ranked = rescore(hits, groups);
+    const top = ranked.slice(0, limit);
+    const features = evidenceOfHits(groups, { names: nameStems(query, stemTerm), answerType: expectedAnswerType(query) }, ranked, top.map((r) => r.hit), company.mini.documentCount);
+    const vectors = confidenceFeatures(
+      top.map(({ hit, score }, i) => ({
+        features: features[i]!,
+        evidence: evidenceScore(features[i]!),
+        score,
+        documentKey: String(hit['documentId']),
+        passageTerms: new Set(searchTerms(stripHeadingContext(String(hit['text'])))).size,
+      })),
+    );
+    return top.map(({ hit, score, matchedGroups }, i) => {
+      const result = toResult(hit, score, matchedGroups / groups.length, answerProbability(vectors[i]!));
+      return options.explain ? { ...result, evidenceFeatures: features[i]!, confidenceFeatures: vectors[i]! } : result;
+    });
+}
+
+/**
+ * Probes a bounded sample of the company's documents (domain/answers/calibration.ts): each probe question asked
+ * with its document present, then with it left out (its passages discarded for the probe and put back,
+ * synchronously: no search runs in between), and the calibration fitted from what the agent would have answered.
+ * Null: no documents.
+ */
+function calibrateCompany(company: CompanyIndex): Calibration | null {
+  const ids = [...company.documents.keys()];
+  if (ids.length === 0) return null;
+  const sample = ids.map((id) => ({ id, key: fnv1a(id) })).sort((a, b) => a.key - b.key).slice(0, CALIBRATION_DOCUMENTS);
+  const samples: ProbeSample[] = [];
+  const best = (query: string) => choosePassage(searchCompany(company, query, { limit: CALIBRATION_PASSAGES }));
+  let budget = CALIBRATION_CHUNK_BUDGET;
+  for (const { id } of sample) {
+    const chunkIds = company.documents.get(id)!;
+    // Leaving a document out re-indexes it: a long one (a 1 MiB upload is ~1,500 passages, ~1 s) is skipped
+    // once the budget would not cover it, so a refit blocks the index thread for a bounded time.
+    if (chunkIds.length > budget) continue;
+    budget -= chunkIds.length;
+    const stored = chunkIds.map((chunkId) => company.mini.getStoredFields(chunkId) as { title: string; chunkIndex: number; text: string } | undefined);
+    if (stored.length === 0 || stored.some((s) => s === undefined)) continue;
+    const entries: IndexedChunk[] = stored.map((s, i) => {
+      const body = stripHeadingContext(s!.text);
+      return { id: chunkIds[i]!, documentId: id, title: s!.title, chunkIndex: s!.chunkIndex, text: s!.text, heading: headingOf(s!.text, body), body };
+    });
+    const probes = probeQuestions({ title: entries[0]!.title, chunks: entries.map((e) => e.text) });
+    for (const probe of probes) {
+      const hit = best(probe);
+      samples.push({ probability: hit?.evidence ?? 0, answerable: true, right: hit?.documentId === id });
+    }
+    if (probes.length === 0) continue;
+    for (const chunkId of chunkIds) company.mini.discard(chunkId);
+    try {
+      for (const probe of probes) samples.push({ probability: best(probe)?.evidence ?? 0, answerable: false, right: false });
+    } finally {
+      // Put back as addDocument indexed it: a document of many distinct terms keeps only its most frequent ones.
+      company.allowed = termsToIndex({ title: entries[0]!.title, chunks: entries.map((e) => e.text) });
+      try {
+        company.mini.addAll(entries);
+      } finally {
+        company.allowed = null;
+      }
+    }
+  }
+  return samples.length === 0 ? null : fitCalibration(samples);
+}
+
+/** Passages a refit may leave out and put back (re-index), in all: bounds its time whatever the documents' sizes. */
+export const CALIBRATION_CHUNK_BUDGET = 400;
+
+/** Passages a probe retrieves: as many as the reply pipeline hands the agent. */
+const CALIBRATION_PASSAGES = 5;
+
+/** 32-bit FNV-1a: a fixed, even sample of documents. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash >>> 0;
 }
 
 /** The chunk's heading path ("Shipping › Shipping times"), "" for a chunk before any heading. */

@@ -2,7 +2,8 @@ import { Worker } from 'node:worker_threads';
 import { chunkTexts } from '../../domain/knowledge/chunking.js';
 import { createCompanyTurns } from '../../shared/fairness/companyTurns.js';
 import { threadEntry } from '../../shared/runtimeLayout.js';
-import { createKnowledgeIndex, type KnowledgeIndex, type KnowledgeSearchOptions, type KnowledgeSearchResult } from './knowledgeIndex.js';
+import type { Calibration } from '../../domain/answers/calibration.js';
+import { CALIBRATION_DELAY_MS, createKnowledgeIndex, type KnowledgeIndex, type KnowledgeSearchOptions, type KnowledgeSearchResult } from './knowledgeIndex.js';
 
 /**
  * Where the knowledge index and the chunking run. Chunking a 1 MiB document takes 0.1–0.3 s and indexing
@@ -17,6 +18,8 @@ export interface KnowledgeIndexHost {
   add(companyId: string, document: { id: string; title: string; content: string }): Promise<number>;
   remove(companyId: string, documentId: string): Promise<void>;
   search(companyId: string, query: string, options?: KnowledgeSearchOptions): Promise<KnowledgeSearchResult[]>;
+  /** The company's calibration as the index last fitted it (null: none yet). */
+  calibration(companyId: string): Promise<Calibration | null>;
   close(): Promise<void>;
 }
 
@@ -24,7 +27,8 @@ export type IndexRequest =
   | { op: 'chunkCount'; title: string; content: string }
   | { op: 'add'; companyId: string; id: string; title: string; content: string }
   | { op: 'remove'; companyId: string; documentId: string }
-  | { op: 'search'; companyId: string; query: string; options?: KnowledgeSearchOptions };
+  | { op: 'search'; companyId: string; query: string; options?: KnowledgeSearchOptions }
+  | { op: 'calibration'; companyId: string };
 
 /** Runs one request against an index; the worker thread and the in-process host share it. */
 export function handleIndexRequest(index: KnowledgeIndex, request: IndexRequest): unknown {
@@ -41,16 +45,19 @@ export function handleIndexRequest(index: KnowledgeIndex, request: IndexRequest)
       return null;
     case 'search':
       return index.search(request.companyId, request.query, request.options);
+    case 'calibration':
+      return index.calibration(request.companyId);
   }
 }
 
-export function inProcessIndexHost(index: KnowledgeIndex = createKnowledgeIndex()): KnowledgeIndexHost {
+export function inProcessIndexHost(index: KnowledgeIndex = createKnowledgeIndex({ calibrationDelayMs: CALIBRATION_DELAY_MS })): KnowledgeIndexHost {
   const run = async <T>(request: IndexRequest) => handleIndexRequest(index, request) as T;
   return {
     chunkCount: (document) => run({ op: 'chunkCount', ...document }),
     add: (companyId, document) => run({ op: 'add', companyId, ...document }),
     remove: (companyId, documentId) => run({ op: 'remove', companyId, documentId }),
     search: (companyId, query, options) => run({ op: 'search', companyId, query, ...(options ? { options } : {}) }),
+    calibration: (companyId) => run({ op: 'calibration', companyId }),
     close: async () => {},
   };
 }
@@ -60,7 +67,7 @@ export function inProcessIndexHost(index: KnowledgeIndex = createKnowledgeIndex(
  * removals, one at a time) a turn of its own, and so does chunking for uploads (bounded per document).
  */
 function turnOf(request: IndexRequest): string {
-  if (request.op === 'search') return `company:${request.companyId}`;
+  if (request.op === 'search' || request.op === 'calibration') return `company:${request.companyId}`;
   return request.op === 'chunkCount' ? 'chunking' : 'indexing';
 }
 
@@ -127,6 +134,7 @@ export function startIndexWorker(): KnowledgeIndexHost {
     },
     search: async (companyId, query, options) =>
       indexed.has(companyId) ? call({ op: 'search', companyId, query, ...(options ? { options } : {}) }) : [],
+    calibration: async (companyId) => (indexed.has(companyId) ? call<Calibration | null>({ op: 'calibration', companyId }) : null),
     async close() {
       failAll(new KnowledgeWorkerError('the knowledge index worker is stopped'));
       await worker.terminate();

@@ -131,6 +131,8 @@ export const getDocument = async (id: string, o?: Opts) =>
   (await request<Reply<typeof knowledgeBase.getDocumentSchema>>('GET', `/api/knowledge-base/documents/${encodeURIComponent(id)}`, undefined, o)).document;
 export const updateDocument = async (id: string, body: Body<typeof knowledgeBase.reviseDocumentSchema>) =>
   (await request<Reply<typeof knowledgeBase.reviseDocumentSchema>>('PUT', `/api/knowledge-base/documents/${encodeURIComponent(id)}`, body)).document;
+/** What each answer setting trades on the company's own knowledge base (the agent form's sentence). */
+export const getAnswerTrade = (o?: Opts) => request<Reply<typeof knowledgeBase.answerTradeSchema>>('GET', '/api/knowledge-base/answer-trade', undefined, o);
 export const deleteDocument = (id: string) => request<void>('DELETE', `/api/knowledge-base/documents/${encodeURIComponent(id)}`);
 export const searchKnowledgeBase = async (q: string, o?: Opts) =>
   (await request<Reply<typeof knowledgeBase.searchKnowledgeSchema>>('GET', `/api/knowledge-base/search${query({ q })}`, undefined, o)).results;

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { HAND_BACK_MAX_MINUTES, createAgent, deleteAgent, getAgent, listAgents, updateAgent } from '../api/endpoints.js';
+import { HAND_BACK_MAX_MINUTES, createAgent, deleteAgent, getAgent, getAnswerTrade, listAgents, updateAgent } from '../api/endpoints.js';
+import { answerTradeSentence } from '../lib/answerTrade.js';
 import type { Agent, AgentInput, AnswerThreshold } from '../api/types.js';
 import { saveDraft, type AgentConfig } from '../api/agentVersions.js';
 import { ApiError } from '../api/client.js';
@@ -168,6 +169,9 @@ function AgentForm({ agent }: { agent: Agent | null }) {
   const [active, setActive] = useState(agent?.active ?? true);
   const [handoffMessage, setHandoffMessage] = useState(agent?.handoffMessage ?? '');
   const [answerThreshold, setAnswerThreshold] = useState<AnswerThreshold>(agent?.answerThreshold ?? 'balanced');
+  // Measured on the company's own documents; the form works without it (an older server, or not fitted yet).
+  const trade = useAsync((signal) => getAnswerTrade({ signal }).catch(() => undefined), []);
+  const tradeSentence = answerTradeSentence(trade.data, answerThreshold);
   const [generalAnswers, setGeneralAnswers] = useState(agent?.generalAnswers ?? false);
   const [afterHoursMessage, setAfterHoursMessage] = useState(agent?.afterHoursMessage ?? '');
   const [handBack, setHandBack] = useState(agent?.handBackAfterMinutes ? String(agent.handBackAfterMinutes) : '');
@@ -292,7 +296,7 @@ function AgentForm({ agent }: { agent: Agent | null }) {
           label="When to answer"
           value={answerThreshold}
           onValueChange={(value) => setAnswerThreshold(value as AnswerThreshold)}
-          hint="How sure the built-in agent must be that your knowledge base answers a question before it replies; otherwise it hands off with the handoff message."
+          hint={`How sure the built-in agent must be that your knowledge base answers a question before it replies; otherwise it hands off with the handoff message.${tradeSentence ? ` ${tradeSentence}` : ''}`}
         >
           <option value="strict">Strict: hands off more, fewest wrong answers</option>
           <option value="balanced">Balanced (default)</option>
