@@ -45,7 +45,7 @@ async function answeredAsWritten(c: Conversation): Promise<boolean> {
 
 describe('follow-up questions, labelled (test/fixtures/followUps)', () => {
   it('given a follow-up in a conversation, then it is answered rightly as often as the same question alone, within 5 points', async () => {
-    const rows = [];
+    const rows: { c: Conversation; standalone: boolean; followUp: boolean; before: boolean }[] = [];
     for (const c of fixture.conversations) {
       const history: LlmMessage[] = [{ role: 'system', content: agent.systemPrompt }, ...c.earlier.flatMap((q) => [{ role: 'user' as const, content: q }, { role: 'assistant' as const, content: 'Here is what I found.' }])];
       rows.push({
