@@ -56,6 +56,7 @@ const REFERRING = new Set(['it', 'its', 'they', 'them', 'their', 'this', 'that',
 const QUESTION_WORDS = new Set(['what', 'how']);
 
 export function searchPlan(question: string, earlier: readonly string[]): SearchPlan {
+  if (question.trim() === '') return { query: question, alternative: null, kind: 'standalone' };
   const { core, continued } = withoutOpeners(question);
   const own = queryTerms(core);
   const words = tokenize(core.toLowerCase());
@@ -69,14 +70,17 @@ export function searchPlan(question: string, earlier: readonly string[]): Search
   return { query: core || question, alternative: resolved, kind: 'ambiguous' };
 }
 
+/** Words looked at for openers, at most: a follow-up's opening is a few words. */
+const MAX_OPENER_WORDS = 12;
+
 /** The message without the acknowledgements and continuations it opens with; whether it opened with a continuation. */
-function withoutOpeners(question: string): { core: string; continued: boolean } {
-  const text = question.slice(0, CONTEXT_CHARS * 4);
+function withoutOpeners(text: string): { core: string; continued: boolean } {
   const word = /[\p{L}\p{M}\p{N}']+/gu;
   let continued = false;
   let cut = 0;
   let previous = '';
-  for (let match = word.exec(text); match !== null; previous = match[0].toLowerCase(), match = word.exec(text)) {
+  let words = 0;
+  for (let match = word.exec(text); match !== null && words++ < MAX_OPENER_WORDS; previous = match[0].toLowerCase(), match = word.exec(text)) {
     const w = match[0].toLowerCase().replace(/'/g, '');
     if (!OPENERS.has(w) && !(w === 'it' && previous === 'got')) break;
     if (QUESTION_WORDS.has(w)) {

@@ -50,7 +50,12 @@ const MAX_TITLE_CHARS = 200;
 
 export function readablePage(html: string): ReadablePage {
   if (withinLimits(html)) {
-    const article = readabilityArticle(html);
+    let article: ReadablePage | null = null;
+    try {
+      article = readabilityArticle(html);
+    } catch {
+      // A page the DOM or Readability chokes on is read as a plain page: its upload must not fail for that.
+    }
     if (article !== null) return article;
   }
   const page = htmlToPage(html, { dropChrome: true });
@@ -70,14 +75,10 @@ function readabilityArticle(html: string): ReadablePage | null {
     // Never the page itself: a site may put "cookie" in the class of <body> or of its whole content wrapper.
     if (overlay.isConnected && overlay.tagName !== 'BODY' && overlay.tagName !== 'HTML' && overlay.querySelectorAll('p').length < 4) overlay.remove();
   }
-  let article: ReturnType<Readability['parse']>;
-  try {
-    // charThreshold: a support page is often short; below the default (500 characters) Readability retries
-    // without its filters and keeps banners and menus it had removed.
-    article = new Readability(document, { charThreshold: 100, maxElemsToParse: READABLE_LIMITS.elements * 2 }).parse();
-  } catch {
-    return null; // past maxElemsToParse (a count the pre-scan got wrong): read as a plain page
-  }
+  // charThreshold: a support page is often short; below the default (500 characters) Readability retries
+  // without its filters and keeps banners and menus it had removed. maxElemsToParse: it throws past that many
+  // elements (a count the pre-scan got wrong), and the page is read as a plain page.
+  const article = new Readability(document, { charThreshold: 100, maxElemsToParse: READABLE_LIMITS.elements * 2 }).parse();
   const text = article?.content ? htmlToText(article.content) : '';
   if (!text) return null;
   return { text, title: cleanTitle(heading) ?? cleanTitle(article?.title ?? null), extractor: 'readability' };

@@ -5,6 +5,7 @@ describe('searchPlan: what a customer message is searched with', () => {
   it('given a question that stands alone, then it is searched as written, whatever came before', () => {
     expect(searchPlan('Which payment methods do you accept for orders?', ['How much is the Trailblazer tent?'])).toEqual({ query: 'Which payment methods do you accept for orders?', alternative: null, kind: 'standalone' });
     expect(searchPlan('What is it?', [])).toEqual({ query: 'What is it?', alternative: null, kind: 'standalone' });
+    expect(searchPlan('', ['How do returns work?'])).toEqual({ query: '', alternative: null, kind: 'standalone' }); // no new message (an action's result)
   });
 
   it('given a follow-up opening with an acknowledgement, then the acknowledgement is not searched ("great" is no knowledge)', () => {
@@ -29,7 +30,9 @@ describe('searchPlan: what a customer message is searched with', () => {
     expect(searchPlan('Is it free?', ['hello'])).toMatchObject({ query: 'Is it free?', kind: 'standalone' });
   });
 
-  it('reads a bounded part of the conversation: the last 3 earlier messages, each up to CONTEXT_CHARS characters', () => {
+  it('reads a bounded part of the conversation and of the message: the last 3 earlier messages, each up to CONTEXT_CHARS characters; openers in its first 12 words', () => {
+    const chatter = `${'ok '.repeat(10_000)}returns policy`;
+    expect(searchPlan(chatter, []).query.length).toBeGreaterThan(20_000); // the message itself is never cut
     const long = `${'word '.repeat(CONTEXT_CHARS)}trailblazer`;
     expect(searchPlan('Is it waterproof?', [long]).query).not.toContain('trailblazer');
     expect(searchPlan('Is it waterproof?', ['the Trailblazer tent', 'hi', 'hello', 'ok'])).toMatchObject({ kind: 'standalone' });
