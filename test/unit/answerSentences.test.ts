@@ -23,6 +23,11 @@ describe('answerSentences: the builtin answer is the sentences that answer', () 
     const page = 'Home | Shop | Contact\nWe ship to Norway, Sweden and Denmark.\n© Example Shop 2026. All rights reserved.\nWe use cookies to improve your shop experience.';
     expect(answerSentences(page, 'Do you ship to the shop in Sweden? contact', 1000)).toBe('We ship to Norway, Sweden and Denmark.');
     expect(answerSentences('Home | Shop | Contact\n© Example Shop\nShipping', 'shop contact', 1000)).toBeNull();
+    expect(answerSentences('Returns are free.\nWarranty', 'warranty', 1000)).toBe('Returns are free.'); // a heading cut off from its text
+  });
+
+  it('given a short last line without punctuation that is content (hours, a price), then it answers', () => {
+    expect(answerSentences('Opening hours\nOpen Monday to Friday 9 to 17', 'When are you open on Monday?', 1000)).toBe('Open Monday to Friday 9 to 17');
   });
 
   it('given a sentence introducing a list, then its items come with it', () => {
@@ -46,7 +51,7 @@ describe('the builtin provider answers with those sentences', () => {
   });
 
   it('given a passage of nothing but a menu and a heading, then it hands off instead of sending them', async () => {
-    const response = await llm.complete({ model: 'builtin', messages: [{ role: 'user', content: 'shop contact' }], passages: [{ ...passage, text: 'Home | Shop | Contact\nContact us' }] });
+    const response = await llm.complete({ model: 'builtin', messages: [{ role: 'user', content: 'shop contact' }], passages: [{ ...passage, text: 'Home | Shop | Contact\nContact us\n© Example Shop 2026' }] });
     expect(response).toMatchObject({ handoff: true, usedPassages: [] });
   });
 

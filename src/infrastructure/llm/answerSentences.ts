@@ -7,7 +7,7 @@ import { stemTerm } from '../search/synonyms.js';
  * page's leftovers); a customer who asked "how long do refunds take?" wants the sentence about refunds.
  *
  * The passage is cut into units (sentences; lines that are list items or table rows stay whole), and:
- * - what is never an answer is dropped: a heading alone (a short line without a sentence's punctuation),
+ * - what is never an answer is dropped: a heading (a short line without a sentence's punctuation, before more text),
  *   navigation ("Home | Shop | Contact": three or more short parts between separators) and boilerplate (©,
  *   "All rights reserved", cookie notices);
  * - each unit scores the question's distinct terms it matches (by stem, or a shared 4+ letter prefix);
@@ -57,6 +57,8 @@ interface Unit {
   item: boolean;
   /** Its line holds nothing else (a heading candidate). */
   wholeLine: boolean;
+  /** Another line follows it (a heading introduces something; a short last line may be the content itself). */
+  followed: boolean;
 }
 
 const LIST_ITEM = /^\s*(?:[-*•]|\d+[.)])\s+/;
@@ -65,15 +67,19 @@ const SENTENCE_END = /(?<=[.!?…]["'”’)\]]?)\s+(?=["'“‘(]?[\p{Lu}\p{N}]
 
 function unitsOf(passage: string): Unit[] {
   const units: Unit[] = [];
-  passage.split('\n').forEach((raw, line) => {
+  const lines = passage.split('\n');
+  let last = lines.length - 1;
+  while (last >= 0 && lines[last]!.trim() === '') last--;
+  lines.forEach((raw, line) => {
     const text = raw.replace(/\s+/g, ' ').trim();
     if (!text) return;
+    const followed = line < last;
     if (LIST_ITEM.test(raw) || raw.includes('\t')) {
-      units.push({ text, line, item: true, wholeLine: true });
+      units.push({ text, line, item: true, wholeLine: true, followed });
       return;
     }
     const sentences = text.split(SENTENCE_END).map((s) => s.trim()).filter(Boolean);
-    for (const sentence of sentences) units.push({ text: sentence, line, item: false, wholeLine: sentences.length === 1 });
+    for (const sentence of sentences) units.push({ text: sentence, line, item: false, wholeLine: sentences.length === 1, followed });
   });
   return units;
 }
@@ -87,8 +93,11 @@ function neverAnAnswer(unit: Unit): boolean {
   // Navigation: three or more short parts between separators ("Home | Shop | Contact").
   const parts = text.split(SEPARATORS);
   if (parts.length >= 3 && parts.every((p) => p.trim().split(/\s+/).length <= 3)) return true;
-  // A heading alone: a short line of its own without a sentence's ending (a list item may be a fragment and answer).
-  if (unit.wholeLine && !unit.item && !/[.!?…:;)"”]$/.test(text) && text.split(/\s+/).length <= 8) return true;
+  // A heading: a short line of its own without a sentence's ending, with text after it (a list item may be a
+  // fragment and answer). The passage's last line is one only when very short ("Warranty" cut off from its text):
+  // "Open Monday to Friday 9 to 17" there is the content itself.
+  const words = text.split(/\s+/).length;
+  if (unit.wholeLine && !unit.item && !/[.!?…:;)"”]$/.test(text) && words <= (unit.followed ? 8 : 3)) return true;
   // Markdown heading syntax left in a passage.
   return /^#{1,6}\s/.test(text);
 }
