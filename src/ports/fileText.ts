@@ -11,8 +11,14 @@ export interface FileReadOptions {
 }
 
 export interface FileTextReader {
-  /** The text of every page, in order; throws when the file cannot be read. */
-  pdfText(bytes: Uint8Array, options?: FileReadOptions): Promise<{ text: string; pages: number }>;
-  /** The readable text of an HTML page (see infrastructure/documents/htmlToText). */
-  htmlText(html: string, options?: FileReadOptions): Promise<string>;
+  /**
+   * The text of every page, in order, and the PDF's title (its metadata's Title, else the first page's heading;
+   * null: none); throws when the file cannot be read.
+   */
+  pdfText(bytes: Uint8Array, options?: FileReadOptions): Promise<{ text: string; pages: number; title: string | null }>;
+  /**
+   * The main content of an HTML page as text, without its navigation, header, footer, sidebars and cookie banner,
+   * and the page's title (its `<h1>`, else `<title>`; null: none). See infrastructure/documents/mainContent.
+   */
+  htmlText(html: string, options?: FileReadOptions): Promise<{ text: string; title: string | null }>;
 }

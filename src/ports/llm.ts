@@ -44,6 +44,12 @@ export interface LlmRequest {
   signal?: AbortSignal;
   /** Retrieved knowledge-base passages (the builtin provider answers from these; others may ignore them). */
   passages?: LlmPassage[];
+  /**
+   * What the passages were searched with, when it is not the last user message: a follow-up question resolved
+   * with the conversation's earlier turns ("and is it waterproof?" → with the product asked about). The builtin
+   * provider answers this question; a model reads the conversation itself.
+   */
+  searchQuery?: string;
   /** What to answer when the provider has nothing to say (the agent's handoff message). */
   handoffMessage?: string;
   /** How much evidence the agent needs to answer (builtin provider); default DEFAULT_ANSWER_THRESHOLD. */

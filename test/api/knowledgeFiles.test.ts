@@ -8,6 +8,22 @@ import { startTestServer, type TestServer } from '../support/testServer.js';
 
 const SHIPPING_PDF = readFileSync(new URL('../fixtures/shipping.pdf', import.meta.url));
 
+/** A real-looking shop page: cookie banner, menu, sidebar, the article, footer, scripts. */
+const SHOP_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Returns | Example Shop</title>
+<link rel="stylesheet" href="/site.css"><script>window.dataLayer=[];function track(){}</script></head><body>
+<div id="cookie-notice" class="cookie-notice"><p>We use cookies to improve your experience on our site.</p><button>Accept all</button><a href="/cookies">Settings</a></div>
+<header class="site-header"><a class="logo" href="/">Example Shop</a>
+<nav><ul><li><a href="/">Home</a></li><li><a href="/shop">Shop</a></li><li><a href="/contact">Contact</a></li></ul></nav></header>
+<div class="layout"><aside class="sidebar"><h3>Popular</h3><ul><li><a href="/tents">Tents</a></li><li><a href="/boots">Boots</a></li></ul></aside>
+<main><article><h1>Returns and refunds</h1>
+<p>You can return any item within 30 days of delivery for a full refund. Items must be unused and in their original packaging, with the receipt.</p>
+<h2>How to return an item</h2>
+<p>Print the prepaid label from your account page and drop the parcel at any post office. Refunds reach your card within 5 working days.</p>
+<h2>Exchanges</h2><p>Want another size? Order the new size and return the first one: we refund it as soon as it arrives.</p>
+</article></main></div>
+<footer><p>© Example Shop 2026. All rights reserved.</p><ul><li><a href="/privacy">Privacy</a></li><li><a href="/terms">Terms</a></li></ul></footer>
+<script>track('pageview')</script></body></html>`;
+
 let server: TestServer;
 let base: string;
 let acme: Awaited<ReturnType<typeof signUp>>;
@@ -30,11 +46,11 @@ function upload(body: Buffer | string, contentType: string | null, query: string
 const contentOf = async (id: string) => (await acme.call('GET', `/api/knowledge-base/documents/${id}`)).json().document.content as string;
 
 describe('POST /api/knowledge-base/files: accepted files', () => {
-  it('a .md file becomes a document titled after the file, found by search', async () => {
+  it('a .md file becomes a document titled by its "# heading", found by search', async () => {
     const md = '# Returns\n\nReturns are free within **30 days** of delivery.\n';
     const res = await upload(md, 'text/markdown', '?filename=returns-policy.md');
     expect(res.statusCode).toBe(201);
-    expect(res.json()).toMatchObject({ document: { title: 'returns-policy', revision: 1 }, source: { filename: 'returns-policy.md', kind: 'markdown', bytes: Buffer.byteLength(md), pages: null } });
+    expect(res.json()).toMatchObject({ document: { title: 'Returns', revision: 1 }, source: { filename: 'returns-policy.md', kind: 'markdown', bytes: Buffer.byteLength(md), pages: null } });
     expect(await contentOf(res.json().document.id)).toBe(md.trim());
     const hits = (await acme.call('GET', '/api/knowledge-base/search?q=returns%20free')).json().results;
     expect(hits[0]).toMatchObject({ documentId: res.json().document.id });
@@ -46,20 +62,41 @@ describe('POST /api/knowledge-base/files: accepted files', () => {
     expect(res.json()).toMatchObject({ document: { title: 'Opening hours' }, source: { filename: 'åpningstider.txt', kind: 'text' } });
   });
 
-  it('an .html page keeps its readable text only: no tags, scripts or styles; entities decoded', async () => {
+  it('an .html page keeps its readable text only: no tags, scripts or styles; entities decoded; titled by its <title>', async () => {
     const html = '<html><head><title>Payment</title><style>body{}</style><script>track("secret")</script></head><body><p>We accept <b>Visa</b> &amp; MasterCard.</p></body></html>';
     const res = await upload(html, 'text/html; charset=utf-8', '?filename=payment.html');
     expect(res.statusCode).toBe(201);
-    expect(await contentOf(res.json().document.id)).toBe('Payment\n\nWe accept Visa & MasterCard.');
+    expect(res.json().document.title).toBe('Payment');
+    expect(await contentOf(res.json().document.id)).toBe('We accept Visa & MasterCard.');
   });
 
-  it('a .pdf file: its text, page by page', async () => {
+  it('a shop page keeps its main content: no menu, cookie banner, sidebar or footer; titled by its <h1>, unless a title is given', async () => {
+    const res = await upload(SHOP_PAGE, 'text/html', '?filename=returns.html');
+    expect(res.statusCode).toBe(201);
+    expect(res.json().document.title).toBe('Returns and refunds');
+    const content = await contentOf(res.json().document.id);
+    expect(content).toContain('You can return any item within 30 days of delivery for a full refund.');
+    expect(content).toContain('Refunds reach your card within 5 working days.');
+    for (const chrome of ['Home', 'Contact', 'cookies', 'Accept all', '© Example Shop', 'Popular', 'Privacy', 'track(']) expect(content).not.toContain(chrome);
+    const titled = await upload(SHOP_PAGE, 'text/html', '?filename=returns.html&title=Our%20returns');
+    expect(titled.json().document.title).toBe('Our returns');
+  });
+
+  it('a .pdf file: its text, page by page; titled after the file when the PDF has no title of its own', async () => {
     const res = await upload(SHIPPING_PDF, 'application/pdf', '?filename=shipping.pdf');
     expect(res.statusCode).toBe(201);
+    expect(res.json().document.title).toBe('shipping');
     expect(res.json().source).toMatchObject({ kind: 'pdf', pages: 2 });
     const content = await contentOf(res.json().document.id);
     expect(content).toContain('We ship to Norway within 3 business days.');
     expect(content).toContain('Returns are free for 30 days.');
+  });
+
+  it("a .pdf file is titled by its metadata's Title, else by the heading its first page opens with", async () => {
+    const withTitle = await upload(buildPdf([['Warranty: two years on every tent.']], { title: 'Warranty terms', heading: 'Ignored heading' }), 'application/pdf', '?filename=w.pdf');
+    expect(withTitle.json().document.title).toBe('Warranty terms');
+    const withHeading = await upload(buildPdf([['Boots can be resoled for 40 euros.']], { heading: 'Boot care' }), 'application/pdf', '?filename=boots.pdf');
+    expect(withHeading.json().document.title).toBe('Boot care');
   });
 
   it("another company does not see the uploaded documents", async () => {

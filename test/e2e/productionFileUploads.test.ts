@@ -67,14 +67,15 @@ describe('the compiled server reads uploaded knowledge files', () => {
     expect(await search('norway')).toEqual([expect.objectContaining({ title: 'shipping' })]);
   });
 
-  it('an HTML page is stored as its readable text and found by search', async () => {
+  it('an HTML page is stored as its main content, titled by its <h1>, and found by search', async () => {
     const res = await upload(new Uint8Array(Buffer.from(PAYMENT_HTML)), 'text/html; charset=utf-8', 'payment.html');
     const text = await res.text();
     expectNoInternals(text);
     expect(res.status, text).toBe(201);
     const { document } = JSON.parse(text);
-    expect(await contentOf(document.id)).toBe('Payment\n\nPaying\n\nWe accept Visa & MasterCard, and invoices for companies.');
-    expect(await search('mastercard')).toEqual([expect.objectContaining({ title: 'payment' })]);
+    expect(document.title).toBe('Paying');
+    expect(await contentOf(document.id)).toBe('Paying\n\nWe accept Visa & MasterCard, and invoices for companies.');
+    expect(await search('mastercard')).toEqual([expect.objectContaining({ title: 'Paying' })]);
   });
 
   it('a malformed PDF is 400 VALIDATION_ERROR in the spec shape, naming no server internals', async () => {

@@ -81,14 +81,19 @@ if (browserPrerequisites()) {
       await expect.poll(() => reply.inputValue()).toBe('Hi! Thanks for reaching out — let me check that for you.');
       expect(await list.count()).toBe(0);
 
-      // A .md file becomes a knowledge-base document.
+      // A .md file becomes a knowledge-base document, titled by its heading, or as the user says.
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Knowledge base', exact: true }).click();
       await page.getByTestId('kb-file-input').setInputFiles({ name: 'returns-policy.md', mimeType: 'text/markdown', buffer: Buffer.from('# Returns\n\nReturns are free within 30 days.\n') });
       await page.getByTestId('kb-file-upload').click();
-      await page.getByTestId('kb-document-row').filter({ hasText: 'returns-policy' }).waitFor();
+      await page.getByTestId('kb-document-row').filter({ hasText: 'Returns' }).waitFor();
       const docs = await api('GET', '/api/knowledge-base/documents');
       const stored = await api('GET', `/api/knowledge-base/documents/${docs.documents[0].id}`);
-      expect(stored.document.content).toBe('# Returns\n\nReturns are free within 30 days.');
+      expect(stored.document).toMatchObject({ title: 'Returns', content: '# Returns\n\nReturns are free within 30 days.' });
+      await page.getByTestId('kb-file-input').setInputFiles({ name: 'hours.txt', mimeType: 'text/plain', buffer: Buffer.from('Open 9 to 17 on weekdays.') });
+      await page.getByTestId('kb-file-title').fill('Opening hours');
+      await page.getByTestId('kb-file-upload').click();
+      await page.getByTestId('kb-document-row').filter({ hasText: 'Opening hours' }).waitFor();
+      expect(await page.getByTestId('kb-file-title').inputValue()).toBe('');
     });
   });
 }

@@ -81,6 +81,6 @@ describe('file reading limits', () => {
     expect(await slow).toMatchObject({ reason: 'aborted' });
     expect(performance.now() - aborted).toBeLessThan(100);
     // The company's one reader (of two) is free again: its next file does not wait behind the aborted one.
-    expect(await files.htmlText('<p>next</p>', { companyId: 'c' })).toBe('next');
+    expect((await files.htmlText('<p>next</p>', { companyId: 'c' })).text).toBe('next');
   });
 });

@@ -69,7 +69,8 @@ describe('retrieval quality (labelled shop knowledge base)', () => {
     for (const question of fixture.questions) {
       const passages = index.search(COMPANY, question.q, { limit: 5 });
       const reply = await llm.complete({ model: 'builtin', messages: [{ role: 'user', content: question.q }], passages, handoffMessage: 'HANDOFF' });
-      const answeredFrom = passages.find((p) => reply.text.length > 20 && p.text.includes(reply.text.slice(0, 40)));
+      // The passage it says it answered from (its answer is that passage's answering sentences, not the passage).
+      const answeredFrom = passages[reply.usedPassages?.[0] ?? -1];
       if (reply.handoff || !answeredFrom || !isExpected(answeredFrom, question)) {
         wrong.push(`  "${question.q}" → ${reply.handoff ? 'handoff' : `answered from ${answeredFrom?.title ?? '?'}`}`);
       }

@@ -56,3 +56,13 @@ export function titleFromFilename(filename: string): string {
   const dot = base.lastIndexOf('.');
   return (dot > 0 ? base.slice(0, dot) : base).trim();
 }
+
+/**
+ * A Markdown file's own title: its first line, when that line is a level-1 heading ("# Returns policy"), as
+ * an HTML page's `<h1>` or a PDF's heading title theirs. Null otherwise (then the file name titles it).
+ */
+export function markdownTitle(text: string): string | null {
+  const first = /^\s*#[ \t]+([^\n]+)/.exec(text.slice(0, 1000));
+  const title = first?.[1]!.replace(/[ \t]+#+[ \t]*$/, '').trim() ?? '';
+  return title.length > 0 && title.length <= 200 ? title : null;
+}

@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import { addKnowledgeDocument } from '../../commands/knowledge/knowledgeDocuments.js';
 import { contentBytes, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_TITLE } from '../../domain/knowledge/documents/content.js';
-import { decodeTextFile, fileKindOf, looksLikePdf, titleFromFilename, type FileKind } from '../../domain/knowledge/fileKinds.js';
+import { decodeTextFile, fileKindOf, looksLikePdf, markdownTitle, titleFromFilename, type FileKind } from '../../domain/knowledge/fileKinds.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { HttpError } from '../errors.js';
 import type { HttpServices } from '../services.js';
@@ -82,12 +82,14 @@ async function uploadedFile(request: FastifyRequest, query: { filename?: string 
   if (!Buffer.isBuffer(body) || body.length === 0) throw unreadable('file: the request body (the file) is empty');
   const kind = fileKindOf(filename, request.headers['content-type']);
   if (!kind.ok) throw unsupported(kind.message);
-  const { text, pages } = await textOf(kind.kind, body, reading, (detail) => request.log.error({ fileReader: detail, kind: kind.kind }, 'file reader failed'));
+  const { text, pages, title: ownTitle } = await textOf(kind.kind, body, reading, (detail) => request.log.error({ fileReader: detail, kind: kind.kind }, 'file reader failed'));
   const content = text.trim();
   if (!content) throw unreadable(kind.kind === 'pdf' ? 'file: the PDF has no text to read (a scanned image? only PDFs with a text layer are supported)' : 'file: the file has no text');
   const bytes = contentBytes(content);
   if (bytes > MAX_DOCUMENT_BYTES) throw tooLarge(`file: its text is ${bytes} bytes; a document holds at most ${MAX_DOCUMENT_BYTES} bytes (1 MiB) of UTF-8 text`);
-  const title = (query.title ?? titleFromFilename(filename)).slice(0, MAX_DOCUMENT_TITLE) || 'Untitled';
+  // The uploader's title, else the file's own (a page's <h1>/<title>, a PDF's metadata or heading, a Markdown
+  // file's "# heading"), else its name: "returns" says less than "Returns and refunds".
+  const title = (query.title ?? ownTitle ?? titleFromFilename(filename)).slice(0, MAX_DOCUMENT_TITLE).trim() || 'Untitled';
   return { title, content, source: { filename, kind: kind.kind, bytes: body.length, pages } };
 }
 
@@ -101,7 +103,7 @@ function headerFilename(value: string | string[] | undefined): string | undefine
   }
 }
 
-async function textOf(kind: FileKind, body: Buffer, reading: Reading, logReaderFailure: (detail: string) => void): Promise<{ text: string; pages: number | null }> {
+async function textOf(kind: FileKind, body: Buffer, reading: Reading, logReaderFailure: (detail: string) => void): Promise<{ text: string; pages: number | null; title: string | null }> {
   const { reader, ...readOptions } = reading;
   try {
     if (kind === 'pdf') {
@@ -111,7 +113,8 @@ async function textOf(kind: FileKind, body: Buffer, reading: Reading, logReaderF
     if (body.length > KNOWLEDGE_TEXT_FILE_MAX_BYTES) throw tooLarge(`file: a .txt, .md or .html file may be at most ${mib(KNOWLEDGE_TEXT_FILE_MAX_BYTES)}`);
     const text = decodeTextFile(body);
     if (text === null) throw unreadable('file: not UTF-8 text (a binary file, or another character encoding)');
-    return { text: kind === 'html' ? await reader.htmlText(text, readOptions) : text, pages: null };
+    if (kind === 'html') return { ...(await reader.htmlText(text, readOptions)), pages: null };
+    return { text, pages: null, title: kind === 'markdown' ? markdownTitle(text) : null };
   } catch (err) {
     const failure = err as ReadFailure;
     if (failure.reason === 'busy') throw new HttpError(503, 'SERVICE_UNAVAILABLE', 'Too many files are being read right now; try again shortly', 5);

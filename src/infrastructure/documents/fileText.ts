@@ -78,7 +78,7 @@ export function createFileTextExtractor(options: FileTextExtractorOptions = {}):
     maxHeapMb: options.maxHeapMb ?? 256,
   });
 
-  const inTurn = async <T>(file: FileTextJob['file'], readOptions: FileReadOptions = {}, then: (r: { text: string; pages: number | null }) => T): Promise<T> => {
+  const inTurn = async <T>(file: FileTextJob['file'], readOptions: FileReadOptions = {}, then: (r: { text: string; pages: number | null; title: string | null }) => T): Promise<T> => {
     try {
       return then(await turns.run(readOptions.companyId ?? '', () => read({ file, limits }, readOptions.signal), readOptions.signal));
     } catch (err) {
@@ -89,8 +89,8 @@ export function createFileTextExtractor(options: FileTextExtractorOptions = {}):
 
   return {
     // A copy the worker owns: the request's buffer may be a slice of a larger pooled one.
-    pdfText: (bytes, readOptions) => inTurn({ kind: 'pdf', bytes: new Uint8Array(bytes).buffer }, readOptions, (r) => ({ text: r.text, pages: r.pages ?? 0 })),
-    htmlText: (html, readOptions) => inTurn({ kind: 'html', html }, readOptions, (r) => r.text),
+    pdfText: (bytes, readOptions) => inTurn({ kind: 'pdf', bytes: new Uint8Array(bytes).buffer }, readOptions, (r) => ({ text: r.text, pages: r.pages ?? 0, title: r.title })),
+    htmlText: (html, readOptions) => inTurn({ kind: 'html', html }, readOptions, (r) => ({ text: r.text, title: r.title })),
   };
 }
 
@@ -98,7 +98,7 @@ export function createFileTextExtractor(options: FileTextExtractorOptions = {}):
 function readOnThread(options: { entry: URL; timeoutMs: number; maxHeapMb: number }) {
   const { entry, timeoutMs, maxHeapMb } = options;
   return (job: FileTextJob, signal?: AbortSignal) =>
-    new Promise<{ text: string; pages: number | null }>((resolve, reject) => {
+    new Promise<{ text: string; pages: number | null; title: string | null }>((resolve, reject) => {
       if (signal?.aborted) return reject(new FileTextError('aborted', 'the upload was cancelled'));
       const worker = new Worker(entry, {
         workerData: job,
@@ -118,7 +118,7 @@ function readOnThread(options: { entry: URL; timeoutMs: number; maxHeapMb: numbe
       const onAbort = () => finish(() => reject(new FileTextError('aborted', 'the upload was cancelled')));
       signal?.addEventListener('abort', onAbort, { once: true });
       const timer = setTimeout(() => finish(() => reject(new FileTextError('timeout', `reading the file took longer than ${timeoutMs / 1000} s`))), timeoutMs);
-      worker.once('message', (msg: FileTextReply) => finish(() => (msg.ok ? resolve({ text: msg.text, pages: msg.pages }) : reject(failureOf(msg.failure)))));
+      worker.once('message', (msg: FileTextReply) => finish(() => (msg.ok ? resolve({ text: msg.text, pages: msg.pages, title: msg.title }) : reject(failureOf(msg.failure)))));
       // An 'error' is the thread's own: it could not load (its message names the module's path), or the
       // file needed more memory than the heap cap allows, which is the file's fault.
       worker.once('error', (err) =>

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { getDocumentProxy, getResolvedPDFJS } from 'unpdf';
-import { htmlToText } from './htmlToText.js';
+import { readablePage } from './mainContent.js';
 import { ByteBudgetError, limitByteArrays } from './byteBudget.js';
 import { classifyReadError, type FileReadFailure } from './fileReadFailure.js';
 
@@ -17,7 +17,8 @@ export interface FileTextJob {
   file: { kind: 'pdf'; bytes: ArrayBuffer } | { kind: 'html'; html: string };
   limits: { maxExpandedBytes: number; maxTextChars: number };
 }
-export type FileTextReply = { ok: true; text: string; pages: number | null } | { ok: false; failure: FileReadFailure };
+/** `title`: the page's or PDF's own title (mainContent.ts, pdfTitle), null when it has none. */
+export type FileTextReply = { ok: true; text: string; pages: number | null; title: string | null } | { ok: false; failure: FileReadFailure };
 
 const { file, limits } = workerData as FileTextJob;
 let replied = false;
@@ -33,14 +34,16 @@ const tooMuchText: FileReadFailure = { fault: 'too-large', message: `it holds mo
 class TooMuchText extends Error {}
 
 /** Page by page (unpdf's extractText reads every page at once), joined as unpdf's mergePages does. */
-async function pdfText(bytes: ArrayBuffer): Promise<{ text: string; pages: number }> {
+async function pdfText(bytes: ArrayBuffer): Promise<{ text: string; pages: number; title: string | null }> {
   await getResolvedPDFJS(); // loaded (and its polyfills installed on the real Uint8Array) before the budget
   const budget = limitByteArrays(limits.maxExpandedBytes, () => reply({ ok: false, failure: expandsTooMuch }));
   const pdf = await getDocumentProxy(new Uint8Array(bytes), { isEvalSupported: false });
   const texts: string[] = [];
   let chars = 0;
+  let heading: string | null = null;
   for (let n = 1; n <= pdf.numPages; n++) {
     const content = await (await pdf.getPage(n)).getTextContent();
+    if (n === 1) heading = firstHeading(content.items);
     let text = '';
     for (const item of content.items) if ('str' in item) text += item.str + (item.hasEOL ? '\n' : '');
     chars += text.length;
@@ -50,11 +53,46 @@ async function pdfText(bytes: ArrayBuffer): Promise<{ text: string; pages: numbe
   // pdf.js tolerates some failures inside a page (a font it could not load): a budget passed there still fails the file.
   if (budget.exceeded()) throw new ByteBudgetError('passed earlier');
   const merged = texts.join('\n').replace(/[^\S\n]+/g, ' ').replace(/ ?\n ?/g, '\n').replace(/\n{3,}/g, '\n\n');
-  return { text: merged, pages: pdf.numPages };
+  return { text: merged, pages: pdf.numPages, title: (await metadataTitle(pdf)) ?? heading };
+}
+
+/** The Title of the PDF's document information, unless it is empty or a file name a tool left there ("Microsoft Word - x.docx"). */
+async function metadataTitle(pdf: Awaited<ReturnType<typeof getDocumentProxy>>): Promise<string | null> {
+  const info = (await pdf.getMetadata().catch(() => null))?.info as { Title?: unknown } | undefined;
+  const title = typeof info?.Title === 'string' ? info.Title.replace(/\s+/g, ' ').trim() : '';
+  if (!title || title.length > 200 || /\.(docx?|pdf|pages|odt|rtf|txt|indd)$/i.test(title) || /^(untitled|microsoft word)/i.test(title)) return null;
+  return title;
+}
+
+type TextItems = Awaited<ReturnType<Awaited<ReturnType<Awaited<ReturnType<typeof getDocumentProxy>>['getPage']>>['getTextContent']>>['items'];
+
+/**
+ * The first page's heading: its first line set in the largest type, if that type is larger than the page's body
+ * text (the most common size): a title page or a document that opens with a heading. Null otherwise.
+ */
+function firstHeading(items: TextItems): string | null {
+  const runs = items.flatMap((item) => ('str' in item && item.str.trim() ? [{ text: item.str, size: Math.round(Math.abs(item.transform[3] ?? item.height) * 10) / 10, eol: item.hasEOL }] : []));
+  if (runs.length === 0) return null;
+  const chars = new Map<number, number>();
+  for (const run of runs) chars.set(run.size, (chars.get(run.size) ?? 0) + run.text.length);
+  const body = [...chars].sort((a, b) => b[1] - a[1])[0]![0];
+  const largest = Math.max(...runs.map((r) => r.size));
+  if (largest <= body * 1.15) return null;
+  const start = runs.findIndex((r) => r.size === largest);
+  let line = '';
+  for (const run of runs.slice(start)) {
+    if (run.size !== largest) break;
+    line += run.text + (run.eol ? ' ' : '');
+  }
+  const title = line.replace(/\s+/g, ' ').trim();
+  return title.length > 0 && title.length <= 200 ? title : null;
 }
 
 try {
-  if (file.kind === 'html') reply({ ok: true, text: htmlToText(file.html), pages: null });
+  if (file.kind === 'html') {
+    const page = readablePage(file.html);
+    reply({ ok: true, text: page.text, pages: null, title: page.title });
+  }
   else reply({ ok: true, ...(await pdfText(file.bytes)) });
 } catch (err) {
   // Classified here, where the error is: the host sees only a public message or an internal detail code. A limit

@@ -23,6 +23,10 @@ const PARAGRAPH = new Set([
 ]);
 const LINE = new Set(['div', 'tr', 'dt', 'dd', 'figcaption', 'caption', 'thead', 'tbody', 'tfoot']);
 const PREFORMATTED = new Set(['pre', 'xmp']);
+/** The page's chrome, dropped with `dropChrome` (besides a `<header>` outside the main content). */
+const CHROME = ['nav', 'aside', 'footer'];
+/** Counted only to know whether a `<header>` stands inside the page's main content. */
+const COUNTED = new Set(['main', 'article']);
 
 /** Runs of two or more whitespace characters, or one that is not a plain space (a lone space needs no replacing). */
 const WHITESPACE_RUN = /\s{2,}|[^\S ]/g;
@@ -37,11 +41,26 @@ const PRE_TAB = '\uFDD2';
 const SENTINELS = /[\uFDD0-\uFDD2]/g;
 
 export function htmlToText(html: string): string {
-  const page = new PageText(html);
+  const { title, text } = htmlToPage(html);
+  return title && text ? `${title}\n\n${text}` : title || text;
+}
+
+export interface HtmlToPageOptions {
+  /**
+   * Also drop the page's chrome: `<nav>`, `<aside>`, `<footer>`, and a `<header>` outside `<main>`/`<article>`
+   * (an article's own header holds its heading). The fallback of mainContent.ts, for pages Readability cannot
+   * read or is not given (too many elements); still linear, as it only counts.
+   */
+  dropChrome?: boolean;
+}
+
+/** The page's `<title>` (empty when none) and its readable text apart. */
+export function htmlToPage(html: string, options: HtmlToPageOptions = {}): { title: string; text: string } {
+  const page = new PageText(html, options.dropChrome === true);
   const tokenizer = new Tokenizer({ decodeEntities: true }, page);
   tokenizer.write(html);
   tokenizer.end();
-  return page.text();
+  return page.result();
 }
 
 /** The tokenizer's callbacks: tags and text in document order, turned into text as they come. */
@@ -51,6 +70,7 @@ class PageText implements TokenizerCallbacks {
   private titleDone = false; // the first <title> is the page's
   private readonly open = new Map<string, number>(); // open skipped and preformatted elements, by name
   private skipped = 0; // how many of them drop their content
+  private skippedHeaders = 0; // open <header>s dropped as chrome
   private inHead = false;
   private inTitle = false;
   private preStarts = false; // a line break right after <pre> is not content (HTML drops it)
@@ -59,11 +79,22 @@ class PageText implements TokenizerCallbacks {
   private value = '';
   private alt: string | null = null;
 
-  constructor(private readonly html: string) {}
+  private readonly skips: ReadonlySet<string>;
 
-  text(): string {
-    const heading = this.title.replace(SENTINELS, '').replace(/\s+/g, ' ').trim();
-    return restorePre(tidy((heading ? `${heading}\n\n` : '') + this.out.join('')));
+  constructor(
+    private readonly html: string,
+    private readonly dropChrome: boolean,
+  ) {
+    this.skips = dropChrome ? new Set([...SKIPPED, ...CHROME]) : SKIPPED;
+  }
+
+  result(): { title: string; text: string } {
+    return { title: this.title.replace(SENTINELS, '').replace(/\s+/g, ' ').trim(), text: restorePre(tidy(this.out.join(''))) };
+  }
+
+  /** A `<header>` is chrome (dropped with dropChrome) outside the page's main content, or inside such a header. */
+  private skipsHeader(): boolean {
+    return this.dropChrome && ((this.open.get('main') ?? 0) + (this.open.get('article') ?? 0) === 0 || this.skippedHeaders > 0);
   }
 
   ontext(start: number, end: number): void {
@@ -120,8 +151,12 @@ class PageText implements TokenizerCallbacks {
     if (this.inHead && !HEAD_CONTENT.has(name)) this.inHead = false;
     if (name === 'head') this.inHead = true;
     if (name === 'title') this.inTitle = true;
-    if (SKIPPED.has(name) || PREFORMATTED.has(name)) this.open.set(name, (this.open.get(name) ?? 0) + 1);
-    if (SKIPPED.has(name)) this.skipped++;
+    if (name === 'header' && this.skipsHeader()) {
+      this.skippedHeaders++;
+      this.skipped++;
+    }
+    if (this.skips.has(name) || PREFORMATTED.has(name) || COUNTED.has(name)) this.open.set(name, (this.open.get(name) ?? 0) + 1);
+    if (this.skips.has(name)) this.skipped++;
     if (this.skipped > 0 || this.inHead || name === 'title') return;
     if (PREFORMATTED.has(name)) this.preStarts = true;
     if (name === 'img' && this.alt) this.out.push(` ${this.alt} `);
@@ -134,10 +169,15 @@ class PageText implements TokenizerCallbacks {
       this.inTitle = false;
       this.titleDone ||= this.title.trim() !== '';
     }
+    if (name === 'header' && this.skippedHeaders > 0) {
+      this.skippedHeaders--;
+      this.skipped--;
+      return;
+    }
     const count = this.open.get(name) ?? 0;
-    if (count === 0 && (SKIPPED.has(name) || PREFORMATTED.has(name))) return; // an end tag that opened nothing
+    if (count === 0 && (this.skips.has(name) || PREFORMATTED.has(name) || COUNTED.has(name))) return; // an end tag that opened nothing
     if (count > 0) this.open.set(name, count - 1);
-    if (SKIPPED.has(name)) {
+    if (this.skips.has(name)) {
       this.skipped--;
       return;
     }

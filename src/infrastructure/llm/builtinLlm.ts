@@ -2,6 +2,7 @@ import { queryTerms as questionTerms, searchTerms, stripHeadingContext } from '.
 import { choosePassage, DEFAULT_ANSWER_THRESHOLD, evidenceThreshold, type AnswerThreshold } from '../../domain/answers/evidence.js';
 import { NO_CONFIDENT_ANSWER_REASON } from '../../domain/answers/provenance.js';
 import { stemTerm } from '../search/synonyms.js';
+import { answerSentences } from './answerSentences.js';
 import {
   BUILTIN_MODEL,
   type LlmPassage,
@@ -30,7 +31,9 @@ import {
  * the fraction of the question's distinct terms (stop and filler words excluded) the passage matches, by stem
  * or shared 4+ character prefix, must reach FALLBACK_MIN_COVERAGE for the setting.
  * The question is the last user message (the reply worker joins a burst of unanswered messages into it,
- * and searches with the same text).
+ * and searches with the same text), or the query the knowledge base was searched with (`searchQuery`: a
+ * follow-up resolved with the conversation). The answer is the passage's sentences that answer it
+ * (answerSentences.ts), not the whole passage.
  */
 
 export interface BuiltinLlmOptions {
@@ -55,7 +58,10 @@ export function createBuiltinLlm(options: BuiltinLlmOptions = {}): LlmProvider {
     async complete(request: LlmRequest): Promise<LlmResponse> {
       if (request.signal?.aborted) throw new LlmError('aborted', 'the request was cancelled', false);
       const decision = decideAnswer(request);
-      if (decision.passage === null) {
+      // The sentences of the passage that answer, never a heading, menu or footer alone (answerSentences.ts);
+      // a passage with nothing else is no answer.
+      const answer = decision.passage === null ? null : answerSentences(stripHeadingContext(decision.passage.text), questionOf(request), maxAnswerChars);
+      if (decision.passage === null || answer === null) {
         return {
           text: request.handoffMessage?.trim() || defaultHandoff,
           usage: { inputTokens: 0, outputTokens: 0 },
@@ -68,7 +74,7 @@ export function createBuiltinLlm(options: BuiltinLlmOptions = {}): LlmProvider {
         };
       }
       return {
-        text: trimAnswer(stripHeadingContext(decision.passage.text).trim(), maxAnswerChars),
+        text: trimAnswer(answer, maxAnswerChars),
         usage: { inputTokens: 0, outputTokens: 0 },
         model: BUILTIN_MODEL,
         ...(decision.evidence !== undefined ? { evidence: decision.evidence } : {}),
@@ -93,9 +99,9 @@ export interface AnswerDecision {
  * a prior) when its evidence reaches the setting's threshold; passages without evidence: the first (best-scored)
  * one whose coverage reaches the setting's fallback coverage.
  */
-export function decideAnswer(request: Pick<LlmRequest, 'messages' | 'passages' | 'answerThreshold'>): AnswerDecision {
+export function decideAnswer(request: Pick<LlmRequest, 'messages' | 'passages' | 'answerThreshold' | 'searchQuery'>): AnswerDecision {
   const setting = request.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD;
-  const question = [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  const question = questionOf(request);
   const queryTerms = [...new Set(questionTerms(question).map(stemTerm))];
   if (queryTerms.length === 0) return { passage: null };
   const candidates = (request.passages ?? []).filter((p) => p.score > 0 && stripHeadingContext(p.text).trim().length > 0);
@@ -107,6 +113,14 @@ export function decideAnswer(request: Pick<LlmRequest, 'messages' | 'passages' |
     if (coverage > 0 && coverage >= minCoverage) return { passage };
   }
   return { passage: null };
+}
+
+/**
+ * The question answered: what the knowledge base was searched with when the request says (a follow-up resolved
+ * with the conversation: domain/knowledge/followUp.ts), else the last user message.
+ */
+function questionOf(request: Pick<LlmRequest, 'messages' | 'searchQuery'>): string {
+  return request.searchQuery ?? [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
 }
 
 /** The passage the builtin provider would answer from, or null. Exported for tests and explanations. */

@@ -7,6 +7,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { ConversationEvent } from '../../domain/conversations/events.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { toDomainEvent } from '../../commands/handleCommand.js';
+import { CONTEXT_MESSAGES, searchPlan } from '../../domain/knowledge/followUp.js';
 
 /**
  * One AI answer, the same way wherever it is asked for (a customer's reply, the agent playground, a replay
@@ -114,7 +115,8 @@ export class AnswerStopped extends Error {
 
 /** Throws what the provider throws (LlmError) once the retries are spent, or AnswerStopped. */
 export async function generateAnswer(deps: AnswerDeps, request: AnswerRequest): Promise<GeneratedAnswer> {
-  const passages = request.passages ?? (request.agent.useKnowledgeBase ? await deps.searchKnowledge(request.companyId, request.question, PASSAGES) : []);
+  const searched = request.passages ? { passages: request.passages, query: null } : request.agent.useKnowledgeBase ? await searchFor(deps, request) : { passages: [], query: null };
+  const passages = searched.passages;
   const started = performance.now();
   let attempts = 0;
   let writtenChars = 0;
@@ -126,6 +128,7 @@ export async function generateAnswer(deps: AnswerDeps, request: AnswerRequest): 
       temperature: request.agent.temperature,
       messages: request.messages,
       passages,
+      ...(searched.query !== null && searched.query !== request.question ? { searchQuery: searched.query } : {}),
       handoffMessage: request.agent.handoffMessage,
       answerThreshold: request.agent.answerThreshold ?? DEFAULT_ANSWER_THRESHOLD,
       generalAnswers: request.agent.generalAnswers === true,
@@ -157,6 +160,28 @@ export async function generateAnswer(deps: AnswerDeps, request: AnswerRequest): 
     },
   };
 }
+
+/**
+ * The passages for the question, resolved with the conversation when it does not stand alone (followUp.ts): one
+ * search, or two for a question that may or may not lean on the earlier one, whose stronger evidence wins.
+ * `query`: what the chosen passages were searched with.
+ */
+async function searchFor(deps: AnswerDeps, request: AnswerRequest): Promise<{ passages: LlmPassage[]; query: string | null }> {
+  const plan = searchPlan(request.question, earlierQuestions(request.messages));
+  const first = await deps.searchKnowledge(request.companyId, plan.query, PASSAGES);
+  if (plan.alternative === null) return { passages: first, query: plan.query };
+  const second = await deps.searchKnowledge(request.companyId, plan.alternative, PASSAGES);
+  return strength(second) > strength(first) ? { passages: second, query: plan.alternative } : { passages: first, query: plan.query };
+}
+
+/** The customer's earlier messages in the prompt (its user turns before the question), the last CONTEXT_MESSAGES. */
+function earlierQuestions(messages: LlmMessage[]): string[] {
+  const users = messages.filter((m) => m.role === 'user').map((m) => m.content);
+  return users.slice(Math.max(0, users.length - 1 - CONTEXT_MESSAGES), -1);
+}
+
+/** How strongly the best passage answers: its evidence, else (passages without it) its coverage. */
+const strength = (passages: LlmPassage[]) => Math.max(0, ...passages.map((p) => p.evidence ?? p.coverage ?? 0));
 
 /** What the answer was decided on: the evidence score against the setting's bar, or the model's citations. */
 function whyItAnswered(agent: AnswerAgent, response: LlmResponse): Partial<AnswerProvenance> {

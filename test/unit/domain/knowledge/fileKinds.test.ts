@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeTextFile, fileKindOf, looksLikePdf, titleFromFilename } from '../../../../src/domain/knowledge/fileKinds.js';
+import { decodeTextFile, fileKindOf, looksLikePdf, markdownTitle, titleFromFilename } from '../../../../src/domain/knowledge/fileKinds.js';
 
 describe('file kinds', () => {
   it('takes .txt, .md, .html and .pdf by name, or by Content-Type when the name has no extension', () => {
@@ -28,5 +28,15 @@ describe('file kinds', () => {
     expect(looksLikePdf(Buffer.from('%PDF-1.7\n…'))).toBe(true);
     expect(looksLikePdf(Buffer.from('PK\u0003\u0004 a zip'))).toBe(false);
     expect(titleFromFilename('C:\\docs\\Shipping policy.v2.pdf')).toBe('Shipping policy.v2');
+  });
+});
+
+describe('markdownTitle: a Markdown file titled by its own heading', () => {
+  it('given a file opening with a level-1 heading, then that heading (closing hashes dropped); otherwise none', () => {
+    expect(markdownTitle('# Returns and refunds #\n\nFree within 30 days.')).toBe('Returns and refunds');
+    expect(markdownTitle('\n  # Shipping\ntext')).toBe('Shipping');
+    expect(markdownTitle('## Shipping\ntext')).toBeNull();
+    expect(markdownTitle('Returns are free.\n# Later heading')).toBeNull();
+    expect(markdownTitle(`# ${'x'.repeat(201)}`)).toBeNull();
   });
 });

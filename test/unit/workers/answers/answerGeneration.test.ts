@@ -158,3 +158,31 @@ describe('an answer stopped while it is written (a takeover, a teammate leaving,
     ).rejects.toMatchObject({ kind: 'auth' });
   });
 });
+
+describe('generateAnswer: follow-up questions are searched resolved with the conversation', () => {
+  const searchesOf = (results: (query: string) => typeof passages) => {
+    const queries: string[] = [];
+    return { queries, deps: { ...deps(), searchKnowledge: async (_c: string, query: string) => (queries.push(query), results(query)) } };
+  };
+  const history = (...turns: string[]) => [{ role: 'system' as const, content: 'Be brief.' }, ...turns.map((content, i) => ({ role: i % 2 === 0 ? ('user' as const) : ('assistant' as const), content }))];
+
+  it('given a question referring back, then the search and the builtin provider use it with the earlier question\'s terms', async () => {
+    const { queries, deps: d } = searchesOf(() => passages);
+    const provider = scripted({ text: 'ok', inputTokens: 1, outputTokens: 1 });
+    await generateAnswer(d, { companyId: 'c', provider, model: 'm', agent, messages: history('How do returns work?', 'Within 30 days.', 'Is it free?'), question: 'Is it free?' });
+    expect(queries).toEqual(['Is it free? returns work']);
+    expect(provider.requests[0]!.searchQuery).toBe('Is it free? returns work');
+  });
+
+  it('given an elliptical follow-up, then both readings are searched and the stronger evidence wins; a standalone question is searched once, as written', async () => {
+    const strong = [{ ...passages[1]!, evidence: 0.9 }];
+    const weak = [{ ...passages[0]!, evidence: 0.3 }];
+    const { queries, deps: d } = searchesOf((q) => (q.includes('shipping') ? strong : weak));
+    const answer = await generateAnswer(d, { companyId: 'c', provider: createBuiltinLlm(), model: 'builtin', agent, messages: history('What does shipping cost?', '4.95 EUR.', 'And express?'), question: 'And express?' });
+    expect(queries).toEqual(['express?', 'express? shipping cost']);
+    expect(answer.passages).toEqual(strong);
+    const alone = searchesOf(() => passages);
+    await generateAnswer(alone.deps, { companyId: 'c', provider: scripted({ text: 'ok', inputTokens: 1, outputTokens: 1 }), model: 'm', agent, messages: history('What does shipping cost?', '4.95 EUR.', 'Which payment methods do you accept?'), question: 'Which payment methods do you accept?' });
+    expect(alone.queries).toEqual(['Which payment methods do you accept?']);
+  });
+});

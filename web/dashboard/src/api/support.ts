@@ -48,12 +48,12 @@ export const updateCannedReply = async (id: string, input: CannedReplyChanges) =
 export const deleteCannedReply = (id: string) => request<void>('DELETE', `/api/canned-replies/${encodeURIComponent(id)}`);
 
 // --- knowledge-base files -----------------------------------------------------------------
-/** Uploads a .txt/.md/.html/.pdf file as its raw bytes (the API takes no multipart). */
-export async function uploadKnowledgeFile(file: File): Promise<KbDocument> {
+/** Uploads a .txt/.md/.html/.pdf file as its raw bytes (the API takes no multipart); `title`: the document's, else the file's own. */
+export async function uploadKnowledgeFile(file: File, title?: string): Promise<KbDocument> {
   const token = await getFreshToken();
   let response: Response;
   try {
-    response = await fetch(`${API_BASE}/api/knowledge-base/files${query({ filename: file.name })}`, {
+    response = await fetch(`${API_BASE}/api/knowledge-base/files${query({ filename: file.name, title: title?.trim() || undefined })}`, {
       method: 'POST',
       headers: { Accept: 'application/json', Authorization: `Bearer ${token}`, 'Content-Type': file.type || 'application/octet-stream' },
       body: file,

@@ -9,12 +9,16 @@ import './support.css';
 
 const ACCEPT = '.txt,.md,.markdown,.html,.htm,.pdf,text/plain,text/markdown,text/html,application/pdf';
 
-/** Uploads a .txt, .md, .html or .pdf file as a knowledge-base document (its text; titled after the file). */
+/**
+ * Uploads a .txt, .md, .html or .pdf file as a knowledge-base document (its text): titled as the user says, else
+ * by the file's own title (a page's heading, a PDF's title), else after the file.
+ */
 export function KnowledgeFileUpload({ onAdded }: { onAdded: (doc: KbDocument) => void }) {
   const toast = useToast();
   const id = useId();
   const input = useRef<HTMLInputElement>(null);
   const [file, setFile] = useState<File | null>(null);
+  const [title, setTitle] = useState('');
   const [uploading, setUploading] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -24,10 +28,11 @@ export function KnowledgeFileUpload({ onAdded }: { onAdded: (doc: KbDocument) =>
     setUploading(true);
     setError(null);
     try {
-      const doc = await uploadKnowledgeFile(file);
+      const doc = await uploadKnowledgeFile(file, title);
       onAdded(doc);
       toast.success(`“${doc.title}” added from ${file.name} (${doc.chunkCount} chunk${doc.chunkCount === 1 ? '' : 's'})`);
       setFile(null);
+      setTitle('');
       if (input.current) input.current.value = '';
     } catch (err) {
       setError(describeError(err));
@@ -57,6 +62,22 @@ export function KnowledgeFileUpload({ onAdded }: { onAdded: (doc: KbDocument) =>
         />
         <span id={`${id}-hint`} className="field-hint">
           .txt, .md, .html or .pdf (PDFs up to 10 MiB, other files up to 2 MiB; at most 1 MiB of text). Scanned PDFs without a text layer cannot be read.
+        </span>
+        <label htmlFor={`${id}-title`} className="field-label">
+          Title (optional)
+        </label>
+        <input
+          id={`${id}-title`}
+          type="text"
+          className="input"
+          maxLength={200}
+          value={title}
+          data-testid="kb-file-title"
+          aria-describedby={`${id}-title-hint`}
+          onChange={(e) => setTitle(e.target.value)}
+        />
+        <span id={`${id}-title-hint`} className="field-hint">
+          Left empty, the document takes the file&apos;s own title (a web page&apos;s heading, a PDF&apos;s title), else its name.
         </span>
         <InlineError error={error} />
         <div className="form-actions">
