@@ -45,7 +45,7 @@ async function customerWrites(text: string) {
 }
 
 type Notification = { id: string; kind: string; conversationId: string; byUserId: string | null; excerpt: string | null; read: boolean };
-const feed = async (who: Pick<Company, 'call'>, query = '') => {
+const feed = async (who: { call: (method: 'GET', url: string) => ReturnType<Company['call']> }, query = '') => {
   const res = await who.call('GET', `/api/me/notifications/feed${query}`);
   expect(res.statusCode).toBe(200);
   return res.json() as { notifications: Notification[]; unreadCount: number };
