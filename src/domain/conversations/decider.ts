@@ -66,10 +66,10 @@ export type ConversationCommand =
   | ActionApprovalCommand
   /** The reply loop's own action-call decisions (actionCallDecisions.ts). */
   | ActionCallCommand
-  /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
-  | { type: 'UnassignConversation'; by: string; now: string; from?: string }
   /** A teammate's internal note (`mentions`: the teammates its @names resolved to, notes.ts). */
-  | { type: 'AddNote'; noteId: string; authorId: string; text: string; mentions: string[]; now: string };
+  | { type: 'AddNote'; noteId: string; authorId: string; text: string; mentions: string[]; now: string }
+  /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
+  | { type: 'UnassignConversation'; by: string; now: string; from?: string };
 
 export type { ExperimentJoin } from './agentReply.js';
 
