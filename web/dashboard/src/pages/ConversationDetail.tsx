@@ -484,7 +484,7 @@ function DeliveryState({ message }: { message: Message }) {
         <span className="delivery delivery-sent">✓ Sent</span>
       );
     case 'received':
-      return author === 'customer' ? null : <span className="delivery">Received</span>;
+      return author === 'customer' || author === 'note' ? null : <span className="delivery">Received</span>;
     default:
       return null;
   }
