@@ -62,6 +62,21 @@ if (browserPrerequisites()) {
       .then(async () => ((await lead.api('GET', '/api/conversations')).json.conversations as { id: string }[])[0]!.id);
 
     // The teammate has the dashboard open and listening before anything happens (live events are not replayed).
+    // The browser's Notification API and the tab's visibility, as the teammate's browser would report them: a
+    // stand-in records what the dashboard shows, so the opt-in can be checked without an OS notification.
+    await taraPage.context().addInitScript(() => {
+      const w = window as unknown as { __notified: string[]; __hidden: boolean; Notification: unknown };
+      w.__notified = [];
+      w.__hidden = false;
+      Object.defineProperty(Document.prototype, 'hidden', { configurable: true, get: () => w.__hidden });
+      w.Notification = class {
+        static permission = 'granted';
+        static requestPermission = () => Promise.resolve('granted');
+        constructor(_title: string, options?: { body?: string }) {
+          w.__notified.push(options?.body ?? '');
+        }
+      };
+    });
     await withFailureScreenshot(taraPage, 'notes-teammate-open', async () => {
       await taraPage.goto(`${base}/#/conversations`);
       await expect.poll(() => taraPage.getByTestId('live-indicator').getAttribute('data-status'), UI).toBe('live');
@@ -113,6 +128,21 @@ if (browserPrerequisites()) {
         await shot(taraPage, `notes-timeline-${width}`);
       }
       await taraPage.setViewportSize({ width: 1280, height: 800 });
+    });
+
+    // Opted in, with the tab hidden, the next mention also reaches the browser's notifications; while the tab was
+    // visible nothing went there.
+    await withFailureScreenshot(taraPage, 'notes-teammate-browser-notification', async () => {
+      expect(await taraPage.evaluate(() => (window as unknown as { __notified: string[] }).__notified)).toEqual([]);
+      await taraPage.getByTestId('notification-bell').click();
+      await taraPage.getByLabel('Browser notifications while this tab is hidden').check();
+      await taraPage.keyboard.press('Escape');
+      await taraPage.evaluate(() => {
+        (window as unknown as { __hidden: boolean }).__hidden = true;
+      });
+      const again = await lead.api('POST', `/api/conversations/${conversationId}/notes`, { text: '@Tara one more thing: the bank replied' });
+      expect(again.status).toBe(201);
+      await expect.poll(() => taraPage.evaluate(() => (window as unknown as { __notified: string[] }).__notified), UI).toEqual([expect.stringContaining('one more thing: the bank replied')]);
       expect(pageErrors).toEqual([]);
     });
   }, 120_000);
