@@ -143,6 +143,16 @@ if (browserPrerequisites()) {
       const again = await lead.api('POST', `/api/conversations/${conversationId}/notes`, { text: '@Tara one more thing: the bank replied' });
       expect(again.status).toBe(201);
       await expect.poll(() => taraPage.evaluate(() => (window as unknown as { __notified: string[] }).__notified), UI).toEqual([expect.stringContaining('one more thing: the bank replied')]);
+    });
+
+    // The lead lets the AI read notes (Settings → Internal notes); off until then.
+    await withFailureScreenshot(leadPage, 'notes-lead-settings', async () => {
+      expect((await lead.api('GET', '/api/settings/notes')).json).toEqual({ notes: { shareWithAi: false } });
+      await leadPage.goto(`${base}/#/settings`);
+      const share = leadPage.getByLabel('Let the AI agents read internal notes as context');
+      await expect.poll(() => share.isEnabled(), UI).toBe(true);
+      await share.check();
+      await expect.poll(async () => (await lead.api('GET', '/api/settings/notes')).json.notes.shareWithAi, UI).toBe(true);
       expect(pageErrors).toEqual([]);
     });
   }, 120_000);
