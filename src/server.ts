@@ -13,6 +13,8 @@ import { apiTokenRoutes } from './http/routes/apiTokens.js';
 import { teamRoutes } from './http/routes/team.js';
 import { assignmentRoutes } from './http/routes/assignment.js';
 import { notificationRoutes } from './http/routes/notifications.js';
+import { inAppNotificationRoutes } from './http/routes/inAppNotifications.js';
+import { noteRoutes } from './http/routes/notes.js';
 import { createSmtpMailer } from './infrastructure/mail/smtpMailer.js';
 import { authRoutes } from './http/routes/auth.js';
 import { billingRoutes } from './http/routes/billing.js';
@@ -161,6 +163,8 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       teamRoutes(services),
       assignmentRoutes(services),
       notificationRoutes(services),
+      inAppNotificationRoutes(services),
+      noteRoutes(services),
       billingRoutes(services),
       adminRoutes(services),
       integrationRoutes(services),

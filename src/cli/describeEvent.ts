@@ -32,6 +32,7 @@ const lines: { [T in ConversationStreamEventType]: (d: Data) => string } = {
   HumanRequested: () => 'the customer asked for a human: waiting in "Needs human"',
   ConversationAssigned: (d) => `assigned to user ${d.assigneeId}${d.previousAssigneeId ? ` (was user ${d.previousAssigneeId})` : ''} by ${d.by}${d.reason === 'auto' ? ' (automatic assignment)' : ''}`,
   ConversationUnassigned: (d) => `unassigned (was user ${d.previousAssigneeId}) by ${d.by}`,
+  NoteAdded: (d) => `internal note by user ${d.authorId}${Array.isArray(d.mentions) && d.mentions.length ? ` mentioning ${d.mentions.map((m) => `user ${String(m)}`).join(', ')}` : ''}: ${quote(d.text)}`,
   CsatRequested: (d) => `satisfaction survey sent (${d.via})`,
   CsatSubmitted: (d) => `customer rated ${d.rating}/5 (${d.via})${d.comment ? `: ${JSON.stringify(d.comment)}` : ''}`,
   ExperimentArmAssigned: (d) => (d.arm === 'holdout' ? `joined experiment ${d.experimentId} in its holdout: handed to people` : `joined experiment ${d.experimentId} in arm ${String(d.arm).toUpperCase()} (version ${d.version})`),

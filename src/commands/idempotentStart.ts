@@ -16,7 +16,7 @@ import { sha256Hex } from './hashing.js';
  * instead of answering with a run the client did not ask for.
  */
 
-export type StartKind = 'replay' | 'test-run' | 'release-check' | 'operator-message';
+export type StartKind = 'replay' | 'test-run' | 'release-check' | 'operator-message' | 'note';
 
 /** The id a key gives a run of one kind, of one company; `part` names a second stream of the same start. */
 export const idForKey = (companyId: string, kind: StartKind, key: string, part = 'run') =>

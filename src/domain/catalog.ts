@@ -16,6 +16,8 @@ import { apiTokenEvents } from './apiTokens/events.js';
 import { companyEvents } from './company/events.js';
 import { companyTimezoneEvents } from './company/timezone/events.js';
 import { autoAssignmentEvents } from './company/autoAssignment/events.js';
+import { noteSharingEvents } from './company/noteSharing/events.js';
+import { inAppNotificationEvents } from './accounts/notifications/inApp/events.js';
 import { availabilityEvents } from './accounts/availability/events.js';
 import { businessHoursEvents } from './company/businessHours/events.js';
 import { conversationEvents } from './conversations/events.js';
@@ -88,6 +90,8 @@ export const eventCatalog = mergeCatalogs(
   replayEvents,
   availabilityEvents,
   autoAssignmentEvents,
+  noteSharingEvents,
+  inAppNotificationEvents,
   webhookEndpointEvents,
   actionEvents,
   webhookDeliveryEvents,

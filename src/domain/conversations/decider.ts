@@ -1,7 +1,7 @@
 import type { Decider } from '../decider.js';
 import { DomainError } from '../errors.js';
 import type { PlatformId } from '../platformId.js';
-import type { AssignmentReason, ConversationEvent, ConversationStreamEvent, Customer, DeliveredTo, HandoffSummary, PausedReason, PlatformRefs } from './events.js';
+import { NOTE_LIMITS, type AssignmentReason, type ConversationEvent, type ConversationStreamEvent, type Customer, type DeliveredTo, type HandoffSummary, type PausedReason, type PlatformRefs } from './events.js';
 import { asksForHuman, evolveConversation, initialConversationState, isDuplicate, textFingerprint, type ConversationState } from './state.js';
 import { parseCsatReply, type CsatVia } from './csat.js';
 import { makeActionCallDecisions, type ActionCallCommand } from './actionCallDecisions.js';
@@ -66,6 +66,8 @@ export type ConversationCommand =
   | ActionApprovalCommand
   /** The reply loop's own action-call decisions (actionCallDecisions.ts). */
   | ActionCallCommand
+  /** A teammate's internal note (`mentions`: the teammates its @names resolved to, notes.ts). */
+  | { type: 'AddNote'; noteId: string; authorId: string; text: string; mentions: string[]; now: string }
   /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
   | { type: 'UnassignConversation'; by: string; now: string; from?: string };
 
@@ -380,6 +382,17 @@ export const decideUnassignConversation: Decision<'UnassignConversation'> = (com
   return [{ type: 'ConversationUnassigned', data: { previousAssigneeId: state.assigneeId, by: command.by, at: command.now } }];
 };
 
+export const decideAddNote: Decision<'AddNote'> = (command, state) => {
+  if (!state.exists) throw notFound();
+  // A retried request (same Idempotency-Key, same note id) records nothing.
+  if (state.recentNotes.includes(command.noteId)) return [];
+  const text = command.text.trim();
+  if (text === '') throw new DomainError('VALIDATION_ERROR', 'text: a note needs some text');
+  if (text.length > NOTE_LIMITS.text) throw new DomainError('VALIDATION_ERROR', `text: at most ${NOTE_LIMITS.text} characters`);
+  const mentions = [...new Set(command.mentions)].slice(0, NOTE_LIMITS.mentions);
+  return [{ type: 'NoteAdded', data: { noteId: command.noteId, authorId: command.authorId, text, mentions, at: command.now } }];
+};
+
 export const decideRequestCsat: Decision<'RequestCsat'> = (command, state) => {
   if (!state.exists) throw notFound();
   // Reopened or written to since: that session's survey is moot. Asked already: nothing more.
@@ -459,6 +472,7 @@ const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
   MarkUnanswered: decideMarkUnanswered,
   AssignConversation: decideAssignConversation,
   UnassignConversation: decideUnassignConversation,
+  AddNote: decideAddNote,
   RequestCsat: decideRequestCsat,
   SubmitCsat: decideSubmitCsat,
   HandBackToAi: decideHandBackToAi,

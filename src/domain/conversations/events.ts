@@ -53,6 +53,9 @@ export const handoffSummarySchema = z.object({
 });
 export type HandoffSummary = z.infer<typeof handoffSummarySchema>;
 
+/** Limits of an internal note: a few paragraphs, and a handful of teammates mentioned. */
+export const NOTE_LIMITS = { text: 4000, mentions: 20 } as const;
+
 export const conversationEvents = {
   ConversationStarted: z.object({
     conversationId: z.uuid(),
@@ -225,6 +228,18 @@ export const conversationEvents = {
    * identity (domain/actions) take it from here, never from the model or from an unsigned claim.
    */
   CustomerIdentityVerified: z.object({ userId: z.string().min(1).max(256), email: z.string().max(320).nullable(), at }),
+  /**
+   * A teammate's internal note on the conversation: for the team only, never sent to the customer, and given to
+   * the model only when the company chose so (noteSharing). `mentions`: the teammates its @names named, resolved
+   * against the company's team when it was written (each is notified).
+   */
+  NoteAdded: z.object({
+    noteId: z.uuid(),
+    authorId: z.uuid(),
+    text: z.string().min(1).max(NOTE_LIMITS.text),
+    mentions: z.array(z.uuid()).max(NOTE_LIMITS.mentions),
+    at,
+  }),
   ...actionCallEvents,
 };
 

@@ -218,6 +218,8 @@ export interface ConversationState {
   verifiedVisitor: { userId: string; email: string | null } | null;
   /** The newest calls that stopped waiting, and how: a second decision on one is told apart from an unknown call. Bounded. */
   decidedCalls: DecidedCall[];
+  /** The newest note ids (NoteAdded), so a retried note records nothing. Bounded. */
+  recentNotes: string[];
 }
 
 export interface DecidedCall {
@@ -268,11 +270,13 @@ export const initialConversationState: ConversationState = {
   lastRequestedCall: null,
   verifiedVisitor: null,
   decidedCalls: [],
+  recentNotes: [],
 };
 
 /** Every per-conversation list is bounded: the state's size, and the cost of folding one event, never grow with the conversation. */
 const RECENT_KEPT = 50;
 const REPLIES_KEPT = 100;
+const NOTES_KEPT = 100;
 /**
  * A customer writing without pause (or a bot loop) would otherwise grow the list of messages awaiting an
  * answer without end: the answer covers the newest ones, and the prompt holds no more than these anyway.
@@ -411,6 +415,8 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
     }
     case 'CustomerIdentityVerified':
       return { ...state, verifiedVisitor: { userId: event.data.userId, email: event.data.email } };
+    case 'NoteAdded':
+      return { ...state, recentNotes: keepLast(state.recentNotes, event.data.noteId, NOTES_KEPT) };
     default:
       return evolveActionCall(state, event);
   }

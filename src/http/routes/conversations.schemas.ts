@@ -80,7 +80,7 @@ export const conversationSchema = z.object({
 });
 export const messageSchema = z.object({
   id: z.string(),
-  author: z.enum(['customer', 'agent', 'operator', 'system']),
+  author: z.enum(['customer', 'agent', 'operator', 'system', 'note']).describe('note: a teammate\'s internal note, for the team only (never sent to the customer)'),
   text: z.string(),
   createdAt: z.string(),
   delivery: z.enum(['received', 'pending', 'sent', 'failed']),
@@ -99,6 +99,10 @@ export const messageSchema = z.object({
     .object({ experimentId: z.string(), arm: z.enum(['a', 'b', 'holdout']) })
     .nullable()
     .describe('AI replies written in an experiment: which one and which arm (holdout: the handoff that sent it to people); null otherwise'),
+  note: z
+    .object({ authorId: z.string(), mentions: z.array(z.string()) })
+    .nullable()
+    .describe('internal notes: the teammate who wrote it and the teammates its @names mention; null on other messages'),
 });
 const contextSchema = z.object({
   transfers: z.array(z.object({ dialogId: platformIdSchema.nullable(), requestId: platformIdSchema.nullable(), at: z.string() })),
@@ -148,6 +152,7 @@ export const messageView = (m: MessageDoc): z.infer<typeof messageSchema> => ({
   agentId: m.answer?.agentId ?? null,
   agentVersion: m.answer?.agentVersion ?? null,
   experiment: m.answer?.experiment ?? null,
+  note: m.note ?? null,
 });
 
 const params = z.object({ id: z.string().max(64) });

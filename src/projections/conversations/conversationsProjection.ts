@@ -102,7 +102,8 @@ export type MessageDoc = {
   conversationId: string;
   companyId: string;
   seq: number;
-  author: 'customer' | 'agent' | 'operator' | 'system';
+  /** `note`: a teammate's internal note (NoteAdded), shown to the team only. */
+  author: 'customer' | 'agent' | 'operator' | 'system' | 'note';
   text: string;
   createdAt: string;
   delivery: 'received' | 'pending' | 'sent' | 'failed';
@@ -113,6 +114,8 @@ export type MessageDoc = {
   attachments: unknown[];
   /** What produced an AI reply (AgentReplied): for teammates only, never sent to the customer. Absent on other messages. */
   answer?: AnswerFacts;
+  /** An internal note: who wrote it and whom it mentions. Absent on other messages. */
+  note?: { authorId: string; mentions: string[] };
 };
 
 export interface AnswerFacts {
@@ -166,6 +169,7 @@ type ConversationEventType =
   | 'ConversationAssigned'
   | 'ConversationUnassigned'
   | 'HandoffSummarized'
+  | 'NoteAdded'
   | ActionCallType;
 /** The action-call events that start or end a wait (the rest of a call's life is the action log's). */
 type ActionCallType =
@@ -193,7 +197,7 @@ type Handler<T extends ConversationEventType> = (event: EventOf<T>, on: Apply) =
 /** Appends a message (counting it as the conversation's latest activity) and returns the updated conversation. */
 function addMessage(event: EventOf<ConversationEventType>, { id, doc, ctx }: Apply, m: Omit<MessageDoc, 'conversationId' | 'companyId' | 'seq'>): ConversationDoc {
   ctx.put(MESSAGES, { ...m, conversationId: id, companyId: doc.companyId, seq: Number(event.position) } satisfies MessageDoc);
-  const lastMessage = m.author === 'system' ? (doc.lastMessage ?? null) : { author: m.author, text: preview(m.text) };
+  const lastMessage = m.author === 'system' || m.author === 'note' ? (doc.lastMessage ?? null) : { author: m.author, text: preview(m.text) };
   return { ...doc, messageCount: doc.messageCount + 1, lastMessageAt: m.createdAt, lastMessage };
 }
 
@@ -291,6 +295,25 @@ const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted' | A
   HandoffSummarized: (event, { doc }) => {
     const { wants, tried, sources, why, since, writtenBy, at } = event.data;
     return { ...doc, handoffSummary: { wants, tried, sources, why, since, writtenBy, at } };
+  },
+  // In the timeline, not the inbox row: a note is no activity of the customer's conversation (no count, no preview).
+  NoteAdded: (event, { id, doc, ctx }) => {
+    const d = event.data;
+    ctx.put(MESSAGES, {
+      id: d.noteId,
+      conversationId: id,
+      companyId: doc.companyId,
+      seq: Number(event.position),
+      author: 'note',
+      text: d.text,
+      createdAt: d.at,
+      delivery: 'received',
+      deliveryError: null,
+      clientMessageId: null,
+      attachments: [],
+      note: { authorId: d.authorId, mentions: d.mentions },
+    } satisfies MessageDoc);
+    return null;
   },
 };
 

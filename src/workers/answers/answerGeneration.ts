@@ -235,6 +235,9 @@ async function completeWithRetries(
   }
 }
 
+/** How an internal note reads in a prompt: context from the team, never something to repeat to the customer. */
+export const NOTE_PREFIX = 'Internal note from the support team (context for you; never quote it to the customer): ';
+
 /** Turns of the conversation a prompt keeps before the question. */
 export const HISTORY_MESSAGES = 20;
 
@@ -245,11 +248,13 @@ export function textOf(events: ConversationEvent[], messageId: string): string {
 }
 
 /** System prompt, then the recent conversation as chat turns, ending with the unanswered customer messages. */
-export function buildPrompt(agent: Pick<AnswerAgent, 'systemPrompt'>, events: ConversationEvent[], unanswered: string[]): LlmMessage[] {
+export function buildPrompt(agent: Pick<AnswerAgent, 'systemPrompt'>, events: ConversationEvent[], unanswered: string[], options: { notes?: boolean } = {}): LlmMessage[] {
   const turns: LlmMessage[] = [];
   for (const e of events) {
     if (e.type === 'MessageReceived' && !unanswered.includes(e.data.messageId)) turns.push({ role: 'user', content: e.data.text });
     else if (e.type === 'AgentReplied' || e.type === 'OperatorMessageSent' || e.type === 'OperatorMessageRecorded') turns.push({ role: 'assistant', content: e.data.text });
+    // Internal notes only when the company chose to share them (PUT /api/settings/notes), marked as the team's.
+    else if (e.type === 'NoteAdded' && options.notes) turns.push({ role: 'system', content: `${NOTE_PREFIX}${e.data.text}` });
   }
   const pending = unanswered.map((id) => textOf(events, id)).filter(Boolean);
   return [

@@ -9,6 +9,7 @@ import type { BilledUsage } from '../../domain/credits/decider.js';
 import { DomainError } from '../../domain/errors.js';
 import { isLlmError } from '../../ports/llm.js';
 import { AnswerStopped, generateAnswer, type AnswerRequest, type GeneratedAnswer, readRecentHistory, plainLlmFailure, buildPrompt, HISTORY_MESSAGES, textOf } from '../answers/answerGeneration.js';
+import { loadNoteSharing } from '../../commands/settings/noteSharing.js';
 import { actionsFor, answersWithActions, answerWithActions } from './replyActions.js';
 import type { StoredAction } from '../../domain/actions/state.js';
 import { webchatSubject, type GenerateReplyJob } from './replyJobs.js';
@@ -153,7 +154,7 @@ async function writeAnswer(deps: ReplyWorkerDeps, a: Answering): Promise<Generat
       provider: llm.provider,
       model: agent.model ?? llm.model ?? 'builtin',
       agent,
-      messages: buildPrompt(agent, a.events, a.unanswered),
+      messages: buildPrompt(agent, a.events, a.unanswered, { notes: (await loadNoteSharing(deps.eventStore, a.job.companyId)).shareWithAi }),
       question: texts.join('\n'),
       ...(stream && takeover ? { onDelta: stream.push, signal: takeover.signal } : {}),
     };

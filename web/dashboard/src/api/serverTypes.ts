@@ -34,6 +34,8 @@ import type * as knowledgeFiles from '../../../../src/http/routes/knowledgeFiles
 import type * as knowledgeBase from '../../../../src/http/routes/knowledgeBase.schemas.js';
 import type * as llmConfig from '../../../../src/http/routes/llmConfig.schemas.js';
 import type * as notifications from '../../../../src/http/routes/notifications.schemas.js';
+import type * as inAppNotifications from '../../../../src/http/routes/inAppNotifications.schemas.js';
+import type * as notes from '../../../../src/http/routes/notes.schemas.js';
 import type * as playground from '../../../../src/http/routes/playground.schemas.js';
 import type * as replays from '../../../../src/http/routes/replays.schemas.js';
 import type * as search from '../../../../src/http/routes/search.schemas.js';
@@ -76,6 +78,8 @@ export type {
   knowledgeFiles,
   llmConfig,
   notifications,
+  inAppNotifications,
+  notes,
   replays,
   team,
   testMessage,

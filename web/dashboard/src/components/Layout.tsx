@@ -4,6 +4,7 @@ import { useAuth } from '../auth.js';
 import { Link, navigate, type Route } from '../lib/router.js';
 import { AiBacklogBanner } from './AiBacklogBanner.js';
 import { HeaderSearch } from './HeaderSearch.js';
+import { NotificationBell } from './NotificationBell.js';
 import { Icon, type IconName } from './icons.js';
 import { Button } from './ui.js';
 
@@ -104,6 +105,7 @@ export function Layout({ route, children }: { route: Route; children: ReactNode 
         </Link>
         <HeaderSearch />
         <div className="topbar-spacer" />
+        <NotificationBell />
         <div className="topbar-company">
           <span className="company-name" data-testid="company-name">
             {companyName ?? <span className="skeleton skeleton-inline" aria-hidden="true" />}

@@ -84,6 +84,10 @@ const SENTENCES: Record<string, (d: Data, names: Names) => string> = {
   HumanRequested: () => 'The customer asked for a human: waiting in “Needs human”.',
   ConversationAssigned: (d, { teammate }) => (d.reason === 'auto' ? `Assigned to ${teammate(d.assigneeId)} automatically (round-robin).` : d.by === `user:${String(d.assigneeId)}` ? `Taken by ${teammate(d.assigneeId)}.` : `Assigned to ${teammate(d.assigneeId)}${byWhom(d.by, teammate)}.`),
   ConversationUnassigned: (d, { teammate }) => `Unassigned from ${teammate(d.previousAssigneeId)}${byWhom(d.by, teammate)}.`,
+  NoteAdded: (d, { teammate }) => {
+    const mentions = Array.isArray(d.mentions) ? d.mentions.map((m) => teammate(m)) : [];
+    return `Internal note by ${teammate(d.authorId)}${mentions.length ? `, mentioning ${mentions.join(', ')}` : ''}: ${quote(String(d.text))}`;
+  },
   CsatRequested: (d) => `Satisfaction survey sent ${d.via === 'webchat' ? 'in the web chat' : 'as a message'}.`,
   CsatSubmitted: (d) => `The customer rated the conversation ${formatNumber(Number(d.rating))}/5${typeof d.comment === 'string' && d.comment ? `: ${quote(d.comment)}` : '.'}`,
   ExperimentArmAssigned: (d) =>

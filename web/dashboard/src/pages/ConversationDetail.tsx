@@ -35,6 +35,7 @@ import { callIdOf, foldActionCalls, interleaveCalls } from '../lib/actionCalls.j
 import { listActionCalls, type ActionCall } from '../api/actionCalls.js';
 import { PendingActionCard } from '../components/PendingAction.js';
 import { MakeTestCase } from '../components/MakeTestCase.js';
+import { NoteBox } from '../components/NoteBox.js';
 
 type SessionAction = 'pause' | 'resume' | 'close' | 'reopen';
 
@@ -43,6 +44,7 @@ const AUTHOR_LABEL: Record<Message['author'], string> = {
   agent: 'AI agent',
   operator: 'Operator',
   system: 'System',
+  note: 'Internal note',
 };
 
 export function ConversationDetailView({
@@ -388,6 +390,7 @@ export function ConversationDetailView({
             <div className="messages-column card">
               <MessageList messages={messages} calls={calls.data?.items ?? []} nameOf={(userId) => (userId === me ? 'you' : (team.nameOf(userId) ?? 'a former teammate'))} />
               <ReplyBox conversationId={id} onSent={detail.reload} closed={state === 'closed'} />
+              <NoteBox conversationId={id} onAdded={detail.reload} />
             </div>
             <div className="conversation-side">
               <SharedContext detail={detail.data} />
@@ -447,7 +450,7 @@ function MessageList({ messages, calls, nameOf }: { messages: Message[]; calls: 
         return (
           <li key={message.id} className={`message message-${message.author}`} data-testid="message" data-author={message.author} data-delivery={message.delivery}>
             <div className="message-meta">
-              <span className="message-author">{AUTHOR_LABEL[message.author] ?? message.author}</span>
+              <span className="message-author">{message.author === 'note' && message.note ? `Internal note · ${nameOf(message.note.authorId)}` : (AUTHOR_LABEL[message.author] ?? message.author)}</span>
               <Time iso={message.createdAt} format={formatShort} />
               <DeliveryState message={message} />
             </div>
@@ -481,7 +484,7 @@ function DeliveryState({ message }: { message: Message }) {
         <span className="delivery delivery-sent">✓ Sent</span>
       );
     case 'received':
-      return author === 'customer' ? null : <span className="delivery">Received</span>;
+      return author === 'customer' || author === 'note' ? null : <span className="delivery">Received</span>;
     default:
       return null;
   }

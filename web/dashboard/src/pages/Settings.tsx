@@ -10,6 +10,7 @@ import { Badge, Button, ConfirmDialog, EmptyState, ErrorState, InlineError, List
 import { useConfirmedDelete } from '../components/useConfirmedDelete.js';
 import { useSubmit } from '../components/useSubmit.js';
 import { BusinessHoursSettings } from './BusinessHours.js';
+import { NoteSharingSettings } from '../components/NoteSharingSettings.js';
 import { t } from '../lib/messages.js';
 import { useAsync } from '../lib/useAsync.js';
 
@@ -44,6 +45,7 @@ export function SettingsPage() {
       </CardSection>
       <CompanyTimezone />
       <BusinessHoursSettings />
+      <NoteSharingSettings />
       <ApiTokens />
     </>
   );
