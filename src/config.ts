@@ -13,6 +13,11 @@ export const DEFAULT_HTTP_THREAD_NICE = 3;
  * waiting seconds (p99 8-10 s, requests timing out); at 12 p99 1.3 s, for ~10 % more delivery lag (bench/README.md).
  */
 export const DEFAULT_WEBHOOK_THREAD_NICE = 12;
+/**
+ * The projections thread applies and writes what arrived in this window together: a message's steps (received,
+ * answered, sent, delivered) then change its conversation's documents once instead of once each (bench/README.md).
+ */
+export const DEFAULT_PROJECTIONS_GATHER_MS = 100;
 
 const bool = z
   .enum(['true', 'false', '1', '0', ''])
@@ -256,6 +261,7 @@ export const configSchema = z.object({
   PROCESSOR_THREAD: bool.optional(),
   PROCESSOR_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(0),
   PROJECTIONS_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(0),
+  PROJECTIONS_GATHER_MS: z.coerce.number().int().min(0).max(5000).default(DEFAULT_PROJECTIONS_GATHER_MS),
   WEBHOOK_THREAD_NICE: z.coerce.number().int().min(0).max(19).optional(),
   HTTP_THREAD_NICE: z.coerce.number().int().min(0).max(19).optional(),
   READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5000),
@@ -331,6 +337,8 @@ export interface Config {
   processorThreadNice: number;
   /** CPU priority (nice) of the projections thread alone: under contention replies and requests come before read models. */
   projectionsThreadNice: number;
+  /** How long the projections thread holds a batch so that what follows is applied and written with it (ms). */
+  projectionsGatherMs: number;
   /** CPU priority (nice) of the outbound webhook deliveries' thread: its bounded share of saturated cores beside the replies. */
   webhookThreadNice: number;
   /** Linux nice of the HTTP (main) thread once the processing threads have started (ROLE=all); 0 leaves it. */
@@ -436,6 +444,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     processorThread: c.PROCESSOR_THREAD ?? c.NODE_ENV !== 'test',
     processorThreadNice: c.PROCESSOR_THREAD_NICE,
     projectionsThreadNice: c.PROJECTIONS_THREAD_NICE,
+    projectionsGatherMs: c.PROJECTIONS_GATHER_MS,
     webhookThreadNice: c.WEBHOOK_THREAD_NICE ?? (c.NODE_ENV === 'test' ? 0 : DEFAULT_WEBHOOK_THREAD_NICE),
     // Tests keep the HTTP thread at the priority of the test runner's own processes (their timing, not the service's).
     httpThreadNice: c.HTTP_THREAD_NICE ?? (c.NODE_ENV === 'test' ? 0 : DEFAULT_HTTP_THREAD_NICE),
