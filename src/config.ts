@@ -3,10 +3,13 @@ import { z } from 'zod';
 import { loadPricing, type Pricing } from './domain/credits/decider.js';
 
 /**
- * On saturated cores the processing threads (replies, read models) run before the HTTP thread, so a flood is
- * acknowledged at the pace the service answers it instead of piling up work it cannot do (bench/README.md).
+ * The HTTP thread runs level with the processing threads: an acknowledgement never waits for answers. At 3 (the
+ * default until issue 38) a flood was acknowledged at the pace it was answered, but on a shared or saturated machine
+ * acknowledgements waited behind the processing side and every other process (p99 6.8 s at half rate), and a
+ * platform that waits that long sends the webhook again. When answering cannot keep up, the reply queue's backlog
+ * policy ("AI backlog" handoffs) gives way instead (docs/fair-processing.md, bench/README.md).
  */
-export const DEFAULT_HTTP_THREAD_NICE = 3;
+export const DEFAULT_HTTP_THREAD_NICE = 0;
 /**
  * Outbound webhook deliveries yield on saturated cores to the replies (nice 0), which customers wait for, and to the
  * acknowledgements (HTTP_THREAD_NICE): level with the HTTP thread, 100 busy endpoints kept webhook acknowledgements
@@ -447,7 +450,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     projectionsGatherMs: c.PROJECTIONS_GATHER_MS,
     webhookThreadNice: c.WEBHOOK_THREAD_NICE ?? (c.NODE_ENV === 'test' ? 0 : DEFAULT_WEBHOOK_THREAD_NICE),
     // Tests keep the HTTP thread at the priority of the test runner's own processes (their timing, not the service's).
-    httpThreadNice: c.HTTP_THREAD_NICE ?? (c.NODE_ENV === 'test' ? 0 : DEFAULT_HTTP_THREAD_NICE),
+    httpThreadNice: c.HTTP_THREAD_NICE ?? DEFAULT_HTTP_THREAD_NICE,
     readYourWritesTimeoutMs: c.READ_YOUR_WRITES_TIMEOUT_MS,
     webchatMaxConnectionsPerIp: c.WEBCHAT_MAX_CONNECTIONS_PER_IP,
     webchatHeartbeatMs: c.WEBCHAT_HEARTBEAT_MS,
