@@ -264,7 +264,7 @@ export const configSchema = z.object({
   PROCESSOR_THREAD: bool.optional(),
   PROCESSOR_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(0),
   PROJECTIONS_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(0),
-  PROJECTIONS_GATHER_MS: z.coerce.number().int().min(0).max(5000).default(DEFAULT_PROJECTIONS_GATHER_MS),
+  PROJECTIONS_GATHER_MS: z.coerce.number().int().min(0).max(500).default(DEFAULT_PROJECTIONS_GATHER_MS),
   WEBHOOK_THREAD_NICE: z.coerce.number().int().min(0).max(19).optional(),
   HTTP_THREAD_NICE: z.coerce.number().int().min(0).max(19).optional(),
   READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5000),

@@ -73,7 +73,8 @@ export async function startProcessor(config: Config, logger: PinoLogger, adapter
   const { eventStore, readStore } = adapters;
   const part = options.part ?? 'all';
   if (part === 'webhooks') return startDeliveries(config, logger, adapters, options);
-  const ownConsumer = options.consumer ? null : processorConsumer(eventStore, logger);
+  const gatherMs = part === 'projections' ? config.projectionsGatherMs : 0;
+  const ownConsumer = options.consumer ? null : processorConsumer(eventStore, logger, { gatherMs });
   const consumer = options.consumer ?? ownConsumer!;
   const stops: (() => Promise<void>)[] = [];
   let projections: ProjectionRunner;
@@ -87,7 +88,7 @@ export async function startProcessor(config: Config, logger: PinoLogger, adapter
       publishProgress: part === 'projections' || options.publishProgress === true,
       metrics: options.metrics,
       // Held batches only where the consumer is the projections' own: elsewhere it would hold the reactors too.
-      gatherMs: part === 'projections' ? config.projectionsGatherMs : 0,
+      gatherMs: ownConsumer ? gatherMs : 0,
     });
     options.metrics?.watchProjections(projections, eventStore);
     stops.push(() => projections.stop());

@@ -177,6 +177,8 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ NODE_ENV: 'production' }).webhookThreadNice).toBe(12);
     expect(loadConfig({ HTTP_THREAD_NICE: '5', PROJECTIONS_GATHER_MS: '0' })).toMatchObject({ httpThreadNice: 5, projectionsGatherMs: 0 });
     expect(startupError('PROJECTIONS_GATHER_MS', '-1')).toContain('PROJECTIONS_GATHER_MS');
+    // Held longer than the consumer's maxHoldMs (1 s), every projection would leave the shared read.
+    expect(startupError('PROJECTIONS_GATHER_MS', '1000')).toContain('PROJECTIONS_GATHER_MS');
   });
 
   it('invitations: 7 days by default; SMTP only with both SMTP_URL and SMTP_FROM', () => {
