@@ -3,16 +3,24 @@ import { z } from 'zod';
 import { loadPricing, type Pricing } from './domain/credits/decider.js';
 
 /**
- * On saturated cores the processing threads (replies, read models) run before the HTTP thread, so a flood is
- * acknowledged at the pace the service answers it instead of piling up work it cannot do (bench/README.md).
+ * The HTTP thread runs level with the processing threads: an acknowledgement never waits for answers. At 3 (the
+ * default until issue 38) a flood was acknowledged at the pace it was answered, but on a shared or saturated machine
+ * acknowledgements waited behind the processing side and every other process (p99 6.8 s at half rate), and a
+ * platform that waits that long sends the webhook again. When answering cannot keep up, the reply queue's backlog
+ * policy ("AI backlog" handoffs) gives way instead (docs/fair-processing.md, bench/README.md).
  */
-export const DEFAULT_HTTP_THREAD_NICE = 3;
+export const DEFAULT_HTTP_THREAD_NICE = 0;
 /**
  * Outbound webhook deliveries yield on saturated cores to the replies (nice 0), which customers wait for, and to the
  * acknowledgements (HTTP_THREAD_NICE): level with the HTTP thread, 100 busy endpoints kept webhook acknowledgements
  * waiting seconds (p99 8-10 s, requests timing out); at 12 p99 1.3 s, for ~10 % more delivery lag (bench/README.md).
  */
 export const DEFAULT_WEBHOOK_THREAD_NICE = 12;
+/**
+ * The projections thread applies and writes what arrived in this window together: a message's steps (received,
+ * answered, sent, delivered) then change its conversation's documents once instead of once each (bench/README.md).
+ */
+export const DEFAULT_PROJECTIONS_GATHER_MS = 100;
 
 const bool = z
   .enum(['true', 'false', '1', '0', ''])
@@ -256,6 +264,7 @@ export const configSchema = z.object({
   PROCESSOR_THREAD: bool.optional(),
   PROCESSOR_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(0),
   PROJECTIONS_THREAD_NICE: z.coerce.number().int().min(0).max(19).default(0),
+  PROJECTIONS_GATHER_MS: z.coerce.number().int().min(0).max(500).default(DEFAULT_PROJECTIONS_GATHER_MS),
   WEBHOOK_THREAD_NICE: z.coerce.number().int().min(0).max(19).optional(),
   HTTP_THREAD_NICE: z.coerce.number().int().min(0).max(19).optional(),
   READ_YOUR_WRITES_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5000),
@@ -331,6 +340,8 @@ export interface Config {
   processorThreadNice: number;
   /** CPU priority (nice) of the projections thread alone: under contention replies and requests come before read models. */
   projectionsThreadNice: number;
+  /** How long the projections thread holds a batch so that what follows is applied and written with it (ms). */
+  projectionsGatherMs: number;
   /** CPU priority (nice) of the outbound webhook deliveries' thread: its bounded share of saturated cores beside the replies. */
   webhookThreadNice: number;
   /** Linux nice of the HTTP (main) thread once the processing threads have started (ROLE=all); 0 leaves it. */
@@ -436,9 +447,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     processorThread: c.PROCESSOR_THREAD ?? c.NODE_ENV !== 'test',
     processorThreadNice: c.PROCESSOR_THREAD_NICE,
     projectionsThreadNice: c.PROJECTIONS_THREAD_NICE,
+    projectionsGatherMs: c.PROJECTIONS_GATHER_MS,
     webhookThreadNice: c.WEBHOOK_THREAD_NICE ?? (c.NODE_ENV === 'test' ? 0 : DEFAULT_WEBHOOK_THREAD_NICE),
     // Tests keep the HTTP thread at the priority of the test runner's own processes (their timing, not the service's).
-    httpThreadNice: c.HTTP_THREAD_NICE ?? (c.NODE_ENV === 'test' ? 0 : DEFAULT_HTTP_THREAD_NICE),
+    httpThreadNice: c.HTTP_THREAD_NICE ?? DEFAULT_HTTP_THREAD_NICE,
     readYourWritesTimeoutMs: c.READ_YOUR_WRITES_TIMEOUT_MS,
     webchatMaxConnectionsPerIp: c.WEBCHAT_MAX_CONNECTIONS_PER_IP,
     webchatHeartbeatMs: c.WEBCHAT_HEARTBEAT_MS,

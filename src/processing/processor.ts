@@ -73,7 +73,8 @@ export async function startProcessor(config: Config, logger: PinoLogger, adapter
   const { eventStore, readStore } = adapters;
   const part = options.part ?? 'all';
   if (part === 'webhooks') return startDeliveries(config, logger, adapters, options);
-  const ownConsumer = options.consumer ? null : processorConsumer(eventStore, logger);
+  const gatherMs = part === 'projections' ? config.projectionsGatherMs : 0;
+  const ownConsumer = options.consumer ? null : processorConsumer(eventStore, logger, { gatherMs });
   const consumer = options.consumer ?? ownConsumer!;
   const stops: (() => Promise<void>)[] = [];
   let projections: ProjectionRunner;
@@ -82,7 +83,13 @@ export async function startProcessor(config: Config, logger: PinoLogger, adapter
     const waiter = remoteProjectionWaiter(readStore);
     projections = { waitForPosition: (position, timeoutMs) => waiter.waitForPosition(position, timeoutMs), status: () => [], stop: async () => {} };
   } else {
-    projections = await leasedProjections(config, logger, adapters, { consumer, publishProgress: part === 'projections' || options.publishProgress === true, metrics: options.metrics });
+    projections = await leasedProjections(config, logger, adapters, {
+      consumer,
+      publishProgress: part === 'projections' || options.publishProgress === true,
+      metrics: options.metrics,
+      // Held batches only where the consumer is the projections' own: elsewhere it would hold the reactors too.
+      gatherMs: ownConsumer ? gatherMs : 0,
+    });
     options.metrics?.watchProjections(projections, eventStore);
     stops.push(() => projections.stop());
   }
@@ -101,7 +108,7 @@ async function leasedProjections(
   config: Config,
   logger: PinoLogger,
   adapters: Adapters,
-  options: { consumer: EventConsumer; publishProgress: boolean; metrics: ServiceMetrics | undefined },
+  options: { consumer: EventConsumer; publishProgress: boolean; metrics: ServiceMetrics | undefined; gatherMs: number },
 ): Promise<ProjectionRunner> {
   const { eventStore, readStore } = adapters;
   const remote = remoteProjectionWaiter(readStore);
@@ -112,7 +119,14 @@ async function leasedProjections(
     retryMs: config.leases.retryMs,
     logger: logger.child({ component: 'projections' }),
     async start() {
-      const runner = await startProjections({ eventStore, readStore, projections: allProjections, consumer: options.consumer, logger: logger.child({ component: 'projections' }) });
+      const runner = await startProjections({
+        eventStore,
+        readStore,
+        projections: allProjections,
+        consumer: options.consumer,
+        gatherMs: options.gatherMs,
+        logger: logger.child({ component: 'projections' }),
+      });
       const progress = options.publishProgress
         ? publishProjectionProgress({ eventStore, readStore, projections: runner, logger: logger.child({ component: 'projection-progress' }) })
         : null;

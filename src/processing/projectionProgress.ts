@@ -20,7 +20,8 @@ export function publishProjectionProgress(options: { eventStore: EventStore; rea
       try {
         const head = await eventStore.headPosition();
         if (head !== null && (published === null || head > published)) {
-          await projections.waitForPosition(head, 10_000);
+          // Patient: publishing progress is no reason to cut the projections' gathering window short.
+          await projections.waitForPosition(head, 10_000, { patient: true });
           await readStore.saveReactorCheckpoint(PROGRESS_KEY, head);
           published = head;
         }

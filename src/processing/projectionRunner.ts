@@ -63,9 +63,10 @@ export interface ProjectionRunner {
   /**
    * Resolves once every projection has processed every event up to `position` (whether or not it applies
    * them) into the active generation. Rejects with ProjectionFailedError when a projection stopped before it,
-   * with ProjectionWaitTimeoutError after `timeoutMs` (default 5000).
+   * with ProjectionWaitTimeoutError after `timeoutMs` (default 5000). A `patient` wait (a background publisher of
+   * progress, not a request reading its own write) lets a held batch wait out its window (see gatherMs).
    */
-  waitForPosition(position: bigint, timeoutMs?: number): Promise<void>;
+  waitForPosition(position: bigint, timeoutMs?: number, options?: { patient?: boolean }): Promise<void>;
   status(): ProjectionStatus[];
   /** Stops every subscription, saves the checkpoints, rejects pending waits. */
   stop(): Promise<void>;
@@ -90,7 +91,20 @@ export interface StartProjectionsOptions {
    * latest after this many such events (and at stop), so a restart re-reads at most that many. Default 1000.
    */
   checkpointEvery?: number;
+  /**
+   * How long a projection holds a batch before applying it, so that the events appended meanwhile come in the next
+   * read together and a document changed by several of them is written once: a read model's commit (the SQLite
+   * statements of every document, its index entries, the checkpoint) costs more than applying an event, and at an
+   * unsaturated rate each batch held one message's step. Cut short when someone waits for a position (read your
+   * writes) and at stop; skipped for a batch already large (catching up). Only where the projections have their
+   * event consumer to themselves (the projections thread): a shared consumer would hold the reactors too.
+   * Default 0 (every batch applied at once).
+   */
+  gatherMs?: number;
 }
+
+/** A batch of at least this many events is applied at once: it already gathered what a window would. */
+const GATHER_BELOW = 200;
 
 /**
  * Runs each projection as a processor of the event consumer (events read once, shared with the reactors), one
@@ -304,6 +318,7 @@ interface Worker {
 
 interface Waiter {
   position: bigint;
+  patient: boolean;
   resolve(): void;
   reject(err: unknown): void;
   timer: NodeJS.Timeout | undefined;
@@ -319,9 +334,15 @@ class Runner implements ProjectionRunner {
   private checkingGeneration = false;
   private readonly checkpointEvery: number;
   private readonly consumer: EventConsumer;
+  private readonly gatherMs: number;
+  /** The window the projections' batches are held for (see gatherMs); every projection of a batch shares it. */
+  private gathering: { promise: Promise<void>; release(): void } | null = null;
+  /** Waiters that are not patient: while there is one, batches are applied at once. */
+  private urgentWaiters = 0;
 
   constructor(private readonly options: StartProjectionsOptions) {
     this.checkpointEvery = options.checkpointEvery ?? 1000;
+    this.gatherMs = options.gatherMs ?? 0;
     this.consumer =
       options.consumer ?? createEventConsumer({ eventStore: options.eventStore, logger: options.logger, batchSize: options.batchSize ?? 500 });
     this.workers = options.projections.map((projection) => ({
@@ -342,14 +363,19 @@ class Runner implements ProjectionRunner {
     this.timer.unref();
   }
 
-  waitForPosition(position: bigint, timeoutMs = 5000): Promise<void> {
+  waitForPosition(position: bigint, timeoutMs = 5000, options: { patient?: boolean } = {}): Promise<void> {
     if (this.stopped) return Promise.reject(new ProjectionRunnerStoppedError());
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { position, resolve, reject, timer: undefined, checking: false };
+      const patient = options.patient === true;
+      const waiter: Waiter = { position, patient, resolve, reject, timer: undefined, checking: false };
       waiter.timer = setTimeout(() => {
         this.settle(waiter, new ProjectionWaitTimeoutError(position, this.lagging(position), timeoutMs));
       }, timeoutMs);
       this.waiters.add(waiter);
+      if (!patient) {
+        this.urgentWaiters++;
+        this.gathering?.release(); // someone reads what was just written: apply the held batch now
+      }
       this.evaluate(waiter);
     });
   }
@@ -368,6 +394,7 @@ class Runner implements ProjectionRunner {
     if (this.stopping) return this.stopping;
     this.stopped = true;
     clearInterval(this.timer);
+    this.gathering?.release();
     this.stopping = (async () => {
       await Promise.all(this.workers.map((w) => w.attached?.detach()));
       if (!this.options.consumer) await this.consumer.stop();
@@ -433,6 +460,7 @@ class Runner implements ProjectionRunner {
   }
 
   private async handle(w: Worker, events: RecordedEvent[], through: bigint, scanned: number): Promise<void> {
+    if (scanned < GATHER_BELOW && events.some((e) => w.types.has(e.type))) await this.gather();
     const store = w.store!;
     const { ops, applied } = await applyBatch(w.projection, w.types, store, events, w.log);
     w.uncommittedEvents += scanned;
@@ -444,6 +472,30 @@ class Runner implements ProjectionRunner {
     }
     w.lastSeen = through;
     this.notify();
+  }
+
+  /**
+   * Resolves when the current window ends (gatherMs after its first batch), at once with no window, while someone
+   * waits for a position or once stopping. The consumer reads the next batch only after this one is handled, so
+   * what is appended meanwhile waits in the store and arrives as one batch.
+   */
+  private gather(): Promise<void> {
+    if (this.gatherMs <= 0 || this.stopped || this.urgentWaiters > 0) return Promise.resolve();
+    if (!this.gathering) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      const window = {
+        promise,
+        release: () => {
+          clearTimeout(timer);
+          if (this.gathering === window) this.gathering = null;
+          resolve();
+        },
+      };
+      const timer = setTimeout(window.release, this.gatherMs);
+      this.gathering = window;
+    }
+    return this.gathering.promise;
   }
 
   /** Saves the checkpoint of skipped events at stop, so a restart does not read them again. */
@@ -518,6 +570,7 @@ class Runner implements ProjectionRunner {
 
   private settle(waiter: Waiter, error: unknown): void {
     if (!this.waiters.delete(waiter)) return;
+    if (!waiter.patient) this.urgentWaiters--;
     clearTimeout(waiter.timer);
     if (error === null) waiter.resolve();
     else waiter.reject(error);

@@ -8,7 +8,10 @@ import { createEventConsumer, type EventConsumer } from './eventConsumer.js';
  * customer) holds the shared reading only briefly, then catches up on its own: the reactors that start replies
  * and sends stay at the head.
  */
-export function processorConsumer(eventStore: EventStore, logger: Logger): EventConsumer {
-  return createEventConsumer({ eventStore, logger: logger.child({ component: 'event-consumer' }), maxHoldMs: 50 });
+export function processorConsumer(eventStore: EventStore, logger: Logger, options: { gatherMs?: number } = {}): EventConsumer {
+  // Projections that hold their batch for a gathering window (projectionRunner's gatherMs) hold it on purpose,
+  // all together: past 50 ms each would leave the shared reading and read the log on its own.
+  const maxHoldMs = 50 + (options.gatherMs ?? 0);
+  return createEventConsumer({ eventStore, logger: logger.child({ component: 'event-consumer' }), maxHoldMs });
 }
 

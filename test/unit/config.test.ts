@@ -167,6 +167,20 @@ describe('configuration from the environment', () => {
     });
   });
 
+  it('thread priorities: the HTTP thread level with the processing threads (acknowledgements never wait for answers), deliveries below; the projections gather 100 ms', () => {
+    for (const env of [{}, { NODE_ENV: 'production' }, { NODE_ENV: 'test' }]) {
+      const config = loadConfig(env);
+      expect(config.httpThreadNice).toBe(0);
+      expect(config.processorThreadNice).toBe(0);
+      expect(config.projectionsGatherMs).toBe(100);
+    }
+    expect(loadConfig({ NODE_ENV: 'production' }).webhookThreadNice).toBe(12);
+    expect(loadConfig({ HTTP_THREAD_NICE: '5', PROJECTIONS_GATHER_MS: '0' })).toMatchObject({ httpThreadNice: 5, projectionsGatherMs: 0 });
+    expect(startupError('PROJECTIONS_GATHER_MS', '-1')).toContain('PROJECTIONS_GATHER_MS');
+    // Held longer than the consumer's maxHoldMs (1 s), every projection would leave the shared read.
+    expect(startupError('PROJECTIONS_GATHER_MS', '1000')).toContain('PROJECTIONS_GATHER_MS');
+  });
+
   it('invitations: 7 days by default; SMTP only with both SMTP_URL and SMTP_FROM', () => {
     expect(loadConfig({})).toMatchObject({ invitationTtlMs: 7 * 86_400_000, smtp: undefined });
     expect(loadConfig({ INVITATION_TTL_HOURS: '24', SMTP_URL: 'smtps://u:p@smtp.example.com', SMTP_FROM: 'Support <no@example.com>' })).toMatchObject({

@@ -99,13 +99,14 @@ function openStore(): SqliteReadStore {
   return store;
 }
 
-function start(projections: Projection[], logger: Logger, extra: { batchSize?: number; store?: ReadStore } = {}): ProjectionRunner {
+function start(projections: Projection[], logger: Logger, extra: { batchSize?: number; store?: ReadStore; gatherMs?: number } = {}): ProjectionRunner {
   const runner = startProjections({
     eventStore: events,
     readStore: extra.store ?? readStore,
     projections,
     logger,
     batchSize: extra.batchSize,
+    gatherMs: extra.gatherMs,
     generationPollMs: 50,
   });
   runners.push(runner);
@@ -224,6 +225,69 @@ describe('projection runner', () => {
     expect(err).toBeInstanceOf(ProjectionWaitTimeoutError);
     expect((err as ProjectionWaitTimeoutError).lagging).toEqual(['counters', 'labels']);
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
+
+/** The store as the runner sees it, with the documents each commit writes, per projection. */
+function countingCommits(inner: ReadStore): { store: ReadStore; commits: Map<string, number[]> } {
+  const commits = new Map<string, number[]>();
+  const wrap = (view: ReadStore): ReadStore =>
+    new Proxy(view, {
+      get(target, key) {
+        if (key === 'commit') {
+          return (projector: string, ops: Parameters<ReadStore['commit']>[1], ...rest: [bigint, (bigint | null)?]) => {
+            if (ops.length > 0) commits.set(projector, [...(commits.get(projector) ?? []), ops.length]);
+            return target.commit(projector, ops, ...rest);
+          };
+        }
+        if (key === 'atGeneration') return (generation: number) => wrap(target.atGeneration(generation));
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  return { store: wrap(inner), commits };
+}
+
+describe('projection runner with a gathering window (gatherMs)', () => {
+  it('applies what was appended during the window as one batch: a document changed by each event is written once', async () => {
+    const { projections } = makeProjections();
+    const { store, commits } = countingCommits(readStore);
+    const runner = start(projections, recordingLogger().logger, { store, gatherMs: 400 });
+    let last = 0n;
+    for (let i = 0; i < 20; i++) {
+      last = await append('thing-x', 'Counted', { key: 'x', n: 1 });
+      await new Promise((r) => setImmediate(r)); // each append seen on its own, as steps of a message are
+    }
+    await runner.waitForPosition(last, 5000, { patient: true });
+    expect(await readStore.get('counters', 'x')).toMatchObject({ total: 20, events: 20 });
+    // Without the window each append would be a batch of its own (up to 20 commits of the document).
+    expect(commits.get('counters')!.length).toBeLessThanOrEqual(3);
+  });
+
+  it('a wait for a position (read your writes) cuts the window short; a patient one lets it run', async () => {
+    const { projections } = makeProjections();
+    const runner = start(projections, recordingLogger().logger, { gatherMs: 60_000 });
+    const first = await append('thing-a', 'Counted', { key: 'a', n: 1 });
+    // Held for a minute: a patient wait (progress publishing) does not release it.
+    const patient = await runner.waitForPosition(first, 300, { patient: true }).catch((e: unknown) => e);
+    expect(patient).toBeInstanceOf(ProjectionWaitTimeoutError);
+    expect(await readStore.get('counters', 'a')).toBeNull();
+    // A request reading its own write: applied now, and so is what follows while it waits.
+    await runner.waitForPosition(first, 5000);
+    expect(await readStore.get('counters', 'a')).toMatchObject({ total: 1 });
+  });
+
+  it('stops without waiting out the window, keeping what it held for the next start', async () => {
+    const { projections } = makeProjections();
+    const runner = start(projections, recordingLogger().logger, { gatherMs: 60_000 });
+    const position = await append('thing-a', 'Counted', { key: 'a', n: 4 });
+    await eventually(() => expect(runner.status()[0]!.state).toBe('running'));
+    const started = Date.now();
+    await runner.stop();
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const again = start(makeProjections().projections, recordingLogger().logger);
+    await again.waitForPosition(position);
+    expect(await readStore.get('counters', 'a')).toMatchObject({ total: 4, events: 1 });
   });
 });
 
