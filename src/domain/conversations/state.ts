@@ -2,6 +2,7 @@ import type { PlatformId } from '../platformId.js';
 import type { ConversationEvent, ConversationStreamEvent, Customer, PausedReason } from './events.js';
 import type { CsatVia } from './csat.js';
 import type { ActionCallEventType } from './actionCalls.js';
+import { DEFAULT_PRIORITY, evolveTriage, type Priority } from './triage.js';
 import type { ExperimentAssignment } from '../agents/experiments.js';
 import { z } from 'zod';
 import { NO_CONFIDENT_ANSWER_REASON } from '../answers/provenance.js';
@@ -218,6 +219,9 @@ export interface ConversationState {
   verifiedVisitor: { userId: string; email: string | null } | null;
   /** The newest calls that stopped waiting, and how: a second decision on one is told apart from an unknown call. Bounded. */
   decidedCalls: DecidedCall[];
+  /** Triage (triage.ts): how urgent it is, and until when it is snoozed (null: not snoozed). */
+  priority: Priority;
+  snoozedUntil: string | null;
 }
 
 export interface DecidedCall {
@@ -268,6 +272,8 @@ export const initialConversationState: ConversationState = {
   lastRequestedCall: null,
   verifiedVisitor: null,
   decidedCalls: [],
+  priority: DEFAULT_PRIORITY,
+  snoozedUntil: null,
 };
 
 /** Every per-conversation list is bounded: the state's size, and the cost of folding one event, never grow with the conversation. */
@@ -411,6 +417,10 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
     }
     case 'CustomerIdentityVerified':
       return { ...state, verifiedVisitor: { userId: event.data.userId, email: event.data.email } };
+    case 'ConversationPrioritized':
+    case 'ConversationSnoozed':
+    case 'ConversationWoke':
+      return evolveTriage(state, event);
     default:
       return evolveActionCall(state, event);
   }
