@@ -17,6 +17,7 @@ import { createSmtpMailer } from './infrastructure/mail/smtpMailer.js';
 import { authRoutes } from './http/routes/auth.js';
 import { billingRoutes } from './http/routes/billing.js';
 import { conversationRoutes } from './http/routes/conversations.js';
+import { conversationTriageRoutes } from './http/routes/conversationTriage.js';
 import { searchRoutes } from './http/routes/search.js';
 import { aiBacklogRoutes } from './http/routes/aiBacklog.js';
 import { integrationRoutes } from './http/routes/integrations.js';
@@ -176,6 +177,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       knowledgeBaseRoutes(services),
       knowledgeFileRoutes(services, { files: createFileTextExtractor() }),
       conversationRoutes(services),
+      conversationTriageRoutes(services),
       searchRoutes(services),
       aiBacklogRoutes(services),
       customerRoutes(services),

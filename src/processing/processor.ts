@@ -11,6 +11,7 @@ import { startWebhookDeliveries } from '../workers/webhookDelivery.js';
 import { startHandoffSummaries } from '../workers/handoffSummaries.js';
 import { startNotifications, startWaitingHandoffsSweep } from '../workers/notifications.js';
 import { startActionExpiry } from '../workers/actionExpiry.js';
+import { startSnoozeWake } from '../workers/snoozeWake.js';
 import type { WorkerDeps } from '../workers/workerDeps.js';
 import type { EventConsumer } from './eventConsumer.js';
 import { startKnowledgeIndexer, type KnowledgeIndexer } from './knowledgeIndexer.js';
@@ -191,8 +192,11 @@ async function startReplies(
     const sweeps = await lease('sweeps', async () => {
       const expiry = startActionExpiry({ ...commands, readStore, sweepIntervalMs: config.actionExpirySweepIntervalMs, logger: logger.child({ component: 'action-expiry' }) });
       const waiting = notificationDeps ? startWaitingHandoffsSweep(notificationDeps) : null;
+      // Snoozed conversations come back on time (on the action-expiry sweep's interval: both are deadlines in a read model).
+      const snoozes = startSnoozeWake({ ...commands, readStore, sweepIntervalMs: config.actionExpirySweepIntervalMs, logger: logger.child({ component: 'snooze-wake' }) });
       return {
         async stop() {
+          await snoozes.stop();
           await waiting?.stop();
           await expiry.stop();
         },

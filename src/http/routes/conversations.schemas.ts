@@ -6,6 +6,7 @@ import { platformIdSchema } from '../../domain/platformId.js';
 import { unreadFor, type ConversationReadDoc } from '../../projections/conversations/conversationReadsProjection.js';
 import type { ConversationDoc, MessageDoc } from '../../projections/conversations/conversationsProjection.js';
 import { INBOX_VIEWS } from '../../projections/conversations/queries.js';
+import { DEFAULT_PRIORITY, priority } from '../../domain/conversations/triage.js';
 import { bearerSecurity as security, errorResponses, idempotencyKeyHeaders, listQuery } from './schemas.js';
 
 const sessionState = z.enum(['active', 'paused', 'closed']);
@@ -77,6 +78,8 @@ export const conversationSchema = z.object({
   pendingAction: pendingActionSchema
     .nullable()
     .describe("the action call waiting for the customer's yes (confirm) or a teammate's approval (approve): what it will call, with the redacted arguments; null when none waits"),
+  priority: priority.describe('urgent, high, normal (the default) or low: what SLA targets key on'),
+  snoozedUntil: z.string().nullable().describe('while snoozed: when it comes back to the open queues (a customer message brings it back sooner); null: not snoozed'),
 });
 export const messageSchema = z.object({
   id: z.string(),
@@ -125,6 +128,8 @@ export const conversationView = (d: ConversationDoc, read: Pick<ConversationRead
   unread: unreadFor(d, read),
   lastMessage: d.lastMessage ?? null,
   pendingAction: d.pendingAction ?? null,
+  priority: d.priority ?? DEFAULT_PRIORITY,
+  snoozedUntil: d.snoozedUntil ?? null,
 });
 /** Shown only with the handoff it summarises (documents written before summaries existed have none). */
 const handoffSummaryView = (d: ConversationDoc): z.infer<typeof conversationSchema>['handoffSummary'] => {
@@ -158,7 +163,7 @@ export const listConversationsSchema = {
   tags: ['conversations'],
   security,
   description:
-    'Newest activity first. `view`: `mine` (open, assigned to the caller), `unassigned` (open, no owner), `needs_human` (a customer waits for a human after a handoff; longest waiting first). Combines with the other filters; keyset-paginated by `cursor`.',
+    'Newest activity first. `view`: `mine` (open, assigned to the caller), `unassigned` (open, no owner), `needs_human` (a customer waits for a human after a handoff; longest waiting first), `snoozed` (put aside until a time; soonest back first — a snoozed conversation is in none of the other three). Combines with the other filters; keyset-paginated by `cursor`.',
   querystring: listQuery.extend({
     view: z.enum(INBOX_VIEWS).optional(),
     state: sessionState.optional(),
@@ -172,9 +177,9 @@ export const inboxViewsSchema = {
   tags: ['conversations'],
   summary: 'The inbox views with their counts',
   description:
-    'For each view (`mine`, `unassigned`, `needs_human`): how many conversations it holds, and how many of them have customer messages the caller has not read (counted over the view\'s first 200; `unreadCapped` when it holds more).',
+    'For each view (`mine`, `unassigned`, `needs_human`, `snoozed`): how many conversations it holds, and how many of them have customer messages the caller has not read (counted over the view\'s first 200; `unreadCapped` when it holds more).',
   security,
-  response: { 200: z.object({ views: z.object({ mine: viewCount, unassigned: viewCount, needs_human: viewCount }) }), ...errorResponses },
+  response: { 200: z.object({ views: z.object({ mine: viewCount, unassigned: viewCount, needs_human: viewCount, snoozed: viewCount }) }), ...errorResponses },
 };
 
 export const getConversationSchema = {

@@ -4,7 +4,7 @@ import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from '
 import { INTEGRATIONS, type IntegrationDoc } from '../integrations/integrationsProjection.js';
 
 /** The inbox views, each an equality filter on an indexed field of the read model (no scan of history). */
-export const INBOX_VIEWS = ['mine', 'unassigned', 'needs_human'] as const;
+export const INBOX_VIEWS = ['mine', 'unassigned', 'needs_human', 'snoozed'] as const;
 export type InboxView = (typeof INBOX_VIEWS)[number];
 
 /** Messages of one conversation shown at once: the newest ones. */
@@ -40,6 +40,9 @@ function viewQuery(view: InboxView, companyId: string, userId: string): Pick<Fin
     case 'needs_human':
       // A queue: whoever has waited longest comes first.
       return { where: { companyId, needsHuman: true }, orderBy: [{ field: 'handoffSince', direction: 'asc' }] };
+    case 'snoozed':
+      // Out of the open queues until their time: the soonest back first.
+      return { where: { companyId, snoozed: true }, orderBy: [{ field: 'snoozedUntil', direction: 'asc' }] };
   }
 }
 
@@ -102,12 +105,13 @@ async function countView(readStore: ReadStore, reader: InboxReader, view: InboxV
 
 /** Each inbox view's size, and how many of its first conversations hold customer messages the reader has not read. */
 export async function inboxViewCounts(readStore: ReadStore, reader: InboxReader): Promise<Record<InboxView, InboxViewCount>> {
-  const [mine, unassigned, needsHuman] = await Promise.all([
+  const [mine, unassigned, needsHuman, snoozed] = await Promise.all([
     countView(readStore, reader, 'mine'),
     countView(readStore, reader, 'unassigned'),
     countView(readStore, reader, 'needs_human'),
+    countView(readStore, reader, 'snoozed'),
   ]);
-  return { mine, unassigned, needs_human: needsHuman };
+  return { mine, unassigned, needs_human: needsHuman, snoozed };
 }
 
 /** Up to `limit` ids of the conversations (open or closed) `userId` owns: what their removal gives back, a page at a time. */
@@ -150,4 +154,12 @@ export async function recentAgentConversationIds(readStore: ReadStore, companyId
     .sort((a, b) => b.lastMessageAt.localeCompare(a.lastMessageAt) || a.id.localeCompare(b.id))
     .slice(0, limit)
     .map((c) => c.id);
+}
+
+/**
+ * Snoozed conversations, soonest back first, across companies, a page at a time (the snooze sweep). One indexed
+ * equality and order: `snoozed`, then `snoozedUntil`; the sweep stops at the first one not due yet.
+ */
+export async function snoozesByWakeTime(readStore: ReadStore, limit: number, cursor: string | null): Promise<Page<ConversationDoc>> {
+  return readStore.find<ConversationDoc>(CONVERSATIONS, { where: { snoozed: true }, orderBy: [{ field: 'snoozedUntil', direction: 'asc' }], limit, cursor });
 }

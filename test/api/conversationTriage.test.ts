@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { signUp } from '../support/api.js';
+import { eventually } from '../support/eventually.js';
+import { startTestServer, uniqueEmail, type TestServer } from '../support/testServer.js';
+
+/**
+ * Triage through the HTTP API: a conversation's priority, and snoozing it out of the open queues until its time
+ * (the service's clock, run ahead by the test), a customer message or a teammate brings it back.
+ */
+
+const SECRET = 'whsec_triage_0123456789abcdef';
+let server: TestServer;
+let base: string;
+type Company = Awaited<ReturnType<typeof signUp>>;
+let acme: Company;
+let other: Company;
+let acmeIntegration: number;
+/** The service's clock runs this far ahead of the wall clock. */
+let ahead = 0;
+
+async function addAgent(owner: Company) {
+  const email = uniqueEmail('agent');
+  const invited = await owner.call('POST', '/api/team/invitations', { email, role: 'agent' });
+  const url = invited.json().invitationUrl as string;
+  const token = url.slice(url.indexOf('#/accept-invitation/') + '#/accept-invitation/'.length);
+  const accepted = await server.app.inject({ method: 'POST', url: '/api/auth/accept-invitation', payload: { token, name: 'Agent', password: 'agent password' } });
+  const bearer = accepted.json().session.access_token as string;
+  return { call: (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) => owner.call(method, url, payload, bearer) };
+}
+
+let clients = 0;
+async function customerWrites(integrationId: number, text: string, clientId = `client-${++clients}`) {
+  const body = JSON.stringify({ text, client_id: clientId, channel_id: 1, transport: 'telegram' });
+  const res = await fetch(`${base}/api/webhook/msgplatform/${integrationId}`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(body, SECRET) } });
+  expect(res.status).toBe(200);
+  return clientId;
+}
+
+async function conversationOf(clientId: string) {
+  return eventually(async () => {
+    const list = (await acme.call('GET', '/api/conversations?limit=200')).json().conversations as { id: string; customer: { clientId: string } }[];
+    const found = list.find((c) => String(c.customer.clientId) === clientId);
+    if (!found) throw new Error(`no conversation for ${clientId} yet`);
+    return found.id;
+  }, 10_000, 50);
+}
+
+const inView = async (view: string, id: string) => ((await acme.call('GET', `/api/conversations?view=${view}&limit=200`)).json().conversations as { id: string }[]).some((c) => c.id === id);
+const inHours = (h: number) => new Date(Date.now() + ahead + h * 3_600_000).toISOString();
+
+beforeAll(async () => {
+  server = await startTestServer({ REPLY_BURST_WINDOW_MS: '0', ACTION_EXPIRY_SWEEP_INTERVAL_MS: '100' }, undefined, { clock: { now: () => new Date(Date.now() + ahead) } });
+  base = await server.listen(0, '127.0.0.1');
+  acme = await signUp(server, 'Triage Co');
+  other = await signUp(server, 'Other Triage Co');
+  acmeIntegration = (await acme.call('POST', '/api/integrations', { name: 'Main', connectorType: 'msgplatform', webhookSecret: SECRET })).json().integration.id;
+});
+afterAll(async () => {
+  await server?.close();
+});
+beforeEach(() => {
+  ahead = 0;
+});
+
+describe('priority', () => {
+  it('a conversation starts at normal; an agent sets it to urgent, and the list shows it', async () => {
+    const id = await conversationOf(await customerWrites(acmeIntegration, 'my card was charged twice'));
+    expect((await acme.call('GET', `/api/conversations/${id}`)).json().conversation.priority).toBe('normal');
+    const agent = await addAgent(acme);
+    const res = await agent.call('PUT', `/api/conversations/${id}/priority`, { priority: 'urgent' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().conversation.priority).toBe('urgent');
+    const listed = (await acme.call('GET', '/api/conversations?limit=200')).json().conversations.find((c: { id: string }) => c.id === id);
+    expect(listed.priority).toBe('urgent');
+    const events = await server.adapters.eventStore.readStream(`conversation-${id}`);
+    expect(events.filter((e) => e.type === 'ConversationPrioritized').map((e) => e.data)).toMatchObject([{ priority: 'urgent', previousPriority: 'normal' }]);
+  });
+
+  it('an unknown priority is 400; another company gets 404 and changes nothing', async () => {
+    const id = await conversationOf(await customerWrites(acmeIntegration, 'hello'));
+    const bad = await acme.call('PUT', `/api/conversations/${id}/priority`, { priority: 'critical' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.code).toBe('VALIDATION_ERROR');
+    const theirs = await other.call('PUT', `/api/conversations/${id}/priority`, { priority: 'low' });
+    expect(theirs.statusCode).toBe(404);
+    expect(theirs.json().error.code).toBe('NOT_FOUND');
+    expect((await other.call('POST', `/api/conversations/${id}/snooze`, { until: inHours(2) })).statusCode).toBe(404);
+    expect((await other.call('POST', `/api/conversations/${id}/unsnooze`)).statusCode).toBe(404);
+    expect((await acme.call('GET', `/api/conversations/${id}`)).json().conversation).toMatchObject({ priority: 'normal', snoozedUntil: null });
+  });
+});
+
+describe('snooze', () => {
+  it('a snoozed conversation leaves Unassigned for Snoozed, and comes back when its time comes', async () => {
+    const id = await conversationOf(await customerWrites(acmeIntegration, 'call me back tomorrow'));
+    expect(await inView('unassigned', id)).toBe(true);
+    const until = inHours(0.1);
+    const res = await acme.call('POST', `/api/conversations/${id}/snooze`, { until });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().conversation.snoozedUntil).toBe(until);
+    expect(await inView('unassigned', id)).toBe(false);
+    expect(await inView('snoozed', id)).toBe(true);
+    const views = (await acme.call('GET', '/api/conversations/views')).json().views;
+    expect(views.snoozed.count).toBeGreaterThanOrEqual(1);
+    // Six minutes later on the service's clock (sessions still valid): the sweep wakes it.
+    ahead = 6 * 60_000 + 1000;
+    await eventually(async () => expect(await inView('unassigned', id)).toBe(true), 10_000, 100);
+    expect(await inView('snoozed', id)).toBe(false);
+    const woke = (await server.adapters.eventStore.readStream(`conversation-${id}`)).find((e) => e.type === 'ConversationWoke');
+    expect(woke?.data).toMatchObject({ reason: 'time', snoozedUntil: until });
+    expect(woke?.metadata.actor).toBe('system:snooze');
+  });
+
+  it('a new customer message brings a snoozed conversation back at once', async () => {
+    const clientId = await customerWrites(acmeIntegration, 'thanks, talk later');
+    const id = await conversationOf(clientId);
+    expect((await acme.call('POST', `/api/conversations/${id}/snooze`, { until: inHours(24) })).statusCode).toBe(200);
+    expect(await inView('unassigned', id)).toBe(false);
+    await customerWrites(acmeIntegration, 'actually, one more thing', clientId);
+    await eventually(async () => expect(await inView('unassigned', id)).toBe(true), 10_000, 50);
+    expect((await acme.call('GET', `/api/conversations/${id}`)).json().conversation.snoozedUntil).toBeNull();
+  });
+
+  it('unsnooze ends it now; a past time is 400; a resolved conversation cannot be snoozed (409)', async () => {
+    const id = await conversationOf(await customerWrites(acmeIntegration, 'hi'));
+    expect((await acme.call('POST', `/api/conversations/${id}/snooze`, { until: new Date(Date.now() - 60_000).toISOString() })).statusCode).toBe(400);
+    await acme.call('POST', `/api/conversations/${id}/snooze`, { until: inHours(5) });
+    const back = await acme.call('POST', `/api/conversations/${id}/unsnooze`);
+    expect(back.statusCode).toBe(200);
+    expect(back.json().conversation.snoozedUntil).toBeNull();
+    expect(await inView('unassigned', id)).toBe(true);
+    await acme.call('POST', `/api/conversations/${id}/close`);
+    const closed = await acme.call('POST', `/api/conversations/${id}/snooze`, { until: inHours(5) });
+    expect(closed.statusCode).toBe(409);
+  });
+});
