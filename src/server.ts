@@ -39,6 +39,7 @@ import { cannedReplyRoutes } from './http/routes/cannedReplies.js';
 import { knowledgeFileRoutes } from './http/routes/knowledgeFiles.js';
 import { playgroundRoutes } from './http/routes/playground.js';
 import { businessHoursRoutes } from './http/routes/businessHours.js';
+import { slaRoutes } from './http/routes/sla.js';
 import { csatRoutes } from './http/routes/csat.js';
 import { actionCallRoutes } from './http/routes/actionCalls.js';
 import { analyticsRoutes } from './http/routes/analytics.js';
@@ -191,6 +192,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       }),
       analyticsRoutes(services),
       businessHoursRoutes(services),
+      slaRoutes(services),
       csatRoutes(services),
       actionCallRoutes(services),
       replayRoutes(services),

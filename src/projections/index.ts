@@ -32,6 +32,7 @@ import { actionsProjection } from './actions/actionsProjection.js';
 import { pendingActionCallsProjection } from './pendingActionCalls/pendingActionCallsProjection.js';
 import { actionResumesProjection } from './actionResumes/actionResumesProjection.js';
 import { runningTestRunsProjection } from './runningTestRuns/runningTestRunsProjection.js';
+import { slaProjection } from './sla/slaProjection.js';
 
 /** Every read model the dashboard and API query. */
 export const allProjections: Projection[] = [companiesProjection, teammatesProjection, invitationsProjection, loginSessionsProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection,
@@ -58,4 +59,5 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   pendingActionCallsProjection,
   actionResumesProjection,
   runningTestRunsProjection,
+  slaProjection,
 ];

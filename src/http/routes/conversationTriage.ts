@@ -5,6 +5,7 @@ import { conversationReadOf, findCompanyConversation } from '../../projections/c
 import { authenticator, authOf, type AuthContext } from '../authenticate.js';
 import { notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
+import { conversationSla } from '../../projections/sla/queries.js';
 import { conversationView } from './conversations.schemas.js';
 import { setPrioritySchema, snoozeSchema, unsnoozeSchema } from './conversationTriage.schemas.js';
 
@@ -19,7 +20,8 @@ async function owned(services: HttpServices, companyId: string, id: string) {
 async function after(services: HttpServices, auth: Pick<AuthContext, 'companyId' | 'userId'>, id: string, position: bigint | null) {
   await services.waitForProjections(position);
   const doc = await owned(services, auth.companyId, id);
-  return { conversation: conversationView(doc, await conversationReadOf(services.readStore, doc.id, auth.userId)) };
+  const [read, sla] = await Promise.all([conversationReadOf(services.readStore, doc.id, auth.userId), conversationSla(services.readStore, doc.id)]);
+  return { conversation: conversationView(doc, read, sla) };
 }
 
 /** Triage of a conversation: its priority, and snoozing it until a time (domain/conversations/triage.ts). */

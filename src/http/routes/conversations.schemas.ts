@@ -7,6 +7,7 @@ import { unreadFor, type ConversationReadDoc } from '../../projections/conversat
 import type { ConversationDoc, MessageDoc } from '../../projections/conversations/conversationsProjection.js';
 import { INBOX_VIEWS } from '../../projections/conversations/queries.js';
 import { DEFAULT_PRIORITY, priority } from '../../domain/conversations/triage.js';
+import type { SlaConversationDoc } from '../../projections/sla/slaProjection.js';
 import { bearerSecurity as security, errorResponses, idempotencyKeyHeaders, listQuery } from './schemas.js';
 
 const sessionState = z.enum(['active', 'paused', 'closed']);
@@ -24,6 +25,13 @@ export const pendingActionSchema = z.object({
   requestedAt: z.string(),
   askedAt: z.string(),
 });
+
+const slaView = z
+  .object({
+    response: z.object({ kind: z.enum(['firstResponse', 'nextResponse']), dueAt: z.string() }).nullable(),
+    resolution: z.object({ dueAt: z.string() }).nullable(),
+  })
+  .nullable();
 
 export const conversationSchema = z.object({
   id: z.uuid(),
@@ -79,6 +87,7 @@ export const conversationSchema = z.object({
     .nullable()
     .describe("the action call waiting for the customer's yes (confirm) or a teammate's approval (approve): what it will call, with the redacted arguments; null when none waits"),
   priority: priority.describe('urgent, high, normal (the default) or low: what SLA targets key on'),
+  sla: slaView.describe('the running SLA clocks (targets of the company\'s SLA policy for this priority, in business hours): the response (first or next) and resolution due times; null when none runs'),
   snoozedUntil: z.string().nullable().describe('while snoozed: when it comes back to the open queues (a customer message brings it back sooner); null: not snoozed'),
 });
 export const messageSchema = z.object({
@@ -108,7 +117,7 @@ const contextSchema = z.object({
   notes: z.array(z.string()),
 });
 
-export const conversationView = (d: ConversationDoc, read: Pick<ConversationReadDoc, 'customerMessages'> | null = null): z.infer<typeof conversationSchema> => ({
+export const conversationView = (d: ConversationDoc, read: Pick<ConversationReadDoc, 'customerMessages'> | null = null, sla: Pick<SlaConversationDoc, 'response' | 'resolution'> | null = null): z.infer<typeof conversationSchema> => ({
   id: d.id,
   integrationId: d.integrationId,
   connectorType: d.connectorType,
@@ -130,6 +139,7 @@ export const conversationView = (d: ConversationDoc, read: Pick<ConversationRead
   pendingAction: d.pendingAction ?? null,
   priority: d.priority ?? DEFAULT_PRIORITY,
   snoozedUntil: d.snoozedUntil ?? null,
+  sla: sla && (sla.response || sla.resolution) ? { response: sla.response && sla.response.kind !== 'resolution' ? { kind: sla.response.kind, dueAt: sla.response.dueAt } : null, resolution: sla.resolution } : null,
 });
 /** Shown only with the handoff it summarises (documents written before summaries existed have none). */
 const handoffSummaryView = (d: ConversationDoc): z.infer<typeof conversationSchema>['handoffSummary'] => {

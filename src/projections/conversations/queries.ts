@@ -2,6 +2,7 @@ import type { FindQuery, Page, ReadStore } from '../../ports/readStore.js';
 import { CONVERSATION_READS, conversationReadId, unreadFor, type ConversationReadDoc } from './conversationReadsProjection.js';
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from './conversationsProjection.js';
 import { INTEGRATIONS, type IntegrationDoc } from '../integrations/integrationsProjection.js';
+import { SLA_CONVERSATIONS, type SlaConversationDoc } from '../sla/slaProjection.js';
 
 /** The inbox views, each an equality filter on an indexed field of the read model (no scan of history). */
 export const INBOX_VIEWS = ['mine', 'unassigned', 'needs_human', 'snoozed'] as const;
@@ -29,6 +30,8 @@ export interface ConversationFilter {
 export interface ReadConversation {
   conversation: ConversationDoc;
   read: ConversationReadDoc | null;
+  /** Its running SLA clocks (projections/sla); null when the read model has not seen it. */
+  sla?: SlaConversationDoc | null;
 }
 
 function viewQuery(view: InboxView, companyId: string, userId: string): Pick<FindQuery, 'where' | 'orderBy'> {
@@ -63,6 +66,12 @@ async function withReads(readStore: ReadStore, userId: string, docs: Conversatio
   return docs.map((conversation, i) => ({ conversation, read: reads[i] ?? null }));
 }
 
+/** …and their SLA clocks (one more lookup per listed conversation). */
+async function withReadsAndSla(readStore: ReadStore, userId: string, docs: ConversationDoc[]): Promise<ReadConversation[]> {
+  const [read, sla] = await Promise.all([withReads(readStore, userId, docs), Promise.all(docs.map((d) => readStore.get<SlaConversationDoc>(SLA_CONVERSATIONS, d.id)))]);
+  return read.map((r, i) => ({ ...r, sla: sla[i] ?? null }));
+}
+
 /** The company's conversations, newest activity first (or a view's own order), with the reader's read markers. */
 export async function listConversations(
   readStore: ReadStore,
@@ -83,7 +92,7 @@ export async function listConversations(
     limit: page.limit,
     cursor: page.cursor,
   });
-  return { items: await withReads(readStore, reader.userId, found.items), nextCursor: found.nextCursor };
+  return { items: await withReadsAndSla(readStore, reader.userId, found.items), nextCursor: found.nextCursor };
 }
 
 export interface InboxViewCount {
