@@ -135,3 +135,49 @@ describe('snooze', () => {
     expect(closed.statusCode).toBe(409);
   });
 });
+
+const none = { firstResponseMinutes: null, nextResponseMinutes: null, resolutionMinutes: null };
+const policy = {
+  enabled: true,
+  targets: { urgent: { firstResponseMinutes: 5, nextResponseMinutes: 5, resolutionMinutes: 60 }, high: none, normal: { firstResponseMinutes: 240, nextResponseMinutes: 240, resolutionMinutes: 1440 }, low: none },
+};
+
+describe('SLA', () => {
+  it('owners set the policy; an agent may neither read nor set it (403); each company has its own', async () => {
+    const agent = await addAgent(acme);
+    const denied = await agent.call('PUT', '/api/settings/sla', policy);
+    expect(denied.statusCode).toBe(403);
+    expect(denied.json().error.code).toBe('FORBIDDEN');
+    expect((await agent.call('GET', '/api/settings/sla')).statusCode).toBe(403);
+    const set = await acme.call('PUT', '/api/settings/sla', policy);
+    expect(set.statusCode).toBe(200);
+    expect(set.json()).toEqual(policy);
+    expect((await other.call('GET', '/api/settings/sla')).json().enabled).toBe(false);
+    expect((await acme.call('PUT', '/api/settings/sla', { ...policy, targets: { ...policy.targets, low: { ...none, resolutionMinutes: 0 } } })).statusCode).toBe(400);
+  });
+
+  it('a handed-off conversation shows its due time; urgent moves it; a late first answer is a breach in Analytics, for that company only', async () => {
+    await acme.call('PUT', '/api/settings/sla', policy);
+    const id = await conversationOf(await customerWrites(acmeIntegration, 'can I talk to a human please'));
+    const waiting = await eventually(async () => {
+      const c = (await acme.call('GET', `/api/conversations/${id}`)).json().conversation;
+      expect(c.sla?.response).not.toBeNull();
+      return c;
+    }, 10_000, 50);
+    expect(waiting.sla.response.kind).toBe('firstResponse');
+    const since = Date.parse(waiting.handoff.since);
+    expect(Date.parse(waiting.sla.response.dueAt) - since).toBe(240 * 60_000);
+    const urgent = (await acme.call('PUT', `/api/conversations/${id}/priority`, { priority: 'urgent' })).json().conversation;
+    expect(Date.parse(urgent.sla.response.dueAt) - since).toBe(5 * 60_000);
+    const listed = (await acme.call('GET', '/api/conversations?view=needs_human&limit=200')).json().conversations.find((c: { id: string }) => c.id === id);
+    expect(listed.sla.response.dueAt).toBe(urgent.sla.response.dueAt);
+    const before = (await acme.call('GET', '/api/analytics/sla')).json().totals.firstResponse.breached as number;
+    // Ten minutes later on the service's clock, a teammate answers: five minutes late.
+    ahead = 10 * 60_000;
+    expect((await acme.call('POST', `/api/conversations/${id}/messages`, { text: 'Sorry for the wait!' })).statusCode).toBe(202);
+    await eventually(async () => expect((await acme.call('GET', '/api/analytics/sla')).json().totals.firstResponse.breached).toBe(before + 1), 10_000, 50);
+    expect((await other.call('GET', '/api/analytics/sla')).json().totals.firstResponse.breached).toBe(0);
+    const after = (await acme.call('GET', `/api/conversations/${id}`)).json().conversation;
+    expect(after.sla?.response ?? null).toBeNull();
+  });
+});
