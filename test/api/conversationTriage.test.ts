@@ -181,3 +181,14 @@ describe('SLA', () => {
     expect(after.sla?.response ?? null).toBeNull();
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('lists the triage and SLA routes', async () => {
+    const doc = (await server.app.inject('/docs/json')).json() as { paths: Record<string, object> };
+    expect(Object.keys(doc.paths['/api/conversations/{id}/priority'] ?? {})).toEqual(['put']);
+    expect(Object.keys(doc.paths['/api/conversations/{id}/snooze'] ?? {})).toEqual(['post']);
+    expect(Object.keys(doc.paths['/api/conversations/{id}/unsnooze'] ?? {})).toEqual(['post']);
+    expect(Object.keys(doc.paths['/api/settings/sla'] ?? {}).sort()).toEqual(['get', 'put']);
+    expect(Object.keys(doc.paths['/api/analytics/sla'] ?? {})).toEqual(['get']);
+  });
+});
