@@ -346,9 +346,10 @@ function withInbox(doc: ConversationDoc, event: EventOf<ConversationEventType>):
   const assigneeId = doc.assigneeId ?? null;
   // Missing on documents written before the AI backlog existed: not waiting.
   const awaitingAiSince = doc.sessionState === 'active' ? (doc.awaitingAiSince ?? null) : null;
-  // Missing on documents written before triage: normal, not snoozed.
+  // Missing on documents written before triage: normal, not snoozed. A resolved conversation is in no queue, the
+  // Snoozed view included (reopened before its time, it is snoozed again until then; after it, the sweep wakes it).
   const snoozedUntil = doc.snoozedUntil ?? null;
-  const snoozed = snoozedUntil !== null;
+  const snoozed = snoozedUntil !== null && doc.sessionState !== 'closed';
   return {
     ...doc,
     awaitingAi: awaitingAiSince !== null,

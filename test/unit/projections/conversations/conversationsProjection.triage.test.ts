@@ -44,6 +44,13 @@ describe('conversations projection: priority and snooze', () => {
     });
   });
 
+  it('resolving a snoozed conversation takes it out of Snoozed too; reopened, it is snoozed until its time', async () => {
+    const closed = recorded(stream, 'AiSessionClosed', { sessionId: session, reason: 'api', action: 'session_close', by: `user:${ann}`, at: at(5) });
+    await spec.given([started, opened, received(1, 1), snoozed, closed]).then({ conversations: [expect.objectContaining({ snoozed: false, openAssignee: null, sessionState: 'closed' })] });
+    const reopened = recorded(stream, 'ConversationReopened', { sessionId: '1d2c3b4a-5f6e-4d7c-8b9a-0f1e2d3c0002', previousSessionId: session, by: `user:${ann}`, at: at(6) });
+    await spec.given([started, opened, received(1, 1), snoozed, closed, reopened]).then({ conversations: [expect.objectContaining({ snoozed: true, snoozedUntil: LATER, openAssignee: null })] });
+  });
+
   it('the conversation document carries the triage fields the list indexes need', () => {
     const indexes = conversationsProjection.collections.find((c) => c.name === 'conversations')!.indexes.map((i) => (Array.isArray(i) ? i.join(',') : i));
     expect(indexes).toContain('companyId,snoozed,snoozedUntil');
