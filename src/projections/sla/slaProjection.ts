@@ -24,6 +24,8 @@ export interface SlaCompanyDoc extends Doc {
   timezone: string;
   hours: BusinessHours | null;
   policy: SlaPolicy | null;
+  /** Bumped by every change of the three: a running clock's due time is counted again after one. */
+  version?: number;
 }
 
 export interface SlaConversationDoc extends Doc {
@@ -33,6 +35,11 @@ export interface SlaConversationDoc extends Doc {
   response: { kind: SlaKind; dueAt: string } | null;
   /** The running resolution clock's due time; null: none runs, or no target. */
   resolution: { dueAt: string } | null;
+  /**
+   * What the due times above were counted for (the clocks' starts, the priority, the settings' version): they are
+   * counted again only when it changes, so the business-hours walk runs when a clock starts, not on every event.
+   */
+  dueFor?: string;
 }
 
 export type SlaCounts = Record<SlaKind, { met: number; breached: number }>;
@@ -68,6 +75,14 @@ async function companyOf(ctx: ProjectionContext, companyId: string): Promise<Sla
   return (await ctx.get<SlaCompanyDoc>(SLA_COMPANIES, companyId)) ?? { id: companyId, timezone: DEFAULT_TIMEZONE, hours: null, policy: null };
 }
 
+/** The company's settings after a change (its version bumped). */
+async function changed(ctx: ProjectionContext, companyId: string, change: Partial<Pick<SlaCompanyDoc, 'timezone' | 'hours' | 'policy'>>): Promise<void> {
+  const company = await companyOf(ctx, companyId);
+  ctx.put(SLA_COMPANIES, { ...company, ...change, version: (company.version ?? 0) + 1 } satisfies SlaCompanyDoc);
+}
+
+const dueKey = (clock: SlaClock, company: SlaCompanyDoc) => [clock.priority, clock.responseKind, clock.responseSince, clock.resolutionSince, company.version ?? 0].join('|');
+
 const COMPANY_PREFIX = 'company-';
 
 export const slaProjection = defineProjection(schemas, {
@@ -82,21 +97,18 @@ export const slaProjection = defineProjection(schemas, {
     switch (event.type) {
       case 'SlaPolicySet': {
         const { by: _by, at: _at, ...policy } = event.data;
-        const companyId = companyIdOfSlaPolicyStream(event.stream);
-        ctx.put(SLA_COMPANIES, { ...(await companyOf(ctx, companyId)), policy } satisfies SlaCompanyDoc);
+        await changed(ctx, companyIdOfSlaPolicyStream(event.stream), { policy });
         return;
       }
       case 'BusinessHoursSet': {
         if (!event.stream.startsWith(COMPANY_PREFIX)) return;
         const { by: _by, at: _at, ...hours } = event.data;
-        const companyId = event.stream.slice(COMPANY_PREFIX.length);
-        ctx.put(SLA_COMPANIES, { ...(await companyOf(ctx, companyId)), hours } satisfies SlaCompanyDoc);
+        await changed(ctx, event.stream.slice(COMPANY_PREFIX.length), { hours });
         return;
       }
       case 'CompanyTimezoneSet': {
         if (!event.stream.startsWith(COMPANY_PREFIX)) return;
-        const companyId = event.stream.slice(COMPANY_PREFIX.length);
-        ctx.put(SLA_COMPANIES, { ...(await companyOf(ctx, companyId)), timezone: event.data.timezone } satisfies SlaCompanyDoc);
+        await changed(ctx, event.stream.slice(COMPANY_PREFIX.length), { timezone: event.data.timezone });
         return;
       }
       case 'ConversationStarted': {
@@ -118,7 +130,9 @@ export const slaProjection = defineProjection(schemas, {
           let changed = false;
           const next: SlaDayDoc = { ...day };
           for (const outcome of outcomes) {
-            const breached = outcomeBreached(settings, doc.clock.priority, outcome);
+            // The due time counted for the clock that stopped (the document's, before this event), else counted now.
+            const cached = outcome.kind === 'resolution' ? doc.resolution?.dueAt : doc.response?.kind === outcome.kind ? doc.response.dueAt : undefined;
+            const breached = cached && doc.dueFor === dueKey(doc.clock, company) ? Date.parse(outcome.at) > Date.parse(cached) : outcomeBreached(settings, doc.clock.priority, outcome);
             if (breached === null) continue;
             const counts = next[outcome.kind];
             next[outcome.kind] = breached ? { ...counts, breached: counts.breached + 1 } : { ...counts, met: counts.met + 1 };
@@ -126,7 +140,9 @@ export const slaProjection = defineProjection(schemas, {
           }
           if (changed) ctx.put(SLA_DAYS, next);
         }
-        ctx.put(SLA_CONVERSATIONS, { ...doc, clock, ...runningDue(settings, clock) } satisfies SlaConversationDoc);
+        const key = dueKey(clock, company);
+        const due = doc.dueFor === key ? { response: doc.response, resolution: doc.resolution } : runningDue(settings, clock);
+        ctx.put(SLA_CONVERSATIONS, { ...doc, clock, ...due, dueFor: key } satisfies SlaConversationDoc);
       }
     }
   },

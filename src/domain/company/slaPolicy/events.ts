@@ -7,7 +7,8 @@ import { PRIORITIES, type Priority } from '../../conversations/triage.js';
  * business hours are open; without business hours, every minute counts). A target left null is not measured.
  * Its own stream per company, changed rarely.
  */
-export const SLA_MAX_MINUTES = 60 * 24 * 90;
+/** 30 days of business minutes at most: a due time is walked through the openings it crosses (about 90 working days). */
+export const SLA_MAX_MINUTES = 60 * 24 * 30;
 const minutes = z.number().int().min(1).max(SLA_MAX_MINUTES).nullable();
 
 export const slaTargetsSchema = z.object({ firstResponseMinutes: minutes, nextResponseMinutes: minutes, resolutionMinutes: minutes });
