@@ -44,6 +44,12 @@ describe('SLA projection', () => {
     await spec.given([policy, started, opened, received(1, 0), ...handoff, urgent, operator(2, 20)]).then({ slaDays: [day({ met: 0, breached: 1 })] });
   });
 
+  it('a policy set while a clock runs moves its due time at the conversation\'s next event', async () => {
+    await spec.given([started, opened, received(1, 0), ...handoff, policy, received(2, 3)]).then({
+      slaConversations: [expect.objectContaining({ response: { kind: 'firstResponse', dueAt: t(30) }, resolution: { dueAt: t(120) } })],
+    });
+  });
+
   it('without a policy no clock is due and nothing is counted', async () => {
     await spec.given([started, opened, received(1, 0), ...handoff, operator(2, 20)]).then({
       slaConversations: [expect.objectContaining({ response: null })],
