@@ -19,6 +19,7 @@ import { createSmtpMailer } from './infrastructure/mail/smtpMailer.js';
 import { authRoutes } from './http/routes/auth.js';
 import { billingRoutes } from './http/routes/billing.js';
 import { conversationRoutes } from './http/routes/conversations.js';
+import { conversationTriageRoutes } from './http/routes/conversationTriage.js';
 import { searchRoutes } from './http/routes/search.js';
 import { aiBacklogRoutes } from './http/routes/aiBacklog.js';
 import { integrationRoutes } from './http/routes/integrations.js';
@@ -40,6 +41,7 @@ import { cannedReplyRoutes } from './http/routes/cannedReplies.js';
 import { knowledgeFileRoutes } from './http/routes/knowledgeFiles.js';
 import { playgroundRoutes } from './http/routes/playground.js';
 import { businessHoursRoutes } from './http/routes/businessHours.js';
+import { slaRoutes } from './http/routes/sla.js';
 import { csatRoutes } from './http/routes/csat.js';
 import { actionCallRoutes } from './http/routes/actionCalls.js';
 import { analyticsRoutes } from './http/routes/analytics.js';
@@ -180,6 +182,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       knowledgeBaseRoutes(services),
       knowledgeFileRoutes(services, { files: createFileTextExtractor() }),
       conversationRoutes(services),
+      conversationTriageRoutes(services),
       searchRoutes(services),
       aiBacklogRoutes(services),
       customerRoutes(services),
@@ -193,6 +196,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       }),
       analyticsRoutes(services),
       businessHoursRoutes(services),
+      slaRoutes(services),
       csatRoutes(services),
       actionCallRoutes(services),
       replayRoutes(services),

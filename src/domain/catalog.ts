@@ -18,6 +18,7 @@ import { companyTimezoneEvents } from './company/timezone/events.js';
 import { autoAssignmentEvents } from './company/autoAssignment/events.js';
 import { noteSharingEvents } from './company/noteSharing/events.js';
 import { inAppNotificationEvents } from './accounts/notifications/inApp/events.js';
+import { slaPolicyEvents } from './company/slaPolicy/events.js';
 import { availabilityEvents } from './accounts/availability/events.js';
 import { businessHoursEvents } from './company/businessHours/events.js';
 import { conversationEvents } from './conversations/events.js';
@@ -92,6 +93,7 @@ export const eventCatalog = mergeCatalogs(
   autoAssignmentEvents,
   noteSharingEvents,
   inAppNotificationEvents,
+  slaPolicyEvents,
   webhookEndpointEvents,
   actionEvents,
   webhookDeliveryEvents,

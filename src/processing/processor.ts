@@ -12,6 +12,7 @@ import { startHandoffSummaries } from '../workers/handoffSummaries/handoffSummar
 import { startNotifications, startWaitingHandoffsSweep } from '../workers/notifications/notifications.js';
 import { startActionExpiry } from '../workers/actionResumes/actionExpiry.js';
 import type { WorkerDeps } from './workerDeps.js';
+import { startSnoozeWake } from '../workers/snoozes/snoozeWake.js';
 import type { EventConsumer } from './eventConsumer.js';
 import { startKnowledgeIndexer, type KnowledgeIndexer } from './knowledgeIndexer.js';
 import { outboundClients, type OutboundOptions } from './outboundClients.js';
@@ -205,8 +206,11 @@ async function startReplies(
     const sweeps = await lease('sweeps', async () => {
       const expiry = startActionExpiry({ ...commands, readStore, sweepIntervalMs: config.actionExpirySweepIntervalMs, logger: logger.child({ component: 'action-expiry' }) });
       const waiting = notificationDeps ? startWaitingHandoffsSweep(notificationDeps) : null;
+      // Snoozed conversations come back on time (on the action-expiry sweep's interval: both are deadlines in a read model).
+      const snoozes = startSnoozeWake({ ...commands, readStore, sweepIntervalMs: config.actionExpirySweepIntervalMs, logger: logger.child({ component: 'snooze-wake' }) });
       return {
         async stop() {
+          await snoozes.stop();
           await waiting?.stop();
           await expiry.stop();
         },

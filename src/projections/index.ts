@@ -33,6 +33,7 @@ import { pendingActionCallsProjection } from './pendingActionCalls/pendingAction
 import { actionResumesProjection } from './actionResumes/actionResumesProjection.js';
 import { runningTestRunsProjection } from './runningTestRuns/runningTestRunsProjection.js';
 import { notificationsProjection } from './notifications/notificationsProjection.js';
+import { slaProjection } from './sla/slaProjection.js';
 
 /** Every read model the dashboard and API query. */
 export const allProjections: Projection[] = [companiesProjection, teammatesProjection, invitationsProjection, loginSessionsProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection,
@@ -60,4 +61,5 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   actionResumesProjection,
   runningTestRunsProjection,
   notificationsProjection,
+  slaProjection,
 ];

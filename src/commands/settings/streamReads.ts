@@ -4,6 +4,8 @@ import { companyStream } from '../../domain/company/decider.js';
 import { timezoneDecider } from '../../domain/company/timezone/decider.js';
 import { businessHoursDecider } from '../../domain/company/businessHours/decider.js';
 import type { BusinessHoursState } from '../../domain/company/businessHours/state.js';
+import { slaPolicyDecider, slaPolicyStream } from '../../domain/company/slaPolicy/decider.js';
+import type { SlaPolicyState } from '../../domain/company/slaPolicy/state.js';
 import type { EventStore } from '../../ports/eventStore.js';
 import { loadState } from '../handleCommand.js';
 
@@ -25,5 +27,11 @@ export async function loadAutoAssignment(eventStore: EventStore, companyId: stri
  */
 export async function loadBusinessHours(eventStore: EventStore, companyId: string): Promise<BusinessHoursState> {
   const { state } = await loadState(eventStore, companyStream(companyId), businessHoursDecider);
+  return state;
+}
+
+/** The company's SLA policy, from its stream (a change shows at once). */
+export async function loadSlaPolicy(eventStore: EventStore, companyId: string): Promise<SlaPolicyState> {
+  const { state } = await loadState(eventStore, slaPolicyStream(companyId), slaPolicyDecider);
   return state;
 }

@@ -6,6 +6,7 @@ import { asksForHuman, evolveConversation, initialConversationState, isDuplicate
 import { parseCsatReply, type CsatVia } from './csat.js';
 import { makeActionCallDecisions, type ActionCallCommand } from './actionCallDecisions.js';
 import type { AppendAgentReply, ExperimentJoin } from './agentReply.js';
+import { triageDecisions, wokenByCustomer, type TriageCommand } from './triage.js';
 import { decideApproveActionCall, decideExpireActionCall, decideRefuseActionCall, type ActionApprovalCommand } from './actionApprovals.js';
 
 export interface Start {
@@ -68,6 +69,8 @@ export type ConversationCommand =
   | ActionCallCommand
   /** A teammate's internal note (`mentions`: the teammates its @names resolved to, notes.ts). */
   | { type: 'AddNote'; noteId: string; authorId: string; text: string; mentions: string[]; now: string }
+  /** Priority and snooze (triage.ts). */
+  | TriageCommand
   /** `from`: only while this teammate has it (a removal's cleanup must not undo someone's later assignment). */
   | { type: 'UnassignConversation'; by: string; now: string; from?: string };
 
@@ -162,6 +165,7 @@ export const decideReceiveCustomerMessage: Decision<'ReceiveCustomerMessage'> = 
       at: command.now,
     },
   });
+  events.push(...wokenByCustomer(state, command.now));
   // A customer asking for a person joins the "Needs human" queue. The AI still answers meanwhile (it may say a
   // colleague is coming, or solve it): the request stays in the queue until a human replies or resolves it.
   if (!state.handoff.handoff && asksForHuman(command.text)) events.push({ type: 'HumanRequested', data: { messageId: command.messageId, at: command.now } });
@@ -481,6 +485,7 @@ const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
   ApproveActionCall: decideApproveActionCall,
   RefuseActionCall: decideRefuseActionCall,
   ExpireActionCall: decideExpireActionCall,
+  ...triageDecisions,
   ...makeActionCallDecisions((reply, state) => decideAppendAgentReply({ type: 'AppendAgentReply', ...reply }, state)),
 };
 

@@ -4,6 +4,7 @@ import { platformIdSchema } from '../platformId.js';
 import { answerProvenanceSchema, handoffCause } from '../answers/provenance.js';
 import { CSAT_COMMENT_MAX_LENGTH, csatRating, csatVia } from './csat.js';
 import { actionCallEvents } from './actionCalls.js';
+import { triageEvents } from './triage.js';
 import { experimentAssignment } from '../agents/experiments.js';
 
 const at = z.iso.datetime();
@@ -241,6 +242,7 @@ export const conversationEvents = {
     at,
   }),
   ...actionCallEvents,
+  ...triageEvents,
 };
 
 type Events = typeof conversationEvents;

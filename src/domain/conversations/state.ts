@@ -2,6 +2,7 @@ import type { PlatformId } from '../platformId.js';
 import type { ConversationEvent, ConversationStreamEvent, Customer, PausedReason } from './events.js';
 import type { CsatVia } from './csat.js';
 import type { ActionCallEventType } from './actionCalls.js';
+import { DEFAULT_PRIORITY, evolveTriage, type Priority } from './triage.js';
 import type { ExperimentAssignment } from '../agents/experiments.js';
 import { z } from 'zod';
 import { NO_CONFIDENT_ANSWER_REASON } from '../answers/provenance.js';
@@ -220,6 +221,9 @@ export interface ConversationState {
   decidedCalls: DecidedCall[];
   /** The newest note ids (NoteAdded), so a retried note records nothing. Bounded. */
   recentNotes: string[];
+  /** Triage (triage.ts): how urgent it is, and until when it is snoozed (null: not snoozed). */
+  priority: Priority;
+  snoozedUntil: string | null;
 }
 
 export interface DecidedCall {
@@ -271,6 +275,8 @@ export const initialConversationState: ConversationState = {
   verifiedVisitor: null,
   decidedCalls: [],
   recentNotes: [],
+  priority: DEFAULT_PRIORITY,
+  snoozedUntil: null,
 };
 
 /** Every per-conversation list is bounded: the state's size, and the cost of folding one event, never grow with the conversation. */
@@ -417,6 +423,10 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
       return { ...state, verifiedVisitor: { userId: event.data.userId, email: event.data.email } };
     case 'NoteAdded':
       return { ...state, recentNotes: keepLast(state.recentNotes, event.data.noteId, NOTES_KEPT) };
+    case 'ConversationPrioritized':
+    case 'ConversationSnoozed':
+    case 'ConversationWoke':
+      return evolveTriage(state, event);
     default:
       return evolveActionCall(state, event);
   }

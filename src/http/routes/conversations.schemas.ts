@@ -6,6 +6,8 @@ import { platformIdSchema } from '../../domain/platformId.js';
 import { unreadFor, type ConversationReadDoc } from '../../projections/conversations/conversationReadsProjection.js';
 import type { ConversationDoc, MessageDoc } from '../../projections/conversations/conversationsProjection.js';
 import { INBOX_VIEWS } from '../../projections/conversations/queries.js';
+import { DEFAULT_PRIORITY, priority } from '../../domain/conversations/triage.js';
+import type { SlaConversationDoc } from '../../projections/sla/slaProjection.js';
 import { bearerSecurity as security, errorResponses, idempotencyKeyHeaders, listQuery } from './schemas.js';
 
 const sessionState = z.enum(['active', 'paused', 'closed']);
@@ -23,6 +25,13 @@ export const pendingActionSchema = z.object({
   requestedAt: z.string(),
   askedAt: z.string(),
 });
+
+const slaView = z
+  .object({
+    response: z.object({ kind: z.enum(['firstResponse', 'nextResponse']), dueAt: z.string() }).nullable(),
+    resolution: z.object({ dueAt: z.string() }).nullable(),
+  })
+  .nullable();
 
 export const conversationSchema = z.object({
   id: z.uuid(),
@@ -77,6 +86,9 @@ export const conversationSchema = z.object({
   pendingAction: pendingActionSchema
     .nullable()
     .describe("the action call waiting for the customer's yes (confirm) or a teammate's approval (approve): what it will call, with the redacted arguments; null when none waits"),
+  priority: priority.describe('urgent, high, normal (the default) or low: what SLA targets key on'),
+  sla: slaView.describe('the running SLA clocks (targets of the company\'s SLA policy for this priority, in business hours): the response (first or next) and resolution due times; null when none runs'),
+  snoozedUntil: z.string().nullable().describe('while snoozed: when it comes back to the open queues (a customer message brings it back sooner); null: not snoozed'),
 });
 export const messageSchema = z.object({
   id: z.string(),
@@ -109,7 +121,7 @@ const contextSchema = z.object({
   notes: z.array(z.string()),
 });
 
-export const conversationView = (d: ConversationDoc, read: Pick<ConversationReadDoc, 'customerMessages'> | null = null): z.infer<typeof conversationSchema> => ({
+export const conversationView = (d: ConversationDoc, read: Pick<ConversationReadDoc, 'customerMessages'> | null = null, sla: Pick<SlaConversationDoc, 'response' | 'resolution'> | null = null): z.infer<typeof conversationSchema> => ({
   id: d.id,
   integrationId: d.integrationId,
   connectorType: d.connectorType,
@@ -129,6 +141,9 @@ export const conversationView = (d: ConversationDoc, read: Pick<ConversationRead
   unread: unreadFor(d, read),
   lastMessage: d.lastMessage ?? null,
   pendingAction: d.pendingAction ?? null,
+  priority: d.priority ?? DEFAULT_PRIORITY,
+  snoozedUntil: d.snoozedUntil ?? null,
+  sla: sla && (sla.response || sla.resolution) ? { response: sla.response && sla.response.kind !== 'resolution' ? { kind: sla.response.kind, dueAt: sla.response.dueAt } : null, resolution: sla.resolution } : null,
 });
 /** Shown only with the handoff it summarises (documents written before summaries existed have none). */
 const handoffSummaryView = (d: ConversationDoc): z.infer<typeof conversationSchema>['handoffSummary'] => {
@@ -163,7 +178,7 @@ export const listConversationsSchema = {
   tags: ['conversations'],
   security,
   description:
-    'Newest activity first. `view`: `mine` (open, assigned to the caller), `unassigned` (open, no owner), `needs_human` (a customer waits for a human after a handoff; longest waiting first). Combines with the other filters; keyset-paginated by `cursor`.',
+    'Newest activity first. `view`: `mine` (open, assigned to the caller), `unassigned` (open, no owner), `needs_human` (a customer waits for a human after a handoff; longest waiting first), `snoozed` (put aside until a time; soonest back first — a snoozed conversation is in none of the other three). Combines with the other filters; keyset-paginated by `cursor`.',
   querystring: listQuery.extend({
     view: z.enum(INBOX_VIEWS).optional(),
     state: sessionState.optional(),
@@ -177,9 +192,9 @@ export const inboxViewsSchema = {
   tags: ['conversations'],
   summary: 'The inbox views with their counts',
   description:
-    'For each view (`mine`, `unassigned`, `needs_human`): how many conversations it holds, and how many of them have customer messages the caller has not read (counted over the view\'s first 200; `unreadCapped` when it holds more).',
+    'For each view (`mine`, `unassigned`, `needs_human`, `snoozed`): how many conversations it holds, and how many of them have customer messages the caller has not read (counted over the view\'s first 200; `unreadCapped` when it holds more).',
   security,
-  response: { 200: z.object({ views: z.object({ mine: viewCount, unassigned: viewCount, needs_human: viewCount }) }), ...errorResponses },
+  response: { 200: z.object({ views: z.object({ mine: viewCount, unassigned: viewCount, needs_human: viewCount, snoozed: viewCount }) }), ...errorResponses },
 };
 
 export const getConversationSchema = {

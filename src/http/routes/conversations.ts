@@ -12,6 +12,7 @@ import {
   unassignConversation,
 } from '../../commands/conversations/manageConversation.js';
 import { readConversationEvents } from '../../commands/conversations/streamReads.js';
+import { conversationSla } from '../../projections/sla/queries.js';
 import { approveActionCall, refuseActionCall } from '../../commands/conversations/actionApprovals.js';
 import {
   conversationReadOf,
@@ -55,7 +56,8 @@ async function ownedConversation(services: HttpServices, companyId: string, id: 
 /** The conversation as the caller sees it (with their unread count), read after the write settled. */
 async function conversationFor(services: HttpServices, auth: Pick<AuthContext, 'companyId' | 'userId'>, id: string) {
   const doc = await ownedConversation(services, auth.companyId, id);
-  return { conversation: conversationView(doc, await conversationReadOf(services.readStore, doc.id, auth.userId)) };
+  const [read, sla] = await Promise.all([conversationReadOf(services.readStore, doc.id, auth.userId), conversationSla(services.readStore, doc.id)]);
+  return { conversation: conversationView(doc, read, sla) };
 }
 
 /** The inbox: conversations, their views and counts, one conversation with its messages, its audit replay. */
@@ -73,7 +75,7 @@ function registerInboxReads(app: ZodApp, services: HttpServices): void {
   app.get('/api/conversations', { schema: listConversationsSchema }, async (request) => {
     const { limit, cursor, ...filter } = request.query;
     const page = await listConversations(services.readStore, authOf(request), filter, { limit, cursor });
-    return { conversations: page.items.map((c) => conversationView(c.conversation, c.read)), nextCursor: page.nextCursor };
+    return { conversations: page.items.map((c) => conversationView(c.conversation, c.read, c.sla)), nextCursor: page.nextCursor };
   });
 
   app.get('/api/conversations/views', { schema: inboxViewsSchema }, async (request) => ({
@@ -83,8 +85,8 @@ function registerInboxReads(app: ZodApp, services: HttpServices): void {
   app.get('/api/conversations/:id', { schema: getConversationSchema }, async (request) => {
     const auth = authOf(request);
     const doc = await ownedConversation(services, auth.companyId, request.params.id);
-    const [read, messages] = await Promise.all([conversationReadOf(services.readStore, doc.id, auth.userId), recentMessages(services.readStore, doc.id)]);
-    return { conversation: conversationView(doc, read), messages: messages.map(messageView), context: doc.context };
+    const [read, messages, sla] = await Promise.all([conversationReadOf(services.readStore, doc.id, auth.userId), recentMessages(services.readStore, doc.id), conversationSla(services.readStore, doc.id)]);
+    return { conversation: conversationView(doc, read, sla), messages: messages.map(messageView), context: doc.context };
   });
 
   app.get('/api/conversations/:id/events', { schema: conversationEventsSchema }, async (request) => {

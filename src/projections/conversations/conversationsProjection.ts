@@ -1,6 +1,7 @@
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
 import type { AnswerProvenance } from '../../domain/answers/provenance.js';
 import { conversationEvents, type Customer, type DeliveredTo, type HandoffSummary, type PausedReason } from '../../domain/conversations/events.js';
+import { DEFAULT_PRIORITY, type Priority } from '../../domain/conversations/triage.js';
 import { customerDisplayName, givenName, evolveHandoff, noHandoff, type Handoff, type HandoffTrack } from '../../domain/conversations/state.js';
 import type { Doc } from '../../ports/readStore.js';
 import { defineProjection, type ProjectionContext, type RecordedEventOf } from '../projection.js';
@@ -60,6 +61,14 @@ export interface ConversationDoc extends Doc {
   requestedCall?: RequestedCall | null;
   /** The call waiting for the customer's yes or a teammate's approval (the inbox's "needs approval"). Absent until one. */
   pendingAction?: PendingActionDoc | null;
+  /** Triage (domain/conversations/triage.ts): how urgent, and until when it is snoozed (null: not). */
+  priority: Priority;
+  snoozedUntil: string | null;
+  /**
+   * For the "Snoozed" view and the snooze sweep, one indexed field: true while snoozed. A snoozed conversation
+   * leaves Mine, Unassigned and Needs human (`openAssignee` null, `needsHuman` false) until it wakes.
+   */
+  snoozed: boolean;
 }
 
 export interface RequestedCall {
@@ -170,6 +179,9 @@ type ConversationEventType =
   | 'ConversationUnassigned'
   | 'HandoffSummarized'
   | 'NoteAdded'
+  | 'ConversationPrioritized'
+  | 'ConversationSnoozed'
+  | 'ConversationWoke'
   | ActionCallType;
 /** The action-call events that start or end a wait (the rest of a call's life is the action log's). */
 type ActionCallType =
@@ -292,6 +304,9 @@ const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted' | A
   HumanRequested: (_event, { doc }) => doc,
   ConversationAssigned: (event, { doc }) => ({ ...doc, assigneeId: event.data.assigneeId }),
   ConversationUnassigned: (_event, { doc }) => ({ ...doc, assigneeId: null }),
+  ConversationPrioritized: (event, { doc }) => ({ ...doc, priority: event.data.priority }),
+  ConversationSnoozed: (event, { doc }) => ({ ...doc, snoozedUntil: event.data.until }),
+  ConversationWoke: (_event, { doc }) => ({ ...doc, snoozedUntil: null }),
   HandoffSummarized: (event, { doc }) => {
     const { wants, tried, sources, why, since, writtenBy, at } = event.data;
     return { ...doc, handoffSummary: { wants, tried, sources, why, since, writtenBy, at } };
@@ -354,15 +369,19 @@ function withInbox(doc: ConversationDoc, event: EventOf<ConversationEventType>):
   const assigneeId = doc.assigneeId ?? null;
   // Missing on documents written before the AI backlog existed: not waiting.
   const awaitingAiSince = doc.sessionState === 'active' ? (doc.awaitingAiSince ?? null) : null;
+  // Missing on documents written before triage: normal, not snoozed. A resolved conversation is in no queue, the
+  // Snoozed view included (reopened before its time, it is snoozed again until then; after it, the sweep wakes it).
+  const snoozedUntil = doc.snoozedUntil ?? null;
+  const snoozed = snoozedUntil !== null && doc.sessionState !== 'closed';
   return {
     ...doc,
     awaitingAi: awaitingAiSince !== null,
     awaitingAiSince,
     assigneeId,
-    openAssignee: doc.sessionState === 'closed' ? null : (assigneeId ?? ''),
+    openAssignee: doc.sessionState === 'closed' || snoozed ? null : (assigneeId ?? ''),
     handoffTrack,
     handoff: handoffTrack.handoff,
-    needsHuman: handoffTrack.handoff !== null,
+    needsHuman: handoffTrack.handoff !== null && !snoozed,
     handoffSince: handoffTrack.handoff?.since ?? null,
     // A summary belongs to its handoff: it goes when the handoff ends, and a new handoff waits for its own.
     handoffSummary: doc.handoffSummary && doc.handoffSummary.since === handoffTrack.handoff?.since ? doc.handoffSummary : null,
@@ -370,6 +389,9 @@ function withInbox(doc: ConversationDoc, event: EventOf<ConversationEventType>):
     resolution: doc.resolution ?? null,
     // Missing on documents written before previews existed: no preview until the next message or a rebuild.
     lastMessage: doc.lastMessage ?? null,
+    priority: doc.priority ?? DEFAULT_PRIORITY,
+    snoozedUntil,
+    snoozed,
   };
 }
 
@@ -401,6 +423,9 @@ const started = (id: string, event: EventOf<'ConversationStarted'>): Conversatio
   resolution: null,
   lastMessage: null,
   handoffSummary: null,
+  priority: DEFAULT_PRIORITY,
+  snoozedUntil: null,
+  snoozed: false,
 });
 
 const allHandlers = { ...handlers, ...actionCallHandlers };
@@ -408,10 +433,10 @@ const EVENT_TYPES: ConversationEventType[] = ['ConversationStarted', ...(Object.
 
 /**
  * The conversation list's indexes (projections/conversations/queries.ts listConversations): the company, the
- * inbox view's field (none; Mine / Unassigned: `openAssignee`; Needs human: `needsHuman`), any of the filters
- * state, integration and stage (the API combines them), then the view's order (newest activity first; Needs
- * human: longest waiting first). One compound index per combination, so every page is read off an index in
- * order, never sorted in memory: 3 views × 8 filter sets.
+ * inbox view's field (none; Mine / Unassigned: `openAssignee`; Needs human: `needsHuman`; Snoozed: `snoozed`), any
+ * of the filters state, integration and stage (the API combines them), then the view's order (newest activity
+ * first; Needs human: longest waiting first; Snoozed: soonest back first). One compound index per combination,
+ * so every page is read off an index in order, never sorted in memory: 4 views × 8 filter sets.
  */
 function conversationListIndexes(): string[][] {
   const filters = ['sessionState', 'integrationId', 'stageId'];
@@ -419,6 +444,8 @@ function conversationListIndexes(): string[][] {
     ...listIndexes(['companyId'], filters, ['lastMessageAt']),
     ...listIndexes(['companyId', 'openAssignee'], filters, ['lastMessageAt']),
     ...listIndexes(['companyId', 'needsHuman'], filters, ['handoffSince']),
+    // Snoozed: the soonest back first.
+    ...listIndexes(['companyId', 'snoozed'], filters, ['snoozedUntil']),
   ];
 }
 
@@ -438,6 +465,8 @@ export const conversationsProjection = defineProjection(conversationEvents, {
         ['needsHuman', 'handoffSince'],
         // The AI backlog: how many wait for an AI answer, and the oldest of them.
         ['companyId', 'awaitingAi', 'awaitingAiSince'],
+        // The snooze sweep: snoozes due soonest, across companies.
+        ['snoozed', 'snoozedUntil'],
       ],
     },
     { name: MESSAGES, indexes: [['conversationId', 'seq'], 'conversationId', 'seq', 'delivery'] },

@@ -2,9 +2,10 @@ import type { FindQuery, Page, ReadStore } from '../../ports/readStore.js';
 import { CONVERSATION_READS, conversationReadId, unreadFor, type ConversationReadDoc } from './conversationReadsProjection.js';
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from './conversationsProjection.js';
 import { INTEGRATIONS, type IntegrationDoc } from '../integrations/integrationsProjection.js';
+import { SLA_CONVERSATIONS, type SlaConversationDoc } from '../sla/slaProjection.js';
 
 /** The inbox views, each an equality filter on an indexed field of the read model (no scan of history). */
-export const INBOX_VIEWS = ['mine', 'unassigned', 'needs_human'] as const;
+export const INBOX_VIEWS = ['mine', 'unassigned', 'needs_human', 'snoozed'] as const;
 export type InboxView = (typeof INBOX_VIEWS)[number];
 
 /** Messages of one conversation shown at once: the newest ones. */
@@ -29,6 +30,8 @@ export interface ConversationFilter {
 export interface ReadConversation {
   conversation: ConversationDoc;
   read: ConversationReadDoc | null;
+  /** Its running SLA clocks (projections/sla); null when the read model has not seen it. */
+  sla?: SlaConversationDoc | null;
 }
 
 function viewQuery(view: InboxView, companyId: string, userId: string): Pick<FindQuery, 'where' | 'orderBy'> {
@@ -40,6 +43,9 @@ function viewQuery(view: InboxView, companyId: string, userId: string): Pick<Fin
     case 'needs_human':
       // A queue: whoever has waited longest comes first.
       return { where: { companyId, needsHuman: true }, orderBy: [{ field: 'handoffSince', direction: 'asc' }] };
+    case 'snoozed':
+      // Out of the open queues until their time: the soonest back first.
+      return { where: { companyId, snoozed: true }, orderBy: [{ field: 'snoozedUntil', direction: 'asc' }] };
   }
 }
 
@@ -58,6 +64,12 @@ export async function conversationReadOf(readStore: ReadStore, conversationId: s
 async function withReads(readStore: ReadStore, userId: string, docs: ConversationDoc[]): Promise<ReadConversation[]> {
   const reads = await Promise.all(docs.map((d) => conversationReadOf(readStore, d.id, userId)));
   return docs.map((conversation, i) => ({ conversation, read: reads[i] ?? null }));
+}
+
+/** …and their SLA clocks (one more lookup per listed conversation). */
+async function withReadsAndSla(readStore: ReadStore, userId: string, docs: ConversationDoc[]): Promise<ReadConversation[]> {
+  const [read, sla] = await Promise.all([withReads(readStore, userId, docs), Promise.all(docs.map((d) => readStore.get<SlaConversationDoc>(SLA_CONVERSATIONS, d.id)))]);
+  return read.map((r, i) => ({ ...r, sla: sla[i] ?? null }));
 }
 
 /** The company's conversations, newest activity first (or a view's own order), with the reader's read markers. */
@@ -80,7 +92,7 @@ export async function listConversations(
     limit: page.limit,
     cursor: page.cursor,
   });
-  return { items: await withReads(readStore, reader.userId, found.items), nextCursor: found.nextCursor };
+  return { items: await withReadsAndSla(readStore, reader.userId, found.items), nextCursor: found.nextCursor };
 }
 
 export interface InboxViewCount {
@@ -102,12 +114,13 @@ async function countView(readStore: ReadStore, reader: InboxReader, view: InboxV
 
 /** Each inbox view's size, and how many of its first conversations hold customer messages the reader has not read. */
 export async function inboxViewCounts(readStore: ReadStore, reader: InboxReader): Promise<Record<InboxView, InboxViewCount>> {
-  const [mine, unassigned, needsHuman] = await Promise.all([
+  const [mine, unassigned, needsHuman, snoozed] = await Promise.all([
     countView(readStore, reader, 'mine'),
     countView(readStore, reader, 'unassigned'),
     countView(readStore, reader, 'needs_human'),
+    countView(readStore, reader, 'snoozed'),
   ]);
-  return { mine, unassigned, needs_human: needsHuman };
+  return { mine, unassigned, needs_human: needsHuman, snoozed };
 }
 
 /** Up to `limit` ids of the conversations (open or closed) `userId` owns: what their removal gives back, a page at a time. */
@@ -150,4 +163,12 @@ export async function recentAgentConversationIds(readStore: ReadStore, companyId
     .sort((a, b) => b.lastMessageAt.localeCompare(a.lastMessageAt) || a.id.localeCompare(b.id))
     .slice(0, limit)
     .map((c) => c.id);
+}
+
+/**
+ * Snoozed conversations, soonest back first, across companies, a page at a time (the snooze sweep). One indexed
+ * equality and order: `snoozed`, then `snoozedUntil`; the sweep stops at the first one not due yet.
+ */
+export async function snoozesByWakeTime(readStore: ReadStore, limit: number, cursor: string | null): Promise<Page<ConversationDoc>> {
+  return readStore.find<ConversationDoc>(CONVERSATIONS, { where: { snoozed: true }, orderBy: [{ field: 'snoozedUntil', direction: 'asc' }], limit, cursor });
 }

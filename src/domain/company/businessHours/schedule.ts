@@ -115,3 +115,34 @@ export function describeReturn(back: Date, timeZone: string): string {
 export const BACK_PLACEHOLDER = '{{back}}';
 
 export const afterHoursSentence = (template: string, back: Date, timeZone: string) => template.split(BACK_PLACEHOLDER).join(describeReturn(back, timeZone));
+
+/** Openings walked at most while counting business minutes: past any target a policy allows (90 days). */
+const MAX_OPENINGS_WALKED = 2_000;
+
+/**
+ * The instant `minutes` business minutes after `from`: minutes count only while the company is open (without
+ * business hours, or with them off, every minute counts). Null when the schedule does not open again in time
+ * (only a schedule of holidays could). SLA targets are counted this way. Cost: one step per opening crossed.
+ */
+export function addBusinessMinutes(hours: BusinessHours | null, timeZone: string, from: Date, minutes: number): Date | null {
+  if (!hours?.enabled) return new Date(from.getTime() + minutes * MINUTE_MS);
+  let left = minutes * MINUTE_MS;
+  let at: Date | null = from;
+  for (let step = 0; step < MAX_OPENINGS_WALKED; step++) {
+    at = nextOpening(hours, timeZone, at);
+    if (!at) return null;
+    const local = wallClockAt(at.getTime(), timeZone);
+    const opening = hours.weekly[weekdayOf(local.date)].find((o) => minutesOf(o.from) <= local.minutes && local.minutes < minutesOf(o.to));
+    // Open by isOpenAt, so an opening holds it; its end (24:00 is the next midnight) bounds this stretch.
+    const end = opening ? instantOf(local.date, minutesOf(opening.to), timeZone) : at.getTime() + MINUTE_MS;
+    const stretch = end - at.getTime();
+    if (stretch <= 0) {
+      at = new Date(at.getTime() + 1000);
+      continue;
+    }
+    if (left <= stretch) return new Date(at.getTime() + left);
+    left -= stretch;
+    at = new Date(at.getTime() + stretch);
+  }
+  return null;
+}

@@ -44,6 +44,9 @@ describe('conversations projection', () => {
           resolution: null,
           lastMessage: { author: 'customer', text: 'hello 1' },
           handoffSummary: null,
+          priority: 'normal',
+          snoozedUntil: null,
+          snoozed: false,
         },
       ],
       messages: [
@@ -98,6 +101,9 @@ describe('conversations projection', () => {
             // The list's preview: the newest message people or the AI wrote (a system note is not one).
             lastMessage: { author: 'operator', text: 'a human here' },
             handoffSummary: null,
+            priority: 'normal',
+            snoozedUntil: null,
+            snoozed: false,
           },
         ],
         messages: [

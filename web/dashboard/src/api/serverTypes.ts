@@ -29,6 +29,8 @@ import type * as customers from '../../../../src/http/routes/customers.schemas.j
 import type * as auth from '../../../../src/http/routes/auth.schemas.js';
 import type * as billing from '../../../../src/http/routes/billing.schemas.js';
 import type * as conversations from '../../../../src/http/routes/conversations.schemas.js';
+import type * as conversationTriage from '../../../../src/http/routes/conversationTriage.schemas.js';
+import type * as sla from '../../../../src/http/routes/sla.schemas.js';
 import type * as integrations from '../../../../src/http/routes/integrations.schemas.js';
 import type * as knowledgeFiles from '../../../../src/http/routes/knowledgeFiles.schemas.js';
 import type * as knowledgeBase from '../../../../src/http/routes/knowledgeBase.schemas.js';
@@ -270,3 +272,11 @@ export type CustomerConversationPage = Reply<typeof customers.customerConversati
 export type CannedReplyPage = Reply<typeof cannedReplies.listCannedRepliesSchema>;
 export type CannedReplyInput = Body<typeof cannedReplies.createCannedReplySchema>;
 export type CannedReplyChanges = Body<typeof cannedReplies.updateCannedReplySchema>;
+
+// Triage (priority, snooze) and SLA policies.
+export type PriorityInput = Body<typeof conversationTriage.setPrioritySchema>;
+export type PriorityChanged = Reply<typeof conversationTriage.setPrioritySchema>;
+export type Snoozed = Reply<typeof conversationTriage.snoozeSchema>;
+export type SlaPolicy = Reply<typeof sla.getSlaPolicySchema>;
+export type SlaPolicyInput = Body<typeof sla.setSlaPolicySchema>;
+export type SlaReport = Reply<typeof sla.slaAnalyticsSchema>;

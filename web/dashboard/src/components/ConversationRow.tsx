@@ -5,6 +5,7 @@ import { Link } from '../lib/router.js';
 import { customerLabel, SessionStateBadge } from './conversation.js';
 import { HandoffSummaryLine } from './HandoffSummary.js';
 import { Badge } from './ui.js';
+import { PriorityBadge, SlaTimer } from './Triage.js';
 import './inbox.css';
 
 const PREVIEW_AUTHOR: Record<NonNullable<Conversation['lastMessage']>['author'], string> = {
@@ -68,6 +69,13 @@ export function ConversationRow({
         </span>
         {handoff && conversation.handoffSummary && <HandoffSummaryLine summary={conversation.handoffSummary} />}
         <span className="row-badges">
+          <PriorityBadge priority={conversation.priority} />
+          <SlaTimer sla={conversation.sla} compact />
+          {conversation.snoozedUntil && (
+            <Badge tone="info" data-testid="row-snoozed" title={`Snoozed until ${formatDateTimeLong(conversation.snoozedUntil)}`}>
+              Snoozed
+            </Badge>
+          )}
           {handoff ? (
             <Badge tone="danger" data-testid="needs-human" title={`${HANDOFF_REASON[handoff.reason] ?? 'Handed off'}${handoff.detail ? `: ${handoff.detail}` : ''}`}>
               Waiting {formatWaiting(handoff.since)}

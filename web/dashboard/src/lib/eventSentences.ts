@@ -1,6 +1,6 @@
 // One readable sentence per stored conversation event, for the event history. The raw JSON stays one click away.
 import type { ConversationEvent } from '../api/types.js';
-import { describePausedReason, formatNumber, humanize } from './format.js';
+import { describePausedReason, formatDateTime, formatNumber, humanize } from './format.js';
 
 const QUOTE_MAX = 120;
 
@@ -88,6 +88,10 @@ const SENTENCES: Record<string, (d: Data, names: Names) => string> = {
     const mentions = Array.isArray(d.mentions) ? d.mentions.map((m) => teammate(m)) : [];
     return `Internal note by ${teammate(d.authorId)}${mentions.length ? `, mentioning ${mentions.join(', ')}` : ''}: ${quote(String(d.text))}`;
   },
+  ConversationPrioritized: (d, { teammate }) => `Priority set to ${String(d.priority)} (was ${String(d.previousPriority)})${byWhom(d.by, teammate)}.`,
+  ConversationSnoozed: (d, { teammate }) => `Snoozed until ${formatDateTime(String(d.until))}${byWhom(d.by, teammate)}: out of the open queues until then.`,
+  ConversationWoke: (d, { teammate }) =>
+    d.reason === 'customer_message' ? 'Back from the snooze: the customer wrote.' : d.reason === 'time' ? 'Back from the snooze: its time came.' : `Snooze ended${byWhom(d.by, teammate)}.`,
   CsatRequested: (d) => `Satisfaction survey sent ${d.via === 'webchat' ? 'in the web chat' : 'as a message'}.`,
   CsatSubmitted: (d) => `The customer rated the conversation ${formatNumber(Number(d.rating))}/5${typeof d.comment === 'string' && d.comment ? `: ${quote(d.comment)}` : '.'}`,
   ExperimentArmAssigned: (d) =>

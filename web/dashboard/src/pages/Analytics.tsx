@@ -10,6 +10,7 @@ import { useAsync } from '../lib/useAsync.js';
 import './analytics.css';
 import { CsatSection } from './AnalyticsCsat.js';
 import { ActionsSection } from './AnalyticsActions.js';
+import { SlaSection } from './AnalyticsSla.js';
 
 type Preset = '7' | '30' | '90' | 'custom';
 
@@ -139,6 +140,7 @@ export function AnalyticsPage() {
       ) : null}
       {!rangeError && <CsatSection from={range.from} to={range.to} />}
       {!rangeError && <ActionsSection from={range.from} to={range.to} />}
+      {!rangeError && <SlaSection from={range.from} to={range.to} />}
     </>
   );
 }

@@ -19,6 +19,7 @@ import { useShortcuts } from '../lib/shortcuts.js';
 import { teammateName, useTeam } from '../lib/team.js';
 import { customerLabel, SessionStateBadge } from '../components/conversation.js';
 import { useToast } from '../components/Toasts.js';
+import { TriageControls } from '../components/Triage.js';
 import { Badge, Button, ConfirmDialog, EmptyState, ErrorState, Skeleton, Time } from '../components/ui.js';
 import { describeConversationEvent } from '../lib/eventSentences.js';
 import { answerFactsOfEvent, answerFactsOfMessage } from '../lib/answerFacts.js';
@@ -239,6 +240,7 @@ export function ConversationDetailView({
             )}
           </p>
         )}
+        <TriageControls conversation={conversation} onChanged={applyConversation} />
         {conversation.handoff && conversation.handoffSummary && <HandoffSummaryCard summary={conversation.handoffSummary} />}
         {conversation.pendingAction && <PendingActionCard conversationId={conversation.id} pending={conversation.pendingAction} onDecided={applyConversation} />}
         {state === 'closed' && conversation.resolution && (

@@ -23,14 +23,18 @@ const VIEWS: { view: '' | InboxView; label: string }[] = [
   { view: 'mine', label: 'Mine' },
   { view: 'unassigned', label: 'Unassigned' },
   { view: 'needs_human', label: 'Needs human' },
+  { view: 'snoozed', label: 'Snoozed' },
 ];
 
 /** Does a conversation belong in an inbox view? (Used to place live updates; the server's filter is the same.) */
 function inView(conversation: Conversation, view: '' | InboxView, me: string | undefined): boolean {
-  const open = conversation.session?.state !== 'closed';
+  // A snoozed conversation is in the Snoozed view only, until it wakes.
+  const snoozed = Boolean(conversation.snoozedUntil);
+  const open = conversation.session?.state !== 'closed' && !snoozed;
+  if (view === 'snoozed') return snoozed;
   if (view === 'mine') return open && conversation.assigneeId === me;
   if (view === 'unassigned') return open && !conversation.assigneeId;
-  if (view === 'needs_human') return Boolean(conversation.handoff);
+  if (view === 'needs_human') return Boolean(conversation.handoff) && !snoozed;
   return true;
 }
 const byLongestWaiting = (a: Conversation, b: Conversation) => (a.handoff?.since ?? '').localeCompare(b.handoff?.since ?? '') || a.id.localeCompare(b.id);
