@@ -12,6 +12,7 @@ import { agentRoutes } from './http/routes/agents.js';
 import { apiTokenRoutes } from './http/routes/apiTokens.js';
 import { teamRoutes } from './http/routes/team.js';
 import { assignmentRoutes } from './http/routes/assignment.js';
+import { redactionRoutes } from './http/routes/redaction.js';
 import { notificationRoutes } from './http/routes/notifications.js';
 import { createSmtpMailer } from './infrastructure/mail/smtpMailer.js';
 import { authRoutes } from './http/routes/auth.js';
@@ -160,6 +161,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       apiTokenRoutes(services),
       teamRoutes(services),
       assignmentRoutes(services),
+      redactionRoutes(services),
       notificationRoutes(services),
       billingRoutes(services),
       adminRoutes(services),

@@ -16,6 +16,7 @@ import { apiTokenEvents } from './apiTokens/events.js';
 import { companyEvents } from './company/events.js';
 import { companyTimezoneEvents } from './company/timezone/events.js';
 import { autoAssignmentEvents } from './company/autoAssignment/events.js';
+import { redactionEvents } from './company/redaction/events.js';
 import { availabilityEvents } from './accounts/availability/events.js';
 import { businessHoursEvents } from './company/businessHours/events.js';
 import { conversationEvents } from './conversations/events.js';
@@ -88,6 +89,7 @@ export const eventCatalog = mergeCatalogs(
   replayEvents,
   availabilityEvents,
   autoAssignmentEvents,
+  redactionEvents,
   webhookEndpointEvents,
   actionEvents,
   webhookDeliveryEvents,

@@ -1,3 +1,5 @@
+import { redactionDecider, redactionStream } from '../../domain/company/redaction/decider.js';
+import type { RedactionState } from '../../domain/company/redaction/state.js';
 import { autoAssignmentDecider, autoAssignmentStream } from '../../domain/company/autoAssignment/decider.js';
 import type { AutoAssignmentState } from '../../domain/company/autoAssignment/state.js';
 import { companyStream } from '../../domain/company/decider.js';
@@ -25,5 +27,11 @@ export async function loadAutoAssignment(eventStore: EventStore, companyId: stri
  */
 export async function loadBusinessHours(eventStore: EventStore, companyId: string): Promise<BusinessHoursState> {
   const { state } = await loadState(eventStore, companyStream(companyId), businessHoursDecider);
+  return state;
+}
+
+/** The company's redaction before the model, from its stream (strongly consistent: the next reply follows a change). */
+export async function loadRedaction(eventStore: EventStore, companyId: string): Promise<RedactionState> {
+  const { state } = await loadState(eventStore, redactionStream(companyId), redactionDecider);
   return state;
 }
