@@ -126,5 +126,8 @@ describe('one customer message is one trace across the threads (OTEL_EXPORTER_OT
     const exported = bodies.join('\n');
     expect(exported).toContain('mas-under-test');
     for (const secret of ['unique-customer-words', 'warehouse', LLM_KEY, company.secret, PLATFORM_TOKEN]) expect(exported).not.toContain(secret);
+    // Nor did the service's own log (info and above, the default level) on the message's way through every thread.
+    expect(proc.output()).toContain('reply job done');
+    for (const text of ['unique-customer-words', 'warehouse', LLM_KEY]) expect(proc.output()).not.toContain(text);
   }, 90_000);
 });
