@@ -7,7 +7,7 @@ import type { ConversationState } from '../domain/conversations/state.js';
 import type { ConversationEvent } from '../domain/conversations/events.js';
 import type { BilledUsage } from '../domain/credits/decider.js';
 import { DomainError } from '../domain/errors.js';
-import { isLlmError, type LlmMessage } from '../ports/llm.js';
+import { isLlmError, MAX_HANDOFF_REASON, type LlmMessage } from '../ports/llm.js';
 import { loadRedaction } from '../commands/settings/queries.js';
 import { createRedactor, type Redactor } from '../domain/company/redaction/redact.js';
 import { redactsFor } from '../domain/company/redaction/state.js';
@@ -200,14 +200,18 @@ function redactPrompt(messages: LlmMessage[], redactor: Redactor | null): LlmMes
   return messages.map((m) => (m.role === 'system' ? m : { ...m, content: redactor.redact(m.content) }));
 }
 
-/** The model's answer with the customer's values back where it used their placeholders. */
+/**
+ * The model's answer with the customer's values back where it used their placeholders; a value is longer than
+ * its placeholder, so the result is clipped to what the reply's event holds.
+ */
 function restoreAnswer(answer: GeneratedAnswer, redactor: Redactor): GeneratedAnswer {
   const { response } = answer;
-  return {
-    ...answer,
-    response: { ...response, text: redactor.restore(response.text), ...(response.handoffReason ? { handoffReason: redactor.restore(response.handoffReason) } : {}) },
-  };
+  const reason = response.handoffReason ? { handoffReason: redactor.restore(response.handoffReason).slice(0, MAX_HANDOFF_REASON) } : {};
+  return { ...answer, response: { ...response, text: redactor.restore(response.text).slice(0, MAX_REPLY_CHARS), ...reason } };
 }
+
+/** The longest reply text an AgentReplied event holds. */
+const MAX_REPLY_CHARS = 65_536;
 
 /** Appends the reply against the conversation as it was: a takeover or a close meanwhile drops it (and charges the call). */
 async function storeReply(deps: ReplyWorkerDeps, a: Answering, answer: GeneratedAnswer): Promise<Outcome> {
