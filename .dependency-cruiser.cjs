@@ -59,9 +59,19 @@ module.exports = {
     {
       name: 'ports-are-contracts',
       severity: 'error',
-      comment: 'src/ports holds interfaces and their contract (constants, zod schemas, error classes): it imports only other ports, the domain and zod.',
+      comment:
+        'src/ports holds interfaces and their contract (constants, zod schemas, error classes): it imports only other ports, the domain and zod. ' +
+        'One exception, in src/ports/tracing.ts only (next rule): @opentelemetry/api, which is a port by design (a no-op API until an SDK ' +
+        'registers behind it, as src/infrastructure/tracing/otel.ts does when tracing is configured).',
       from: { path: '^src/ports/' },
-      to: { pathNot: ['^src/ports/', '^src/domain/', '(^|/)node_modules/zod/'] },
+      to: { pathNot: ['^src/ports/', '^src/domain/', '(^|/)node_modules/zod/', '(^|/)node_modules/@opentelemetry/api/'] },
+    },
+    {
+      name: 'tracing-api-in-one-port',
+      severity: 'error',
+      comment: 'The OpenTelemetry API enters the ports through src/ports/tracing.ts alone; the SDK (its implementation) is infrastructure.',
+      from: { path: '^src/ports/', pathNot: '^src/ports/tracing\\.ts$' },
+      to: { path: '(^|/)node_modules/@opentelemetry/' },
     },
     {
       name: 'use-cases-stay-inside',

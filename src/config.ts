@@ -278,6 +278,11 @@ export const configSchema = z.object({
   KNOWLEDGE_MAX_DOCUMENTS: z.coerce.number().int().min(1).max(100_000).default(500),
   KNOWLEDGE_MAX_BYTES: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(20 * 1024 * 1024),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl(['http:', 'https:']),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl(['http:', 'https:']),
+  OTEL_SERVICE_NAME: z.string().trim().min(1).max(200).optional(),
+  OTEL_TRACES_SAMPLER: z.enum(['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio']).default('parentbased_always_on'),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
   INVITATION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(168),
   SMTP_URL: optionalUrl(['smtp:', 'smtps:']),
   SMTP_FROM: z.string().trim().min(3).max(254).optional(),
@@ -357,6 +362,8 @@ export interface Config {
   knowledgeQuota: { maxDocuments: number; maxBytes: number };
   /** Bearer token GET /metrics requires; unset = unauthenticated (keep /metrics off the public proxy). */
   metricsToken: string | undefined;
+  /** OpenTelemetry traces, exported over OTLP/HTTP; undefined (the default) loads no SDK at all. */
+  tracing: TracingConfig | undefined;
   /** How long a teammate invitation's link works. */
   invitationTtlMs: number;
   /** Invitation and notification emails; without SMTP_URL the link is only shown in the dashboard and no notification is emailed. */
@@ -463,11 +470,28 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     knowledgeQuota: { maxDocuments: c.KNOWLEDGE_MAX_DOCUMENTS, maxBytes: c.KNOWLEDGE_MAX_BYTES },
     metricsToken: c.METRICS_TOKEN,
+    tracing: tracingOf(c),
     invitationTtlMs: c.INVITATION_TTL_HOURS * 3_600_000,
     smtp: c.SMTP_URL ? { url: c.SMTP_URL, from: c.SMTP_FROM ?? smtpFromMissing() } : undefined,
     notificationSweepIntervalMs: c.NOTIFICATION_SWEEP_INTERVAL_MS,
     actionExpirySweepIntervalMs: c.ACTION_EXPIRY_SWEEP_INTERVAL_MS,
   };
+}
+
+export interface TracingConfig {
+  /** Where spans are posted (OTLP/HTTP, JSON): OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as is, else `<OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces`. */
+  tracesUrl: string;
+  serviceName: string;
+  sampler: z.infer<typeof configSchema>['OTEL_TRACES_SAMPLER'];
+  /** The ratio of the `traceidratio` samplers, 0 to 1. */
+  samplerArg: number;
+}
+
+/** The standard OpenTelemetry variables; tracing is on only when an endpoint is set. */
+function tracingOf(c: z.infer<typeof configSchema>): TracingConfig | undefined {
+  const tracesUrl = c.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (c.OTEL_EXPORTER_OTLP_ENDPOINT ? `${c.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : undefined);
+  if (!tracesUrl) return undefined;
+  return { tracesUrl, serviceName: c.OTEL_SERVICE_NAME ?? 'messaging-agent-service', sampler: c.OTEL_TRACES_SAMPLER, samplerArg: c.OTEL_TRACES_SAMPLER_ARG };
 }
 
 function smtpFromMissing(): never {

@@ -3,6 +3,7 @@ import { createLogger } from './infrastructure/logger.js';
 import { createProcessorService } from './processorService.js';
 import { createServer } from './server.js';
 import { lowerThisThreadPriority } from './processing/threadPriority.js';
+import { startTracing } from './infrastructure/tracing/otel.js';
 
 let config: Config;
 try {
@@ -16,6 +17,8 @@ try {
 }
 
 const logger = createLogger({ level: config.logLevel });
+// Before anything that may start a span (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set: no SDK loaded).
+const tracing = await startTracing(config.tracing, 'main');
 const server = config.role === 'processor' ? await createProcessorService(config, logger) : await createServer(config, logger);
 await server.listen();
 // Lowered once every other thread exists: threads inherit the nice of the thread that creates them.
@@ -47,6 +50,7 @@ async function shutdown(signal: string) {
   force.unref();
   try {
     await server.stop();
+    await tracing.shutdown().catch((err: unknown) => logger.warn({ err }, 'the last spans could not be exported'));
     logger.info('shutdown complete');
     process.exit(0);
   } catch (err) {

@@ -12,6 +12,7 @@ import { agentRoutes } from './http/routes/agents.js';
 import { apiTokenRoutes } from './http/routes/apiTokens.js';
 import { teamRoutes } from './http/routes/team.js';
 import { assignmentRoutes } from './http/routes/assignment.js';
+import { redactionRoutes } from './http/routes/redaction.js';
 import { notificationRoutes } from './http/routes/notifications.js';
 import { inAppNotificationRoutes } from './http/routes/inAppNotifications.js';
 import { noteRoutes } from './http/routes/notes.js';
@@ -164,6 +165,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       apiTokenRoutes(services),
       teamRoutes(services),
       assignmentRoutes(services),
+      redactionRoutes(services),
       notificationRoutes(services),
       inAppNotificationRoutes(services),
       noteRoutes(services),

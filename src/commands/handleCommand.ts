@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Decider, DomainEvent } from '../domain/decider.js';
 import type { EventMetadata, EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../ports/eventStore.js';
 import { EventIdConflictError, WrongExpectedRevisionError } from '../ports/errors.js';
+import { activeTraceparent } from '../ports/tracing.js';
 
 export interface CommandResult<E extends DomainEvent, S> {
   /** Events this command appended (empty when the decision yielded none, or when they were already stored). */
@@ -58,9 +59,12 @@ export function handleCommand<C, E extends DomainEvent, S>(
   command: C,
   options: HandleCommandOptions = {},
 ): Promise<CommandResult<E, S>> {
+  // Taken here, in the caller's context: the batch runs in whichever caller's context started the drain.
+  const traceparent = options.metadata?.traceparent ? undefined : activeTraceparent();
+  const withTrace = traceparent ? { ...options, metadata: { ...options.metadata, traceparent } } : options;
   return new Promise((resolve, reject) => {
     const queue = queueOf(store, stream);
-    queue.items.push({ decider: decider as unknown as AnyDecider, command, options, resolve: resolve as Queued['resolve'], reject });
+    queue.items.push({ decider: decider as unknown as AnyDecider, command, options: withTrace, resolve: resolve as Queued['resolve'], reject });
     if (!queue.running) void drain(store, stream, queue);
   });
 }

@@ -19,6 +19,7 @@ import { autoAssignmentEvents } from './company/autoAssignment/events.js';
 import { noteSharingEvents } from './company/noteSharing/events.js';
 import { inAppNotificationEvents } from './accounts/notifications/inApp/events.js';
 import { slaPolicyEvents } from './company/slaPolicy/events.js';
+import { redactionEvents } from './company/redaction/events.js';
 import { availabilityEvents } from './accounts/availability/events.js';
 import { businessHoursEvents } from './company/businessHours/events.js';
 import { conversationEvents } from './conversations/events.js';
@@ -94,6 +95,7 @@ export const eventCatalog = mergeCatalogs(
   noteSharingEvents,
   inAppNotificationEvents,
   slaPolicyEvents,
+  redactionEvents,
   webhookEndpointEvents,
   actionEvents,
   webhookDeliveryEvents,

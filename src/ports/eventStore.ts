@@ -9,6 +9,11 @@ export interface EventMetadata {
   correlationId?: string;
   causationId?: string;
   actor?: string;
+  /**
+   * W3C traceparent of the span that wrote the event (only with tracing on): what follows the event (a job, its
+   * worker's span) joins the same trace, in any thread or process. Ids and a flag only, never a secret.
+   */
+  traceparent?: string;
 }
 
 export interface NewEvent<T extends string = string, D = unknown> {

@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openAdapters } from '../infrastructure/adapters.js';
 import { createLogger } from '../infrastructure/logger.js';
 import { createServiceMetrics } from '../infrastructure/metrics/serviceMetrics.js';
+import { startTracing } from '../infrastructure/tracing/otel.js';
 import { startEventLoopMonitor } from './eventLoopMonitor.js';
 import { startProcessor } from './processor.js';
 import { lowerThisThreadPriority } from './threadPriority.js';
@@ -29,6 +30,8 @@ try {
   // Process-wide figures (CPU, memory) are the main thread's registry's: here only this thread's own.
   const metrics = createServiceMetrics({ processMetrics: false });
   metrics.watchEventLoop(threadName, loop);
+  // This thread's own tracer provider: the jobs it takes carry their trace in (src/ports/tracing.ts).
+  const tracing = await startTracing(config.tracing, threadName);
   const adapters = await openAdapters(config, logger);
   const processor = await startProcessor(config, logger, adapters, { metrics, part });
   port.on('message', (message: ToProcessor) => {
@@ -54,6 +57,7 @@ try {
             await processor.stop();
             await adapters.close();
             loop.stop();
+            await tracing.shutdown().catch((err: unknown) => logger.warn({ err }, 'the last spans could not be exported'));
             post({ type: 'reply', id: message.id, ok: true });
           } catch (err) {
             post({ type: 'reply', id: message.id, ok: false, error: err instanceof Error ? err.message : String(err) });

@@ -1,3 +1,5 @@
+import { redactionDecider, redactionStream } from '../../domain/company/redaction/decider.js';
+import type { RedactionState } from '../../domain/company/redaction/state.js';
 import { autoAssignmentDecider, autoAssignmentStream } from '../../domain/company/autoAssignment/decider.js';
 import type { AutoAssignmentState } from '../../domain/company/autoAssignment/state.js';
 import { companyStream } from '../../domain/company/decider.js';
@@ -33,5 +35,11 @@ export async function loadBusinessHours(eventStore: EventStore, companyId: strin
 /** The company's SLA policy, from its stream (a change shows at once). */
 export async function loadSlaPolicy(eventStore: EventStore, companyId: string): Promise<SlaPolicyState> {
   const { state } = await loadState(eventStore, slaPolicyStream(companyId), slaPolicyDecider);
+  return state;
+}
+
+/** The company's redaction before the model, from its stream (strongly consistent: the next reply follows a change). */
+export async function loadRedaction(eventStore: EventStore, companyId: string): Promise<RedactionState> {
+  const { state } = await loadState(eventStore, redactionStream(companyId), redactionDecider);
   return state;
 }

@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { loadIntegration, type LiveIntegration } from '../../commands/integrations/streamReads.js';
 import { receiveWebhook, type ReceiveWebhookDeps } from '../../commands/platformWebhooks/receiveWebhook.js';
 import { classifyWebhookJson } from '../../domain/platformWebhooks/payload.js';
 import { noopWebhookMetrics, type WebhookOutcome } from '../../ports/metrics.js';
 import type { RateLimiter } from '../../ports/rateLimiter.js';
+import { inSpan, SpanKind } from '../../ports/tracing.js';
 import type { ConversationRefLookup } from '../../projections/conversationRefs/queries.js';
 import { BODY_LIMIT } from '../app.js';
 import { HttpError, notFound } from '../errors.js';
@@ -72,23 +73,36 @@ export function platformWebhookRoutes(services: HttpServices, logWrites: Pending
           response: { 200: z.object({ ok: z.literal(true) }), 415: errorResponses[400], ...errorResponses },
         },
       },
-      async (request, reply) => {
-        const receivedAt = services.commands.clock.now().toISOString();
-        if (services.config.env === 'production' && request.protocol !== 'https' && !isInProcessRequest(request)) {
-          throw new HttpError(403, 'HTTPS_REQUIRED', 'Webhooks are accepted over HTTPS only');
-        }
-        const integration = await knownIntegration(request.params);
-        const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        const log = deliveryLog(request, integration, body, receivedAt);
-        const payload = await acceptedPayload(request, integration, body, log, openSecret);
-        // A delivery that stores events has its log entry appended with them: one commit per webhook.
-        const outcome = await receiveWebhook(deps, integration, payload, body, { receivedAt, ...log.payloadOf(true) });
-        outcomes.set(request, outcome.outcome);
-        // Otherwise (a duplicate, an ignored event) the acknowledgement does not wait for the log entry.
-        if (!outcome.logged) void log.log({ httpStatus: 200, outcome: outcome.outcome, kind: outcome.kind, reason: outcome.reason, conversationId: outcome.conversationId });
-        return reply.status(200).send({ ok: true as const });
-      },
+      // The root of the message's trace (a platform's own traceparent header is not followed: it is not ours to
+      // trust, and would let a caller choose what is sampled). Its events carry it on (src/ports/tracing.ts).
+      (request, reply) =>
+        inSpan(
+          'POST /api/webhook/:connectorType/:integrationId',
+          { kind: SpanKind.SERVER, traceparent: undefined, attributes: { 'http.request.method': 'POST', 'http.route': '/api/webhook/:connectorType/:integrationId', 'mas.integration_id': request.params.integrationId } },
+          async (span) => {
+            const sent = await acceptWebhook(request, request.params, reply);
+            span.setAttribute('http.response.status_code', reply.statusCode);
+            return sent;
+          },
+        ),
     );
+
+    async function acceptWebhook(request: FastifyRequest, params: Params, reply: FastifyReply) {
+      const receivedAt = services.commands.clock.now().toISOString();
+      if (services.config.env === 'production' && request.protocol !== 'https' && !isInProcessRequest(request)) {
+        throw new HttpError(403, 'HTTPS_REQUIRED', 'Webhooks are accepted over HTTPS only');
+      }
+      const integration = await knownIntegration(params);
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const log = deliveryLog(request, integration, body, receivedAt);
+      const payload = await acceptedPayload(request, integration, body, log, openSecret);
+      // A delivery that stores events has its log entry appended with them: one commit per webhook.
+      const outcome = await receiveWebhook(deps, integration, payload, body, { receivedAt, ...log.payloadOf(true) });
+      outcomes.set(request, outcome.outcome);
+      // Otherwise (a duplicate, an ignored event) the acknowledgement does not wait for the log entry.
+      if (!outcome.logged) void log.log({ httpStatus: 200, outcome: outcome.outcome, kind: outcome.kind, reason: outcome.reason, conversationId: outcome.conversationId });
+      return reply.status(200).send({ ok: true as const });
+    }
   };
 }
 

@@ -18,6 +18,7 @@ import type { webchatFloodLimits } from '../webchatFloodLimits.js';
 import type { WebchatHub } from '../webchatHub.js';
 import { originAllowed } from './originPolicy.js';
 import type { SlidingWindow } from './slidingWindow.js';
+import { inSpan, SpanKind } from '../../ports/tracing.js';
 
 /** The route's path parameter, read at the boundary (fastify types params as unknown here). */
 const webchatParams = z.object({ integrationId: z.string().max(40) });
@@ -376,13 +377,14 @@ async function storeMessage(conn: Connection, clientMessageId: string, text: str
   // Verification switched to required since this visitor connected without a signature: no more messages.
   if (now.identityVerification === 'required' && !conn.verified) return refuse(conn, 'IDENTITY_REQUIRED', 'This chat needs a signed-in visitor: reconnect with userId and userHash', CLOSE.policy);
   conn.integration = now;
-  const outcome = await receiveWebchatMessage(env.services.commands, now, {
+  // The root of the message's trace, like a webhook's: the stored event carries it to the reply and the send.
+  const outcome = await inSpan('webchat message', { kind: SpanKind.SERVER, traceparent: undefined, attributes: { 'mas.integration_id': String(integrationId) } }, () => receiveWebchatMessage(env.services.commands, now, {
     visitorId: visitor.visitorId,
     clientMessageId,
     text,
     ...(conn.visitorName ? { name: conn.visitorName } : {}),
     ...(conn.verified ? { verifiedVisitor: conn.verified } : {}),
-  }).catch((err: unknown) => {
+  })).catch((err: unknown) => {
     if (err instanceof DomainError && err.message === NOT_THE_VISITORS_CONVERSATION) return null;
     throw err;
   });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { SecretBox } from '../../ports/secretBox.js';
 import { LlmError, type LlmProvider, type LlmResolver } from '../../ports/llm.js';
+import { inSpan, SpanKind } from '../../ports/tracing.js';
 import { createBuiltinLlm } from './builtinLlm.js';
 import { createOpenAiLlm, DEFAULT_LLM_MAX_RETRIES, DEFAULT_LLM_TIMEOUT_MS, type LlmNetworkPolicy } from './openaiLlm.js';
 
@@ -25,7 +26,7 @@ export interface LlmResolverOptions {
  * map key — and reused across companies and calls (the SDK keeps its connections).
  */
 export function createLlmResolver(options: LlmResolverOptions): LlmResolver {
-  const builtin = createBuiltinLlm();
+  const builtin = traced(createBuiltinLlm(), 'builtin');
   const timeoutMs = options.timeoutMs ?? DEFAULT_LLM_TIMEOUT_MS;
   const maxRetries = options.maxRetries ?? DEFAULT_LLM_MAX_RETRIES;
   const maxClients = Math.max(1, options.maxCachedClients ?? 256);
@@ -50,18 +51,44 @@ export function createLlmResolver(options: LlmResolverOptions): LlmResolver {
       clients.set(cacheKey, cached); // most recently used last
       return cached;
     }
-    const client = createOpenAiLlm({
+    const client = traced(createOpenAiLlm({
       baseUrl: config.baseUrl,
       ...(apiKey !== undefined ? { apiKey } : {}),
       timeoutMs,
       maxRetries,
       ...(options.network ? { network: options.network } : {}),
-    });
+    }), 'openai');
     clients.set(cacheKey, client);
     if (clients.size > maxClients) {
       const oldest = clients.keys().next().value;
       if (oldest !== undefined) clients.delete(oldest);
     }
     return client;
+  };
+}
+
+/**
+ * Each completion as a span named by the OpenTelemetry GenAI conventions ("chat <model>", gen_ai.* attributes):
+ * the model asked for, the one that answered and the tokens, never the prompt or the answer. With tracing off
+ * the span is the API's no-op.
+ */
+function traced(provider: LlmProvider, system: string): LlmProvider {
+  return {
+    ...(provider.free ? { free: true as const } : {}),
+    testConnection: (options) => provider.testConnection(options),
+    complete: (request) =>
+      inSpan(
+        `chat ${request.model}`,
+        { kind: SpanKind.CLIENT, attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': system, 'gen_ai.request.model': request.model } },
+        async (span) => {
+          const response = await provider.complete(request);
+          span.setAttributes({
+            'gen_ai.response.model': response.model,
+            'gen_ai.usage.input_tokens': response.usage.inputTokens,
+            'gen_ai.usage.output_tokens': response.usage.outputTokens,
+          });
+          return response;
+        },
+      ),
   };
 }

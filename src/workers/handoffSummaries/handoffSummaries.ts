@@ -16,6 +16,9 @@ import { SUMMARIZE_HANDOFF, summarizeHandoffJob, type SummarizeHandoffJob } from
 import { readRecentHistory } from '../answers/answerGeneration.js';
 import type { CompanyLlm } from '../replies/replyDecisions.js';
 import type { WorkerDeps } from '../../processing/workerDeps.js';
+import { loadRedaction } from '../../commands/settings/streamReads.js';
+import { createRedactor } from '../../domain/company/redaction/redact.js';
+import { redactsFor } from '../../domain/company/redaction/state.js';
 
 export interface HandoffSummaryDeps extends CommandDeps {
   bus: Bus;
@@ -98,9 +101,13 @@ async function writeSummary(deps: HandoffSummaryDeps, job: SummarizeHandoffJob, 
   const llm = await deps.loadLlm(job.companyId);
   if (llm.kind === 'builtin' || !llm.model) return fallback;
   if ((await loadCreditBalance(deps.eventStore, job.companyId)) <= 0) return fallback;
-  const messages = summaryPrompt(events);
+  // Redaction before the model: as for the agent that answered here (its own setting, else the company's).
+  const agentId = events.findLast((e) => e.type === 'AgentReplied')?.data.agentId;
+  const redactor = redactsFor(await loadRedaction(deps.eventStore, job.companyId), agentId) ? createRedactor() : null;
+  const messages = summaryPrompt(events).map((m) => (redactor && m.role === 'user' ? { ...m, content: redactor.redact(m.content) } : m));
   try {
-    const response = await llm.provider.complete({ model: llm.model, messages, temperature: 0, maxTokens: SUMMARY_MAX_TOKENS });
+    const answered = await llm.provider.complete({ model: llm.model, messages, temperature: 0, maxTokens: SUMMARY_MAX_TOKENS });
+    const response = redactor ? { ...answered, text: redactor.restore(answered.text) } : answered;
     const billed = billedUsage(llm.model, response.usage, estimateUsage(promptChars(messages), response.text.length), deps.pricing);
     await charge(deps, job, summaryId, billed);
     return { ...extracted, ...readModelSummary(response.text, extracted), writtenBy: 'llm', model: billed.model.slice(0, 200), inputTokens: billed.inputTokens, outputTokens: billed.outputTokens };

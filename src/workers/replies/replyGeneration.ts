@@ -7,9 +7,12 @@ import type { ConversationState } from '../../domain/conversations/state.js';
 import type { ConversationEvent } from '../../domain/conversations/events.js';
 import type { BilledUsage } from '../../domain/credits/decider.js';
 import { DomainError } from '../../domain/errors.js';
-import { isLlmError } from '../../ports/llm.js';
+import { isLlmError, MAX_HANDOFF_REASON, type LlmMessage } from '../../ports/llm.js';
 import { AnswerStopped, generateAnswer, type AnswerRequest, type GeneratedAnswer, readRecentHistory, plainLlmFailure, buildPrompt, HISTORY_MESSAGES, textOf } from '../answers/answerGeneration.js';
 import { loadNoteSharing } from '../../commands/settings/noteSharing.js';
+import { loadRedaction } from '../../commands/settings/streamReads.js';
+import { createRedactor, type Redactor } from '../../domain/company/redaction/redact.js';
+import { redactsFor } from '../../domain/company/redaction/state.js';
 import { actionsFor, answersWithActions, answerWithActions } from './replyActions.js';
 import type { StoredAction } from '../../domain/actions/state.js';
 import { webchatSubject, type GenerateReplyJob } from './replyJobs.js';
@@ -145,8 +148,14 @@ async function writeAnswer(deps: ReplyWorkerDeps, a: Answering): Promise<Generat
   // (and the builtin provider answers at once: nothing to stream). An answer that may call actions is written in
   // rounds, and only its last one is the answer: it is sent whole.
   const withActions = answersWithActions(state, a.actions);
+  // The company's own model sees placeholders for its customers' addresses and numbers when it asked for that;
+  // the knowledge search (in this service) still reads the words as written.
+  const redactor = llm.kind !== 'builtin' && redactsFor(await loadRedaction(deps.eventStore, job.companyId), agent.agentId) ? createRedactor() : null;
+  const messages = redactPrompt(buildPrompt(agent, a.events, a.unanswered, { notes: (await loadNoteSharing(deps.eventStore, a.job.companyId)).shareWithAi }), redactor);
+  // A streamed answer would show the visitor the placeholders before they are put back: sent whole instead.
+  const redacted = (redactor?.count ?? 0) > 0;
   const stream =
-    state.connectorType === 'webchat' && llm.kind !== 'builtin' && !withActions ? createReplyStream({ bus: deps.bus, subject: webchatSubject(job.conversationId), verifiedUserId: state.verifiedVisitor?.userId ?? null, replyId: a.replyId, logger: deps.logger }) : null;
+    state.connectorType === 'webchat' && llm.kind !== 'builtin' && !withActions && !redacted ? createReplyStream({ bus: deps.bus, subject: webchatSubject(job.conversationId), verifiedUserId: state.verifiedVisitor?.userId ?? null, replyId: a.replyId, logger: deps.logger }) : null;
   const takeover = stream ? watchForTakeover(deps, job, a.session.id) : null;
   try {
     const request: AnswerRequest = {
@@ -154,13 +163,13 @@ async function writeAnswer(deps: ReplyWorkerDeps, a: Answering): Promise<Generat
       provider: llm.provider,
       model: agent.model ?? llm.model ?? 'builtin',
       agent,
-      messages: buildPrompt(agent, a.events, a.unanswered, { notes: (await loadNoteSharing(deps.eventStore, a.job.companyId)).shareWithAi }),
+      messages,
       question: texts.join('\n'),
       ...(stream && takeover ? { onDelta: stream.push, signal: takeover.signal } : {}),
     };
     const answer = withActions ? await answerWithActions(deps, a, request) : await generateAnswer(deps, request);
     await stream?.finish();
-    return answer;
+    return redacted && 'response' in answer ? restoreAnswer(answer, redactor!) : answer;
   } catch (err) {
     await stream?.cancel();
     if (err instanceof AnswerStopped) {
@@ -185,6 +194,25 @@ async function writeAnswer(deps: ReplyWorkerDeps, a: Answering): Promise<Generat
     takeover?.stop();
   }
 }
+
+/** Customer and earlier answer turns through the redactor (the system prompt is the company's own words). */
+function redactPrompt(messages: LlmMessage[], redactor: Redactor | null): LlmMessage[] {
+  if (!redactor) return messages;
+  return messages.map((m) => (m.role === 'system' ? m : { ...m, content: redactor.redact(m.content) }));
+}
+
+/**
+ * The model's answer with the customer's values back where it used their placeholders; a value is longer than
+ * its placeholder, so the result is clipped to what the reply's event holds.
+ */
+function restoreAnswer(answer: GeneratedAnswer, redactor: Redactor): GeneratedAnswer {
+  const { response } = answer;
+  const reason = response.handoffReason ? { handoffReason: redactor.restore(response.handoffReason).slice(0, MAX_HANDOFF_REASON) } : {};
+  return { ...answer, response: { ...response, text: redactor.restore(response.text).slice(0, MAX_REPLY_CHARS), ...reason } };
+}
+
+/** The longest reply text an AgentReplied event holds. */
+const MAX_REPLY_CHARS = 65_536;
 
 /** Appends the reply against the conversation as it was: a takeover or a close meanwhile drops it (and charges the call). */
 async function storeReply(deps: ReplyWorkerDeps, a: Answering, answer: GeneratedAnswer): Promise<Outcome> {

@@ -18,6 +18,7 @@ export const replyJobsReactor = defineReactor(conversationEvents, {
         messageId: event.data.messageId,
         companyId,
         receivedAt: event.data.at ?? event.createdAt,
+        ...(event.metadata.traceparent ? { traceparent: event.metadata.traceparent } : {}),
       };
       await bus.publish(GENERATE_REPLY, job, { dedupeId: event.id });
     },
@@ -36,7 +37,7 @@ export const outboundJobsReactor = defineReactor(conversationEvents, {
       const companyId = event.metadata.companyId;
       const { messageId } = event.data;
       if (!messageId) return; // a survey stored before its delivery was tracked
-      const job: SendMessageJob = { conversationId: conversationIdOfStream(event.stream), messageId, revision: String(event.revision), ...(companyId ? { companyId } : {}) };
+      const job: SendMessageJob = { conversationId: conversationIdOfStream(event.stream), messageId, revision: String(event.revision), ...(companyId ? { companyId } : {}), ...(event.metadata.traceparent ? { traceparent: event.metadata.traceparent } : {}) };
       await bus.publish(SEND_MESSAGE, job, { dedupeId: `send:${messageId}` });
     },
 });

@@ -15,6 +15,8 @@ import { startActionResumes } from '../actionResumes/actionResume.js';
 import { searchPassages } from '../answers/answerGeneration.js';
 import { startSendWorker, createReplyLatency } from './sendWorker.js';
 import type { WorkerDeps } from '../../processing/workerDeps.js';
+import { inSpan, SpanKind, withActiveSpan, type Span } from '../../ports/tracing.js';
+import { jobAttributes } from '../../processing/jobAttributes.js';
 
 /**
  * The workers that answer customers, fed by the reactors' jobs (src/processing/reactors):
@@ -157,44 +159,56 @@ export async function startReplyWorker(deps: ReplyWorkerDeps): Promise<ReplyWork
     { durable: 'reply-generator', concurrency: 2 * capacity + concurrency, maxDeliver, backoffMs: deps.backoffMs ?? [1000, 5000, 15000] },
     async (message) => {
       const job = generateReplyJob.parse(message.data);
-      const tracker = metrics.jobStarted('reply');
-      tracker.waiting(job.companyId);
-      // From the moment the job takes the message: the burst wait, the queue and a slow model are all "typing".
-      const typing = typingIndicator(deps, job);
-      try {
-        const receivedAt = await burstWait(deps, job, typing);
-        let outcome: Outcome = { result: 'skipped', reason: LATER_MESSAGE };
-        const turn = await scheduler.submit({
-          companyId: job.companyId,
-          lane: job.conversationId,
-          since: receivedAt,
-          run: async (waitingSince) => {
+      // The message's trace (from the webhook's span, carried by the job) goes on here, in this thread or process.
+      await inSpan('reply', { kind: SpanKind.CONSUMER, traceparent: job.traceparent, attributes: jobAttributes(job, message.deliveryCount) }, (span) => handleReplyJob(job, message.deliveryCount, span));
+    },
+  );
+
+  async function handleReplyJob(job: GenerateReplyJob, deliveryCount: number, span: Span): Promise<void> {
+    const tracker = metrics.jobStarted('reply');
+    tracker.waiting(job.companyId);
+    // From the moment the job takes the message: the burst wait, the queue and a slow model are all "typing".
+    const typing = typingIndicator(deps, job);
+    try {
+      const receivedAt = await burstWait(deps, job, typing);
+      span.addEvent('burst window passed');
+      let outcome: Outcome = { result: 'skipped', reason: LATER_MESSAGE };
+      const turn = await scheduler.submit({
+        companyId: job.companyId,
+        lane: job.conversationId,
+        since: receivedAt,
+        // The scheduler starts a turn from whichever job freed the slot: the span is set again, so the reply's
+        // events and model call join this message's trace.
+        run: (waitingSince) =>
+          withActiveSpan(span, async () => {
+            span.addEvent('turn started');
             tracker.running(job.companyId);
             outcome = await generateReply(deps, job, typing);
             if (outcome.result === 'replied') deps.replyLatency?.replied(replyIdOf(job.messageId), waitingSince);
-          },
-        });
-        if (turn === 'shed-full' || turn === 'shed-late') {
-          if (typing.started) await typing.stop();
-          const why = turn === 'shed-full' ? `${capacity} conversations were already waiting for an answer` : `no answer within ${Math.round(maxDelayMs / 1000)} s`;
-          outcome = await handToPeople(deps, job, `${AI_BACKLOG}: ${why}`);
-        }
-        metrics.replyFinished(outcome.result);
-        deps.logger.info({ ...job, ...outcome, delivery: message.deliveryCount }, 'reply job done');
-      } catch (err) {
-        if (message.deliveryCount < maxDeliver) throw err;
-        metrics.replyFinished('failed');
-        // Failing for good: the customer must not wait on a reply that will never come.
-        deps.logger.error({ ...job, err, delivery: message.deliveryCount }, 'reply job failed for good: messages marked unanswered');
-        // The error's text (a store path, an address) stays in the log line above; the team reads plain words.
-        await markUnanswered(deps, job, 'The AI could not answer because of an error in the service (see its log)', true);
-      } finally {
-        tracker.done();
+          }),
+      });
+      if (turn === 'shed-full' || turn === 'shed-late') {
+        if (typing.started) await typing.stop();
+        const why = turn === 'shed-full' ? `${capacity} conversations were already waiting for an answer` : `no answer within ${Math.round(maxDelayMs / 1000)} s`;
+        outcome = await handToPeople(deps, job, `${AI_BACKLOG}: ${why}`);
       }
-    },
-  );
+      metrics.replyFinished(outcome.result);
+      span.setAttribute('mas.reply.result', outcome.result);
+      deps.logger.info({ ...job, ...outcome, delivery: deliveryCount }, 'reply job done');
+    } catch (err) {
+      if (deliveryCount < maxDeliver) throw err;
+      metrics.replyFinished('failed');
+      // Failing for good: the customer must not wait on a reply that will never come.
+      deps.logger.error({ ...job, err, delivery: deliveryCount }, 'reply job failed for good: messages marked unanswered');
+      // The error's text (a store path, an address) stays in the log line above; the team reads plain words.
+      await markUnanswered(deps, job, 'The AI could not answer because of an error in the service (see its log)', true);
+    } finally {
+      tracker.done();
+    }
+  }
   return { scheduler, stop: () => subscription.stop() };
 }
+
 
 /**
  * Messages closer together than the burst window are answered once, together: a job waits (holding no slot)

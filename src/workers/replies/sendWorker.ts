@@ -15,6 +15,8 @@ import { PlatformError, type PlatformClient } from '../../ports/platform.js';
 import { pushFor, type WebchatPush } from '../../ports/webchatPush.js';
 import { createFairScheduler, type FairScheduler } from '../../shared/fairness/fairScheduler.js';
 import { SEND_MESSAGE, sendMessageJob, webchatSubject, type SendMessageJob } from './replyJobs.js';
+import { inSpan, SpanKind, withActiveSpan } from '../../ports/tracing.js';
+import { jobAttributes } from '../../processing/jobAttributes.js';
 
 export interface SendWorkerDeps extends CommandDeps {
   bus: Bus;
@@ -60,19 +62,26 @@ export async function startSendWorker(deps: SendWorkerDeps): Promise<SendWorker>
     async (message) => {
       const job = sendMessageJob.parse(message.data);
       const companyId = job.companyId ?? UNNAMED_COMPANY;
-      const tracker = metrics.jobStarted('send');
-      if (job.companyId) tracker.waiting(job.companyId);
-      try {
-        // One conversation's messages go out one at a time, in the order they were stored.
-        await scheduler.submit({
-          companyId,
-          lane: job.conversationId,
-          since: deps.clock.now().getTime(),
-          run: () => sendMessage(deps, job, { attempt: message.deliveryCount, lastAttempt: message.deliveryCount >= maxDeliver, onCompany: tracker.running, onDelivered }, unrecorded),
-        });
-      } finally {
-        tracker.done();
-      }
+      // The trace of the message this answers (carried from the reply's span by the job) ends here.
+      await inSpan('send', { kind: SpanKind.CONSUMER, traceparent: job.traceparent, attributes: jobAttributes(job, message.deliveryCount) }, async (span) => {
+        const tracker = metrics.jobStarted('send');
+        if (job.companyId) tracker.waiting(job.companyId);
+        try {
+          // One conversation's messages go out one at a time, in the order they were stored.
+          await scheduler.submit({
+            companyId,
+            lane: job.conversationId,
+            since: deps.clock.now().getTime(),
+            run: () =>
+              withActiveSpan(span, () => {
+                span.addEvent('turn started');
+                return sendMessage(deps, job, { attempt: message.deliveryCount, lastAttempt: message.deliveryCount >= maxDeliver, onCompany: tracker.running, onDelivered }, unrecorded);
+              }),
+          });
+        } finally {
+          tracker.done();
+        }
+      });
     },
   );
   return { scheduler, stop: () => subscription.stop() };

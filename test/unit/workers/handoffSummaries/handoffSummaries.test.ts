@@ -8,6 +8,7 @@ import { LlmError, type LlmProvider, type LlmRequest } from '../../../../src/por
 import { silentLogger } from '../../../../src/ports/logger.js';
 import { handoffSummaryId, summarizeHandoff, type HandoffSummaryDeps } from '../../../../src/workers/handoffSummaries/handoffSummaries.js';
 import type { CompanyLlm } from '../../../../src/workers/replies/replyDecisions.js';
+import { redactionStream } from '../../../../src/domain/company/redaction/decider.js';
 
 /** The handoff summary worker: the builtin provider's extracted note; the company's model's note, charged once. */
 
@@ -18,7 +19,7 @@ const stores = [
   ['EventStoreDB semantics', () => new MemoryEventStore({ semantics: 'eventstoredb' })],
 ] as const;
 
-async function givenAHandoff(store: MemoryEventStore, companyId: string) {
+async function givenAHandoff(store: MemoryEventStore, companyId: string, text = 'My parcel is late, I want a refund') {
   const conversationId = randomUUID();
   const sessionId = randomUUID();
   const messageId = randomUUID();
@@ -26,7 +27,7 @@ async function givenAHandoff(store: MemoryEventStore, companyId: string) {
   await store.append(conversationStream(conversationId), [
     e('ConversationStarted', { conversationId, companyId, integrationId: 1, connectorType: 'msgplatform', customer: { clientId: 'c', channelId: 1, transport: 'telegram' }, stageId: null, at: T }),
     e('AiSessionOpened', { sessionId, at: T }),
-    e('MessageReceived', { messageId, dedupeKey: 'k1', dedupeUntil: null, text: 'My parcel is late, I want a refund', platform: {}, at: T }),
+    e('MessageReceived', { messageId, dedupeKey: 'k1', dedupeUntil: null, text, platform: {}, at: T }),
     e('AgentReplied', { messageId: randomUUID(), sessionId, agentId: null, text: 'A colleague will reply soon.', inReplyTo: [messageId], model: 'gpt-4o-mini', inputTokens: 10, outputTokens: 5, handoff: true, handoffReason: 'Refunds need a person', at: T }),
     e('AiSessionPaused', { sessionId, reason: 'handoff', by: null, at: T }),
   ], 'no_stream');
@@ -117,5 +118,25 @@ describe.each(stores)('handoff summaries on an event store with %s', (_name, mak
     await summarizeHandoff(deps(store, { kind: 'openai', provider: failing, model: 'gpt-4o-mini' }), { conversationId, companyId });
     expect(await summariesOf(store, conversationId)).toEqual([expect.objectContaining({ writtenBy: 'extractive' })]);
     expect(await chargesOf(store, companyId)).toEqual([]);
+  });
+});
+
+describe('handoff summaries with redaction before the model', () => {
+  it("given the company's redaction on, when the model summarises, then it is sent placeholders and the note has the customer's address back", async () => {
+    const store = new MemoryEventStore();
+    const companyId = randomUUID();
+    const conversationId = await givenAHandoff(store, companyId, 'Refund me, write to jane.doe@example.org or call +44 20 7946 0958');
+    await store.append(redactionStream(companyId), [{ id: randomUUID(), type: 'RedactionConfigured', data: { enabled: true, agents: {}, by: 'user:1', at: T } }], 'no_stream');
+    const sent: LlmRequest[] = [];
+    const model = provider(async (request) => {
+      sent.push(request);
+      return { text: 'WANTS: a refund, answered at [EMAIL_1]\nTRIED: nothing', model: 'gpt-4o-mini', usage: { inputTokens: 50, outputTokens: 10 } };
+    });
+    expect(await summarizeHandoff(deps(store, { kind: 'openai', provider: model, model: 'gpt-4o-mini' }), { conversationId, companyId })).toBe('summarized');
+    const prompt = JSON.stringify(sent[0]!.messages);
+    expect(prompt).toContain('write to [EMAIL_1] or call [PHONE_1]');
+    expect(prompt).not.toContain('jane.doe');
+    expect(prompt).not.toContain('7946');
+    expect(await summariesOf(store, conversationId)).toEqual([expect.objectContaining({ wants: 'a refund, answered at jane.doe@example.org', writtenBy: 'llm' })]);
   });
 });
