@@ -14,18 +14,19 @@ export function createMemoryPersonalDataKeys(): PersonalDataKeys {
   return {
     async currentKey(scope) {
       const row = current.get(scope);
-      return row ? { keyId: row.keyId, key: row.key } : null;
+      return row ? { keyId: row.keyId, key: Buffer.from(row.key) } : null;
     },
     async createKey(scope, subject): Promise<PersonalDataKey> {
       const existing = current.get(scope);
-      if (existing) return { keyId: existing.keyId, key: existing.key };
+      if (existing) return { keyId: existing.keyId, key: Buffer.from(existing.key) };
       const row: Row = { keyId: randomUUID(), scope, key: randomBytes(32), subjectId: subject.subjectId, companyId: subject.companyId };
       byId.set(row.keyId, row);
       current.set(scope, row);
-      return { keyId: row.keyId, key: row.key };
+      return { keyId: row.keyId, key: Buffer.from(row.key) };
     },
     async keyById(keyId) {
-      return byId.get(keyId)?.key ?? null;
+      const row = byId.get(keyId);
+      return row ? Buffer.from(row.key) : null;
     },
     async subjectOf(scope) {
       const row = current.get(scope);
