@@ -1,5 +1,6 @@
 import { conversationStream } from './conversations/decider.js';
 import { customerIdFor } from './customers/decider.js';
+import { ERASED_TEXT } from './customers/events.js';
 
 /**
  * Where customers' personal data sits in events, so the event store can keep it encrypted under a key of that
@@ -11,7 +12,7 @@ import { customerIdFor } from './customers/decider.js';
  * passes the event's schema, so an erased event still validates, replays and counts like before: only the
  * personal values change. Fields that only say how the log is shaped (ids, times, counts, types) stay plain.
  */
-export const ERASED_TEXT = '[erased]';
+export { ERASED_TEXT };
 
 export interface PersonalDataSpec {
   /** Dotted path → the value it reads as once erased. */

@@ -8,6 +8,9 @@ import { platformIdSchema } from '../platformId.js';
  * however many messages the customer sends.
  */
 
+/** What an erased personal text reads as, everywhere (domain/personalData.ts). */
+export const ERASED_TEXT = '[erased]';
+
 export const CUSTOMER_LIMITS = { name: 200, phone: 64, email: 320, transport: 64, note: 4000, tags: 20, tag: 40, erasureReason: 200 } as const;
 
 const at = z.iso.datetime();

@@ -1,4 +1,4 @@
-import type { ChannelProfile, CustomerEvent } from './events.js';
+import { ERASED_TEXT, type ChannelProfile, type CustomerEvent } from './events.js';
 
 export interface KnownCustomer {
   status: 'known';
@@ -50,6 +50,6 @@ export function evolveCustomer(state: CustomerState, event: CustomerEvent): Cust
     case 'CustomerErased':
       return state.status === 'none'
         ? state
-        : { ...state, profile: {}, note: '', noteUpdatedBy: null, noteUpdatedAt: null, tags: [], updatedAt: event.data.at, erased: true };
+        : { ...state, clientId: ERASED_TEXT, profile: {}, note: '', noteUpdatedBy: null, noteUpdatedAt: null, tags: [], updatedAt: event.data.at, erased: true };
   }
 }
