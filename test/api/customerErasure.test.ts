@@ -137,6 +137,12 @@ describe('DELETE /api/customers/:id', () => {
     expect(JSON.stringify(list)).not.toContain('vexworth');
     expect(JSON.stringify((await acme.call('GET', '/api/search?q=Marmoset')).json())).not.toContain('Quizzical');
 
+    // The outbound events say so, ids only; earlier events of theirs carry no trace of the data any more.
+    const feed = JSON.stringify((await acme.call('GET', '/api/events?limit=200')).json());
+    expect(feed).toContain('"customer.erased"');
+    expect(feed).not.toContain('Marmoset');
+    expect(feed).not.toContain('vexworth');
+
     const again = await acme.call('DELETE', `/api/customers/${customerId}`, { reason: 'GDPR request 2026-118' });
     expect(again.statusCode).toBe(202);
     expect(again.json().erasure).toMatchObject({ recorded: false, keysDeleted: 0 });
