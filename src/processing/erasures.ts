@@ -30,19 +30,11 @@ export function startErasureSweep(options: { eventStore: EventStore; readStore: 
   let again = false;
   let stopped = false;
 
-  let atStartUp = true;
   const sweepOnce = async () => {
-    let after = await readStore.reactorCheckpoint(ERASURE_SWEEP);
-    const first = atStartUp;
-    atStartUp = false;
-    if (after === null && first) {
-      // First start with erasure: nothing before now was erased (the event did not exist), so the sweep never
-      // scans the log from its beginning; later sweeps read only what came after the last one. (An empty log
-      // keeps no checkpoint: the first erasure's sweep then reads the log once, filtered to erasures.)
-      const head = await eventStore.headPosition();
-      if (head !== null) await readStore.saveReactorCheckpoint(ERASURE_SWEEP, head);
-      after = head;
-    }
+    const after = await readStore.reactorCheckpoint(ERASURE_SWEEP);
+    // Read before the scan: the checkpoint may move this far even when nothing was erased, so the next sweep
+    // (and the next start-up) reads only the log written since, never the whole log again.
+    const head = await eventStore.headPosition();
     let through: bigint | null = null;
     let from = after;
     for (;;) {
@@ -52,10 +44,12 @@ export function startErasureSweep(options: { eventStore: EventStore; readStore: 
       through = batch[batch.length - 1]!.position;
       from = through;
     }
-    if (through === null) return;
-    const result = await rebuildProjections({ eventStore, readStore, projections: [...options.projections], logger: logger.child({ component: 'erasure-sweep' }) });
-    await readStore.saveReactorCheckpoint(ERASURE_SWEEP, through);
-    logger.info({ through: String(through), generation: result.generation, durationMs: result.durationMs }, 'erasures swept: keys deleted, read models rebuilt without the erased data');
+    const reached = through !== null && (head === null || through > head) ? through : head;
+    if (through !== null) {
+      const result = await rebuildProjections({ eventStore, readStore, projections: [...options.projections], logger: logger.child({ component: 'erasure-sweep' }) });
+      logger.info({ through: String(through), generation: result.generation, durationMs: result.durationMs }, 'erasures swept: keys deleted, read models rebuilt without the erased data');
+    }
+    if (reached !== null && reached !== after) await readStore.saveReactorCheckpoint(ERASURE_SWEEP, reached);
   };
 
   const run = (): Promise<void> => {

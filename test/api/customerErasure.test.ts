@@ -5,6 +5,7 @@
  * gives the same documents.
  */
 import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -181,5 +182,43 @@ describe('DELETE /api/customers/:id', () => {
       }
     }
     expect(found).toEqual([]);
+  });
+});
+
+describe('an erasure cut short', () => {
+  it('given CustomerErased stored but the keys not deleted (killed between the two), a restart completes it', async () => {
+    const first = await startTestServer();
+    const { acme: co } = await acmeAndGlobex(first);
+    const made = await co.call('POST', '/api/integrations', { name: 'Main', connectorType: 'msgplatform', webhookSecret: SECRET });
+    const id = made.json().integration.id as number;
+    const payload = JSON.stringify({ message_id: 'm-cut', channel_id: 42, transport: 'whatsapp', client_id: 'cut-short-client', text: 'Perpendicular-Walrus-5150 wants help' });
+    const hook = await first.app.inject({ method: 'POST', url: `/api/webhook/msgplatform/${id}`, payload, headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(payload, SECRET) } });
+    expect(hook.statusCode).toBe(200);
+    const listed = async (c: Company) => (await c.call('GET', '/api/conversations?limit=200')).json().conversations as Listed[];
+    const mine = (await eventually(() => listed(co), (cs) => cs.length === 1, 'the conversation'))[0]!;
+    await eventually(() => co.call('GET', `/api/customers/${mine.customerId}`), (r) => r.statusCode === 200, 'the customer');
+    // What the DELETE does first, alone: the erasure event, as if the process died before deleting the keys.
+    const stream = `customer-${mine.customerId}`;
+    const revision = BigInt((await first.adapters.eventStore.readStream(stream)).length - 1);
+    const companyId = (await first.adapters.eventStore.readStream(stream))[0]!.metadata.companyId!;
+    await first.adapters.eventStore.append(
+      stream,
+      [{ id: randomUUID(), type: 'CustomerErased', data: { customerId: mine.customerId, companyId, conversationIds: [mine.id], by: 'user:someone', reason: 'ticket 9', at: new Date().toISOString() } }],
+      revision,
+    );
+    expect(JSON.stringify(await listed(co))).toContain('Perpendicular-Walrus');
+    await first.stop();
+
+    const second = await startTestServer({}, undefined, { dataDir: first.dataDir });
+    try {
+      await second.services.erasure!.sweep.idle();
+      const texts = (await second.adapters.eventStore.readAll()).filter((e) => e.type === 'MessageReceived').map((e) => (e.data as { text: string }).text);
+      expect(texts).toEqual(['[erased]']);
+      const again = await second.app.inject({ method: 'GET', url: '/api/conversations?limit=200', headers: { authorization: `Bearer ${co.bearer}` } });
+      expect(again.statusCode).toBe(200);
+      expect(JSON.stringify(again.json())).not.toContain('Perpendicular-Walrus');
+    } finally {
+      await second.close();
+    }
   });
 });
