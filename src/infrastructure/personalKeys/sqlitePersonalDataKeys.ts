@@ -4,14 +4,17 @@ import type { KeySubject, PersonalDataKey, PersonalDataKeys } from '../../ports/
 
 /**
  * Keys in their own SQLite file (`keys.sqlite` beside the event log, never inside it), set so a deleted key
- * leaves no copy on disk: `secure_delete` overwrites freed content with zeros, and the rollback journal (not
- * WAL) is removed after each commit, so no older page with the key lingers in a log file. Writes are rare (a
- * new customer or conversation, an erasure); reads are cached by the encrypting event store.
+ * leaves no copy on disk: `secure_delete` overwrites freed content with zeros, and an erasure checkpoints the
+ * WAL and truncates it, so no older page with the key lingers in the log file. WAL, not a rollback journal: the
+ * API thread and the processor thread share the file, and a writer must never block a reader (better-sqlite3
+ * waits synchronously, on the event loop). Commits are fsynced (`synchronous = FULL`): a key must be durable
+ * before the event it encrypts is. Writes are rare (a new customer or conversation, an erasure); reads are
+ * cached (cachedPersonalDataKeys.ts).
  */
 export function openSqlitePersonalDataKeys(path: string): PersonalDataKeys {
   const db = new Database(path);
   db.pragma('busy_timeout = 5000');
-  db.pragma('journal_mode = DELETE');
+  db.pragma('journal_mode = WAL');
   db.pragma('secure_delete = ON');
   db.pragma('synchronous = FULL');
   db.exec(`CREATE TABLE IF NOT EXISTS personal_data_keys (
@@ -44,7 +47,10 @@ export function openSqlitePersonalDataKeys(path: string): PersonalDataKeys {
       return row ? { subjectId: row.subject_id, companyId: row.company_id } : null;
     },
     async eraseSubject(subjectId) {
-      return erase.run(subjectId).changes;
+      const n = erase.run(subjectId).changes;
+      // The deleted rows' old pages are still in the WAL: copy the zeroed pages back and empty the file.
+      if (n > 0) db.pragma('wal_checkpoint(TRUNCATE)');
+      return n;
     },
     async close() {
       db.close();
