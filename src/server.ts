@@ -51,6 +51,8 @@ import { actionRoutes } from './http/routes/actions.js';
 import { createFileTextExtractor } from './infrastructure/documents/fileText.js';
 import { adapterReadiness, openAdapters } from './infrastructure/adapters.js';
 import type { Adapters } from './ports/adapters.js';
+import { startErasureSweep } from './processing/erasures.js';
+import { allProjections } from './projections/index.js';
 import { createArgonHasher } from './infrastructure/auth/argonHasher.js';
 import { createJwtAccessTokens } from './infrastructure/auth/jwtAccessTokens.js';
 import { webAssetsDir } from './shared/runtimeLayout.js';
@@ -112,6 +114,8 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
   const waitForPosition: ProjectionRunner['waitForPosition'] = async (position, timeoutMs) =>
     (await processingStarted).projections.waitForPosition(position, timeoutMs);
   const commands: CommandDeps = { eventStore, clock, logger: logger.child({ component: 'commands' }) };
+  // Erasures are completed (keys, read models) by one sweep per API process; it also finishes, at start-up, one a restart cut short.
+  const erasureSweep = startErasureSweep({ eventStore, readStore, keys: adapters.personalKeys, projections: allProjections, logger: logger.child({ component: 'erasures' }) });
   const auth: AuthDeps = {
     ...commands,
     hasher: createArgonHasher(),
@@ -147,6 +151,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     knowledge: { ...knowledgeSearch, waitForPosition: (position) => readYourWrites(position, 'knowledge index', knowledge.waitForPosition.bind(knowledge)) },
     webhookMetrics: metrics.webhooks,
     replayMetrics: metrics.replays,
+    erasure: { keys: adapters.personalKeys, sweep: erasureSweep },
     ...(config.smtp ? { mailer: createSmtpMailer(config.smtp) } : {}),
   };
 
@@ -227,6 +232,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
     // Stop accepting, finish in-flight requests, stop subscriptions and workers, then close the stores.
     ...serviceLifecycle(app, config, [
       () => liveEvents.stop(),
+      () => erasureSweep.stop(),
       () => processingStarted.then((side) => side.stop(), () => {}),
       () => knowledge.stop(),
       () => consumer.stop(),

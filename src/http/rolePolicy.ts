@@ -47,6 +47,8 @@ export const ROLE_RULES: readonly Rule[] = [
   { url: '/api/webhook-settings*', methods: WRITE, roles: MANAGERS },
   // Actions reach the company's own systems with its secrets: owners and admins define and test them; every role reads them.
   { url: '/api/actions*', methods: WRITE, roles: MANAGERS },
+  // Erasing a customer's personal data cannot be undone (GDPR erasure): owners and admins only.
+  { url: '/api/customers/:id', methods: ['DELETE'], roles: MANAGERS },
 ];
 
 /** The roles allowed on a route, or null when every role is. */

@@ -10,6 +10,7 @@ import type { ReplayMetrics, WebhookMetrics } from '../ports/metrics.js';
 import type { KnowledgeSearch } from '../ports/knowledgeSearch.js';
 import type { WebhookSender } from '../ports/webhookSender.js';
 import type { ActionCaller } from '../ports/actionCaller.js';
+import type { PersonalDataKeys } from '../ports/personalDataKeys.js';
 
 /** What route plugins need from the composition root. */
 export interface HttpServices {
@@ -41,6 +42,8 @@ export interface HttpServices {
   webhookMetrics?: WebhookMetrics;
   /** Replays cancelled through the API (the processing side counts the other outcomes). */
   replayMetrics?: ReplayMetrics;
+  /** Customer erasure: the keys it deletes, and the sweep that then purges the read models (processing/erasures.ts). */
+  erasure?: { keys: PersonalDataKeys; sweep: { request(): void; idle(): Promise<void> } };
   /** Invitation emails (SMTP_URL); none: links are only shown in the dashboard. */
   mailer?: Mailer;
 }

@@ -1,6 +1,7 @@
 import type { Bus } from './bus.js';
 import type { EventStore } from './eventStore.js';
 import type { Leases } from './leases.js';
+import type { PersonalDataKeys } from './personalDataKeys.js';
 import type { RateLimiter } from './rateLimiter.js';
 import type { ReadStore } from './readStore.js';
 
@@ -10,6 +11,8 @@ import type { ReadStore } from './readStore.js';
  */
 export interface Adapters {
   eventStore: EventStore;
+  /** The keys of customers' personal data in the log (the event store encrypts with them; erasure deletes them). */
+  personalKeys: PersonalDataKeys;
   readStore: ReadStore;
   bus: Bus;
   /** Shares its counters through NATS when the bus does, so limits hold cluster-wide. */

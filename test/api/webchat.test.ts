@@ -374,6 +374,7 @@ describe('across instances', () => {
       workers: false,
       adapters: {
         eventStore: primary.adapters.eventStore,
+        personalKeys: primary.adapters.personalKeys,
         readStore,
         bus,
         rateLimiter: createMemoryRateLimiter(),

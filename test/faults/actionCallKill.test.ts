@@ -6,6 +6,8 @@ import { conversationIdFor } from '../../src/commands/conversations/conversation
 import { eventCatalog } from '../../src/domain/catalog.js';
 import { conversationStream } from '../../src/domain/conversations/decider.js';
 import { SqliteEventStore } from '../../src/infrastructure/sqlite/sqliteEventStore.js';
+import { encryptingEventStore } from '../../src/infrastructure/personalKeys/encryptingEventStore.js';
+import { openSqlitePersonalDataKeys } from '../../src/infrastructure/personalKeys/sqlitePersonalDataKeys.js';
 import { validatingEventStore } from '../../src/infrastructure/validatingEventStore.js';
 import { wireCompany, type WiredCompany } from '../support/faultFixtures.js';
 import { startFakeCompanyApi, type FakeCompanyApi } from '../support/fakeCompanyApi.js';
@@ -86,7 +88,7 @@ async function defineAction(name: string, mode: string, path: string, properties
   return res.body.action.id as string;
 }
 
-const openStore = () => validatingEventStore(new SqliteEventStore(join(dataDir, 'events.sqlite')), eventCatalog);
+const openStore = () => validatingEventStore(encryptingEventStore(new SqliteEventStore(join(dataDir, 'events.sqlite')), openSqlitePersonalDataKeys(join(dataDir, 'keys.sqlite'))), eventCatalog);
 const sentTo = (clientId: string) => platform.messages().filter((m) => m.client_id === clientId);
 
 /** Waits for the endpoint's request that hangs, kills the service in the middle of it, and starts it again. */

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventCatalog } from '../../src/domain/catalog.js';
 import { SqliteEventStore } from '../../src/infrastructure/sqlite/sqliteEventStore.js';
+import { encryptingEventStore } from '../../src/infrastructure/personalKeys/encryptingEventStore.js';
+import { openSqlitePersonalDataKeys } from '../../src/infrastructure/personalKeys/sqlitePersonalDataKeys.js';
 import { validatingEventStore } from '../../src/infrastructure/validatingEventStore.js';
 import { wireCompany } from '../support/faultFixtures.js';
 import { startFakeLlm, type FakeLlm } from '../support/fakeLlm.js';
@@ -65,7 +67,7 @@ describe('fault: SIGKILL during a webhook burst, then a restart on the same data
     await new Promise((r) => setTimeout(r, 1500)); // late duplicates would land now
     await proc.kill('SIGTERM');
 
-    const store = validatingEventStore(new SqliteEventStore(join(dataDir, 'events.sqlite')), eventCatalog);
+    const store = validatingEventStore(encryptingEventStore(new SqliteEventStore(join(dataDir, 'events.sqlite')), openSqlitePersonalDataKeys(join(dataDir, 'keys.sqlite'))), eventCatalog);
     try {
       const stored = await storedPlatformMessageIds(store);
       expect(acked.filter((id) => stored.get(id) !== 1)).toEqual([]);

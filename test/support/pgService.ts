@@ -6,6 +6,8 @@ import pg from 'pg';
 import { eventCatalog } from '../../src/domain/catalog.js';
 import { LEASE_LOCK_NAMESPACE } from '../../src/infrastructure/postgres/pgLeases.js';
 import { openPgEventStore } from '../../src/infrastructure/postgres/pgEventStore.js';
+import { encryptingEventStore } from '../../src/infrastructure/personalKeys/encryptingEventStore.js';
+import { openPgPersonalDataKeys } from '../../src/infrastructure/personalKeys/pgPersonalDataKeys.js';
 import { validatingEventStore } from '../../src/infrastructure/validatingEventStore.js';
 import type { EventStore } from '../../src/ports/eventStore.js';
 import { healthyAfter, startCompiled, type CompiledServer } from './compiledServer.js';
@@ -62,7 +64,15 @@ export async function leaseHolders(admin: pg.Client, database: string): Promise<
   return Object.fromEntries(rows.map((r) => [r.name, Number(r.app.split(' ')[2])]));
 }
 
-/** The database's events, read as the service reads them (validated against the catalog). */
+/** The database's events, read as the service reads them (decrypted with the database's keys, validated against the catalog). */
 export async function openStoredEvents(url: string): Promise<EventStore> {
-  return validatingEventStore(await openPgEventStore(url, { applicationName: 'test reader' }), eventCatalog);
+  const keys = await openPgPersonalDataKeys({ connectionString: url, applicationName: 'test reader keys' });
+  const store = validatingEventStore(encryptingEventStore(await openPgEventStore(url, { applicationName: 'test reader' }), keys), eventCatalog);
+  return {
+    ...store,
+    close: async () => {
+      await store.close();
+      await keys.close();
+    },
+  };
 }

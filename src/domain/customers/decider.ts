@@ -15,7 +15,9 @@ export type CustomerCommand =
       now: string;
     }
   | { type: 'SetCustomerNote'; companyId: string; note: string; by: string; now: string }
-  | { type: 'SetCustomerTags'; companyId: string; tags: string[]; by: string; now: string };
+  | { type: 'SetCustomerTags'; companyId: string; tags: string[]; by: string; now: string }
+  /** `conversationIds`: the customer's conversations (derived from the same integration and client id). */
+  | { type: 'EraseCustomer'; companyId: string; conversationIds: string[]; by: string; reason: string; now: string };
 
 /** Tags as stored: trimmed, lower-case, inner whitespace collapsed, empty ones dropped, duplicates once, in the order given. */
 export function normaliseTags(tags: readonly string[]): string[] {
@@ -53,11 +55,12 @@ export const customerDecider: Decider<CustomerCommand, CustomerEvent, CustomerSt
       }
       if (state.companyId !== command.companyId) throw notFound();
       const changes = Object.fromEntries(Object.entries(given).filter(([k, v]) => state.profile[k as keyof ChannelProfile] !== v)) as ChannelProfile;
-      if (Object.keys(changes).length === 0) return [];
+      // An erased customer who writes again is known again: the event names them afresh (their old events read erased).
+      if (Object.keys(changes).length === 0 && !state.erased) return [];
       return [
         {
           type: 'CustomerProfileUpdated',
-          data: { customerId: state.customerId, companyId: state.companyId, integrationId: state.integrationId, clientId: state.clientId, changes, at: command.now },
+          data: { customerId: state.customerId, companyId: state.companyId, integrationId: state.integrationId, clientId: command.clientId, changes, at: command.now },
         },
       ];
     }
@@ -76,6 +79,14 @@ export const customerDecider: Decider<CustomerCommand, CustomerEvent, CustomerSt
         if (long !== undefined) throw new DomainError('VALIDATION_ERROR', `tags: a tag has at most ${CUSTOMER_LIMITS.tag} characters`);
         const same = tags.length === state.tags.length && tags.every((t, i) => t === state.tags[i]);
         return same ? [] : [{ type: 'CustomerTagsSet', data: { tags, by: command.by, at: command.now } }];
+      }
+      case 'EraseCustomer': {
+        if (state.erased) return [];
+        const reason = command.reason.trim();
+        if (!reason) throw new DomainError('VALIDATION_ERROR', 'reason: required');
+        if (reason.length > CUSTOMER_LIMITS.erasureReason) throw new DomainError('VALIDATION_ERROR', `reason: at most ${CUSTOMER_LIMITS.erasureReason} characters`);
+        const data = { customerId: state.customerId, companyId: state.companyId, conversationIds: command.conversationIds, by: command.by, reason, at: command.now };
+        return [{ type: 'CustomerErased', data }];
       }
     }
   },
@@ -96,7 +107,9 @@ function truncateProfile(profile: ChannelProfile): ChannelProfile {
   return out;
 }
 
-export const customerStream = (customerId: string) => `customer-${customerId}`;
+const CUSTOMER_PREFIX = 'customer-';
+export const customerStream = (customerId: string) => `${CUSTOMER_PREFIX}${customerId}`;
+export const customerIdOfStream = (stream: string) => (stream.startsWith(CUSTOMER_PREFIX) ? stream.slice(CUSTOMER_PREFIX.length) : null);
 
 /**
  * A customer is identified per company by (integration, platform client id), like its conversation, so the

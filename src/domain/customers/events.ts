@@ -8,7 +8,10 @@ import { platformIdSchema } from '../platformId.js';
  * however many messages the customer sends.
  */
 
-export const CUSTOMER_LIMITS = { name: 200, phone: 64, email: 320, transport: 64, note: 4000, tags: 20, tag: 40 } as const;
+/** What an erased personal text reads as, everywhere (domain/personalData.ts). */
+export const ERASED_TEXT = '[erased]';
+
+export const CUSTOMER_LIMITS = { name: 200, phone: 64, email: 320, transport: 64, note: 4000, tags: 20, tag: 40, erasureReason: 200 } as const;
 
 const at = z.iso.datetime();
 const by = z.string().max(100);
@@ -35,6 +38,21 @@ export const customerEvents = {
   }),
   CustomerNoteSet: z.object({ note: z.string().max(CUSTOMER_LIMITS.note), by, at }),
   CustomerTagsSet: z.object({ tags: z.array(z.string().min(1).max(CUSTOMER_LIMITS.tag)).max(CUSTOMER_LIMITS.tags), by, at }),
+  /**
+   * The customer's personal data was erased (GDPR art. 17; docs/erasure.md): the keys that encrypt it are gone,
+   * so every earlier event of theirs reads with its personal fields erased. Says who and why, and which
+   * conversations the read models must purge (ids only): never the data itself. `reason` is the operator's
+   * reference for the request (a ticket number), not a description of the person; `retention` marks an
+   * erasure the company's retention period made.
+   */
+  CustomerErased: z.object({
+    customerId: z.uuid(),
+    companyId: z.uuid(),
+    conversationIds: z.array(z.uuid()).max(10),
+    by: z.string().max(100),
+    reason: z.string().min(1).max(CUSTOMER_LIMITS.erasureReason),
+    at,
+  }),
 };
 type Events = typeof customerEvents;
 export type CustomerEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]>; id?: string } }[keyof Events];

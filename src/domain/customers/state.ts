@@ -1,4 +1,4 @@
-import type { ChannelProfile, CustomerEvent } from './events.js';
+import { ERASED_TEXT, type ChannelProfile, type CustomerEvent } from './events.js';
 
 export interface KnownCustomer {
   status: 'known';
@@ -13,6 +13,8 @@ export interface KnownCustomer {
   tags: string[];
   createdAt: string;
   updatedAt: string;
+  /** Erased and not heard from since (a later channel message makes the customer known again, under a new key). */
+  erased: boolean;
 }
 export type CustomerState = { status: 'none' } | KnownCustomer;
 
@@ -36,13 +38,18 @@ export function evolveCustomer(state: CustomerState, event: CustomerEvent): Cust
           tags: [],
           createdAt: d.at,
           updatedAt: d.at,
+          erased: false,
         };
       }
-      return { ...state, profile: { ...state.profile, ...d.changes }, updatedAt: d.at };
+      return { ...state, profile: { ...state.profile, ...d.changes }, updatedAt: d.at, erased: false };
     }
     case 'CustomerNoteSet':
       return state.status === 'none' ? state : { ...state, note: event.data.note, noteUpdatedBy: event.data.by, noteUpdatedAt: event.data.at, updatedAt: event.data.at };
     case 'CustomerTagsSet':
       return state.status === 'none' ? state : { ...state, tags: event.data.tags, updatedAt: event.data.at };
+    case 'CustomerErased':
+      return state.status === 'none'
+        ? state
+        : { ...state, clientId: ERASED_TEXT, profile: {}, note: '', noteUpdatedBy: null, noteUpdatedAt: null, tags: [], updatedAt: event.data.at, erased: true };
   }
 }

@@ -53,6 +53,8 @@ export const publicEventSchemas = {
   'credits.low': z.object({ balanceMicros: z.number().int(), thresholdMicros: z.number().int().min(0), at }),
   'credits.exhausted': z.object({ balanceMicros: z.number().int(), at }),
   'endpoint.disabled': z.object({ endpointId: z.uuid(), reason: z.string(), disabledAt: at }),
+  /** A customer's personal data was erased (docs/erasure.md): a receiver erases its own copies. Ids only. */
+  'customer.erased': z.object({ customerId: z.uuid(), conversationIds: z.array(z.uuid()), erasedAt: at }),
 } as const;
 
 export type PublicEventType = keyof typeof publicEventSchemas;

@@ -99,3 +99,24 @@ export const customerConversationsSchema = {
   querystring: listQuery,
   response: { 200: z.object({ conversations: z.array(customerConversationSchema), nextCursor: z.string().nullable() }), ...errorResponses },
 };
+
+export const eraseCustomerSchema = {
+  tags,
+  security,
+  description:
+    "Erases the customer's personal data (GDPR right to erasure; owners and admins). Their keys are deleted, so every message, name, email, phone, platform id, CSAT comment and action argument of theirs reads as `[erased]` from then on; the read models (lists, search, logs, outbound events not yet delivered) are rebuilt without it in the background. Records who and why (`reason`: a reference such as a ticket number, not a description of the person). Idempotent: erasing again answers 202 and deletes nothing more. Another company's customer: 404; the agent role: 403.",
+  params,
+  body: z.strictObject({ reason: z.string().max(CUSTOMER_LIMITS.erasureReason * 2) }),
+  response: {
+    202: z.object({
+      erasure: z.object({
+        customerId: z.uuid(),
+        /** False when the customer was already erased (nothing new recorded). */
+        recorded: z.boolean(),
+        /** Keys deleted by this call (0 on a repeat). */
+        keysDeleted: z.number().int().min(0),
+      }),
+    }),
+    ...errorResponses,
+  },
+};

@@ -3,9 +3,10 @@ import { loadCustomer, setCustomerNote, setCustomerTags } from '../../commands/c
 import type { KnownCustomer } from '../../domain/customers/state.js';
 import { listCustomerConversations } from '../../projections/customerConversations/queries.js';
 import { authenticator, authOf } from '../authenticate.js';
+import { eraseCustomer } from '../../commands/customers/eraseCustomer.js';
 import { notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
-import { customerConversationsSchema, customerConversationView, customerView, getCustomerSchema, setNoteSchema, setTagsSchema } from './customers.schemas.js';
+import { customerConversationsSchema, customerConversationView, customerView, eraseCustomerSchema, getCustomerSchema, setNoteSchema, setTagsSchema } from './customers.schemas.js';
 import type { ZodApp } from './zodApp.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -17,13 +18,26 @@ async function ownedCustomer(services: HttpServices, companyId: string, raw: str
   return customer;
 }
 
-/** GET /api/customers/:id, PUT /api/customers/:id/note, PUT /api/customers/:id/tags, GET /api/customers/:id/conversations. */
+/** GET and DELETE /api/customers/:id, PUT /api/customers/:id/note, PUT /api/customers/:id/tags, GET /api/customers/:id/conversations. */
 export function customerRoutes(services: HttpServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.addHook('onRequest', authenticator(services));
     registerCustomerProfile(app, services);
     registerCustomerConversations(app, services);
+    registerCustomerErasure(app, services);
   };
+}
+
+function registerCustomerErasure(app: ZodApp, services: HttpServices): void {
+  app.delete('/api/customers/:id', { schema: eraseCustomerSchema }, async (request, reply) => {
+    const auth = authOf(request);
+    const customer = await ownedCustomer(services, auth.companyId, request.params.id);
+    const erasure = services.erasure;
+    if (!erasure) throw new Error('erasure is not wired in this process');
+    const result = await eraseCustomer({ ...services.commands, personalKeys: erasure.keys }, { companyId: auth.companyId, userId: auth.userId, customer, reason: request.body.reason });
+    erasure.sweep.request();
+    return reply.code(202).send({ erasure: { customerId: customer.customerId, recorded: result.erasedNow, keysDeleted: result.keysDeleted } });
+  });
 }
 
 function registerCustomerProfile(app: ZodApp, services: HttpServices): void {

@@ -139,6 +139,9 @@ export class SqliteReadStore implements ReadStore {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('cache_size = -32768'); // 32 MiB: index lookups stay in memory as the read models grow
+    // Deleted documents and dropped generations are overwritten with zeros, not left in free pages: an erased
+    // customer's data must not survive in the file once the read models are rebuilt without it (docs/erasure.md).
+    db.pragma('secure_delete = ON');
     const onWorker = options.checkpointOnWorker === true && options.path !== ':memory:' && options.path !== '';
     if (onWorker) db.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
     db.exec(`

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CreditEvent } from '../../domain/credits/events.js';
+import type { CustomerEvent } from '../../domain/customers/events.js';
 import type { ConversationEvent } from '../../domain/conversations/events.js';
 import { evolveHandoff, noHandoff, type HandoffTrack } from '../../domain/conversations/state.js';
 import { DEFAULT_CREDITS_LOW_THRESHOLD_MICROS, type WebhookEndpointEvent } from '../../domain/webhookEndpoints/events.js';
@@ -24,7 +25,7 @@ export const initialConversationFeedState: ConversationFeedState = noHandoff;
 /** A stored domain event, with where it belongs: its id (for stable public ids) and its conversation, if any. */
 export type SourceEvent = { id: string } & (
   | { conversationId: string; event: ConversationEvent }
-  | { conversationId: null; event: CreditEvent | WebhookEndpointEvent }
+  | { conversationId: null; event: CreditEvent | WebhookEndpointEvent | CustomerEvent }
 );
 
 export interface Derived {
@@ -52,6 +53,7 @@ export const publicSourceEventTypes = [
   'CreditsConsumed',
   'WebhookEndpointDisabled',
   'CreditsLowThresholdSet',
+  'CustomerErased',
 ] as const;
 
 /** Stable per domain event and public type: every retry, replay and rebuild gives the same id. */
@@ -140,6 +142,10 @@ function deriveCompanyEvents(source: SourceEvent & { conversationId: null }, com
     case 'WebhookEndpointDisabled': {
       const { endpointId, reason, at } = event.data;
       return { events: [make(source, 'endpoint.disabled', at, { endpointId, reason, disabledAt: at })], company };
+    }
+    case 'CustomerErased': {
+      const { customerId, conversationIds, at } = event.data;
+      return { events: [make(source, 'customer.erased', at, { customerId, conversationIds, erasedAt: at })], company };
     }
     default:
       return { events: [], company };

@@ -1,4 +1,5 @@
 import { conversationIdOfStream } from '../../domain/conversations/decider.js';
+import { customerEvents } from '../../domain/customers/events.js';
 import { conversationEvents } from '../../domain/conversations/events.js';
 import { companyIdOfCreditsStream } from '../../domain/credits/decider.js';
 import { creditEvents } from '../../domain/credits/events.js';
@@ -48,7 +49,7 @@ export const PUBLIC_EVENT_BUCKET = 100;
 export const publicEventDocId = (companyId: string, n: number) => `${companyId}:${n}`;
 export const bucketOf = (n: number) => Math.floor(n / PUBLIC_EVENT_BUCKET);
 
-const sourceSchemas = { ...conversationEvents, ...creditEvents, ...webhookEndpointEvents };
+const sourceSchemas = { ...conversationEvents, ...creditEvents, ...webhookEndpointEvents, ...customerEvents };
 
 export const publicEventsProjection = defineProjection(sourceSchemas, {
   name: 'publicEvents',
@@ -65,6 +66,7 @@ export const publicEventsProjection = defineProjection(sourceSchemas, {
     const companyId =
       (event.type === 'ConversationStarted' ? event.data.companyId : null) ??
       (event.type === 'CreditsLowThresholdSet' ? event.data.companyId : null) ??
+      (event.type === 'CustomerErased' ? event.data.companyId : null) ??
       conversation?.companyId ??
       event.metadata.companyId ??
       (event.type === 'CreditsGranted' || event.type === 'CreditsConsumed' ? companyIdOfCreditsStream(event.stream) : null) ??

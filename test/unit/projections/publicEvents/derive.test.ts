@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ConversationEvent } from '../../../../src/domain/conversations/events.js';
 import type { CreditEvent } from '../../../../src/domain/credits/events.js';
+import type { CustomerEvent } from '../../../../src/domain/customers/events.js';
 import { publicEventSchemas, type PublicEvent } from '../../../../src/domain/publicEvents/catalog.js';
 import {
   derivePublicEvents,
@@ -19,11 +20,11 @@ const messageId = randomUUID();
 const sessionId = randomUUID();
 
 /** given(domain events) → the public events they give, folded in order as the read model folds them. */
-function given(events: (ConversationEvent | CreditEvent | WebhookEndpointEvent)[], company: CompanyFeedState = initialCompanyFeedState) {
+function given(events: (ConversationEvent | CreditEvent | WebhookEndpointEvent | CustomerEvent)[], company: CompanyFeedState = initialCompanyFeedState) {
   let conversation: ConversationFeedState | null = null;
   const out: PublicEvent[] = [];
   for (const [i, event] of events.entries()) {
-    const inConversation = !['CreditsGranted', 'CreditsConsumed', 'WebhookEndpointDisabled', 'CreditsLowThresholdSet'].includes(event.type);
+    const inConversation = !['CreditsGranted', 'CreditsConsumed', 'WebhookEndpointDisabled', 'CreditsLowThresholdSet', 'CustomerErased'].includes(event.type);
     const source = (inConversation ? { id: `e${i}`, conversationId, event } : { id: `e${i}`, conversationId: null, event }) as SourceEvent;
     const derived = derivePublicEvents(source, company, conversation);
     company = derived.company;
@@ -124,6 +125,12 @@ describe('the public event catalog', () => {
     const endpointId = randomUUID();
     const events = given([{ type: 'WebhookEndpointDisabled', data: { endpointId, reason: 'failed for 24 hours', at } }]);
     expect(events.map((e) => e.data)).toEqual([{ endpointId, reason: 'failed for 24 hours', disabledAt: at }]);
+  });
+
+  it('given a customer erased, then customer.erased with ids only: not who asked, not why', () => {
+    const customerId = randomUUID();
+    const events = given([{ type: 'CustomerErased', data: { customerId, companyId: randomUUID(), conversationIds: [conversationId], by: 'user:u1', reason: 'ticket 7', at } }]);
+    expect(events.map((e) => [e.type, e.data])).toEqual([['customer.erased', { customerId, conversationIds: [conversationId], erasedAt: at }]]);
   });
 
   it('gives nothing for internal events (send attempts, stage changes, read markers)', () => {

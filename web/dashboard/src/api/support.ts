@@ -19,6 +19,9 @@ export const setCustomerNote = async (id: string, note: string) =>
   (await request<Reply<typeof customers.setNoteSchema>>('PUT', `/api/customers/${encodeURIComponent(id)}/note`, { note } satisfies CustomerNote)).customer;
 export const setCustomerTags = async (id: string, tags: string[]) =>
   (await request<Reply<typeof customers.setTagsSchema>>('PUT', `/api/customers/${encodeURIComponent(id)}/tags`, { tags } satisfies CustomerTags)).customer;
+/** Erases the customer's personal data for good (owners and admins); `reason` is a reference such as a ticket number. */
+export const eraseCustomer = async (id: string, reason: string) =>
+  (await request<Reply<typeof customers.eraseCustomerSchema, 202>>('DELETE', `/api/customers/${encodeURIComponent(id)}`, { reason })).erasure;
 export async function listCustomerConversations(id: string, cursor: string | null, o?: RequestOptions): Promise<Page<CustomerConversation>> {
   const result = await request<CustomerConversationPage>(
     'GET',

@@ -1,12 +1,13 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { ApiError, describeError } from '../api/client.js';
-import { CUSTOMER_NOTE_MAX, CUSTOMER_TAGS_MAX, getCustomer, listCustomerConversations, setCustomerNote, setCustomerTags, type Customer, type CustomerConversation } from '../api/support.js';
+import { CUSTOMER_NOTE_MAX, CUSTOMER_TAGS_MAX, eraseCustomer, getCustomer, listCustomerConversations, setCustomerNote, setCustomerTags, type Customer, type CustomerConversation } from '../api/support.js';
 import { countOf } from '../lib/format.js';
 import { Link } from '../lib/router.js';
 import { useAsync } from '../lib/useAsync.js';
 import { useToast } from './Toasts.js';
 import { UnsavedChangesGuard } from './UnsavedChangesGuard.js';
-import { Badge, Button, InlineError, Skeleton, Time } from './ui.js';
+import { Badge, Button, ConfirmDialog, InlineError, Skeleton, Time } from './ui.js';
+import { useAuth } from '../auth.js';
 import './support.css';
 
 /**
@@ -66,6 +67,56 @@ function CustomerDetails({ customer, onChange, currentConversationId }: { custom
       <TagsEditor customer={customer} onSaved={onChange} />
       <NoteEditor customer={customer} onSaved={onChange} />
       <CustomerConversations customerId={customer.id} currentConversationId={currentConversationId} />
+      <EraseCustomer customer={customer} onErased={() => onChange({ ...customer, name: null, phone: null, email: null, note: '', tags: [] })} />
+    </>
+  );
+}
+
+/** GDPR erasure, for owners and admins, behind a confirmation that asks for the request's reference. */
+function EraseCustomer({ customer, onErased }: { customer: Customer; onErased: () => void }) {
+  const { me } = useAuth();
+  const toast = useToast();
+  const [open, setOpen] = useState(false);
+  const [reason, setReason] = useState('');
+  const [busy, setBusy] = useState(false);
+  const role = me?.user.role;
+  if (role !== 'owner' && role !== 'admin') return null;
+  const erase = async () => {
+    if (!reason.trim()) return;
+    setBusy(true);
+    try {
+      await eraseCustomer(customer.id, reason.trim());
+      toast.success("The customer's personal data was erased");
+      setOpen(false);
+      onErased();
+    } catch (err) {
+      toast.error(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <Button size="sm" variant="danger" onClick={() => setOpen(true)} data-testid="customer-erase">
+        Erase personal data
+      </Button>
+      <ConfirmDialog
+        open={open}
+        title="Erase this customer's personal data?"
+        message={
+          <>
+            <p>Their messages, name, phone, email, note and tags are erased everywhere for good, and read as [erased]. Counts and analytics stay. This cannot be undone.</p>
+            <label>
+              Reason (a reference such as a ticket number)
+              <input value={reason} maxLength={200} onChange={(e) => setReason(e.target.value)} data-testid="customer-erase-reason" />
+            </label>
+          </>
+        }
+        confirmLabel="Erase"
+        busy={busy}
+        onConfirm={() => void erase()}
+        onCancel={() => setOpen(false)}
+      />
     </>
   );
 }

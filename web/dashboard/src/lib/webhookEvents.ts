@@ -16,6 +16,7 @@ export const PUBLIC_EVENT_TYPES: { type: string; label: string }[] = [
   { type: 'credits.low', label: 'Credits fall below your threshold' },
   { type: 'credits.exhausted', label: 'Credits run out' },
   { type: 'endpoint.disabled', label: 'Another endpoint was disabled after persistent failure' },
+  { type: 'customer.erased', label: "A customer's personal data was erased" },
 ];
 
 export const ALL_EVENTS = '*';

@@ -1,0 +1,38 @@
+import { customerDecider, customerStream } from '../../domain/customers/decider.js';
+import type { KnownCustomer } from '../../domain/customers/state.js';
+import type { PersonalDataKeys } from '../../ports/personalDataKeys.js';
+import { handleCommand } from '../handleCommand.js';
+import type { CommandDeps } from '../deps.js';
+import { conversationIdFor } from '../conversations/deliveries.js';
+
+export interface ErasureDeps extends CommandDeps {
+  personalKeys: PersonalDataKeys;
+}
+
+/**
+ * Erases a customer (docs/erasure.md): records CustomerErased (who, why, which conversations; no personal
+ * data), then deletes the customer's keys, after which every event of theirs reads with its personal fields
+ * erased. Idempotent: an erased customer records nothing again, and deleting keys twice deletes nothing. If the
+ * process dies between the two steps, the erasure sweep (processing/erasures.ts) deletes the keys on start-up.
+ * Read models are purged by that sweep too (a rebuild), after this returns.
+ */
+export async function eraseCustomer(deps: ErasureDeps, input: { companyId: string; userId: string; customer: KnownCustomer; reason: string }) {
+  const { customer } = input;
+  const result = await handleCommand(
+    deps.eventStore,
+    customerStream(customer.customerId),
+    customerDecider,
+    {
+      type: 'EraseCustomer',
+      companyId: input.companyId,
+      // A customer is one (integration, client id), and so is a conversation: the customer's one conversation.
+      conversationIds: customer.erased ? [] : [conversationIdFor(customer.integrationId, customer.clientId)],
+      by: `user:${input.userId}`,
+      reason: input.reason,
+      now: deps.clock.now().toISOString(),
+    },
+    { metadata: { companyId: input.companyId, actor: `user:${input.userId}` } },
+  );
+  const keysDeleted = await deps.personalKeys.eraseSubject(customer.customerId);
+  return { position: result.position, erasedNow: result.events.length > 0, keysDeleted };
+}
