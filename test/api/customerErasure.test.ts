@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhookBody } from '../../src/http/webhookSignature.js';
+import { signWebhookBody } from '../../src/http/platformWebhooks/webhookSignature.js';
 import { createLogger } from '../../src/infrastructure/logger.js';
 import { rebuildProjections } from '../../src/processing/projectionRunner.js';
 import { allProjections } from '../../src/projections/index.js';

@@ -3,7 +3,7 @@ import type { KnownCustomer } from '../../domain/customers/state.js';
 import type { PersonalDataKeys } from '../../ports/personalDataKeys.js';
 import { handleCommand } from '../handleCommand.js';
 import type { CommandDeps } from '../deps.js';
-import { conversationIdFor } from '../conversations/deliveries.js';
+import { conversationIdFor } from '../conversations/conversationIds.js';
 
 export interface ErasureDeps extends CommandDeps {
   personalKeys: PersonalDataKeys;
