@@ -50,6 +50,8 @@ export const personalDataSpecs: Record<string, PersonalDataSpec> = {
   MessageReceived: { fields: { text: ERASED_TEXT, attachments: undefined, client: undefined } },
   OperatorMessageRecorded: { fields: { text: ERASED_TEXT, attachments: undefined } },
   OperatorMessageSent: { fields: { text: ERASED_TEXT } },
+  // A teammate's internal note is about the customer: it goes with the conversation's key.
+  NoteAdded: { fields: { text: ERASED_TEXT } },
   AgentReplied: { fields: { text: ERASED_TEXT, handoffReason: undefined } },
   AiSessionClosed: { fields: { resolution: undefined } },
   CsatSubmitted: { fields: { comment: null } },
