@@ -49,6 +49,8 @@ export const ROLE_RULES: readonly Rule[] = [
   { url: '/api/actions*', methods: WRITE, roles: MANAGERS },
   // Erasing a customer's personal data cannot be undone (GDPR erasure): owners and admins only.
   { url: '/api/customers/:id', methods: ['DELETE'], roles: MANAGERS },
+  // An export holds everything about the customer at once (GDPR access request): owners and admins only.
+  { url: '/api/customers/:id/export', roles: MANAGERS },
 ];
 
 /** The roles allowed on a route, or null when every role is. */

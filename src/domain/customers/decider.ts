@@ -17,7 +17,9 @@ export type CustomerCommand =
   | { type: 'SetCustomerNote'; companyId: string; note: string; by: string; now: string }
   | { type: 'SetCustomerTags'; companyId: string; tags: string[]; by: string; now: string }
   /** `conversationIds`: the customer's conversations (derived from the same integration and client id). */
-  | { type: 'EraseCustomer'; companyId: string; conversationIds: string[]; by: string; reason: string; now: string };
+  | { type: 'EraseCustomer'; companyId: string; conversationIds: string[]; by: string; reason: string; now: string }
+  /** An export of everything held about the customer was made (the audit; an erased customer's too). */
+  | { type: 'RecordExport'; companyId: string; by: string; now: string };
 
 /** Tags as stored: trimmed, lower-case, inner whitespace collapsed, empty ones dropped, duplicates once, in the order given. */
 export function normaliseTags(tags: readonly string[]): string[] {
@@ -88,6 +90,8 @@ export const customerDecider: Decider<CustomerCommand, CustomerEvent, CustomerSt
         const data = { customerId: state.customerId, companyId: state.companyId, conversationIds: command.conversationIds, by: command.by, reason, at: command.now };
         return [{ type: 'CustomerErased', data }];
       }
+      case 'RecordExport':
+        return [{ type: 'CustomerExported', data: { by: command.by, at: command.now } }];
     }
   },
 };

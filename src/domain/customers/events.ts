@@ -53,6 +53,11 @@ export const customerEvents = {
     reason: z.string().min(1).max(CUSTOMER_LIMITS.erasureReason),
     at,
   }),
+  /**
+   * Someone exported everything held about the customer (GDPR art. 15 access request; docs/erasure.md): the
+   * audit of who read it out and when. Never the data itself, so it needs no key and survives an erasure.
+   */
+  CustomerExported: z.object({ by: z.string().max(100), at }),
 };
 type Events = typeof customerEvents;
 export type CustomerEvent = { [K in keyof Events]: { type: K; data: z.infer<Events[K]>; id?: string } }[keyof Events];

@@ -47,6 +47,9 @@ export function evolveCustomer(state: CustomerState, event: CustomerEvent): Cust
       return state.status === 'none' ? state : { ...state, note: event.data.note, noteUpdatedBy: event.data.by, noteUpdatedAt: event.data.at, updatedAt: event.data.at };
     case 'CustomerTagsSet':
       return state.status === 'none' ? state : { ...state, tags: event.data.tags, updatedAt: event.data.at };
+    // The audit of an export changes nothing about the customer.
+    case 'CustomerExported':
+      return state;
     case 'CustomerErased':
       return state.status === 'none'
         ? state

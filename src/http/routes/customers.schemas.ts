@@ -120,3 +120,66 @@ export const eraseCustomerSchema = {
     ...errorResponses,
   },
 };
+
+const exportAuthorSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('customer') }),
+  z.object({ kind: z.literal('ai_agent'), agentId: z.string().nullable() }),
+  z.object({ kind: z.literal('teammate'), by: z.string().nullable() }),
+  z.object({ kind: z.literal('system') }),
+]);
+
+const conversationExportSchema = z.object({
+  conversationId: z.uuid(),
+  startedAt: z.string().nullable(),
+  customer: z.record(z.string(), z.unknown()).nullable(),
+  messages: z.array(
+    z.object({
+      messageId: z.string(),
+      kind: z.enum(['message', 'internal_note']),
+      direction: z.enum(['inbound', 'outbound', 'internal']),
+      author: exportAuthorSchema,
+      text: z.string(),
+      attachments: z.array(z.unknown()).optional(),
+      at: z.string(),
+    }),
+  ),
+  ratings: z.array(z.object({ surveyId: z.string(), rating: z.number().int(), comment: z.string().nullable(), via: z.string(), at: z.string() })),
+  actionCalls: z.array(
+    z.object({
+      callId: z.string(),
+      actionName: z.string(),
+      mode: z.string(),
+      arguments: z.record(z.string(), z.unknown()),
+      prompt: z.string().nullable(),
+      outcome: z.enum(['pending', 'succeeded', 'failed', 'rejected', 'declined', 'refused', 'expired']),
+      result: z.string().nullable(),
+      status: z.number().int().nullable(),
+      requestedAt: z.string(),
+      finishedAt: z.string().nullable(),
+    }),
+  ),
+  handoffSummaries: z.array(z.object({ wants: z.string(), tried: z.string(), why: z.string(), at: z.string() })),
+  verifiedIdentities: z.array(z.object({ userId: z.string(), email: z.string().nullable(), at: z.string() })),
+  resolutions: z.array(z.object({ resolution: z.string(), by: z.string().nullable(), at: z.string() })),
+});
+
+export const exportCustomerSchema = {
+  tags,
+  security,
+  description:
+    "Everything held about the customer, as one JSON document (GDPR right of access; owners and admins): the profile with the teammates' note and tags, and their conversation with every message both ways (author and time; teammates' internal notes marked `internal_note`), CSAT ratings and comments, action calls (arguments and results as stored), handoff summaries, verified identities and closing notes. Bounded: at most 10,000 events of a conversation are read; past that `truncated` is true. Records `CustomerExported` (who and when, no personal data) on the customer's stream. An erased customer: 200 with `erased: true`, `profile: null` and no conversations. Another company's or an unknown customer: 404; the agent role: 403.",
+  params,
+  response: {
+    200: z.object({
+      export: z.object({
+        customerId: z.uuid(),
+        exportedAt: z.string(),
+        erased: z.boolean(),
+        profile: customerSchema.nullable(),
+        conversations: z.array(conversationExportSchema),
+        truncated: z.boolean(),
+      }),
+    }),
+    ...errorResponses,
+  },
+};

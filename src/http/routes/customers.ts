@@ -4,9 +4,10 @@ import type { KnownCustomer } from '../../domain/customers/state.js';
 import { listCustomerConversations } from '../../projections/customerConversations/queries.js';
 import { authenticator, authOf } from '../authenticate.js';
 import { eraseCustomer } from '../../commands/customers/eraseCustomer.js';
+import { exportCustomer } from '../../commands/customers/exportCustomer.js';
 import { notFound } from '../errors.js';
 import type { HttpServices } from '../services.js';
-import { customerConversationsSchema, customerConversationView, customerView, eraseCustomerSchema, getCustomerSchema, setNoteSchema, setTagsSchema } from './customers.schemas.js';
+import { customerConversationsSchema, customerConversationView, customerView, eraseCustomerSchema, exportCustomerSchema, getCustomerSchema, setNoteSchema, setTagsSchema } from './customers.schemas.js';
 import type { ZodApp } from './zodApp.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -18,14 +19,27 @@ async function ownedCustomer(services: HttpServices, companyId: string, raw: str
   return customer;
 }
 
-/** GET and DELETE /api/customers/:id, PUT /api/customers/:id/note, PUT /api/customers/:id/tags, GET /api/customers/:id/conversations. */
+/** GET and DELETE /api/customers/:id, PUT /api/customers/:id/note, PUT /api/customers/:id/tags, GET /api/customers/:id/conversations, GET /api/customers/:id/export. */
 export function customerRoutes(services: HttpServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.addHook('onRequest', authenticator(services));
     registerCustomerProfile(app, services);
     registerCustomerConversations(app, services);
     registerCustomerErasure(app, services);
+    registerCustomerExport(app, services);
   };
+}
+
+function registerCustomerExport(app: ZodApp, services: HttpServices): void {
+  app.get('/api/customers/:id/export', { schema: exportCustomerSchema }, async (request, reply) => {
+    const auth = authOf(request);
+    const customer = await ownedCustomer(services, auth.companyId, request.params.id);
+    const exported = await exportCustomer(services.commands, { companyId: auth.companyId, userId: auth.userId, customer });
+    const { profile, ...rest } = exported;
+    // A download: the browser saves it as a file named after the customer's id (never after their name).
+    void reply.header('content-disposition', `attachment; filename="customer-${customer.customerId}.json"`);
+    return { export: { ...rest, profile: profile ? customerView(profile) : null } };
+  });
 }
 
 function registerCustomerErasure(app: ZodApp, services: HttpServices): void {
