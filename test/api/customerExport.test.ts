@@ -161,4 +161,11 @@ describe('GET /api/customers/:id/export', () => {
     for (const value of Object.values(S)) expect(text).not.toContain(value);
     expect(await exportsRecorded()).toHaveLength(before + 1);
   });
+
+  it('is in the OpenAPI document, generated from the route schema', async () => {
+    const doc = (await server.app.inject('/docs/json')).json();
+    const op = doc.paths['/api/customers/{id}/export'].get;
+    expect(op.description).toContain('GDPR right of access');
+    expect(op.responses['200']).toBeDefined();
+  });
 });

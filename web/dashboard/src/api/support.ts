@@ -22,6 +22,9 @@ export const setCustomerTags = async (id: string, tags: string[]) =>
 /** Erases the customer's personal data for good (owners and admins); `reason` is a reference such as a ticket number. */
 export const eraseCustomer = async (id: string, reason: string) =>
   (await request<Reply<typeof customers.eraseCustomerSchema, 202>>('DELETE', `/api/customers/${encodeURIComponent(id)}`, { reason })).erasure;
+/** Everything held about the customer, as one JSON document (GDPR access request; owners and admins; audited). */
+export const exportCustomer = async (id: string) =>
+  (await request<Reply<typeof customers.exportCustomerSchema>>('GET', `/api/customers/${encodeURIComponent(id)}/export`)).export;
 export async function listCustomerConversations(id: string, cursor: string | null, o?: RequestOptions): Promise<Page<CustomerConversation>> {
   const result = await request<CustomerConversationPage>(
     'GET',

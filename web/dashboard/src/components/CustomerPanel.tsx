@@ -1,6 +1,6 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { ApiError, describeError } from '../api/client.js';
-import { CUSTOMER_NOTE_MAX, CUSTOMER_TAGS_MAX, eraseCustomer, getCustomer, listCustomerConversations, setCustomerNote, setCustomerTags, type Customer, type CustomerConversation } from '../api/support.js';
+import { CUSTOMER_NOTE_MAX, CUSTOMER_TAGS_MAX, eraseCustomer, exportCustomer, getCustomer, listCustomerConversations, setCustomerNote, setCustomerTags, type Customer, type CustomerConversation } from '../api/support.js';
 import { countOf } from '../lib/format.js';
 import { Link } from '../lib/router.js';
 import { useAsync } from '../lib/useAsync.js';
@@ -67,8 +67,44 @@ function CustomerDetails({ customer, onChange, currentConversationId }: { custom
       <TagsEditor customer={customer} onSaved={onChange} />
       <NoteEditor customer={customer} onSaved={onChange} />
       <CustomerConversations customerId={customer.id} currentConversationId={currentConversationId} />
+      <ExportCustomer customer={customer} />
       <EraseCustomer customer={customer} onErased={() => onChange({ ...customer, name: null, phone: null, email: null, note: '', tags: [] })} />
     </>
+  );
+}
+
+/**
+ * GDPR access request, for owners and admins: the export comes as JSON and is saved as a file named after the
+ * customer's id (never their name). The server records who exported.
+ */
+function ExportCustomer({ customer }: { customer: Customer }) {
+  const { me } = useAuth();
+  const toast = useToast();
+  const [busy, setBusy] = useState(false);
+  const role = me?.user.role;
+  if (role !== 'owner' && role !== 'admin') return null;
+  const download = async () => {
+    setBusy(true);
+    try {
+      const data = await exportCustomer(customer.id);
+      const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = `customer-${customer.id}.json`;
+      link.click();
+      // Revoked after the click has started the download (revoking at once cancels it in some browsers).
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      if (data.truncated) toast.info('The export is cut short: the conversation is longer than one export reads');
+    } catch (err) {
+      toast.error(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Button size="sm" variant="secondary" onClick={() => void download()} busy={busy} data-testid="customer-export">
+      {busy ? 'Preparing…' : 'Download data (JSON)'}
+    </Button>
   );
 }
 
