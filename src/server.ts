@@ -35,6 +35,7 @@ import { staticFileRoutes } from './http/routes/staticFiles.js';
 import { platformWebhookRoutes } from './http/routes/platformWebhooks.js';
 import { conversationByPlatformRef } from './projections/conversationRefs/queries.js';
 import { customerRoutes } from './http/routes/customers.js';
+import { retentionRoutes } from './http/routes/retention.js';
 import { publicEventRoutes } from './http/routes/publicEvents.js';
 import { webhookEndpointRoutes } from './http/routes/webhookEndpoints.js';
 import { webhookDeliveryRoutes } from './http/routes/webhookDeliveries.js';
@@ -72,6 +73,8 @@ import { webchatSubject } from './workers/replies/replyJobs.js';
 import { searchPassages } from './workers/answers/answerGeneration.js';
 import type { ProjectionRunner } from './processing/projectionRunner.js';
 import { createEventConsumer } from './processing/eventConsumer.js';
+
+const ERASURE_POLL_MS = 30_000;
 
 export interface ServerOptions {
   clock?: Clock;
@@ -114,8 +117,9 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
   const waitForPosition: ProjectionRunner['waitForPosition'] = async (position, timeoutMs) =>
     (await processingStarted).projections.waitForPosition(position, timeoutMs);
   const commands: CommandDeps = { eventStore, clock, logger: logger.child({ component: 'commands' }) };
-  // Erasures are completed (keys, read models) by one sweep per API process; it also finishes, at start-up, one a restart cut short.
-  const erasureSweep = startErasureSweep({ eventStore, readStore, keys: adapters.personalKeys, projections: allProjections, logger: logger.child({ component: 'erasures' }) });
+  // Erasures are completed (keys, read models) by one sweep per API process; it also finishes, at start-up, one a restart cut short,
+  // and polls for the ones the processor's retention sweep records.
+  const erasureSweep = startErasureSweep({ eventStore, readStore, keys: adapters.personalKeys, projections: allProjections, logger: logger.child({ component: 'erasures' }), pollMs: ERASURE_POLL_MS });
   const auth: AuthDeps = {
     ...commands,
     hasher: createArgonHasher(),
@@ -193,6 +197,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       searchRoutes(services),
       aiBacklogRoutes(services),
       customerRoutes(services),
+      retentionRoutes(services),
       cannedReplyRoutes(services),
       publicEventRoutes(services),
       webhookEndpointRoutes(services),

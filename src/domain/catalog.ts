@@ -17,6 +17,7 @@ import { companyEvents } from './company/events.js';
 import { companyTimezoneEvents } from './company/timezone/events.js';
 import { autoAssignmentEvents } from './company/autoAssignment/events.js';
 import { noteSharingEvents } from './company/noteSharing/events.js';
+import { retentionEvents } from './company/retention/events.js';
 import { inAppNotificationEvents } from './accounts/notifications/inApp/events.js';
 import { slaPolicyEvents } from './company/slaPolicy/events.js';
 import { redactionEvents } from './company/redaction/events.js';
@@ -93,6 +94,7 @@ export const eventCatalog = mergeCatalogs(
   availabilityEvents,
   autoAssignmentEvents,
   noteSharingEvents,
+  retentionEvents,
   inAppNotificationEvents,
   slaPolicyEvents,
   redactionEvents,

@@ -24,7 +24,15 @@ export interface ErasureSweep {
  * outbound events not yet delivered). Only then does the checkpoint move, so an erasure interrupted by a
  * restart is swept again at start-up. One rebuild covers every erasure recorded before it began.
  */
-export function startErasureSweep(options: { eventStore: EventStore; readStore: ReadStore; keys: PersonalDataKeys; projections: readonly Projection[]; logger: Logger }): ErasureSweep {
+export function startErasureSweep(options: {
+  eventStore: EventStore;
+  readStore: ReadStore;
+  keys: PersonalDataKeys;
+  projections: readonly Projection[];
+  logger: Logger;
+  /** Also sweep this often: erasures another process recorded (the retention sweep, on the processor) get purged too. */
+  pollMs?: number;
+}): ErasureSweep {
   const { eventStore, readStore, keys, logger } = options;
   let running: Promise<void> | null = null;
   let again = false;
@@ -73,6 +81,9 @@ export function startErasureSweep(options: { eventStore: EventStore; readStore: 
   };
 
   void run(); // at start-up: finishes what a restart interrupted
+  // A poll reads only the CustomerErased events written since the checkpoint: cheap when there are none.
+  const poll = options.pollMs ? setInterval(() => void run(), options.pollMs) : null;
+  poll?.unref();
   return {
     request: () => void run(),
     idle: async () => {
@@ -80,6 +91,7 @@ export function startErasureSweep(options: { eventStore: EventStore; readStore: 
     },
     stop: async () => {
       stopped = true;
+      if (poll) clearInterval(poll);
       while (running) await running;
     },
   };

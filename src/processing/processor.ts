@@ -13,6 +13,7 @@ import { startNotifications, startWaitingHandoffsSweep } from '../workers/notifi
 import { startActionExpiry } from '../workers/actionResumes/actionExpiry.js';
 import type { WorkerDeps } from './workerDeps.js';
 import { startSnoozeWake } from '../workers/snoozes/snoozeWake.js';
+import { startRetentionSweep } from '../workers/retention/retentionSweep.js';
 import type { EventConsumer } from './eventConsumer.js';
 import { startKnowledgeIndexer, type KnowledgeIndexer } from './knowledgeIndexer.js';
 import { outboundClients, type OutboundOptions } from './outboundClients.js';
@@ -208,8 +209,13 @@ async function startReplies(
       const waiting = notificationDeps ? startWaitingHandoffsSweep(notificationDeps) : null;
       // Snoozed conversations come back on time (on the action-expiry sweep's interval: both are deadlines in a read model).
       const snoozes = startSnoozeWake({ ...commands, readStore, sweepIntervalMs: config.actionExpirySweepIntervalMs, logger: logger.child({ component: 'snooze-wake' }) });
+      // Retention periods are days long: a pass a minute at most is plenty (the API's erasure sweep polls for
+      // the CustomerErased events it records and purges the read models).
+      const retentionInterval = Math.max(config.actionExpirySweepIntervalMs, 60_000);
+      const retention = startRetentionSweep({ ...commands, readStore, personalKeys: adapters.personalKeys, sweepIntervalMs: retentionInterval, logger: logger.child({ component: 'retention' }) });
       return {
         async stop() {
+          await retention.stop();
           await snoozes.stop();
           await waiting?.stop();
           await expiry.stop();

@@ -34,6 +34,7 @@ import { actionResumesProjection } from './actionResumes/actionResumesProjection
 import { runningTestRunsProjection } from './runningTestRuns/runningTestRunsProjection.js';
 import { notificationsProjection } from './notifications/notificationsProjection.js';
 import { slaProjection } from './sla/slaProjection.js';
+import { retentionProjection } from './retention/retentionProjection.js';
 
 /** Every read model the dashboard and API query. */
 export const allProjections: Projection[] = [companiesProjection, teammatesProjection, invitationsProjection, loginSessionsProjection, pipelinesProjection, creditsProjection, apiTokensProjection, integrationsProjection, webhookLogsProjection, conversationRefsProjection,
@@ -62,4 +63,5 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   runningTestRunsProjection,
   notificationsProjection,
   slaProjection,
+  retentionProjection,
 ];

@@ -16,7 +16,12 @@ export interface ErasureDeps extends CommandDeps {
  * process dies between the two steps, the erasure sweep (processing/erasures.ts) deletes the keys on start-up.
  * Read models are purged by that sweep too (a rebuild), after this returns.
  */
-export async function eraseCustomer(deps: ErasureDeps, input: { companyId: string; userId: string; customer: KnownCustomer; reason: string }) {
+export async function eraseCustomer(
+  deps: ErasureDeps,
+  /** `by`: who erases when it is not a teammate (`system:retention`); otherwise `user:<userId>`. */
+  input: { companyId: string; userId?: string; by?: string; customer: KnownCustomer; reason: string },
+) {
+  const by = input.by ?? `user:${input.userId}`;
   const { customer } = input;
   const result = await handleCommand(
     deps.eventStore,
@@ -27,11 +32,11 @@ export async function eraseCustomer(deps: ErasureDeps, input: { companyId: strin
       companyId: input.companyId,
       // A customer is one (integration, client id), and so is a conversation: the customer's one conversation.
       conversationIds: customer.erased ? [] : [conversationIdFor(customer.integrationId, customer.clientId)],
-      by: `user:${input.userId}`,
+      by,
       reason: input.reason,
       now: deps.clock.now().toISOString(),
     },
-    { metadata: { companyId: input.companyId, actor: `user:${input.userId}` } },
+    { metadata: { companyId: input.companyId, actor: by } },
   );
   const keysDeleted = await deps.personalKeys.eraseSubject(customer.customerId);
   return { position: result.position, erasedNow: result.events.length > 0, keysDeleted };
