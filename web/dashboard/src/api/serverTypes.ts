@@ -38,6 +38,7 @@ import type * as llmConfig from '../../../../src/http/routes/llmConfig.schemas.j
 import type * as notifications from '../../../../src/http/routes/notifications.schemas.js';
 import type * as inAppNotifications from '../../../../src/http/routes/inAppNotifications.schemas.js';
 import type * as notes from '../../../../src/http/routes/notes.schemas.js';
+import type * as retention from '../../../../src/http/routes/retention.schemas.js';
 import type * as playground from '../../../../src/http/routes/playground.schemas.js';
 import type * as replays from '../../../../src/http/routes/replays.schemas.js';
 import type * as search from '../../../../src/http/routes/search.schemas.js';
@@ -82,6 +83,7 @@ export type {
   notifications,
   inAppNotifications,
   notes,
+  retention,
   replays,
   team,
   testMessage,

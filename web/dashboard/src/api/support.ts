@@ -1,6 +1,6 @@
 // Customer profiles, canned replies and knowledge-base file uploads (the "work as a support team" API).
 import { API_BASE, ApiError, getFreshToken, query, request, type RequestOptions } from './client.js';
-import type { CannedReplyChanges, CannedReplyInput, CannedReplyPage, CustomerConversationPage, CustomerNote, CustomerOne, CustomerTags, Reply, ServerLimits, cannedReplies, customers, knowledgeFiles } from './serverTypes.js';
+import type { CannedReplyChanges, CannedReplyInput, CannedReplyPage, CustomerConversationPage, CustomerNote, CustomerOne, CustomerTags, Reply, ServerLimits, cannedReplies, customers, knowledgeFiles, retention } from './serverTypes.js';
 import type { KbDocument, Page } from './types.js';
 
 export type Customer = CustomerOne['customer'];
@@ -34,6 +34,12 @@ export async function listCustomerConversations(id: string, cursor: string | nul
   );
   return { items: result.conversations, nextCursor: result.nextCursor };
 }
+
+// --- retention ----------------------------------------------------------------------------
+/** How long closed conversations are kept before they and their customer are erased (null: forever; owners and admins). */
+export const getRetention = async () => (await request<Reply<typeof retention.getRetentionSchema>>('GET', '/api/settings/retention')).retention;
+export const setRetention = async (conversationDays: number | null) =>
+  (await request<Reply<typeof retention.setRetentionSchema>>('PUT', '/api/settings/retention', { conversationDays })).retention;
 
 // --- canned replies -----------------------------------------------------------------------
 /** Every canned reply of the company (the server caps them at 200: one or two pages). */

@@ -11,6 +11,7 @@ import { useConfirmedDelete } from '../components/useConfirmedDelete.js';
 import { useSubmit } from '../components/useSubmit.js';
 import { BusinessHoursSettings } from './BusinessHours.js';
 import { NoteSharingSettings } from '../components/NoteSharingSettings.js';
+import { RetentionSettings } from '../components/RetentionSettings.js';
 import { t } from '../lib/messages.js';
 import { useAsync } from '../lib/useAsync.js';
 
@@ -46,6 +47,7 @@ export function SettingsPage() {
       <CompanyTimezone />
       <BusinessHoursSettings />
       <NoteSharingSettings />
+      <RetentionSettings />
       <ApiTokens />
     </>
   );
