@@ -42,8 +42,8 @@ export const customerEvents = {
    * The customer's personal data was erased (GDPR art. 17; docs/erasure.md): the keys that encrypt it are gone,
    * so every earlier event of theirs reads with its personal fields erased. Says who and why, and which
    * conversations the read models must purge (ids only): never the data itself. `reason` is the operator's
-   * reference for the request (a ticket number), not a description of the person; `retention` marks an
-   * erasure the company's retention period made.
+   * reference for the request (a ticket number), not a description of the person; `by: system:retention`
+   * marks an erasure the company's retention period made (workers/retention).
    */
   CustomerErased: z.object({
     customerId: z.uuid(),
