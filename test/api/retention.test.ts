@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhookBody } from '../../src/http/platformWebhooks/webhookSignature.js';
 import { createLogger } from '../../src/infrastructure/logger.js';
-import { sweepRetention, type RetentionSweepDeps } from '../../src/workers/retention/retentionSweep.js';
-import { acmeAndGlobex, type Company } from '../support/api.js';
+import { RETENTION_SWEEP_LIMITS, sweepRetention, type RetentionSweepDeps } from '../../src/workers/retention/retentionSweep.js';
+import { acmeAndGlobex, signUp, type Company } from '../support/api.js';
 import { startTestServer, uniqueEmail, type TestServer } from '../support/testServer.js';
 
 const SECRET = 'whsec_0123456789abcdef0123';
@@ -30,9 +30,13 @@ async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, 
 type Listed = { id: string; customerId: string; customer: { clientId: string } };
 
 /** A conversation of `co` with `clientId` saying `text`; closed when asked. */
+const integrations = new Map<Company, number>();
 async function conversationOf(co: Company, clientId: string, text: string, close: boolean): Promise<Listed> {
-  const made = await co.call('POST', '/api/integrations', { name: `Main ${n}`, connectorType: 'msgplatform', webhookSecret: SECRET });
-  const integrationId = made.json().integration.id as number;
+  if (!integrations.has(co)) {
+    const made = await co.call('POST', '/api/integrations', { name: 'Main', connectorType: 'msgplatform', webhookSecret: SECRET });
+    integrations.set(co, made.json().integration.id as number);
+  }
+  const integrationId = integrations.get(co)!;
   const payload = JSON.stringify({ message_id: `m-ret-${n++}`, channel_id: 42, transport: 'whatsapp', client_id: clientId, text });
   const hook = await server.app.inject({
     method: 'POST',
@@ -129,5 +133,24 @@ describe('the retention sweep', () => {
     await new Promise((r) => setTimeout(r, 200));
     await eventually(() => server.adapters.readStore.get('retention_policies', acme.company.companyId), (doc) => doc?.['active'] === false, 'the policy read model');
     expect(await sweepRetention(sweepAt(4000))).toBe(0);
+  });
+
+  it('does bounded work per pass: at most RETENTION_SWEEP_LIMITS.perCompany erasures of a company, the rest on later passes', async () => {
+    const initech = await signUp(server, 'Initech');
+    expect((await initech.call('PUT', '/api/settings/retention', { conversationDays: 1 })).statusCode).toBe(200);
+    const count = RETENTION_SWEEP_LIMITS.perCompany + 2;
+    for (let i = 0; i < count; i++) await conversationOf(initech, `bulk-${i}`, `bulk message ${i}`, true);
+    await eventually(
+      async () => (await server.adapters.readStore.find('retained_conversations', { where: { companyId: initech.company.companyId, closed: true }, orderBy: [{ field: 'closedAt', direction: 'asc' }], limit: 50 })).items.length,
+      (closed) => closed === count,
+      'every close in the read model',
+    );
+    expect(await sweepRetention(sweepAt(2))).toBe(RETENTION_SWEEP_LIMITS.perCompany);
+    const erasures = async () =>
+      (await server.adapters.eventStore.readAll()).filter((e) => e.type === 'CustomerErased' && (e.data as { companyId: string }).companyId === initech.company.companyId).length;
+    expect(await erasures()).toBe(RETENTION_SWEEP_LIMITS.perCompany);
+    // Later passes (once the read model has dropped the erased ones) take the rest, each customer once.
+    await eventually(async () => (await sweepRetention(sweepAt(2)), erasures()), (total) => total === count, 'the rest on later passes');
+    expect(await sweepRetention(sweepAt(2))).toBe(0);
   });
 });
