@@ -124,7 +124,23 @@ describe('the retention sweep', () => {
 
     // A later pass has nothing more to do (the erased conversation left the read model of closed ones).
     await eventually(() => sweepRetention(sweepAt(400)), (count) => count === 0, 'a pass with nothing to erase');
-    expect((await server.adapters.eventStore.readAll()).filter((e) => e.type === 'CustomerErased')).toHaveLength(1);
+    const erasuresOf = async (customerId: string) => (await server.adapters.eventStore.readAll()).filter((e) => e.type === 'CustomerErased' && (e.data as { customerId: string }).customerId === customerId).length;
+    expect(await erasuresOf(old.customerId)).toBe(1);
+
+    // The customer writes again and the conversation closes again: after the erasure's rebuild of the read models
+    // (where the conversation's first event reads erased) it is listed again under its customer, closed from now.
+    const payload = JSON.stringify({ message_id: 'm-ret-again', channel_id: 42, transport: 'whatsapp', client_id: 'retention-closed', text: 'Returning-Heron-6620 me again' });
+    const hook = await server.app.inject({
+      method: 'POST',
+      url: `/api/webhook/msgplatform/${integrations.get(acme)}`,
+      payload,
+      headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(payload, SECRET) },
+    });
+    expect(hook.statusCode).toBe(200);
+    await eventually(async () => JSON.stringify((await acme.call('GET', `/api/conversations/${old.id}`)).json()), (body) => body.includes('Returning-Heron'), 'the new message');
+    expect((await acme.call('POST', `/api/conversations/${old.id}/close`, {})).statusCode).toBe(200);
+    const relisted = await eventually(() => server.adapters.readStore.get('retained_conversations', old.id), (doc) => doc?.['closed'] === true, 'the conversation closed again');
+    expect(relisted).toMatchObject({ customerId: old.customerId, companyId: acme.company.companyId });
   });
 
   it('a period set back to null keeps everything again', async () => {

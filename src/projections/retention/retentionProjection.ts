@@ -15,8 +15,8 @@ export interface RetentionPolicyDoc extends Doc {
 }
 
 /**
- * A conversation of a company, while the retention sweep may have to erase it: `closed` with the time it was
- * closed, so the company's oldest closed conversations are one indexed read. Gone once erased.
+ * A conversation of a company for the retention sweep: `closed` with the time it was closed, so the company's
+ * oldest closed conversations are one indexed read. Out of that list (closed: false) while open and once erased.
  */
 export interface RetainedConversationDoc extends Doc {
   companyId: string;
@@ -65,8 +65,13 @@ export const retentionProjection = defineProjection(schemas, {
         });
         return;
       case 'CustomerErased':
-        // Erased (by hand or by the sweep): nothing left to keep or erase.
-        for (const id of event.data.conversationIds) ctx.delete(RETAINED_CONVERSATIONS, id);
+        // Erased (by hand or by the sweep): nothing left to erase until the customer writes again and the
+        // conversation is closed again (the doc stays for that: it alone knows the conversation's company and customer).
+        for (const id of event.data.conversationIds) {
+          const doc = await ctx.get<RetainedConversationDoc>(RETAINED_CONVERSATIONS, id);
+          // Its customer id from here: on a rebuild, ConversationStarted's client id reads `[erased]` by now.
+          if (doc) ctx.put(RETAINED_CONVERSATIONS, { ...doc, customerId: event.data.customerId, closed: false, closedAt: null });
+        }
         return;
       default: {
         const id = conversationIdOfStream(event.stream);
