@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../support/api.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 import { connectWebchat, type WebchatClient } from '../support/webchatClient.js';
+import { customerIdFor } from '../../src/domain/customers/decider.js';
+import { generatedCustomerName } from '../../src/domain/customers/displayName.js';
 
 /**
  * What a visitor of the web chat sees first: the integration's greeting (a validated, length-limited setting
@@ -111,20 +113,26 @@ describe('a site that is not allowed', () => {
 });
 
 describe('naming the customer', () => {
-  it('a web chat visitor is "Visitor" and the first four hex digits of their id in the list and the conversation, never "Client <uuid>"', async () => {
+  it('a web chat visitor gets one generated name ("Amber Otter"), the same in the list, the conversation, search and the customer panel, never their raw id', async () => {
     const co = await signUp(server, 'Names');
     const created = await co.call('POST', '/api/integrations', { name: 'Chat', connectorType: 'webchat', allowedOrigins: [ORIGIN] });
-    const c = await connect(created.json().integration.id);
+    const integrationId = created.json().integration.id;
+    const c = await connect(integrationId);
     const ready = await c.hello();
-    expect(await c.message('Hello there', 'n-1')).toMatchObject({ type: 'ack' });
-    const expected = `Visitor ${String(ready.visitorId).replace(/-/g, '').slice(0, 4).toUpperCase()}`;
-    expect(expected).toMatch(/^Visitor [0-9A-F]{4}$/);
+    expect(await c.message('Hello there zebracrossing', 'n-1')).toMatchObject({ type: 'ack' });
+    const expected = generatedCustomerName(customerIdFor(integrationId, ready.visitorId));
+    expect(expected).toMatch(/^[A-Z][a-z]+ [A-Z][a-z]+$/);
     // The ack says the message is stored; the dashboard's list is a projection that follows it.
     await expect.poll(async () => (await co.call('GET', '/api/conversations')).json().conversations.length, { timeout: 5000 }).toBe(1);
     const list = (await co.call('GET', '/api/conversations')).json().conversations;
     expect(list[0].customer).toMatchObject({ clientId: ready.visitorId, displayName: expected });
     const detail = (await co.call('GET', `/api/conversations/${ready.conversationId}`)).json().conversation;
     expect(detail.customer.displayName).toBe(expected);
+    await expect
+      .poll(async () => (await co.call('GET', '/api/search?q=zebracrossing')).json().results?.[0]?.customerName, { timeout: 5000 })
+      .toBe(expected);
+    await expect.poll(async () => (await co.call('GET', `/api/customers/${detail.customerId}`)).statusCode, { timeout: 5000 }).toBe(200);
+    expect((await co.call('GET', `/api/customers/${detail.customerId}`)).json().customer).toMatchObject({ name: null, displayName: expected });
   });
 
   it('a visitor the page names (hello name, from data-visitor-name) is shown by that name; a later name renames them', async () => {

@@ -126,7 +126,7 @@ export const conversationView = (d: ConversationDoc, read: Pick<ConversationRead
   integrationId: d.integrationId,
   connectorType: d.connectorType,
   // Documents projected before customerName existed are named the same way until the next rebuild.
-  customer: { ...d.customer, displayName: d.customerName ?? customerDisplayName(d.connectorType, d.customer) },
+  customer: { ...d.customer, displayName: d.customerName ?? customerDisplayName(d.integrationId, d.customer) },
   session: d.session,
   stageId: d.stageId,
   lastMessageAt: d.lastMessageAt,
