@@ -159,3 +159,53 @@ describe('naming the customer', () => {
     expect(await bad.waitFor((f) => f.type === 'error')).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('name') });
   });
 });
+
+describe('the pre-chat form', () => {
+  it('is off by default; switched on, ready asks for it, the answers are checked, kept on the customer profile and name the conversation', async () => {
+    const co = await signUp(server, 'Prechat');
+    const created = await co.call('POST', '/api/integrations', { name: 'Chat', connectorType: 'webchat', allowedOrigins: [ORIGIN] });
+    const id = created.json().integration.id as number;
+    expect(created.json().integration.prechatForm).toBe(false);
+    // Off: ready does not ask, and answers sent anyway are refused (nothing stored).
+    const off = await connect(id);
+    expect(await off.hello()).toMatchObject({ type: 'ready', prechatForm: false });
+    off.send({ type: 'profile', name: 'Mallory' });
+    expect(await off.waitFor((f) => f.type === 'error' || f.type === 'profile_saved')).toMatchObject({ type: 'error', code: 'VALIDATION_ERROR' });
+
+    const on = await co.call('PATCH', `/api/integrations/${id}`, { prechatForm: true });
+    expect(on.json().integration.prechatForm).toBe(true);
+    expect((await co.call('GET', '/api/integrations')).json().integrations.find((i: { id: number }) => i.id === id).prechatForm).toBe(true);
+    const c = await connect(id);
+    const ready = await c.hello();
+    expect(ready).toMatchObject({ type: 'ready', prechatForm: true });
+    const answer = async (frame: object) => {
+      const from = c.frames.length;
+      c.send({ type: 'profile', ...frame });
+      return c.waitFor((f) => f.type === 'error' || f.type === 'profile_saved', 10_000, from);
+    };
+    expect(await answer({ email: 'not an email' })).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('email') });
+    expect(await answer({ name: 'x'.repeat(81) })).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('name') });
+    expect(await answer({ name: '   ', email: '' })).toMatchObject({ code: 'VALIDATION_ERROR', message: 'name or email is required' });
+    expect(await answer({ name: '  Ingrid \n Berg ', email: ' ingrid@example.com ' })).toMatchObject({ type: 'profile_saved', name: 'Ingrid Berg', email: 'ingrid@example.com' });
+
+    expect(await c.message('Where is my parcel?', 'p-1')).toMatchObject({ type: 'ack' });
+    await expect.poll(async () => (await co.call('GET', `/api/conversations/${ready.conversationId}`)).json().conversation?.customer.displayName, { timeout: 5000 }).toBe('Ingrid Berg');
+    const customerId = customerIdFor(id, ready.visitorId);
+    await expect
+      .poll(async () => (await co.call('GET', `/api/customers/${customerId}`)).json().customer, { timeout: 5000 })
+      .toMatchObject({ name: 'Ingrid Berg', email: 'ingrid@example.com', displayName: 'Ingrid Berg' });
+    // Another company cannot read that profile.
+    const other = await signUp(server, 'Other');
+    expect((await other.call('GET', `/api/customers/${customerId}`)).statusCode).toBe(404);
+  });
+
+  it('is a web chat setting: a messaging-platform integration refuses it, and it is a boolean (400)', async () => {
+    const co = await signUp(server, 'PrechatPlatform');
+    const created = await co.call('POST', '/api/integrations', { name: 'Platform', connectorType: 'msgplatform', prechatForm: true });
+    expect(created.statusCode).toBe(400);
+    expect(created.json().error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('prechatForm') });
+    const platform = (await co.call('POST', '/api/integrations', { name: 'Platform', connectorType: 'msgplatform' })).json().integration.id as number;
+    expect((await co.call('PATCH', `/api/integrations/${platform}`, { prechatForm: true })).statusCode).toBe(400);
+    expect((await co.call('PATCH', `/api/integrations/${platform}`, { prechatForm: 'yes' })).statusCode).toBe(400);
+  });
+});

@@ -248,8 +248,9 @@ function dispatchFrame(conn: Connection, data: RawData, isBinary: boolean): void
  * the conversation is named by them) and recorded on the customer's profile at once, so a visitor who fills the
  * form and then waits is already known. Only where the integration asks for them.
  */
-async function storeProfile(conn: Connection, profile: { name?: string; email?: string }): Promise<void> {
+async function storeProfile(conn: Connection, frame: { name?: string; email?: string }): Promise<void> {
   const { visitor, integration } = conn;
+  const profile = { ...(frame.name ? { name: frame.name } : {}), ...(frame.email ? { email: frame.email } : {}) };
   if (!visitor || !integration) return sendError(conn, 'HELLO_REQUIRED', 'Send {"type":"hello"} first');
   if (!integration.prechatForm) return sendError(conn, 'VALIDATION_ERROR', 'This chat has no pre-chat form');
   if (profile.name) conn.visitorName = profile.name;
