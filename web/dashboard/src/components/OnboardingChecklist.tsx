@@ -34,7 +34,9 @@ function readDismissed(companyId: string | number): boolean {
 export function OnboardingChecklist() {
   const { me } = useAuth();
   const companyId = me?.company.id;
-  const [dismissed, setDismissed] = useState(() => (companyId ? readDismissed(companyId) : false));
+  // Read on every render: the company is known only once /api/auth/me answered, after the first one.
+  const [dismissedNow, setDismissed] = useState(false);
+  const dismissed = dismissedNow || (companyId !== undefined && readDismissed(companyId));
   const state = useAsync(
     async (signal) => {
       if (!companyId || dismissed) return null;
