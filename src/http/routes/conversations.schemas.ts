@@ -42,7 +42,7 @@ export const conversationSchema = z.object({
     channelId: platformIdSchema.nullable(),
     transport: z.string(),
     name: z.string().optional(),
-    displayName: z.string().describe('how to name the customer: the name they gave, "Visitor 4F2A" for a web chat visitor, else "Client <clientId>"'),
+    displayName: z.string().describe('how to name the customer, the same everywhere: the name they gave, else a readable name generated from their customer id ("Amber Otter"), never the raw id'),
   }),
   session: z.object({ id: z.uuid(), state: sessionState, pausedReason: z.string().optional() }).nullable(),
   stageId: z.uuid().nullable(),
