@@ -11,6 +11,8 @@ export type ClientFrame =
   | { type: 'hello'; visitorId?: string; visitorToken?: string; name?: string; identity?: IdentityClaim }
   | { type: 'message'; clientMessageId: string; text: string }
   | { type: 'csat'; surveyId: string; rating: number; comment: string | null }
+  /** The pre-chat form's answers (integration setting `prechatForm`): either may be absent, not both. */
+  | { type: 'profile'; name?: string; email?: string }
   | { type: 'error'; code: 'BAD_FRAME' | 'VALIDATION_ERROR'; message: string; clientMessageId?: string };
 
 /** Longest message text, in UTF-16 code units: a frame is at most 16 KiB anyway. */
@@ -18,6 +20,30 @@ export const WEBCHAT_MAX_TEXT_LENGTH = 16 * 1024;
 const CLIENT_MESSAGE_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
 /** Longest visitor name (the page's `data-visitor-name`), in characters. */
 export const WEBCHAT_MAX_NAME_LENGTH = 80;
+/** Longest pre-chat email (RFC 5321's path limit, as the customer profile keeps). */
+export const WEBCHAT_MAX_EMAIL_LENGTH = 320;
+/** An address a person could have typed: one @, something on each side, a dot in the domain, no spaces. */
+const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+
+/** A visitor-typed name, tidied like hello's (control characters to spaces, trimmed); a reason when not acceptable. */
+function parseName(raw: unknown): string | undefined | { error: string } {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'string') return { error: 'name must be a string' };
+  const name = raw.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  if (name.length > WEBCHAT_MAX_NAME_LENGTH) return { error: `name is longer than ${WEBCHAT_MAX_NAME_LENGTH} characters` };
+  return name || undefined;
+}
+
+function parseProfile(own: (key: string) => unknown): ClientFrame {
+  const name = parseName(own('name'));
+  if (typeof name === 'object') return invalid(name.error);
+  const rawEmail = own('email') ?? undefined;
+  if (rawEmail !== undefined && typeof rawEmail !== 'string') return invalid('email must be a string');
+  const email = rawEmail?.trim() || undefined;
+  if (email !== undefined && (email.length > WEBCHAT_MAX_EMAIL_LENGTH || !EMAIL.test(email))) return invalid('email must be an address such as ana@example.com');
+  if (name === undefined && email === undefined) return invalid('name or email is required');
+  return { type: 'profile', ...(name ? { name } : {}), ...(email ? { email } : {}) };
+}
 
 const bad = (message: string): ClientFrame => ({ type: 'error', code: 'BAD_FRAME', message });
 const invalid = (message: string, clientMessageId?: string): ClientFrame => ({
@@ -104,6 +130,8 @@ export function parseClientFrame(data: RawData | string, isBinary: boolean): Cli
       if (typeof comment === 'string' && comment.length > CSAT_COMMENT_MAX_LENGTH) return invalid(`comment is longer than ${CSAT_COMMENT_MAX_LENGTH} characters`);
       return { type: 'csat', surveyId, rating, comment: comment?.trim() || null };
     }
+    case 'profile':
+      return parseProfile(own);
     default:
       return bad(typeof type === 'string' ? `Unknown frame type "${type.slice(0, 40)}"` : 'A frame is a JSON object with a "type"');
   }

@@ -49,6 +49,7 @@ describe('integrations', () => {
       greeting: null,
       csat: { enabled: false, skipWithoutCustomerReply: true },
       identityVerification: 'off',
+      prechatForm: false,
       hasIdentitySecret: false,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUp } from '../support/api.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 import { connectWebchat, type WebchatClient } from '../support/webchatClient.js';
+import { customerIdFor } from '../../src/domain/customers/decider.js';
+import { generatedCustomerName } from '../../src/domain/customers/displayName.js';
 
 /**
  * What a visitor of the web chat sees first: the integration's greeting (a validated, length-limited setting
@@ -111,20 +113,26 @@ describe('a site that is not allowed', () => {
 });
 
 describe('naming the customer', () => {
-  it('a web chat visitor is "Visitor" and the first four hex digits of their id in the list and the conversation, never "Client <uuid>"', async () => {
+  it('a web chat visitor gets one generated name ("Amber Otter"), the same in the list, the conversation, search and the customer panel, never their raw id', async () => {
     const co = await signUp(server, 'Names');
     const created = await co.call('POST', '/api/integrations', { name: 'Chat', connectorType: 'webchat', allowedOrigins: [ORIGIN] });
-    const c = await connect(created.json().integration.id);
+    const integrationId = created.json().integration.id;
+    const c = await connect(integrationId);
     const ready = await c.hello();
-    expect(await c.message('Hello there', 'n-1')).toMatchObject({ type: 'ack' });
-    const expected = `Visitor ${String(ready.visitorId).replace(/-/g, '').slice(0, 4).toUpperCase()}`;
-    expect(expected).toMatch(/^Visitor [0-9A-F]{4}$/);
+    expect(await c.message('Hello there zebracrossing', 'n-1')).toMatchObject({ type: 'ack' });
+    const expected = generatedCustomerName(customerIdFor(integrationId, ready.visitorId));
+    expect(expected).toMatch(/^[A-Z][a-z]+ [A-Z][a-z]+$/);
     // The ack says the message is stored; the dashboard's list is a projection that follows it.
     await expect.poll(async () => (await co.call('GET', '/api/conversations')).json().conversations.length, { timeout: 5000 }).toBe(1);
     const list = (await co.call('GET', '/api/conversations')).json().conversations;
     expect(list[0].customer).toMatchObject({ clientId: ready.visitorId, displayName: expected });
     const detail = (await co.call('GET', `/api/conversations/${ready.conversationId}`)).json().conversation;
     expect(detail.customer.displayName).toBe(expected);
+    await expect
+      .poll(async () => (await co.call('GET', '/api/search?q=zebracrossing')).json().results?.[0]?.customerName, { timeout: 5000 })
+      .toBe(expected);
+    await expect.poll(async () => (await co.call('GET', `/api/customers/${detail.customerId}`)).statusCode, { timeout: 5000 }).toBe(200);
+    expect((await co.call('GET', `/api/customers/${detail.customerId}`)).json().customer).toMatchObject({ name: null, displayName: expected });
   });
 
   it('a visitor the page names (hello name, from data-visitor-name) is shown by that name; a later name renames them', async () => {
@@ -149,5 +157,55 @@ describe('naming the customer', () => {
     const bad = await connect(id);
     bad.send({ type: 'hello', name: 'x'.repeat(81) });
     expect(await bad.waitFor((f) => f.type === 'error')).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('name') });
+  });
+});
+
+describe('the pre-chat form', () => {
+  it('is off by default; switched on, ready asks for it, the answers are checked, kept on the customer profile and name the conversation', async () => {
+    const co = await signUp(server, 'Prechat');
+    const created = await co.call('POST', '/api/integrations', { name: 'Chat', connectorType: 'webchat', allowedOrigins: [ORIGIN] });
+    const id = created.json().integration.id as number;
+    expect(created.json().integration.prechatForm).toBe(false);
+    // Off: ready does not ask, and answers sent anyway are refused (nothing stored).
+    const off = await connect(id);
+    expect(await off.hello()).toMatchObject({ type: 'ready', prechatForm: false });
+    off.send({ type: 'profile', name: 'Mallory' });
+    expect(await off.waitFor((f) => f.type === 'error' || f.type === 'profile_saved')).toMatchObject({ type: 'error', code: 'VALIDATION_ERROR' });
+
+    const on = await co.call('PATCH', `/api/integrations/${id}`, { prechatForm: true });
+    expect(on.json().integration.prechatForm).toBe(true);
+    expect((await co.call('GET', '/api/integrations')).json().integrations.find((i: { id: number }) => i.id === id).prechatForm).toBe(true);
+    const c = await connect(id);
+    const ready = await c.hello();
+    expect(ready).toMatchObject({ type: 'ready', prechatForm: true });
+    const answer = async (frame: object) => {
+      const from = c.frames.length;
+      c.send({ type: 'profile', ...frame });
+      return c.waitFor((f) => f.type === 'error' || f.type === 'profile_saved', 10_000, from);
+    };
+    expect(await answer({ email: 'not an email' })).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('email') });
+    expect(await answer({ name: 'x'.repeat(81) })).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('name') });
+    expect(await answer({ name: '   ', email: '' })).toMatchObject({ code: 'VALIDATION_ERROR', message: 'name or email is required' });
+    expect(await answer({ name: '  Ingrid \n Berg ', email: ' ingrid@example.com ' })).toMatchObject({ type: 'profile_saved', name: 'Ingrid Berg', email: 'ingrid@example.com' });
+
+    expect(await c.message('Where is my parcel?', 'p-1')).toMatchObject({ type: 'ack' });
+    await expect.poll(async () => (await co.call('GET', `/api/conversations/${ready.conversationId}`)).json().conversation?.customer.displayName, { timeout: 5000 }).toBe('Ingrid Berg');
+    const customerId = customerIdFor(id, ready.visitorId);
+    await expect
+      .poll(async () => (await co.call('GET', `/api/customers/${customerId}`)).json().customer, { timeout: 5000 })
+      .toMatchObject({ name: 'Ingrid Berg', email: 'ingrid@example.com', displayName: 'Ingrid Berg' });
+    // Another company cannot read that profile.
+    const other = await signUp(server, 'Other');
+    expect((await other.call('GET', `/api/customers/${customerId}`)).statusCode).toBe(404);
+  });
+
+  it('is a web chat setting: a messaging-platform integration refuses it, and it is a boolean (400)', async () => {
+    const co = await signUp(server, 'PrechatPlatform');
+    const created = await co.call('POST', '/api/integrations', { name: 'Platform', connectorType: 'msgplatform', prechatForm: true });
+    expect(created.statusCode).toBe(400);
+    expect(created.json().error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('prechatForm') });
+    const platform = (await co.call('POST', '/api/integrations', { name: 'Platform', connectorType: 'msgplatform' })).json().integration.id as number;
+    expect((await co.call('PATCH', `/api/integrations/${platform}`, { prechatForm: true })).statusCode).toBe(400);
+    expect((await co.call('PATCH', `/api/integrations/${platform}`, { prechatForm: 'yes' })).statusCode).toBe(400);
   });
 });

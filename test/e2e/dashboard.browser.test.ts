@@ -6,6 +6,8 @@ import { browserPrerequisites, dashboardPage, dismissNotifications, journeySteps
 import { postPlatformWebhook } from '../support/platformWebhook.js';
 import { startFakePlatform, type FakePlatform } from '../support/fakePlatform.js';
 import type { TestServer } from '../support/testServer.js';
+import { customerIdFor } from '../../src/domain/customers/decider.js';
+import { generatedCustomerName } from '../../src/domain/customers/displayName.js';
 
 /**
  * The dashboard in real headless Chromium against a real server (embedded defaults) and the fake messaging
@@ -168,7 +170,9 @@ if (browserPrerequisites()) {
       await row.first().waitFor({ timeout: UI_TIMEOUT });
       expect(await row.count()).toBe(1);
       conversationId = (await row.first().getAttribute('data-testid'))!.slice('conversation-row-'.length);
-      await expect.poll(() => row.first().textContent()).toContain('4711');
+      // Named by the readable name of the customer id, never the platform's raw client id.
+      await expect.poll(() => row.first().textContent()).toContain(generatedCustomerName(customerIdFor(integrationId, 4711)));
+      expect(await row.first().textContent()).not.toContain('4711');
       expect(await page.evaluate(() => (window as unknown as { __e2eMarker?: number }).__e2eMarker)).toBe(42);
     });
 
@@ -220,7 +224,7 @@ if (browserPrerequisites()) {
       // An operator writing first on the platform: a conversation without an AI session.
       await deliverWebhook(7300, 'Hello from the sales team! Your order is ready.', 'outbox');
       await expect.poll(() => page.locator('[data-testid^="conversation-row-"]').count(), { timeout: UI_TIMEOUT }).toBe(4);
-      await expect.poll(() => page.locator('[data-testid^="conversation-row-"]').filter({ hasText: '7300' }).textContent()).toContain('no session');
+      await expect.poll(() => page.locator('[data-testid^="conversation-row-"]').filter({ hasText: generatedCustomerName(customerIdFor(integrationId, 7300)) }).textContent()).toContain('no session');
 
       await nav('Pipeline').click();
       await heading('Pipeline').waitFor();

@@ -122,7 +122,7 @@ if (browserPrerequisites()) {
           // Long names are cut with an ellipsis, never squeezed to nothing by the chips.
           expect((await name.boundingBox())!.width, `${customer}'s name keeps its room`).toBeGreaterThan(width === 390 ? 150 : 180);
           expect(await name.textContent()).toBe(customer);
-          expect(await row.getByTestId('row-channel').textContent()).toBe('Telegram support line for the Nordic stores · telegram');
+          expect(await row.getByTestId('row-channel').textContent()).toBe('Telegram support line for the Nordic stores · Telegram');
           expect(await row.getByTestId('row-preview').isVisible()).toBe(true);
           expect(await row.locator('time').isVisible()).toBe(true);
           // Every chip ends inside the card.

@@ -37,6 +37,7 @@ export async function createIntegration(
       greeting: settings.greeting ?? null,
       ...(settings.csat ? { csat: settings.csat } : {}),
       ...(settings.identityVerification ? { identityVerification: settings.identityVerification } : {}),
+      ...(settings.prechatForm ? { prechatForm: true } : {}),
     },
     { metadata },
   );

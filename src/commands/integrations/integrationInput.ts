@@ -13,6 +13,7 @@ export interface IntegrationInput {
   greeting?: string | null;
   csat?: CsatSettings;
   identityVerification?: IdentityVerification;
+  prechatForm?: boolean;
 }
 
 /** Seals secrets before they reach an event; `undefined` keeps the current value, `null` clears it. */
@@ -29,5 +30,6 @@ export function toSettings(input: IntegrationInput, box: SecretBox): Partial<Int
     greeting: input.greeting === '' ? null : input.greeting,
     csat: input.csat,
     identityVerification: input.identityVerification,
+    prechatForm: input.prechatForm,
   };
 }

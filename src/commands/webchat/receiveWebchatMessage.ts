@@ -15,6 +15,8 @@ export interface WebchatMessageInput {
   text: string;
   /** The visitor's name as the page gave it: names the customer in the dashboard. */
   name?: string;
+  /** The email the visitor gave in the pre-chat form (unverified): kept on the customer's profile. */
+  email?: string;
   /** The visitor's identity as the company's site signed it (checked at hello); absent: anonymous. */
   verifiedVisitor?: VerifiedVisitor;
 }
@@ -58,7 +60,7 @@ export async function receiveWebchatMessage(deps: CommandDeps, integration: Webc
       },
       sessionId: sessionIdFor(messageId),
       // Like a platform's client object: a name given later (a visitor who signed in) renames the customer.
-      ...(input.name ? { client: { name: input.name } } : {}),
+      ...(input.name || input.email ? { client: { ...(input.name ? { name: input.name } : {}), ...(input.email ? { email: input.email } : {}) } } : {}),
       clientMessageId: input.clientMessageId,
       ...(input.verifiedVisitor ? { verifiedVisitor: input.verifiedVisitor } : {}),
       messageId,

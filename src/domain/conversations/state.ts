@@ -1,4 +1,6 @@
 import type { PlatformId } from '../platformId.js';
+import { customerIdFor } from '../customers/decider.js';
+import { customerDisplayNameOf, givenName } from '../customers/displayName.js';
 import type { ConversationEvent, ConversationStreamEvent, Customer, PausedReason } from './events.js';
 import type { CsatVia } from './csat.js';
 import type { ActionCallEventType } from './actionCalls.js';
@@ -472,25 +474,14 @@ function evolveActionCall(state: ConversationState, event: ActionCallEvent): Con
   }
 }
 
-/** Longest name kept for display; a platform may send anything. */
-const MAX_NAME = 120;
-
-/** A name the customer gave (the platform's client name, or one set in the widget), tidied for display; null when none. */
-export function givenName(raw: unknown): string | null {
-  if (typeof raw !== 'string') return null;
-  const name = raw.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
-  return name ? name.slice(0, MAX_NAME) : null;
-}
+/** A name the customer gave, tidied for display (customers/displayName.ts): re-exported for the conversation's readers. */
+export { givenName };
 
 /**
- * How the dashboard names a customer: the name they gave, else "Visitor 4F2A" for a web chat visitor (the
- * first four hex digits of their visitor id: short, stable, and enough to tell today's visitors apart), else
- * "Client <platform client id>".
+ * How the dashboard names a conversation's customer: the name they gave, else the readable name generated from
+ * their customer id ("Amber Otter", customers/displayName.ts). The same rule the customer panel uses, so a
+ * customer is one name on every page. `given`: a newer name than the one the conversation started with.
  */
-export function customerDisplayName(connectorType: 'msgplatform' | 'webchat', customer: Customer, given: string | null = null): string {
-  const name = given ?? givenName(customer.name);
-  if (name) return name;
-  const id = String(customer.clientId);
-  if (connectorType === 'webchat') return `Visitor ${id.replace(/[^0-9a-f]/gi, '').slice(0, 4).toUpperCase() || id.slice(0, 4)}`;
-  return `Client ${id}`;
+export function customerDisplayName(integrationId: number, customer: Pick<Customer, 'clientId' | 'name'>, given: string | null = null): string {
+  return customerDisplayNameOf(customerIdFor(integrationId, customer.clientId), given ?? customer.name);
 }

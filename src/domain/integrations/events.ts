@@ -40,6 +40,8 @@ const settings = z.object({
   /** Web chat: the key the company's site signs visitor identities with (HMAC-SHA256), sealed. Absent: none. */
   identitySecret: sealed.nullable().optional(),
   identityVerification: identityVerification.optional(),
+  /** Web chat: ask a new visitor for a name and email (both optional) before the first message. Absent: off. */
+  prechatForm: z.boolean().optional(),
 });
 export type IntegrationSettings = z.infer<typeof settings>;
 

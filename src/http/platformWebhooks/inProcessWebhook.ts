@@ -34,6 +34,5 @@ export function testMessageBody(text: string, clientId: string): string {
     transport: 'test',
     // A fresh id per click: sending "hello" twice is two messages, not a redelivery.
     message_id: `test-${randomUUID()}`,
-    client: { name: 'Test customer' },
   });
 }

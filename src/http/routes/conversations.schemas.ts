@@ -42,7 +42,7 @@ export const conversationSchema = z.object({
     channelId: platformIdSchema.nullable(),
     transport: z.string(),
     name: z.string().optional(),
-    displayName: z.string().describe('how to name the customer: the name they gave, "Visitor 4F2A" for a web chat visitor, else "Client <clientId>"'),
+    displayName: z.string().describe('how to name the customer, the same everywhere: the name they gave, else a readable name generated from their customer id ("Amber Otter"), never the raw id'),
   }),
   session: z.object({ id: z.uuid(), state: sessionState, pausedReason: z.string().optional() }).nullable(),
   stageId: z.uuid().nullable(),
@@ -126,7 +126,7 @@ export const conversationView = (d: ConversationDoc, read: Pick<ConversationRead
   integrationId: d.integrationId,
   connectorType: d.connectorType,
   // Documents projected before customerName existed are named the same way until the next rebuild.
-  customer: { ...d.customer, displayName: d.customerName ?? customerDisplayName(d.connectorType, d.customer) },
+  customer: { ...d.customer, displayName: d.customerName ?? customerDisplayName(d.integrationId, d.customer) },
   session: d.session,
   stageId: d.stageId,
   lastMessageAt: d.lastMessageAt,

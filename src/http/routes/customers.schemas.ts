@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CUSTOMER_LIMITS } from '../../domain/customers/events.js';
+import { customerDisplayNameOf } from '../../domain/customers/displayName.js';
 import { type KnownCustomer } from '../../domain/customers/state.js';
 import { platformIdSchema } from '../../domain/platformId.js';
 import type { CustomerConversationDoc } from '../../projections/customerConversations/customerConversationsProjection.js';
@@ -12,6 +13,8 @@ export const customerSchema = z.object({
   channelId: platformIdSchema.nullable(),
   transport: z.string().nullable(),
   name: z.string().nullable(),
+  /** The one name the dashboard shows for this customer: `name` when the channel gave one, else a generated one ("Amber Otter"). */
+  displayName: z.string(),
   phone: z.string().nullable(),
   email: z.string().nullable(),
   note: z.string(),
@@ -29,6 +32,7 @@ export const customerView = (c: KnownCustomer): z.infer<typeof customerSchema> =
   channelId: c.profile.channelId ?? null,
   transport: c.profile.transport ?? null,
   name: c.profile.name ?? null,
+  displayName: customerDisplayNameOf(c.customerId, c.profile.name),
   phone: c.profile.phone ?? null,
   email: c.profile.email ?? null,
   note: c.note,

@@ -22,6 +22,7 @@ export const integrationSchema = z.object({
   greeting: z.string().nullable().describe('webchat: the first message the widget shows a visitor'),
   csat: csatSettings.describe('The satisfaction survey after a close: off by default; skipWithoutCustomerReply skips conversations the customer never wrote back in'),
   identityVerification: identityVerification.describe('webchat: off (visitor identity claims are not read), optional (trusted when signed, ignored otherwise) or required (no chat without a valid signature)'),
+  prechatForm: z.boolean().describe('webchat: the widget asks a new visitor for a name and email (both optional) before the first message; off by default'),
   hasIdentitySecret: z.boolean().describe('webchat: an identity secret is set (POST /api/integrations/:id/identity-secret shows a new one once)'),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -58,6 +59,7 @@ const writable = {
     .nullable(),
   csat: z.strictObject(csatSettings.shape),
   identityVerification,
+  prechatForm: z.boolean(),
 };
 
 /** Where the platform posts the integration's webhooks (under PUBLIC_BASE_URL). */
@@ -82,6 +84,7 @@ export function integrationView(publicBaseUrl: string, i: IntegrationDoc | LiveI
     greeting: i.greeting ?? null,
     csat: i.csat ?? DEFAULT_CSAT_SETTINGS,
     identityVerification: i.identityVerification ?? 'off',
+    prechatForm: i.prechatForm ?? false,
     hasIdentitySecret: isDoc ? (i.hasIdentitySecret ?? false) : Boolean(i.identitySecret),
     createdAt: i.createdAt,
     updatedAt: i.updatedAt,
@@ -112,6 +115,7 @@ const integrationBody = z.strictObject({
   greeting: writable.greeting.optional(),
   csat: writable.csat.optional(),
   identityVerification: writable.identityVerification.optional(),
+  prechatForm: writable.prechatForm.optional(),
 });
 
 export const createIntegrationSchema = {

@@ -40,6 +40,10 @@ function checkApiUrl(services: HttpServices, apiUrl: string | null | undefined):
 function checkGreeting(type: string, greeting: string | null | undefined): void {
   if (greeting && type !== 'webchat') throw validationError('greeting: only a webchat integration has a greeting');
 }
+/** The pre-chat form is the widget's: a platform's customers never see it. */
+function checkPrechatForm(type: string, prechatForm: boolean | undefined): void {
+  if (prechatForm && type !== 'webchat') throw validationError('prechatForm: only a webchat integration has a pre-chat form');
+}
 /** Identity verification is a web chat setting, and checking signatures needs the secret they are made with. */
 function checkIdentityVerification(type: string, mode: string | undefined, hasSecret: boolean): void {
   if (mode === undefined || mode === 'off') return;
@@ -78,6 +82,7 @@ function registerIntegrationList(app: ZodApp, services: HttpServices): void {
     checkApiUrl(services, request.body.apiUrl);
     checkGreeting(request.body.connectorType, request.body.greeting);
     checkIdentityVerification(request.body.connectorType, request.body.identityVerification, false);
+    checkPrechatForm(request.body.connectorType, request.body.prechatForm);
     const result = await createIntegration(commandDeps(services), { ...request.body, companyId: auth.companyId, userId: auth.userId });
     await services.waitForProjections(result.position);
     return reply.status(201).send({ integration: integrationView(publicBaseUrl, expectActive(result.state, 'integration')) });
@@ -93,9 +98,10 @@ function registerIntegration(app: ZodApp, services: HttpServices): void {
   app.patch('/api/integrations/:id', { schema: updateIntegrationSchema }, async (request) => {
     const auth = authOf(request);
     checkApiUrl(services, request.body.apiUrl);
-    if (request.body.greeting || request.body.identityVerification) {
+    if (request.body.greeting || request.body.identityVerification || request.body.prechatForm) {
       const current = await ownedIntegration(services, auth.companyId, parseId(request.params.id));
       checkGreeting(current.connectorType, request.body.greeting);
+      checkPrechatForm(current.connectorType, request.body.prechatForm);
       checkIdentityVerification(current.connectorType, request.body.identityVerification, Boolean(current.identitySecret));
     }
     const result = await updateIntegration(commandDeps(services), { companyId: auth.companyId, userId: auth.userId, integrationId: parseId(request.params.id), changes: request.body });

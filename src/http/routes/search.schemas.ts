@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { customerDisplayName } from '../../domain/conversations/state.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from '../../ports/readStore.js';
 import type { ConversationSearchHit } from '../../projections/search/queries.js';
 import { snippetOf } from '../../projections/search/snippet.js';
@@ -25,7 +26,8 @@ export const searchResultView = ({ doc, matches, conversation }: ConversationSea
   conversationId: doc.conversationId,
   integrationId: doc.integrationId,
   connectorType: conversation?.connectorType ?? null,
-  customerName: conversation?.customer.name ?? (doc.kind === 'customer' ? doc.text : null),
+  // The conversation's display name (one rule, domain/customers/displayName.ts), as the inbox row shows it.
+  customerName: conversation ? (conversation.customerName ?? customerDisplayName(conversation.integrationId, conversation.customer)) : doc.kind === 'customer' ? doc.text : null,
   kind: doc.kind,
   message:
     doc.kind === 'message' && doc.messageId && doc.author && doc.direction

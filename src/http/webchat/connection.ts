@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { conversationIdFor } from '../../commands/conversations/conversationIds.js';
 import { receiveWebchatMessage, type WebchatIntegration } from '../../commands/webchat/receiveWebchatMessage.js';
 import { webchatHistory, webchatPendingSurvey } from '../../commands/webchat/webchatHistory.js';
+import { updateCustomerFromChannel } from '../../commands/customers/customers.js';
 import { submitWebchatCsat } from '../../commands/conversations/csat.js';
 import { checkVisitorIdentity, conversationVisitor, recordVisitorIdentity, type IdentityClaim } from '../../commands/webchat/visitorIdentity.js';
 import { belongsToVisitor, NOT_THE_VISITORS_CONVERSATION, type VerifiedVisitor } from '../../domain/conversations/decider.js';
@@ -79,6 +80,8 @@ interface Connection {
   visitor: VisitorClaims | null;
   /** The name the page gave for its visitor (hello `name`), passed on with each message. */
   visitorName: string | undefined;
+  /** The email the visitor typed in the pre-chat form (unverified), passed on with each message like the name. */
+  visitorEmail: string | undefined;
   /** What hello claimed about the visitor's identity (unchecked), and the identity once its signature checked out. */
   identityClaim: IdentityClaim | undefined;
   verified: VerifiedVisitor | null;
@@ -123,6 +126,7 @@ function openConnection(env: WebchatConnectionEnv, socket: WebSocket, request: F
     integration: null,
     visitor: null,
     visitorName: undefined,
+    visitorEmail: undefined,
     identityClaim: undefined,
     verified: null,
     leave: null,
@@ -230,7 +234,29 @@ function dispatchFrame(conn: Connection, data: RawData, isBinary: boolean): void
       enqueue(conn, () => storeCsat(conn, frame));
       return;
     }
+    case 'profile': {
+      if (!conn.helloSeen) return sendError(conn, 'HELLO_REQUIRED', 'Send {"type":"hello"} first');
+      if (conn.pending >= MAX_PENDING_FRAMES) return sendError(conn, 'RATE_LIMITED', 'Too many frames at once; wait a moment');
+      enqueue(conn, () => storeProfile(conn, frame));
+      return;
+    }
   }
+}
+
+/**
+ * The pre-chat form's answers: kept on the connection (each message carries them, like a name the page gave, so
+ * the conversation is named by them) and recorded on the customer's profile at once, so a visitor who fills the
+ * form and then waits is already known. Only where the integration asks for them.
+ */
+async function storeProfile(conn: Connection, frame: { name?: string; email?: string }): Promise<void> {
+  const { visitor, integration } = conn;
+  const profile = { ...(frame.name ? { name: frame.name } : {}), ...(frame.email ? { email: frame.email } : {}) };
+  if (!visitor || !integration) return sendError(conn, 'HELLO_REQUIRED', 'Send {"type":"hello"} first');
+  if (!integration.prechatForm) return sendError(conn, 'VALIDATION_ERROR', 'This chat has no pre-chat form');
+  if (profile.name) conn.visitorName = profile.name;
+  if (profile.email) conn.visitorEmail = profile.email;
+  await updateCustomerFromChannel(conn.env.services.commands, { companyId: integration.companyId, integrationId: integration.integrationId, clientId: visitor.visitorId, profile });
+  send(conn, { type: 'profile_saved', ...profile });
 }
 
 /** A visitor's answer to the survey of their own conversation: recorded once, then `csat_recorded` with the rating kept. */
@@ -302,6 +328,8 @@ async function greetVisitor(conn: Connection, visitorId: string | undefined, vis
     history,
     // Shown first in the panel, before the history; not a message of the conversation.
     greeting: conn.integration?.greeting ?? null,
+    // The widget asks for a name and email before the first message (it skips the form once answered or skipped).
+    prechatForm: conn.integration?.prechatForm ?? false,
     // The closed conversation's survey, while unanswered (the widget shows it inline).
     csat: survey,
   });
@@ -383,6 +411,7 @@ async function storeMessage(conn: Connection, clientMessageId: string, text: str
     clientMessageId,
     text,
     ...(conn.visitorName ? { name: conn.visitorName } : {}),
+    ...(conn.visitorEmail ? { email: conn.visitorEmail } : {}),
     ...(conn.verified ? { verifiedVisitor: conn.verified } : {}),
   })).catch((err: unknown) => {
     if (err instanceof DomainError && err.message === NOT_THE_VISITORS_CONVERSATION) return null;

@@ -237,7 +237,7 @@ const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted' | A
   MessageReceived: (event, on) => {
     // The client's name as the platform (or the web chat page) sends it with a message: the latest one names them.
     const given = givenName(event.data.client?.name);
-    const customerName = given ? customerDisplayName(on.doc.connectorType, on.doc.customer, given) : on.doc.customerName;
+    const customerName = given ? customerDisplayName(on.doc.integrationId, on.doc.customer, given) : on.doc.customerName;
     // Only an active session answers it (a paused one leaves it to people; the session opens before the message).
     const awaitingAiSince = on.doc.sessionState === 'active' ? (on.doc.awaitingAiSince ?? event.data.at) : null;
     const doc = { ...on.doc, customerName, awaitingReplyTo: event.data.messageId, awaitingAiSince, customerMessageCount: (on.doc.customerMessageCount ?? 0) + 1 };
@@ -401,7 +401,7 @@ const started = (id: string, event: EventOf<'ConversationStarted'>): Conversatio
   integrationId: event.data.integrationId,
   connectorType: event.data.connectorType,
   customer: event.data.customer,
-  customerName: customerDisplayName(event.data.connectorType, event.data.customer),
+  customerName: customerDisplayName(event.data.integrationId, event.data.customer),
   session: null,
   sessionState: 'none',
   stageId: event.data.stageId,

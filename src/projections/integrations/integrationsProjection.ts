@@ -22,6 +22,8 @@ export interface IntegrationDoc extends Doc {
   /** Web chat identity verification: whether a secret is set (never the secret), and the mode. Absent on older documents: none, off. */
   hasIdentitySecret?: boolean;
   identityVerification?: IdentityVerification;
+  /** Web chat: the widget asks for a name and email first. Absent on older documents: off. */
+  prechatForm?: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -53,6 +55,7 @@ export const integrationsProjection = defineProjection(integrationEvents, {
         ...(d.csat ? { csat: d.csat } : {}),
         hasIdentitySecret: Boolean(d.identitySecret),
         identityVerification: d.identityVerification ?? 'off',
+        prechatForm: d.prechatForm ?? false,
         createdAt: d.at,
         updatedAt: d.at,
       } satisfies IntegrationDoc);

@@ -85,7 +85,7 @@ async function applyConversationEvent(event: ConversationEventOf, ctx: Projectio
   const id = conversationIdOfStream(event.stream);
   if (event.type === 'ConversationStarted') {
     const d = event.data;
-    ctx.put(CONVERSATIONS, { id, companyId: d.companyId, customerName: customerDisplayName(d.connectorType, d.customer), assigneeId: null, handoff: noHandoff } satisfies NotificationConversationDoc);
+    ctx.put(CONVERSATIONS, { id, companyId: d.companyId, customerName: customerDisplayName(d.integrationId, d.customer), assigneeId: null, handoff: noHandoff } satisfies NotificationConversationDoc);
     return;
   }
   const conversation = await ctx.get<NotificationConversationDoc>(CONVERSATIONS, id);

@@ -50,8 +50,8 @@ export async function notifyAssigned(deps: NotificationDeps, job: NotifyAssigned
   const preferences = await loadNotificationPreferences(deps, job.assigneeId);
   if (!preferences.assigned) return;
   const { state } = await loadState(deps.eventStore, conversationStream(job.conversationId), conversationDecider);
-  if (!state.customer || !state.connectorType) return;
-  const customer = customerDisplayName(state.connectorType, state.customer);
+  if (!state.customer || !state.integrationId) return;
+  const customer = customerDisplayName(state.integrationId, state.customer);
   await email(deps, { kind: 'assigned', userId: job.assigneeId, companyId: job.companyId, conversationId: job.conversationId, occasion: job.eventId }, {
     subject: `A conversation with ${customer} was assigned to you`,
     text: `A conversation with ${customer} was assigned to you.\n\nOpen it: ${conversationLink(deps, job.conversationId)}\n\nYou can change which emails you get under Settings → Notifications.`,

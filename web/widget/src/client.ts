@@ -14,7 +14,7 @@ export type Status = 'connecting' | 'ready' | 'reconnecting' | 'unavailable';
 
 export interface ClientEvents {
   status(s: Status): void;
-  ready(history: ChatMessage[], pending: OutboxItem[], greeting: string | undefined): void;
+  ready(history: ChatMessage[], pending: OutboxItem[], greeting: string | undefined, prechatForm: boolean): void;
   message(m: ChatMessage): void;
   ack(clientMessageId: string, messageId: string): void;
   typing(on: boolean): void;
@@ -81,6 +81,12 @@ export class ChatClient {
   /** The visitor's answer to the survey (not queued: the survey is shown again on return until answered). */
   answerSurvey(surveyId: string, rating: number, comment: string): void {
     this.frame({ type: 'csat', surveyId, rating, ...(comment.trim() ? { comment: comment.trim() } : {}) });
+  }
+
+  /** The pre-chat form's answers: remembered (sent again after each reconnect) and sent now when connected. */
+  saveProfile(profile: { name?: string; email?: string }): void {
+    this.store.setPrechat(profile);
+    if (this.isReady) this.frame({ type: 'profile', ...profile });
   }
 
   send(text: string): OutboxItem {
@@ -207,7 +213,10 @@ export class ChatClient {
           else pending.push(item);
         }
         this.on.status('ready');
-        this.on.ready(f.history, pending, f.greeting);
+        // Answers given before (this page or an earlier one) name every message of this connection too.
+        const prechat = this.store.read().prechat;
+        if (f.prechatForm && prechat && prechat !== 'skipped') this.frame({ type: 'profile', ...prechat });
+        this.on.ready(f.history, pending, f.greeting, f.prechatForm === true);
         this.on.survey?.(f.csat ?? null);
         for (const item of pending) {
           this.frame({ type: 'message', text: item.text, clientMessageId: item.clientMessageId });
@@ -223,6 +232,8 @@ export class ChatClient {
         break;
       case 'typing':
         this.on.typing(f.on);
+        break;
+      case 'profile_saved':
         break;
       case 'csat':
         this.on.survey?.(f.survey);

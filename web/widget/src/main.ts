@@ -90,17 +90,28 @@ function init(): void {
       title: d.title?.trim() || 'Chat with us',
       accent: d.accent?.trim(),
       greeting: store.read().greeting ?? pageGreeting,
-      onSend: (text) => view.addPending(c.send(text)),
+      onSend: (text) => {
+        // Writing without the form is skipping it.
+        if (view.dismissPrechat() && store.read().prechat === undefined) store.setPrechat('skipped');
+        view.addPending(c.send(text));
+      },
       onRetry: (item) => c.retry(item),
       onSurvey: (surveyId, rating, comment) => c.answerSurvey(surveyId, rating, comment),
     });
     const c = new ChatClient(ws.href, store, {
       status: (s) => view.setStatus(s),
-      ready: (history, pending, greeting) => {
+      ready: (history, pending, greeting, prechatForm) => {
         // The integration's own greeting wins over the page's attribute.
         store.setGreeting(greeting);
         view.setGreeting(greeting ?? pageGreeting);
         view.reset(history, pending);
+        // Asked once, of a visitor who has not written yet; optional: Skip, or just typing a message, goes past it.
+        if (prechatForm && store.read().prechat === undefined && history.length === 0 && pending.length === 0) {
+          view.showPrechat({
+            onSubmit: (profile) => c.saveProfile(profile),
+            onSkip: () => store.setPrechat('skipped'),
+          });
+        }
       },
       message: (m) => view.add(m),
       ack: (cid, mid) => view.markSent(cid, mid),

@@ -25,7 +25,10 @@ export type ServerFrame =
       greeting?: string;
       /** The closed conversation's survey, while unanswered. */
       csat?: Survey;
+      /** The integration asks a new visitor for a name and email (both optional) before the first message. */
+      prechatForm?: boolean;
     }
+  | { type: 'profile_saved' }
   | { type: 'message'; message: ChatMessage }
   | { type: 'ack'; clientMessageId: string; messageId: string }
   | { type: 'typing'; on: boolean }
@@ -44,7 +47,9 @@ export interface Survey {
 export type ClientFrame =
   | { type: 'hello'; visitorId?: string; visitorToken?: string; name?: string; userId?: string; email?: string; userHash?: string }
   | { type: 'message'; text: string; clientMessageId: string }
-  | { type: 'csat'; surveyId: string; rating: number; comment?: string };
+  | { type: 'csat'; surveyId: string; rating: number; comment?: string }
+  /** The pre-chat form's answers: kept on the customer's profile. */
+  | { type: 'profile'; name?: string; email?: string };
 
 type Obj = Record<string, unknown>;
 
@@ -99,6 +104,7 @@ export function parseFrame(data: unknown): ServerFrame | null {
       if (typeof v.greeting === 'string' && v.greeting.trim()) ready.greeting = v.greeting;
       const survey = parseSurvey(v.csat);
       if (survey) ready.csat = survey;
+      if (v.prechatForm === true) ready.prechatForm = true;
       return ready;
     }
     case 'message': {
@@ -114,6 +120,8 @@ export function parseFrame(data: unknown): ServerFrame | null {
     }
     case 'typing':
       return { type: 'typing', on: v.on === true };
+    case 'profile_saved':
+      return { type: 'profile_saved' };
     case 'csat': {
       const survey = parseSurvey(v);
       return survey ? { type: 'csat', survey } : null;
@@ -152,6 +160,19 @@ export const CLOSE_ORIGIN_NOT_ALLOWED = 4403;
 export function isFinalRefusal(code: string): boolean {
   // A missing or wrong identity signature is the page's doing: reconnecting with the same one cannot help.
   return code === 'ORIGIN_NOT_ALLOWED' || code === 'IDENTITY_REQUIRED' || code === 'INVALID_IDENTITY';
+}
+
+/** Longest pre-chat name (the service's limit for a visitor name) and email. */
+export const PRECHAT_NAME_MAX = 80;
+export const PRECHAT_EMAIL_MAX = 320;
+const EMAIL = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+
+/** The pre-chat form's check, the same as the service's: a reason to show, or null when the answers are fine. */
+export function prechatProblem(name: string, email: string): string | null {
+  if (name.length > PRECHAT_NAME_MAX) return `Your name can be at most ${PRECHAT_NAME_MAX} characters.`;
+  if (email && (email.length > PRECHAT_EMAIL_MAX || !EMAIL.test(email))) return 'Please enter an email address such as ana@example.com, or leave it empty.';
+  if (!name && !email) return 'Enter your name or email, or choose Skip.';
+  return null;
 }
 
 /** A signed-in visitor as the company's site vouches for them (data-user-id, data-user-email, data-user-hash). */

@@ -20,6 +20,8 @@ export interface Persisted {
   visitorToken?: string;
   /** The integration's greeting as last received, so a reopened page shows it before it is connected. */
   greeting?: string;
+  /** The pre-chat form: answered (its answers, sent again on each connect) or skipped; absent: not asked yet. */
+  prechat?: { name?: string; email?: string } | 'skipped';
   outbox: OutboxItem[];
 }
 
@@ -63,6 +65,14 @@ export class Store {
     if (typeof o.visitorId === 'string') out.visitorId = o.visitorId;
     if (typeof o.visitorToken === 'string') out.visitorToken = o.visitorToken;
     if (typeof o.greeting === 'string') out.greeting = o.greeting;
+    if (o.prechat === 'skipped') out.prechat = 'skipped';
+    else if (typeof o.prechat === 'object' && o.prechat !== null) {
+      const pc = o.prechat as Record<string, unknown>;
+      out.prechat = {
+        ...(typeof pc.name === 'string' && pc.name ? { name: pc.name } : {}),
+        ...(typeof pc.email === 'string' && pc.email ? { email: pc.email } : {}),
+      };
+    }
     if (Array.isArray(o.outbox)) {
       for (const i of o.outbox as Array<Partial<OutboxItem> | null>) {
         if (i && typeof i.clientMessageId === 'string' && typeof i.text === 'string') {
@@ -99,6 +109,12 @@ export class Store {
     this.update((p) => {
       if (greeting) p.greeting = greeting;
       else delete p.greeting;
+    });
+  }
+
+  setPrechat(prechat: { name?: string; email?: string } | 'skipped'): void {
+    this.update((p) => {
+      p.prechat = prechat;
     });
   }
 

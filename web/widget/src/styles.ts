@@ -49,9 +49,17 @@ textarea::placeholder{color:#6b7280}
 .csat textarea{min-height:36px;font-size:14px}
 .csat .send{align-self:flex-end}
 .csat-done{color:#065f46}
+.pre{align-self:stretch;display:flex;flex-direction:column;gap:8px;padding:10px 12px;border:1px solid #e5e7eb;border-radius:12px;background:#fff}
+.pre-q{font-weight:600}
+.pre label{display:flex;flex-direction:column;gap:2px;font-size:13px;color:#374151}
+.pre input{height:38px;padding:0 10px;border:1px solid #d1d5db;border-radius:8px;background:#fff;color:#111827;font-size:15px}
+.pre input:focus-visible{outline:3px solid var(--a);outline-offset:1px}
+.pre-err{font-size:13px;color:#b91c1c}
+.pre-b{display:flex;justify-content:flex-end;gap:8px}
+.pre-skip{height:40px;padding:0 12px;border-radius:10px;color:#374151;text-decoration:underline}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (max-width:480px){
 .panel{inset:0;width:100%;height:100%;border-radius:0}
-textarea{font-size:16px}
+textarea,.pre input{font-size:16px}
 }
 `;

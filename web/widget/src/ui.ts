@@ -1,5 +1,5 @@
 import type { Status } from './client.js';
-import type { ChatMessage } from './protocol.js';
+import { PRECHAT_EMAIL_MAX, PRECHAT_NAME_MAX, prechatProblem, type ChatMessage } from './protocol.js';
 import type { OutboxItem } from './store.js';
 import { CSS as STYLES } from './styles.js';
 
@@ -241,6 +241,51 @@ export class ChatUi {
   private dropPartials(): void {
     for (const { el: e } of this.partials.values()) e.remove();
     this.partials.clear();
+  }
+
+  /**
+   * The optional pre-chat form (`.pre`: name, email, Start chat, Skip), at the top of the list. Checked here like
+   * the service checks it; a problem is shown under the fields (`.pre-err`) and nothing is sent.
+   */
+  showPrechat(on: { onSubmit(profile: { name?: string; email?: string }): void; onSkip(): void }): void {
+    this.log.querySelector('.pre')?.remove();
+    const name = el('input', { type: 'text', name: 'name', autocomplete: 'name', maxlength: String(PRECHAT_NAME_MAX), 'aria-label': 'Your name' });
+    const email = el('input', { type: 'email', name: 'email', autocomplete: 'email', maxlength: String(PRECHAT_EMAIL_MAX), 'aria-label': 'Your email' });
+    const problem = el('p', { class: 'pre-err', role: 'alert', hidden: '' });
+    const skip = el('button', { type: 'button', class: 'pre-skip' }, 'Skip');
+    const form = el(
+      'form',
+      { class: 'pre', 'aria-label': 'Before we start', novalidate: '' },
+      el('p', { class: 'pre-q' }, 'Before we start: how can we reach you? (optional)'),
+      el('label', {}, el('span', {}, 'Name'), name),
+      el('label', {}, el('span', {}, 'Email'), email),
+      problem,
+      el('div', { class: 'pre-b' }, skip, el('button', { type: 'submit', class: 'send' }, 'Start chat')),
+    );
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const answers = { name: name.value.replace(/\s+/g, ' ').trim(), email: email.value.trim() };
+      const why = prechatProblem(answers.name, answers.email);
+      problem.textContent = why ?? '';
+      problem.hidden = why === null;
+      if (why) return;
+      form.remove();
+      on.onSubmit({ ...(answers.name ? { name: answers.name } : {}), ...(answers.email ? { email: answers.email } : {}) });
+      this.input.focus();
+    });
+    skip.addEventListener('click', () => {
+      form.remove();
+      on.onSkip();
+      this.input.focus();
+    });
+    this.log.append(form);
+  }
+
+  /** Removes the pre-chat form if shown; true when it was. */
+  dismissPrechat(): boolean {
+    const form = this.log.querySelector('.pre');
+    form?.remove();
+    return form !== null;
   }
 
   /**

@@ -2,7 +2,7 @@ import type { Conversation } from '../api/types.js';
 import { formatDateTimeLong, formatRelative } from '../lib/format.js';
 import { formatWaiting, HANDOFF_REASON } from '../lib/inbox.js';
 import { Link } from '../lib/router.js';
-import { customerLabel, SessionStateBadge } from './conversation.js';
+import { channelLabel, customerLabel, SessionStateBadge } from './conversation.js';
 import { HandoffSummaryLine } from './HandoffSummary.js';
 import { Badge } from './ui.js';
 import { PriorityBadge, SlaTimer } from './Triage.js';
@@ -62,7 +62,7 @@ export function ConversationRow({
         </span>
         <span className="row-sub" data-testid="row-channel">
           {channel}
-          {conversation.customer.transport ? ` · ${conversation.customer.transport}` : ''}
+          {` · ${channelLabel(conversation)}`}
         </span>
         <span className={`row-preview${unread > 0 ? ' is-unread' : ''}`} data-testid="row-preview">
           {lastMessage ? `${PREVIEW_AUTHOR[lastMessage.author] ?? ''}${lastMessage.text || '(attachment)'}` : 'No messages yet'}

@@ -1,5 +1,6 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { ApiError, describeError } from '../api/client.js';
+import { CustomerIds } from './conversation.js';
 import { CUSTOMER_NOTE_MAX, CUSTOMER_TAGS_MAX, eraseCustomer, exportCustomer, getCustomer, listCustomerConversations, setCustomerNote, setCustomerTags, type Customer, type CustomerConversation } from '../api/support.js';
 import { countOf } from '../lib/format.js';
 import { Link } from '../lib/router.js';
@@ -44,16 +45,18 @@ export function CustomerPanel({ conversation }: { conversation: { id: string; cu
 }
 
 function CustomerDetails({ customer, onChange, currentConversationId }: { customer: Customer; onChange: (c: Customer) => void; currentConversationId: string }) {
+  // The name is the one the inbox and the header show (the server's rule); the raw platform ids only on demand.
   const fields: [string, string | number | null][] = [
-    ['Name', customer.name],
+    ['Name', customer.displayName ?? customer.name],
     ['Phone', customer.phone],
     ['Email', customer.email],
     ['Channel', customer.transport],
-    ['Client id', customer.clientId],
-    ['Channel id', customer.channelId],
   ];
   return (
     <>
+      <p className="muted small">
+        <CustomerIds clientId={customer.clientId} channelId={customer.channelId} />
+      </p>
       <dl className="customer-fields">
         {fields
           .filter(([, value]) => value !== null && value !== '')

@@ -54,6 +54,7 @@ export function ActionsPage({ id }: { id: string | null }) {
 
 function ActionList() {
   const manager = useManager();
+  const role = useAuth().me?.user.role;
   const actions = useAsync((signal) => listAllActions({ signal }), []);
   return (
     <>
@@ -72,6 +73,11 @@ function ActionList() {
           ) : undefined
         }
       />
+      {role !== undefined && !manager && (
+        <p className="notice notice-info" data-testid="actions-read-only">
+          <strong>Read only for your role.</strong> Owners and admins define, change and test actions (they reach your own systems with the company’s secrets); you can read them.
+        </p>
+      )}
       <CardSection title="Your actions">
         <ListState
           list={actions}
@@ -114,6 +120,8 @@ function ActionList() {
 function ActionFormPage({ id }: { id: string | null }) {
   const existing = useAsync((signal) => (id === null ? Promise.resolve(null) : getAction(id, { signal })), [id]);
   const manager = useManager();
+  // Said before anyone types (the form below is disabled for them), like Agents and Settings.
+  const roleKnown = useAuth().me?.user.role !== undefined;
   return (
     <>
       <PageHeader
@@ -132,6 +140,11 @@ function ActionFormPage({ id }: { id: string | null }) {
         <ErrorState error={existing.error} onRetry={existing.reload} title="Could not load the action" />
       ) : (
         <div className="action-page">
+          {!manager && roleKnown && (
+            <p className="notice notice-info" data-testid="action-read-only">
+              <strong>Read only for your role.</strong> Owners and admins change and test actions; you can read this one.
+            </p>
+          )}
           <ActionForm action={existing.data ?? null} readOnly={!manager} onSaved={(saved) => existing.setData(saved)} />
           {existing.data && manager && <ActionTestPanel key={existing.data.updatedAt} action={existing.data} />}
         </div>

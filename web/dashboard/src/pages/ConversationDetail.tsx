@@ -17,7 +17,7 @@ import type { Conversation, ConversationDetail, ConversationEvent, Message, Stag
 import { AssignDialog } from '../components/AssignDialog.js';
 import { useShortcuts } from '../lib/shortcuts.js';
 import { teammateName, useTeam } from '../lib/team.js';
-import { customerLabel, SessionStateBadge } from '../components/conversation.js';
+import { channelLabel, CustomerIds, customerLabel, SessionStateBadge } from '../components/conversation.js';
 import { useToast } from '../components/Toasts.js';
 import { TriageControls } from '../components/Triage.js';
 import { Badge, Button, ConfirmDialog, EmptyState, ErrorState, Skeleton, Time } from '../components/ui.js';
@@ -215,9 +215,10 @@ export function ConversationDetailView({
               {customerLabel(conversation)}
             </h2>
             <p className="muted small detail-sub">
-              {integrationName(conversation.integrationId) ?? `Integration #${conversation.integrationId}`}
-              {customer.transport ? ` · ${customer.transport}` : ''} · client {String(customer.clientId)}
-              {customer.channelId !== undefined && customer.channelId !== null ? ` · channel ${String(customer.channelId)}` : ''}
+              <span data-testid="detail-channel">
+                {channelLabel(conversation)} · {integrationName(conversation.integrationId) ?? `Integration #${conversation.integrationId}`}
+              </span>{' '}
+              <CustomerIds clientId={customer.clientId} channelId={customer.channelId} />
             </p>
           </div>
           <div className="session-block">

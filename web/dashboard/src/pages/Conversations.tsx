@@ -17,6 +17,7 @@ import { useAsync } from '../lib/useAsync.js';
 import { usePaged } from '../lib/usePaged.js';
 import { useStreamEvents } from '../lib/useStream.js';
 import { ConversationDetailView } from './ConversationDetail.js';
+import { OnboardingChecklist } from '../components/OnboardingChecklist.js';
 
 const VIEWS: { view: '' | InboxView; label: string }[] = [
   { view: '', label: 'All' },
@@ -145,6 +146,7 @@ export function ConversationsPage({ id }: { id: string | null }) {
             </>
           }
         />
+        <OnboardingChecklist />
         <div className="tabs inbox-tabs" role="tablist" aria-label="Inbox views">
           {VIEWS.map(({ view: v, label }) => {
             const counts = v ? inbox.views?.[v] : undefined;
@@ -220,7 +222,7 @@ export function ConversationsPage({ id }: { id: string | null }) {
               Conversations appear here as soon as a customer writes to one of your channels.{' '}
               {integrations.data && integrations.data.length === 0 ? (
                 <>
-                  Start by <Link to="/integrations/new">creating an integration</Link>.
+                  Start with the <Link to="/knowledge-base">knowledge base</Link>, then an agent and an integration (see <strong>Get started</strong>).
                 </>
               ) : (
                 <>

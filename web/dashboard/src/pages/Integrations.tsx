@@ -400,6 +400,7 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
   const [greeting, setGreeting] = useState(integration?.greeting ?? '');
   const [csat, setCsat] = useState(integration?.csat ?? { enabled: false, skipWithoutCustomerReply: true });
   const [identityVerification, setIdentityVerification] = useState(integration?.identityVerification ?? 'off');
+  const [prechatForm, setPrechatForm] = useState(integration?.prechatForm ?? false);
   const guard = useRef<{ allowNext: () => void } | null>(null);
 
   // A new integration answers with the company's agent unless the user chose otherwise: "No agent" is a choice,
@@ -451,6 +452,7 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
         .map((line) => line.trim().replace(/\/+$/, ''))
         .filter(Boolean);
       if (greeting.trim() || integration?.greeting) input.greeting = greeting.trim() || null;
+      if (prechatForm !== (integration?.prechatForm ?? false)) input.prechatForm = prechatForm;
       if (!isNew && identityVerification !== (integration.identityVerification ?? 'off')) input.identityVerification = identityVerification;
     }
     void save.run(
@@ -602,6 +604,12 @@ function IntegrationForm({ integration, agents, agentsError }: { integration: In
             hint="One origin per line (scheme and host, e.g. https://www.example.com). Only these sites may embed the widget."
           />
           <WebchatGreeting value={greeting} onChange={setGreeting} integrationId={integration?.id ?? null} />
+          <Switch
+            label="Ask for a name and email before the chat"
+            checked={prechatForm}
+            onChange={setPrechatForm}
+            hint="A new visitor sees an optional form (name, email; they may skip it). The answers name them in the inbox and go on their customer profile."
+          />
           {!isNew && <WebchatIdentity integration={integration} mode={identityVerification} onModeChange={setIdentityVerification} />}
           {!isNew && (
             <div className="copy-row copy-row-block">

@@ -40,7 +40,7 @@ function Results({ q }: { q: string }) {
           <li key={`${hit.conversationId}:${hit.message?.id ?? 'customer'}`}>
             <Link to={`/conversations/${encodeURIComponent(hit.conversationId)}`} className="search-hit" data-testid="search-hit">
               <span className="search-hit-head">
-                <span className="search-hit-customer">{hit.customerName ?? (hit.connectorType === 'webchat' ? 'Web chat visitor' : 'Customer')}</span>
+                <span className="search-hit-customer">{hit.customerName ?? 'Customer'}</span>
                 <span className="muted">{hit.kind === 'customer' ? 'Customer name' : AUTHOR_LABEL[hit.message!.author]}</span>
                 {hit.message && (
                   <time className="muted search-hit-time" dateTime={hit.message.createdAt} title={formatDateTimeLong(hit.message.createdAt)}>

@@ -27,6 +27,11 @@ export function TeamPage() {
   return (
     <>
       <PageHeader title="Team" description="The people who work your conversations, and their roles." />
+      {myRole !== undefined && !manager && (
+        <p className="notice notice-info" data-testid="team-read-only">
+          <strong>Read only for your role.</strong> Owners and admins invite teammates, change roles and remove people; you can see who is on the team.
+        </p>
+      )}
       {manager && <InviteAndPending myRole={myRole!} />}
       <Teammates myId={me?.user.id} myRole={myRole} />
       {manager && <AutoAssignmentSettings />}

@@ -63,7 +63,7 @@ export function WebhooksPage() {
       <DisabledBanners endpoints={endpoints.items ?? []} manage={manage} onChange={replace} />
       {me && !manage && (
         <p className="notice notice-info" data-testid="webhooks-read-only">
-          Owners and admins manage the endpoints; you can see them and their delivery logs.
+          <strong>Read only for your role.</strong> Owners and admins manage the endpoints; you can see them and their delivery logs.
         </p>
       )}
       <ListState
