@@ -170,11 +170,17 @@ describe('support teams', () => {
     await settled(async () => expect((await co.owner.call('GET', `/api/conversations/${second}`)).json().conversation.assigneeId).toBe(member.userId));
   });
 
-  it('deleting a team removes it and its route', async () => {
+  it("deleting a team removes it and its route; its waiting conversation goes back to everyone's queue and is assigned", async () => {
     const co = await companyWithHandoffs('Deleting Co');
     const team = (await co.owner.call('POST', '/api/teams', { name: 'Temp' })).json().team;
     await co.owner.call('PUT', `/api/teams/routes/${co.integrationId}`, { teamId: team.id });
+    await co.owner.call('PUT', '/api/settings/auto-assignment', { enabled: true, capacity: 3 });
+    // A team without members: the conversation waits for it.
+    const waiting = await handedOff(co, '701');
+    await settled(async () => expect((await co.owner.call('GET', `/api/conversations/${waiting}`)).json().conversation.teamId).toBe(team.id));
+    expect((await co.owner.call('GET', `/api/conversations/${waiting}`)).json().conversation.assigneeId).toBeNull();
     expect((await co.owner.call('DELETE', `/api/teams/${team.id}`)).statusCode).toBe(204);
+    await settled(async () => expect((await co.owner.call('GET', `/api/conversations/${waiting}`)).json().conversation).toMatchObject({ teamId: null, assigneeId: co.owner.user.id }));
     expect((await co.owner.call('GET', '/api/teams')).json()).toEqual({ teams: [], routes: [] });
     expect((await co.owner.call('GET', `/api/teams/${team.id}`)).statusCode).toBe(404);
   });

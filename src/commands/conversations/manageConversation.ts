@@ -118,6 +118,10 @@ export async function routeHandoffToTeam(deps: CommandDeps, companyId: string, c
   return onConversation(deps, { companyId, userId: 'routing' }, conversationId, command, 'routing');
 }
 
+/** A deleted team's conversation goes back to the whole company (nothing when it is in another team by now). */
+export const unrouteFromDeletedTeam = (deps: CommandDeps, companyId: string, conversationId: string, teamId: string) =>
+  onConversation(deps, { companyId, userId: 'routing' }, conversationId, { type: 'RouteConversationToTeam', teamId: null, teamExists: false, ifUnrouted: false, from: teamId, by: 'routing', now: now(deps) }, 'routing');
+
 export const unassignConversation = (deps: CommandDeps, actor: Actor, conversationId: string) =>
   onConversation(deps, actor, conversationId, { type: 'UnassignConversation', by: `user:${actor.userId}`, now: now(deps) });
 

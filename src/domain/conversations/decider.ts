@@ -52,7 +52,7 @@ export type ConversationCommand =
    * The conversation is for `teamId` now (null: the whole company). `teamExists`: the use case found the team in
    * the conversation's company. `ifUnrouted`: routing on a handoff, which never overrides a team already chosen.
    */
-  | { type: 'RouteConversationToTeam'; teamId: string | null; teamExists: boolean; ifUnrouted: boolean; by: string; now: string }
+  | { type: 'RouteConversationToTeam'; teamId: string | null; teamExists: boolean; ifUnrouted: boolean; by: string; now: string; from?: string }
   | { type: 'AssignConversation'; assigneeId: string; assignee: Teammate | null; by: string; now: string; reason?: AssignmentReason }
   /**
    * After `sessionId` closed: the survey, if that session is still the closed one. `skipWithoutCustomerReply`:
@@ -389,7 +389,8 @@ export const decideRouteConversationToTeam: Decision<'RouteConversationToTeam'> 
   if (!state.exists) throw notFound();
   if (command.teamId !== null && !command.teamExists) throw new DomainError('VALIDATION_ERROR', 'teamId is not a team of this company');
   const current = state.teamId ?? null;
-  if (current === command.teamId || (command.ifUnrouted && current !== null)) return [];
+  // `from`: a deleted team's conversations go back to the whole company, unless moved to another team meanwhile.
+  if (current === command.teamId || (command.ifUnrouted && current !== null) || (command.from !== undefined && current !== command.from)) return [];
   return [{ type: 'ConversationRoutedToTeam', data: { teamId: command.teamId, previousTeamId: current, by: command.by, at: command.now } }];
 };
 

@@ -246,6 +246,12 @@ describe('Routing to a support team', () => {
     spec.given([...active, routed(TEAM2, null)]).when(route(TEAM, true, 'routing')).then([]);
   });
 
+  it("a deleted team's conversation goes back to no team, unless moved to another team meanwhile", () => {
+    const unroute = (from: string): ConversationCommand => ({ type: 'RouteConversationToTeam', teamId: null, teamExists: false, ifUnrouted: false, from, by: 'routing', now: T2 });
+    spec.given([...active, routed(TEAM, null)]).when(unroute(TEAM)).then([routed(null, TEAM, 'routing')]);
+    spec.given([...active, routed(TEAM2, null)]).when(unroute(TEAM)).then([]);
+  });
+
   it("a team not of the conversation's company is refused; a missing conversation is NOT_FOUND", () => {
     spec.given(active).when({ type: 'RouteConversationToTeam', teamId: TEAM, teamExists: false, ifUnrouted: false, by: `user:${ANN}`, now: T2 }).thenThrows('VALIDATION_ERROR');
     spec.given([]).when(route(TEAM)).thenThrows('NOT_FOUND');

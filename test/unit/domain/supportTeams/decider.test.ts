@@ -1,5 +1,6 @@
 import { describe, it } from 'vitest';
 import { supportTeamsDecider } from '../../../../src/domain/supportTeams/decider.js';
+import { type SupportTeamCommand } from '../../../../src/domain/supportTeams/decider.js';
 import { type SupportTeamEvent } from '../../../../src/domain/supportTeams/events.js';
 import { specFor } from '../../../support/gwt.js';
 
@@ -10,13 +11,14 @@ const id = (n: number) => `aaaaaaaa-0000-4000-8000-${String(n).padStart(12, '0')
 const user = (n: number) => `bbbbbbbb-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const at = '2025-01-01T10:00:00.000Z';
 const by = 'user:u1';
-const create = (n: number, name: string, memberIds: string[] = [user(1)]) =>
-  ({ type: 'CreateSupportTeam', companyId: company, teamId: id(n), name, memberIds, capacity: null, teammateIds: [user(1), user(2)], by, now: at }) as const;
+const create = (n: number, name: string, memberIds: string[] = [user(1)]): SupportTeamCommand => ({
+  type: 'CreateSupportTeam', companyId: company, teamId: id(n), name, memberIds, capacity: null, teammateIds: [user(1), user(2)], by, now: at,
+});
 const created = (n: number, name: string, memberIds: string[] = [user(1)]): SupportTeamEvent => ({
   type: 'SupportTeamCreated',
   data: { teamId: id(n), companyId: company, name, memberIds, capacity: null, by, at },
 });
-const route = (integrationId: number, teamId: string | null) => ({ type: 'SetTeamRoute', companyId: company, integrationId, teamId, by, now: at }) as const;
+const route = (integrationId: number, teamId: string | null): SupportTeamCommand => ({ type: 'SetTeamRoute', companyId: company, integrationId, teamId, by, now: at });
 const routed = (integrationId: number, teamId: string | null): SupportTeamEvent => ({ type: 'TeamRouteSet', data: { integrationId, teamId, by, at } });
 
 describe('support teams decider', () => {
@@ -31,7 +33,7 @@ describe('support teams decider', () => {
   });
 
   it('updates only what changed; an update that changes nothing records nothing', () => {
-    const update = (changes: object) => ({ type: 'UpdateSupportTeam', companyId: company, teamId: id(1), changes, teammateIds: [user(1), user(2)], by, now: at }) as const;
+    const update = (changes: object): SupportTeamCommand => ({ type: 'UpdateSupportTeam', companyId: company, teamId: id(1), changes, teammateIds: [user(1), user(2)], by, now: at });
     spec
       .given([created(1, 'Billing')])
       .when(update({ name: 'Billing', memberIds: [user(1), user(2)], capacity: 5 }))
