@@ -184,4 +184,12 @@ describe('support teams', () => {
     expect((await co.owner.call('GET', '/api/teams')).json()).toEqual({ teams: [], routes: [] });
     expect((await co.owner.call('GET', `/api/teams/${team.id}`)).statusCode).toBe(404);
   });
+
+  it('the OpenAPI document names the routes, and the list filter teamId', async () => {
+    const doc = (await server.app.inject('/docs/json')).json() as { paths: Record<string, Record<string, { parameters?: { name: string }[] }>> };
+    expect(Object.keys(doc.paths['/api/teams'] ?? {}).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(doc.paths['/api/teams/{id}'] ?? {}).sort()).toEqual(['delete', 'get', 'patch']);
+    expect(Object.keys(doc.paths['/api/teams/routes/{integrationId}'] ?? {})).toEqual(['put']);
+    expect(doc.paths['/api/conversations']?.get?.parameters?.map((p) => p.name)).toContain('teamId');
+  });
 });
