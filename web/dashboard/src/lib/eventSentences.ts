@@ -132,10 +132,11 @@ export function describeConversationEvent(
   event: Pick<ConversationEvent, 'type' | 'data'>,
   stageName: (id: string) => string | undefined = () => undefined,
   userName: (id: string) => string | undefined = () => undefined,
+  teamName: (id: string) => string | undefined = () => undefined,
 ): string {
   const d = (event.data ?? {}) as Data;
   const teammate = (id: unknown) => (typeof id === 'string' ? (userName(id) ?? `a teammate (${id.slice(0, 8)})`) : 'a teammate');
   const sentence = Object.hasOwn(SENTENCES, event.type) ? SENTENCES[event.type] : undefined;
-  if (sentence) return sentence(d, { stageName, teammate });
+  if (sentence) return sentence(d, { stageName, teammate, teamName });
   return `${humanize(event.type.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase())}.`;
 }

@@ -52,12 +52,15 @@ export function ConversationDetailView({
   id,
   stages,
   integrationName,
+  teamName = () => undefined,
   onChange,
   onBack,
 }: {
   id: string;
   stages: Stage[];
   integrationName: (integrationId: number) => string | undefined;
+  /** A support team's name (undefined: unknown or still loading). */
+  teamName?: (teamId: string) => string | undefined;
   onChange: (conversation: Conversation) => void;
   onBack: () => void;
 }) {
@@ -218,6 +221,9 @@ export function ConversationDetailView({
               {integrationName(conversation.integrationId) ?? `Integration #${conversation.integrationId}`}
               {customer.transport ? ` · ${customer.transport}` : ''} · client {String(customer.clientId)}
               {customer.channelId !== undefined && customer.channelId !== null ? ` · channel ${String(customer.channelId)}` : ''}
+              {conversation.teamId && teamName(conversation.teamId) ? (
+                <span data-testid="detail-team"> · team {teamName(conversation.teamId)}</span>
+              ) : null}
             </p>
           </div>
           <div className="session-block">
@@ -402,7 +408,7 @@ export function ConversationDetailView({
         </div>
       ) : (
         <div role="tabpanel" id={`${tabsId}-panel-events`} aria-labelledby={`${tabsId}-tab-events`} className="tabpanel">
-          <EventHistory conversationId={id} tick={eventsTick} stageName={(stageId) => stages.find((s) => s.id === stageId)?.name} />
+          <EventHistory conversationId={id} tick={eventsTick} stageName={(stageId) => stages.find((s) => s.id === stageId)?.name} teamName={teamName} />
         </div>
       )}
     </section>
@@ -617,7 +623,17 @@ function SharedContext({ detail }: { detail: ConversationDetail }) {
   );
 }
 
-function EventHistory({ conversationId, tick, stageName }: { conversationId: string; tick: number; stageName: (id: string) => string | undefined }) {
+function EventHistory({
+  conversationId,
+  tick,
+  stageName,
+  teamName,
+}: {
+  conversationId: string;
+  tick: number;
+  stageName: (id: string) => string | undefined;
+  teamName: (id: string) => string | undefined;
+}) {
   const me = useAuth().me?.user.id;
   const team = useTeam();
   const events = useAsync((signal) => getConversationEvents(conversationId, { signal }), [conversationId, tick]);
@@ -668,7 +684,7 @@ function EventHistory({ conversationId, tick, stageName }: { conversationId: str
                   <ol className="action-call-steps" aria-label={`Events of the call to ${call.actionName}`}>
                     {list.filter((e) => callIdOf(e) === callId).map((e) => (
                       <li key={keyOf(e)} className="small" data-testid="action-call-step" data-type={e.type}>
-                        {describeConversationEvent(e, stageName, teammate)} <span className="muted"><Time iso={e.createdAt} /></span>
+                        {describeConversationEvent(e, stageName, teammate, teamName)} <span className="muted"><Time iso={e.createdAt} /></span>
                       </li>
                     ))}
                   </ol>
@@ -683,7 +699,7 @@ function EventHistory({ conversationId, tick, stageName }: { conversationId: str
             <li key={key} className="event" data-testid="event" data-type={event.type}>
               <div className="event-row">
                 <p className="event-sentence" data-testid="event-sentence">
-                  {describeConversationEvent(event, stageName, teammate)}
+                  {describeConversationEvent(event, stageName, teammate, teamName)}
                 </p>
                 <span className="event-time">
                   <Time iso={event.createdAt} />

@@ -11,6 +11,7 @@ import { useConfirmedDelete } from '../components/useConfirmedDelete.js';
 import { useSubmit } from '../components/useSubmit.js';
 import { BusinessHoursSettings } from './BusinessHours.js';
 import { NoteSharingSettings } from '../components/NoteSharingSettings.js';
+import { SupportTeamsSettings } from '../components/SupportTeamsSettings.js';
 import { t } from '../lib/messages.js';
 import { useAsync } from '../lib/useAsync.js';
 
@@ -45,6 +46,7 @@ export function SettingsPage() {
       </CardSection>
       <CompanyTimezone />
       <BusinessHoursSettings />
+      <SupportTeamsSettings />
       <NoteSharingSettings />
       <ApiTokens />
     </>
