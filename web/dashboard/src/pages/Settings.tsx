@@ -12,6 +12,7 @@ import { useSubmit } from '../components/useSubmit.js';
 import { BusinessHoursSettings } from './BusinessHours.js';
 import { NoteSharingSettings } from '../components/NoteSharingSettings.js';
 import { SupportTeamsSettings } from '../components/SupportTeamsSettings.js';
+import { SlaPolicySettings } from '../components/SlaPolicySettings.js';
 import { t } from '../lib/messages.js';
 import { useAsync } from '../lib/useAsync.js';
 
@@ -47,6 +48,7 @@ export function SettingsPage() {
       <CompanyTimezone />
       <BusinessHoursSettings />
       <SupportTeamsSettings />
+      <SlaPolicySettings />
       <NoteSharingSettings />
       <ApiTokens />
     </>
