@@ -8,7 +8,7 @@ import { postPlatformWebhook } from '../support/platformWebhook.js';
 /**
  * Issue 39 (round two), teams and routing, in real Chromium: an owner creates a team in Settings, makes themself
  * its member and routes the integration to it; a handed-off conversation then shows the team on its inbox row, in
- * its header and in its history, and the inbox's Team filter finds it. At 390, 1280 and 1920 px; screenshots go to
+ * its header, and the inbox's Team filter finds it. At 390, 1280 and 1920 px; screenshots go to
  * test-results/screenshots. Needs the built dashboard (`npm run build`) and Chromium.
  */
 
@@ -80,7 +80,7 @@ if (browserPrerequisites()) {
       });
     }
 
-    step('a handoff from the routed integration shows the team on the row, in the header and in the history', async () => {
+    step('a handoff from the routed integration shows the team on the row and in the header', async () => {
       await postPlatformWebhook(base, integrationId, SECRET, { text: 'Hello, can I talk to a human about gift cards?', client_id: 'c-gift', channel_id: 1, transport: 'telegram', client: { name: 'Gina Gift' } });
       const deadline = Date.now() + UI;
       for (;;) {
