@@ -16,7 +16,11 @@ export type SupportTeamCommand =
 const notFound = () => new DomainError('NOT_FOUND', 'Team not found');
 const duplicate = (name: string) => new DomainError('CONFLICT', `name: another team is called "${name}"`);
 
-function check(fields: Partial<SupportTeamFields>, teammateIds: string[]): Partial<SupportTeamFields> {
+/**
+ * `formerMembers`: the team's members before this change. One of them who has left the company since is dropped
+ * quietly (the client sent back the list it had), while a new member must be a teammate now.
+ */
+function check(fields: Partial<SupportTeamFields>, teammateIds: string[], formerMembers: string[] = []): Partial<SupportTeamFields> {
   const parsed = supportTeamFields.partial().safeParse(fields);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -24,8 +28,9 @@ function check(fields: Partial<SupportTeamFields>, teammateIds: string[]): Parti
   }
   const out = { ...parsed.data };
   if (out.memberIds) {
-    out.memberIds = [...new Set(out.memberIds)];
     const known = new Set(teammateIds);
+    const former = new Set(formerMembers);
+    out.memberIds = [...new Set(out.memberIds)].filter((id) => known.has(id) || !former.has(id));
     const stranger = out.memberIds.find((id) => !known.has(id));
     if (stranger) throw new DomainError('VALIDATION_ERROR', `memberIds: ${stranger} is not a teammate of this company`);
   }
@@ -52,7 +57,7 @@ export const supportTeamsDecider: Decider<SupportTeamCommand, SupportTeamEvent, 
       case 'UpdateSupportTeam': {
         const known = state.teams.get(command.teamId);
         if (!known) throw notFound();
-        const checked = check(command.changes, command.teammateIds);
+        const checked = check(command.changes, command.teammateIds, known.memberIds);
         // Only what differs is recorded; an update that changes nothing records nothing.
         const changes: Partial<SupportTeamFields> = {};
         if (checked.name !== undefined && checked.name !== known.name) changes.name = checked.name;

@@ -43,6 +43,15 @@ describe('support teams decider', () => {
     spec.given([]).when(update({ name: 'X' })).thenThrows('NOT_FOUND');
   });
 
+  it('a member who has left the company since is dropped quietly on the next update; a new stranger is refused', () => {
+    const update = (memberIds: string[]): SupportTeamCommand => ({ type: 'UpdateSupportTeam', companyId: company, teamId: id(1), changes: { memberIds }, teammateIds: [user(2)], by, now: at });
+    spec
+      .given([created(1, 'Billing', [user(1)])])
+      .when(update([user(1), user(2)]))
+      .then([{ type: 'SupportTeamUpdated', data: { teamId: id(1), changes: { memberIds: [user(2)] }, by, at } }]);
+    spec.given([created(1, 'Billing', [user(1)])]).when(update([user(1), user(3)])).thenThrows('VALIDATION_ERROR');
+  });
+
   it('routes an integration to an existing team; the same route again records nothing; an unknown team is NOT_FOUND', () => {
     spec.given([created(1, 'Billing')]).when(route(7, id(1))).then([routed(7, id(1))]);
     spec.given([created(1, 'Billing'), routed(7, id(1))]).when(route(7, id(1))).then([]);
