@@ -185,11 +185,32 @@ describe('support teams', () => {
     expect((await co.owner.call('GET', `/api/teams/${team.id}`)).statusCode).toBe(404);
   });
 
+  it("a teammate of any role moves a conversation to a team and back; another company's team is 400, its conversation 404", async () => {
+    const co = await companyWithHandoffs('Manual Teams Co');
+    const other = await companyWithHandoffs('Other Manual Co');
+    const agent = await addTeammate(co.owner, 'Ann Agent');
+    const team = (await co.owner.call('POST', '/api/teams', { name: 'Returns' })).json().team;
+    const foreign = (await other.owner.call('POST', '/api/teams', { name: 'Theirs' })).json().team;
+    const id = await handedOff(co, '801');
+    const moved = await agent.call('PUT', `/api/conversations/${id}/team`, { teamId: team.id });
+    expect(moved.statusCode).toBe(200);
+    expect(moved.json().conversation.teamId).toBe(team.id);
+    const events = (await co.owner.call('GET', `/api/conversations/${id}/events`)).json().events as { type: string; data: Record<string, unknown> }[];
+    expect(events.filter((e) => e.type === 'ConversationRoutedToTeam').map((e) => e.data)).toEqual([expect.objectContaining({ teamId: team.id, previousTeamId: null, by: `user:${agent.userId}` })]);
+    const refused = await agent.call('PUT', `/api/conversations/${id}/team`, { teamId: foreign.id });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error.code).toBe('VALIDATION_ERROR');
+    expect((await other.owner.call('PUT', `/api/conversations/${id}/team`, { teamId: foreign.id })).statusCode).toBe(404);
+    const back = await co.owner.call('PUT', `/api/conversations/${id}/team`, { teamId: null });
+    expect(back.json().conversation.teamId).toBeNull();
+  });
+
   it('the OpenAPI document names the routes, and the list filter teamId', async () => {
     const doc = (await server.app.inject('/docs/json')).json() as { paths: Record<string, Record<string, { parameters?: { name: string }[] }>> };
     expect(Object.keys(doc.paths['/api/teams'] ?? {}).sort()).toEqual(['get', 'post']);
     expect(Object.keys(doc.paths['/api/teams/{id}'] ?? {}).sort()).toEqual(['delete', 'get', 'patch']);
     expect(Object.keys(doc.paths['/api/teams/routes/{integrationId}'] ?? {})).toEqual(['put']);
+    expect(Object.keys(doc.paths['/api/conversations/{id}/team'] ?? {})).toEqual(['put']);
     expect(doc.paths['/api/conversations']?.get?.parameters?.map((p) => p.name)).toContain('teamId');
   });
 });

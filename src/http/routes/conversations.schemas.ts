@@ -241,6 +241,15 @@ export const assignConversationSchema = {
   response: { 200: one, ...errorResponses, 409: errorResponses[400] },
 };
 
+export const setConversationTeamSchema = {
+  tags: ['conversations'],
+  description: 'Puts the conversation in one of the company\'s support teams (GET /api/teams), or in none (null); another company\'s team: 400. Every role, like assigning. The same team again changes nothing.',
+  security,
+  params,
+  body: z.strictObject({ teamId: z.uuid().nullable() }),
+  response: { 200: one, ...errorResponses },
+};
+
 export const markReadSchema = {
   tags: ['conversations'],
   description: "Marks the conversation read by the caller (the dashboard calls it when a teammate opens it): its `unread` becomes 0 for them. Records something only when there was something unread.",
