@@ -99,6 +99,19 @@ if (browserPrerequisites()) {
       await expect.poll(() => page.getByTestId('detail-team').textContent(), { timeout: UI }).toContain('team Gift cards');
     });
 
+    step('the header’s Team select moves it out of the team and back, and the row follows', async () => {
+      const select = page.getByTestId('team-select');
+      await expect.poll(() => select.inputValue(), { timeout: UI }).not.toBe('');
+      await select.selectOption({ label: 'No team' });
+      const row = page.getByTestId(`conversation-row-${conversationId}`);
+      await expect.poll(() => row.getByTestId('row-team').count(), { timeout: UI }).toBe(0);
+      await select.selectOption({ label: 'Gift cards' });
+      await expect.poll(() => row.getByTestId('row-team').textContent(), { timeout: UI }).toBe('Gift cards');
+      const me = (await owner.api('GET', '/api/auth/me')).json.user.id as string;
+      const events = (await owner.api('GET', `/api/conversations/${conversationId}/events`)).json.events as { type: string; data: { by: string } }[];
+      expect(events.filter((e) => e.type === 'ConversationRoutedToTeam').map((e) => e.data.by)).toEqual(['routing', `user:${me}`, `user:${me}`]);
+    });
+
     step('the Team filter lists the team’s conversations', async () => {
       await page.getByTestId('team-filter').selectOption({ label: 'Gift cards' });
       await expect.poll(() => page.getByTestId(`conversation-row-${conversationId}`).isVisible(), { timeout: UI }).toBe(true);

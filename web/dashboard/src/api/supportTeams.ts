@@ -1,6 +1,6 @@
 // Support teams (groups of teammates) and routing: which team an integration's handoffs go to.
 import { request } from './client.js';
-import type { Body, Reply, supportTeams } from './serverTypes.js';
+import type { Body, Reply, conversations, supportTeams } from './serverTypes.js';
 
 export type TeamsAndRoutes = Reply<typeof supportTeams.listSupportTeamsSchema>;
 export type SupportTeam = TeamsAndRoutes['teams'][number];
@@ -19,3 +19,6 @@ export const deleteSupportTeam = (id: string) => request<void>('DELETE', `/api/t
 
 export const setTeamRoute = async (integrationId: number, teamId: string | null) =>
   (await request<Reply<typeof supportTeams.setTeamRouteSchema>>('PUT', `/api/teams/routes/${integrationId}`, { teamId } satisfies Body<typeof supportTeams.setTeamRouteSchema>)).routes;
+
+export const setConversationTeam = async (conversationId: string, teamId: string | null) =>
+  (await request<Reply<typeof conversations.setConversationTeamSchema>>('PUT', `/api/conversations/${encodeURIComponent(conversationId)}/team`, { teamId } satisfies Body<typeof conversations.setConversationTeamSchema>)).conversation;

@@ -22,6 +22,8 @@ import { useToast } from '../components/Toasts.js';
 import { TriageControls } from '../components/Triage.js';
 import { Badge, Button, ConfirmDialog, EmptyState, ErrorState, Skeleton, Time } from '../components/ui.js';
 import { describeConversationEvent } from '../lib/eventSentences.js';
+import type { SupportTeam } from '../api/supportTeams.js';
+import { ConversationTeamControl } from '../components/ConversationTeam.js';
 import { answerFactsOfEvent, answerFactsOfMessage } from '../lib/answerFacts.js';
 import { AnswerSources } from '../components/AnswerSources.js';
 import { t } from '../lib/messages.js';
@@ -53,6 +55,7 @@ export function ConversationDetailView({
   stages,
   integrationName,
   teamName = () => undefined,
+  teams = [],
   onChange,
   onBack,
 }: {
@@ -61,6 +64,8 @@ export function ConversationDetailView({
   integrationName: (integrationId: number) => string | undefined;
   /** A support team's name (undefined: unknown or still loading). */
   teamName?: (teamId: string) => string | undefined;
+  /** The company's support teams, for the header's Team select (none: no select). */
+  teams?: SupportTeam[];
   onChange: (conversation: Conversation) => void;
   onBack: () => void;
 }) {
@@ -247,6 +252,7 @@ export function ConversationDetailView({
           </p>
         )}
         <TriageControls conversation={conversation} onChanged={applyConversation} />
+        {teams.length > 0 && <ConversationTeamControl conversation={conversation} teams={teams} onChanged={applyConversation} />}
         {conversation.handoff && conversation.handoffSummary && <HandoffSummaryCard summary={conversation.handoffSummary} />}
         {conversation.pendingAction && <PendingActionCard conversationId={conversation.id} pending={conversation.pendingAction} onDecided={applyConversation} />}
         {state === 'closed' && conversation.resolution && (

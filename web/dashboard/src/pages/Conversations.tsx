@@ -283,6 +283,7 @@ export function ConversationsPage({ id }: { id: string | null }) {
             stages={stages}
             integrationName={(integrationId) => integrationNames.get(integrationId)}
             teamName={(id) => teamNames.get(id)}
+            teams={supportTeams.data?.teams}
             onChange={upsert}
             onBack={() => navigate('/conversations')}
           />
