@@ -40,6 +40,7 @@ import { publicEventRoutes } from './http/routes/publicEvents.js';
 import { webhookEndpointRoutes } from './http/routes/webhookEndpoints.js';
 import { webhookDeliveryRoutes } from './http/routes/webhookDeliveries.js';
 import { cannedReplyRoutes } from './http/routes/cannedReplies.js';
+import { supportTeamRoutes } from './http/routes/supportTeams.js';
 import { knowledgeFileRoutes } from './http/routes/knowledgeFiles.js';
 import { playgroundRoutes } from './http/routes/playground.js';
 import { businessHoursRoutes } from './http/routes/businessHours.js';
@@ -199,6 +200,7 @@ export async function createServer(config: Config, logger: PinoLogger, options: 
       customerRoutes(services),
       retentionRoutes(services),
       cannedReplyRoutes(services),
+      supportTeamRoutes(services),
       publicEventRoutes(services),
       webhookEndpointRoutes(services),
       webhookDeliveryRoutes(services),

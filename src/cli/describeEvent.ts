@@ -32,6 +32,7 @@ const lines: { [T in ConversationStreamEventType]: (d: Data) => string } = {
   HumanRequested: () => 'the customer asked for a human: waiting in "Needs human"',
   ConversationAssigned: (d) => `assigned to user ${d.assigneeId}${d.previousAssigneeId ? ` (was user ${d.previousAssigneeId})` : ''} by ${d.by}${d.reason === 'auto' ? ' (automatic assignment)' : ''}`,
   ConversationUnassigned: (d) => `unassigned (was user ${d.previousAssigneeId}) by ${d.by}`,
+  ConversationRoutedToTeam: (d) => `team ${d.teamId ?? 'none'} (was ${d.previousTeamId ?? 'none'}) by ${d.by}`,
   NoteAdded: (d) => `internal note by user ${d.authorId}${Array.isArray(d.mentions) && d.mentions.length ? ` mentioning ${d.mentions.map((m) => `user ${String(m)}`).join(', ')}` : ''}: ${quote(d.text)}`,
   ConversationPrioritized: (d) => `priority ${d.priority} (was ${d.previousPriority}) by ${d.by}`,
   ConversationSnoozed: (d) => `snoozed until ${d.until} by ${d.by}`,

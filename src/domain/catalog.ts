@@ -33,6 +33,7 @@ import { creditEvents } from './credits/events.js';
 import { chargeEvents } from './credits/charge/events.js';
 import { customerEvents } from './customers/events.js';
 import { cannedReplyEvents } from './cannedReplies/events.js';
+import { supportTeamEvents } from './supportTeams/events.js';
 import { sequenceEvents } from './sequence/events.js';
 import { loginSessionEvents } from './logins/events.js';
 import { playgroundEvents } from './playground/events.js';
@@ -88,6 +89,7 @@ export const eventCatalog = mergeCatalogs(
   knowledgeQuotaEvents,
   customerEvents,
   cannedReplyEvents,
+  supportTeamEvents,
   playgroundEvents,
   playgroundActionCallEvents,
   replayEvents,

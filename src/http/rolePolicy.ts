@@ -40,6 +40,8 @@ export const ROLE_RULES: readonly Rule[] = [
   { url: '/api/agents/:id/release-checks/estimate', methods: ['POST'], roles: MANAGERS },
   // Starting or stopping a replay spends credits; every role may read the comparisons.
   { url: '/api/replays*', methods: WRITE, roles: MANAGERS },
+  // Support teams and their routes: owners and admins change them; every role reads them.
+  { url: '/api/teams*', methods: WRITE, roles: MANAGERS },
   { url: '/api/team/invitations*', roles: MANAGERS },
   { url: '/api/team/:userId', methods: ['PATCH', 'DELETE'], roles: MANAGERS },
   // Outbound webhooks: owners and admins manage endpoints and their deliveries; every role may read them.

@@ -1,6 +1,7 @@
 import type { Reactor } from './reactor.js';
 import { creditChargesReactor, playgroundChargesReactor } from '../workers/commandReactors/charges.js';
 import { autoAssignmentReactor } from '../workers/commandReactors/autoAssignment.js';
+import { teamRoutingReactor } from '../workers/commandReactors/teamRouting.js';
 import { customerProfilesReactor } from '../workers/commandReactors/customerProfiles.js';
 import { csatReactor } from '../workers/commandReactors/csat.js';
 import { handoffSummaryJobsReactor } from '../workers/handoffSummaries/handoffSummaryReactor.js';
@@ -36,6 +37,7 @@ export const allReactors: readonly Reactor[] = [
   replayCancelsReactor,
   agentTestRunsReactor,
   customerProfilesReactor,
+  teamRoutingReactor,
   autoAssignmentReactor,
   csatReactor,
   handoffSummaryJobsReactor,

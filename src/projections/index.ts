@@ -21,6 +21,7 @@ import { csatProjection } from './csat/csatProjection.js';
 import { searchProjection } from './search/searchProjection.js';
 import { customerConversationsProjection } from './customerConversations/customerConversationsProjection.js';
 import { cannedRepliesProjection } from './cannedReplies/cannedRepliesProjection.js';
+import { supportTeamsProjection } from './supportTeams/supportTeamsProjection.js';
 import { webhookLogsProjection } from './platformWebhookLogs/webhookLogsProjection.js';
 import { replaysProjection } from './replays/replaysProjection.js';
 import { playgroundSessionsProjection } from './playgroundSessions/playgroundSessionsProjection.js';
@@ -48,6 +49,7 @@ export const allProjections: Projection[] = [companiesProjection, teammatesProje
   searchProjection,
   customerConversationsProjection,
   cannedRepliesProjection,
+  supportTeamsProjection,
   analyticsProjection,
   actionCallsProjection,
   csatProjection,

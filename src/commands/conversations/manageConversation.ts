@@ -8,6 +8,7 @@ import { WrongExpectedRevisionError } from '../../ports/errors.js';
 import { handleCommand, loadState } from '../handleCommand.js';
 import type { CommandDeps } from '../deps.js';
 import { findTeammate } from './teammates.js';
+import { loadSupportTeams } from '../supportTeams/streamReads.js';
 
 type Actor = { companyId: string; userId: string };
 
@@ -99,6 +100,27 @@ export async function autoAssignConversation(deps: CommandDeps, companyId: strin
   const command: ConversationCommand = { type: 'AssignConversation', assigneeId, assignee, by: AUTO_ASSIGNER, reason: 'auto', now: now(deps) };
   return onConversation(deps, { companyId, userId: assigneeId }, conversationId, command, AUTO_ASSIGNER);
 }
+
+/** A teammate puts the conversation in a team of its company (null: the whole company). */
+export async function routeConversationToTeam(deps: CommandDeps, actor: Actor, conversationId: string, teamId: string | null) {
+  const teamExists = teamId !== null && (await loadSupportTeams(deps.eventStore, actor.companyId)).teams.has(teamId);
+  return onConversation(deps, actor, conversationId, { type: 'RouteConversationToTeam', teamId, teamExists, ifUnrouted: false, by: `user:${actor.userId}`, now: now(deps) });
+}
+
+/**
+ * Routing on a handoff: the team the integration's route names now (read from the teams' stream, so a route just
+ * changed or a team just deleted counts); a team chosen before stays. Null when the integration has no route.
+ */
+export async function routeHandoffToTeam(deps: CommandDeps, companyId: string, conversationId: string, integrationId: number) {
+  const teamId = (await loadSupportTeams(deps.eventStore, companyId)).routes.get(integrationId);
+  if (!teamId) return null;
+  const command: ConversationCommand = { type: 'RouteConversationToTeam', teamId, teamExists: true, ifUnrouted: true, by: 'routing', now: now(deps) };
+  return onConversation(deps, { companyId, userId: 'routing' }, conversationId, command, 'routing');
+}
+
+/** A deleted team's conversation goes back to the whole company (nothing when it is in another team by now). */
+export const unrouteFromDeletedTeam = (deps: CommandDeps, companyId: string, conversationId: string, teamId: string) =>
+  onConversation(deps, { companyId, userId: 'routing' }, conversationId, { type: 'RouteConversationToTeam', teamId: null, teamExists: false, ifUnrouted: false, from: teamId, by: 'routing', now: now(deps) }, 'routing');
 
 export const unassignConversation = (deps: CommandDeps, actor: Actor, conversationId: string) =>
   onConversation(deps, actor, conversationId, { type: 'UnassignConversation', by: `user:${actor.userId}`, now: now(deps) });

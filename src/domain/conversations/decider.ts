@@ -48,6 +48,11 @@ export type ConversationCommand =
    * `reason` auto: automatic assignment, which only takes a conversation still waiting for a human with no owner
    * (a teammate who took it meanwhile, or a resolve, wins: nothing is recorded).
    */
+  /**
+   * The conversation is for `teamId` now (null: the whole company). `teamExists`: the use case found the team in
+   * the conversation's company. `ifUnrouted`: routing on a handoff, which never overrides a team already chosen.
+   */
+  | { type: 'RouteConversationToTeam'; teamId: string | null; teamExists: boolean; ifUnrouted: boolean; by: string; now: string; from?: string }
   | { type: 'AssignConversation'; assigneeId: string; assignee: Teammate | null; by: string; now: string; reason?: AssignmentReason }
   /**
    * After `sessionId` closed: the survey, if that session is still the closed one. `skipWithoutCustomerReply`:
@@ -380,6 +385,15 @@ export const decideAssignConversation: Decision<'AssignConversation'> = (command
   return [{ type: 'ConversationAssigned', data: { assigneeId: command.assigneeId, previousAssigneeId: state.assigneeId, by: command.by, reason, at: command.now } }];
 };
 
+export const decideRouteConversationToTeam: Decision<'RouteConversationToTeam'> = (command, state) => {
+  if (!state.exists) throw notFound();
+  if (command.teamId !== null && !command.teamExists) throw new DomainError('VALIDATION_ERROR', 'teamId is not a team of this company');
+  const current = state.teamId ?? null;
+  // `from`: a deleted team's conversations go back to the whole company, unless moved to another team meanwhile.
+  if (current === command.teamId || (command.ifUnrouted && current !== null) || (command.from !== undefined && current !== command.from)) return [];
+  return [{ type: 'ConversationRoutedToTeam', data: { teamId: command.teamId, previousTeamId: current, by: command.by, at: command.now } }];
+};
+
 export const decideUnassignConversation: Decision<'UnassignConversation'> = (command, state) => {
   if (!state.exists) throw notFound();
   if (state.assigneeId === null || (command.from !== undefined && state.assigneeId !== command.from)) return [];
@@ -475,6 +489,7 @@ const decisions: { [T in ConversationCommand['type']]: Decision<T> } = {
   RecordDeliveryFailure: decideRecordDeliveryFailure,
   MarkUnanswered: decideMarkUnanswered,
   AssignConversation: decideAssignConversation,
+  RouteConversationToTeam: decideRouteConversationToTeam,
   UnassignConversation: decideUnassignConversation,
   AddNote: decideAddNote,
   RequestCsat: decideRequestCsat,

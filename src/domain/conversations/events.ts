@@ -167,6 +167,12 @@ export const conversationEvents = {
   ConversationAssigned: z.object({ assigneeId: z.uuid(), previousAssigneeId: z.uuid().nullable(), by: z.string().max(100), reason: assignmentReason.optional(), at }),
   ConversationUnassigned: z.object({ previousAssigneeId: z.uuid(), by: z.string().max(100), at }),
   /**
+   * The support team (domain/supportTeams) the conversation is for now; null: the whole company again. `by`:
+   * `routing` when the integration's route chose it on a handoff, else `user:<id>`. Automatic assignment then
+   * picks among the team's members.
+   */
+  ConversationRoutedToTeam: z.object({ teamId: z.uuid().nullable(), previousTeamId: z.uuid().nullable(), by: z.string().max(100), at }),
+  /**
    * The closed session's satisfaction survey went out (csat.ts), delivered like a reply under `messageId`: on the
    * platform as the message `text`, on web chat as the widget's inline form. `agentId` answered last in the
    * session (`agentVersion`: the version of it that wrote that answer, absent when unknown), `teammateId` owned

@@ -194,6 +194,8 @@ export interface ConversationState {
   messageCount: number;
   /** The teammate (user id) who owns the conversation; null: unassigned. */
   assigneeId: string | null;
+  /** The support team it is for (ConversationRoutedToTeam); null or absent (states folded before teams): none. */
+  teamId?: string | null;
   /** The "Needs human" record and what it is derived from (evolveHandoff above). */
   handoff: HandoffTrack;
   /** The agent that answered last (who a CSAT rating is for). */
@@ -399,6 +401,8 @@ function evolveFacts(state: ConversationState, event: ConversationEvent): Conver
       return { ...state, assigneeId: event.data.assigneeId };
     case 'ConversationUnassigned':
       return { ...state, assigneeId: null };
+    case 'ConversationRoutedToTeam':
+      return { ...state, teamId: event.data.teamId };
     case 'CsatRequested': {
       const d = event.data;
       const survey = { surveyId: d.surveyId, sessionId: d.sessionId, via: d.via, agentId: d.agentId, ...(d.agentVersion !== undefined ? { agentVersion: d.agentVersion } : {}), teammateId: d.teammateId, answered: false };

@@ -54,6 +54,8 @@ export const conversationSchema = z.object({
   customerId: z.uuid(),
   /** The teammate (user id) who owns it; null: unassigned. */
   assigneeId: z.uuid().nullable(),
+  /** The support team it is for (routing, or a teammate); null: none. */
+  teamId: z.uuid().nullable(),
   /** Set while a customer waits for a human ("Needs human"): why, and since when they wait. */
   handoff: z
     .object({
@@ -135,6 +137,7 @@ export const conversationView = (d: ConversationDoc, read: Pick<ConversationRead
   unansweredReason: d.unansweredReason,
   customerId: customerIdFor(d.integrationId, d.customer.clientId),
   assigneeId: d.assigneeId ?? null,
+  teamId: d.teamId ?? null,
   handoff: d.handoff ?? null,
   resolution: d.resolution ?? null,
   handoffSummary: handoffSummaryView(d),
@@ -178,12 +181,14 @@ export const listConversationsSchema = {
   tags: ['conversations'],
   security,
   description:
-    'Newest activity first. `view`: `mine` (open, assigned to the caller), `unassigned` (open, no owner), `needs_human` (a customer waits for a human after a handoff; longest waiting first), `snoozed` (put aside until a time; soonest back first — a snoozed conversation is in none of the other three). Combines with the other filters; keyset-paginated by `cursor`.',
+    'Newest activity first. `view`: `mine` (open, assigned to the caller), `unassigned` (open, no owner), `needs_human` (a customer waits for a human after a handoff; longest waiting first), `snoozed` (put aside until a time; soonest back first — a snoozed conversation is in none of the other three). Combines with the other filters; keyset-paginated by `cursor`. `teamId`: the conversations of one support team (see /api/teams), with a view or alone (400 with `state`, `integrationId` or `stageId`).',
   querystring: listQuery.extend({
     view: z.enum(INBOX_VIEWS).optional(),
     state: sessionState.optional(),
     integrationId: z.coerce.number().int().positive().optional(),
     stageId: z.uuid().optional(),
+    /** A support team's conversations (GET /api/teams): combines with `view`, not with the other filters. */
+    teamId: z.uuid().optional(),
   }),
   response: { 200: z.object({ conversations: z.array(conversationSchema), nextCursor: z.string().nullable() }), ...errorResponses },
 };
@@ -234,6 +239,15 @@ export const assignConversationSchema = {
   params,
   body: z.strictObject({ assigneeId: z.uuid() }),
   response: { 200: one, ...errorResponses, 409: errorResponses[400] },
+};
+
+export const setConversationTeamSchema = {
+  tags: ['conversations'],
+  description: 'Puts the conversation in one of the company\'s support teams (GET /api/teams), or in none (null); another company\'s team: 400. Every role, like assigning. The same team again changes nothing.',
+  security,
+  params,
+  body: z.strictObject({ teamId: z.uuid().nullable() }),
+  response: { 200: one, ...errorResponses },
 };
 
 export const markReadSchema = {

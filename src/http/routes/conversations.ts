@@ -9,6 +9,7 @@ import {
   reopenConversation,
   resumeConversation,
   sendOperatorMessage,
+  routeConversationToTeam,
   unassignConversation,
 } from '../../commands/conversations/manageConversation.js';
 import { readConversationEvents } from '../../commands/conversations/streamReads.js';
@@ -31,6 +32,7 @@ import type { HttpServices } from '../services.js';
 import {
   approveActionCallSchema,
   assignConversationSchema,
+  setConversationTeamSchema,
   changeStageSchema,
   closeConversationSchema,
   conversationActionSchema,
@@ -66,6 +68,7 @@ export function conversationRoutes(services: HttpServices): FastifyPluginAsyncZo
     app.addHook('onRequest', authenticator(services));
     registerInboxReads(app, services);
     registerConversationActions(app, services);
+    registerConversationTeam(app, services);
     registerConversationWrites(app, services);
     registerActionApprovals(app, services);
   };
@@ -126,6 +129,17 @@ function registerConversationActions(app: ZodApp, services: HttpServices): void 
     const auth = authOf(request);
     await ownedConversation(services, auth.companyId, request.params.id);
     const result = await assignConversation(services.commands, auth, request.params.id, request.body.assigneeId);
+    await services.waitForProjections(result.position);
+    return conversationFor(services, auth, request.params.id);
+  });
+}
+
+/** PUT /api/conversations/:id/team: a teammate moves the conversation to a support team (or to none). */
+function registerConversationTeam(app: ZodApp, services: HttpServices): void {
+  app.put('/api/conversations/:id/team', { schema: setConversationTeamSchema }, async (request) => {
+    const auth = authOf(request);
+    await ownedConversation(services, auth.companyId, request.params.id);
+    const result = await routeConversationToTeam(services.commands, auth, request.params.id, request.body.teamId);
     await services.waitForProjections(result.position);
     return conversationFor(services, auth, request.params.id);
   });

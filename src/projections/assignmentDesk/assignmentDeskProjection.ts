@@ -28,6 +28,12 @@ export interface DeskTeammateDoc extends Doc {
 
 export interface DeskConversationDoc extends Doc {
   companyId: string;
+  /** Where it came from (the routing's key). Absent on documents written before teams. */
+  integrationId?: number;
+  /** The support team it is for: automatic assignment picks among its members. Null or absent: the whole company. */
+  teamId?: string | null;
+  /** teamId, '' for none: the queue per team is one indexed lookup. Absent on documents written before teams. */
+  queue?: string;
   assigneeId: string | null;
   /** Not closed (a conversation with no session yet counts as open, as in the inbox views). */
   open: boolean;
@@ -64,6 +70,7 @@ const CONVERSATION_TYPES = [
   'OperatorMessageRecorded',
   'ConversationAssigned',
   'ConversationUnassigned',
+  'ConversationRoutedToTeam',
 ] as const;
 type ConversationType = (typeof CONVERSATION_TYPES)[number];
 type DeskEvent = RecordedEventOf<typeof schemas, ConversationType | 'TeamMemberJoined' | 'TeamMemberRemoved' | 'UserRegistered' | 'AvailabilitySet' | 'AutoAssignmentConfigured'>;
@@ -80,13 +87,13 @@ async function countOpen(ctx: ProjectionContext, userId: string | null, by: 1 | 
 
 const withQueue = (doc: DeskConversationDoc): DeskConversationDoc => {
   const waiting = doc.open && doc.assigneeId === null && doc.handoffTrack.handoff !== null;
-  return { ...doc, waiting, waitingSince: waiting ? doc.handoffTrack.handoff!.since : null };
+  return { ...doc, teamId: doc.teamId ?? null, queue: doc.teamId ?? '', waiting, waitingSince: waiting ? doc.handoffTrack.handoff!.since : null };
 };
 
 async function applyConversation(event: RecordedEventOf<typeof conversationEvents, ConversationType>, ctx: ProjectionContext) {
   const id = conversationIdOfStream(event.stream);
   if (event.type === 'ConversationStarted') {
-    ctx.put(DESK_CONVERSATIONS, withQueue({ id, companyId: event.data.companyId, assigneeId: null, open: true, handoffTrack: noHandoff, waiting: false, waitingSince: null }));
+    ctx.put(DESK_CONVERSATIONS, withQueue({ id, companyId: event.data.companyId, integrationId: event.data.integrationId, teamId: null, assigneeId: null, open: true, handoffTrack: noHandoff, waiting: false, waitingSince: null }));
     return;
   }
   const before = await ctx.get<DeskConversationDoc>(DESK_CONVERSATIONS, id);
@@ -103,6 +110,9 @@ async function applyConversation(event: RecordedEventOf<typeof conversationEvent
     case 'ConversationUnassigned':
       if (doc.open) await countOpen(ctx, doc.assigneeId, -1);
       doc = { ...doc, assigneeId: null };
+      break;
+    case 'ConversationRoutedToTeam':
+      doc = { ...doc, teamId: event.data.teamId };
       break;
     case 'AiSessionClosed':
       if (doc.open) await countOpen(ctx, doc.assigneeId, -1);
@@ -152,7 +162,7 @@ export const assignmentDeskProjection = defineProjection(schemas, {
     // Round-robin: the company's members who are online, longest since their last assignment first.
     { name: DESK_TEAMMATES, indexes: [['companyId', 'member', 'availability', 'lastAssignedAt']] },
     // The queue: the company's conversations waiting for an owner, oldest first.
-    { name: DESK_CONVERSATIONS, indexes: [['companyId', 'waiting', 'waitingSince']] },
+    { name: DESK_CONVERSATIONS, indexes: [['companyId', 'waiting', 'waitingSince'], ['companyId', 'queue', 'waiting', 'waitingSince']] },
     { name: DESK_SETTINGS, indexes: [] },
   ],
   eventTypes: [...CONVERSATION_TYPES, 'TeamMemberJoined', 'TeamMemberRemoved', 'UserRegistered', 'AvailabilitySet', 'AutoAssignmentConfigured'],

@@ -19,6 +19,16 @@ export async function longestWaiting(readStore: ReadStore, companyId: string, li
   return page.items;
 }
 
+/** The head of one team's queue ('' : conversations for no team), oldest first: one indexed lookup. */
+export async function longestWaitingFor(readStore: ReadStore, companyId: string, queue: string, limit: number): Promise<DeskConversationDoc[]> {
+  const page = await readStore.find<DeskConversationDoc>(DESK_CONVERSATIONS, {
+    where: { companyId, queue, waiting: true },
+    orderBy: [{ field: 'waitingSince', direction: 'asc' }],
+    limit,
+  });
+  return page.items;
+}
+
 const PAGE = 200;
 
 /**

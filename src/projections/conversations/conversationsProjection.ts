@@ -38,6 +38,8 @@ export interface ConversationDoc extends Doc {
   context: { transfers: { dialogId: string | number | null; requestId: string | number | null; at: string }[]; notes: string[] };
   /** The teammate who owns it (null: unassigned). */
   assigneeId: string | null;
+  /** The support team it is for (ConversationRoutedToTeam); null: none. Absent on documents written before teams: none. */
+  teamId?: string | null;
   /**
    * For the "Mine" and "Unassigned" views, one indexed field: the owner's id while the conversation is open,
    * '' while it is open and unassigned, null once it is closed (resolved conversations leave both views).
@@ -177,6 +179,7 @@ type ConversationEventType =
   | 'HumanRequested'
   | 'ConversationAssigned'
   | 'ConversationUnassigned'
+  | 'ConversationRoutedToTeam'
   | 'HandoffSummarized'
   | 'NoteAdded'
   | 'ConversationPrioritized'
@@ -304,6 +307,7 @@ const handlers: { [T in Exclude<ConversationEventType, 'ConversationStarted' | A
   HumanRequested: (_event, { doc }) => doc,
   ConversationAssigned: (event, { doc }) => ({ ...doc, assigneeId: event.data.assigneeId }),
   ConversationUnassigned: (_event, { doc }) => ({ ...doc, assigneeId: null }),
+  ConversationRoutedToTeam: (event, { doc }) => ({ ...doc, teamId: event.data.teamId }),
   ConversationPrioritized: (event, { doc }) => ({ ...doc, priority: event.data.priority }),
   ConversationSnoozed: (event, { doc }) => ({ ...doc, snoozedUntil: event.data.until }),
   ConversationWoke: (_event, { doc }) => ({ ...doc, snoozedUntil: null }),
@@ -375,6 +379,7 @@ function withInbox(doc: ConversationDoc, event: EventOf<ConversationEventType>):
   const snoozed = snoozedUntil !== null && doc.sessionState !== 'closed';
   return {
     ...doc,
+    teamId: doc.teamId ?? null,
     awaitingAi: awaitingAiSince !== null,
     awaitingAiSince,
     assigneeId,
@@ -414,6 +419,7 @@ const started = (id: string, event: EventOf<'ConversationStarted'>): Conversatio
   awaitingAiSince: null,
   context: { transfers: [], notes: [] },
   assigneeId: null,
+  teamId: null,
   openAssignee: '',
   handoff: null,
   handoffTrack: noHandoff,
@@ -446,6 +452,11 @@ function conversationListIndexes(): string[][] {
     ...listIndexes(['companyId', 'needsHuman'], filters, ['handoffSince']),
     // Snoozed: the soonest back first.
     ...listIndexes(['companyId', 'snoozed'], filters, ['snoozedUntil']),
+    // The team filter combines with a view, not with the other filters (the index count stays under MongoDB's 64).
+    ['companyId', 'teamId', 'lastMessageAt'],
+    ['companyId', 'openAssignee', 'teamId', 'lastMessageAt'],
+    ['companyId', 'needsHuman', 'teamId', 'handoffSince'],
+    ['companyId', 'snoozed', 'teamId', 'snoozedUntil'],
   ];
 }
 

@@ -1,3 +1,4 @@
+import { DomainError } from '../../domain/errors.js';
 import type { FindQuery, Page, ReadStore } from '../../ports/readStore.js';
 import { CONVERSATION_READS, conversationReadId, unreadFor, type ConversationReadDoc } from './conversationReadsProjection.js';
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from './conversationsProjection.js';
@@ -24,6 +25,8 @@ export interface ConversationFilter {
   state?: 'active' | 'paused' | 'closed' | undefined;
   integrationId?: number | undefined;
   stageId?: string | undefined;
+  /** With a view or alone: the team filter's indexes do not combine it with the three above. */
+  teamId?: string | undefined;
 }
 
 /** A conversation with the reader's read marker (null: never opened). */
@@ -80,6 +83,9 @@ export async function listConversations(
   page: Pick<FindQuery, 'limit' | 'cursor'>,
 ): Promise<Page<ReadConversation>> {
   const view = filter.view ? viewQuery(filter.view, reader.companyId, reader.userId) : null;
+  if (filter.teamId && (filter.state || filter.integrationId !== undefined || filter.stageId)) {
+    throw new DomainError('VALIDATION_ERROR', 'teamId combines with a view only, not with state, integrationId or stageId');
+  }
   const found = await readStore.find<ConversationDoc>(CONVERSATIONS, {
     where: {
       ...view?.where,
@@ -87,6 +93,7 @@ export async function listConversations(
       ...(filter.state ? { sessionState: filter.state } : {}),
       ...(filter.integrationId !== undefined ? { integrationId: filter.integrationId } : {}),
       ...(filter.stageId ? { stageId: filter.stageId } : {}),
+      ...(filter.teamId ? { teamId: filter.teamId } : {}),
     },
     orderBy: view?.orderBy ?? [{ field: 'lastMessageAt', direction: 'desc' }],
     limit: page.limit,

@@ -227,3 +227,33 @@ describe('Handoff queue ("Needs human")', () => {
     for (const text of ['hi', 'Is the human body 60% water?', 'where is my parcel?', 'the operator of the bus was rude', 'what is a representative sample']) expect(asksForHuman(text), text).toBe(false);
   });
 });
+
+describe('Routing to a support team', () => {
+  const TEAM = 'e0e0e0e0-e0e0-40e0-80e0-e0e0e0e0e0e0';
+  const TEAM2 = 'e1e1e1e1-e1e1-40e1-80e1-e1e1e1e1e1e1';
+  const route = (teamId: string | null, ifUnrouted = false, by = `user:${ANN}`): ConversationCommand => ({ type: 'RouteConversationToTeam', teamId, teamExists: teamId !== null, ifUnrouted, by, now: T2 });
+  const routed = (teamId: string | null, previousTeamId: string | null, by = `user:${ANN}`): ConversationEvent => ({ type: 'ConversationRoutedToTeam', data: { teamId, previousTeamId, by, at: T2 } });
+
+  it('a teammate moves it to a team, and back to none; the same team again records nothing', () => {
+    const after = spec.given(active).when(route(TEAM)).then([routed(TEAM, null)]);
+    expect(after.teamId).toBe(TEAM);
+    spec.given([...active, routed(TEAM, null)]).when(route(TEAM)).then([]);
+    spec.given([...active, routed(TEAM, null)]).when(route(null)).then([routed(null, TEAM)]);
+  });
+
+  it('routing on a handoff sets the team of an unrouted conversation only: a team chosen before stays', () => {
+    spec.given(active).when(route(TEAM, true, 'routing')).then([routed(TEAM, null, 'routing')]);
+    spec.given([...active, routed(TEAM2, null)]).when(route(TEAM, true, 'routing')).then([]);
+  });
+
+  it("a deleted team's conversation goes back to no team, unless moved to another team meanwhile", () => {
+    const unroute = (from: string): ConversationCommand => ({ type: 'RouteConversationToTeam', teamId: null, teamExists: false, ifUnrouted: false, from, by: 'routing', now: T2 });
+    spec.given([...active, routed(TEAM, null)]).when(unroute(TEAM)).then([routed(null, TEAM, 'routing')]);
+    spec.given([...active, routed(TEAM2, null)]).when(unroute(TEAM)).then([]);
+  });
+
+  it("a team not of the conversation's company is refused; a missing conversation is NOT_FOUND", () => {
+    spec.given(active).when({ type: 'RouteConversationToTeam', teamId: TEAM, teamExists: false, ifUnrouted: false, by: `user:${ANN}`, now: T2 }).thenThrows('VALIDATION_ERROR');
+    spec.given([]).when(route(TEAM)).thenThrows('NOT_FOUND');
+  });
+});

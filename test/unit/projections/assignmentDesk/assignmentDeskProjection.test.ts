@@ -69,4 +69,16 @@ describe('assignment desk projection', () => {
         deskSettings: [{ id: company, enabled: true, capacity: 2 }],
       });
   });
+
+  it("given it is routed to a support team, then it waits in that team's queue (and in the no-team queue before)", async () => {
+    const TEAM = 'e0e0e0e0-e0e0-40e0-80e0-e0e0e0e0e0e0';
+    await spec.given([joined(ANN, 0), ...handedOff]).then({
+      deskConversations: [expect.objectContaining({ id: conversation, integrationId: expect.any(Number), teamId: null, queue: '', waiting: true })],
+      deskTeammates: [teammate(ANN, {})],
+    });
+    await spec.given([joined(ANN, 0), ...handedOff, recorded(stream, 'ConversationRoutedToTeam', { teamId: TEAM, previousTeamId: null, by: 'routing', at: at(3) })]).then({
+      deskConversations: [expect.objectContaining({ id: conversation, teamId: TEAM, queue: TEAM, waiting: true, waitingSince: at(1) })],
+      deskTeammates: [teammate(ANN, {})],
+    });
+  });
 });

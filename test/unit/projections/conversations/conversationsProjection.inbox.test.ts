@@ -34,6 +34,11 @@ describe('conversations projection: the inbox views', () => {
 
   it('assigned: in the owner\'s "Mine" (openAssignee = owner); reassigned and unassigned move it', async () => {
     const assigned = (to: string, from: string | null, s: number) => recorded(stream, 'ConversationAssigned', { assigneeId: to, previousAssigneeId: from, by: `user:${ann}`, at: at(s) });
+    const team = 'e0e0e0e0-e0e0-40e0-80e0-e0e0e0e0e0e0';
+    await spec.given([started, opened, received(1, 1)]).then({ conversations: [expect.objectContaining({ teamId: null })] });
+    await spec
+      .given([started, opened, received(1, 1), recorded(stream, 'ConversationRoutedToTeam', { teamId: team, previousTeamId: null, by: 'routing', at: at(2) })])
+      .then({ conversations: [expect.objectContaining({ teamId: team })] });
     await spec.given([started, opened, received(1, 1), assigned(ann, null, 2)]).then({ conversations: [expect.objectContaining({ assigneeId: ann, openAssignee: ann })] });
     await spec.given([started, opened, received(1, 1), assigned(ann, null, 2), assigned(bob, ann, 3)]).then({ conversations: [expect.objectContaining({ assigneeId: bob, openAssignee: bob })] });
     await spec

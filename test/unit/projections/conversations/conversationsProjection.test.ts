@@ -35,6 +35,7 @@ describe('conversations projection', () => {
           awaitingAiSince: null,
           context: { transfers: [], notes: [] },
           assigneeId: null,
+          teamId: null,
           openAssignee: '',
           handoff: null,
           handoffTrack: { handoff: null, waitingSince: at(1), lastUnansweredReason: null },
@@ -90,6 +91,7 @@ describe('conversations projection', () => {
             awaitingAiSince: null,
             context: { transfers: [{ dialogId: 'd-1', requestId: null, at: at(8) }], notes: [] },
             assigneeId: null,
+            teamId: null,
             openAssignee: '',
             // The platform's transfer puts it in "Needs human", waiting since the transfer (the operator had answered).
             handoff: { reason: 'dialog_transferred', detail: null, since: at(8) },

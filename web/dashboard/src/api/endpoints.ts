@@ -144,12 +144,18 @@ export interface ConversationFilters {
   state?: SessionState | '';
   integrationId?: number | '';
   stageId?: string;
+  /** A support team's conversations: combines with the view only (the server refuses it with the other filters). */
+  teamId?: string;
 }
 
 export async function listConversations(filters: ConversationFilters, cursor: string | null, limit = 50, o?: Opts): Promise<Page<Conversation>> {
   const result = await request<Reply<typeof conversations.listConversationsSchema>>(
     'GET',
-    `/api/conversations${query({ view: filters.view, state: filters.state, integrationId: filters.integrationId, stageId: filters.stageId, limit, cursor })}`,
+    `/api/conversations${query(
+      filters.teamId
+        ? { view: filters.view, teamId: filters.teamId, limit, cursor }
+        : { view: filters.view, state: filters.state, integrationId: filters.integrationId, stageId: filters.stageId, limit, cursor },
+    )}`,
     undefined,
     o,
   );

@@ -31,6 +31,7 @@ import type * as billing from '../../../../src/http/routes/billing.schemas.js';
 import type * as conversations from '../../../../src/http/routes/conversations.schemas.js';
 import type * as conversationTriage from '../../../../src/http/routes/conversationTriage.schemas.js';
 import type * as sla from '../../../../src/http/routes/sla.schemas.js';
+import type * as supportTeams from '../../../../src/http/routes/supportTeams.schemas.js';
 import type * as integrations from '../../../../src/http/routes/integrations.schemas.js';
 import type * as knowledgeFiles from '../../../../src/http/routes/knowledgeFiles.schemas.js';
 import type * as knowledgeBase from '../../../../src/http/routes/knowledgeBase.schemas.js';
@@ -85,6 +86,7 @@ export type {
   notes,
   retention,
   replays,
+  supportTeams,
   team,
   testMessage,
   webhookDeliveries,

@@ -25,6 +25,7 @@ export function ConversationRow({
   conversation,
   channel,
   stageName,
+  teamName,
   assigneeName,
   current,
   selected,
@@ -33,6 +34,8 @@ export function ConversationRow({
   conversation: Conversation;
   channel: string;
   stageName: string | undefined;
+  /** The support team's name (undefined: no team, or the teams are loading). */
+  teamName?: string | undefined;
   /** "You", the teammate's name, or undefined while the team loads; not called when unassigned. */
   assigneeName: string | undefined;
   current: boolean;
@@ -96,6 +99,11 @@ export function ConversationRow({
           {conversation.assigneeId && (
             <Badge tone="neutral" className="row-assignee" data-testid="assignee" title={assigneeName ? `Assigned to ${assigneeName}` : 'Assigned'}>
               {assigneeName ?? '…'}
+            </Badge>
+          )}
+          {teamName && (
+            <Badge tone="neutral" data-testid="row-team" title={`Team ${teamName}`}>
+              {teamName}
             </Badge>
           )}
           {stageName && <Badge tone="accent">{stageName}</Badge>}

@@ -44,6 +44,8 @@ type Data = Record<string, unknown>;
 interface Names {
   stageName: (id: string) => string | undefined;
   teammate: (id: unknown) => string;
+  /** The support team's name (absent where the page has not loaded teams). */
+  teamName?: (id: string) => string | undefined;
 }
 
 /**
@@ -84,6 +86,12 @@ const SENTENCES: Record<string, (d: Data, names: Names) => string> = {
   HumanRequested: () => 'The customer asked for a human: waiting in “Needs human”.',
   ConversationAssigned: (d, { teammate }) => (d.reason === 'auto' ? `Assigned to ${teammate(d.assigneeId)} automatically (round-robin).` : d.by === `user:${String(d.assigneeId)}` ? `Taken by ${teammate(d.assigneeId)}.` : `Assigned to ${teammate(d.assigneeId)}${byWhom(d.by, teammate)}.`),
   ConversationUnassigned: (d, { teammate }) => `Unassigned from ${teammate(d.previousAssigneeId)}${byWhom(d.by, teammate)}.`,
+  ConversationRoutedToTeam: (d, { teammate, teamName }) => {
+    const name = typeof d.teamId === 'string' ? teamName?.(d.teamId) : undefined;
+    if (d.teamId === null) return `No longer for a team${byWhom(d.by, teammate)}: the whole company takes it.`;
+    const team = name ? `the team ${quote(name)}` : 'a team';
+    return d.by === 'routing' ? `Routed to ${team} by the integration's routing rule.` : `Moved to ${team}${byWhom(d.by, teammate)}.`;
+  },
   NoteAdded: (d, { teammate }) => {
     const mentions = Array.isArray(d.mentions) ? d.mentions.map((m) => teammate(m)) : [];
     return `Internal note by ${teammate(d.authorId)}${mentions.length ? `, mentioning ${mentions.join(', ')}` : ''}: ${quote(String(d.text))}`;
@@ -124,10 +132,11 @@ export function describeConversationEvent(
   event: Pick<ConversationEvent, 'type' | 'data'>,
   stageName: (id: string) => string | undefined = () => undefined,
   userName: (id: string) => string | undefined = () => undefined,
+  teamName: (id: string) => string | undefined = () => undefined,
 ): string {
   const d = (event.data ?? {}) as Data;
   const teammate = (id: unknown) => (typeof id === 'string' ? (userName(id) ?? `a teammate (${id.slice(0, 8)})`) : 'a teammate');
   const sentence = Object.hasOwn(SENTENCES, event.type) ? SENTENCES[event.type] : undefined;
-  if (sentence) return sentence(d, { stageName, teammate });
+  if (sentence) return sentence(d, { stageName, teammate, teamName });
   return `${humanize(event.type.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase())}.`;
 }

@@ -22,6 +22,8 @@ import { useToast } from '../components/Toasts.js';
 import { TriageControls } from '../components/Triage.js';
 import { Badge, Button, ConfirmDialog, EmptyState, ErrorState, Skeleton, Time } from '../components/ui.js';
 import { describeConversationEvent } from '../lib/eventSentences.js';
+import type { SupportTeam } from '../api/supportTeams.js';
+import { ConversationTeamControl } from '../components/ConversationTeam.js';
 import { answerFactsOfEvent, answerFactsOfMessage } from '../lib/answerFacts.js';
 import { AnswerSources } from '../components/AnswerSources.js';
 import { t } from '../lib/messages.js';
@@ -52,12 +54,18 @@ export function ConversationDetailView({
   id,
   stages,
   integrationName,
+  teamName = () => undefined,
+  teams = [],
   onChange,
   onBack,
 }: {
   id: string;
   stages: Stage[];
   integrationName: (integrationId: number) => string | undefined;
+  /** A support team's name (undefined: unknown or still loading). */
+  teamName?: (teamId: string) => string | undefined;
+  /** The company's support teams, for the header's Team select (none: no select). */
+  teams?: SupportTeam[];
   onChange: (conversation: Conversation) => void;
   onBack: () => void;
 }) {
@@ -219,6 +227,9 @@ export function ConversationDetailView({
                 {channelLabel(conversation)} · {integrationName(conversation.integrationId) ?? `Integration #${conversation.integrationId}`}
               </span>{' '}
               <CustomerIds clientId={customer.clientId} channelId={customer.channelId} />
+              {conversation.teamId && teamName(conversation.teamId) ? (
+                <span data-testid="detail-team"> · team {teamName(conversation.teamId)}</span>
+              ) : null}
             </p>
           </div>
           <div className="session-block">
@@ -242,6 +253,7 @@ export function ConversationDetailView({
           </p>
         )}
         <TriageControls conversation={conversation} onChanged={applyConversation} />
+        {teams.length > 0 && <ConversationTeamControl conversation={conversation} teams={teams} onChanged={applyConversation} />}
         {conversation.handoff && conversation.handoffSummary && <HandoffSummaryCard summary={conversation.handoffSummary} />}
         {conversation.pendingAction && <PendingActionCard conversationId={conversation.id} pending={conversation.pendingAction} onDecided={applyConversation} />}
         {state === 'closed' && conversation.resolution && (
@@ -403,7 +415,7 @@ export function ConversationDetailView({
         </div>
       ) : (
         <div role="tabpanel" id={`${tabsId}-panel-events`} aria-labelledby={`${tabsId}-tab-events`} className="tabpanel">
-          <EventHistory conversationId={id} tick={eventsTick} stageName={(stageId) => stages.find((s) => s.id === stageId)?.name} />
+          <EventHistory conversationId={id} tick={eventsTick} stageName={(stageId) => stages.find((s) => s.id === stageId)?.name} teamName={teamName} />
         </div>
       )}
     </section>
@@ -618,7 +630,17 @@ function SharedContext({ detail }: { detail: ConversationDetail }) {
   );
 }
 
-function EventHistory({ conversationId, tick, stageName }: { conversationId: string; tick: number; stageName: (id: string) => string | undefined }) {
+function EventHistory({
+  conversationId,
+  tick,
+  stageName,
+  teamName,
+}: {
+  conversationId: string;
+  tick: number;
+  stageName: (id: string) => string | undefined;
+  teamName: (id: string) => string | undefined;
+}) {
   const me = useAuth().me?.user.id;
   const team = useTeam();
   const events = useAsync((signal) => getConversationEvents(conversationId, { signal }), [conversationId, tick]);
@@ -669,7 +691,7 @@ function EventHistory({ conversationId, tick, stageName }: { conversationId: str
                   <ol className="action-call-steps" aria-label={`Events of the call to ${call.actionName}`}>
                     {list.filter((e) => callIdOf(e) === callId).map((e) => (
                       <li key={keyOf(e)} className="small" data-testid="action-call-step" data-type={e.type}>
-                        {describeConversationEvent(e, stageName, teammate)} <span className="muted"><Time iso={e.createdAt} /></span>
+                        {describeConversationEvent(e, stageName, teammate, teamName)} <span className="muted"><Time iso={e.createdAt} /></span>
                       </li>
                     ))}
                   </ol>
@@ -684,7 +706,7 @@ function EventHistory({ conversationId, tick, stageName }: { conversationId: str
             <li key={key} className="event" data-testid="event" data-type={event.type}>
               <div className="event-row">
                 <p className="event-sentence" data-testid="event-sentence">
-                  {describeConversationEvent(event, stageName, teammate)}
+                  {describeConversationEvent(event, stageName, teammate, teamName)}
                 </p>
                 <span className="event-time">
                   <Time iso={event.createdAt} />

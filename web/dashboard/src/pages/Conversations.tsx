@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError } from '../api/client.js';
 import { getConversation, getPipeline, listConversations, listIntegrations, type ConversationFilters } from '../api/endpoints.js';
+import { listSupportTeams } from '../api/supportTeams.js';
 import type { Conversation, InboxView, SessionState } from '../api/types.js';
 import { useAuth } from '../auth.js';
 import { byLastActivity, matchesFilters } from '../components/conversation.js';
@@ -46,7 +47,8 @@ export function ConversationsPage({ id }: { id: string | null }) {
   const [state, setState] = useState<'' | SessionState>('');
   const [integrationId, setIntegrationId] = useState<number | ''>('');
   const [stageId, setStageId] = useState('');
-  const filters: ConversationFilters = useMemo(() => ({ view, state, integrationId, stageId }), [view, state, integrationId, stageId]);
+  const [teamId, setTeamId] = useState('');
+  const filters: ConversationFilters = useMemo(() => ({ view, state, integrationId, stageId, teamId }), [view, state, integrationId, stageId, teamId]);
   const inbox = useInboxCounts();
   const team = useTeam();
 
@@ -54,6 +56,8 @@ export function ConversationsPage({ id }: { id: string | null }) {
   const pipeline = useAsync((signal) => getPipeline({ signal }), []);
   const stages = useMemo(() => [...(pipeline.data?.stages ?? [])].sort((a, b) => a.position - b.position), [pipeline.data]);
   const stageNames = useMemo(() => new Map(stages.map((s) => [s.id, s.name])), [stages]);
+  const supportTeams = useAsync((signal) => listSupportTeams({ signal }), []);
+  const teamNames = useMemo(() => new Map((supportTeams.data?.teams ?? []).map((t) => [t.id, t.name])), [supportTeams.data]);
   const integrationNames = useMemo(() => new Map((integrations.data ?? []).map((i) => [i.id, i.name])), [integrations.data]);
 
   const list = usePaged<Conversation>((cursor, signal) => listConversations(filters, cursor, 50, { signal }), [filters]);
@@ -104,7 +108,7 @@ export function ConversationsPage({ id }: { id: string | null }) {
     }, 250);
   });
 
-  const hasFilters = Boolean(view || state || integrationId !== '' || stageId);
+  const hasFilters = Boolean(view || state || integrationId !== '' || stageId || teamId);
 
   // Bulk selection: ids of loaded rows; a row that leaves the list leaves the selection.
   const [selectedIds, setSelectedIds] = useState<Set<string>>(() => new Set());
@@ -171,13 +175,24 @@ export function ConversationsPage({ id }: { id: string | null }) {
           })}
         </div>
         <div className="filters" role="group" aria-label="Filter conversations">
-          <SelectField label="State" value={state} onValueChange={(v) => setState(v as '' | SessionState)}>
+          {teamNames.size > 0 && (
+            <SelectField label="Team" value={teamId} onValueChange={setTeamId} data-testid="team-filter">
+              <option value="">All teams</option>
+              {supportTeams.data?.teams.map((t) => (
+                <option key={t.id} value={t.id}>
+                  {t.name}
+                </option>
+              ))}
+            </SelectField>
+          )}
+          {/* A team filter combines with the view only: the others wait until it is cleared. */}
+          <SelectField label="State" value={state} onValueChange={(v) => setState(v as '' | SessionState)} disabled={Boolean(teamId)}>
             <option value="">All states</option>
             <option value="active">Active</option>
             <option value="paused">Paused</option>
             <option value="closed">Closed</option>
           </SelectField>
-          <SelectField label="Integration" value={String(integrationId)} onValueChange={(v) => setIntegrationId(v ? Number(v) : '')}>
+          <SelectField label="Integration" value={String(integrationId)} onValueChange={(v) => setIntegrationId(v ? Number(v) : '')} disabled={Boolean(teamId)}>
             {/* "All integrations" is cut in the narrow filter column; the label above already says Integration. */}
             <option value="">All</option>
             {integrations.data?.map((integration) => (
@@ -186,7 +201,7 @@ export function ConversationsPage({ id }: { id: string | null }) {
               </option>
             ))}
           </SelectField>
-          <SelectField label="Stage" value={stageId} onValueChange={setStageId}>
+          <SelectField label="Stage" value={stageId} onValueChange={setStageId} disabled={Boolean(teamId)}>
             <option value="">All stages</option>
             {stages.map((stage) => (
               <option key={stage.id} value={stage.id}>
@@ -243,6 +258,7 @@ export function ConversationsPage({ id }: { id: string | null }) {
                   conversation={conversation}
                   channel={integrationNames.get(conversation.integrationId) ?? `Integration #${conversation.integrationId}`}
                   stageName={conversation.stageId ? stageNames.get(conversation.stageId) : undefined}
+                  teamName={conversation.teamId ? teamNames.get(conversation.teamId) : undefined}
                   assigneeName={conversation.assigneeId === me ? 'You' : team.nameOf(conversation.assigneeId)}
                   current={conversation.id === id}
                   selected={selectedIds.has(conversation.id)}
@@ -268,6 +284,8 @@ export function ConversationsPage({ id }: { id: string | null }) {
             id={id}
             stages={stages}
             integrationName={(integrationId) => integrationNames.get(integrationId)}
+            teamName={(id) => teamNames.get(id)}
+            teams={supportTeams.data?.teams}
             onChange={upsert}
             onBack={() => navigate('/conversations')}
           />

@@ -12,6 +12,8 @@ import { useSubmit } from '../components/useSubmit.js';
 import { BusinessHoursSettings } from './BusinessHours.js';
 import { NoteSharingSettings } from '../components/NoteSharingSettings.js';
 import { RetentionSettings } from '../components/RetentionSettings.js';
+import { SupportTeamsSettings } from '../components/SupportTeamsSettings.js';
+import { SlaPolicySettings } from '../components/SlaPolicySettings.js';
 import { t } from '../lib/messages.js';
 import { useAsync } from '../lib/useAsync.js';
 
@@ -46,6 +48,8 @@ export function SettingsPage() {
       </CardSection>
       <CompanyTimezone />
       <BusinessHoursSettings />
+      <SupportTeamsSettings />
+      <SlaPolicySettings />
       <NoteSharingSettings />
       <RetentionSettings />
       <ApiTokens />
