@@ -63,6 +63,20 @@ describe('encrypting event store', () => {
     expect(customer).toEqual({ clientId: ERASED_TEXT, channelId: 3, transport: 'telegram' });
   });
 
+  it('an erased customer writing again into the same conversation is encrypted under a new key, erased by the next erasure', async () => {
+    const { raw, store, keys } = await open();
+    await store.append(stream, [started, message('before erasure')], 'no_stream');
+    expect(await keys.eraseSubject(customerId)).toBe(1);
+    await store.append(stream, [message('back again RETURNING-SECRET')], 1n);
+    const stored = JSON.stringify((await raw.readStream(stream)).map((e) => e.data));
+    expect(stored).not.toContain('RETURNING-SECRET');
+    const read = await store.readStream(stream);
+    expect(read.map((e) => (e.data as { text?: string }).text)).toEqual([undefined, ERASED_TEXT, 'back again RETURNING-SECRET']);
+    expect(await keys.subjectOf(stream)).toEqual({ subjectId: customerId, companyId: company });
+    expect(await keys.eraseSubject(customerId)).toBe(1);
+    expect(((await store.readStream(stream))[2]!.data as { text: string }).text).toBe(ERASED_TEXT);
+  });
+
   it('a conversation started before encryption (no key) keeps being stored plain', async () => {
     const { raw, store } = await open();
     await raw.append(stream, [started], 'no_stream'); // written by the code before this change
