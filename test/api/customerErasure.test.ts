@@ -268,6 +268,18 @@ describe('an erased customer who writes again into the same conversation', () =>
       expect(second.json().erasure.keysDeleted).toBeGreaterThanOrEqual(1);
       expect(await texts()).toEqual(['[erased]', '[erased]']);
       expect(logBytes().some((b) => b.includes(Buffer.from('Returning-Pangolin-6604')))).toBe(false);
+      expect(second.json().erasure.recorded).toBe(true); // the new data's copies in the read models are purged too
+      await own.services.erasure!.sweep.idle();
+      expect(JSON.stringify(await listed())).not.toContain('Pangolin');
+      for (const f of readdirSync(own.dataDir).filter((f) => f.endsWith('.sqlite'))) {
+        const db = new Database(join(own.dataDir, f));
+        db.pragma('wal_checkpoint(TRUNCATE)');
+        db.close();
+      }
+      const holding = readdirSync(own.dataDir).filter((f) => readFileSync(join(own.dataDir, f)).includes(Buffer.from('Returning-Pangolin-6604')));
+      expect(holding).toEqual([]);
+      const third = await co.call('DELETE', `/api/customers/${mine.customerId}`, { reason: 'ticket 13' });
+      expect(third.json().erasure).toMatchObject({ recorded: false, keysDeleted: 0 });
     } finally {
       await own.close();
     }
