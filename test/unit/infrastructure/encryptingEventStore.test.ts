@@ -77,6 +77,26 @@ describe('encrypting event store', () => {
     expect(((await store.readStream(stream))[2]!.data as { text: string }).text).toBe(ERASED_TEXT);
   });
 
+  it('the cache never keeps a missing key, and a scope without a subject only for its TTL (another process may key it)', async () => {
+    const shared = createMemoryPersonalDataKeys();
+    let now = 0;
+    const here = cachePersonalDataKeys(shared, { ttlMs: 1_000, now: () => now });
+    const subject = { subjectId: customerId, companyId: company };
+    expect(await here.currentKey(stream)).toBeNull();
+    expect(await here.subjectOf(stream)).toBeNull();
+    const made = await shared.createKey(stream, subject); // another process keys the scope
+    expect(await here.currentKey(stream)).toEqual(made);
+    expect(await here.subjectOf(stream)).toBeNull(); // the cached "none", within its TTL
+    now += 1_001;
+    expect(await here.subjectOf(stream)).toEqual(subject);
+    await shared.eraseSubject(customerId); // erased elsewhere: the tombstone keeps the subject
+    here.forget(); // as on reading the CustomerErased event
+    expect(await here.currentKey(stream)).toBeNull();
+    expect(await here.subjectOf(stream)).toEqual(subject);
+    const fresh = await shared.createKey(stream, subject); // keyed again elsewhere
+    expect(await here.currentKey(stream)).toEqual(fresh);
+  });
+
   it('a conversation started before encryption (no key) keeps being stored plain', async () => {
     const { raw, store } = await open();
     await raw.append(stream, [started], 'no_stream'); // written by the code before this change
