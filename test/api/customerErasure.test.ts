@@ -222,3 +222,66 @@ describe('an erasure cut short', () => {
     }
   });
 });
+
+describe('an erased customer who writes again into the same conversation', () => {
+  it('is stored encrypted under a new key (never plain in the log), reads back whole, and a second erasure removes it', async () => {
+    const own = await startTestServer();
+    try {
+      const { acme: co } = await acmeAndGlobex(own);
+      const made = await co.call('POST', '/api/integrations', { name: 'Main', connectorType: 'msgplatform', webhookSecret: SECRET });
+      const id = made.json().integration.id as number;
+      let m = 0;
+      const send = async (text: string) => {
+        const payload = JSON.stringify({ message_id: `r-${m++}`, channel_id: 42, transport: 'whatsapp', client_id: 'returning-client-8812', text });
+        const res = await own.app.inject({ method: 'POST', url: `/api/webhook/msgplatform/${id}`, payload, headers: { 'content-type': 'application/json', 'x-webhook-signature': signWebhookBody(payload, SECRET) } });
+        expect(res.statusCode).toBe(200);
+      };
+      const RETURNING = 'Returning-Pangolin-6604 my new address';
+      await send('first words before the erasure');
+      const listed = async () => (await co.call('GET', '/api/conversations?limit=200')).json().conversations as Listed[];
+      const mine = (await eventually(listed, (cs) => cs.length === 1, 'the conversation'))[0]!;
+      await eventually(() => co.call('GET', `/api/customers/${mine.customerId}`), (r) => r.statusCode === 200, 'the customer');
+      const stream = `conversation-${mine.id}`;
+      expect((await co.call('DELETE', `/api/customers/${mine.customerId}`, { reason: 'ticket 11' })).statusCode).toBe(202);
+      await own.services.erasure!.sweep.idle();
+
+      await send(RETURNING);
+      const texts = async () => (await own.adapters.eventStore.readStream(stream)).filter((e) => e.type === 'MessageReceived').map((e) => (e.data as { text: string }).text);
+      expect(await eventually(texts, (t) => t.length === 2, 'the new message')).toEqual(['[erased]', RETURNING]);
+
+      // The log's file (after a WAL checkpoint) holds the new words only as ciphertext.
+      const logFile = join(own.dataDir, readdirSync(own.dataDir).find((f) => f.endsWith('events.sqlite'))!);
+      const logBytes = () => {
+        const db = new Database(logFile);
+        db.pragma('wal_checkpoint(TRUNCATE)');
+        db.close();
+        return readdirSync(own.dataDir)
+          .filter((f) => f.startsWith('events.sqlite'))
+          .map((f) => readFileSync(join(own.dataDir, f)));
+      };
+      expect(logBytes().some((b) => b.includes(Buffer.from('Returning-Pangolin-6604')))).toBe(false);
+      const raw = JSON.stringify((await own.adapters.eventStore.readStream(stream)).map((e) => e.data));
+      expect(raw).toContain('Returning-Pangolin-6604'); // readable through the store: it was encrypted, not lost
+
+      const second = await co.call('DELETE', `/api/customers/${mine.customerId}`, { reason: 'ticket 12' });
+      expect(second.statusCode).toBe(202);
+      expect(second.json().erasure.keysDeleted).toBeGreaterThanOrEqual(1);
+      expect(await texts()).toEqual(['[erased]', '[erased]']);
+      expect(logBytes().some((b) => b.includes(Buffer.from('Returning-Pangolin-6604')))).toBe(false);
+      expect(second.json().erasure.recorded).toBe(true); // the new data's copies in the read models are purged too
+      await own.services.erasure!.sweep.idle();
+      expect(JSON.stringify(await listed())).not.toContain('Pangolin');
+      for (const f of readdirSync(own.dataDir).filter((f) => f.endsWith('.sqlite'))) {
+        const db = new Database(join(own.dataDir, f));
+        db.pragma('wal_checkpoint(TRUNCATE)');
+        db.close();
+      }
+      const holding = readdirSync(own.dataDir).filter((f) => readFileSync(join(own.dataDir, f)).includes(Buffer.from('Returning-Pangolin-6604')));
+      expect(holding).toEqual([]);
+      const third = await co.call('DELETE', `/api/customers/${mine.customerId}`, { reason: 'ticket 13' });
+      expect(third.json().erasure).toMatchObject({ recorded: false, keysDeleted: 0 });
+    } finally {
+      await own.close();
+    }
+  });
+});

@@ -39,6 +39,11 @@ it('an erased key leaves no copy of its bytes in any file of the directory', asy
     const bytes = everything();
     for (const k of made) expect(bytes.includes(k.key)).toBe(false);
     expect(bytes.includes(kept.key)).toBe(true);
+    // Keyed again after the erasure (a returning customer) and erased again: the new key leaves no copy either.
+    const again = await keys.createKey('conversation-3', { subjectId, companyId: randomUUID() });
+    expect(everything().includes(again.key)).toBe(true);
+    expect(await keys.eraseSubject(subjectId)).toBe(1);
+    expect(everything().includes(again.key)).toBe(false);
     await keys.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -63,7 +63,8 @@ export function personalDataKeysContract(name: string, factory: () => Promise<Pe
         expect(await reader.keyById(a.keyId)).toBeNull();
         expect(await reader.keyById(b.keyId)).toBeNull();
         expect(await reader.currentKey('customer-e')).toBeNull();
-        expect(await reader.subjectOf('conversation-e')).toBeNull();
+        // The tombstone: the scope still knows whose it was (so a returning customer's data is keyed again).
+        expect(await reader.subjectOf('conversation-e')).toEqual(erased);
         expect(await reader.keyById(c.keyId)).not.toBeNull();
       }
       expect(await keys.eraseSubject(erased.subjectId)).toBe(0);
@@ -71,6 +72,36 @@ export function personalDataKeysContract(name: string, factory: () => Promise<Pe
       const fresh = await keys.createKey('customer-e', erased);
       expect(fresh.keyId).not.toBe(a.keyId);
       expect(await keys.keyById(a.keyId)).toBeNull();
+    });
+
+    it('an erased scope is a tombstone: no key, its subject kept; keying it again makes a new key that a new erasure removes', async () => {
+      const { keys, another } = await open();
+      const s = subject();
+      const old = await keys.createKey('conversation-t', s);
+      expect(await keys.eraseSubject(s.subjectId)).toBe(1);
+      expect(await keys.currentKey('conversation-t')).toBeNull();
+      expect(await keys.subjectOf('conversation-t')).toEqual(s);
+      expect(await keys.eraseSubject(s.subjectId)).toBe(0);
+      const other = await another();
+      const made = await Promise.all([keys.createKey('conversation-t', s), other.createKey('conversation-t', s)]);
+      expect(made[1]!.keyId).toBe(made[0]!.keyId);
+      const fresh = made[0]!;
+      expect(fresh.keyId).not.toBe(old.keyId);
+      expect(fresh.key).toHaveLength(32);
+      expect(Buffer.compare(fresh.key, old.key)).not.toBe(0);
+      for (const reader of [keys, other]) {
+        expect(await reader.currentKey('conversation-t')).toEqual({ keyId: fresh.keyId, key: fresh.key });
+        expect(await reader.keyById(old.keyId)).toBeNull();
+        expect(Buffer.compare((await reader.keyById(fresh.keyId))!, fresh.key)).toBe(0);
+      }
+      expect(await keys.eraseSubject(s.subjectId)).toBe(1);
+      for (const reader of [keys, other]) {
+        expect(await reader.keyById(fresh.keyId)).toBeNull();
+        expect(await reader.keyById(old.keyId)).toBeNull();
+        expect(await reader.currentKey('conversation-t')).toBeNull();
+        expect(await reader.subjectOf('conversation-t')).toEqual(s);
+      }
+      expect(await keys.eraseSubject(s.subjectId)).toBe(0);
     });
   });
 }

@@ -166,7 +166,10 @@ describe('fault: SIGKILL between an action call and its result, then a restart o
     expect(await co.post({ clientId: 'c-3', messageId: 'refund-1', text: 'Refund order 4412' })).toBe(200);
     await expect.poll(() => sentTo('c-3').length, { timeout: 20_000, interval: 100 }).toBe(1);
     const conversationId = conversationIdFor(co.integrationId, 'c-3');
-    const pending = (await co.call('GET', `/api/conversations/${conversationId}`)).body.conversation.pendingAction as { callId: string };
+    // The read model may trail the holding reply's delivery: wait for it to show the call.
+    const pendingOf = async () => (await co.call('GET', `/api/conversations/${conversationId}`)).body.conversation.pendingAction as { callId: string } | null;
+    await expect.poll(pendingOf, { timeout: 20_000, interval: 100 }).not.toBeNull();
+    const pending = (await pendingOf())!;
     // When a teammate approves it, the company API hangs on the call, and the service is killed and restarted
     api.hangNext(1);
     const before = api.requests.length;

@@ -75,7 +75,8 @@ describe('fault: the read models are behind the writes', () => {
       headers: { authorization: `Bearer ${co.bearer}`, 'content-type': 'text/markdown' },
     });
     expect(uploaded.statusCode).toBe(201);
-    expect(uploaded.json().document).toMatchObject({ title: 'shipping', revision: 1 });
+    // Titled after the file's own heading, not its name.
+    expect(uploaded.json().document).toMatchObject({ title: 'Shipping', revision: 1 });
 
     const edited = await co.call('PUT', `/api/knowledge-base/documents/${document.id}`, { title: 'Returns policy', content: 'Returns are free within 60 days.', expectedRevision: 1 });
     expect(edited.statusCode).toBe(200);
@@ -89,7 +90,7 @@ describe('fault: the read models are behind the writes', () => {
     // The read models catch up: the lists show what was answered.
     await expect
       .poll(async () => (await co.call('GET', '/api/knowledge-base/documents')).json().documents.map((d: { title: string }) => d.title).sort(), { timeout: 15_000 })
-      .toEqual(['Returns policy', 'shipping']);
+      .toEqual(['Returns policy', 'Shipping']);
     await expect.poll(async () => (await co.call('GET', '/api/agents')).json().agents.map((a: { name: string }) => a.name), { timeout: 15_000 }).toEqual(['Ava']);
   }, 60_000);
 });

@@ -1,3 +1,4 @@
+import { conversationStream } from '../../domain/conversations/decider.js';
 import { customerDecider, customerStream } from '../../domain/customers/decider.js';
 import type { KnownCustomer } from '../../domain/customers/state.js';
 import type { PersonalDataKeys } from '../../ports/personalDataKeys.js';
@@ -12,7 +13,7 @@ export interface ErasureDeps extends CommandDeps {
 /**
  * Erases a customer (docs/erasure.md): records CustomerErased (who, why, which conversations; no personal
  * data), then deletes the customer's keys, after which every event of theirs reads with its personal fields
- * erased. Idempotent: an erased customer records nothing again, and deleting keys twice deletes nothing. If the
+ * erased. Idempotent: an erased customer records nothing again (unless they wrote again since), and deleting keys twice deletes nothing. If the
  * process dies between the two steps, the erasure sweep (processing/erasures.ts) deletes the keys on start-up.
  * Read models are purged by that sweep too (a rebuild), after this returns.
  */
@@ -23,6 +24,9 @@ export async function eraseCustomer(
 ) {
   const by = input.by ?? `user:${input.userId}`;
   const { customer } = input;
+  // An erased customer who wrote again into their conversation has a live key there again (a tombstone keyed
+  // anew): that is new data to erase, and the read models' copies of it to purge, so the erasure is recorded again.
+  const writtenSinceErasure = customer.erased && (await liveKeyOf(deps.personalKeys, customer));
   const result = await handleCommand(
     deps.eventStore,
     customerStream(customer.customerId),
@@ -35,9 +39,18 @@ export async function eraseCustomer(
       by,
       reason: input.reason,
       now: deps.clock.now().toISOString(),
+      ...(writtenSinceErasure ? { writtenSinceErasure } : {}),
     },
     { metadata: { companyId: input.companyId, actor: by } },
   );
   const keysDeleted = await deps.personalKeys.eraseSubject(customer.customerId);
   return { position: result.position, erasedNow: result.events.length > 0, keysDeleted };
+}
+
+/** One lookup per scope the customer has (their own stream and the conversations their erasures named). */
+async function liveKeyOf(keys: PersonalDataKeys, customer: KnownCustomer): Promise<boolean> {
+  for (const scope of [customerStream(customer.customerId), ...customer.erasedConversationIds.map(conversationStream)]) {
+    if (await keys.currentKey(scope)) return true;
+  }
+  return false;
 }

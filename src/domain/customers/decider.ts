@@ -17,7 +17,16 @@ export type CustomerCommand =
   | { type: 'SetCustomerNote'; companyId: string; note: string; by: string; now: string }
   | { type: 'SetCustomerTags'; companyId: string; tags: string[]; by: string; now: string }
   /** `conversationIds`: the customer's conversations (derived from the same integration and client id). */
-  | { type: 'EraseCustomer'; companyId: string; conversationIds: string[]; by: string; reason: string; now: string }
+  | {
+      type: 'EraseCustomer';
+      companyId: string;
+      conversationIds: string[];
+      by: string;
+      reason: string;
+      now: string;
+      /** The customer, already erased, wrote again since (a key of theirs is live again): their new data needs purging. */
+      writtenSinceErasure?: boolean;
+    }
   /** An export of everything held about the customer was made (the audit; an erased customer's too). */
   | { type: 'RecordExport'; companyId: string; by: string; now: string };
 
@@ -83,11 +92,13 @@ export const customerDecider: Decider<CustomerCommand, CustomerEvent, CustomerSt
         return same ? [] : [{ type: 'CustomerTagsSet', data: { tags, by: command.by, at: command.now } }];
       }
       case 'EraseCustomer': {
-        if (state.erased) return [];
+        // Idempotent, unless the erased customer wrote again: that new data is erased (and purged) like the old.
+        if (state.erased && !command.writtenSinceErasure) return [];
         const reason = command.reason.trim();
         if (!reason) throw new DomainError('VALIDATION_ERROR', 'reason: required');
         if (reason.length > CUSTOMER_LIMITS.erasureReason) throw new DomainError('VALIDATION_ERROR', `reason: at most ${CUSTOMER_LIMITS.erasureReason} characters`);
-        const data = { customerId: state.customerId, companyId: state.companyId, conversationIds: command.conversationIds, by: command.by, reason, at: command.now };
+        const conversationIds = state.erased ? [...new Set([...state.erasedConversationIds, ...command.conversationIds])] : command.conversationIds;
+        const data = { customerId: state.customerId, companyId: state.companyId, conversationIds, by: command.by, reason, at: command.now };
         return [{ type: 'CustomerErased', data }];
       }
       case 'RecordExport':

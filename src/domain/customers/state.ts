@@ -15,6 +15,8 @@ export interface KnownCustomer {
   updatedAt: string;
   /** Erased and not heard from since (a later channel message makes the customer known again, under a new key). */
   erased: boolean;
+  /** The conversations named by their erasures (ids only): erased again when the customer wrote there since. */
+  erasedConversationIds: string[];
 }
 export type CustomerState = { status: 'none' } | KnownCustomer;
 
@@ -39,6 +41,7 @@ export function evolveCustomer(state: CustomerState, event: CustomerEvent): Cust
           createdAt: d.at,
           updatedAt: d.at,
           erased: false,
+          erasedConversationIds: [],
         };
       }
       return { ...state, profile: { ...state.profile, ...d.changes }, updatedAt: d.at, erased: false };
@@ -53,6 +56,17 @@ export function evolveCustomer(state: CustomerState, event: CustomerEvent): Cust
     case 'CustomerErased':
       return state.status === 'none'
         ? state
-        : { ...state, clientId: ERASED_TEXT, profile: {}, note: '', noteUpdatedBy: null, noteUpdatedAt: null, tags: [], updatedAt: event.data.at, erased: true };
+        : {
+            ...state,
+            clientId: ERASED_TEXT,
+            profile: {},
+            note: '',
+            noteUpdatedBy: null,
+            noteUpdatedAt: null,
+            tags: [],
+            updatedAt: event.data.at,
+            erased: true,
+            erasedConversationIds: [...new Set([...state.erasedConversationIds, ...event.data.conversationIds])],
+          };
   }
 }

@@ -1,11 +1,12 @@
-import type { PersonalDataKey, PersonalDataKeys } from '../../ports/personalDataKeys.js';
+import type { KeySubject, PersonalDataKey, PersonalDataKeys } from '../../ports/personalDataKeys.js';
 
 /**
  * A bounded, per-process cache in front of a key store, so encrypting or decrypting an event costs a Map lookup,
  * not a query (constant per message, whatever the number of customers: least recently used keys leave first).
  * A live key is trusted for `ttlMs` at most (another process may erase it); an erased key id is remembered as
  * erased for good (ids are never reused). Erasing through this cache, or `forget()` (the encrypting store calls
- * it on reading a CustomerErased event), drops every cached key of this process at once.
+ * it on reading a CustomerErased event), drops every cached key of this process at once. A missing current key
+ * (null) is never cached: a scope keyed again after an erasure is seen at the next lookup.
  */
 export interface CachedPersonalDataKeys extends PersonalDataKeys {
   forget(): void;
@@ -32,6 +33,9 @@ class Lru<V> {
     this.map.set(key, { value, at: this.now() });
     if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
   }
+  delete(key: string): void {
+    this.map.delete(key);
+  }
   clear(): void {
     this.map.clear();
   }
@@ -48,9 +52,11 @@ export function cachePersonalDataKeys(store: PersonalDataKeys, options: { maxEnt
   const ttl = options.ttlMs ?? 60_000;
   const byScope = new Lru<PersonalDataKey>(max, now);
   const byId = new Lru<Buffer | null>(max, now);
+  const subjects = new Lru<KeySubject | null>(max, now);
   const forget = () => {
     byScope.clear();
     byId.clear();
+    subjects.clear();
   };
   return {
     async currentKey(scope) {
@@ -65,6 +71,7 @@ export function cachePersonalDataKeys(store: PersonalDataKeys, options: { maxEnt
     },
     async createKey(scope, subject) {
       const key = await store.createKey(scope, subject);
+      subjects.delete(scope);
       byScope.set(`s:${scope}`, key);
       byId.set(key.keyId, key.key);
       return key;
@@ -79,7 +86,16 @@ export function cachePersonalDataKeys(store: PersonalDataKeys, options: { maxEnt
       byId.set(keyId, key);
       return key;
     },
-    subjectOf: (scope) => store.subjectOf(scope),
+    async subjectOf(scope) {
+      // A scope's subject never changes once set (a tombstone keeps it): cached until evicted. "None" (a scope
+      // never keyed, e.g. a conversation from before encryption) only for the TTL, as another process may key it.
+      const hit = subjects.get(scope, Number.POSITIVE_INFINITY);
+      if (hit) return hit;
+      if (hit === null && subjects.get(scope, ttl) === null) return null;
+      const subject = await store.subjectOf(scope);
+      subjects.set(scope, subject);
+      return subject;
+    },
     async eraseSubject(subjectId) {
       const n = await store.eraseSubject(subjectId);
       forget();
@@ -87,6 +103,6 @@ export function cachePersonalDataKeys(store: PersonalDataKeys, options: { maxEnt
     },
     close: () => store.close(),
     forget,
-    cacheSize: () => byScope.size + byId.size,
+    cacheSize: () => byScope.size + byId.size + subjects.size,
   };
 }

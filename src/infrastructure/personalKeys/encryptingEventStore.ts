@@ -14,7 +14,9 @@ import { ERASED_TEXT, personalDataSpecs, readPath, writePath, type PersonalDataS
  *
  * On read the fields come back; once the key is erased they read as their erased value (`[erased]`, empty, or
  * absent), and the event keeps its type, position, ids and counts. Events stored before this decorator, and
- * events of a scope without a key (a conversation started before it), stay as they were: plain.
+ * events of a scope that never had a key (a conversation started before it), stay as they were: plain. A scope
+ * whose subject was erased keeps a tombstone (ports/personalDataKeys.ts): what its customer writes afterwards
+ * is encrypted under a new key, which the next erasure removes.
  *
  * Per event the cost is constant: one AES-GCM operation on a few fields and a key lookup answered from a bounded
  * LRU cache (cachedPersonalDataKeys.ts). An erasure in this process clears the cache at once; other processes
@@ -54,8 +56,15 @@ const ERASURE_EVENT = 'CustomerErased';
 
 export function encryptingEventStore(inner: EventStore, store: PersonalDataKeys): EventStore {
   const keys = isCachedPersonalDataKeys(store) ? store : cachePersonalDataKeys(store);
-  const keyOfScope = async (scope: string, spec: PersonalDataSpec, data: Record<string, unknown>): Promise<PersonalDataKey | null> =>
-    (await keys.currentKey(scope)) ?? (spec.subject ? keys.createKey(scope, spec.subject(data)) : null);
+  const keyOfScope = async (scope: string, spec: PersonalDataSpec, data: Record<string, unknown>): Promise<PersonalDataKey | null> => {
+    const current = await keys.currentKey(scope);
+    if (current) return current;
+    if (spec.subject) return keys.createKey(scope, spec.subject(data));
+    // No key, and not the scope's opening event: an erased scope (a tombstone) still knows its subject — the
+    // customer wrote again after the erasure, and that new data gets a new key, never the plain log.
+    const subject = await keys.subjectOf(scope);
+    return subject ? keys.createKey(scope, subject) : null;
+  };
 
   const encode = async (stream: string, e: NewEvent): Promise<NewEvent> => {
     const spec = personalDataSpecs[e.type];
@@ -72,7 +81,7 @@ export function encryptingEventStore(inner: EventStore, store: PersonalDataKeys)
     const scope = spec.keyScope ? spec.keyScope(data, stream) : stream;
     if (scope === null) return e;
     const key = await keyOfScope(scope, spec, data);
-    // A scope opened before encryption existed (no key, no opening event here): its events stay plain.
+    // A scope opened before encryption existed (never keyed, no opening event here): its events stay plain.
     if (!key) return e;
     for (const path of paths) data = writePath(data, path, undefined);
     const envelope: Envelope = { k: key.keyId, p: paths, c: seal(key.key, e.type, Buffer.from(JSON.stringify(fields))) };

@@ -63,6 +63,40 @@ describe('encrypting event store', () => {
     expect(customer).toEqual({ clientId: ERASED_TEXT, channelId: 3, transport: 'telegram' });
   });
 
+  it('an erased customer writing again into the same conversation is encrypted under a new key, erased by the next erasure', async () => {
+    const { raw, store, keys } = await open();
+    await store.append(stream, [started, message('before erasure')], 'no_stream');
+    expect(await keys.eraseSubject(customerId)).toBe(1);
+    await store.append(stream, [message('back again RETURNING-SECRET')], 1n);
+    const stored = JSON.stringify((await raw.readStream(stream)).map((e) => e.data));
+    expect(stored).not.toContain('RETURNING-SECRET');
+    const read = await store.readStream(stream);
+    expect(read.map((e) => (e.data as { text?: string }).text)).toEqual([undefined, ERASED_TEXT, 'back again RETURNING-SECRET']);
+    expect(await keys.subjectOf(stream)).toEqual({ subjectId: customerId, companyId: company });
+    expect(await keys.eraseSubject(customerId)).toBe(1);
+    expect(((await store.readStream(stream))[2]!.data as { text: string }).text).toBe(ERASED_TEXT);
+  });
+
+  it('the cache never keeps a missing key, and a scope without a subject only for its TTL (another process may key it)', async () => {
+    const shared = createMemoryPersonalDataKeys();
+    let now = 0;
+    const here = cachePersonalDataKeys(shared, { ttlMs: 1_000, now: () => now });
+    const subject = { subjectId: customerId, companyId: company };
+    expect(await here.currentKey(stream)).toBeNull();
+    expect(await here.subjectOf(stream)).toBeNull();
+    const made = await shared.createKey(stream, subject); // another process keys the scope
+    expect(await here.currentKey(stream)).toEqual(made);
+    expect(await here.subjectOf(stream)).toBeNull(); // the cached "none", within its TTL
+    now += 1_001;
+    expect(await here.subjectOf(stream)).toEqual(subject);
+    await shared.eraseSubject(customerId); // erased elsewhere: the tombstone keeps the subject
+    here.forget(); // as on reading the CustomerErased event
+    expect(await here.currentKey(stream)).toBeNull();
+    expect(await here.subjectOf(stream)).toEqual(subject);
+    const fresh = await shared.createKey(stream, subject); // keyed again elsewhere
+    expect(await here.currentKey(stream)).toEqual(fresh);
+  });
+
   it('a conversation started before encryption (no key) keeps being stored plain', async () => {
     const { raw, store } = await open();
     await raw.append(stream, [started], 'no_stream'); // written by the code before this change

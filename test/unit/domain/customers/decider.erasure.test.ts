@@ -29,6 +29,13 @@ describe('customer decider: erasure', () => {
     spec.given([known, erased]).when(erase()).then([]);
   });
 
+  it('given an erased customer whose data was keyed again since (they wrote again), erasing again records it, for the same conversations', () => {
+    spec
+      .given([known, erased])
+      .when({ ...erase(company, 'ticket 4412'), conversationIds: [], writtenSinceErasure: true })
+      .then([{ type: 'CustomerErased', data: { ...erased.data, reason: 'ticket 4412' } }]);
+  });
+
   it('an unknown customer, or another company’s, is not found; a blank reason is refused', () => {
     spec.given([]).when(erase()).thenThrows('NOT_FOUND');
     spec.given([known]).when(erase(other)).thenThrows('NOT_FOUND');
